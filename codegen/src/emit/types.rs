@@ -1,0 +1,186 @@
+//! Types → items: structs with serde attributes, forward-compatible string enums, aliases.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::docs::{doc_attrs, paragraphs};
+use super::{Context, ident, resource, shape_type, type_path};
+use crate::model::{Field, FieldRole, TypeDef, TypeId, TypeKind, Variant};
+
+/// The item (and its impls) for the type `id`.
+pub(crate) fn type_item(context: &Context<'_>, id: TypeId) -> TokenStream {
+    let ty = context.api.get(id);
+    match &ty.kind {
+        TypeKind::Struct(fields) => {
+            let item = struct_item(context, ty, fields);
+            let impls = resource::impls(context, id);
+            quote!(#item #impls)
+        }
+        TypeKind::Enum(variants) => enum_item(context, ty, variants),
+        TypeKind::Alias(shape) => {
+            let docs = doc_attrs(ty.description.as_deref().unwrap_or_default());
+            let name = ident(&ty.name);
+            let target = shape_type(context, shape);
+            quote! {
+                #docs
+                pub type #name = #target;
+            }
+        }
+        TypeKind::WatchEvent { status } => {
+            let docs = doc_attrs(&paragraphs([
+                ty.description.as_deref().unwrap_or_default(),
+                "`T` is the type of the watched object; error events carry a `Status`.",
+            ]));
+            let name = ident(&ty.name);
+            let runtime = &context.runtime;
+            let status = match status {
+                Some(status) => type_path(context, *status),
+                None => quote!(::serde_json::Value),
+            };
+            quote! {
+                #docs
+                pub type #name<T> = #runtime::WatchEvent<T, #status>;
+            }
+        }
+    }
+}
+
+fn struct_item(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> TokenStream {
+    let docs = doc_attrs(ty.description.as_deref().unwrap_or_default());
+    let name = ident(&ty.name);
+    let mut derives = vec![quote!(Clone), quote!(Debug)];
+    if ty.derive_default {
+        derives.push(quote!(Default));
+    }
+    derives.push(quote!(PartialEq));
+    if ty.derive_eq {
+        derives.push(quote!(Eq));
+    }
+    derives.push(quote!(::serde::Deserialize));
+    derives.push(quote!(::serde::Serialize));
+    let fields = fields.iter().map(|field| field_tokens(context, ty, field));
+    quote! {
+        #docs
+        #[derive(#(#derives),*)]
+        pub struct #name {
+            #(#fields)*
+        }
+    }
+}
+
+fn field_tokens(context: &Context<'_>, ty: &TypeDef, field: &Field) -> TokenStream {
+    let name = ident(&field.rust_name);
+    let json = &field.json_name;
+    let rename = (field.rust_name != field.json_name).then(|| quote!(rename = #json));
+    let runtime = &context.runtime;
+    let owner = ident(&ty.name);
+    let (rust_type, extra, note) = match field.role {
+        FieldRole::ApiVersion | FieldRole::Kind => {
+            let (marker, constant) = match field.role {
+                FieldRole::ApiVersion => (
+                    "ApiVersion",
+                    ty.gvk.as_ref().map(crate::model::Gvk::api_version),
+                ),
+                _ => ("Kind", ty.gvk.as_ref().map(|g| g.kind.clone())),
+            };
+            let marker_ident = ident(marker);
+            let runtime_text = runtime.to_string().replace(' ', "");
+            let absent = format!("{runtime_text}::{marker}::absent");
+            let is_absent = format!("{runtime_text}::{marker}::is_absent");
+            let note = format!(
+                "Always `{}`: set on construction, checked when deserializing, and omitted when absent from the input.",
+                constant.unwrap_or_default()
+            );
+            (
+                quote!(#runtime::#marker_ident<#owner>),
+                Some(quote!(default = #absent, skip_serializing_if = #is_absent)),
+                Some(note),
+            )
+        }
+        FieldRole::Plain => {
+            let mut inner = shape_type(context, &field.shape);
+            if field.boxed {
+                inner = quote!(Box<#inner>);
+            }
+            if field.required {
+                (inner, None, None)
+            } else {
+                (
+                    quote!(Option<#inner>),
+                    Some(quote!(skip_serializing_if = "Option::is_none")),
+                    None,
+                )
+            }
+        }
+    };
+    let docs = doc_attrs(&paragraphs([
+        field.description.as_deref().unwrap_or_default(),
+        note.as_deref().unwrap_or_default(),
+    ]));
+    let serde_args: Vec<TokenStream> = rename.into_iter().chain(extra).collect();
+    let serde = (!serde_args.is_empty()).then(|| quote!(#[serde(#(#serde_args),*)]));
+    quote! {
+        #docs
+        #serde
+        pub #name: #rust_type,
+    }
+}
+
+fn enum_item(context: &Context<'_>, ty: &TypeDef, variants: &[Variant]) -> TokenStream {
+    let runtime = &context.runtime;
+    let docs = doc_attrs(ty.description.as_deref().unwrap_or_default());
+    let name = ident(&ty.name);
+    let idents: Vec<_> = variants.iter().map(|v| ident(&v.rust_name)).collect();
+    let values: Vec<&str> = variants.iter().map(|v| v.value.as_str()).collect();
+    let variant_docs = values.iter().map(|value| {
+        let doc = format!(" `{value:?}`");
+        quote!(#[doc = #doc])
+    });
+    quote! {
+        #docs
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum #name {
+            #(#variant_docs #idents,)*
+            /// A value this version of the API does not know, kept as received so that
+            /// a newer server never breaks an older client.
+            Other(String),
+        }
+
+        impl #name {
+            /// The value as it is on the wire.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    #(Self::#idents => #values,)*
+                    Self::Other(value) => value,
+                }
+            }
+        }
+
+        impl From<&str> for #name {
+            fn from(value: &str) -> Self {
+                match value {
+                    #(#values => Self::#idents,)*
+                    other => Self::Other(other.to_owned()),
+                }
+            }
+        }
+
+        impl ::std::fmt::Display for #name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                #runtime::string_enum::deserialize(deserializer)
+            }
+        }
+    }
+}

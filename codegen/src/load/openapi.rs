@@ -1,0 +1,137 @@
+//! Reads OpenAPI 3.x (`components.schemas`) and Swagger 2.0 (`definitions`) documents. Both
+//! keep Kubernetes' extensions (`x-kubernetes-group-version-kind`, `x-kubernetes-action`)
+//! in the same places, so one reader serves both; only where the schemas live differs.
+
+use serde_json::Value;
+
+use super::{Document, DocumentKind, RawOperation, RawSchema, json_type};
+use crate::diagnostics::{Diagnostic, Diagnostics, ErrorKind, Origin};
+
+const METHODS: [&str; 8] = [
+    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+];
+
+pub(super) fn read(
+    kind: DocumentKind,
+    value: &Value,
+    origin: &Origin,
+    diagnostics: &mut Diagnostics,
+) -> Document {
+    let schemas_at: &[&str] = match kind {
+        DocumentKind::OpenApiV3 => &["components", "schemas"],
+        DocumentKind::Swagger2 => &["definitions"],
+    };
+    let mut node = value;
+    let mut node_origin = origin.clone();
+    let mut schemas = Vec::new();
+    let mut found = true;
+    for key in schemas_at {
+        node_origin = node_origin.child(key);
+        match node.get(key) {
+            // `null` is what OpenShift's openapi.json has for paths; treat absent and null alike.
+            None | Some(Value::Null) => {
+                found = false;
+                break;
+            }
+            Some(child) => node = child,
+        }
+    }
+    if found {
+        match node.as_object() {
+            Some(map) => {
+                for (name, schema) in map {
+                    schemas.push(RawSchema {
+                        name: name.clone(),
+                        value: schema.clone(),
+                        origin: node_origin.child(name),
+                    });
+                }
+            }
+            None => diagnostics.push(Diagnostic::new(
+                ErrorKind::InvalidSchema,
+                &node_origin,
+                format!(
+                    "expected an object of named schemas, found {}",
+                    json_type(node)
+                ),
+            )),
+        }
+    }
+    let operations = read_paths(value, origin, diagnostics);
+    Document {
+        kind,
+        schemas,
+        operations,
+    }
+}
+
+fn read_paths(value: &Value, origin: &Origin, diagnostics: &mut Diagnostics) -> Vec<RawOperation> {
+    let paths_origin = origin.child("paths");
+    let paths = match value.get("paths") {
+        None | Some(Value::Null) => return Vec::new(),
+        Some(Value::Object(paths)) => paths,
+        Some(other) => {
+            diagnostics.push(Diagnostic::new(
+                ErrorKind::InvalidOperation,
+                &paths_origin,
+                format!(
+                    "expected an object of path items, found {}",
+                    json_type(other)
+                ),
+            ));
+            return Vec::new();
+        }
+    };
+    let mut operations = Vec::new();
+    for (path, item) in paths {
+        let item_origin = paths_origin.child(path);
+        let Some(item) = item.as_object() else {
+            diagnostics.push(Diagnostic::new(
+                ErrorKind::InvalidOperation,
+                &item_origin,
+                format!("expected a path item object, found {}", json_type(item)),
+            ));
+            continue;
+        };
+        let path_parameters = match item.get("parameters") {
+            None => Vec::new(),
+            Some(Value::Array(list)) => list.clone(),
+            Some(other) => {
+                diagnostics.push(Diagnostic::new(
+                    ErrorKind::InvalidOperation,
+                    &item_origin.child("parameters"),
+                    format!(
+                        "expected an array of parameters, found {}",
+                        json_type(other)
+                    ),
+                ));
+                Vec::new()
+            }
+        };
+        for method in METHODS {
+            let Some(operation) = item.get(method) else {
+                continue;
+            };
+            let op_origin = item_origin.child(method);
+            if !operation.is_object() {
+                diagnostics.push(Diagnostic::new(
+                    ErrorKind::InvalidOperation,
+                    &op_origin,
+                    format!(
+                        "expected an operation object, found {}",
+                        json_type(operation)
+                    ),
+                ));
+                continue;
+            }
+            operations.push(RawOperation {
+                path: path.clone(),
+                method: method.to_ascii_uppercase(),
+                value: operation.clone(),
+                path_parameters: path_parameters.clone(),
+                origin: op_origin,
+            });
+        }
+    }
+    operations
+}

@@ -1,0 +1,239 @@
+//! Stage 2, model: the typed intermediate representation. Everything emit needs is decided
+//! here (Rust names and module paths, boxing, derives, resources), so emit only translates.
+//!
+//! Determinism is a property of this model: types are stored in a vector sorted by module
+//! path and name, fields keep document order, and every map is ordered.
+
+mod cycles;
+pub mod naming;
+mod resources;
+mod schema;
+mod wellknown;
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::ModuleRules;
+use crate::diagnostics::{Error, Origin};
+use crate::load::RawApi;
+
+/// Index of a type in [`ApiSet::types`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TypeId(pub usize);
+
+/// A Kubernetes group, version and kind.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Gvk {
+    /// The API group, `""` for the core group.
+    pub group: String,
+    /// The version, e.g. `v1`.
+    pub version: String,
+    /// The kind, e.g. `Pod`.
+    pub kind: String,
+}
+
+impl Gvk {
+    /// The `apiVersion` string: `v1` for the core group, `group/version` otherwise.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+}
+
+/// The whole API as the generator understands it.
+#[derive(Debug)]
+pub struct ApiSet {
+    /// Every type, sorted by module path then name; [`TypeId`]s index this.
+    pub types: Vec<TypeDef>,
+    /// Served resources, keyed by their type.
+    pub resources: BTreeMap<TypeId, Resource>,
+    /// List kinds, keyed by their type, with the item type they list.
+    pub lists: BTreeMap<TypeId, TypeId>,
+}
+
+impl ApiSet {
+    /// The type with id `id`.
+    pub fn get(&self, id: TypeId) -> &TypeDef {
+        &self.types[id.0]
+    }
+}
+
+/// One Rust type to generate.
+#[derive(Clone, Debug)]
+pub struct TypeDef {
+    /// The Rust name, unique within its module.
+    pub name: String,
+    /// The module path below the crate root, e.g. `["api", "core", "v1"]`.
+    pub module: Vec<String>,
+    /// The file stem (without `.rs`) of the file that defines it, unique within its module.
+    /// Nested anonymous types share their parent's file.
+    pub file: String,
+    /// The schema name it was made from; for anonymous nested types, the parent's name
+    /// plus the property path, e.g. `io.k8s.api.core.v1.PodSpec.restartPolicy`.
+    pub schema_name: String,
+    /// Where the schema is.
+    pub origin: Origin,
+    /// The description, used for docs.
+    pub description: Option<String>,
+    /// What kind of Rust item it is.
+    pub kind: TypeKind,
+    /// The single group-version-kind of this type, if it has exactly one.
+    pub gvk: Option<Gvk>,
+    /// Whether `Default` can be derived without inventing values that would be serialized:
+    /// true when every field is optional (or an apiVersion/kind marker).
+    pub derive_default: bool,
+    /// Whether `Eq` and `Hash` hold (no floating point or JSON values inside).
+    pub derive_eq: bool,
+}
+
+/// The shape of a generated item.
+#[derive(Clone, Debug)]
+pub enum TypeKind {
+    /// A struct with named fields.
+    Struct(Vec<Field>),
+    /// A string enum with a fallback variant that keeps unknown values.
+    Enum(Vec<Variant>),
+    /// A type alias to another shape (a named schema that is a plain string, a
+    /// Kubernetes special type, or a `$ref` to another type).
+    Alias(Shape),
+    /// Kubernetes' watch event, generic over the object type (see `wellknown`).
+    WatchEvent {
+        /// The `Status` type that error events carry, when the API has one.
+        status: Option<TypeId>,
+    },
+}
+
+/// A struct field.
+#[derive(Clone, Debug)]
+pub struct Field {
+    /// The JSON property name.
+    pub json_name: String,
+    /// The Rust field name, unique within the struct.
+    pub rust_name: String,
+    /// The field's value type.
+    pub shape: Shape,
+    /// Whether the property is in the schema's `required` list.
+    pub required: bool,
+    /// Whether the value is boxed to break a cycle of types containing each other.
+    pub boxed: bool,
+    /// The description, used for docs.
+    pub description: Option<String>,
+    /// The schema's `default`, if any.
+    pub default: Option<Value>,
+    /// Whether this is the `apiVersion` or `kind` of a type with one fixed GVK.
+    pub role: FieldRole,
+    /// Where the property is.
+    pub origin: Origin,
+}
+
+/// The special meaning of a field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldRole {
+    /// An ordinary field.
+    Plain,
+    /// `apiVersion`, fixed by the type's GVK: filled on construction, checked on input.
+    ApiVersion,
+    /// `kind`, fixed by the type's GVK: filled on construction, checked on input.
+    Kind,
+}
+
+/// A string enum variant.
+#[derive(Clone, Debug)]
+pub struct Variant {
+    /// The wire value.
+    pub value: String,
+    /// The Rust variant name, unique within the enum.
+    pub rust_name: String,
+}
+
+/// The type of a value: a primitive, a runtime type, a container or a named type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// `bool`.
+    Bool,
+    /// `i32` (`format: int32`).
+    I32,
+    /// `i64` (`format: int64`, or an integer without format).
+    I64,
+    /// `f64`.
+    F64,
+    /// `String`.
+    String,
+    /// A type from the runtime crate.
+    Runtime(RuntimeType),
+    /// Arbitrary JSON (`serde_json::Value`).
+    Json,
+    /// A list.
+    Vec(Box<Shape>),
+    /// A map with string keys, ordered.
+    Map(Box<Shape>),
+    /// A generated type.
+    Ref(TypeId),
+}
+
+/// The Kubernetes special types that live in the runtime crate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RuntimeType {
+    /// `meta/v1.Time`: RFC 3339, seconds, `Z`.
+    Time,
+    /// `meta/v1.MicroTime`: RFC 3339 with exactly six fractional digits.
+    MicroTime,
+    /// `resource.Quantity`.
+    Quantity,
+    /// `intstr.IntOrString`.
+    IntOrString,
+    /// `format: byte`: base64 on the wire.
+    ByteString,
+}
+
+impl RuntimeType {
+    /// The item's name in the runtime crate.
+    pub fn name(self) -> &'static str {
+        match self {
+            RuntimeType::Time => "Time",
+            RuntimeType::MicroTime => "MicroTime",
+            RuntimeType::Quantity => "Quantity",
+            RuntimeType::IntOrString => "IntOrString",
+            RuntimeType::ByteString => "ByteString",
+        }
+    }
+}
+
+/// How a resource is scoped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Scope {
+    /// Lives in a namespace.
+    Namespaced,
+    /// Cluster-wide.
+    Cluster,
+}
+
+/// A kind served as a REST resource.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resource {
+    /// Its group, version and kind.
+    pub gvk: Gvk,
+    /// The plural used in paths, e.g. `pods`.
+    pub plural: String,
+    /// Namespaced or cluster-wide.
+    pub scope: Scope,
+    /// Subresources, sorted (`ephemeralcontainers`, `log`, `status`, …).
+    pub subresources: Vec<String>,
+}
+
+/// Builds the model from the merged raw input.
+pub fn build(raw: &RawApi, rules: &ModuleRules) -> Result<ApiSet, Error> {
+    let mut types = schema::build_types(raw, rules)?;
+    cycles::box_cycles(&mut types)?;
+    schema::compute_derives(&mut types);
+    let (resources, lists) = resources::find(raw, &types);
+    Ok(ApiSet {
+        types,
+        resources,
+        lists,
+    })
+}

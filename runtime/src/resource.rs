@@ -1,0 +1,43 @@
+//! Traits that describe generated Kubernetes kinds.
+
+/// A type with one fixed apiVersion and kind (Kubernetes' TypeMeta).
+///
+/// On the wire these are the object's `"apiVersion"` and `"kind"` strings.
+pub trait TypeMeta {
+    /// The full `apiVersion`: `"v1"` for the core group, `"group/version"`
+    /// otherwise (e.g. `"coordination.k8s.io/v1"`).
+    const API_VERSION: &'static str;
+    /// The API group: `""` for the core group, e.g. `"coordination.k8s.io"`.
+    const GROUP: &'static str;
+    /// The version within the group, e.g. `"v1"`.
+    const VERSION: &'static str;
+    /// The kind, e.g. `"Lease"`.
+    const KIND: &'static str;
+}
+
+/// A kind served as a REST resource.
+pub trait Resource: TypeMeta {
+    /// The lower-case plural used in URL paths, e.g. `"leases"`.
+    const PLURAL: &'static str;
+    /// Whether the resource lives in a namespace or at cluster level.
+    const SCOPE: Scope;
+    /// The subresources served under the resource, e.g. `&["status", "scale"]`.
+    const SUBRESOURCES: &'static [&'static str];
+}
+
+/// A `…List` kind: a page of items of one resource.
+pub trait ListResource: TypeMeta {
+    /// The resource listed in `items`.
+    type Item: Resource;
+}
+
+/// Where a resource lives: inside a namespace or at cluster level.
+///
+/// Not serialized; it only steers URL construction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    /// Served under `/namespaces/{namespace}/…`.
+    Namespaced,
+    /// Served without a namespace.
+    Cluster,
+}

@@ -1,0 +1,281 @@
+//! Watch stream events.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// One event of a Kubernetes watch stream, for objects of type `T` and error
+/// payloads of type `S` (usually `meta/v1.Status`; raw JSON by default).
+///
+/// Wire form: `{"type":"ADDED","object":{…}}`, with `type` one of `ADDED`,
+/// `MODIFIED`, `DELETED`, `BOOKMARK` or `ERROR`. Reading an unknown `type` is
+/// an error listing the known ones; a missing `type` or `object` is an error.
+/// Other keys are ignored, and `object` may come before `type` (it is then
+/// buffered as a `serde_json::Value`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", content = "object")]
+pub enum WatchEvent<T, S = serde_json::Value> {
+    /// `"ADDED"`: the object was created (or listed at the start of a watch).
+    #[serde(rename = "ADDED")]
+    Added(T),
+    /// `"MODIFIED"`: the object changed.
+    #[serde(rename = "MODIFIED")]
+    Modified(T),
+    /// `"DELETED"`: the object was deleted; this is its last state.
+    #[serde(rename = "DELETED")]
+    Deleted(T),
+    /// `"BOOKMARK"`: a resource version to resume the watch from.
+    #[serde(rename = "BOOKMARK")]
+    Bookmark(Bookmark),
+    /// `"ERROR"`: the watch failed; the payload is usually a `Status`.
+    #[serde(rename = "ERROR")]
+    Error(S),
+}
+
+/// The object of a `BOOKMARK` watch event: only a resource version (and
+/// possibly annotations) of an otherwise empty object.
+///
+/// Wire form: `{"apiVersion":"v1","kind":"Pod","metadata":{"resourceVersion":"12746",
+/// "annotations":{"k8s.io/initial-events-end":"true"}}}`. Absent `apiVersion`
+/// and `kind` and empty `annotations` are omitted when written. Reading ignores
+/// every other field (servers send e.g. `"spec":{}`); `metadata.resourceVersion`
+/// is required.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Bookmark {
+    /// The object's `apiVersion`, if sent.
+    pub api_version: Option<String>,
+    /// The object's `kind`, if sent.
+    pub kind: Option<String>,
+    /// `metadata.resourceVersion`: where to resume the watch.
+    pub resource_version: String,
+    /// `metadata.annotations`, e.g. `k8s.io/initial-events-end: "true"`.
+    pub annotations: BTreeMap<String, String>,
+}
+
+#[derive(Serialize)]
+struct BookmarkOut<'a> {
+    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
+    api_version: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<&'a str>,
+    metadata: BookmarkMetaOut<'a>,
+}
+
+#[derive(Serialize)]
+struct BookmarkMetaOut<'a> {
+    #[serde(rename = "resourceVersion")]
+    resource_version: &'a str,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    annotations: &'a BTreeMap<String, String>,
+}
+
+/// Private wire shapes, named so that serde's messages read
+/// "expected struct Bookmark" / "expected struct ObjectMeta".
+mod wire {
+    use std::collections::BTreeMap;
+
+    use serde::Deserialize;
+
+    #[derive(Deserialize)]
+    pub(super) struct Bookmark {
+        #[serde(rename = "apiVersion", default)]
+        pub(super) api_version: Option<String>,
+        #[serde(default)]
+        pub(super) kind: Option<String>,
+        pub(super) metadata: ObjectMeta,
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct ObjectMeta {
+        #[serde(rename = "resourceVersion")]
+        pub(super) resource_version: String,
+        #[serde(default)]
+        pub(super) annotations: Option<BTreeMap<String, String>>,
+    }
+}
+
+impl Serialize for Bookmark {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        BookmarkOut {
+            api_version: self.api_version.as_deref(),
+            kind: self.kind.as_deref(),
+            metadata: BookmarkMetaOut {
+                resource_version: &self.resource_version,
+                annotations: &self.annotations,
+            },
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Bookmark {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let wire::Bookmark {
+            api_version,
+            kind,
+            metadata,
+        } = wire::Bookmark::deserialize(deserializer)?;
+        Ok(Self {
+            api_version,
+            kind,
+            resource_version: metadata.resource_version,
+            annotations: metadata.annotations.unwrap_or_default(),
+        })
+    }
+}
+
+/// The known values of a watch event's `type`.
+const EVENT_TYPES: &[&str] = &["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"];
+
+#[derive(Clone, Copy)]
+enum EventType {
+    Added,
+    Modified,
+    Deleted,
+    Bookmark,
+    Error,
+}
+
+impl<'de> Deserialize<'de> for EventType {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EventTypeVisitor;
+
+        impl Visitor<'_> for EventTypeVisitor {
+            type Value = EventType;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a watch event type string such as \"ADDED\"")
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<EventType, E> {
+                match v {
+                    "ADDED" => Ok(EventType::Added),
+                    "MODIFIED" => Ok(EventType::Modified),
+                    "DELETED" => Ok(EventType::Deleted),
+                    "BOOKMARK" => Ok(EventType::Bookmark),
+                    "ERROR" => Ok(EventType::Error),
+                    _ => Err(E::custom(format_args!(
+                        "unknown watch event type {v:?}: expected one of {}",
+                        EVENT_TYPES.join(", ")
+                    ))),
+                }
+            }
+        }
+
+        deserializer.deserialize_str(EventTypeVisitor)
+    }
+}
+
+/// A key of the event object.
+enum EventKey {
+    Type,
+    Object,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for EventKey {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EventKeyVisitor;
+
+        impl Visitor<'_> for EventKeyVisitor {
+            type Value = EventKey;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a field name")
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<EventKey, E> {
+                Ok(match v {
+                    "type" => EventKey::Type,
+                    "object" => EventKey::Object,
+                    _ => EventKey::Other,
+                })
+            }
+        }
+
+        deserializer.deserialize_identifier(EventKeyVisitor)
+    }
+}
+
+/// Reads an event's `object` once its `type` is known.
+struct ObjectSeed<T, S> {
+    event_type: EventType,
+    _types: PhantomData<fn() -> (T, S)>,
+}
+
+impl<'de, T: Deserialize<'de>, S: Deserialize<'de>> DeserializeSeed<'de> for ObjectSeed<T, S> {
+    type Value = WatchEvent<T, S>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        Ok(match self.event_type {
+            EventType::Added => WatchEvent::Added(T::deserialize(d)?),
+            EventType::Modified => WatchEvent::Modified(T::deserialize(d)?),
+            EventType::Deleted => WatchEvent::Deleted(T::deserialize(d)?),
+            EventType::Bookmark => WatchEvent::Bookmark(Bookmark::deserialize(d)?),
+            EventType::Error => WatchEvent::Error(S::deserialize(d)?),
+        })
+    }
+}
+
+struct EventVisitor<T, S>(PhantomData<fn() -> (T, S)>);
+
+impl<'de, T: Deserialize<'de>, S: Deserialize<'de>> Visitor<'de> for EventVisitor<T, S> {
+    type Value = WatchEvent<T, S>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a watch event object {\"type\": …, \"object\": …}")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut event_type: Option<EventType> = None;
+        let mut event: Option<WatchEvent<T, S>> = None;
+        let mut buffered: Option<serde_json::Value> = None;
+        while let Some(key) = map.next_key::<EventKey>()? {
+            match key {
+                EventKey::Type => {
+                    if event_type.is_some() {
+                        return Err(de::Error::duplicate_field("type"));
+                    }
+                    event_type = Some(map.next_value()?);
+                }
+                EventKey::Object => {
+                    if event.is_some() || buffered.is_some() {
+                        return Err(de::Error::duplicate_field("object"));
+                    }
+                    match event_type {
+                        Some(event_type) => {
+                            event = Some(map.next_value_seed(ObjectSeed {
+                                event_type,
+                                _types: PhantomData,
+                            })?);
+                        }
+                        None => buffered = Some(map.next_value()?),
+                    }
+                }
+                EventKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let event_type = event_type.ok_or_else(|| de::Error::missing_field("type"))?;
+        if let Some(event) = event {
+            return Ok(event);
+        }
+        let object = buffered.ok_or_else(|| de::Error::missing_field("object"))?;
+        ObjectSeed {
+            event_type,
+            _types: PhantomData,
+        }
+        .deserialize(object)
+        .map_err(de::Error::custom)
+    }
+}
+
+impl<'de, T: Deserialize<'de>, S: Deserialize<'de>> Deserialize<'de> for WatchEvent<T, S> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(EventVisitor(PhantomData))
+    }
+}

@@ -1,0 +1,93 @@
+//! Project automation: `cargo xtask regen [--check]`.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(about = "kubegen project tasks")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Regenerate generated/src from schemas/*.json.
+    Regen {
+        /// Write nothing; exit non-zero with a unified diff when generated/ is stale.
+        #[arg(long)]
+        check: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let root = workspace_root();
+    match cli.command {
+        Command::Regen { check } => regen(&root, check),
+    }
+}
+
+/// The workspace root: xtask lives one level below it.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+fn regen(root: &Path, check: bool) -> ExitCode {
+    let config = match xtask::regen_config(root) {
+        Ok(config) => config,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let output = match config.generate() {
+        Ok(output) => output,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let out_dir = root.join(xtask::OUTPUT_DIR);
+    if check {
+        match output.check(&out_dir) {
+            Ok(report) if report.is_clean() => {
+                eprintln!("generated/ is up to date ({} files)", output.files().len());
+                ExitCode::SUCCESS
+            }
+            Ok(report) => {
+                print!("{}", report.diff);
+                eprintln!(
+                    "generated/ is stale: {} changed, {} stale file(s). Run `cargo xtask regen` and commit the result.",
+                    report.changed.len(),
+                    report.stale.len()
+                );
+                ExitCode::FAILURE
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::FAILURE
+            }
+        }
+    } else {
+        match output.write(&out_dir) {
+            Ok(report) => {
+                eprintln!(
+                    "generated/src: {} written, {} unchanged, {} removed",
+                    report.written.len(),
+                    report.unchanged.len(),
+                    report.removed.len()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
