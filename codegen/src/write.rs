@@ -255,7 +255,8 @@ fn render_tree(
     header_line: &str,
     files: &mut BTreeMap<PathBuf, String>,
 ) -> Result<(), Error> {
-    let tokens = module_declarations(module);
+    let is_root = dir.as_os_str().is_empty();
+    let tokens = module_declarations(module, is_root);
     files.insert(dir.join(file_name), format_file(header_line, tokens)?);
     for (stem, file) in &module.files {
         let header = format!("{header_line}// Source: {}\n", file.source);
@@ -271,18 +272,22 @@ fn render_tree(
 }
 
 /// `pub mod child;` for each child and `mod file; pub use self::file::Type;` for each file.
-fn module_declarations(module: &Module) -> TokenStream {
+/// In the root file they carry `#[rustfmt::skip]`: the output is already formatted (by
+/// prettyplease), and `cargo fmt` rewrapping it would make `regen --check` fail.
+fn module_declarations(module: &Module, is_root: bool) -> TokenStream {
+    let skip = is_root.then(|| quote!(#[rustfmt::skip]));
     let children = module.children.keys().map(|name| ident(name));
     let files = module.files.iter().map(|(stem, file)| {
         let stem = ident(stem);
         let exports = file.exports.iter().map(|name| ident(name));
         quote! {
+            #skip
             mod #stem;
             pub use self::#stem::{#(#exports),*};
         }
     });
     quote! {
-        #(pub mod #children;)*
+        #(#skip pub mod #children;)*
         #(#files)*
     }
 }

@@ -14,11 +14,14 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Regenerate generated/src from schemas/*.json.
+    /// Regenerate generated/src from schemas/*.json, then build the generated crate.
     Regen {
         /// Write nothing; exit non-zero with a unified diff when generated/ is stale.
         #[arg(long)]
         check: bool,
+        /// Only regenerate; do not build the generated crate afterwards.
+        #[arg(long, conflicts_with = "check")]
+        no_build: bool,
     },
 }
 
@@ -26,7 +29,31 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let root = workspace_root();
     match cli.command {
-        Command::Regen { check } => regen(&root, check),
+        Command::Regen { check, no_build } => {
+            let status = regen(&root, check);
+            if check || no_build || status != ExitCode::SUCCESS {
+                status
+            } else {
+                build_generated(&root)
+            }
+        }
+    }
+}
+
+/// Builds the generated crate, so that `regen` alone shows whether the output compiles.
+fn build_generated(root: &Path) -> ExitCode {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .args(["build", "--package", "kubegen-api"])
+        .current_dir(root)
+        .status();
+    match status {
+        Ok(status) if status.success() => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: cannot run cargo: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 

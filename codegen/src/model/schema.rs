@@ -149,7 +149,7 @@ impl<'a> Builder<'a> {
         origin: &Origin,
         depth: usize,
     ) -> Option<TypeKind> {
-        if let Some(properties) = self.properties(object, origin) {
+        if let Some(properties) = self.properties(object, origin).ok()? {
             return self
                 .fields(id, object, properties, origin, depth)
                 .map(TypeKind::Struct);
@@ -172,13 +172,19 @@ impl<'a> Builder<'a> {
         let required = self.required(object, origin)?;
         let properties_origin = origin.child("properties");
         let mut names = Namespace::default();
-        // Claim names in sorted JSON order so which of two colliding names gets the plain
-        // form does not depend on document order.
-        let mut sorted: Vec<&String> = properties.keys().collect();
-        sorted.sort();
+        // Of several properties that map to one Rust name, the one whose JSON name already
+        // is that name keeps it; the rest are numbered in sorted JSON order, so the result
+        // does not depend on document order.
+        let mut sorted: Vec<(&String, String)> = properties
+            .keys()
+            .map(|json| (json, naming::field_name(json)))
+            .collect();
+        sorted.sort_by(|(a_json, a), (b_json, b)| {
+            ((a != *a_json), a_json).cmp(&((b != *b_json), b_json))
+        });
         let rust_names: BTreeMap<&String, String> = sorted
             .into_iter()
-            .map(|json| (json, names.claim(&naming::field_name(json))))
+            .map(|(json, candidate)| (json, names.claim(&candidate)))
             .collect();
         let mut fields = Vec::with_capacity(properties.len());
         let mut ok = true;
@@ -299,7 +305,7 @@ impl<'a> Builder<'a> {
                 Some(Shape::Vec(Box::new(item)))
             }
             Some("object") | None => {
-                if let Some(properties) = self.properties(object, origin) {
+                if let Some(properties) = self.properties(object, origin).ok()? {
                     // An empty property list says nothing about the value; keep it whole.
                     if properties.is_empty() {
                         return Some(Shape::Json);
@@ -453,14 +459,15 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// `Ok(None)` when there are no properties, `Err(())` when they are malformed (reported).
     fn properties<'v>(
         &mut self,
         object: &'v Map<String, Value>,
         origin: &Origin,
-    ) -> Option<&'v Map<String, Value>> {
+    ) -> Result<Option<&'v Map<String, Value>>, ()> {
         match object.get("properties") {
-            None | Some(Value::Null) => None,
-            Some(Value::Object(properties)) => Some(properties),
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Object(properties)) => Ok(Some(properties)),
             Some(other) => {
                 self.diagnostics.push(Diagnostic::new(
                     ErrorKind::InvalidSchema,
@@ -470,7 +477,7 @@ impl<'a> Builder<'a> {
                         json_type(other)
                     ),
                 ));
-                None
+                Err(())
             }
         }
     }
