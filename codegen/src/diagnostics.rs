@@ -30,6 +30,10 @@ pub enum ErrorKind {
     InvalidOperation,
     /// Writing or checking the output failed.
     Output,
+    /// A selector matched no schema.
+    EmptySelection,
+    /// A fixup for an upstream bug targets an input that no longer has the bug.
+    StaleFixup,
 }
 
 impl ErrorKind {
@@ -46,6 +50,8 @@ impl ErrorKind {
             ErrorKind::ConflictingDefinition => "conflicting-definition",
             ErrorKind::InvalidOperation => "invalid-operation",
             ErrorKind::Output => "output",
+            ErrorKind::EmptySelection => "empty-selection",
+            ErrorKind::StaleFixup => "stale-fixup",
         }
     }
 }
@@ -99,6 +105,17 @@ impl fmt::Display for Origin {
     }
 }
 
+/// A position in a source text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LineColumn {
+    /// The line, from 1.
+    pub line: usize,
+    /// The column, from 1, in characters.
+    pub column: usize,
+    /// The byte offset.
+    pub offset: usize,
+}
+
 /// One problem in the input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -110,6 +127,8 @@ pub struct Diagnostic {
     pub message: String,
     /// How to fix it, where the generator knows.
     pub hint: Option<String>,
+    /// Where in the file's text the node is, when the parser could tell (JSON inputs).
+    pub location: Option<LineColumn>,
 }
 
 impl Diagnostic {
@@ -120,6 +139,7 @@ impl Diagnostic {
             origin: origin.clone(),
             message: message.into(),
             hint: None,
+            location: None,
         }
     }
 
@@ -134,7 +154,17 @@ impl Diagnostic {
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "error[{}]: {}", self.kind, self.message)?;
-        write!(f, "  --> {}", self.origin)?;
+        match self.location {
+            Some(at) => write!(
+                f,
+                "  --> {}:{}:{} at #{}",
+                self.origin.file.display(),
+                at.line,
+                at.column,
+                self.origin.pointer
+            )?,
+            None => write!(f, "  --> {}", self.origin)?,
+        }
         if let Some(hint) = &self.hint {
             write!(f, "\n  = hint: {hint}")?;
         }
@@ -157,6 +187,20 @@ impl Error {
     /// The kinds of all diagnostics, in order (convenient for tests).
     pub fn kinds(&self) -> Vec<ErrorKind> {
         self.diagnostics.iter().map(|d| d.kind).collect()
+    }
+
+    /// Fills in line and column for diagnostics in files that `read` can provide the text
+    /// of (by the file name the diagnostic shows).
+    pub(crate) fn locate(mut self, read: impl Fn(&Path) -> Option<String>) -> Error {
+        for diagnostic in &mut self.diagnostics {
+            if diagnostic.location.is_none()
+                && let Some(text) = read(&diagnostic.origin.file)
+            {
+                diagnostic.location =
+                    crate::load::locate::line_column(&text, &diagnostic.origin.pointer);
+            }
+        }
+        self
     }
 
     /// Both errors' diagnostics, this one's first.

@@ -15,16 +15,24 @@
 //! output.write("generated/src")?;
 //! # Ok::<(), kubegen::Error>(())
 //! ```
+//!
+//! A build script calls [`Config::compile`] instead, which writes one include file into
+//! `OUT_DIR` (see the README's "From build.rs" and "With kube" recipes).
 
+#[cfg(feature = "cli")]
+pub mod cli;
+mod compile;
 pub mod diagnostics;
 pub mod emit;
 pub mod load;
 pub mod model;
+pub mod package;
 pub mod write;
 
 use std::path::{Path, PathBuf};
 
 pub use diagnostics::{Diagnostic, Error, ErrorKind, Origin};
+pub use load::Selector;
 pub use write::{CheckReport, Layout, Output, WriteReport};
 
 /// How schema names map to module paths.
@@ -106,10 +114,14 @@ struct Input {
 #[derive(Clone, Debug)]
 pub struct Config {
     inputs: Vec<Input>,
+    selectors: Vec<Selector>,
     modules: ModuleRules,
     options: emit::Options,
     layout: Layout,
     generated_by: String,
+    externs: Vec<model::ExternType>,
+    out_dir: Option<PathBuf>,
+    include_file: PathBuf,
 }
 
 impl Default for Config {
@@ -124,10 +136,14 @@ impl Config {
     pub fn new() -> Self {
         Config {
             inputs: Vec::new(),
+            selectors: Vec::new(),
             modules: ModuleRules::default(),
             options: emit::Options::default(),
             layout: Layout::Crate,
             generated_by: "kubegen".to_owned(),
+            externs: Vec::new(),
+            out_dir: None,
+            include_file: PathBuf::from(compile::DEFAULT_INCLUDE_FILE),
         }
     }
 
@@ -154,6 +170,14 @@ impl Config {
         self
     }
 
+    /// Generates only what `selector` names (a group, group-version, kind or schema), plus
+    /// everything it references. Several selectors add up; none means everything.
+    #[must_use]
+    pub fn select(mut self, selector: Selector) -> Self {
+        self.selectors.push(selector);
+        self
+    }
+
     /// Replaces the module rules.
     #[must_use]
     pub fn modules(mut self, rules: ModuleRules) -> Self {
@@ -177,6 +201,32 @@ impl Config {
         self
     }
 
+    /// Whether every struct gets a builder (`T::builder(required…)` and `TBuilder`); on by
+    /// default. Turning them off shrinks the generated code.
+    #[must_use]
+    pub fn builders(mut self, enabled: bool) -> Self {
+        self.options.builders = enabled;
+        self
+    }
+
+    /// Whether operations become code (on by default): a request function and a response
+    /// decoder per operation, the `routes` module with the route table and the path matcher,
+    /// and each resource's endpoint table in its docs.
+    #[must_use]
+    pub fn routes(mut self, enabled: bool) -> Self {
+        self.options.routes = enabled;
+        self
+    }
+
+    /// Gates each API group's modules behind a cargo feature named after the group, with
+    /// the dependencies between groups worked out from the types (see `model::features`).
+    /// [`package::write_crate`] then lists the features in `Cargo.toml`.
+    #[must_use]
+    pub fn features(mut self, enabled: bool) -> Self {
+        self.options.features = enabled;
+        self
+    }
+
     /// How the output is split into files.
     #[must_use]
     pub fn layout(mut self, layout: Layout) -> Self {
@@ -191,16 +241,148 @@ impl Config {
         self
     }
 
+    /// Maps schemas to a Rust type that exists elsewhere: nothing is generated for them and
+    /// every reference uses `path`. `schema` is a schema name, or a package followed by `.*`
+    /// with `path` a module followed by `::*`, which maps every schema directly in the
+    /// package to the module plus the name as the schema spells it:
+    ///
+    /// ```no_run
+    /// let config = kubegen::Config::new().extern_type(
+    ///     "io.k8s.apimachinery.pkg.apis.meta.v1.*",
+    ///     "::k8s_openapi::apimachinery::pkg::apis::meta::v1::*",
+    /// );
+    /// ```
+    ///
+    /// An exact mapping beats a package one. Every mapping must match a schema. Extern types
+    /// get no builder (a resource whose `metadata` is extern has a constructor without name
+    /// and namespace), are assumed not to be `Eq`, and their own operations are left to the
+    /// crate that defines them. The watch event stays generated (routes decode into it).
+    #[must_use]
+    pub fn extern_type(mut self, schema: impl Into<String>, path: impl Into<String>) -> Self {
+        self.externs.push(model::ExternType {
+            schema: schema.into(),
+            path: path.into(),
+        });
+        self
+    }
+
+    /// Adds an outer attribute (`"#[derive(Hash)]"`, `"#[serde(deny_unknown_fields)]"`) to
+    /// the generated structs and enums that `pattern` names:
+    ///
+    /// - `*`: every struct and enum;
+    /// - a schema name (`com.github.openshift.api.image.v1.ImageStream`; a nested type by
+    ///   `Parent.property`), or a prefix ending in `*` (`com.github.openshift.api.image.v1.*`);
+    /// - a Rust path below the generated root (`openshift::image::v1::ImageStream`), or a
+    ///   module followed by `::*` (`openshift::image::*`, that module and below).
+    ///
+    /// A pattern is a Rust path when it contains `::`. One that matches nothing is an error.
+    #[must_use]
+    pub fn type_attribute(
+        mut self,
+        pattern: impl Into<String>,
+        attribute: impl Into<String>,
+    ) -> Self {
+        self.options
+            .type_attributes
+            .push((pattern.into(), attribute.into()));
+        self
+    }
+
+    /// Adds an outer attribute to the field `field` (its JSON or Rust name, or `*` for all)
+    /// of the structs that `pattern` names (as for [`Config::type_attribute`]).
+    #[must_use]
+    pub fn field_attribute(
+        mut self,
+        pattern: impl Into<String>,
+        field: impl Into<String>,
+        attribute: impl Into<String>,
+    ) -> Self {
+        self.options
+            .field_attributes
+            .push((pattern.into(), field.into(), attribute.into()));
+        self
+    }
+
+    /// Derives `trait_path` (`Hash`, `::schemars::JsonSchema`) on the structs and enums that
+    /// `pattern` names (as for [`Config::type_attribute`]), besides the derives the
+    /// generator chooses (structs: `Clone`, `Debug`, `PartialEq`, serde, and `Default`/`Eq`
+    /// where they hold; string enums: `Clone`, `Debug`, `PartialEq`, `Eq`, `Hash`,
+    /// `PartialOrd`, `Ord`, with serde implemented by hand).
+    #[must_use]
+    pub fn derive(self, pattern: impl Into<String>, trait_path: impl AsRef<str>) -> Self {
+        let attribute = format!("#[derive({})]", trait_path.as_ref());
+        self.type_attribute(pattern, attribute)
+    }
+
+    /// The map type of `additionalProperties`, a path to a type generic over key and value
+    /// with serde support, `FromIterator` and `insert`: `::std::collections::BTreeMap` (the
+    /// default), `::std::collections::HashMap`, `::indexmap::IndexMap`.
+    #[must_use]
+    pub fn map_type(mut self, path: impl Into<String>) -> Self {
+        self.options.map_type = path.into();
+        self
+    }
+
+    /// Whether descriptions become doc comments (on by default). Off drops every doc
+    /// comment, endpoint tables and builder docs included, for smaller generated code.
+    #[must_use]
+    pub fn docs(mut self, enabled: bool) -> Self {
+        self.options.docs = enabled;
+        self
+    }
+
+    /// Implements k8s-openapi's `Resource`, `ListableResource` and `Metadata` for every
+    /// served resource (off by default), so kube's `Api<K>` takes the generated types
+    /// (kube-core implements its `Resource` for them). Needs the meta types mapped to
+    /// k8s-openapi's with [`Config::extern_type`]; the generated code then names the crate
+    /// `::k8s_openapi`.
+    #[must_use]
+    pub fn k8s_openapi_traits(mut self, enabled: bool) -> Self {
+        self.options.k8s_openapi = enabled.then(|| "::k8s_openapi".to_owned());
+        self
+    }
+
+    /// The directory [`Config::compile`] writes into; by default `OUT_DIR`, which cargo
+    /// sets for build scripts.
+    #[must_use]
+    pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// The name of the include file [`Config::compile`] writes, relative to the output
+    /// directory (`kubegen.rs` by default). It must stay inside it: an absolute path or one
+    /// with `..` is refused.
+    #[must_use]
+    pub fn include_file(mut self, name: impl Into<PathBuf>) -> Self {
+        self.include_file = name.into();
+        self
+    }
+
     /// Runs load, model and emit, and renders every file in memory. Nothing is written:
     /// call [`Output::write`] or [`Output::check`] on the result.
     pub fn generate(&self) -> Result<Output, Error> {
         let api = self.model()?;
         let tree = emit::emit(&api, &self.options)?;
-        write::render(&tree, self.layout, &self.generated_by)
+        let mut output = write::render(&tree, self.layout, &self.generated_by)?;
+        if self.options.features {
+            output.features = Some(model::features::compute(&api));
+        }
+        Ok(output)
     }
 
     /// Runs load and model only, for inspecting the intermediate representation.
     pub fn model(&self) -> Result<model::ApiSet, Error> {
+        self.model_unlocated().map_err(|e| {
+            // Only on the error path: read the inputs again to turn pointers into lines.
+            e.locate(|file| {
+                let input = self.inputs.iter().find(|i| i.display == file)?;
+                std::fs::read_to_string(&input.read_from).ok()
+            })
+        })
+    }
+
+    fn model_unlocated(&self) -> Result<model::ApiSet, Error> {
         let mut documents = Vec::with_capacity(self.inputs.len());
         let mut problems: Option<Error> = None;
         for input in &self.inputs {
@@ -217,7 +399,7 @@ impl Config {
         if let Some(e) = problems {
             return Err(e);
         }
-        let raw = load::merge(documents)?;
-        model::build(&raw, &self.modules)
+        let raw = load::select(load::merge(documents)?, &self.selectors)?;
+        model::build_with(&raw, &self.modules, &self.externs)
     }
 }

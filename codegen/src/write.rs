@@ -32,6 +32,8 @@ pub enum Layout {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Output {
     files: BTreeMap<PathBuf, String>,
+    /// The cargo features, when the output is gated by them.
+    pub(crate) features: Option<crate::model::features::Features>,
 }
 
 /// What [`Output::write`] did.
@@ -64,19 +66,26 @@ impl CheckReport {
 }
 
 impl Output {
+    /// The cargo features the output is gated by, if any.
+    pub fn features(&self) -> Option<&crate::model::features::Features> {
+        self.features.as_ref()
+    }
+
     /// The files, by path relative to the output directory.
     pub fn files(&self) -> &BTreeMap<PathBuf, String> {
         &self.files
     }
 
-    /// Writes into `dir`: only files whose content changed are written (each atomically,
-    /// through a temporary file and a rename), so unchanged files keep their modification
-    /// times; generated files that are no longer produced are removed. A file without the
-    /// generated marker is never overwritten or removed.
+    /// Writes into `dir`, all or nothing: the new tree is staged beside `dir` and swapped in
+    /// with one atomic rename, so an interrupted run (even `kill -9`) leaves `dir` entirely
+    /// old or entirely new. Unchanged files are hard-linked into the new tree, so they keep
+    /// their modification times and downstream builds do not rerun; when nothing changed,
+    /// nothing is touched at all. Stale generated files are left out of the new tree; files
+    /// without the generated header are carried over and never overwritten or removed.
     pub fn write(&self, dir: impl AsRef<Path>) -> Result<WriteReport, Error> {
         let dir = dir.as_ref();
-        // Decide everything before touching anything, so a refusal leaves the directory as
-        // it was.
+        recover_interrupted_swap(dir)?;
+        // Decide everything before touching anything, so a refusal changes nothing.
         let mut report = WriteReport::default();
         for (relative, content) in &self.files {
             let path = dir.join(relative);
@@ -95,16 +104,25 @@ impl Output {
                 _ => report.written.push(relative.clone()),
             }
         }
+        report.removed = self.stale_files(dir)?;
+        if report.written.is_empty() && report.removed.is_empty() {
+            return Ok(report);
+        }
+
+        let staging = sibling(dir, "kubegen-new");
+        remove_tree(&staging)?;
+        let mut carried = Vec::new();
+        collect_all(dir, Path::new(""), &mut carried)?;
+        for relative in carried {
+            if report.removed.contains(&relative) || report.written.contains(&relative) {
+                continue;
+            }
+            link_or_copy(&dir.join(&relative), &staging.join(&relative))?;
+        }
         for relative in &report.written {
-            write_atomically(&dir.join(relative), self.files[relative].as_bytes())?;
+            write_file(&staging.join(relative), self.files[relative].as_bytes())?;
         }
-        for stale in self.stale_files(dir)? {
-            let path = dir.join(&stale);
-            fs::remove_file(&path)
-                .map_err(|e| output_error(&path, &format!("cannot remove the stale file: {e}")))?;
-            report.removed.push(stale);
-        }
-        remove_empty_dirs(dir);
+        swap_in(&staging, dir)?;
         Ok(report)
     }
 
@@ -185,36 +203,110 @@ fn has_marker(path: &Path) -> bool {
         .is_ok_and(|()| start == MARKER.as_bytes())
 }
 
-fn remove_empty_dirs(dir: &Path) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.filter_map(Result::ok) {
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            let path = entry.path();
-            remove_empty_dirs(&path);
-            // Fails, harmlessly, unless the directory is empty.
-            let _ = fs::remove_dir(&path);
-        }
-    }
-}
-
-fn write_atomically(path: &Path, content: &[u8]) -> Result<(), Error> {
-    let parent = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(parent)
-        .map_err(|e| output_error(parent, &format!("cannot create the directory: {e}")))?;
-    let file_name = path
+/// A path beside `dir` (same parent, so the same file system) for staging.
+fn sibling(dir: &Path, purpose: &str) -> PathBuf {
+    let name = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let temporary = parent.join(format!(".{file_name}.kubegen-tmp"));
-    let result = fs::File::create(&temporary)
-        .and_then(|mut f| f.write_all(content).and_then(|()| f.sync_all()))
-        .and_then(|()| fs::rename(&temporary, path));
-    result.map_err(|e| {
-        let _ = fs::remove_file(&temporary);
-        output_error(path, &format!("cannot write the file: {e}")).into()
-    })
+    dir.with_file_name(format!(".{name}.{purpose}"))
+}
+
+fn remove_tree(path: &Path) -> Result<(), Error> {
+    match fs::remove_dir_all(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(output_error(path, &format!("cannot remove the leftover directory: {e}")).into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Every file under `dir`, generated or not, relative to it.
+fn collect_all(dir: &Path, relative: &Path, found: &mut Vec<PathBuf>) -> Result<(), Error> {
+    let entries = match fs::read_dir(dir.join(relative)) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => {
+            return Err(output_error(
+                &dir.join(relative),
+                &format!("cannot list the directory: {e}"),
+            )
+            .into());
+        }
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let child = relative.join(entry.file_name());
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => collect_all(dir, &child, found)?,
+            Ok(_) => found.push(child),
+            Err(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Puts `from` at `to` without rewriting it: a hard link keeps the file itself (and its
+/// modification time); where links are unsupported, a copy with the time restored.
+fn link_or_copy(from: &Path, to: &Path) -> Result<(), Error> {
+    if let Some(parent) = to.parent() {
+        fs::create_dir_all(parent)
+            .map_err(|e| output_error(parent, &format!("cannot create the directory: {e}")))?;
+    }
+    if fs::hard_link(from, to).is_ok() {
+        return Ok(());
+    }
+    let copy = fs::copy(from, to).and_then(|_| {
+        let modified = fs::metadata(from)?.modified()?;
+        fs::File::options()
+            .write(true)
+            .open(to)?
+            .set_modified(modified)
+    });
+    copy.map_err(|e| output_error(to, &format!("cannot carry the file over: {e}")).into())
+}
+
+fn write_file(path: &Path, content: &[u8]) -> Result<(), Error> {
+    let parent = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(parent)
+        .map_err(|e| output_error(parent, &format!("cannot create the directory: {e}")))?;
+    // No fsync: the swap protects against an interrupted process; the page cache outlives it.
+    fs::File::create(path)
+        .and_then(|mut f| f.write_all(content))
+        .map_err(|e| output_error(path, &format!("cannot write the file: {e}")).into())
+}
+
+/// Makes `staging` the new `dir` in one step. On Linux the two directories are exchanged
+/// atomically (`renameat2(RENAME_EXCHANGE)`); elsewhere, or where that is unsupported, `dir`
+/// is first moved aside, a window that `recover_interrupted_swap` closes on the next run.
+fn swap_in(staging: &Path, dir: &Path) -> Result<(), Error> {
+    if !dir.exists() {
+        return fs::rename(staging, dir)
+            .map_err(|e| output_error(dir, &format!("cannot move the new output in: {e}")).into());
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        if renameat_with(CWD, staging, CWD, dir, RenameFlags::EXCHANGE).is_ok() {
+            return remove_tree(staging);
+        }
+    }
+    let old = sibling(dir, "kubegen-old");
+    remove_tree(&old)?;
+    fs::rename(dir, &old)
+        .map_err(|e| output_error(dir, &format!("cannot move the old output aside: {e}")))?;
+    fs::rename(staging, dir)
+        .map_err(|e| output_error(dir, &format!("cannot move the new output in: {e}")))?;
+    remove_tree(&old)
+}
+
+/// Undoes the effect of a run killed between the two renames of the fallback swap.
+fn recover_interrupted_swap(dir: &Path) -> Result<(), Error> {
+    let old = sibling(dir, "kubegen-old");
+    if !dir.exists() && old.is_dir() {
+        fs::rename(&old, dir)
+            .map_err(|e| output_error(dir, &format!("cannot restore the previous output: {e}")))?;
+    }
+    Ok(())
 }
 
 fn output_error(path: &Path, message: &str) -> Diagnostic {
@@ -245,7 +337,10 @@ pub(crate) fn render(tree: &Module, layout: Layout, generated_by: &str) -> Resul
             render_tree(tree, Path::new(""), root, &header_line, &mut files)?;
         }
     }
-    Ok(Output { files })
+    Ok(Output {
+        files,
+        features: None,
+    })
 }
 
 fn render_tree(
@@ -276,7 +371,11 @@ fn render_tree(
 /// prettyplease), and `cargo fmt` rewrapping it would make `regen --check` fail.
 fn module_declarations(module: &Module, is_root: bool) -> TokenStream {
     let skip = is_root.then(|| quote!(#[rustfmt::skip]));
-    let children = module.children.keys().map(|name| ident(name));
+    let children = module.children.iter().map(|(name, child)| {
+        let name = ident(name);
+        let cfg = child.feature.as_ref().map(|f| quote!(#[cfg(feature = #f)]));
+        quote!(#cfg #skip pub mod #name;)
+    });
     let files = module.files.iter().map(|(stem, file)| {
         let stem = ident(stem);
         let exports = file.exports.iter().map(|name| ident(name));
@@ -287,7 +386,7 @@ fn module_declarations(module: &Module, is_root: bool) -> TokenStream {
         }
     });
     quote! {
-        #(#skip pub mod #children;)*
+        #(#children)*
         #(#files)*
     }
 }
@@ -297,7 +396,8 @@ fn inline_module(module: &Module) -> TokenStream {
     let children = module.children.iter().map(|(name, child)| {
         let name = ident(name);
         let body = inline_module(child);
-        quote!(pub mod #name { #body })
+        let cfg = child.feature.as_ref().map(|f| quote!(#[cfg(feature = #f)]));
+        quote!(#cfg pub mod #name { #body })
     });
     let files = module.files.iter().map(|(stem, file)| {
         let stem = ident(stem);

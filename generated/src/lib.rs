@@ -8,3 +8,6 @@ pub mod apimachinery;
 
 #[rustfmt::skip]
 pub mod openshift;
+
+#[rustfmt::skip]
+pub mod routes;

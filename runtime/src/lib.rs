@@ -10,7 +10,12 @@
 //!   [`Scope`];
 //! * the `apiVersion` / `kind` field markers [`ApiVersion`] and [`Kind`];
 //! * watch stream events, [`WatchEvent`] and [`Bookmark`];
-//! * [`string_enum`], the deserializer shared by generated string enums.
+//! * [`string_enum`], the deserializer shared by generated string enums;
+//! * routes: the [`route`] table entries and what generated matchers return, [`request`]
+//!   helpers that build sans-io `http::Request`s (percent-encoded path segments, query
+//!   strings, JSON and patch bodies), and [`response`] decoders with [`ResponseError`].
+//!   The `http` crate is re-exported as [`http`], so generated code and its users name one
+//!   version of it.
 //!
 //! Every deserializer here returns an error on bad input; none panics.
 //!
@@ -70,16 +75,23 @@
 mod byte_string;
 mod int_or_string;
 mod quantity;
+pub mod request;
 mod resource;
+pub mod response;
+pub mod route;
 pub mod string_enum;
 mod time;
 mod type_marker;
 mod watch;
 
 pub use byte_string::ByteString;
+pub use http;
 pub use int_or_string::IntOrString;
 pub use quantity::Quantity;
+pub use request::{Patch, RequestError};
 pub use resource::{ListResource, Resource, Scope, TypeMeta};
+pub use response::ResponseError;
+pub use route::{Action, MethodSet, PathParams, Resolution, RouteInfo};
 pub use time::{MicroTime, Time, TimeParseError};
 pub use type_marker::{ApiVersion, Kind};
 pub use watch::{Bookmark, WatchEvent};

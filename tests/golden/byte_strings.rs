@@ -33,9 +33,164 @@ pub mod io {
                         ::std::collections::BTreeMap<String, String>,
                     >,
                 }
+
+                impl Secretish {
+                    /// The [`SecretishBuilder`] of a new `Secretish`.
+                    ///
+                    /// The required fields are its arguments:
+                    ///
+                    /// - `checksum` (see [`checksum`](SecretishBuilder::checksum))
+                    #[inline]
+                    pub fn builder(
+                        checksum: impl Into<::kubegen_runtime::ByteString>,
+                    ) -> SecretishBuilder {
+                        SecretishBuilder {
+                            inner: Self {
+                                checksum: checksum.into(),
+                                data: None,
+                                chunks: None,
+                                string_data: None,
+                            },
+                        }
+                    }
+                }
+
+                /// Builds [`Secretish`] values: start with [`Secretish::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Secretish` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct SecretishBuilder {
+                    inner: Secretish,
+                }
+
+                impl SecretishBuilder {
+                    /// Sets `checksum`.
+                    pub fn checksum(
+                        mut self,
+                        value: impl Into<::kubegen_runtime::ByteString>,
+                    ) -> Self {
+                        self.inner.checksum = value.into();
+                        self
+                    }
+
+                    /// Sets `data`.
+                    ///
+                    /// Replaces the whole map; [`insert_data`](Self::insert_data) inserts one entry.
+                    pub fn data(
+                        mut self,
+                        entries: impl IntoIterator<
+                            Item = (
+                                impl Into<String>,
+                                impl Into<::kubegen_runtime::ByteString>,
+                            ),
+                        >,
+                    ) -> Self {
+                        self.inner.data = Some(
+                            entries
+                                .into_iter()
+                                .map(|(key, value)| (key.into(), value.into()))
+                                .collect(),
+                        );
+                        self
+                    }
+
+                    /// Sets `data`.
+                    ///
+                    /// Inserts one entry into `data`, replacing any value under the same key; [`data`](Self::data) replaces the whole map.
+                    pub fn insert_data(
+                        mut self,
+                        key: impl Into<String>,
+                        value: impl Into<::kubegen_runtime::ByteString>,
+                    ) -> Self {
+                        self.inner
+                            .data
+                            .get_or_insert_default()
+                            .insert(key.into(), value.into());
+                        self
+                    }
+
+                    /// Sets `chunks`.
+                    ///
+                    /// Replaces the whole list; [`chunk`](Self::chunk) appends one item.
+                    pub fn chunks(
+                        mut self,
+                        items: impl IntoIterator<
+                            Item = impl Into<::kubegen_runtime::ByteString>,
+                        >,
+                    ) -> Self {
+                        self.inner.chunks = Some(
+                            items.into_iter().map(Into::into).collect(),
+                        );
+                        self
+                    }
+
+                    /// Sets `chunks`.
+                    ///
+                    /// Appends one item to `chunks`; [`chunks`](Self::chunks) replaces the whole list.
+                    pub fn chunk(
+                        mut self,
+                        item: impl Into<::kubegen_runtime::ByteString>,
+                    ) -> Self {
+                        self.inner.chunks.get_or_insert_default().push(item.into());
+                        self
+                    }
+
+                    /// Sets `string_data`.
+                    ///
+                    /// Replaces the whole map; [`insert_string_data`](Self::insert_string_data) inserts one entry.
+                    pub fn string_data(
+                        mut self,
+                        entries: impl IntoIterator<
+                            Item = (impl Into<String>, impl Into<String>),
+                        >,
+                    ) -> Self {
+                        self.inner.string_data = Some(
+                            entries
+                                .into_iter()
+                                .map(|(key, value)| (key.into(), value.into()))
+                                .collect(),
+                        );
+                        self
+                    }
+
+                    /// Sets `string_data`.
+                    ///
+                    /// Inserts one entry into `string_data`, replacing any value under the same key; [`string_data`](Self::string_data) replaces the whole map.
+                    pub fn insert_string_data(
+                        mut self,
+                        key: impl Into<String>,
+                        value: impl Into<String>,
+                    ) -> Self {
+                        self.inner
+                            .string_data
+                            .get_or_insert_default()
+                            .insert(key.into(), value.into());
+                        self
+                    }
+
+                    /// The finished `Secretish`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> Secretish {
+                        self.inner
+                    }
+                }
+
+                impl From<Secretish> for SecretishBuilder {
+                    #[inline]
+                    fn from(value: Secretish) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<SecretishBuilder> for Secretish {
+                    #[inline]
+                    fn from(builder: SecretishBuilder) -> Self {
+                        builder.inner
+                    }
+                }
             }
 
-            pub use self::secretish::Secretish;
+            pub use self::secretish::{Secretish, SecretishBuilder};
         }
     }
 }

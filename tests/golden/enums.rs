@@ -93,6 +93,127 @@ pub mod io {
                     pub count: Option<i64>,
                 }
 
+                impl Policy {
+                    /// The [`PolicyBuilder`] of a new `Policy`.
+                    ///
+                    /// The required fields are its arguments:
+                    ///
+                    /// - `restart_policy` (see [`restart_policy`](PolicyBuilder::restart_policy))
+                    #[inline]
+                    pub fn builder(
+                        restart_policy: impl Into<
+                            crate::golden::enums::io::example::v1::PolicyRestartPolicy,
+                        >,
+                    ) -> PolicyBuilder {
+                        PolicyBuilder {
+                            inner: Self {
+                                restart_policy: restart_policy.into(),
+                                odd: None,
+                                modes: None,
+                                level: None,
+                                count: None,
+                            },
+                        }
+                    }
+                }
+
+                /// Builds [`Policy`] values: start with [`Policy::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Policy` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct PolicyBuilder {
+                    inner: Policy,
+                }
+
+                impl PolicyBuilder {
+                    /// How to restart.
+                    pub fn restart_policy(
+                        mut self,
+                        value: impl Into<
+                            crate::golden::enums::io::example::v1::PolicyRestartPolicy,
+                        >,
+                    ) -> Self {
+                        self.inner.restart_policy = value.into();
+                        self
+                    }
+
+                    /// Sets `odd`.
+                    pub fn odd(
+                        mut self,
+                        value: impl Into<
+                            crate::golden::enums::io::example::v1::PolicyOdd,
+                        >,
+                    ) -> Self {
+                        self.inner.odd = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `modes`.
+                    ///
+                    /// Replaces the whole list; [`mode`](Self::mode) appends one item.
+                    pub fn modes(
+                        mut self,
+                        items: impl IntoIterator<
+                            Item = impl Into<
+                                crate::golden::enums::io::example::v1::PolicyModes,
+                            >,
+                        >,
+                    ) -> Self {
+                        self.inner.modes = Some(
+                            items.into_iter().map(Into::into).collect(),
+                        );
+                        self
+                    }
+
+                    /// Sets `modes`.
+                    ///
+                    /// Appends one item to `modes`; [`modes`](Self::modes) replaces the whole list.
+                    pub fn mode(
+                        mut self,
+                        item: impl Into<
+                            crate::golden::enums::io::example::v1::PolicyModes,
+                        >,
+                    ) -> Self {
+                        self.inner.modes.get_or_insert_default().push(item.into());
+                        self
+                    }
+
+                    /// Sets `level`.
+                    pub fn level(
+                        mut self,
+                        value: impl Into<crate::golden::enums::io::example::v1::Level>,
+                    ) -> Self {
+                        self.inner.level = Some(value.into());
+                        self
+                    }
+
+                    /// Integer enums keep their integer type.
+                    pub fn count(mut self, value: impl Into<i64>) -> Self {
+                        self.inner.count = Some(value.into());
+                        self
+                    }
+
+                    /// The finished `Policy`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> Policy {
+                        self.inner
+                    }
+                }
+
+                impl From<Policy> for PolicyBuilder {
+                    #[inline]
+                    fn from(value: Policy) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<PolicyBuilder> for Policy {
+                    #[inline]
+                    fn from(builder: PolicyBuilder) -> Self {
+                        builder.inner
+                    }
+                }
+
                 /// How to restart.
                 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
                 pub enum PolicyRestartPolicy {
@@ -293,7 +414,9 @@ pub mod io {
                 }
             }
 
-            pub use self::policy::{Policy, PolicyRestartPolicy, PolicyOdd, PolicyModes};
+            pub use self::policy::{
+                Policy, PolicyBuilder, PolicyRestartPolicy, PolicyOdd, PolicyModes,
+            };
         }
     }
 }

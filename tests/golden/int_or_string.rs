@@ -46,9 +46,100 @@ pub mod io {
                     #[serde(skip_serializing_if = "Option::is_none")]
                     pub either: Option<::serde_json::Value>,
                 }
+
+                impl Port {
+                    /// The [`PortBuilder`] of a new `Port`.
+                    ///
+                    /// The required fields are its arguments:
+                    ///
+                    /// - `target` (see [`target`](PortBuilder::target))
+                    #[inline]
+                    pub fn builder(
+                        target: impl Into<
+                            crate::golden::int_or_string::apimachinery::pkg::util::intstr::IntOrString,
+                        >,
+                    ) -> PortBuilder {
+                        PortBuilder {
+                            inner: Self {
+                                target: target.into(),
+                                max_surge: None,
+                                max_unavailable: None,
+                                either: None,
+                            },
+                        }
+                    }
+                }
+
+                /// Builds [`Port`] values: start with [`Port::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Port` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct PortBuilder {
+                    inner: Port,
+                }
+
+                impl PortBuilder {
+                    /// By reference.
+                    pub fn target(
+                        mut self,
+                        value: impl Into<
+                            crate::golden::int_or_string::apimachinery::pkg::util::intstr::IntOrString,
+                        >,
+                    ) -> Self {
+                        self.inner.target = value.into();
+                        self
+                    }
+
+                    /// Sets `max_surge`.
+                    pub fn max_surge(
+                        mut self,
+                        value: impl Into<::kubegen_runtime::IntOrString>,
+                    ) -> Self {
+                        self.inner.max_surge = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `max_unavailable`.
+                    pub fn max_unavailable(
+                        mut self,
+                        value: impl Into<::kubegen_runtime::IntOrString>,
+                    ) -> Self {
+                        self.inner.max_unavailable = Some(value.into());
+                        self
+                    }
+
+                    /// Other alternatives are free-form JSON.
+                    pub fn either(
+                        mut self,
+                        value: impl Into<::serde_json::Value>,
+                    ) -> Self {
+                        self.inner.either = Some(value.into());
+                        self
+                    }
+
+                    /// The finished `Port`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> Port {
+                        self.inner
+                    }
+                }
+
+                impl From<Port> for PortBuilder {
+                    #[inline]
+                    fn from(value: Port) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<PortBuilder> for Port {
+                    #[inline]
+                    fn from(builder: PortBuilder) -> Self {
+                        builder.inner
+                    }
+                }
             }
 
-            pub use self::port::Port;
+            pub use self::port::{Port, PortBuilder};
         }
     }
 }

@@ -20,9 +20,55 @@ pub mod io {
                         #[serde(skip_serializing_if = "Option::is_none")]
                         pub value: Option<String>,
                     }
+
+                    impl Option_ {
+                        /// The [`OptionBuilder`] of a new `Option_`.
+                        #[inline]
+                        pub fn builder() -> OptionBuilder {
+                            OptionBuilder {
+                                inner: Self::default(),
+                            }
+                        }
+                    }
+
+                    /// Builds [`Option_`] values: start with [`Option_::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Option_` back into its builder.
+                    #[derive(Clone, Debug)]
+                    #[must_use = "a builder does nothing until `build()` is called"]
+                    pub struct OptionBuilder {
+                        inner: Option_,
+                    }
+
+                    impl OptionBuilder {
+                        /// Sets `value`.
+                        pub fn value(mut self, value: impl Into<String>) -> Self {
+                            self.inner.value = Some(value.into());
+                            self
+                        }
+
+                        /// The finished `Option_`.
+                        #[inline]
+                        #[must_use]
+                        pub fn build(self) -> Option_ {
+                            self.inner
+                        }
+                    }
+
+                    impl From<Option_> for OptionBuilder {
+                        #[inline]
+                        fn from(value: Option_) -> Self {
+                            Self { inner: value }
+                        }
+                    }
+
+                    impl From<OptionBuilder> for Option_ {
+                        #[inline]
+                        fn from(builder: OptionBuilder) -> Self {
+                            builder.inner
+                        }
+                    }
                 }
 
-                pub use self::option::Option_;
+                pub use self::option::{Option_, OptionBuilder};
             }
         }
 
@@ -86,9 +132,176 @@ pub mod io {
                     )]
                     pub x_kubernetes_list_type: Option<String>,
                 }
+
+                impl Keywords {
+                    /// The [`KeywordsBuilder`] of a new `Keywords`.
+                    ///
+                    /// The required fields are its arguments:
+                    ///
+                    /// - `type_` (see [`type_`](KeywordsBuilder::type_))
+                    #[inline]
+                    pub fn builder(type_: impl Into<String>) -> KeywordsBuilder {
+                        KeywordsBuilder {
+                            inner: Self {
+                                ref_: None,
+                                schema: None,
+                                _1st_place: None,
+                                async_: None,
+                                continue_: None,
+                                crate_: None,
+                                dash_separated_name: None,
+                                external_ips: None,
+                                foo_bar_2: None,
+                                foo_bar: None,
+                                ref_2: None,
+                                self_: None,
+                                type_: type_.into(),
+                                x_kubernetes_list_type: None,
+                            },
+                        }
+                    }
+                }
+
+                /// Builds [`Keywords`] values: start with [`Keywords::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Keywords` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct KeywordsBuilder {
+                    inner: Keywords,
+                }
+
+                impl KeywordsBuilder {
+                    /// A JSON reference.
+                    pub fn ref_(mut self, value: impl Into<String>) -> Self {
+                        self.inner.ref_ = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `schema`.
+                    pub fn schema(mut self, value: impl Into<String>) -> Self {
+                        self.inner.schema = Some(value.into());
+                        self
+                    }
+
+                    /// Starts with a digit.
+                    pub fn _1st_place(mut self, value: impl Into<String>) -> Self {
+                        self.inner._1st_place = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `async_`.
+                    pub fn async_(mut self, value: impl Into<bool>) -> Self {
+                        self.inner.async_ = Some(value.into());
+                        self
+                    }
+
+                    /// A list continuation token.
+                    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+                        self.inner.continue_ = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `crate_`.
+                    pub fn crate_(mut self, value: impl Into<String>) -> Self {
+                        self.inner.crate_ = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `dash_separated_name`.
+                    pub fn dash_separated_name(
+                        mut self,
+                        value: impl Into<String>,
+                    ) -> Self {
+                        self.inner.dash_separated_name = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `external_ips`.
+                    ///
+                    /// Replaces the whole list; [`external_ip`](Self::external_ip) appends one item.
+                    pub fn external_ips(
+                        mut self,
+                        items: impl IntoIterator<Item = impl Into<String>>,
+                    ) -> Self {
+                        self.inner.external_ips = Some(
+                            items.into_iter().map(Into::into).collect(),
+                        );
+                        self
+                    }
+
+                    /// Sets `external_ips`.
+                    ///
+                    /// Appends one item to `external_ips`; [`external_ips`](Self::external_ips) replaces the whole list.
+                    pub fn external_ip(mut self, item: impl Into<String>) -> Self {
+                        self.inner
+                            .external_ips
+                            .get_or_insert_default()
+                            .push(item.into());
+                        self
+                    }
+
+                    /// Sets `foo_bar_2`.
+                    pub fn foo_bar_2(mut self, value: impl Into<i32>) -> Self {
+                        self.inner.foo_bar_2 = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `foo_bar`.
+                    pub fn foo_bar(mut self, value: impl Into<i64>) -> Self {
+                        self.inner.foo_bar = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `ref_2`.
+                    pub fn ref_2(mut self, value: impl Into<String>) -> Self {
+                        self.inner.ref_2 = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `self_`.
+                    pub fn self_(mut self, value: impl Into<String>) -> Self {
+                        self.inner.self_ = Some(value.into());
+                        self
+                    }
+
+                    /// A required keyword field.
+                    pub fn type_(mut self, value: impl Into<String>) -> Self {
+                        self.inner.type_ = value.into();
+                        self
+                    }
+
+                    /// Sets `x_kubernetes_list_type`.
+                    pub fn x_kubernetes_list_type(
+                        mut self,
+                        value: impl Into<String>,
+                    ) -> Self {
+                        self.inner.x_kubernetes_list_type = Some(value.into());
+                        self
+                    }
+
+                    /// The finished `Keywords`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> Keywords {
+                        self.inner
+                    }
+                }
+
+                impl From<Keywords> for KeywordsBuilder {
+                    #[inline]
+                    fn from(value: Keywords) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<KeywordsBuilder> for Keywords {
+                    #[inline]
+                    fn from(builder: KeywordsBuilder) -> Self {
+                        builder.inner
+                    }
+                }
             }
 
-            pub use self::keywords::Keywords;
+            pub use self::keywords::{Keywords, KeywordsBuilder};
             mod type_ {
                 /// A schema whose own name is a keyword.
                 #[derive(
@@ -104,9 +317,55 @@ pub mod io {
                     #[serde(rename = "Self", skip_serializing_if = "Option::is_none")]
                     pub self_: Option<String>,
                 }
+
+                impl Type {
+                    /// The [`TypeBuilder`] of a new `Type`.
+                    #[inline]
+                    pub fn builder() -> TypeBuilder {
+                        TypeBuilder {
+                            inner: Self::default(),
+                        }
+                    }
+                }
+
+                /// Builds [`Type`] values: start with [`Type::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Type` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct TypeBuilder {
+                    inner: Type,
+                }
+
+                impl TypeBuilder {
+                    /// Sets `self_`.
+                    pub fn self_(mut self, value: impl Into<String>) -> Self {
+                        self.inner.self_ = Some(value.into());
+                        self
+                    }
+
+                    /// The finished `Type`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> Type {
+                        self.inner
+                    }
+                }
+
+                impl From<Type> for TypeBuilder {
+                    #[inline]
+                    fn from(value: Type) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<TypeBuilder> for Type {
+                    #[inline]
+                    fn from(builder: TypeBuilder) -> Self {
+                        builder.inner
+                    }
+                }
             }
 
-            pub use self::type_::Type;
+            pub use self::type_::{Type, TypeBuilder};
         }
     }
 }

@@ -62,9 +62,266 @@ pub mod io {
                     #[serde(skip_serializing_if = "Option::is_none")]
                     pub untyped: Option<::serde_json::Value>,
                 }
+
+                impl Maps {
+                    /// The [`MapsBuilder`] of a new `Maps`.
+                    ///
+                    /// The required fields are its arguments:
+                    ///
+                    /// - `labels` (see [`labels`](MapsBuilder::labels))
+                    #[inline]
+                    pub fn builder(
+                        labels: impl IntoIterator<
+                            Item = (impl Into<String>, impl Into<String>),
+                        >,
+                    ) -> MapsBuilder {
+                        MapsBuilder {
+                            inner: Self {
+                                labels: labels
+                                    .into_iter()
+                                    .map(|(key, value)| (key.into(), value.into()))
+                                    .collect(),
+                                limits: None,
+                                groups: None,
+                                nested: None,
+                                anything: None,
+                                free: None,
+                                preserved: None,
+                                untyped: None,
+                            },
+                        }
+                    }
+                }
+
+                /// Builds [`Maps`] values: start with [`Maps::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Maps` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct MapsBuilder {
+                    inner: Maps,
+                }
+
+                impl MapsBuilder {
+                    /// Sets `labels`.
+                    ///
+                    /// Replaces the whole map; [`label`](Self::label) inserts one entry.
+                    pub fn labels(
+                        mut self,
+                        entries: impl IntoIterator<
+                            Item = (impl Into<String>, impl Into<String>),
+                        >,
+                    ) -> Self {
+                        self.inner.labels = entries
+                            .into_iter()
+                            .map(|(key, value)| (key.into(), value.into()))
+                            .collect();
+                        self
+                    }
+
+                    /// Sets `labels`.
+                    ///
+                    /// Inserts one entry into `labels`, replacing any value under the same key; [`labels`](Self::labels) replaces the whole map.
+                    pub fn label(
+                        mut self,
+                        key: impl Into<String>,
+                        value: impl Into<String>,
+                    ) -> Self {
+                        self.inner.labels.insert(key.into(), value.into());
+                        self
+                    }
+
+                    /// Sets `limits`.
+                    ///
+                    /// Replaces the whole map; [`limit`](Self::limit) inserts one entry.
+                    pub fn limits(
+                        mut self,
+                        entries: impl IntoIterator<
+                            Item = (
+                                impl Into<String>,
+                                impl Into<
+                                    crate::golden::maps::apimachinery::pkg::api::resource::Quantity,
+                                >,
+                            ),
+                        >,
+                    ) -> Self {
+                        self.inner.limits = Some(
+                            entries
+                                .into_iter()
+                                .map(|(key, value)| (key.into(), value.into()))
+                                .collect(),
+                        );
+                        self
+                    }
+
+                    /// Sets `limits`.
+                    ///
+                    /// Inserts one entry into `limits`, replacing any value under the same key; [`limits`](Self::limits) replaces the whole map.
+                    pub fn limit(
+                        mut self,
+                        key: impl Into<String>,
+                        value: impl Into<
+                            crate::golden::maps::apimachinery::pkg::api::resource::Quantity,
+                        >,
+                    ) -> Self {
+                        self.inner
+                            .limits
+                            .get_or_insert_default()
+                            .insert(key.into(), value.into());
+                        self
+                    }
+
+                    /// Sets `groups`.
+                    ///
+                    /// Replaces the whole map; [`group`](Self::group) inserts one entry.
+                    pub fn groups(
+                        mut self,
+                        entries: impl IntoIterator<
+                            Item = (impl Into<String>, impl Into<Vec<String>>),
+                        >,
+                    ) -> Self {
+                        self.inner.groups = Some(
+                            entries
+                                .into_iter()
+                                .map(|(key, value)| (key.into(), value.into()))
+                                .collect(),
+                        );
+                        self
+                    }
+
+                    /// Sets `groups`.
+                    ///
+                    /// Inserts one entry into `groups`, replacing any value under the same key; [`groups`](Self::groups) replaces the whole map.
+                    pub fn group(
+                        mut self,
+                        key: impl Into<String>,
+                        value: impl Into<Vec<String>>,
+                    ) -> Self {
+                        self.inner
+                            .groups
+                            .get_or_insert_default()
+                            .insert(key.into(), value.into());
+                        self
+                    }
+
+                    /// Sets `nested`.
+                    ///
+                    /// Replaces the whole map; [`insert_nested`](Self::insert_nested) inserts one entry.
+                    pub fn nested(
+                        mut self,
+                        entries: impl IntoIterator<
+                            Item = (
+                                impl Into<String>,
+                                impl Into<::std::collections::BTreeMap<String, i32>>,
+                            ),
+                        >,
+                    ) -> Self {
+                        self.inner.nested = Some(
+                            entries
+                                .into_iter()
+                                .map(|(key, value)| (key.into(), value.into()))
+                                .collect(),
+                        );
+                        self
+                    }
+
+                    /// Sets `nested`.
+                    ///
+                    /// Inserts one entry into `nested`, replacing any value under the same key; [`nested`](Self::nested) replaces the whole map.
+                    pub fn insert_nested(
+                        mut self,
+                        key: impl Into<String>,
+                        value: impl Into<::std::collections::BTreeMap<String, i32>>,
+                    ) -> Self {
+                        self.inner
+                            .nested
+                            .get_or_insert_default()
+                            .insert(key.into(), value.into());
+                        self
+                    }
+
+                    /// Sets `anything`.
+                    ///
+                    /// Replaces the whole map; [`insert_anything`](Self::insert_anything) inserts one entry.
+                    pub fn anything(
+                        mut self,
+                        entries: impl IntoIterator<
+                            Item = (impl Into<String>, impl Into<::serde_json::Value>),
+                        >,
+                    ) -> Self {
+                        self.inner.anything = Some(
+                            entries
+                                .into_iter()
+                                .map(|(key, value)| (key.into(), value.into()))
+                                .collect(),
+                        );
+                        self
+                    }
+
+                    /// Sets `anything`.
+                    ///
+                    /// Inserts one entry into `anything`, replacing any value under the same key; [`anything`](Self::anything) replaces the whole map.
+                    pub fn insert_anything(
+                        mut self,
+                        key: impl Into<String>,
+                        value: impl Into<::serde_json::Value>,
+                    ) -> Self {
+                        self.inner
+                            .anything
+                            .get_or_insert_default()
+                            .insert(key.into(), value.into());
+                        self
+                    }
+
+                    /// An object without properties is free-form JSON.
+                    pub fn free(
+                        mut self,
+                        value: impl Into<::serde_json::Value>,
+                    ) -> Self {
+                        self.inner.free = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `preserved`.
+                    pub fn preserved(
+                        mut self,
+                        value: impl Into<::serde_json::Value>,
+                    ) -> Self {
+                        self.inner.preserved = Some(value.into());
+                        self
+                    }
+
+                    /// No type at all.
+                    pub fn untyped(
+                        mut self,
+                        value: impl Into<::serde_json::Value>,
+                    ) -> Self {
+                        self.inner.untyped = Some(value.into());
+                        self
+                    }
+
+                    /// The finished `Maps`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> Maps {
+                        self.inner
+                    }
+                }
+
+                impl From<Maps> for MapsBuilder {
+                    #[inline]
+                    fn from(value: Maps) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<MapsBuilder> for Maps {
+                    #[inline]
+                    fn from(builder: MapsBuilder) -> Self {
+                        builder.inner
+                    }
+                }
             }
 
-            pub use self::maps::Maps;
+            pub use self::maps::{Maps, MapsBuilder};
         }
     }
 }

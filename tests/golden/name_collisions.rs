@@ -29,6 +29,75 @@ pub mod io {
                     pub name_2: Option<String>,
                 }
 
+                impl Widget {
+                    /// The [`WidgetBuilder`] of a new `Widget`.
+                    #[inline]
+                    pub fn builder() -> WidgetBuilder {
+                        WidgetBuilder {
+                            inner: Self::default(),
+                        }
+                    }
+                }
+
+                /// Builds [`Widget`] values: start with [`Widget::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Widget` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct WidgetBuilder {
+                    inner: Widget,
+                }
+
+                impl WidgetBuilder {
+                    /// Nested anonymous object whose name collides with a named schema.
+                    pub fn spec(
+                        mut self,
+                        value: impl Into<
+                            crate::golden::name_collisions::io::example::v1::WidgetSpec2,
+                        >,
+                    ) -> Self {
+                        self.inner.spec = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `name_3`.
+                    pub fn name_3(mut self, value: impl Into<String>) -> Self {
+                        self.inner.name_3 = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `name`.
+                    pub fn name(mut self, value: impl Into<String>) -> Self {
+                        self.inner.name = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `name_2`.
+                    pub fn name_2(mut self, value: impl Into<String>) -> Self {
+                        self.inner.name_2 = Some(value.into());
+                        self
+                    }
+
+                    /// The finished `Widget`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> Widget {
+                        self.inner
+                    }
+                }
+
+                impl From<Widget> for WidgetBuilder {
+                    #[inline]
+                    fn from(value: Widget) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<WidgetBuilder> for Widget {
+                    #[inline]
+                    fn from(builder: WidgetBuilder) -> Self {
+                        builder.inner
+                    }
+                }
+
                 /// Nested anonymous object whose name collides with a named schema.
                 #[derive(
                     Clone,
@@ -43,9 +112,57 @@ pub mod io {
                     #[serde(skip_serializing_if = "Option::is_none")]
                     pub size: Option<i64>,
                 }
+
+                impl WidgetSpec2 {
+                    /// The [`WidgetSpec2Builder`] of a new `WidgetSpec2`.
+                    #[inline]
+                    pub fn builder() -> WidgetSpec2Builder {
+                        WidgetSpec2Builder {
+                            inner: Self::default(),
+                        }
+                    }
+                }
+
+                /// Builds [`WidgetSpec2`] values: start with [`WidgetSpec2::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `WidgetSpec2` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct WidgetSpec2Builder {
+                    inner: WidgetSpec2,
+                }
+
+                impl WidgetSpec2Builder {
+                    /// Sets `size`.
+                    pub fn size(mut self, value: impl Into<i64>) -> Self {
+                        self.inner.size = Some(value.into());
+                        self
+                    }
+
+                    /// The finished `WidgetSpec2`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> WidgetSpec2 {
+                        self.inner
+                    }
+                }
+
+                impl From<WidgetSpec2> for WidgetSpec2Builder {
+                    #[inline]
+                    fn from(value: WidgetSpec2) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<WidgetSpec2Builder> for WidgetSpec2 {
+                    #[inline]
+                    fn from(builder: WidgetSpec2Builder) -> Self {
+                        builder.inner
+                    }
+                }
             }
 
-            pub use self::widget::{Widget, WidgetSpec2};
+            pub use self::widget::{
+                Widget, WidgetBuilder, WidgetSpec2, WidgetSpec2Builder,
+            };
             mod widget2 {
                 /// The second Widget: same Rust name, so it is numbered.
                 #[derive(
@@ -63,9 +180,60 @@ pub mod io {
                         crate::golden::name_collisions::io::example::v1::Widget,
                     >,
                 }
+
+                impl Widget2 {
+                    /// The [`Widget2Builder`] of a new `Widget2`.
+                    #[inline]
+                    pub fn builder() -> Widget2Builder {
+                        Widget2Builder {
+                            inner: Self::default(),
+                        }
+                    }
+                }
+
+                /// Builds [`Widget2`] values: start with [`Widget2::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Widget2` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct Widget2Builder {
+                    inner: Widget2,
+                }
+
+                impl Widget2Builder {
+                    /// Sets `other`.
+                    pub fn other(
+                        mut self,
+                        value: impl Into<
+                            crate::golden::name_collisions::io::example::v1::Widget,
+                        >,
+                    ) -> Self {
+                        self.inner.other = Some(value.into());
+                        self
+                    }
+
+                    /// The finished `Widget2`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> Widget2 {
+                        self.inner
+                    }
+                }
+
+                impl From<Widget2> for Widget2Builder {
+                    #[inline]
+                    fn from(value: Widget2) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<Widget2Builder> for Widget2 {
+                    #[inline]
+                    fn from(builder: Widget2Builder) -> Self {
+                        builder.inner
+                    }
+                }
             }
 
-            pub use self::widget2::Widget2;
+            pub use self::widget2::{Widget2, Widget2Builder};
             mod widget_spec {
                 /// A named schema that owns the name WidgetSpec.
                 #[derive(
@@ -81,9 +249,55 @@ pub mod io {
                     #[serde(skip_serializing_if = "Option::is_none")]
                     pub replicas: Option<i32>,
                 }
+
+                impl WidgetSpec {
+                    /// The [`WidgetSpecBuilder`] of a new `WidgetSpec`.
+                    #[inline]
+                    pub fn builder() -> WidgetSpecBuilder {
+                        WidgetSpecBuilder {
+                            inner: Self::default(),
+                        }
+                    }
+                }
+
+                /// Builds [`WidgetSpec`] values: start with [`WidgetSpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `WidgetSpec` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct WidgetSpecBuilder {
+                    inner: WidgetSpec,
+                }
+
+                impl WidgetSpecBuilder {
+                    /// Sets `replicas`.
+                    pub fn replicas(mut self, value: impl Into<i32>) -> Self {
+                        self.inner.replicas = Some(value.into());
+                        self
+                    }
+
+                    /// The finished `WidgetSpec`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> WidgetSpec {
+                        self.inner
+                    }
+                }
+
+                impl From<WidgetSpec> for WidgetSpecBuilder {
+                    #[inline]
+                    fn from(value: WidgetSpec) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<WidgetSpecBuilder> for WidgetSpec {
+                    #[inline]
+                    fn from(builder: WidgetSpecBuilder) -> Self {
+                        builder.inner
+                    }
+                }
             }
 
-            pub use self::widget_spec::WidgetSpec;
+            pub use self::widget_spec::{WidgetSpec, WidgetSpecBuilder};
         }
 
         pub mod v2 {
@@ -104,9 +318,60 @@ pub mod io {
                         crate::golden::name_collisions::io::example::v1::Widget2,
                     >,
                 }
+
+                impl Widget {
+                    /// The [`WidgetBuilder`] of a new `Widget`.
+                    #[inline]
+                    pub fn builder() -> WidgetBuilder {
+                        WidgetBuilder {
+                            inner: Self::default(),
+                        }
+                    }
+                }
+
+                /// Builds [`Widget`] values: start with [`Widget::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Widget` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct WidgetBuilder {
+                    inner: Widget,
+                }
+
+                impl WidgetBuilder {
+                    /// Sets `v1`.
+                    pub fn v1(
+                        mut self,
+                        value: impl Into<
+                            crate::golden::name_collisions::io::example::v1::Widget2,
+                        >,
+                    ) -> Self {
+                        self.inner.v1 = Some(value.into());
+                        self
+                    }
+
+                    /// The finished `Widget`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> Widget {
+                        self.inner
+                    }
+                }
+
+                impl From<Widget> for WidgetBuilder {
+                    #[inline]
+                    fn from(value: Widget) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<WidgetBuilder> for Widget {
+                    #[inline]
+                    fn from(builder: WidgetBuilder) -> Self {
+                        builder.inner
+                    }
+                }
             }
 
-            pub use self::widget::Widget;
+            pub use self::widget::{Widget, WidgetBuilder};
         }
     }
 }

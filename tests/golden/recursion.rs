@@ -18,9 +18,64 @@ pub mod io {
                     /// The odd half.
                     pub odd: Box<crate::golden::recursion::io::example::v1::Odd>,
                 }
+
+                impl Even {
+                    /// The [`EvenBuilder`] of a new `Even`.
+                    ///
+                    /// The required fields are its arguments:
+                    ///
+                    /// - `odd` (see [`odd`](EvenBuilder::odd))
+                    #[inline]
+                    pub fn builder(
+                        odd: impl Into<crate::golden::recursion::io::example::v1::Odd>,
+                    ) -> EvenBuilder {
+                        EvenBuilder {
+                            inner: Self { odd: Box::new(odd.into()) },
+                        }
+                    }
+                }
+
+                /// Builds [`Even`] values: start with [`Even::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Even` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct EvenBuilder {
+                    inner: Even,
+                }
+
+                impl EvenBuilder {
+                    /// The odd half.
+                    pub fn odd(
+                        mut self,
+                        value: impl Into<crate::golden::recursion::io::example::v1::Odd>,
+                    ) -> Self {
+                        self.inner.odd = Box::new(value.into());
+                        self
+                    }
+
+                    /// The finished `Even`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> Even {
+                        self.inner
+                    }
+                }
+
+                impl From<Even> for EvenBuilder {
+                    #[inline]
+                    fn from(value: Even) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<EvenBuilder> for Even {
+                    #[inline]
+                    fn from(builder: EvenBuilder) -> Self {
+                        builder.inner
+                    }
+                }
             }
 
-            pub use self::even::Even;
+            pub use self::even::{Even, EvenBuilder};
             mod leaf {
                 /// Referenced by a cycle but not part of one: never boxed.
                 #[derive(
@@ -36,9 +91,55 @@ pub mod io {
                     #[serde(skip_serializing_if = "Option::is_none")]
                     pub name: Option<String>,
                 }
+
+                impl Leaf {
+                    /// The [`LeafBuilder`] of a new `Leaf`.
+                    #[inline]
+                    pub fn builder() -> LeafBuilder {
+                        LeafBuilder {
+                            inner: Self::default(),
+                        }
+                    }
+                }
+
+                /// Builds [`Leaf`] values: start with [`Leaf::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Leaf` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct LeafBuilder {
+                    inner: Leaf,
+                }
+
+                impl LeafBuilder {
+                    /// Sets `name`.
+                    pub fn name(mut self, value: impl Into<String>) -> Self {
+                        self.inner.name = Some(value.into());
+                        self
+                    }
+
+                    /// The finished `Leaf`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> Leaf {
+                        self.inner
+                    }
+                }
+
+                impl From<Leaf> for LeafBuilder {
+                    #[inline]
+                    fn from(value: Leaf) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<LeafBuilder> for Leaf {
+                    #[inline]
+                    fn from(builder: LeafBuilder) -> Self {
+                        builder.inner
+                    }
+                }
             }
 
-            pub use self::leaf::Leaf;
+            pub use self::leaf::{Leaf, LeafBuilder};
             mod node {
                 /// Contains itself directly (boxed) and through a list (not boxed).
                 #[derive(
@@ -69,9 +170,128 @@ pub mod io {
                     #[serde(skip_serializing_if = "Option::is_none")]
                     pub value: Option<String>,
                 }
+
+                impl Node {
+                    /// The [`NodeBuilder`] of a new `Node`.
+                    #[inline]
+                    pub fn builder() -> NodeBuilder {
+                        NodeBuilder {
+                            inner: Self::default(),
+                        }
+                    }
+                }
+
+                /// Builds [`Node`] values: start with [`Node::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Node` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct NodeBuilder {
+                    inner: Node,
+                }
+
+                impl NodeBuilder {
+                    /// Sets `children`.
+                    ///
+                    /// Replaces the whole list; [`child`](Self::child) appends one item.
+                    pub fn children(
+                        mut self,
+                        items: impl IntoIterator<
+                            Item = impl Into<
+                                crate::golden::recursion::io::example::v1::Node,
+                            >,
+                        >,
+                    ) -> Self {
+                        self.inner.children = Some(
+                            items.into_iter().map(Into::into).collect(),
+                        );
+                        self
+                    }
+
+                    /// Sets `children`.
+                    ///
+                    /// Appends one item to `children`; [`children`](Self::children) replaces the whole list.
+                    pub fn child(
+                        mut self,
+                        item: impl Into<crate::golden::recursion::io::example::v1::Node>,
+                    ) -> Self {
+                        self.inner.children.get_or_insert_default().push(item.into());
+                        self
+                    }
+
+                    /// Sets `next`.
+                    pub fn next(
+                        mut self,
+                        value: impl Into<crate::golden::recursion::io::example::v1::Node>,
+                    ) -> Self {
+                        self.inner.next = Some(Box::new(value.into()));
+                        self
+                    }
+
+                    /// Sets `by_name`.
+                    ///
+                    /// Replaces the whole map; [`insert_by_name`](Self::insert_by_name) inserts one entry.
+                    pub fn by_name(
+                        mut self,
+                        entries: impl IntoIterator<
+                            Item = (
+                                impl Into<String>,
+                                impl Into<crate::golden::recursion::io::example::v1::Node>,
+                            ),
+                        >,
+                    ) -> Self {
+                        self.inner.by_name = Some(
+                            entries
+                                .into_iter()
+                                .map(|(key, value)| (key.into(), value.into()))
+                                .collect(),
+                        );
+                        self
+                    }
+
+                    /// Sets `by_name`.
+                    ///
+                    /// Inserts one entry into `by_name`, replacing any value under the same key; [`by_name`](Self::by_name) replaces the whole map.
+                    pub fn insert_by_name(
+                        mut self,
+                        key: impl Into<String>,
+                        value: impl Into<crate::golden::recursion::io::example::v1::Node>,
+                    ) -> Self {
+                        self.inner
+                            .by_name
+                            .get_or_insert_default()
+                            .insert(key.into(), value.into());
+                        self
+                    }
+
+                    /// Sets `value`.
+                    pub fn value(mut self, value: impl Into<String>) -> Self {
+                        self.inner.value = Some(value.into());
+                        self
+                    }
+
+                    /// The finished `Node`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> Node {
+                        self.inner
+                    }
+                }
+
+                impl From<Node> for NodeBuilder {
+                    #[inline]
+                    fn from(value: Node) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<NodeBuilder> for Node {
+                    #[inline]
+                    fn from(builder: NodeBuilder) -> Self {
+                        builder.inner
+                    }
+                }
             }
 
-            pub use self::node::Node;
+            pub use self::node::{Node, NodeBuilder};
             mod odd {
                 /// The other half of the mutual recursion.
                 #[derive(
@@ -91,9 +311,67 @@ pub mod io {
                     #[serde(skip_serializing_if = "Option::is_none")]
                     pub leaf: Option<crate::golden::recursion::io::example::v1::Leaf>,
                 }
+
+                impl Odd {
+                    /// The [`OddBuilder`] of a new `Odd`.
+                    #[inline]
+                    pub fn builder() -> OddBuilder {
+                        OddBuilder {
+                            inner: Self::default(),
+                        }
+                    }
+                }
+
+                /// Builds [`Odd`] values: start with [`Odd::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Odd` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct OddBuilder {
+                    inner: Odd,
+                }
+
+                impl OddBuilder {
+                    /// Sets `even`.
+                    pub fn even(
+                        mut self,
+                        value: impl Into<crate::golden::recursion::io::example::v1::Even>,
+                    ) -> Self {
+                        self.inner.even = Some(Box::new(value.into()));
+                        self
+                    }
+
+                    /// Sets `leaf`.
+                    pub fn leaf(
+                        mut self,
+                        value: impl Into<crate::golden::recursion::io::example::v1::Leaf>,
+                    ) -> Self {
+                        self.inner.leaf = Some(value.into());
+                        self
+                    }
+
+                    /// The finished `Odd`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> Odd {
+                        self.inner
+                    }
+                }
+
+                impl From<Odd> for OddBuilder {
+                    #[inline]
+                    fn from(value: Odd) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<OddBuilder> for Odd {
+                    #[inline]
+                    fn from(builder: OddBuilder) -> Self {
+                        builder.inner
+                    }
+                }
             }
 
-            pub use self::odd::Odd;
+            pub use self::odd::{Odd, OddBuilder};
             mod props {
                 /// Like JSONSchemaProps: a schema of schemas, through an alias.
                 #[derive(
@@ -122,9 +400,109 @@ pub mod io {
                         >,
                     >,
                 }
+
+                impl Props {
+                    /// The [`PropsBuilder`] of a new `Props`.
+                    #[inline]
+                    pub fn builder() -> PropsBuilder {
+                        PropsBuilder {
+                            inner: Self::default(),
+                        }
+                    }
+                }
+
+                /// Builds [`Props`] values: start with [`Props::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Props` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct PropsBuilder {
+                    inner: Props,
+                }
+
+                impl PropsBuilder {
+                    /// Sets `not`.
+                    pub fn set_not(
+                        mut self,
+                        value: impl Into<
+                            crate::golden::recursion::io::example::v1::Props,
+                        >,
+                    ) -> Self {
+                        self.inner.not = Some(Box::new(value.into()));
+                        self
+                    }
+
+                    /// Sets `items`.
+                    pub fn items(
+                        mut self,
+                        value: impl Into<
+                            crate::golden::recursion::io::example::v1::PropsAlias,
+                        >,
+                    ) -> Self {
+                        self.inner.items = Some(Box::new(value.into()));
+                        self
+                    }
+
+                    /// Sets `properties`.
+                    ///
+                    /// Replaces the whole map; [`property`](Self::property) inserts one entry.
+                    pub fn properties(
+                        mut self,
+                        entries: impl IntoIterator<
+                            Item = (
+                                impl Into<String>,
+                                impl Into<crate::golden::recursion::io::example::v1::Props>,
+                            ),
+                        >,
+                    ) -> Self {
+                        self.inner.properties = Some(
+                            entries
+                                .into_iter()
+                                .map(|(key, value)| (key.into(), value.into()))
+                                .collect(),
+                        );
+                        self
+                    }
+
+                    /// Sets `properties`.
+                    ///
+                    /// Inserts one entry into `properties`, replacing any value under the same key; [`properties`](Self::properties) replaces the whole map.
+                    pub fn property(
+                        mut self,
+                        key: impl Into<String>,
+                        value: impl Into<
+                            crate::golden::recursion::io::example::v1::Props,
+                        >,
+                    ) -> Self {
+                        self.inner
+                            .properties
+                            .get_or_insert_default()
+                            .insert(key.into(), value.into());
+                        self
+                    }
+
+                    /// The finished `Props`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> Props {
+                        self.inner
+                    }
+                }
+
+                impl From<Props> for PropsBuilder {
+                    #[inline]
+                    fn from(value: Props) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<PropsBuilder> for Props {
+                    #[inline]
+                    fn from(builder: PropsBuilder) -> Self {
+                        builder.inner
+                    }
+                }
             }
 
-            pub use self::props::Props;
+            pub use self::props::{Props, PropsBuilder};
             mod props_alias {
                 /// An alias that sits inside the Props cycle.
                 pub type PropsAlias = crate::golden::recursion::io::example::v1::Props;

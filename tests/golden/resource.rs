@@ -29,9 +29,67 @@ pub mod apimachinery {
                             )]
                             pub resource_version: Option<String>,
                         }
+
+                        impl ListMeta {
+                            /// The [`ListMetaBuilder`] of a new `ListMeta`.
+                            #[inline]
+                            pub fn builder() -> ListMetaBuilder {
+                                ListMetaBuilder {
+                                    inner: Self::default(),
+                                }
+                            }
+                        }
+
+                        /// Builds [`ListMeta`] values: start with [`ListMeta::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ListMeta` back into its builder.
+                        #[derive(Clone, Debug)]
+                        #[must_use = "a builder does nothing until `build()` is called"]
+                        pub struct ListMetaBuilder {
+                            inner: ListMeta,
+                        }
+
+                        impl ListMetaBuilder {
+                            /// Sets `continue_`.
+                            pub fn continue_(
+                                mut self,
+                                value: impl Into<String>,
+                            ) -> Self {
+                                self.inner.continue_ = Some(value.into());
+                                self
+                            }
+
+                            /// Sets `resource_version`.
+                            pub fn resource_version(
+                                mut self,
+                                value: impl Into<String>,
+                            ) -> Self {
+                                self.inner.resource_version = Some(value.into());
+                                self
+                            }
+
+                            /// The finished `ListMeta`.
+                            #[inline]
+                            #[must_use]
+                            pub fn build(self) -> ListMeta {
+                                self.inner
+                            }
+                        }
+
+                        impl From<ListMeta> for ListMetaBuilder {
+                            #[inline]
+                            fn from(value: ListMeta) -> Self {
+                                Self { inner: value }
+                            }
+                        }
+
+                        impl From<ListMetaBuilder> for ListMeta {
+                            #[inline]
+                            fn from(builder: ListMetaBuilder) -> Self {
+                                builder.inner
+                            }
+                        }
                     }
 
-                    pub use self::list_meta::ListMeta;
+                    pub use self::list_meta::{ListMeta, ListMetaBuilder};
                     mod object_meta {
                         /// Object metadata.
                         #[derive(
@@ -49,9 +107,64 @@ pub mod apimachinery {
                             #[serde(skip_serializing_if = "Option::is_none")]
                             pub namespace: Option<String>,
                         }
+
+                        impl ObjectMeta {
+                            /// The [`ObjectMetaBuilder`] of a new `ObjectMeta`.
+                            #[inline]
+                            pub fn builder() -> ObjectMetaBuilder {
+                                ObjectMetaBuilder {
+                                    inner: Self::default(),
+                                }
+                            }
+                        }
+
+                        /// Builds [`ObjectMeta`] values: start with [`ObjectMeta::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ObjectMeta` back into its builder.
+                        #[derive(Clone, Debug)]
+                        #[must_use = "a builder does nothing until `build()` is called"]
+                        pub struct ObjectMetaBuilder {
+                            inner: ObjectMeta,
+                        }
+
+                        impl ObjectMetaBuilder {
+                            /// Sets `name`.
+                            pub fn name(mut self, value: impl Into<String>) -> Self {
+                                self.inner.name = Some(value.into());
+                                self
+                            }
+
+                            /// Sets `namespace`.
+                            pub fn namespace(
+                                mut self,
+                                value: impl Into<String>,
+                            ) -> Self {
+                                self.inner.namespace = Some(value.into());
+                                self
+                            }
+
+                            /// The finished `ObjectMeta`.
+                            #[inline]
+                            #[must_use]
+                            pub fn build(self) -> ObjectMeta {
+                                self.inner
+                            }
+                        }
+
+                        impl From<ObjectMeta> for ObjectMetaBuilder {
+                            #[inline]
+                            fn from(value: ObjectMeta) -> Self {
+                                Self { inner: value }
+                            }
+                        }
+
+                        impl From<ObjectMetaBuilder> for ObjectMeta {
+                            #[inline]
+                            fn from(builder: ObjectMetaBuilder) -> Self {
+                                builder.inner
+                            }
+                        }
                     }
 
-                    pub use self::object_meta::ObjectMeta;
+                    pub use self::object_meta::{ObjectMeta, ObjectMetaBuilder};
                     mod status {
                         /// The body of an error response.
                         #[derive(
@@ -89,9 +202,61 @@ pub mod apimachinery {
                             const VERSION: &'static str = "v1";
                             const KIND: &'static str = "Status";
                         }
+
+                        impl Status {
+                            /// The [`StatusBuilder`] of a new `Status`, with `apiVersion` and `kind` set.
+                            #[inline]
+                            pub fn builder() -> StatusBuilder {
+                                StatusBuilder {
+                                    inner: Self::default(),
+                                }
+                            }
+                        }
+
+                        /// Builds [`Status`] values: start with [`Status::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Status` back into its builder.
+                        #[derive(Clone, Debug)]
+                        #[must_use = "a builder does nothing until `build()` is called"]
+                        pub struct StatusBuilder {
+                            inner: Status,
+                        }
+
+                        impl StatusBuilder {
+                            /// Sets `message`.
+                            pub fn message(mut self, value: impl Into<String>) -> Self {
+                                self.inner.message = Some(value.into());
+                                self
+                            }
+
+                            /// Sets `code`.
+                            pub fn code(mut self, value: impl Into<i32>) -> Self {
+                                self.inner.code = Some(value.into());
+                                self
+                            }
+
+                            /// The finished `Status`.
+                            #[inline]
+                            #[must_use]
+                            pub fn build(self) -> Status {
+                                self.inner
+                            }
+                        }
+
+                        impl From<Status> for StatusBuilder {
+                            #[inline]
+                            fn from(value: Status) -> Self {
+                                Self { inner: value }
+                            }
+                        }
+
+                        impl From<StatusBuilder> for Status {
+                            #[inline]
+                            fn from(builder: StatusBuilder) -> Self {
+                                builder.inner
+                            }
+                        }
                     }
 
-                    pub use self::status::Status;
+                    pub use self::status::{Status, StatusBuilder};
                     mod watch_event {
                         /// One event of a watch stream.
                         ///
@@ -123,6 +288,14 @@ pub mod com {
         pub mod v1 {
             mod gadget {
                 /// A namespaced resource.
+                ///
+                /// # Endpoints
+                ///
+                /// | Method | Path | Description | Query parameters | Function |
+                /// |---|---|---|---|---|
+                /// | `GET` | `/apis/example.com/v1/namespaces/{namespace}/gadgets` |  |  | [`list_namespaced_gadget`](Self::list_namespaced_gadget) |
+                /// | `GET` | `/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}` |  |  | [`read_namespaced_gadget`](Self::read_namespaced_gadget) |
+                /// | `GET` | `/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}/status` |  |  | [`read_namespaced_gadget_status`](Self::read_namespaced_gadget_status) |
                 #[derive(
                     Clone,
                     Debug,
@@ -165,6 +338,244 @@ pub mod com {
                     const SUBRESOURCES: &'static [&'static str] = &["status"];
                 }
 
+                impl Gadget {
+                    /// The [`GadgetBuilder`] of a new `Gadget` named `name` in the namespace `namespace`, with `apiVersion` and `kind` set.
+                    ///
+                    /// The required fields are its arguments:
+                    ///
+                    /// - `spec` (see [`spec`](GadgetBuilder::spec))
+                    #[inline]
+                    pub fn builder(
+                        name: impl Into<String>,
+                        namespace: impl Into<String>,
+                        spec: impl Into<
+                            crate::golden::resource::com::example::v1::GadgetSpec,
+                        >,
+                    ) -> GadgetBuilder {
+                        GadgetBuilder {
+                            inner: Self {
+                                api_version: ::kubegen_runtime::ApiVersion::present(),
+                                kind: ::kubegen_runtime::Kind::present(),
+                                metadata: Some(
+                                    crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
+                                        .name(name)
+                                        .namespace(namespace)
+                                        .build(),
+                                ),
+                                spec: spec.into(),
+                            },
+                        }
+                    }
+                }
+
+                /// Builds [`Gadget`] values: start with [`Gadget::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Gadget` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct GadgetBuilder {
+                    inner: Gadget,
+                }
+
+                impl GadgetBuilder {
+                    /// Sets `metadata`.
+                    pub fn metadata(
+                        mut self,
+                        value: impl Into<
+                            crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+                        >,
+                    ) -> Self {
+                        self.inner.metadata = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `metadata`.
+                    ///
+                    /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
+                    pub fn metadata_with(
+                        mut self,
+                        edit: impl FnOnce(
+                            crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+                        ) -> crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+                    ) -> Self {
+                        let current = match self.inner.metadata.take() {
+                            Some(value) => value.into(),
+                            None => {
+                                crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
+                            }
+                        };
+                        self.inner.metadata = Some(edit(current).build());
+                        self
+                    }
+
+                    /// Sets `spec`.
+                    pub fn spec(
+                        mut self,
+                        value: impl Into<
+                            crate::golden::resource::com::example::v1::GadgetSpec,
+                        >,
+                    ) -> Self {
+                        self.inner.spec = value.into();
+                        self
+                    }
+
+                    /// The finished `Gadget`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> Gadget {
+                        self.inner
+                    }
+                }
+
+                impl From<Gadget> for GadgetBuilder {
+                    #[inline]
+                    fn from(value: Gadget) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<GadgetBuilder> for Gadget {
+                    #[inline]
+                    fn from(builder: GadgetBuilder) -> Self {
+                        builder.inner
+                    }
+                }
+
+                impl Gadget {
+                    /// The operations on this resource, in the order of the endpoint table above.
+                    pub const ROUTES: &'static [crate::golden::resource::routes::Route] = &[
+                        crate::golden::resource::routes::Route::ListExampleComV1NamespacedGadget,
+                        crate::golden::resource::routes::Route::ReadExampleComV1NamespacedGadget,
+                        crate::golden::resource::routes::Route::ReadExampleComV1NamespacedGadgetStatus,
+                    ];
+
+                    ///
+                    ///
+                    /// `GET /apis/example.com/v1/namespaces/{namespace}/gadgets`. Decode the response with [`Gadget::list_namespaced_gadget_response`].
+                    ///
+                    /// # Errors
+                    ///
+                    /// When a path parameter is empty, `.` or `..`.
+                    pub fn list_namespaced_gadget(
+                        namespace: &str,
+                    ) -> Result<
+                        ::kubegen_runtime::http::Request<Vec<u8>>,
+                        ::kubegen_runtime::RequestError,
+                    > {
+                        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+                            "/apis/example.com/v1/namespaces/",
+                        );
+                        target.push_segment("namespace", namespace)?;
+                        target.push_literal("/gadgets");
+                        ::kubegen_runtime::request::build(
+                            ::kubegen_runtime::http::Method::GET,
+                            target,
+                            None,
+                            None,
+                        )
+                    }
+
+                    /// Decodes the response to [`Gadget::list_namespaced_gadget`]: any success status, with the body ignored.
+                    ///
+                    /// # Errors
+                    ///
+                    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+                    pub fn list_namespaced_gadget_response(
+                        status: ::kubegen_runtime::http::StatusCode,
+                        body: &[u8],
+                    ) -> Result<(), crate::golden::resource::routes::ResponseError> {
+                        match status.as_u16() {
+                            200..=299 => ::kubegen_runtime::response::empty(status, body),
+                            _ => Err(::kubegen_runtime::response::error(status, body)),
+                        }
+                    }
+
+                    ///
+                    ///
+                    /// `GET /apis/example.com/v1/namespaces/{namespace}/gadgets/{name}`. Decode the response with [`Gadget::read_namespaced_gadget_response`].
+                    ///
+                    /// # Errors
+                    ///
+                    /// When a path parameter is empty, `.` or `..`.
+                    pub fn read_namespaced_gadget(
+                        namespace: &str,
+                        name: &str,
+                    ) -> Result<
+                        ::kubegen_runtime::http::Request<Vec<u8>>,
+                        ::kubegen_runtime::RequestError,
+                    > {
+                        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+                            "/apis/example.com/v1/namespaces/",
+                        );
+                        target.push_segment("namespace", namespace)?;
+                        target.push_literal("/gadgets/");
+                        target.push_segment("name", name)?;
+                        ::kubegen_runtime::request::build(
+                            ::kubegen_runtime::http::Method::GET,
+                            target,
+                            None,
+                            None,
+                        )
+                    }
+
+                    /// Decodes the response to [`Gadget::read_namespaced_gadget`]: any success status, with the body ignored.
+                    ///
+                    /// # Errors
+                    ///
+                    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+                    pub fn read_namespaced_gadget_response(
+                        status: ::kubegen_runtime::http::StatusCode,
+                        body: &[u8],
+                    ) -> Result<(), crate::golden::resource::routes::ResponseError> {
+                        match status.as_u16() {
+                            200..=299 => ::kubegen_runtime::response::empty(status, body),
+                            _ => Err(::kubegen_runtime::response::error(status, body)),
+                        }
+                    }
+
+                    ///
+                    ///
+                    /// `GET /apis/example.com/v1/namespaces/{namespace}/gadgets/{name}/status`. Decode the response with [`Gadget::read_namespaced_gadget_status_response`].
+                    ///
+                    /// # Errors
+                    ///
+                    /// When a path parameter is empty, `.` or `..`.
+                    pub fn read_namespaced_gadget_status(
+                        namespace: &str,
+                        name: &str,
+                    ) -> Result<
+                        ::kubegen_runtime::http::Request<Vec<u8>>,
+                        ::kubegen_runtime::RequestError,
+                    > {
+                        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+                            "/apis/example.com/v1/namespaces/",
+                        );
+                        target.push_segment("namespace", namespace)?;
+                        target.push_literal("/gadgets/");
+                        target.push_segment("name", name)?;
+                        target.push_literal("/status");
+                        ::kubegen_runtime::request::build(
+                            ::kubegen_runtime::http::Method::GET,
+                            target,
+                            None,
+                            None,
+                        )
+                    }
+
+                    /// Decodes the response to [`Gadget::read_namespaced_gadget_status`]: any success status, with the body ignored.
+                    ///
+                    /// # Errors
+                    ///
+                    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+                    pub fn read_namespaced_gadget_status_response(
+                        status: ::kubegen_runtime::http::StatusCode,
+                        body: &[u8],
+                    ) -> Result<(), crate::golden::resource::routes::ResponseError> {
+                        match status.as_u16() {
+                            200..=299 => ::kubegen_runtime::response::empty(status, body),
+                            _ => Err(::kubegen_runtime::response::error(status, body)),
+                        }
+                    }
+                }
+
                 #[derive(
                     Clone,
                     Debug,
@@ -178,9 +589,72 @@ pub mod com {
                     #[serde(skip_serializing_if = "Option::is_none")]
                     pub color: Option<String>,
                 }
+
+                impl GadgetSpec {
+                    /// The [`GadgetSpecBuilder`] of a new `GadgetSpec`.
+                    ///
+                    /// The required fields are its arguments:
+                    ///
+                    /// - `size` (see [`size`](GadgetSpecBuilder::size))
+                    ///
+                    /// The schema's defaults are filled in: `color`.
+                    #[inline]
+                    pub fn builder(size: impl Into<i32>) -> GadgetSpecBuilder {
+                        GadgetSpecBuilder {
+                            inner: Self {
+                                size: size.into(),
+                                color: Some("blue".to_owned()),
+                            },
+                        }
+                    }
+                }
+
+                /// Builds [`GadgetSpec`] values: start with [`GadgetSpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `GadgetSpec` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct GadgetSpecBuilder {
+                    inner: GadgetSpec,
+                }
+
+                impl GadgetSpecBuilder {
+                    /// Sets `size`.
+                    pub fn size(mut self, value: impl Into<i32>) -> Self {
+                        self.inner.size = value.into();
+                        self
+                    }
+
+                    /// Sets `color`.
+                    ///
+                    /// A new builder starts with the schema's default, `"blue"`.
+                    pub fn color(mut self, value: impl Into<String>) -> Self {
+                        self.inner.color = Some(value.into());
+                        self
+                    }
+
+                    /// The finished `GadgetSpec`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> GadgetSpec {
+                        self.inner
+                    }
+                }
+
+                impl From<GadgetSpec> for GadgetSpecBuilder {
+                    #[inline]
+                    fn from(value: GadgetSpec) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<GadgetSpecBuilder> for GadgetSpec {
+                    #[inline]
+                    fn from(builder: GadgetSpecBuilder) -> Self {
+                        builder.inner
+                    }
+                }
             }
 
-            pub use self::gadget::{Gadget, GadgetSpec};
+            pub use self::gadget::{Gadget, GadgetBuilder, GadgetSpec, GadgetSpecBuilder};
             mod gadget_list {
                 /// A page of gadgets.
                 #[derive(
@@ -222,11 +696,111 @@ pub mod com {
                 impl ::kubegen_runtime::ListResource for GadgetList {
                     type Item = crate::golden::resource::com::example::v1::Gadget;
                 }
+
+                impl GadgetList {
+                    /// The [`GadgetListBuilder`] of a new `GadgetList`, with `apiVersion` and `kind` set.
+                    ///
+                    /// The required fields are its arguments:
+                    ///
+                    /// - `items` (see [`items`](GadgetListBuilder::items))
+                    #[inline]
+                    pub fn builder(
+                        items: impl IntoIterator<
+                            Item = impl Into<
+                                crate::golden::resource::com::example::v1::Gadget,
+                            >,
+                        >,
+                    ) -> GadgetListBuilder {
+                        GadgetListBuilder {
+                            inner: Self {
+                                api_version: ::kubegen_runtime::ApiVersion::present(),
+                                items: items.into_iter().map(Into::into).collect(),
+                                kind: ::kubegen_runtime::Kind::present(),
+                                metadata: None,
+                            },
+                        }
+                    }
+                }
+
+                /// Builds [`GadgetList`] values: start with [`GadgetList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `GadgetList` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct GadgetListBuilder {
+                    inner: GadgetList,
+                }
+
+                impl GadgetListBuilder {
+                    /// Sets `items`.
+                    ///
+                    /// Replaces the whole list; [`item`](Self::item) appends one item.
+                    pub fn items(
+                        mut self,
+                        items: impl IntoIterator<
+                            Item = impl Into<
+                                crate::golden::resource::com::example::v1::Gadget,
+                            >,
+                        >,
+                    ) -> Self {
+                        self.inner.items = items.into_iter().map(Into::into).collect();
+                        self
+                    }
+
+                    /// Sets `items`.
+                    ///
+                    /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
+                    pub fn item(
+                        mut self,
+                        item: impl Into<
+                            crate::golden::resource::com::example::v1::Gadget,
+                        >,
+                    ) -> Self {
+                        self.inner.items.push(item.into());
+                        self
+                    }
+
+                    /// Sets `metadata`.
+                    pub fn metadata(
+                        mut self,
+                        value: impl Into<
+                            crate::golden::resource::apimachinery::pkg::apis::meta::v1::ListMeta,
+                        >,
+                    ) -> Self {
+                        self.inner.metadata = Some(value.into());
+                        self
+                    }
+
+                    /// The finished `GadgetList`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> GadgetList {
+                        self.inner
+                    }
+                }
+
+                impl From<GadgetList> for GadgetListBuilder {
+                    #[inline]
+                    fn from(value: GadgetList) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<GadgetListBuilder> for GadgetList {
+                    #[inline]
+                    fn from(builder: GadgetListBuilder) -> Self {
+                        builder.inner
+                    }
+                }
             }
 
-            pub use self::gadget_list::GadgetList;
+            pub use self::gadget_list::{GadgetList, GadgetListBuilder};
             mod gizmo {
                 /// A cluster-scoped resource without a list type.
+                ///
+                /// # Endpoints
+                ///
+                /// | Method | Path | Description | Query parameters | Function |
+                /// |---|---|---|---|---|
+                /// | `GET` | `/apis/example.com/v1/gizmos` |  |  | [`list_gizmo`](Self::list_gizmo) |
                 #[derive(
                     Clone,
                     Debug,
@@ -268,9 +842,130 @@ pub mod com {
                     const SCOPE: ::kubegen_runtime::Scope = ::kubegen_runtime::Scope::Cluster;
                     const SUBRESOURCES: &'static [&'static str] = &[];
                 }
+
+                impl Gizmo {
+                    /// The [`GizmoBuilder`] of a new `Gizmo` named `name`, with `apiVersion` and `kind` set.
+                    #[inline]
+                    pub fn builder(name: impl Into<String>) -> GizmoBuilder {
+                        GizmoBuilder {
+                            inner: Self {
+                                metadata: Some(
+                                    crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
+                                        .name(name)
+                                        .build(),
+                                ),
+                                ..Self::default()
+                            },
+                        }
+                    }
+                }
+
+                /// Builds [`Gizmo`] values: start with [`Gizmo::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Gizmo` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct GizmoBuilder {
+                    inner: Gizmo,
+                }
+
+                impl GizmoBuilder {
+                    /// Sets `metadata`.
+                    pub fn metadata(
+                        mut self,
+                        value: impl Into<
+                            crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+                        >,
+                    ) -> Self {
+                        self.inner.metadata = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `metadata`.
+                    ///
+                    /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
+                    pub fn metadata_with(
+                        mut self,
+                        edit: impl FnOnce(
+                            crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+                        ) -> crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+                    ) -> Self {
+                        let current = match self.inner.metadata.take() {
+                            Some(value) => value.into(),
+                            None => {
+                                crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
+                            }
+                        };
+                        self.inner.metadata = Some(edit(current).build());
+                        self
+                    }
+
+                    /// The finished `Gizmo`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> Gizmo {
+                        self.inner
+                    }
+                }
+
+                impl From<Gizmo> for GizmoBuilder {
+                    #[inline]
+                    fn from(value: Gizmo) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<GizmoBuilder> for Gizmo {
+                    #[inline]
+                    fn from(builder: GizmoBuilder) -> Self {
+                        builder.inner
+                    }
+                }
+
+                impl Gizmo {
+                    /// The operations on this resource, in the order of the endpoint table above.
+                    pub const ROUTES: &'static [crate::golden::resource::routes::Route] = &[
+                        crate::golden::resource::routes::Route::ListExampleComV1Gizmo,
+                    ];
+
+                    ///
+                    ///
+                    /// `GET /apis/example.com/v1/gizmos`. Decode the response with [`Gizmo::list_gizmo_response`].
+                    ///
+                    /// # Errors
+                    ///
+                    /// Never in practice: the request is always well-formed.
+                    pub fn list_gizmo() -> Result<
+                        ::kubegen_runtime::http::Request<Vec<u8>>,
+                        ::kubegen_runtime::RequestError,
+                    > {
+                        let target = ::kubegen_runtime::request::PathAndQuery::new(
+                            "/apis/example.com/v1/gizmos",
+                        );
+                        ::kubegen_runtime::request::build(
+                            ::kubegen_runtime::http::Method::GET,
+                            target,
+                            None,
+                            None,
+                        )
+                    }
+
+                    /// Decodes the response to [`Gizmo::list_gizmo`]: any success status, with the body ignored.
+                    ///
+                    /// # Errors
+                    ///
+                    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+                    pub fn list_gizmo_response(
+                        status: ::kubegen_runtime::http::StatusCode,
+                        body: &[u8],
+                    ) -> Result<(), crate::golden::resource::routes::ResponseError> {
+                        match status.as_u16() {
+                            200..=299 => ::kubegen_runtime::response::empty(status, body),
+                            _ => Err(::kubegen_runtime::response::error(status, body)),
+                        }
+                    }
+                }
             }
 
-            pub use self::gizmo::Gizmo;
+            pub use self::gizmo::{Gizmo, GizmoBuilder};
             mod options {
                 /// Registered in two groups, so apiVersion and kind stay plain strings.
                 #[derive(
@@ -293,9 +988,331 @@ pub mod com {
                     #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
                     pub dry_run: Option<Vec<String>>,
                 }
+
+                impl Options {
+                    /// The [`OptionsBuilder`] of a new `Options`.
+                    #[inline]
+                    pub fn builder() -> OptionsBuilder {
+                        OptionsBuilder {
+                            inner: Self::default(),
+                        }
+                    }
+                }
+
+                /// Builds [`Options`] values: start with [`Options::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Options` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct OptionsBuilder {
+                    inner: Options,
+                }
+
+                impl OptionsBuilder {
+                    /// Sets `api_version`.
+                    pub fn api_version(mut self, value: impl Into<String>) -> Self {
+                        self.inner.api_version = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `kind`.
+                    pub fn kind(mut self, value: impl Into<String>) -> Self {
+                        self.inner.kind = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `dry_run`.
+                    ///
+                    /// Replaces the whole list; [`push_dry_run`](Self::push_dry_run) appends one item.
+                    pub fn dry_run(
+                        mut self,
+                        items: impl IntoIterator<Item = impl Into<String>>,
+                    ) -> Self {
+                        self.inner.dry_run = Some(
+                            items.into_iter().map(Into::into).collect(),
+                        );
+                        self
+                    }
+
+                    /// Sets `dry_run`.
+                    ///
+                    /// Appends one item to `dry_run`; [`dry_run`](Self::dry_run) replaces the whole list.
+                    pub fn push_dry_run(mut self, item: impl Into<String>) -> Self {
+                        self.inner.dry_run.get_or_insert_default().push(item.into());
+                        self
+                    }
+
+                    /// The finished `Options`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> Options {
+                        self.inner
+                    }
+                }
+
+                impl From<Options> for OptionsBuilder {
+                    #[inline]
+                    fn from(value: Options) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<OptionsBuilder> for Options {
+                    #[inline]
+                    fn from(builder: OptionsBuilder) -> Self {
+                        builder.inner
+                    }
+                }
             }
 
-            pub use self::options::Options;
+            pub use self::options::{Options, OptionsBuilder};
         }
     }
+}
+
+pub mod routes {
+    mod matcher {
+        use ::kubegen_runtime::http::Method;
+        use ::kubegen_runtime::route::is_param_value;
+        use ::kubegen_runtime::{MethodSet, PathParams, Resolution};
+        use super::Route;
+
+        /// Resolves a request's method and path to a route and its path parameters.
+        ///
+        /// `path` is the path without the query string, as `uri.path()` gives it. Matching
+        /// is exact and case-sensitive; static segments beat parameters; a parameter is one
+        /// non-empty segment, kept percent-encoded (an encoded `/` stays inside it; decode
+        /// with `PathParams::decoded`). A trailing slash, an empty segment, a `.` or `..`
+        /// parameter, or a `?` or `#` in the path never match. A known path with another
+        /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
+        /// nothing.
+        #[must_use]
+        #[allow(clippy::too_many_lines)]
+        pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
+            let Some(rest) = path.strip_prefix('/') else {
+                return Resolution::NotFound;
+            };
+            let mut segments = rest.split('/');
+            let mut params = PathParams::new();
+            let Some("apis") = segments.next() else {
+                return Resolution::NotFound;
+            };
+            let Some("example.com") = segments.next() else {
+                return Resolution::NotFound;
+            };
+            let Some("v1") = segments.next() else {
+                return Resolution::NotFound;
+            };
+            match segments.next() {
+                Some("gizmos") => {
+                    if segments.next().is_some() {
+                        return Resolution::NotFound;
+                    }
+
+                    if *method == Method::GET {
+                        Resolution::Found {
+                            route: Route::ListExampleComV1Gizmo,
+                            params,
+                        }
+                    } else {
+                        Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        }
+                    }
+                }
+
+                Some("namespaces") => {
+                    let Some(segment) = segments
+                        .next()
+                        .filter(|segment| is_param_value(segment)) else {
+                        return Resolution::NotFound;
+                    };
+                    params.push(segment);
+                    let Some("gadgets") = segments.next() else {
+                        return Resolution::NotFound;
+                    };
+                    match segments.next() {
+                        None => {
+                            if *method == Method::GET {
+                                Resolution::Found {
+                                    route: Route::ListExampleComV1NamespacedGadget,
+                                    params: params.named(&["namespace"]),
+                                }
+                            } else {
+                                Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                }
+                            }
+                        }
+
+                        Some(segment) if is_param_value(segment) => {
+                            params.push(segment);
+                            match segments.next() {
+                                None => {
+                                    if *method == Method::GET {
+                                        Resolution::Found {
+                                            route: Route::ReadExampleComV1NamespacedGadget,
+                                            params: params.named(&["namespace", "name"]),
+                                        }
+                                    } else {
+                                        Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET,
+                                        }
+                                    }
+                                }
+
+                                Some("status") => {
+                                    if segments.next().is_some() {
+                                        return Resolution::NotFound;
+                                    }
+
+                                    if *method == Method::GET {
+                                        Resolution::Found {
+                                            route: Route::ReadExampleComV1NamespacedGadgetStatus,
+                                            params: params.named(&["namespace", "name"]),
+                                        }
+                                    } else {
+                                        Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET,
+                                        }
+                                    }
+                                }
+
+                                _ => Resolution::NotFound,
+                            }
+                        }
+
+                        _ => Resolution::NotFound,
+                    }
+                }
+
+                _ => Resolution::NotFound,
+            }
+        }
+    }
+
+    pub use self::matcher::resolve;
+    mod route {
+        /// Every operation of the API, one variant per `operationId`. [`resolve`](super::resolve)
+        /// finds one from a method and path; [`Route::info`] tells everything about it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[allow(clippy::enum_variant_names)]
+        pub enum Route {
+            /// `GET /apis/example.com/v1/namespaces/{namespace}/gadgets`
+            ListExampleComV1NamespacedGadget,
+            /// `GET /apis/example.com/v1/namespaces/{namespace}/gadgets/{name}`
+            ReadExampleComV1NamespacedGadget,
+            /// `GET /apis/example.com/v1/namespaces/{namespace}/gadgets/{name}/status`
+            ReadExampleComV1NamespacedGadgetStatus,
+            /// `GET /apis/example.com/v1/gizmos`
+            ListExampleComV1Gizmo,
+        }
+
+        impl Route {
+            /// Every route, in table order.
+            pub const ALL: &'static [Route] = &[
+                Route::ListExampleComV1NamespacedGadget,
+                Route::ReadExampleComV1NamespacedGadget,
+                Route::ReadExampleComV1NamespacedGadgetStatus,
+                Route::ListExampleComV1Gizmo,
+            ];
+
+            /// The route's entry in [`ROUTES`].
+            #[must_use]
+            pub fn info(self) -> &'static ::kubegen_runtime::RouteInfo {
+                &ROUTES[self as usize]
+            }
+        }
+
+        /// The route table: every operation of the API, with its method, path template,
+        /// action, resource, parameters, body and responses. Indexed by [`Route`].
+        pub static ROUTES: [::kubegen_runtime::RouteInfo; 4] = [
+            ::kubegen_runtime::RouteInfo {
+                operation_id: "listExampleComV1NamespacedGadget",
+                method: ::kubegen_runtime::http::Method::GET,
+                path: "/apis/example.com/v1/namespaces/{namespace}/gadgets",
+                action: ::kubegen_runtime::Action::List,
+                resource: Some(::kubegen_runtime::route::ResourceInfo {
+                    group: "example.com",
+                    version: "v1",
+                    kind: "Gadget",
+                    plural: "gadgets",
+                    subresource: None,
+                    scope: ::kubegen_runtime::Scope::Namespaced,
+                }),
+                path_params: &["namespace"],
+                query: &[],
+                body: None,
+                responses: &[],
+                deprecated: false,
+                description: "",
+            },
+            ::kubegen_runtime::RouteInfo {
+                operation_id: "readExampleComV1NamespacedGadget",
+                method: ::kubegen_runtime::http::Method::GET,
+                path: "/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}",
+                action: ::kubegen_runtime::Action::Get,
+                resource: Some(::kubegen_runtime::route::ResourceInfo {
+                    group: "example.com",
+                    version: "v1",
+                    kind: "Gadget",
+                    plural: "gadgets",
+                    subresource: None,
+                    scope: ::kubegen_runtime::Scope::Namespaced,
+                }),
+                path_params: &["namespace", "name"],
+                query: &[],
+                body: None,
+                responses: &[],
+                deprecated: false,
+                description: "",
+            },
+            ::kubegen_runtime::RouteInfo {
+                operation_id: "readExampleComV1NamespacedGadgetStatus",
+                method: ::kubegen_runtime::http::Method::GET,
+                path: "/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}/status",
+                action: ::kubegen_runtime::Action::Get,
+                resource: Some(::kubegen_runtime::route::ResourceInfo {
+                    group: "example.com",
+                    version: "v1",
+                    kind: "Gadget",
+                    plural: "gadgets",
+                    subresource: Some("status"),
+                    scope: ::kubegen_runtime::Scope::Namespaced,
+                }),
+                path_params: &["namespace", "name"],
+                query: &[],
+                body: None,
+                responses: &[],
+                deprecated: false,
+                description: "",
+            },
+            ::kubegen_runtime::RouteInfo {
+                operation_id: "listExampleComV1Gizmo",
+                method: ::kubegen_runtime::http::Method::GET,
+                path: "/apis/example.com/v1/gizmos",
+                action: ::kubegen_runtime::Action::List,
+                resource: Some(::kubegen_runtime::route::ResourceInfo {
+                    group: "example.com",
+                    version: "v1",
+                    kind: "Gizmo",
+                    plural: "gizmos",
+                    subresource: None,
+                    scope: ::kubegen_runtime::Scope::Cluster,
+                }),
+                path_params: &[],
+                query: &[],
+                body: None,
+                responses: &[],
+                deprecated: false,
+                description: "",
+            },
+        ];
+
+        /// The error of every response decoder: a `Status` from the server, an undeclared
+        /// status with a body that is not one, or a body that is not the declared type.
+        pub type ResponseError = ::kubegen_runtime::ResponseError<
+            crate::golden::resource::apimachinery::pkg::apis::meta::v1::Status,
+        >;
+    }
+
+    pub use self::route::{ROUTES, ResponseError, Route};
 }

@@ -81,9 +81,130 @@ pub mod io {
                     )]
                     pub nullable_name: Option<String>,
                 }
+
+                impl Times {
+                    /// The [`TimesBuilder`] of a new `Times`.
+                    ///
+                    /// The required fields are its arguments:
+                    ///
+                    /// - `created` (see [`created`](TimesBuilder::created))
+                    #[inline]
+                    pub fn builder(
+                        created: impl Into<
+                            crate::golden::special_types::apimachinery::pkg::apis::meta::v1::Time,
+                        >,
+                    ) -> TimesBuilder {
+                        TimesBuilder {
+                            inner: Self {
+                                created: created.into(),
+                                renewed: None,
+                                anonymous: None,
+                                ratio: None,
+                                capacity: None,
+                                raw: None,
+                                nullable_name: None,
+                            },
+                        }
+                    }
+                }
+
+                /// Builds [`Times`] values: start with [`Times::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Times` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct TimesBuilder {
+                    inner: Times,
+                }
+
+                impl TimesBuilder {
+                    /// Sets `created`.
+                    pub fn created(
+                        mut self,
+                        value: impl Into<
+                            crate::golden::special_types::apimachinery::pkg::apis::meta::v1::Time,
+                        >,
+                    ) -> Self {
+                        self.inner.created = value.into();
+                        self
+                    }
+
+                    /// Sets `renewed`.
+                    pub fn renewed(
+                        mut self,
+                        value: impl Into<
+                            crate::golden::special_types::apimachinery::pkg::apis::meta::v1::MicroTime,
+                        >,
+                    ) -> Self {
+                        self.inner.renewed = Some(value.into());
+                        self
+                    }
+
+                    /// A date-time without a named type is a Time.
+                    pub fn anonymous(
+                        mut self,
+                        value: impl Into<::kubegen_runtime::Time>,
+                    ) -> Self {
+                        self.inner.anonymous = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `ratio`.
+                    pub fn ratio(mut self, value: impl Into<f64>) -> Self {
+                        self.inner.ratio = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `capacity`.
+                    pub fn capacity(
+                        mut self,
+                        value: impl Into<
+                            crate::golden::special_types::apimachinery::pkg::api::resource::Quantity,
+                        >,
+                    ) -> Self {
+                        self.inner.capacity = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `raw`.
+                    pub fn raw(
+                        mut self,
+                        value: impl Into<
+                            crate::golden::special_types::apimachinery::pkg::runtime::RawExtension,
+                        >,
+                    ) -> Self {
+                        self.inner.raw = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `nullable_name`.
+                    pub fn nullable_name(mut self, value: impl Into<String>) -> Self {
+                        self.inner.nullable_name = Some(value.into());
+                        self
+                    }
+
+                    /// The finished `Times`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> Times {
+                        self.inner
+                    }
+                }
+
+                impl From<Times> for TimesBuilder {
+                    #[inline]
+                    fn from(value: Times) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<TimesBuilder> for Times {
+                    #[inline]
+                    fn from(builder: TimesBuilder) -> Self {
+                        builder.inner
+                    }
+                }
             }
 
-            pub use self::times::Times;
+            pub use self::times::{Times, TimesBuilder};
         }
     }
 }

@@ -49,9 +49,96 @@ pub mod com {
                         #[serde(skip_serializing_if = "Option::is_none")]
                         pub heading: Option<String>,
                     }
+
+                    impl Lease {
+                        /// The [`LeaseBuilder`] of a new `Lease`.
+                        #[inline]
+                        pub fn builder() -> LeaseBuilder {
+                            LeaseBuilder {
+                                inner: Self::default(),
+                            }
+                        }
+                    }
+
+                    /// Builds [`Lease`] values: start with [`Lease::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Lease` back into its builder.
+                    #[derive(Clone, Debug)]
+                    #[must_use = "a builder does nothing until `build()` is called"]
+                    pub struct LeaseBuilder {
+                        inner: Lease,
+                    }
+
+                    impl LeaseBuilder {
+                        /// holderIdentity 包含当前租期的所有者的身份。
+                        pub fn holder_identity(
+                            mut self,
+                            value: impl Into<String>,
+                        ) -> Self {
+                            self.inner.holder_identity = Some(value.into());
+                            self
+                        }
+
+                        /// Not HTML: \<script\>alert(1)\</script\> and \<name\> placeholders.
+                        pub fn script(mut self, value: impl Into<String>) -> Self {
+                            self.inner.script = Some(value.into());
+                            self
+                        }
+
+                        /// Not a doctest:
+                        /// \`\`\`
+                        /// fn main() { panic!() }
+                        /// \`\`\`
+                        /// nor this:
+                        ///
+                        /// indented code
+                        pub fn fence(mut self, value: impl Into<String>) -> Self {
+                            self.inner.fence = Some(value.into());
+                            self
+                        }
+
+                        /// Not links: \[a\], \[b\](c), \[`d`\]; but this is one: <https://kubernetes.io/docs/concepts/> (see <https://example.com/x_(y)>).
+                        pub fn links(mut self, value: impl Into<String>) -> Self {
+                            self.inner.links = Some(value.into());
+                            self
+                        }
+
+                        /// A */ closing comment, a /* opening one, #\[attr\] and a \\ backslash. Code `<T>` stays.
+                        pub fn comment(mut self, value: impl Into<String>) -> Self {
+                            self.inner.comment = Some(value.into());
+                            self
+                        }
+
+                        /// \# Not a heading
+                        /// \> not a quote
+                        /// \&lt; not an entity
+                        pub fn heading(mut self, value: impl Into<String>) -> Self {
+                            self.inner.heading = Some(value.into());
+                            self
+                        }
+
+                        /// The finished `Lease`.
+                        #[inline]
+                        #[must_use]
+                        pub fn build(self) -> Lease {
+                            self.inner
+                        }
+                    }
+
+                    impl From<Lease> for LeaseBuilder {
+                        #[inline]
+                        fn from(value: Lease) -> Self {
+                            Self { inner: value }
+                        }
+                    }
+
+                    impl From<LeaseBuilder> for Lease {
+                        #[inline]
+                        fn from(builder: LeaseBuilder) -> Self {
+                            builder.inner
+                        }
+                    }
                 }
 
-                pub use self::lease::Lease;
+                pub use self::lease::{Lease, LeaseBuilder};
             }
         }
     }

@@ -3,6 +3,18 @@
 //! are prettyplease's output by definition.
 
 #[rustfmt::skip]
+#[path = "../golden/builder_collections.rs"]
+pub mod builder_collections;
+#[rustfmt::skip]
+#[path = "../golden/builder_fields.rs"]
+pub mod builder_fields;
+#[rustfmt::skip]
+#[path = "../golden/builder_nested.rs"]
+pub mod builder_nested;
+#[rustfmt::skip]
+#[path = "../golden/builder_resource.rs"]
+pub mod builder_resource;
+#[rustfmt::skip]
 #[path = "../golden/byte_strings.rs"]
 pub mod byte_strings;
 #[rustfmt::skip]
@@ -32,3 +44,6 @@ pub mod special_types;
 #[rustfmt::skip]
 #[path = "../golden/unicode_docs.rs"]
 pub mod unicode_docs;
+#[rustfmt::skip]
+#[path = "../golden/route_table.rs"]
+pub mod route_table;

@@ -19,8 +19,8 @@ fn generate(documents: &[(&str, &str)]) -> Result<kubegen::Output, Error> {
 }
 
 fn schemas(schemas: Value) -> String {
-    json!({"openapi": "3.0.0", "info": {"title": "t", "version": "v1"}, "paths": {}, "components": {"schemas": schemas}})
-        .to_string()
+    let doc = json!({"openapi": "3.0.0", "info": {"title": "t", "version": "v1"}, "paths": {}, "components": {"schemas": schemas}});
+    serde_json::to_string_pretty(&doc).expect("serializes")
 }
 
 fn error_of(documents: &[(&str, &str)]) -> Error {
@@ -81,11 +81,19 @@ fn dangling_ref() {
         "/components/schemas/io.example.v1.A/properties/b/$ref",
         "no schema `io.example.v1.B`",
     );
+    let location = e.diagnostics()[0]
+        .location
+        .expect("JSON inputs have line and column");
+    let line = text.lines().nth(location.line - 1).expect("line exists");
     assert!(
-        e.to_string()
-            .contains("--> input/a.json#/components/schemas/io.example.v1.A/properties/b/$ref"),
-        "{e}"
+        line[location.column - 1..].starts_with("\"#/components/schemas/io.example.v1.B\""),
+        "{line:?}"
     );
+    let rendered = format!(
+        "--> input/a.json:{}:{} at #/components/schemas/io.example.v1.A/properties/b/$ref",
+        location.line, location.column
+    );
+    assert!(e.to_string().contains(&rendered), "{e}");
     assert!(e.to_string().starts_with("error[dangling-ref]: "), "{e}");
 }
 
@@ -176,7 +184,7 @@ fn independent_errors_are_all_reported() {
         "io.example.v1.A": {"type": "object", "properties": {"b": {"$ref": "#/components/schemas/Missing"}}},
         "io.example.v1.C": {"type": "object", "properties": {"d": {"type": "file"}}}
     }));
-    let e = error_of(&[("a.json", &text), ("b.json", "not json")]);
+    let e = error_of(&[("a.json", &text), ("b.json", "{not json")]);
     assert_eq!(
         e.kinds(),
         [ErrorKind::Syntax],

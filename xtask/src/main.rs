@@ -5,6 +5,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod bench;
+mod routes;
+
 #[derive(Parser)]
 #[command(about = "kubegen project tasks")]
 struct Cli {
@@ -14,6 +17,33 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Generate a complete crate from any inputs (the same as the `kubegen` binary; run
+    /// `cargo xtask generate --help`).
+    #[command(disable_help_flag = true)]
+    Generate {
+        /// Arguments for the generator.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
+    /// Time a clean debug build of the generated crate with and without builders.
+    BenchBuilders {
+        /// How many times to build each variant; the median counts.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Input documents (default: schemas/*.json).
+        #[arg(long = "input")]
+        inputs: Vec<PathBuf>,
+        /// Leave the route tables out of both variants, to compare the types alone.
+        #[arg(long)]
+        no_routes: bool,
+    },
+    /// Print the route table of schemas/*.json: every operation's method, path, action,
+    /// resource and query parameters.
+    Routes {
+        /// One JSON object per line instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Regenerate generated/src from schemas/*.json, then build the generated crate.
     Regen {
         /// Write nothing; exit non-zero with a unified diff when generated/ is stale.
@@ -29,6 +59,15 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let root = workspace_root();
     match cli.command {
+        Command::Generate { args } => kubegen::cli::run(
+            std::iter::once(std::ffi::OsString::from("cargo xtask generate")).chain(args),
+        ),
+        Command::BenchBuilders {
+            runs,
+            inputs,
+            no_routes,
+        } => bench::run(&root, &inputs, runs, !no_routes),
+        Command::Routes { json } => routes::run(&root, json),
         Command::Regen { check, no_build } => {
             let status = regen(&root, check);
             if check || no_build || status != ExitCode::SUCCESS {

@@ -35,11 +35,19 @@ pub(crate) fn doc_lines(text: &str) -> Vec<String> {
     let normalized = text.replace("\r\n", "\n").replace('\r', "\n");
     let mut lines: Vec<String> = Vec::new();
     for raw in normalized.split('\n') {
-        let cleaned: String = raw
-            .chars()
-            .map(|c| if c == '\t' { ' ' } else { c })
-            .filter(|c| !c.is_control())
-            .collect();
+        let mut cleaned = String::with_capacity(raw.len());
+        for c in raw.chars() {
+            match c {
+                '\t' => cleaned.push(' '),
+                // Characters that change the visible direction of text are refused in
+                // comments by rustc (they can disguise code); they are shown by name.
+                '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {
+                    cleaned.push_str(&format!("U+{:04X}", u32::from(c)));
+                }
+                c if c.is_control() => {}
+                c => cleaned.push(c),
+            }
+        }
         let line = escape_line(cleaned.trim());
         if line.is_empty() && lines.last().is_none_or(String::is_empty) {
             continue;
@@ -64,12 +72,12 @@ fn escape_line(line: &str) -> String {
             let run = chars[i..].iter().take_while(|&&c| c == '`').count();
             // A code span: the same run of backticks closes it on this line. Fences
             // (three or more) are never kept, since they would start a doctest.
-            if run < 3 {
-                if let Some(end) = closing_backticks(&chars, i + run, run) {
-                    out.extend(&chars[i..end + run]);
-                    i = end + run;
-                    continue;
-                }
+            if run < 3
+                && let Some(end) = closing_backticks(&chars, i + run, run)
+            {
+                out.extend(&chars[i..end + run]);
+                i = end + run;
+                continue;
             }
             for _ in 0..run {
                 out.push_str("\\`");
@@ -199,5 +207,9 @@ mod tests {
         assert_eq!(doc_lines("\n\na\n\n\n\nb\n\n"), vec!["a", "", "b"]);
         assert_eq!(one("租期定义租期概念。"), "租期定义租期概念。");
         assert_eq!(one("tab\there\u{7}bell"), "tab herebell");
+        assert_eq!(
+            one("bidi \u{202e}override\u{2066}"),
+            "bidi U+202EoverrideU+2066"
+        );
     }
 }

@@ -1,8 +1,13 @@
 //! Stage 3, emit: the model → token streams, grouped into a module tree of files. Emit
 //! makes no decisions the model could make; it only spells them in Rust.
 
+mod attributes;
+mod builders;
 mod docs;
+mod kube;
+mod matcher;
 mod resource;
+mod routes;
 mod types;
 
 use std::collections::BTreeMap;
@@ -20,6 +25,26 @@ pub struct Options {
     pub root_path: String,
     /// The path of the runtime crate (`::kubegen_runtime` by default).
     pub runtime_path: String,
+    /// Whether every struct gets a builder (`T::builder(…)`, `TBuilder`); true by default.
+    pub builders: bool,
+    /// Whether operations get request functions, response decoders, a route table, a
+    /// matcher and endpoint tables in docs (see `routes.rs`); true by default.
+    pub routes: bool,
+    /// Whether each API group's modules are gated by a cargo feature (see
+    /// `model::features`); false by default.
+    pub features: bool,
+    /// Whether doc comments are emitted; true by default.
+    pub docs: bool,
+    /// The map type of `additionalProperties`, generic over key and value
+    /// (`::std::collections::BTreeMap` by default).
+    pub map_type: String,
+    /// Attributes on structs and enums: (pattern, attribute); see `attributes.rs`.
+    pub type_attributes: Vec<(String, String)>,
+    /// Attributes on struct fields: (type pattern, field, attribute).
+    pub field_attributes: Vec<(String, String, String)>,
+    /// The path of the k8s-openapi crate, when served resources implement its `Resource`,
+    /// `ListableResource` and `Metadata` (see `kube.rs`); `None` by default.
+    pub k8s_openapi: Option<String>,
 }
 
 impl Default for Options {
@@ -27,6 +52,14 @@ impl Default for Options {
         Options {
             root_path: "crate".to_owned(),
             runtime_path: "::kubegen_runtime".to_owned(),
+            builders: true,
+            routes: true,
+            features: false,
+            docs: true,
+            map_type: "::std::collections::BTreeMap".to_owned(),
+            type_attributes: Vec::new(),
+            field_attributes: Vec::new(),
+            k8s_openapi: None,
         }
     }
 }
@@ -38,6 +71,8 @@ pub struct Module {
     pub files: BTreeMap<String, File>,
     /// Child modules by name.
     pub children: BTreeMap<String, Module>,
+    /// The cargo feature that gates this module, if any.
+    pub feature: Option<String>,
 }
 
 /// One generated file's content.
@@ -56,6 +91,16 @@ pub(crate) struct Context<'a> {
     pub api: &'a ApiSet,
     pub root: TokenStream,
     pub runtime: TokenStream,
+    /// Whether to emit builders.
+    pub builders: bool,
+    /// Whether to emit routes.
+    pub routes: bool,
+    /// The map type's path.
+    pub map: TokenStream,
+    /// User attributes on types and fields.
+    pub attributes: attributes::Attributes,
+    /// The path of k8s-openapi, when its traits are implemented.
+    pub k8s_openapi: Option<TokenStream>,
 }
 
 /// Emits every type of `api` into a module tree.
@@ -64,11 +109,36 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
         api,
         root: parse_path(&options.root_path, "root_path")?,
         runtime: parse_path(&options.runtime_path, "runtime_path")?,
+        builders: options.builders,
+        routes: options.routes,
+        map: parse_path(&options.map_type, "map_type")?,
+        attributes: attributes::Attributes::resolve(api, options)?,
+        k8s_openapi: match &options.k8s_openapi {
+            Some(path) => Some(parse_path(path, "k8s_openapi")?),
+            None => None,
+        },
     };
     check_identifiers(api)?;
+    if options.k8s_openapi.is_some() {
+        kube::check(api)?;
+    }
+    if options.builders {
+        builders::check_identifiers(api)?;
+    }
 
     let mut tree = Module::default();
+    if options.features {
+        for (unit, feature) in crate::model::features::compute(api).units {
+            let module = unit.iter().fold(&mut tree, |m, name| {
+                m.children.entry(name.clone()).or_default()
+            });
+            module.feature = Some(feature);
+        }
+    }
     for (index, ty) in api.types.iter().enumerate() {
+        if let TypeKind::Extern(_) = ty.kind {
+            continue;
+        }
         let tokens = types::type_item(&context, TypeId(index));
         let module = ty.module.iter().fold(&mut tree, |m, name| {
             m.children.entry(name.clone()).or_default()
@@ -80,8 +150,94 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
         });
         file.tokens.extend(tokens);
         file.exports.push(ty.name.clone());
+        if let Some(builder) = api
+            .builders
+            .get(&TypeId(index))
+            .filter(|_| options.builders)
+        {
+            file.exports.push(builder.name.clone());
+        }
+        if options.routes {
+            let (tokens, exports) = routes::resource_items(&context, TypeId(index));
+            file.tokens.extend(tokens);
+            file.exports.extend(exports);
+        }
+    }
+    if options.routes {
+        routes::check_identifiers(api)?;
+        if let Some(module) = routes::routes_module(&context) {
+            if tree.children.contains_key(routes::MODULE) {
+                return Err(Diagnostic::new(
+                    ErrorKind::Output,
+                    &module
+                        .files
+                        .values()
+                        .next()
+                        .map_or_else(|| Origin::root(Path::new("")), |f| f.source.clone()),
+                    format!(
+                        "expected the root module `{}` to be free for the route table, but schemas use it",
+                        routes::MODULE
+                    ),
+                )
+                .with_hint("turn routes off (`Config::routes(false)`), or rename the schemas' package with `ModuleRules`")
+                .into());
+            }
+            tree.children.insert(routes::MODULE.to_owned(), module);
+        }
+    }
+    if !options.docs {
+        strip_docs(&mut tree);
     }
     Ok(tree)
+}
+
+/// Removes every `#[doc = …]` attribute (`Config::docs(false)`): descriptions, endpoint
+/// tables and builder docs alike. `#[doc(hidden)]` and other `doc(…)` forms stay.
+fn strip_docs(module: &mut Module) {
+    fn strip(tokens: TokenStream) -> TokenStream {
+        use proc_macro2::{Delimiter, Group, TokenTree};
+        let mut out = Vec::new();
+        let mut iter = tokens.into_iter().peekable();
+        while let Some(token) = iter.next() {
+            match token {
+                TokenTree::Punct(p) if p.as_char() == '#' => {
+                    let is_doc = match iter.peek() {
+                        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket => {
+                            let mut inner = g.stream().into_iter();
+                            let doc =
+                                matches!(inner.next(), Some(TokenTree::Ident(i)) if i == "doc");
+                            doc && matches!(inner.next(), Some(TokenTree::Punct(eq)) if eq.as_char() == '=')
+                        }
+                        _ => false,
+                    };
+                    if is_doc {
+                        iter.next();
+                    } else {
+                        out.push(TokenTree::Punct(p));
+                    }
+                }
+                TokenTree::Group(g) => {
+                    let mut group = Group::new(g.delimiter(), strip(g.stream()));
+                    group.set_span(g.span());
+                    out.push(TokenTree::Group(group));
+                }
+                other => out.push(other),
+            }
+        }
+        out.into_iter().collect()
+    }
+    for file in module.files.values_mut() {
+        let stripped = strip(std::mem::take(&mut file.tokens));
+        // Asked for no docs, so lints that demand them do not apply (`# Errors` sections
+        // are docs too). An inner attribute works in a file and in an inline module alike.
+        file.tokens = quote::quote! {
+            #![allow(missing_docs, clippy::missing_errors_doc)]
+            #stripped
+        };
+    }
+    for child in module.children.values_mut() {
+        strip_docs(child);
+    }
 }
 
 /// An identifier the model has already made valid.
@@ -92,6 +248,12 @@ pub(crate) fn ident(name: &str) -> Ident {
 /// The full path of a generated type.
 pub(crate) fn type_path(context: &Context<'_>, id: TypeId) -> TokenStream {
     let ty = context.api.get(id);
+    if let TypeKind::Extern(path) = &ty.kind {
+        // Checked to be a path when the model was built.
+        return syn::parse_str::<syn::Path>(path)
+            .map(|path| quote::quote!(#path))
+            .unwrap_or_default();
+    }
     let root = &context.root;
     let modules = ty.module.iter().map(|m| ident(m));
     let name = ident(&ty.name);
@@ -124,7 +286,8 @@ pub(crate) fn shape_type(context: &Context<'_>, shape: &Shape) -> TokenStream {
         }
         Shape::Map(inner) => {
             let inner = shape_type(context, inner);
-            quote!(::std::collections::BTreeMap<String, #inner>)
+            let map = &context.map;
+            quote!(#map<String, #inner>)
         }
         Shape::Ref(id) => type_path(context, *id),
     }

@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::docs::{doc_attrs, paragraphs};
-use super::{Context, ident, resource, shape_type, type_path};
+use super::{Context, builders, ident, kube, resource, routes, shape_type, type_path};
 use crate::model::{Field, FieldRole, TypeDef, TypeId, TypeKind, Variant};
 
 /// The item (and its impls) for the type `id`.
@@ -12,11 +12,17 @@ pub(crate) fn type_item(context: &Context<'_>, id: TypeId) -> TokenStream {
     let ty = context.api.get(id);
     match &ty.kind {
         TypeKind::Struct(fields) => {
-            let item = struct_item(context, ty, fields);
-            let impls = resource::impls(context, id);
-            quote!(#item #impls)
+            let item = struct_item(context, id, ty, fields);
+            let mut impls = resource::impls(context, id);
+            impls.extend(kube::impls(context, id));
+            let builder = if context.builders {
+                builders::builder_items(context, id)
+            } else {
+                TokenStream::new()
+            };
+            quote!(#item #impls #builder)
         }
-        TypeKind::Enum(variants) => enum_item(context, ty, variants),
+        TypeKind::Enum(variants) => enum_item(context, id, ty, variants),
         TypeKind::Alias(shape) => {
             let docs = doc_attrs(ty.description.as_deref().unwrap_or_default());
             let name = ident(&ty.name);
@@ -42,11 +48,16 @@ pub(crate) fn type_item(context: &Context<'_>, id: TypeId) -> TokenStream {
                 pub type #name<T> = #runtime::WatchEvent<T, #status>;
             }
         }
+        // Defined elsewhere; `emit` never asks for it.
+        TypeKind::Extern(_) => TokenStream::new(),
     }
 }
 
-fn struct_item(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> TokenStream {
-    let docs = doc_attrs(ty.description.as_deref().unwrap_or_default());
+fn struct_item(context: &Context<'_>, id: TypeId, ty: &TypeDef, fields: &[Field]) -> TokenStream {
+    let mut docs = doc_attrs(ty.description.as_deref().unwrap_or_default());
+    if context.routes {
+        docs.extend(routes::endpoint_docs(context, id));
+    }
     let name = ident(&ty.name);
     let mut derives = vec![quote!(Clone), quote!(Debug)];
     if ty.derive_default {
@@ -58,17 +69,26 @@ fn struct_item(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> TokenSt
     }
     derives.push(quote!(::serde::Deserialize));
     derives.push(quote!(::serde::Serialize));
-    let fields = fields.iter().map(|field| field_tokens(context, ty, field));
+    let fields = fields.iter().enumerate().map(|(index, field)| {
+        field_tokens(context, ty, field, context.attributes.of_field(id, index))
+    });
+    let attributes = context.attributes.of_type(id);
     quote! {
         #docs
         #[derive(#(#derives),*)]
+        #attributes
         pub struct #name {
             #(#fields)*
         }
     }
 }
 
-fn field_tokens(context: &Context<'_>, ty: &TypeDef, field: &Field) -> TokenStream {
+fn field_tokens(
+    context: &Context<'_>,
+    ty: &TypeDef,
+    field: &Field,
+    attributes: Option<&TokenStream>,
+) -> TokenStream {
     let name = ident(&field.rust_name);
     let json = &field.json_name;
     let rename = (field.rust_name != field.json_name).then(|| quote!(rename = #json));
@@ -122,11 +142,12 @@ fn field_tokens(context: &Context<'_>, ty: &TypeDef, field: &Field) -> TokenStre
     quote! {
         #docs
         #serde
+        #attributes
         pub #name: #rust_type,
     }
 }
 
-fn enum_item(context: &Context<'_>, ty: &TypeDef, variants: &[Variant]) -> TokenStream {
+fn enum_item(context: &Context<'_>, id: TypeId, ty: &TypeDef, variants: &[Variant]) -> TokenStream {
     let runtime = &context.runtime;
     let docs = doc_attrs(ty.description.as_deref().unwrap_or_default());
     let name = ident(&ty.name);
@@ -136,9 +157,11 @@ fn enum_item(context: &Context<'_>, ty: &TypeDef, variants: &[Variant]) -> Token
         let doc = format!(" `{value:?}`");
         quote!(#[doc = #doc])
     });
+    let attributes = context.attributes.of_type(id);
     quote! {
         #docs
         #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #attributes
         pub enum #name {
             #(#variant_docs #idents,)*
             /// A value this version of the API does not know, kept as received so that

@@ -5,7 +5,10 @@
 use super::{Document, RawApi};
 use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind};
 
-/// Merges documents in the order given.
+/// Merges documents in the order given. Where a schema or operation references a built-in
+/// meta type that no document defines (CRDs reference `ObjectMeta`), the built-in
+/// definition fills the gap, with what it references in turn; a definition from the inputs
+/// always wins over a built-in one.
 pub(crate) fn merge(documents: Vec<Document>) -> Result<RawApi, Error> {
     let mut api = RawApi::default();
     let mut diagnostics = Diagnostics::default();
@@ -30,6 +33,38 @@ pub(crate) fn merge(documents: Vec<Document>) -> Result<RawApi, Error> {
             }
         }
         api.operations.extend(document.operations);
+        api.resources.extend(document.resources);
     }
-    diagnostics.finish(api)
+    let mut api = diagnostics.finish(api)?;
+    super::fixups::apply(&mut api)?;
+    fill_from_builtin(&mut api);
+    Ok(api)
+}
+
+fn fill_from_builtin(api: &mut RawApi) {
+    let mut wanted = Vec::new();
+    for schema in api.schemas.values() {
+        super::select::collect_refs(&schema.value, &mut wanted);
+    }
+    for operation in &api.operations {
+        super::select::collect_refs(&operation.value, &mut wanted);
+    }
+    wanted.retain(|name| !api.schemas.contains_key(name));
+    if wanted.is_empty() {
+        return;
+    }
+    let builtin: indexmap::IndexMap<String, super::RawSchema> = super::builtin()
+        .schemas
+        .into_iter()
+        .map(|s| (s.name.clone(), s))
+        .collect();
+    while let Some(name) = wanted.pop() {
+        if api.schemas.contains_key(&name) {
+            continue;
+        }
+        if let Some(schema) = builtin.get(&name) {
+            super::select::collect_refs(&schema.value, &mut wanted);
+            api.schemas.insert(name, schema.clone());
+        }
+    }
 }

@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::swagger::{self, Globals};
 use super::{Document, DocumentKind, RawOperation, RawSchema, json_type};
 use crate::diagnostics::{Diagnostic, Diagnostics, ErrorKind, Origin};
 
@@ -18,7 +19,7 @@ pub(super) fn read(
     diagnostics: &mut Diagnostics,
 ) -> Document {
     let schemas_at: &[&str] = match kind {
-        DocumentKind::OpenApiV3 => &["components", "schemas"],
+        DocumentKind::OpenApiV3 | DocumentKind::Crd => &["components", "schemas"],
         DocumentKind::Swagger2 => &["definitions"],
     };
     let mut node = value;
@@ -40,9 +41,13 @@ pub(super) fn read(
         match node.as_object() {
             Some(map) => {
                 for (name, schema) in map {
+                    let mut value = schema.clone();
+                    if kind == DocumentKind::Swagger2 {
+                        swagger::rewrite_refs(&mut value);
+                    }
                     schemas.push(RawSchema {
                         name: name.clone(),
-                        value: schema.clone(),
+                        value,
                         origin: node_origin.child(name),
                     });
                 }
@@ -57,15 +62,22 @@ pub(super) fn read(
             )),
         }
     }
-    let operations = read_paths(value, origin, diagnostics);
+    let operations = read_paths(kind, value, origin, diagnostics);
     Document {
         kind,
         schemas,
         operations,
+        resources: Vec::new(),
     }
 }
 
-fn read_paths(value: &Value, origin: &Origin, diagnostics: &mut Diagnostics) -> Vec<RawOperation> {
+fn read_paths(
+    kind: DocumentKind,
+    value: &Value,
+    origin: &Origin,
+    diagnostics: &mut Diagnostics,
+) -> Vec<RawOperation> {
+    let globals = Globals::of(value, origin);
     let paths_origin = origin.child("paths");
     let paths = match value.get("paths") {
         None | Some(Value::Null) => return Vec::new(),
@@ -93,7 +105,7 @@ fn read_paths(value: &Value, origin: &Origin, diagnostics: &mut Diagnostics) -> 
             ));
             continue;
         };
-        let path_parameters = match item.get("parameters") {
+        let mut path_parameters = match item.get("parameters") {
             None => Vec::new(),
             Some(Value::Array(list)) => list.clone(),
             Some(other) => {
@@ -108,6 +120,17 @@ fn read_paths(value: &Value, origin: &Origin, diagnostics: &mut Diagnostics) -> 
                 Vec::new()
             }
         };
+        if kind == DocumentKind::Swagger2 {
+            // A body parameter at path level would apply to every operation; Kubernetes never
+            // declares one there, so only the others are kept.
+            let (parameters, _) = swagger::parameters(
+                &path_parameters,
+                &item_origin.child("parameters"),
+                &globals,
+                diagnostics,
+            );
+            path_parameters = parameters;
+        }
         for method in METHODS {
             let Some(operation) = item.get(method) else {
                 continue;
@@ -124,10 +147,27 @@ fn read_paths(value: &Value, origin: &Origin, diagnostics: &mut Diagnostics) -> 
                 ));
                 continue;
             }
+            let value = match kind {
+                DocumentKind::OpenApiV3 | DocumentKind::Crd => operation.clone(),
+                DocumentKind::Swagger2 => {
+                    let list = operation
+                        .get("parameters")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default();
+                    let (parameters, body) = swagger::parameters(
+                        &list,
+                        &op_origin.child("parameters"),
+                        &globals,
+                        diagnostics,
+                    );
+                    swagger::operation(operation, parameters, body, &globals)
+                }
+            };
             operations.push(RawOperation {
                 path: path.clone(),
                 method: method.to_ascii_uppercase(),
-                value: operation.clone(),
+                value,
                 path_parameters: path_parameters.clone(),
                 origin: op_origin,
             });

@@ -13,29 +13,40 @@ pub(super) fn box_cycles(types: &mut [TypeDef]) -> Result<(), Error> {
     let edges: Vec<Vec<usize>> = types.iter().map(|ty| containment_edges(&ty.kind)).collect();
     let component = strongly_connected_components(&edges);
 
-    for (i, ty) in types.iter().enumerate() {
-        if let TypeKind::Alias(Shape::Ref(target)) = &ty.kind {
-            if component[target.0] == component[i] {
-                let members: Vec<&str> = (0..types.len())
-                    .filter(|j| component[*j] == component[i])
-                    .map(|j| types[j].schema_name.as_str())
-                    .collect();
-                let all_aliases = (0..types.len())
-                    .filter(|j| component[*j] == component[i])
-                    .all(|j| matches!(types[j].kind, TypeKind::Alias(_)));
-                if all_aliases {
-                    return Err(Diagnostic::new(
-                        ErrorKind::RefCycle,
-                        &ty.origin,
-                        format!(
-                            "expected a `$ref` cycle to pass through an object schema, but it only passes through {}",
-                            members.join(" → ")
-                        ),
-                    )
-                    .with_hint("one of the schemas in the cycle must have properties")
-                    .into());
-                }
+    // A type alias cannot refer to itself at all, not even through `Vec` or a map, so
+    // aliases get a graph of their own: an edge for every type their shape mentions, and no
+    // edges out of structs (which can hold themselves through `Box`, `Vec` or a map).
+    let alias_edges: Vec<Vec<usize>> = types
+        .iter()
+        .map(|ty| match &ty.kind {
+            TypeKind::Alias(shape) => {
+                let mut targets = Vec::new();
+                mentioned(shape, &mut targets);
+                targets
             }
+            _ => Vec::new(),
+        })
+        .collect();
+    let alias_component = strongly_connected_components(&alias_edges);
+    for (i, ty) in types.iter().enumerate() {
+        let in_cycle = alias_edges[i]
+            .iter()
+            .any(|&target| alias_component[target] == alias_component[i]);
+        if in_cycle {
+            let members: Vec<&str> = (0..types.len())
+                .filter(|&j| alias_component[j] == alias_component[i])
+                .map(|j| types[j].schema_name.as_str())
+                .collect();
+            return Err(Diagnostic::new(
+                ErrorKind::RefCycle,
+                &ty.origin,
+                format!(
+                    "expected a `$ref` cycle to pass through an object schema, but it only passes through {}",
+                    members.join(" → ")
+                ),
+            )
+            .with_hint("one of the schemas in the cycle must have properties")
+            .into());
         }
     }
 
@@ -50,6 +61,15 @@ pub(super) fn box_cycles(types: &mut [TypeDef]) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// Every generated type a shape mentions, at any depth.
+fn mentioned(shape: &Shape, into: &mut Vec<usize>) {
+    match shape {
+        Shape::Ref(TypeId(target)) => into.push(*target),
+        Shape::Vec(inner) | Shape::Map(inner) => mentioned(inner, into),
+        _ => {}
+    }
 }
 
 /// The types a type contains by value (possibly through `Option`).

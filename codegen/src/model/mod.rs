@@ -4,8 +4,12 @@
 //! Determinism is a property of this model: types are stored in a vector sorted by module
 //! path and name, fields keep document order, and every map is ordered.
 
+pub mod builders;
 mod cycles;
+mod externs;
+pub mod features;
 pub mod naming;
+pub mod operations;
 mod resources;
 mod schema;
 mod wellknown;
@@ -17,6 +21,8 @@ use serde_json::Value;
 use crate::ModuleRules;
 use crate::diagnostics::{Error, Origin};
 use crate::load::RawApi;
+
+pub use externs::ExternType;
 
 /// Index of a type in [`ApiSet::types`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -53,12 +59,24 @@ pub struct ApiSet {
     pub resources: BTreeMap<TypeId, Resource>,
     /// List kinds, keyed by their type, with the item type they list.
     pub lists: BTreeMap<TypeId, TypeId>,
+    /// The builder of every struct, keyed by its type (see `builders.rs`).
+    pub builders: BTreeMap<TypeId, builders::Builder>,
+    /// Every operation, in the reference pages' order: each resource's in type order, then
+    /// those on no resource (see `operations.rs`).
+    pub operations: Vec<operations::Operation>,
 }
 
 impl ApiSet {
     /// The type with id `id`.
     pub fn get(&self, id: TypeId) -> &TypeDef {
         &self.types[id.0]
+    }
+
+    /// The operations on the resource `id`, in order.
+    pub fn operations_of(&self, id: TypeId) -> impl Iterator<Item = &operations::Operation> {
+        self.operations
+            .iter()
+            .filter(move |op| op.resource.as_ref().and_then(|r| r.id) == Some(id))
     }
 }
 
@@ -105,6 +123,9 @@ pub enum TypeKind {
         /// The `Status` type that error events carry, when the API has one.
         status: Option<TypeId>,
     },
+    /// A type defined outside the generated code (`Config::extern_type`): nothing is
+    /// generated for it, references use this Rust path (see `externs.rs`).
+    Extern(String),
 }
 
 /// A struct field.
@@ -227,13 +248,38 @@ pub struct Resource {
 
 /// Builds the model from the merged raw input.
 pub fn build(raw: &RawApi, rules: &ModuleRules) -> Result<ApiSet, Error> {
+    build_with(raw, rules, &[])
+}
+
+/// Builds the model with the types that `externs` name defined elsewhere.
+pub fn build_with(
+    raw: &RawApi,
+    rules: &ModuleRules,
+    externs: &[ExternType],
+) -> Result<ApiSet, Error> {
     let mut types = schema::build_types(raw, rules)?;
+    externs::apply(&mut types, externs)?;
     cycles::box_cycles(&mut types)?;
     schema::compute_derives(&mut types);
-    let (resources, lists) = resources::find(raw, &types);
+    let (mut resources, mut lists) = resources::find(raw, &types);
+    let builders = builders::plan(&types, &resources);
+    let mut operations = operations::build(raw, &types, &resources, &lists)?;
+    // An extern resource's operations and traits belong to the crate that defines it.
+    operations.retain(|op| {
+        op.resource
+            .as_ref()
+            .and_then(|r| r.id)
+            .is_none_or(|id| !externs::is_extern(&types, id))
+    });
+    resources.retain(|id, _| !externs::is_extern(&types, *id));
+    lists.retain(|list, item| {
+        !externs::is_extern(&types, *list) && !externs::is_extern(&types, *item)
+    });
     Ok(ApiSet {
         types,
         resources,
         lists,
+        builders,
+        operations,
     })
 }

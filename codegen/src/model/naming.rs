@@ -91,6 +91,12 @@ pub fn snake_name(json_name: &str) -> String {
     name
 }
 
+/// A method name made of a verb and a field name (`push_` + `env` → `push_env`); a field
+/// name's leading `_` (from a leading digit, `_1st`) does not double the separator.
+pub fn prefixed_method_name(prefix: &str, field_rust_name: &str) -> String {
+    format!("{prefix}_{}", field_rust_name.trim_start_matches('_'))
+}
+
 /// The field name for a JSON property.
 pub fn field_name(json_name: &str) -> String {
     snake_name(json_name)
@@ -167,6 +173,83 @@ pub fn variant_name(value: &str) -> String {
     out
 }
 
+/// The name of the builder of the struct `type_name`: `Lease` → `LeaseBuilder`. A trailing
+/// `_` (from a keyword or reserved name) is dropped, since `Option_Builder` is not camel
+/// case and `OptionBuilder` shadows nothing.
+pub fn builder_type_name(type_name: &str) -> String {
+    format!("{}Builder", type_name.trim_end_matches('_'))
+}
+
+/// Plural words whose singular the suffix rules below would get wrong, and words ending in
+/// `s` that are not plurals at all (`None`).
+const IRREGULAR_PLURALS: &[(&str, Option<&str>)] = &[
+    ("aliases", Some("alias")),
+    ("statuses", Some("status")),
+    ("caches", Some("cache")),
+    ("children", Some("child")),
+    ("people", Some("person")),
+    ("indices", Some("index")),
+    ("series", None),
+    ("species", None),
+    ("news", None),
+    ("tls", None),
+    ("dns", None),
+    ("https", None),
+    ("kubernetes", None),
+];
+
+/// The singular of a plural field name (`tags` → `tag`, `pod_ips` → `pod_ip`,
+/// `policies` → `policy`, `host_aliases` → `host_alias`), for the builder method that adds
+/// one item to a list or one entry to a map. Only the last word changes. `None` when the
+/// name is not recognisably a plural (`env`, `command`, `data`, `ingress`, `tls`); callers
+/// then fall back to a prefixed name. The result is a valid field-style identifier.
+pub fn singular_name(field: &str) -> Option<String> {
+    let base = field.trim_end_matches('_');
+    let (head, word) = match base.rsplit_once('_') {
+        Some((head, word)) => (Some(head), word),
+        None => (None, base),
+    };
+    let singular = match IRREGULAR_PLURALS.iter().find(|(plural, _)| *plural == word) {
+        Some((_, singular)) => (*singular)?.to_owned(),
+        None => singular_word(word)?,
+    };
+    let mut name = match head {
+        Some(head) => format!("{head}_{singular}"),
+        None => singular,
+    };
+    if is_keyword(&name) {
+        name.push('_');
+    }
+    Some(name)
+}
+
+/// The regular English singular of one lower-case word, if it looks like a plural.
+fn singular_word(word: &str) -> Option<String> {
+    let letters = word
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    if word.len() < 3 || !letters || !word.starts_with(|c: char| c.is_ascii_lowercase()) {
+        return None;
+    }
+    if word.len() >= 5 && word.ends_with("ies") {
+        return Some(format!("{}y", &word[..word.len() - 3]));
+    }
+    if ["sses", "xes", "ches", "shes"]
+        .iter()
+        .any(|suffix| word.ends_with(suffix))
+    {
+        return Some(word[..word.len() - 2].to_owned());
+    }
+    if ["ss", "us", "is"]
+        .iter()
+        .any(|suffix| word.ends_with(suffix))
+        || !word.ends_with('s')
+    {
+        return None;
+    }
+    Some(word[..word.len() - 1].to_owned())
+}
+
 /// Hands out unique names within one scope (a struct's fields, an enum's variants, a
 /// module's types or files). The first claimant of a name gets it as is; later ones get
 /// `2`, `3`, … appended (after `_` for snake-case names). Callers claim in a stable order
@@ -180,6 +263,11 @@ impl Namespace {
     /// Reserves `name` without checking; for names the scope already has.
     pub fn reserve(&mut self, name: &str) {
         self.taken.insert(name.to_owned());
+    }
+
+    /// Claims exactly `name` if it is free; whether it was.
+    pub fn try_claim(&mut self, name: &str) -> bool {
+        self.taken.insert(name.to_owned())
     }
 
     /// Claims `name`, or the first free suffixed form of it.
@@ -233,12 +321,21 @@ mod tests {
     }
 
     #[test]
+    fn prefixed_method_names() {
+        assert_eq!(prefixed_method_name("push", "env"), "push_env");
+        assert_eq!(prefixed_method_name("insert", "_1st"), "insert_1st");
+        assert_eq!(prefixed_method_name("set", "type_"), "set_type_");
+    }
+
+    #[test]
     fn type_names() {
         assert_eq!(type_name("APIService"), "APIService");
         assert_eq!(type_name("Pod"), "Pod");
         assert_eq!(type_name("pod-spec"), "PodSpec");
         assert_eq!(type_name("3d"), "T3d");
         assert_eq!(type_name("Option"), "Option_");
+        assert_eq!(builder_type_name("Lease"), "LeaseBuilder");
+        assert_eq!(builder_type_name("Option_"), "OptionBuilder");
         assert_eq!(
             nested_type_name("TagReferencePolicy", "type"),
             "TagReferencePolicyType"
@@ -260,6 +357,62 @@ mod tests {
         assert_eq!(variant_name("Other"), "Other_");
         assert_eq!(variant_name("Self"), "Self_");
         assert_eq!(variant_name("*"), "Symbol");
+    }
+
+    #[test]
+    fn singular_names() {
+        let cases = [
+            ("tags", Some("tag")),
+            ("labels", Some("label")),
+            ("annotations", Some("annotation")),
+            ("pod_ips", Some("pod_ip")),
+            ("non_resource_urls", Some("non_resource_url")),
+            ("policies", Some("policy")),
+            ("categories", Some("category")),
+            ("ties", Some("tie")),
+            ("addresses", Some("address")),
+            ("not_ready_addresses", Some("not_ready_address")),
+            ("prefixes", Some("prefix")),
+            ("searches", Some("search")),
+            ("patches", Some("patch")),
+            ("hashes", Some("hash")),
+            ("usages", Some("usage")),
+            ("causes", Some("cause")),
+            ("schemas", Some("schema")),
+            ("host_aliases", Some("host_alias")),
+            ("container_statuses", Some("container_status")),
+            ("caches", Some("cache")),
+            ("args", Some("arg")),
+            ("items", Some("item")),
+            ("match_labels", Some("match_label")),
+            (
+                "x_kubernetes_list_map_keys",
+                Some("x_kubernetes_list_map_key"),
+            ),
+            ("types", Some("type_")),
+            ("env", None),
+            ("command", None),
+            ("data", None),
+            ("ingress", None),
+            ("egress", None),
+            ("status", None),
+            ("tls", None),
+            ("allocated_resources_status", None),
+            ("enum_", None),
+            ("os", None),
+            ("s", None),
+            ("names_2", None),
+            ("v12s", Some("v12")),
+            ("12s", None),
+            ("preferred_during_scheduling_ignored_during_execution", None),
+        ];
+        for (plural, singular) in cases {
+            assert_eq!(
+                singular_name(plural).as_deref(),
+                singular,
+                "singular of {plural:?}"
+            );
+        }
     }
 
     #[test]

@@ -115,6 +115,22 @@ pub(super) fn find(
         }
     }
 
+    // Resources declared by their definitions (CRDs) need no paths.
+    for declared in &raw.resources {
+        let entry = seen
+            .entry((
+                declared.group.clone(),
+                declared.version.clone(),
+                declared.plural.clone(),
+            ))
+            .or_default();
+        entry.kind.get_or_insert_with(|| declared.kind.clone());
+        entry.namespaced |= declared.namespaced;
+        entry
+            .subresources
+            .extend(declared.subresources.iter().cloned());
+    }
+
     let by_gvk: BTreeMap<&Gvk, TypeId> = types
         .iter()
         .enumerate()

@@ -125,16 +125,14 @@ impl<'a> Builder<'a> {
         ty.description = description;
         ty.gvk = gvk;
         ty.kind = kind;
-        if let TypeKind::Struct(fields) = &mut ty.kind {
-            if ty.gvk.is_some() {
-                for field in fields.iter_mut() {
-                    if field.shape == Shape::String {
-                        match field.json_name.as_str() {
-                            "apiVersion" => field.role = FieldRole::ApiVersion,
-                            "kind" => field.role = FieldRole::Kind,
-                            _ => {}
-                        }
-                    }
+        if let TypeKind::Struct(fields) = &mut ty.kind
+            && ty.gvk.is_some()
+        {
+            for field in fields.iter_mut().filter(|f| f.shape == Shape::String) {
+                match field.json_name.as_str() {
+                    "apiVersion" => field.role = FieldRole::ApiVersion,
+                    "kind" => field.role = FieldRole::Kind,
+                    _ => {}
                 }
             }
         }
@@ -725,7 +723,8 @@ pub(super) fn compute_derives(types: &mut [TypeDef]) {
                 TypeKind::Struct(fields) => fields.iter().all(|f| shape_is_eq(&f.shape, &eq)),
                 TypeKind::Alias(shape) => shape_is_eq(shape, &eq),
                 TypeKind::Enum(_) => true,
-                TypeKind::WatchEvent { .. } => false,
+                // Another crate's type promises no `Eq` (k8s-openapi's `ObjectMeta` has none).
+                TypeKind::WatchEvent { .. } | TypeKind::Extern(_) => false,
             };
             if !holds {
                 eq[i] = false;

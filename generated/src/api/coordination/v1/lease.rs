@@ -2,6 +2,22 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.api.coordination.v1.Lease
 
 /// A Lease records which holder currently owns a shared lock and for how long.
+///
+/// # Endpoints
+///
+/// | Method | Path | Description | Query parameters | Function |
+/// |---|---|---|---|---|
+/// | `GET` | `/apis/coordination.k8s.io/v1/leases` | List or watch Lease objects across all namespaces. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`list_lease_for_all_namespaces`](Self::list_lease_for_all_namespaces) |
+/// | `GET` | `/apis/coordination.k8s.io/v1/watch/leases` | Watch Lease objects across all namespaces; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_lease_list_for_all_namespaces`](Self::watch_lease_list_for_all_namespaces) |
+/// | `DELETE` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases` | Delete a collection of Lease objects in a namespace. | `continue`, `dryRun`, `fieldSelector`, `gracePeriodSeconds`, `labelSelector`, `limit`, `orphanDependents`, `pretty`, `propagationPolicy`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds` | [`delete_collection_namespaced_lease`](Self::delete_collection_namespaced_lease) |
+/// | `GET` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases` | List or watch Lease objects in a namespace. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`list_namespaced_lease`](Self::list_namespaced_lease) |
+/// | `POST` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases` | Create a new Lease object in a namespace. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`create_namespaced_lease`](Self::create_namespaced_lease) |
+/// | `GET` | `/apis/coordination.k8s.io/v1/watch/namespaces/{namespace}/leases` | Watch Lease objects in a namespace; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_lease_list`](Self::watch_namespaced_lease_list) |
+/// | `DELETE` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}` | Delete the specified Lease. | `dryRun`, `gracePeriodSeconds`, `orphanDependents`, `pretty`, `propagationPolicy` | [`delete_namespaced_lease`](Self::delete_namespaced_lease) |
+/// | `GET` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}` | Read the specified Lease. | `pretty` | [`read_namespaced_lease`](Self::read_namespaced_lease) |
+/// | `PATCH` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}` | Partially update the specified Lease. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_lease`](Self::patch_namespaced_lease) |
+/// | `PUT` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}` | Replace the specified Lease. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_lease`](Self::replace_namespaced_lease) |
+/// | `GET` | `/apis/coordination.k8s.io/v1/watch/namespaces/{namespace}/leases/{name}` | Watch one Lease; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_lease`](Self::watch_namespaced_lease) |
 #[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
 pub struct Lease {
     /// Versioned schema of this object representation, e.g. `v1`.
@@ -40,4 +56,1067 @@ impl ::kubegen_runtime::Resource for Lease {
     const PLURAL: &'static str = "leases";
     const SCOPE: ::kubegen_runtime::Scope = ::kubegen_runtime::Scope::Namespaced;
     const SUBRESOURCES: &'static [&'static str] = &[];
+}
+
+impl Lease {
+    /// The [`LeaseBuilder`] of a new `Lease` named `name` in the namespace `namespace`, with `apiVersion` and `kind` set.
+    #[inline]
+    pub fn builder(
+        name: impl Into<String>,
+        namespace: impl Into<String>,
+    ) -> LeaseBuilder {
+        LeaseBuilder {
+            inner: Self {
+                metadata: Some(
+                    crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
+                        .name(name)
+                        .namespace(namespace)
+                        .build(),
+                ),
+                ..Self::default()
+            },
+        }
+    }
+}
+
+/// Builds [`Lease`] values: start with [`Lease::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Lease` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct LeaseBuilder {
+    inner: Lease,
+}
+
+impl LeaseBuilder {
+    /// Standard object metadata.
+    pub fn metadata(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    ) -> Self {
+        self.inner.metadata = Some(value.into());
+        self
+    }
+
+    /// Standard object metadata.
+    ///
+    /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
+    pub fn metadata_with(
+        mut self,
+        edit: impl FnOnce(
+            crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+        ) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+    ) -> Self {
+        let current = match self.inner.metadata.take() {
+            Some(value) => value.into(),
+            None => crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
+        };
+        self.inner.metadata = Some(edit(current).build());
+        self
+    }
+
+    /// Desired lease state: holder, duration and renewal times.
+    pub fn spec(
+        mut self,
+        value: impl Into<crate::api::coordination::v1::LeaseSpec>,
+    ) -> Self {
+        self.inner.spec = Some(value.into());
+        self
+    }
+
+    /// The finished `Lease`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> Lease {
+        self.inner
+    }
+}
+
+impl From<Lease> for LeaseBuilder {
+    #[inline]
+    fn from(value: Lease) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<LeaseBuilder> for Lease {
+    #[inline]
+    fn from(builder: LeaseBuilder) -> Self {
+        builder.inner
+    }
+}
+
+impl Lease {
+    /// The operations on this resource, in the order of the endpoint table above.
+    pub const ROUTES: &'static [crate::routes::Route] = &[
+        crate::routes::Route::ListCoordinationV1LeaseForAllNamespaces,
+        crate::routes::Route::WatchCoordinationV1LeaseListForAllNamespaces,
+        crate::routes::Route::DeleteCoordinationV1CollectionNamespacedLease,
+        crate::routes::Route::ListCoordinationV1NamespacedLease,
+        crate::routes::Route::CreateCoordinationV1NamespacedLease,
+        crate::routes::Route::WatchCoordinationV1NamespacedLeaseList,
+        crate::routes::Route::DeleteCoordinationV1NamespacedLease,
+        crate::routes::Route::ReadCoordinationV1NamespacedLease,
+        crate::routes::Route::PatchCoordinationV1NamespacedLease,
+        crate::routes::Route::ReplaceCoordinationV1NamespacedLease,
+        crate::routes::Route::WatchCoordinationV1NamespacedLease,
+    ];
+
+    /// List or watch Lease objects across all namespaces.
+    ///
+    /// `GET /apis/coordination.k8s.io/v1/leases`. Decode the response with [`Lease::list_lease_for_all_namespaces_response`].
+    ///
+    /// # Errors
+    ///
+    /// Never in practice: the request is always well-formed.
+    pub fn list_lease_for_all_namespaces(
+        query: &ListLeaseForAllNamespacesQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/coordination.k8s.io/v1/leases",
+        );
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Lease::list_lease_for_all_namespaces`]: 200 OK → `api::coordination::v1::LeaseList`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn list_lease_for_all_namespaces_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<crate::api::coordination::v1::LeaseList, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Watch Lease objects across all namespaces; deprecated, use a list call with `watch=true`.
+    ///
+    /// `GET /apis/coordination.k8s.io/v1/watch/leases` (deprecated). Decode the response with [`Lease::watch_lease_list_for_all_namespaces_response`].
+    ///
+    /// # Errors
+    ///
+    /// Never in practice: the request is always well-formed.
+    pub fn watch_lease_list_for_all_namespaces(
+        query: &WatchLeaseListForAllNamespacesQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/coordination.k8s.io/v1/watch/leases",
+        );
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Lease::watch_lease_list_for_all_namespaces`]: 200 OK → `WatchEvent<api::coordination::v1::Lease>` stream.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn watch_lease_list_for_all_namespaces_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        Vec<
+            ::kubegen_runtime::WatchEvent<
+                Self,
+                crate::apimachinery::pkg::apis::meta::v1::Status,
+            >,
+        >,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::watch_events(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Delete a collection of Lease objects in a namespace.
+    ///
+    /// `DELETE /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases`. Decode the response with [`Lease::delete_collection_namespaced_lease_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn delete_collection_namespaced_lease(
+        namespace: &str,
+        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        query: &DeleteCollectionNamespacedLeaseQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/coordination.k8s.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/leases");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::DELETE,
+            target,
+            Some("application/json"),
+            body.map(::kubegen_runtime::request::Body::json).transpose()?,
+        )
+    }
+
+    /// Decodes the response to [`Lease::delete_collection_namespaced_lease`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn delete_collection_namespaced_lease_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        crate::apimachinery::pkg::apis::meta::v1::Status,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// List or watch Lease objects in a namespace.
+    ///
+    /// `GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases`. Decode the response with [`Lease::list_namespaced_lease_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn list_namespaced_lease(
+        namespace: &str,
+        query: &ListNamespacedLeaseQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/coordination.k8s.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/leases");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Lease::list_namespaced_lease`]: 200 OK → `api::coordination::v1::LeaseList`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn list_namespaced_lease_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<crate::api::coordination::v1::LeaseList, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Create a new Lease object in a namespace.
+    ///
+    /// `POST /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases`. Decode the response with [`Lease::create_namespaced_lease_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn create_namespaced_lease(
+        namespace: &str,
+        body: &Self,
+        query: &CreateNamespacedLeaseQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/coordination.k8s.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/leases");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::POST,
+            target,
+            Some("application/json"),
+            Some(::kubegen_runtime::request::Body::json(body)?),
+        )
+    }
+
+    /// Decodes the response to [`Lease::create_namespaced_lease`]: 200 OK → `api::coordination::v1::Lease`, 201 Created → `api::coordination::v1::Lease`, 202 Accepted → `api::coordination::v1::Lease`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn create_namespaced_lease_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200..=202 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Watch Lease objects in a namespace; deprecated, use a list call with `watch=true`.
+    ///
+    /// `GET /apis/coordination.k8s.io/v1/watch/namespaces/{namespace}/leases` (deprecated). Decode the response with [`Lease::watch_namespaced_lease_list_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn watch_namespaced_lease_list(
+        namespace: &str,
+        query: &WatchNamespacedLeaseListQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/coordination.k8s.io/v1/watch/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/leases");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Lease::watch_namespaced_lease_list`]: 200 OK → `WatchEvent<api::coordination::v1::Lease>` stream.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn watch_namespaced_lease_list_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        Vec<
+            ::kubegen_runtime::WatchEvent<
+                Self,
+                crate::apimachinery::pkg::apis::meta::v1::Status,
+            >,
+        >,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::watch_events(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Delete the specified Lease.
+    ///
+    /// `DELETE /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}`. Decode the response with [`Lease::delete_namespaced_lease_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn delete_namespaced_lease(
+        namespace: &str,
+        name: &str,
+        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        query: &DeleteNamespacedLeaseQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/coordination.k8s.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/leases/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::DELETE,
+            target,
+            Some("application/json"),
+            body.map(::kubegen_runtime::request::Body::json).transpose()?,
+        )
+    }
+
+    /// Decodes the response to [`Lease::delete_namespaced_lease`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`, 202 Accepted → `apimachinery::pkg::apis::meta::v1::Status`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn delete_namespaced_lease_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        crate::apimachinery::pkg::apis::meta::v1::Status,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 | 202 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Read the specified Lease.
+    ///
+    /// `GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}`. Decode the response with [`Lease::read_namespaced_lease_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn read_namespaced_lease(
+        namespace: &str,
+        name: &str,
+        query: &ReadNamespacedLeaseQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/coordination.k8s.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/leases/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Lease::read_namespaced_lease`]: 200 OK → `api::coordination::v1::Lease`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn read_namespaced_lease_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Partially update the specified Lease.
+    ///
+    /// `PATCH /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}`. Decode the response with [`Lease::patch_namespaced_lease_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the operation does not accept this kind of patch.
+    pub fn patch_namespaced_lease(
+        namespace: &str,
+        name: &str,
+        body: &::kubegen_runtime::Patch,
+        query: &PatchNamespacedLeaseQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/coordination.k8s.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/leases/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::PATCH,
+            target,
+            Some("application/json"),
+            Some(
+                body
+                    .to_body(
+                        &[
+                            "application/apply-patch+cbor",
+                            "application/apply-patch+yaml",
+                            "application/json-patch+json",
+                            "application/merge-patch+json",
+                            "application/strategic-merge-patch+json",
+                        ],
+                    )?,
+            ),
+        )
+    }
+
+    /// Decodes the response to [`Lease::patch_namespaced_lease`]: 200 OK → `api::coordination::v1::Lease`, 201 Created → `api::coordination::v1::Lease`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn patch_namespaced_lease_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 | 201 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Replace the specified Lease.
+    ///
+    /// `PUT /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}`. Decode the response with [`Lease::replace_namespaced_lease_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn replace_namespaced_lease(
+        namespace: &str,
+        name: &str,
+        body: &Self,
+        query: &ReplaceNamespacedLeaseQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/coordination.k8s.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/leases/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::PUT,
+            target,
+            Some("application/json"),
+            Some(::kubegen_runtime::request::Body::json(body)?),
+        )
+    }
+
+    /// Decodes the response to [`Lease::replace_namespaced_lease`]: 200 OK → `api::coordination::v1::Lease`, 201 Created → `api::coordination::v1::Lease`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn replace_namespaced_lease_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 | 201 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Watch one Lease; deprecated, use a list call with `watch=true` and a `fieldSelector`.
+    ///
+    /// `GET /apis/coordination.k8s.io/v1/watch/namespaces/{namespace}/leases/{name}` (deprecated). Decode the response with [`Lease::watch_namespaced_lease_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn watch_namespaced_lease(
+        namespace: &str,
+        name: &str,
+        query: &WatchNamespacedLeaseQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/coordination.k8s.io/v1/watch/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/leases/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Lease::watch_namespaced_lease`]: 200 OK → `WatchEvent<api::coordination::v1::Lease>` stream.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn watch_namespaced_lease_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        Vec<
+            ::kubegen_runtime::WatchEvent<
+                Self,
+                crate::apimachinery::pkg::apis::meta::v1::Status,
+            >,
+        >,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::watch_events(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+}
+
+/// The optional query parameters of [`Lease::list_lease_for_all_namespaces`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListLeaseForAllNamespacesQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub send_initial_events: Option<bool>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ListLeaseForAllNamespacesQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target
+            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+/// The optional query parameters of [`Lease::watch_lease_list_for_all_namespaces`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WatchLeaseListForAllNamespacesQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub send_initial_events: Option<bool>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for WatchLeaseListForAllNamespacesQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target
+            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+/// The optional query parameters of [`Lease::delete_collection_namespaced_lease`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeleteCollectionNamespacedLeaseQuery {
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Seconds to wait before deletion; 0 deletes immediately.
+    pub grace_period_seconds: Option<i64>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
+    pub orphan_dependents: Option<bool>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Garbage collection policy: Orphan, Background or Foreground.
+    pub propagation_policy: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub send_initial_events: Option<bool>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for DeleteCollectionNamespacedLeaseQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target
+            .push_optional_query(
+                "gracePeriodSeconds",
+                self.grace_period_seconds.as_ref(),
+            );
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target
+            .push_optional_query(
+                "propagationPolicy",
+                self.propagation_policy.as_deref(),
+            );
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target
+            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+    }
+}
+
+/// The optional query parameters of [`Lease::list_namespaced_lease`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListNamespacedLeaseQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub send_initial_events: Option<bool>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ListNamespacedLeaseQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target
+            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+/// The optional query parameters of [`Lease::create_namespaced_lease`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CreateNamespacedLeaseQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub field_manager: Option<String>,
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub field_validation: Option<String>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for CreateNamespacedLeaseQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldManager", self.field_manager.as_deref());
+        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`Lease::watch_namespaced_lease_list`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WatchNamespacedLeaseListQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub send_initial_events: Option<bool>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for WatchNamespacedLeaseListQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target
+            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+/// The optional query parameters of [`Lease::delete_namespaced_lease`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeleteNamespacedLeaseQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Seconds to wait before deletion; 0 deletes immediately.
+    pub grace_period_seconds: Option<i64>,
+    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
+    pub orphan_dependents: Option<bool>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Garbage collection policy: Orphan, Background or Foreground.
+    pub propagation_policy: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for DeleteNamespacedLeaseQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target
+            .push_optional_query(
+                "gracePeriodSeconds",
+                self.grace_period_seconds.as_ref(),
+            );
+        target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target
+            .push_optional_query(
+                "propagationPolicy",
+                self.propagation_policy.as_deref(),
+            );
+    }
+}
+
+/// The optional query parameters of [`Lease::read_namespaced_lease`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadNamespacedLeaseQuery {
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ReadNamespacedLeaseQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`Lease::patch_namespaced_lease`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PatchNamespacedLeaseQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub field_manager: Option<String>,
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub field_validation: Option<String>,
+    /// Let an apply request take over fields owned by other managers; unset for other patch types.
+    pub force: Option<bool>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for PatchNamespacedLeaseQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldManager", self.field_manager.as_deref());
+        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
+        target.push_optional_query("force", self.force.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`Lease::replace_namespaced_lease`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplaceNamespacedLeaseQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub field_manager: Option<String>,
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub field_validation: Option<String>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ReplaceNamespacedLeaseQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldManager", self.field_manager.as_deref());
+        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`Lease::watch_namespaced_lease`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WatchNamespacedLeaseQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub send_initial_events: Option<bool>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for WatchNamespacedLeaseQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target
+            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
 }

@@ -38,3 +38,82 @@ impl ::kubegen_runtime::TypeMeta for LeaseList {
 impl ::kubegen_runtime::ListResource for LeaseList {
     type Item = crate::api::coordination::v1::Lease;
 }
+
+impl LeaseList {
+    /// The [`LeaseListBuilder`] of a new `LeaseList`, with `apiVersion` and `kind` set.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `items` (see [`items`](LeaseListBuilder::items))
+    #[inline]
+    pub fn builder(
+        items: impl IntoIterator<Item = impl Into<crate::api::coordination::v1::Lease>>,
+    ) -> LeaseListBuilder {
+        LeaseListBuilder {
+            inner: Self {
+                api_version: ::kubegen_runtime::ApiVersion::present(),
+                items: items.into_iter().map(Into::into).collect(),
+                kind: ::kubegen_runtime::Kind::present(),
+                metadata: None,
+            },
+        }
+    }
+}
+
+/// Builds [`LeaseList`] values: start with [`LeaseList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `LeaseList` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct LeaseListBuilder {
+    inner: LeaseList,
+}
+
+impl LeaseListBuilder {
+    /// The Leases in this list.
+    ///
+    /// Replaces the whole list; [`item`](Self::item) appends one item.
+    pub fn items(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::coordination::v1::Lease>>,
+    ) -> Self {
+        self.inner.items = items.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The Leases in this list.
+    ///
+    /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
+    pub fn item(mut self, item: impl Into<crate::api::coordination::v1::Lease>) -> Self {
+        self.inner.items.push(item.into());
+        self
+    }
+
+    /// Standard list metadata.
+    pub fn metadata(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ListMeta>,
+    ) -> Self {
+        self.inner.metadata = Some(value.into());
+        self
+    }
+
+    /// The finished `LeaseList`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> LeaseList {
+        self.inner
+    }
+}
+
+impl From<LeaseList> for LeaseListBuilder {
+    #[inline]
+    fn from(value: LeaseList) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<LeaseListBuilder> for LeaseList {
+    #[inline]
+    fn from(builder: LeaseListBuilder) -> Self {
+        builder.inner
+    }
+}

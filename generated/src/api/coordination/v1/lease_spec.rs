@@ -26,3 +26,91 @@ pub struct LeaseSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub strategy: Option<String>,
 }
+
+impl LeaseSpec {
+    /// The [`LeaseSpecBuilder`] of a new `LeaseSpec`.
+    #[inline]
+    pub fn builder() -> LeaseSpecBuilder {
+        LeaseSpecBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`LeaseSpec`] values: start with [`LeaseSpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `LeaseSpec` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct LeaseSpecBuilder {
+    inner: LeaseSpec,
+}
+
+impl LeaseSpecBuilder {
+    /// When the current holder acquired the lease.
+    pub fn acquire_time(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
+    ) -> Self {
+        self.inner.acquire_time = Some(value.into());
+        self
+    }
+
+    /// Identity of the current lease holder.
+    pub fn holder_identity(mut self, value: impl Into<String>) -> Self {
+        self.inner.holder_identity = Some(value.into());
+        self
+    }
+
+    /// Seconds candidates must wait after the last renewal before they may take the lease over.
+    pub fn lease_duration_seconds(mut self, value: impl Into<i32>) -> Self {
+        self.inner.lease_duration_seconds = Some(value.into());
+        self
+    }
+
+    /// How many times the lease has changed holders.
+    pub fn lease_transitions(mut self, value: impl Into<i32>) -> Self {
+        self.inner.lease_transitions = Some(value.into());
+        self
+    }
+
+    /// Holder that the current holder should hand the lease over to; requires `strategy` to be set.
+    pub fn preferred_holder(mut self, value: impl Into<String>) -> Self {
+        self.inner.preferred_holder = Some(value.into());
+        self
+    }
+
+    /// When the current holder last renewed the lease.
+    pub fn renew_time(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
+    ) -> Self {
+        self.inner.renew_time = Some(value.into());
+        self
+    }
+
+    /// Leader-election strategy used for coordinated leader election (alpha).
+    pub fn strategy(mut self, value: impl Into<String>) -> Self {
+        self.inner.strategy = Some(value.into());
+        self
+    }
+
+    /// The finished `LeaseSpec`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> LeaseSpec {
+        self.inner
+    }
+}
+
+impl From<LeaseSpec> for LeaseSpecBuilder {
+    #[inline]
+    fn from(value: LeaseSpec) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<LeaseSpecBuilder> for LeaseSpec {
+    #[inline]
+    fn from(builder: LeaseSpecBuilder) -> Self {
+        builder.inner
+    }
+}

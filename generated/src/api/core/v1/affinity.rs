@@ -14,3 +14,70 @@ pub struct Affinity {
     #[serde(rename = "podAntiAffinity", skip_serializing_if = "Option::is_none")]
     pub pod_anti_affinity: Option<crate::api::core::v1::PodAntiAffinity>,
 }
+
+impl Affinity {
+    /// The [`AffinityBuilder`] of a new `Affinity`.
+    #[inline]
+    pub fn builder() -> AffinityBuilder {
+        AffinityBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`Affinity`] values: start with [`Affinity::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Affinity` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct AffinityBuilder {
+    inner: Affinity,
+}
+
+impl AffinityBuilder {
+    /// Node affinity rules for the pod.
+    pub fn node_affinity(
+        mut self,
+        value: impl Into<crate::api::core::v1::NodeAffinity>,
+    ) -> Self {
+        self.inner.node_affinity = Some(value.into());
+        self
+    }
+
+    /// Rules to place the pod near other pods.
+    pub fn pod_affinity(
+        mut self,
+        value: impl Into<crate::api::core::v1::PodAffinity>,
+    ) -> Self {
+        self.inner.pod_affinity = Some(value.into());
+        self
+    }
+
+    /// Rules to keep the pod away from other pods.
+    pub fn pod_anti_affinity(
+        mut self,
+        value: impl Into<crate::api::core::v1::PodAntiAffinity>,
+    ) -> Self {
+        self.inner.pod_anti_affinity = Some(value.into());
+        self
+    }
+
+    /// The finished `Affinity`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> Affinity {
+        self.inner
+    }
+}
+
+impl From<Affinity> for AffinityBuilder {
+    #[inline]
+    fn from(value: Affinity) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<AffinityBuilder> for Affinity {
+    #[inline]
+    fn from(builder: AffinityBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -11,3 +11,62 @@ pub struct AppArmorProfile {
     #[serde(rename = "type")]
     pub type_: String,
 }
+
+impl AppArmorProfile {
+    /// The [`AppArmorProfileBuilder`] of a new `AppArmorProfile`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `type_` (see [`type_`](AppArmorProfileBuilder::type_))
+    #[inline]
+    pub fn builder(type_: impl Into<String>) -> AppArmorProfileBuilder {
+        AppArmorProfileBuilder {
+            inner: Self {
+                localhost_profile: None,
+                type_: type_.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`AppArmorProfile`] values: start with [`AppArmorProfile::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `AppArmorProfile` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct AppArmorProfileBuilder {
+    inner: AppArmorProfile,
+}
+
+impl AppArmorProfileBuilder {
+    /// Name of a profile preloaded on the node; required only when type is `Localhost`.
+    pub fn localhost_profile(mut self, value: impl Into<String>) -> Self {
+        self.inner.localhost_profile = Some(value.into());
+        self
+    }
+
+    /// Profile kind: `Localhost`, `RuntimeDefault` or `Unconfined`.
+    pub fn type_(mut self, value: impl Into<String>) -> Self {
+        self.inner.type_ = value.into();
+        self
+    }
+
+    /// The finished `AppArmorProfile`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> AppArmorProfile {
+        self.inner
+    }
+}
+
+impl From<AppArmorProfile> for AppArmorProfileBuilder {
+    #[inline]
+    fn from(value: AppArmorProfile) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<AppArmorProfileBuilder> for AppArmorProfile {
+    #[inline]
+    fn from(builder: AppArmorProfileBuilder) -> Self {
+        builder.inner
+    }
+}

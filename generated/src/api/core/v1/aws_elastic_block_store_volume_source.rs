@@ -17,3 +17,78 @@ pub struct AWSElasticBlockStoreVolumeSource {
     #[serde(rename = "volumeID")]
     pub volume_id: String,
 }
+
+impl AWSElasticBlockStoreVolumeSource {
+    /// The [`AWSElasticBlockStoreVolumeSourceBuilder`] of a new `AWSElasticBlockStoreVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `volume_id` (see [`volume_id`](AWSElasticBlockStoreVolumeSourceBuilder::volume_id))
+    #[inline]
+    pub fn builder(
+        volume_id: impl Into<String>,
+    ) -> AWSElasticBlockStoreVolumeSourceBuilder {
+        AWSElasticBlockStoreVolumeSourceBuilder {
+            inner: Self {
+                fs_type: None,
+                partition: None,
+                read_only: None,
+                volume_id: volume_id.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`AWSElasticBlockStoreVolumeSource`] values: start with [`AWSElasticBlockStoreVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `AWSElasticBlockStoreVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct AWSElasticBlockStoreVolumeSourceBuilder {
+    inner: AWSElasticBlockStoreVolumeSource,
+}
+
+impl AWSElasticBlockStoreVolumeSourceBuilder {
+    /// Filesystem type to mount, e.g. `ext4`; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.inner.fs_type = Some(value.into());
+        self
+    }
+
+    /// Partition number to mount; omit to mount the whole volume.
+    pub fn partition(mut self, value: impl Into<i32>) -> Self {
+        self.inner.partition = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// ID of the EBS volume.
+    pub fn volume_id(mut self, value: impl Into<String>) -> Self {
+        self.inner.volume_id = value.into();
+        self
+    }
+
+    /// The finished `AWSElasticBlockStoreVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> AWSElasticBlockStoreVolumeSource {
+        self.inner
+    }
+}
+
+impl From<AWSElasticBlockStoreVolumeSource> for AWSElasticBlockStoreVolumeSourceBuilder {
+    #[inline]
+    fn from(value: AWSElasticBlockStoreVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<AWSElasticBlockStoreVolumeSourceBuilder> for AWSElasticBlockStoreVolumeSource {
+    #[inline]
+    fn from(builder: AWSElasticBlockStoreVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -23,3 +23,102 @@ pub struct AzureDiskVolumeSource {
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
 }
+
+impl AzureDiskVolumeSource {
+    /// The [`AzureDiskVolumeSourceBuilder`] of a new `AzureDiskVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `disk_name` (see [`disk_name`](AzureDiskVolumeSourceBuilder::disk_name))
+    /// - `disk_uri` (see [`disk_uri`](AzureDiskVolumeSourceBuilder::disk_uri))
+    ///
+    /// The schema's defaults are filled in: `caching_mode`, `fs_type`, `kind`.
+    #[inline]
+    pub fn builder(
+        disk_name: impl Into<String>,
+        disk_uri: impl Into<String>,
+    ) -> AzureDiskVolumeSourceBuilder {
+        AzureDiskVolumeSourceBuilder {
+            inner: Self {
+                caching_mode: Some("ReadWrite".to_owned()),
+                disk_name: disk_name.into(),
+                disk_uri: disk_uri.into(),
+                fs_type: Some("ext4".to_owned()),
+                kind: Some("Shared".to_owned()),
+                read_only: None,
+            },
+        }
+    }
+}
+
+/// Builds [`AzureDiskVolumeSource`] values: start with [`AzureDiskVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `AzureDiskVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct AzureDiskVolumeSourceBuilder {
+    inner: AzureDiskVolumeSource,
+}
+
+impl AzureDiskVolumeSourceBuilder {
+    /// Host caching mode: None, ReadOnly or ReadWrite.
+    ///
+    /// A new builder starts with the schema's default, `"ReadWrite"`.
+    pub fn caching_mode(mut self, value: impl Into<String>) -> Self {
+        self.inner.caching_mode = Some(value.into());
+        self
+    }
+
+    /// Name of the data disk in blob storage.
+    pub fn disk_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.disk_name = value.into();
+        self
+    }
+
+    /// URI of the data disk in blob storage.
+    pub fn disk_uri(mut self, value: impl Into<String>) -> Self {
+        self.inner.disk_uri = value.into();
+        self
+    }
+
+    /// Filesystem type to mount; defaults to ext4.
+    ///
+    /// A new builder starts with the schema's default, `"ext4"`.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.inner.fs_type = Some(value.into());
+        self
+    }
+
+    /// Disk kind: Shared, Dedicated or Managed.
+    ///
+    /// A new builder starts with the schema's default, `"Shared"`.
+    pub fn kind(mut self, value: impl Into<String>) -> Self {
+        self.inner.kind = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// The finished `AzureDiskVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> AzureDiskVolumeSource {
+        self.inner
+    }
+}
+
+impl From<AzureDiskVolumeSource> for AzureDiskVolumeSourceBuilder {
+    #[inline]
+    fn from(value: AzureDiskVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<AzureDiskVolumeSourceBuilder> for AzureDiskVolumeSource {
+    #[inline]
+    fn from(builder: AzureDiskVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -14,3 +14,73 @@ pub struct AzureFileVolumeSource {
     #[serde(rename = "shareName")]
     pub share_name: String,
 }
+
+impl AzureFileVolumeSource {
+    /// The [`AzureFileVolumeSourceBuilder`] of a new `AzureFileVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `secret_name` (see [`secret_name`](AzureFileVolumeSourceBuilder::secret_name))
+    /// - `share_name` (see [`share_name`](AzureFileVolumeSourceBuilder::share_name))
+    #[inline]
+    pub fn builder(
+        secret_name: impl Into<String>,
+        share_name: impl Into<String>,
+    ) -> AzureFileVolumeSourceBuilder {
+        AzureFileVolumeSourceBuilder {
+            inner: Self {
+                read_only: None,
+                secret_name: secret_name.into(),
+                share_name: share_name.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`AzureFileVolumeSource`] values: start with [`AzureFileVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `AzureFileVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct AzureFileVolumeSourceBuilder {
+    inner: AzureFileVolumeSource,
+}
+
+impl AzureFileVolumeSourceBuilder {
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// Secret holding the Azure storage account name and key.
+    pub fn secret_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.secret_name = value.into();
+        self
+    }
+
+    /// Name of the Azure file share.
+    pub fn share_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.share_name = value.into();
+        self
+    }
+
+    /// The finished `AzureFileVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> AzureFileVolumeSource {
+        self.inner
+    }
+}
+
+impl From<AzureFileVolumeSource> for AzureFileVolumeSourceBuilder {
+    #[inline]
+    fn from(value: AzureFileVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<AzureFileVolumeSourceBuilder> for AzureFileVolumeSource {
+    #[inline]
+    fn from(builder: AzureFileVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -11,3 +11,78 @@ pub struct Capabilities {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drop: Option<Vec<String>>,
 }
+
+impl Capabilities {
+    /// The [`CapabilitiesBuilder`] of a new `Capabilities`.
+    #[inline]
+    pub fn builder() -> CapabilitiesBuilder {
+        CapabilitiesBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`Capabilities`] values: start with [`Capabilities::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Capabilities` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct CapabilitiesBuilder {
+    inner: Capabilities,
+}
+
+impl CapabilitiesBuilder {
+    /// Capabilities to add.
+    ///
+    /// Replaces the whole list; [`push_add`](Self::push_add) appends one item.
+    pub fn set_add(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.inner.add = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Capabilities to add.
+    ///
+    /// Appends one item to `add`; [`set_add`](Self::set_add) replaces the whole list.
+    pub fn push_add(mut self, item: impl Into<String>) -> Self {
+        self.inner.add.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Capabilities to drop.
+    ///
+    /// Replaces the whole list; [`push_drop`](Self::push_drop) appends one item.
+    pub fn drop(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.inner.drop = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Capabilities to drop.
+    ///
+    /// Appends one item to `drop`; [`drop`](Self::drop) replaces the whole list.
+    pub fn push_drop(mut self, item: impl Into<String>) -> Self {
+        self.inner.drop.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// The finished `Capabilities`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> Capabilities {
+        self.inner
+    }
+}
+
+impl From<Capabilities> for CapabilitiesBuilder {
+    #[inline]
+    fn from(value: Capabilities) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<CapabilitiesBuilder> for Capabilities {
+    #[inline]
+    fn from(builder: CapabilitiesBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -22,3 +22,108 @@ pub struct CephFSVolumeSource {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub user: Option<String>,
 }
+
+impl CephFSVolumeSource {
+    /// The [`CephFSVolumeSourceBuilder`] of a new `CephFSVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `monitors` (see [`monitors`](CephFSVolumeSourceBuilder::monitors))
+    #[inline]
+    pub fn builder(
+        monitors: impl IntoIterator<Item = impl Into<String>>,
+    ) -> CephFSVolumeSourceBuilder {
+        CephFSVolumeSourceBuilder {
+            inner: Self {
+                monitors: monitors.into_iter().map(Into::into).collect(),
+                path: None,
+                read_only: None,
+                secret_file: None,
+                secret_ref: None,
+                user: None,
+            },
+        }
+    }
+}
+
+/// Builds [`CephFSVolumeSource`] values: start with [`CephFSVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `CephFSVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct CephFSVolumeSourceBuilder {
+    inner: CephFSVolumeSource,
+}
+
+impl CephFSVolumeSourceBuilder {
+    /// Ceph monitor addresses.
+    ///
+    /// Replaces the whole list; [`monitor`](Self::monitor) appends one item.
+    pub fn monitors(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.inner.monitors = items.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Ceph monitor addresses.
+    ///
+    /// Appends one item to `monitors`; [`monitors`](Self::monitors) replaces the whole list.
+    pub fn monitor(mut self, item: impl Into<String>) -> Self {
+        self.inner.monitors.push(item.into());
+        self
+    }
+
+    /// Root path inside the Ceph tree to mount; defaults to `/`.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.inner.path = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// Path to the user's key ring file.
+    pub fn secret_file(mut self, value: impl Into<String>) -> Self {
+        self.inner.secret_file = Some(value.into());
+        self
+    }
+
+    /// Secret holding the authentication key for the user.
+    pub fn secret_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::LocalObjectReference>,
+    ) -> Self {
+        self.inner.secret_ref = Some(value.into());
+        self
+    }
+
+    /// RADOS user name; defaults to admin.
+    pub fn user(mut self, value: impl Into<String>) -> Self {
+        self.inner.user = Some(value.into());
+        self
+    }
+
+    /// The finished `CephFSVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> CephFSVolumeSource {
+        self.inner
+    }
+}
+
+impl From<CephFSVolumeSource> for CephFSVolumeSourceBuilder {
+    #[inline]
+    fn from(value: CephFSVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<CephFSVolumeSourceBuilder> for CephFSVolumeSource {
+    #[inline]
+    fn from(builder: CephFSVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

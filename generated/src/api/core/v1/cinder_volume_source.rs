@@ -17,3 +17,79 @@ pub struct CinderVolumeSource {
     #[serde(rename = "volumeID")]
     pub volume_id: String,
 }
+
+impl CinderVolumeSource {
+    /// The [`CinderVolumeSourceBuilder`] of a new `CinderVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `volume_id` (see [`volume_id`](CinderVolumeSourceBuilder::volume_id))
+    #[inline]
+    pub fn builder(volume_id: impl Into<String>) -> CinderVolumeSourceBuilder {
+        CinderVolumeSourceBuilder {
+            inner: Self {
+                fs_type: None,
+                read_only: None,
+                secret_ref: None,
+                volume_id: volume_id.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`CinderVolumeSource`] values: start with [`CinderVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `CinderVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct CinderVolumeSourceBuilder {
+    inner: CinderVolumeSource,
+}
+
+impl CinderVolumeSourceBuilder {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.inner.fs_type = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// Secret with parameters for connecting to OpenStack.
+    pub fn secret_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::LocalObjectReference>,
+    ) -> Self {
+        self.inner.secret_ref = Some(value.into());
+        self
+    }
+
+    /// ID of the Cinder volume.
+    pub fn volume_id(mut self, value: impl Into<String>) -> Self {
+        self.inner.volume_id = value.into();
+        self
+    }
+
+    /// The finished `CinderVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> CinderVolumeSource {
+        self.inner
+    }
+}
+
+impl From<CinderVolumeSource> for CinderVolumeSourceBuilder {
+    #[inline]
+    fn from(value: CinderVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<CinderVolumeSourceBuilder> for CinderVolumeSource {
+    #[inline]
+    fn from(builder: CinderVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -19,3 +19,86 @@ pub struct ClusterTrustBundleProjection {
     #[serde(rename = "signerName", skip_serializing_if = "Option::is_none")]
     pub signer_name: Option<String>,
 }
+
+impl ClusterTrustBundleProjection {
+    /// The [`ClusterTrustBundleProjectionBuilder`] of a new `ClusterTrustBundleProjection`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `path` (see [`path`](ClusterTrustBundleProjectionBuilder::path))
+    #[inline]
+    pub fn builder(path: impl Into<String>) -> ClusterTrustBundleProjectionBuilder {
+        ClusterTrustBundleProjectionBuilder {
+            inner: Self {
+                label_selector: None,
+                name: None,
+                optional: None,
+                path: path.into(),
+                signer_name: None,
+            },
+        }
+    }
+}
+
+/// Builds [`ClusterTrustBundleProjection`] values: start with [`ClusterTrustBundleProjection::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ClusterTrustBundleProjection` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ClusterTrustBundleProjectionBuilder {
+    inner: ClusterTrustBundleProjection,
+}
+
+impl ClusterTrustBundleProjectionBuilder {
+    /// Selects bundles by label; only used together with signerName.
+    pub fn label_selector(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    ) -> Self {
+        self.inner.label_selector = Some(value.into());
+        self
+    }
+
+    /// Selects a single bundle by object name.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = Some(value.into());
+        self
+    }
+
+    /// When true, pod startup does not wait for the bundle to exist.
+    pub fn optional(mut self, value: impl Into<bool>) -> Self {
+        self.inner.optional = Some(value.into());
+        self
+    }
+
+    /// File path, relative to the volume root, to write the bundle to.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.inner.path = value.into();
+        self
+    }
+
+    /// Selects all bundles for this signer name.
+    pub fn signer_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.signer_name = Some(value.into());
+        self
+    }
+
+    /// The finished `ClusterTrustBundleProjection`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ClusterTrustBundleProjection {
+        self.inner
+    }
+}
+
+impl From<ClusterTrustBundleProjection> for ClusterTrustBundleProjectionBuilder {
+    #[inline]
+    fn from(value: ClusterTrustBundleProjection) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ClusterTrustBundleProjectionBuilder> for ClusterTrustBundleProjection {
+    #[inline]
+    fn from(builder: ClusterTrustBundleProjectionBuilder) -> Self {
+        builder.inner
+    }
+}

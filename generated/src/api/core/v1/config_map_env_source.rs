@@ -11,3 +11,55 @@ pub struct ConfigMapEnvSource {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
 }
+
+impl ConfigMapEnvSource {
+    /// The [`ConfigMapEnvSourceBuilder`] of a new `ConfigMapEnvSource`.
+    #[inline]
+    pub fn builder() -> ConfigMapEnvSourceBuilder {
+        ConfigMapEnvSourceBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`ConfigMapEnvSource`] values: start with [`ConfigMapEnvSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ConfigMapEnvSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ConfigMapEnvSourceBuilder {
+    inner: ConfigMapEnvSource,
+}
+
+impl ConfigMapEnvSourceBuilder {
+    /// Name of the ConfigMap.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = Some(value.into());
+        self
+    }
+
+    /// Whether the ConfigMap may be missing.
+    pub fn optional(mut self, value: impl Into<bool>) -> Self {
+        self.inner.optional = Some(value.into());
+        self
+    }
+
+    /// The finished `ConfigMapEnvSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ConfigMapEnvSource {
+        self.inner
+    }
+}
+
+impl From<ConfigMapEnvSource> for ConfigMapEnvSourceBuilder {
+    #[inline]
+    fn from(value: ConfigMapEnvSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ConfigMapEnvSourceBuilder> for ConfigMapEnvSource {
+    #[inline]
+    fn from(builder: ConfigMapEnvSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -13,3 +13,69 @@ pub struct ConfigMapKeySelector {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
 }
+
+impl ConfigMapKeySelector {
+    /// The [`ConfigMapKeySelectorBuilder`] of a new `ConfigMapKeySelector`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `key` (see [`key`](ConfigMapKeySelectorBuilder::key))
+    #[inline]
+    pub fn builder(key: impl Into<String>) -> ConfigMapKeySelectorBuilder {
+        ConfigMapKeySelectorBuilder {
+            inner: Self {
+                key: key.into(),
+                name: None,
+                optional: None,
+            },
+        }
+    }
+}
+
+/// Builds [`ConfigMapKeySelector`] values: start with [`ConfigMapKeySelector::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ConfigMapKeySelector` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ConfigMapKeySelectorBuilder {
+    inner: ConfigMapKeySelector,
+}
+
+impl ConfigMapKeySelectorBuilder {
+    /// The key to read.
+    pub fn key(mut self, value: impl Into<String>) -> Self {
+        self.inner.key = value.into();
+        self
+    }
+
+    /// Name of the ConfigMap.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = Some(value.into());
+        self
+    }
+
+    /// Whether the ConfigMap or key may be missing.
+    pub fn optional(mut self, value: impl Into<bool>) -> Self {
+        self.inner.optional = Some(value.into());
+        self
+    }
+
+    /// The finished `ConfigMapKeySelector`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ConfigMapKeySelector {
+        self.inner
+    }
+}
+
+impl From<ConfigMapKeySelector> for ConfigMapKeySelectorBuilder {
+    #[inline]
+    fn from(value: ConfigMapKeySelector) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ConfigMapKeySelectorBuilder> for ConfigMapKeySelector {
+    #[inline]
+    fn from(builder: ConfigMapKeySelectorBuilder) -> Self {
+        builder.inner
+    }
+}

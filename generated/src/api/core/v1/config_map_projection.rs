@@ -14,3 +14,74 @@ pub struct ConfigMapProjection {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
 }
+
+impl ConfigMapProjection {
+    /// The [`ConfigMapProjectionBuilder`] of a new `ConfigMapProjection`.
+    #[inline]
+    pub fn builder() -> ConfigMapProjectionBuilder {
+        ConfigMapProjectionBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`ConfigMapProjection`] values: start with [`ConfigMapProjection::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ConfigMapProjection` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ConfigMapProjectionBuilder {
+    inner: ConfigMapProjection,
+}
+
+impl ConfigMapProjectionBuilder {
+    /// Explicit key-to-path mappings; when empty every key becomes a file.
+    ///
+    /// Replaces the whole list; [`item`](Self::item) appends one item.
+    pub fn items(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::KeyToPath>>,
+    ) -> Self {
+        self.inner.items = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Explicit key-to-path mappings; when empty every key becomes a file.
+    ///
+    /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
+    pub fn item(mut self, item: impl Into<crate::api::core::v1::KeyToPath>) -> Self {
+        self.inner.items.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Name of the ConfigMap.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = Some(value.into());
+        self
+    }
+
+    /// Whether the ConfigMap or its keys may be missing.
+    pub fn optional(mut self, value: impl Into<bool>) -> Self {
+        self.inner.optional = Some(value.into());
+        self
+    }
+
+    /// The finished `ConfigMapProjection`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ConfigMapProjection {
+        self.inner
+    }
+}
+
+impl From<ConfigMapProjection> for ConfigMapProjectionBuilder {
+    #[inline]
+    fn from(value: ConfigMapProjection) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ConfigMapProjectionBuilder> for ConfigMapProjection {
+    #[inline]
+    fn from(builder: ConfigMapProjectionBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -17,3 +17,80 @@ pub struct ConfigMapVolumeSource {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
 }
+
+impl ConfigMapVolumeSource {
+    /// The [`ConfigMapVolumeSourceBuilder`] of a new `ConfigMapVolumeSource`.
+    #[inline]
+    pub fn builder() -> ConfigMapVolumeSourceBuilder {
+        ConfigMapVolumeSourceBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`ConfigMapVolumeSource`] values: start with [`ConfigMapVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ConfigMapVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ConfigMapVolumeSourceBuilder {
+    inner: ConfigMapVolumeSource,
+}
+
+impl ConfigMapVolumeSourceBuilder {
+    /// Default permission bits for created files, e.g. 0644.
+    pub fn default_mode(mut self, value: impl Into<i32>) -> Self {
+        self.inner.default_mode = Some(value.into());
+        self
+    }
+
+    /// Explicit key-to-path mappings; when empty every key becomes a file.
+    ///
+    /// Replaces the whole list; [`item`](Self::item) appends one item.
+    pub fn items(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::KeyToPath>>,
+    ) -> Self {
+        self.inner.items = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Explicit key-to-path mappings; when empty every key becomes a file.
+    ///
+    /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
+    pub fn item(mut self, item: impl Into<crate::api::core::v1::KeyToPath>) -> Self {
+        self.inner.items.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Name of the ConfigMap.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = Some(value.into());
+        self
+    }
+
+    /// Whether the ConfigMap or its keys may be missing.
+    pub fn optional(mut self, value: impl Into<bool>) -> Self {
+        self.inner.optional = Some(value.into());
+        self
+    }
+
+    /// The finished `ConfigMapVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ConfigMapVolumeSource {
+        self.inner
+    }
+}
+
+impl From<ConfigMapVolumeSource> for ConfigMapVolumeSourceBuilder {
+    #[inline]
+    fn from(value: ConfigMapVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ConfigMapVolumeSourceBuilder> for ConfigMapVolumeSource {
+    #[inline]
+    fn from(builder: ConfigMapVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

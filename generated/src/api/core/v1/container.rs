@@ -82,3 +82,376 @@ pub struct Container {
     #[serde(rename = "workingDir", skip_serializing_if = "Option::is_none")]
     pub working_dir: Option<String>,
 }
+
+impl Container {
+    /// The [`ContainerBuilder`] of a new `Container`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `name` (see [`name`](ContainerBuilder::name))
+    #[inline]
+    pub fn builder(name: impl Into<String>) -> ContainerBuilder {
+        ContainerBuilder {
+            inner: Self {
+                args: None,
+                command: None,
+                env: None,
+                env_from: None,
+                image: None,
+                image_pull_policy: None,
+                lifecycle: None,
+                liveness_probe: None,
+                name: name.into(),
+                ports: None,
+                readiness_probe: None,
+                resize_policy: None,
+                resources: None,
+                restart_policy: None,
+                restart_policy_rules: None,
+                security_context: None,
+                startup_probe: None,
+                stdin: None,
+                stdin_once: None,
+                termination_message_path: None,
+                termination_message_policy: None,
+                tty: None,
+                volume_devices: None,
+                volume_mounts: None,
+                working_dir: None,
+            },
+        }
+    }
+}
+
+/// Builds [`Container`] values: start with [`Container::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Container` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ContainerBuilder {
+    inner: Container,
+}
+
+impl ContainerBuilder {
+    /// Arguments to the entrypoint; `$(VAR_NAME)` references are expanded.
+    ///
+    /// Replaces the whole list; [`arg`](Self::arg) appends one item.
+    pub fn args(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.inner.args = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Arguments to the entrypoint; `$(VAR_NAME)` references are expanded.
+    ///
+    /// Appends one item to `args`; [`args`](Self::args) replaces the whole list.
+    pub fn arg(mut self, item: impl Into<String>) -> Self {
+        self.inner.args.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Entrypoint array, run without a shell; overrides the image ENTRYPOINT.
+    ///
+    /// Replaces the whole list; [`push_command`](Self::push_command) appends one item.
+    pub fn command(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.inner.command = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Entrypoint array, run without a shell; overrides the image ENTRYPOINT.
+    ///
+    /// Appends one item to `command`; [`command`](Self::command) replaces the whole list.
+    pub fn push_command(mut self, item: impl Into<String>) -> Self {
+        self.inner.command.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Environment variables to set in the container.
+    ///
+    /// Replaces the whole list; [`push_env`](Self::push_env) appends one item.
+    pub fn env(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EnvVar>>,
+    ) -> Self {
+        self.inner.env = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Environment variables to set in the container.
+    ///
+    /// Appends one item to `env`; [`env`](Self::env) replaces the whole list.
+    pub fn push_env(mut self, item: impl Into<crate::api::core::v1::EnvVar>) -> Self {
+        self.inner.env.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Sources whose keys are all imported as environment variables.
+    ///
+    /// Replaces the whole list; [`push_env_from`](Self::push_env_from) appends one item.
+    pub fn env_from(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EnvFromSource>>,
+    ) -> Self {
+        self.inner.env_from = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Sources whose keys are all imported as environment variables.
+    ///
+    /// Appends one item to `env_from`; [`env_from`](Self::env_from) replaces the whole list.
+    pub fn push_env_from(
+        mut self,
+        item: impl Into<crate::api::core::v1::EnvFromSource>,
+    ) -> Self {
+        self.inner.env_from.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Container image reference, e.g. `registry.example.com/app:1.0`.
+    pub fn image(mut self, value: impl Into<String>) -> Self {
+        self.inner.image = Some(value.into());
+        self
+    }
+
+    /// When to pull the image: Always, Never or IfNotPresent.
+    pub fn image_pull_policy(mut self, value: impl Into<String>) -> Self {
+        self.inner.image_pull_policy = Some(value.into());
+        self
+    }
+
+    /// Hooks run after the container starts and before it stops.
+    pub fn lifecycle(
+        mut self,
+        value: impl Into<crate::api::core::v1::Lifecycle>,
+    ) -> Self {
+        self.inner.lifecycle = Some(value.into());
+        self
+    }
+
+    /// Probe that restarts the container when it fails.
+    pub fn liveness_probe(
+        mut self,
+        value: impl Into<crate::api::core::v1::Probe>,
+    ) -> Self {
+        self.inner.liveness_probe = Some(value.into());
+        self
+    }
+
+    /// Container name, a DNS label unique within the pod.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// Network ports the container exposes.
+    ///
+    /// Replaces the whole list; [`port`](Self::port) appends one item.
+    pub fn ports(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerPort>>,
+    ) -> Self {
+        self.inner.ports = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Network ports the container exposes.
+    ///
+    /// Appends one item to `ports`; [`ports`](Self::ports) replaces the whole list.
+    pub fn port(mut self, item: impl Into<crate::api::core::v1::ContainerPort>) -> Self {
+        self.inner.ports.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Probe that removes the pod from service endpoints when it fails.
+    pub fn readiness_probe(
+        mut self,
+        value: impl Into<crate::api::core::v1::Probe>,
+    ) -> Self {
+        self.inner.readiness_probe = Some(value.into());
+        self
+    }
+
+    /// How each resource may be resized in place.
+    ///
+    /// Replaces the whole list; [`push_resize_policy`](Self::push_resize_policy) appends one item.
+    pub fn resize_policy(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::ContainerResizePolicy>,
+        >,
+    ) -> Self {
+        self.inner.resize_policy = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// How each resource may be resized in place.
+    ///
+    /// Appends one item to `resize_policy`; [`resize_policy`](Self::resize_policy) replaces the whole list.
+    pub fn push_resize_policy(
+        mut self,
+        item: impl Into<crate::api::core::v1::ContainerResizePolicy>,
+    ) -> Self {
+        self.inner.resize_policy.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Compute resource requests and limits.
+    pub fn resources(
+        mut self,
+        value: impl Into<crate::api::core::v1::ResourceRequirements>,
+    ) -> Self {
+        self.inner.resources = Some(value.into());
+        self
+    }
+
+    /// Per-container restart behaviour; overrides the pod restart policy.
+    pub fn restart_policy(mut self, value: impl Into<String>) -> Self {
+        self.inner.restart_policy = Some(value.into());
+        self
+    }
+
+    /// Ordered rules deciding whether an exited container is restarted.
+    ///
+    /// Replaces the whole list; [`restart_policy_rule`](Self::restart_policy_rule) appends one item.
+    pub fn restart_policy_rules(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::ContainerRestartRule>,
+        >,
+    ) -> Self {
+        self.inner.restart_policy_rules = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Ordered rules deciding whether an exited container is restarted.
+    ///
+    /// Appends one item to `restart_policy_rules`; [`restart_policy_rules`](Self::restart_policy_rules) replaces the whole list.
+    pub fn restart_policy_rule(
+        mut self,
+        item: impl Into<crate::api::core::v1::ContainerRestartRule>,
+    ) -> Self {
+        self.inner.restart_policy_rules.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Container-level security settings.
+    pub fn security_context(
+        mut self,
+        value: impl Into<crate::api::core::v1::SecurityContext>,
+    ) -> Self {
+        self.inner.security_context = Some(value.into());
+        self
+    }
+
+    /// Probe that must succeed before other probes run.
+    pub fn startup_probe(
+        mut self,
+        value: impl Into<crate::api::core::v1::Probe>,
+    ) -> Self {
+        self.inner.startup_probe = Some(value.into());
+        self
+    }
+
+    /// Whether to allocate a stdin buffer for the container.
+    pub fn stdin(mut self, value: impl Into<bool>) -> Self {
+        self.inner.stdin = Some(value.into());
+        self
+    }
+
+    /// Whether stdin is closed after the first attach disconnects.
+    pub fn stdin_once(mut self, value: impl Into<bool>) -> Self {
+        self.inner.stdin_once = Some(value.into());
+        self
+    }
+
+    /// File whose contents become the container's termination message.
+    pub fn termination_message_path(mut self, value: impl Into<String>) -> Self {
+        self.inner.termination_message_path = Some(value.into());
+        self
+    }
+
+    /// Where the termination message comes from: File or FallbackToLogsOnError.
+    pub fn termination_message_policy(mut self, value: impl Into<String>) -> Self {
+        self.inner.termination_message_policy = Some(value.into());
+        self
+    }
+
+    /// Whether to allocate a TTY; requires `stdin`.
+    pub fn tty(mut self, value: impl Into<bool>) -> Self {
+        self.inner.tty = Some(value.into());
+        self
+    }
+
+    /// Raw block devices mapped into the container.
+    ///
+    /// Replaces the whole list; [`volume_device`](Self::volume_device) appends one item.
+    pub fn volume_devices(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeDevice>>,
+    ) -> Self {
+        self.inner.volume_devices = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Raw block devices mapped into the container.
+    ///
+    /// Appends one item to `volume_devices`; [`volume_devices`](Self::volume_devices) replaces the whole list.
+    pub fn volume_device(
+        mut self,
+        item: impl Into<crate::api::core::v1::VolumeDevice>,
+    ) -> Self {
+        self.inner.volume_devices.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Pod volumes mounted into the container's filesystem.
+    ///
+    /// Replaces the whole list; [`volume_mount`](Self::volume_mount) appends one item.
+    pub fn volume_mounts(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeMount>>,
+    ) -> Self {
+        self.inner.volume_mounts = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Pod volumes mounted into the container's filesystem.
+    ///
+    /// Appends one item to `volume_mounts`; [`volume_mounts`](Self::volume_mounts) replaces the whole list.
+    pub fn volume_mount(
+        mut self,
+        item: impl Into<crate::api::core::v1::VolumeMount>,
+    ) -> Self {
+        self.inner.volume_mounts.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Working directory; the runtime default is used when empty.
+    pub fn working_dir(mut self, value: impl Into<String>) -> Self {
+        self.inner.working_dir = Some(value.into());
+        self
+    }
+
+    /// The finished `Container`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> Container {
+        self.inner
+    }
+}
+
+impl From<Container> for ContainerBuilder {
+    #[inline]
+    fn from(value: Container) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ContainerBuilder> for Container {
+    #[inline]
+    fn from(builder: ContainerBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -14,3 +14,75 @@ pub struct ContainerExtendedResourceRequest {
     #[serde(rename = "resourceName")]
     pub resource_name: String,
 }
+
+impl ContainerExtendedResourceRequest {
+    /// The [`ContainerExtendedResourceRequestBuilder`] of a new `ContainerExtendedResourceRequest`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `container_name` (see [`container_name`](ContainerExtendedResourceRequestBuilder::container_name))
+    /// - `request_name` (see [`request_name`](ContainerExtendedResourceRequestBuilder::request_name))
+    /// - `resource_name` (see [`resource_name`](ContainerExtendedResourceRequestBuilder::resource_name))
+    #[inline]
+    pub fn builder(
+        container_name: impl Into<String>,
+        request_name: impl Into<String>,
+        resource_name: impl Into<String>,
+    ) -> ContainerExtendedResourceRequestBuilder {
+        ContainerExtendedResourceRequestBuilder {
+            inner: Self {
+                container_name: container_name.into(),
+                request_name: request_name.into(),
+                resource_name: resource_name.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`ContainerExtendedResourceRequest`] values: start with [`ContainerExtendedResourceRequest::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerExtendedResourceRequest` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ContainerExtendedResourceRequestBuilder {
+    inner: ContainerExtendedResourceRequest,
+}
+
+impl ContainerExtendedResourceRequestBuilder {
+    /// Container that requests the resource.
+    pub fn container_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.container_name = value.into();
+        self
+    }
+
+    /// Request name in the generated ResourceClaim.
+    pub fn request_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.request_name = value.into();
+        self
+    }
+
+    /// Extended resource name backed by dynamic resource allocation.
+    pub fn resource_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.resource_name = value.into();
+        self
+    }
+
+    /// The finished `ContainerExtendedResourceRequest`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ContainerExtendedResourceRequest {
+        self.inner
+    }
+}
+
+impl From<ContainerExtendedResourceRequest> for ContainerExtendedResourceRequestBuilder {
+    #[inline]
+    fn from(value: ContainerExtendedResourceRequest) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ContainerExtendedResourceRequestBuilder> for ContainerExtendedResourceRequest {
+    #[inline]
+    fn from(builder: ContainerExtendedResourceRequestBuilder) -> Self {
+        builder.inner
+    }
+}

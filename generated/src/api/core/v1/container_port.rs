@@ -20,3 +20,87 @@ pub struct ContainerPort {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
 }
+
+impl ContainerPort {
+    /// The [`ContainerPortBuilder`] of a new `ContainerPort`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `container_port` (see [`container_port`](ContainerPortBuilder::container_port))
+    ///
+    /// The schema's defaults are filled in: `protocol`.
+    #[inline]
+    pub fn builder(container_port: impl Into<i32>) -> ContainerPortBuilder {
+        ContainerPortBuilder {
+            inner: Self {
+                container_port: container_port.into(),
+                host_ip: None,
+                host_port: None,
+                name: None,
+                protocol: Some("TCP".to_owned()),
+            },
+        }
+    }
+}
+
+/// Builds [`ContainerPort`] values: start with [`ContainerPort::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerPort` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ContainerPortBuilder {
+    inner: ContainerPort,
+}
+
+impl ContainerPortBuilder {
+    /// Port number on the pod IP, between 1 and 65535.
+    pub fn container_port(mut self, value: impl Into<i32>) -> Self {
+        self.inner.container_port = value.into();
+        self
+    }
+
+    /// Host IP to bind the host port to.
+    pub fn host_ip(mut self, value: impl Into<String>) -> Self {
+        self.inner.host_ip = Some(value.into());
+        self
+    }
+
+    /// Port number to expose on the host, if any.
+    pub fn host_port(mut self, value: impl Into<i32>) -> Self {
+        self.inner.host_port = Some(value.into());
+        self
+    }
+
+    /// Optional IANA_SVC_NAME, unique within the pod.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = Some(value.into());
+        self
+    }
+
+    /// Protocol: UDP, TCP or SCTP; defaults to TCP.
+    ///
+    /// A new builder starts with the schema's default, `"TCP"`.
+    pub fn protocol(mut self, value: impl Into<String>) -> Self {
+        self.inner.protocol = Some(value.into());
+        self
+    }
+
+    /// The finished `ContainerPort`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ContainerPort {
+        self.inner
+    }
+}
+
+impl From<ContainerPort> for ContainerPortBuilder {
+    #[inline]
+    fn from(value: ContainerPort) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ContainerPortBuilder> for ContainerPort {
+    #[inline]
+    fn from(builder: ContainerPortBuilder) -> Self {
+        builder.inner
+    }
+}

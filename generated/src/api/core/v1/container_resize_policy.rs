@@ -11,3 +11,66 @@ pub struct ContainerResizePolicy {
     #[serde(rename = "restartPolicy")]
     pub restart_policy: String,
 }
+
+impl ContainerResizePolicy {
+    /// The [`ContainerResizePolicyBuilder`] of a new `ContainerResizePolicy`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `resource_name` (see [`resource_name`](ContainerResizePolicyBuilder::resource_name))
+    /// - `restart_policy` (see [`restart_policy`](ContainerResizePolicyBuilder::restart_policy))
+    #[inline]
+    pub fn builder(
+        resource_name: impl Into<String>,
+        restart_policy: impl Into<String>,
+    ) -> ContainerResizePolicyBuilder {
+        ContainerResizePolicyBuilder {
+            inner: Self {
+                resource_name: resource_name.into(),
+                restart_policy: restart_policy.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`ContainerResizePolicy`] values: start with [`ContainerResizePolicy::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerResizePolicy` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ContainerResizePolicyBuilder {
+    inner: ContainerResizePolicy,
+}
+
+impl ContainerResizePolicyBuilder {
+    /// Resource the policy applies to: cpu or memory.
+    pub fn resource_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.resource_name = value.into();
+        self
+    }
+
+    /// Whether a resize restarts the container; defaults to NotRequired.
+    pub fn restart_policy(mut self, value: impl Into<String>) -> Self {
+        self.inner.restart_policy = value.into();
+        self
+    }
+
+    /// The finished `ContainerResizePolicy`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ContainerResizePolicy {
+        self.inner
+    }
+}
+
+impl From<ContainerResizePolicy> for ContainerResizePolicyBuilder {
+    #[inline]
+    fn from(value: ContainerResizePolicy) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ContainerResizePolicyBuilder> for ContainerResizePolicy {
+    #[inline]
+    fn from(builder: ContainerResizePolicyBuilder) -> Self {
+        builder.inner
+    }
+}

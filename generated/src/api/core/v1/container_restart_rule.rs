@@ -10,3 +10,65 @@ pub struct ContainerRestartRule {
     #[serde(rename = "exitCodes", skip_serializing_if = "Option::is_none")]
     pub exit_codes: Option<crate::api::core::v1::ContainerRestartRuleOnExitCodes>,
 }
+
+impl ContainerRestartRule {
+    /// The [`ContainerRestartRuleBuilder`] of a new `ContainerRestartRule`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `action` (see [`action`](ContainerRestartRuleBuilder::action))
+    #[inline]
+    pub fn builder(action: impl Into<String>) -> ContainerRestartRuleBuilder {
+        ContainerRestartRuleBuilder {
+            inner: Self {
+                action: action.into(),
+                exit_codes: None,
+            },
+        }
+    }
+}
+
+/// Builds [`ContainerRestartRule`] values: start with [`ContainerRestartRule::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerRestartRule` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ContainerRestartRuleBuilder {
+    inner: ContainerRestartRule,
+}
+
+impl ContainerRestartRuleBuilder {
+    /// Action to take when the rule matches; only `Restart` is allowed.
+    pub fn action(mut self, value: impl Into<String>) -> Self {
+        self.inner.action = value.into();
+        self
+    }
+
+    /// Exit codes the rule matches on.
+    pub fn exit_codes(
+        mut self,
+        value: impl Into<crate::api::core::v1::ContainerRestartRuleOnExitCodes>,
+    ) -> Self {
+        self.inner.exit_codes = Some(value.into());
+        self
+    }
+
+    /// The finished `ContainerRestartRule`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ContainerRestartRule {
+        self.inner
+    }
+}
+
+impl From<ContainerRestartRule> for ContainerRestartRuleBuilder {
+    #[inline]
+    fn from(value: ContainerRestartRule) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ContainerRestartRuleBuilder> for ContainerRestartRule {
+    #[inline]
+    fn from(builder: ContainerRestartRuleBuilder) -> Self {
+        builder.inner
+    }
+}

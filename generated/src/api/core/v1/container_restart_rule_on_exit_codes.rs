@@ -10,3 +10,74 @@ pub struct ContainerRestartRuleOnExitCodes {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub values: Option<Vec<i32>>,
 }
+
+impl ContainerRestartRuleOnExitCodes {
+    /// The [`ContainerRestartRuleOnExitCodesBuilder`] of a new `ContainerRestartRuleOnExitCodes`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `operator` (see [`operator`](ContainerRestartRuleOnExitCodesBuilder::operator))
+    #[inline]
+    pub fn builder(
+        operator: impl Into<String>,
+    ) -> ContainerRestartRuleOnExitCodesBuilder {
+        ContainerRestartRuleOnExitCodesBuilder {
+            inner: Self {
+                operator: operator.into(),
+                values: None,
+            },
+        }
+    }
+}
+
+/// Builds [`ContainerRestartRuleOnExitCodes`] values: start with [`ContainerRestartRuleOnExitCodes::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerRestartRuleOnExitCodes` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ContainerRestartRuleOnExitCodesBuilder {
+    inner: ContainerRestartRuleOnExitCodes,
+}
+
+impl ContainerRestartRuleOnExitCodesBuilder {
+    /// How exit codes are compared with values: In or NotIn.
+    pub fn operator(mut self, value: impl Into<String>) -> Self {
+        self.inner.operator = value.into();
+        self
+    }
+
+    /// Exit code values to compare against (at most 255).
+    ///
+    /// Replaces the whole list; [`value`](Self::value) appends one item.
+    pub fn values(mut self, items: impl IntoIterator<Item = impl Into<i32>>) -> Self {
+        self.inner.values = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Exit code values to compare against (at most 255).
+    ///
+    /// Appends one item to `values`; [`values`](Self::values) replaces the whole list.
+    pub fn value(mut self, item: impl Into<i32>) -> Self {
+        self.inner.values.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// The finished `ContainerRestartRuleOnExitCodes`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ContainerRestartRuleOnExitCodes {
+        self.inner
+    }
+}
+
+impl From<ContainerRestartRuleOnExitCodes> for ContainerRestartRuleOnExitCodesBuilder {
+    #[inline]
+    fn from(value: ContainerRestartRuleOnExitCodes) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ContainerRestartRuleOnExitCodesBuilder> for ContainerRestartRuleOnExitCodes {
+    #[inline]
+    fn from(builder: ContainerRestartRuleOnExitCodesBuilder) -> Self {
+        builder.inner
+    }
+}

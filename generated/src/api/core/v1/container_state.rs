@@ -14,3 +14,70 @@ pub struct ContainerState {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub waiting: Option<crate::api::core::v1::ContainerStateWaiting>,
 }
+
+impl ContainerState {
+    /// The [`ContainerStateBuilder`] of a new `ContainerState`.
+    #[inline]
+    pub fn builder() -> ContainerStateBuilder {
+        ContainerStateBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`ContainerState`] values: start with [`ContainerState::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerState` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ContainerStateBuilder {
+    inner: ContainerState,
+}
+
+impl ContainerStateBuilder {
+    /// Set while the container is running.
+    pub fn running(
+        mut self,
+        value: impl Into<crate::api::core::v1::ContainerStateRunning>,
+    ) -> Self {
+        self.inner.running = Some(value.into());
+        self
+    }
+
+    /// Set once the container has terminated.
+    pub fn terminated(
+        mut self,
+        value: impl Into<crate::api::core::v1::ContainerStateTerminated>,
+    ) -> Self {
+        self.inner.terminated = Some(value.into());
+        self
+    }
+
+    /// Set while the container is waiting to run.
+    pub fn waiting(
+        mut self,
+        value: impl Into<crate::api::core::v1::ContainerStateWaiting>,
+    ) -> Self {
+        self.inner.waiting = Some(value.into());
+        self
+    }
+
+    /// The finished `ContainerState`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ContainerState {
+        self.inner
+    }
+}
+
+impl From<ContainerState> for ContainerStateBuilder {
+    #[inline]
+    fn from(value: ContainerState) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ContainerStateBuilder> for ContainerState {
+    #[inline]
+    fn from(builder: ContainerStateBuilder) -> Self {
+        builder.inner
+    }
+}

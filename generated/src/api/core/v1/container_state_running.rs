@@ -8,3 +8,52 @@ pub struct ContainerStateRunning {
     #[serde(rename = "startedAt", skip_serializing_if = "Option::is_none")]
     pub started_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
 }
+
+impl ContainerStateRunning {
+    /// The [`ContainerStateRunningBuilder`] of a new `ContainerStateRunning`.
+    #[inline]
+    pub fn builder() -> ContainerStateRunningBuilder {
+        ContainerStateRunningBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`ContainerStateRunning`] values: start with [`ContainerStateRunning::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerStateRunning` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ContainerStateRunningBuilder {
+    inner: ContainerStateRunning,
+}
+
+impl ContainerStateRunningBuilder {
+    /// When the container was last (re)started.
+    pub fn started_at(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.inner.started_at = Some(value.into());
+        self
+    }
+
+    /// The finished `ContainerStateRunning`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ContainerStateRunning {
+        self.inner
+    }
+}
+
+impl From<ContainerStateRunning> for ContainerStateRunningBuilder {
+    #[inline]
+    fn from(value: ContainerStateRunning) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ContainerStateRunningBuilder> for ContainerStateRunning {
+    #[inline]
+    fn from(builder: ContainerStateRunningBuilder) -> Self {
+        builder.inner
+    }
+}

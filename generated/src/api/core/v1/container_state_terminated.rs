@@ -26,3 +26,103 @@ pub struct ContainerStateTerminated {
     #[serde(rename = "startedAt", skip_serializing_if = "Option::is_none")]
     pub started_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
 }
+
+impl ContainerStateTerminated {
+    /// The [`ContainerStateTerminatedBuilder`] of a new `ContainerStateTerminated`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `exit_code` (see [`exit_code`](ContainerStateTerminatedBuilder::exit_code))
+    #[inline]
+    pub fn builder(exit_code: impl Into<i32>) -> ContainerStateTerminatedBuilder {
+        ContainerStateTerminatedBuilder {
+            inner: Self {
+                container_id: None,
+                exit_code: exit_code.into(),
+                finished_at: None,
+                message: None,
+                reason: None,
+                signal: None,
+                started_at: None,
+            },
+        }
+    }
+}
+
+/// Builds [`ContainerStateTerminated`] values: start with [`ContainerStateTerminated::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerStateTerminated` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ContainerStateTerminatedBuilder {
+    inner: ContainerStateTerminated,
+}
+
+impl ContainerStateTerminatedBuilder {
+    /// Container ID in the form \<type\>://\<container_id\>.
+    pub fn container_id(mut self, value: impl Into<String>) -> Self {
+        self.inner.container_id = Some(value.into());
+        self
+    }
+
+    /// Exit status of the last run.
+    pub fn exit_code(mut self, value: impl Into<i32>) -> Self {
+        self.inner.exit_code = value.into();
+        self
+    }
+
+    /// When the container last terminated.
+    pub fn finished_at(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.inner.finished_at = Some(value.into());
+        self
+    }
+
+    /// Message about the last termination.
+    pub fn message(mut self, value: impl Into<String>) -> Self {
+        self.inner.message = Some(value.into());
+        self
+    }
+
+    /// Short reason for the last termination.
+    pub fn reason(mut self, value: impl Into<String>) -> Self {
+        self.inner.reason = Some(value.into());
+        self
+    }
+
+    /// Signal that ended the last run, if any.
+    pub fn signal(mut self, value: impl Into<i32>) -> Self {
+        self.inner.signal = Some(value.into());
+        self
+    }
+
+    /// When the previous run started.
+    pub fn started_at(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.inner.started_at = Some(value.into());
+        self
+    }
+
+    /// The finished `ContainerStateTerminated`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ContainerStateTerminated {
+        self.inner
+    }
+}
+
+impl From<ContainerStateTerminated> for ContainerStateTerminatedBuilder {
+    #[inline]
+    fn from(value: ContainerStateTerminated) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ContainerStateTerminatedBuilder> for ContainerStateTerminated {
+    #[inline]
+    fn from(builder: ContainerStateTerminatedBuilder) -> Self {
+        builder.inner
+    }
+}

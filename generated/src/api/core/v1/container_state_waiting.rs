@@ -11,3 +11,55 @@ pub struct ContainerStateWaiting {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
+
+impl ContainerStateWaiting {
+    /// The [`ContainerStateWaitingBuilder`] of a new `ContainerStateWaiting`.
+    #[inline]
+    pub fn builder() -> ContainerStateWaitingBuilder {
+        ContainerStateWaitingBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`ContainerStateWaiting`] values: start with [`ContainerStateWaiting::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerStateWaiting` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ContainerStateWaitingBuilder {
+    inner: ContainerStateWaiting,
+}
+
+impl ContainerStateWaitingBuilder {
+    /// Message explaining why the container is waiting.
+    pub fn message(mut self, value: impl Into<String>) -> Self {
+        self.inner.message = Some(value.into());
+        self
+    }
+
+    /// Short reason why the container is waiting.
+    pub fn reason(mut self, value: impl Into<String>) -> Self {
+        self.inner.reason = Some(value.into());
+        self
+    }
+
+    /// The finished `ContainerStateWaiting`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ContainerStateWaiting {
+        self.inner
+    }
+}
+
+impl From<ContainerStateWaiting> for ContainerStateWaitingBuilder {
+    #[inline]
+    fn from(value: ContainerStateWaiting) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ContainerStateWaitingBuilder> for ContainerStateWaiting {
+    #[inline]
+    fn from(builder: ContainerStateWaitingBuilder) -> Self {
+        builder.inner
+    }
+}

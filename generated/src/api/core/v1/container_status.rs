@@ -55,3 +55,238 @@ pub struct ContainerStatus {
     #[serde(rename = "volumeMounts", skip_serializing_if = "Option::is_none")]
     pub volume_mounts: Option<Vec<crate::api::core::v1::VolumeMountStatus>>,
 }
+
+impl ContainerStatus {
+    /// The [`ContainerStatusBuilder`] of a new `ContainerStatus`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `image` (see [`image`](ContainerStatusBuilder::image))
+    /// - `image_id` (see [`image_id`](ContainerStatusBuilder::image_id))
+    /// - `name` (see [`name`](ContainerStatusBuilder::name))
+    /// - `ready` (see [`ready`](ContainerStatusBuilder::ready))
+    /// - `restart_count` (see [`restart_count`](ContainerStatusBuilder::restart_count))
+    #[inline]
+    pub fn builder(
+        image: impl Into<String>,
+        image_id: impl Into<String>,
+        name: impl Into<String>,
+        ready: impl Into<bool>,
+        restart_count: impl Into<i32>,
+    ) -> ContainerStatusBuilder {
+        ContainerStatusBuilder {
+            inner: Self {
+                allocated_resources: None,
+                allocated_resources_status: None,
+                container_id: None,
+                image: image.into(),
+                image_id: image_id.into(),
+                last_state: None,
+                name: name.into(),
+                ready: ready.into(),
+                resources: None,
+                restart_count: restart_count.into(),
+                started: None,
+                state: None,
+                stop_signal: None,
+                user: None,
+                volume_mounts: None,
+            },
+        }
+    }
+}
+
+/// Builds [`ContainerStatus`] values: start with [`ContainerStatus::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerStatus` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ContainerStatusBuilder {
+    inner: ContainerStatus,
+}
+
+impl ContainerStatusBuilder {
+    /// Resources the node has allocated to the container.
+    ///
+    /// Replaces the whole map; [`allocated_resource`](Self::allocated_resource) inserts one entry.
+    pub fn allocated_resources(
+        mut self,
+        entries: impl IntoIterator<
+            Item = (
+                impl Into<String>,
+                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+            ),
+        >,
+    ) -> Self {
+        self.inner.allocated_resources = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Resources the node has allocated to the container.
+    ///
+    /// Inserts one entry into `allocated_resources`, replacing any value under the same key; [`allocated_resources`](Self::allocated_resources) replaces the whole map.
+    pub fn allocated_resource(
+        mut self,
+        key: impl Into<String>,
+        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+    ) -> Self {
+        self.inner
+            .allocated_resources
+            .get_or_insert_default()
+            .insert(key.into(), value.into());
+        self
+    }
+
+    /// Health of the resources allocated to the container.
+    ///
+    /// Replaces the whole list; [`push_allocated_resources_status`](Self::push_allocated_resources_status) appends one item.
+    pub fn allocated_resources_status(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ResourceStatus>>,
+    ) -> Self {
+        self.inner.allocated_resources_status = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Health of the resources allocated to the container.
+    ///
+    /// Appends one item to `allocated_resources_status`; [`allocated_resources_status`](Self::allocated_resources_status) replaces the whole list.
+    pub fn push_allocated_resources_status(
+        mut self,
+        item: impl Into<crate::api::core::v1::ResourceStatus>,
+    ) -> Self {
+        self.inner.allocated_resources_status.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Container ID in the form \<type\>://\<container_id\>, e.g. containerd://abc123.
+    pub fn container_id(mut self, value: impl Into<String>) -> Self {
+        self.inner.container_id = Some(value.into());
+        self
+    }
+
+    /// Image the container is running, as resolved by the runtime.
+    pub fn image(mut self, value: impl Into<String>) -> Self {
+        self.inner.image = value.into();
+        self
+    }
+
+    /// ID of the image the container is running.
+    pub fn image_id(mut self, value: impl Into<String>) -> Self {
+        self.inner.image_id = value.into();
+        self
+    }
+
+    /// Last termination state, useful for debugging restarts.
+    pub fn last_state(
+        mut self,
+        value: impl Into<crate::api::core::v1::ContainerState>,
+    ) -> Self {
+        self.inner.last_state = Some(value.into());
+        self
+    }
+
+    /// Container name, unique within the pod.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// Whether the container currently passes its readiness check.
+    pub fn ready(mut self, value: impl Into<bool>) -> Self {
+        self.inner.ready = value.into();
+        self
+    }
+
+    /// Resource requests and limits currently applied to the container.
+    pub fn resources(
+        mut self,
+        value: impl Into<crate::api::core::v1::ResourceRequirements>,
+    ) -> Self {
+        self.inner.resources = Some(value.into());
+        self
+    }
+
+    /// Number of times the container has been restarted.
+    pub fn restart_count(mut self, value: impl Into<i32>) -> Self {
+        self.inner.restart_count = value.into();
+        self
+    }
+
+    /// Whether the container finished its startup hooks and startup probe.
+    pub fn started(mut self, value: impl Into<bool>) -> Self {
+        self.inner.started = Some(value.into());
+        self
+    }
+
+    /// Current state of the container.
+    pub fn state(
+        mut self,
+        value: impl Into<crate::api::core::v1::ContainerState>,
+    ) -> Self {
+        self.inner.state = Some(value.into());
+        self
+    }
+
+    /// Effective stop signal of the container.
+    pub fn stop_signal(mut self, value: impl Into<String>) -> Self {
+        self.inner.stop_signal = Some(value.into());
+        self
+    }
+
+    /// User identity attached to the container's first process.
+    pub fn user(
+        mut self,
+        value: impl Into<crate::api::core::v1::ContainerUser>,
+    ) -> Self {
+        self.inner.user = Some(value.into());
+        self
+    }
+
+    /// Status of the container's volume mounts.
+    ///
+    /// Replaces the whole list; [`volume_mount`](Self::volume_mount) appends one item.
+    pub fn volume_mounts(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::VolumeMountStatus>,
+        >,
+    ) -> Self {
+        self.inner.volume_mounts = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Status of the container's volume mounts.
+    ///
+    /// Appends one item to `volume_mounts`; [`volume_mounts`](Self::volume_mounts) replaces the whole list.
+    pub fn volume_mount(
+        mut self,
+        item: impl Into<crate::api::core::v1::VolumeMountStatus>,
+    ) -> Self {
+        self.inner.volume_mounts.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// The finished `ContainerStatus`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ContainerStatus {
+        self.inner
+    }
+}
+
+impl From<ContainerStatus> for ContainerStatusBuilder {
+    #[inline]
+    fn from(value: ContainerStatus) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ContainerStatusBuilder> for ContainerStatus {
+    #[inline]
+    fn from(builder: ContainerStatusBuilder) -> Self {
+        builder.inner
+    }
+}

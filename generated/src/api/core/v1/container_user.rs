@@ -8,3 +8,52 @@ pub struct ContainerUser {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub linux: Option<crate::api::core::v1::LinuxContainerUser>,
 }
+
+impl ContainerUser {
+    /// The [`ContainerUserBuilder`] of a new `ContainerUser`.
+    #[inline]
+    pub fn builder() -> ContainerUserBuilder {
+        ContainerUserBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`ContainerUser`] values: start with [`ContainerUser::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerUser` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ContainerUserBuilder {
+    inner: ContainerUser,
+}
+
+impl ContainerUserBuilder {
+    /// Linux user identity details.
+    pub fn linux(
+        mut self,
+        value: impl Into<crate::api::core::v1::LinuxContainerUser>,
+    ) -> Self {
+        self.inner.linux = Some(value.into());
+        self
+    }
+
+    /// The finished `ContainerUser`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ContainerUser {
+        self.inner
+    }
+}
+
+impl From<ContainerUser> for ContainerUserBuilder {
+    #[inline]
+    fn from(value: ContainerUser) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ContainerUserBuilder> for ContainerUser {
+    #[inline]
+    fn from(builder: ContainerUserBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -19,3 +19,108 @@ pub struct CSIVolumeSource {
     #[serde(rename = "volumeAttributes", skip_serializing_if = "Option::is_none")]
     pub volume_attributes: Option<::std::collections::BTreeMap<String, String>>,
 }
+
+impl CSIVolumeSource {
+    /// The [`CSIVolumeSourceBuilder`] of a new `CSIVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `driver` (see [`driver`](CSIVolumeSourceBuilder::driver))
+    #[inline]
+    pub fn builder(driver: impl Into<String>) -> CSIVolumeSourceBuilder {
+        CSIVolumeSourceBuilder {
+            inner: Self {
+                driver: driver.into(),
+                fs_type: None,
+                node_publish_secret_ref: None,
+                read_only: None,
+                volume_attributes: None,
+            },
+        }
+    }
+}
+
+/// Builds [`CSIVolumeSource`] values: start with [`CSIVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `CSIVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct CSIVolumeSourceBuilder {
+    inner: CSIVolumeSource,
+}
+
+impl CSIVolumeSourceBuilder {
+    /// Name of the CSI driver serving this volume.
+    pub fn driver(mut self, value: impl Into<String>) -> Self {
+        self.inner.driver = value.into();
+        self
+    }
+
+    /// Filesystem type to mount; the driver picks a default when empty.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.inner.fs_type = Some(value.into());
+        self
+    }
+
+    /// Secret passed to the driver's NodePublishVolume and NodeUnpublishVolume calls.
+    pub fn node_publish_secret_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::LocalObjectReference>,
+    ) -> Self {
+        self.inner.node_publish_secret_ref = Some(value.into());
+        self
+    }
+
+    /// Requests a read-only volume when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// Driver-specific attributes passed to the CSI driver.
+    ///
+    /// Replaces the whole map; [`volume_attribute`](Self::volume_attribute) inserts one entry.
+    pub fn volume_attributes(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+    ) -> Self {
+        self.inner.volume_attributes = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Driver-specific attributes passed to the CSI driver.
+    ///
+    /// Inserts one entry into `volume_attributes`, replacing any value under the same key; [`volume_attributes`](Self::volume_attributes) replaces the whole map.
+    pub fn volume_attribute(
+        mut self,
+        key: impl Into<String>,
+        value: impl Into<String>,
+    ) -> Self {
+        self.inner
+            .volume_attributes
+            .get_or_insert_default()
+            .insert(key.into(), value.into());
+        self
+    }
+
+    /// The finished `CSIVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> CSIVolumeSource {
+        self.inner
+    }
+}
+
+impl From<CSIVolumeSource> for CSIVolumeSourceBuilder {
+    #[inline]
+    fn from(value: CSIVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<CSIVolumeSourceBuilder> for CSIVolumeSource {
+    #[inline]
+    fn from(builder: CSIVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

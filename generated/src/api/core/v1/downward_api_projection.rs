@@ -8,3 +8,67 @@ pub struct DownwardAPIProjection {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<crate::api::core::v1::DownwardAPIVolumeFile>>,
 }
+
+impl DownwardAPIProjection {
+    /// The [`DownwardAPIProjectionBuilder`] of a new `DownwardAPIProjection`.
+    #[inline]
+    pub fn builder() -> DownwardAPIProjectionBuilder {
+        DownwardAPIProjectionBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`DownwardAPIProjection`] values: start with [`DownwardAPIProjection::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `DownwardAPIProjection` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct DownwardAPIProjectionBuilder {
+    inner: DownwardAPIProjection,
+}
+
+impl DownwardAPIProjectionBuilder {
+    /// Files to create from pod fields or container resources.
+    ///
+    /// Replaces the whole list; [`item`](Self::item) appends one item.
+    pub fn items(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::DownwardAPIVolumeFile>,
+        >,
+    ) -> Self {
+        self.inner.items = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Files to create from pod fields or container resources.
+    ///
+    /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
+    pub fn item(
+        mut self,
+        item: impl Into<crate::api::core::v1::DownwardAPIVolumeFile>,
+    ) -> Self {
+        self.inner.items.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// The finished `DownwardAPIProjection`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> DownwardAPIProjection {
+        self.inner
+    }
+}
+
+impl From<DownwardAPIProjection> for DownwardAPIProjectionBuilder {
+    #[inline]
+    fn from(value: DownwardAPIProjection) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<DownwardAPIProjectionBuilder> for DownwardAPIProjection {
+    #[inline]
+    fn from(builder: DownwardAPIProjectionBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -16,3 +16,82 @@ pub struct DownwardAPIVolumeFile {
     #[serde(rename = "resourceFieldRef", skip_serializing_if = "Option::is_none")]
     pub resource_field_ref: Option<crate::api::core::v1::ResourceFieldSelector>,
 }
+
+impl DownwardAPIVolumeFile {
+    /// The [`DownwardAPIVolumeFileBuilder`] of a new `DownwardAPIVolumeFile`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `path` (see [`path`](DownwardAPIVolumeFileBuilder::path))
+    #[inline]
+    pub fn builder(path: impl Into<String>) -> DownwardAPIVolumeFileBuilder {
+        DownwardAPIVolumeFileBuilder {
+            inner: Self {
+                field_ref: None,
+                mode: None,
+                path: path.into(),
+                resource_field_ref: None,
+            },
+        }
+    }
+}
+
+/// Builds [`DownwardAPIVolumeFile`] values: start with [`DownwardAPIVolumeFile::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `DownwardAPIVolumeFile` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct DownwardAPIVolumeFileBuilder {
+    inner: DownwardAPIVolumeFile,
+}
+
+impl DownwardAPIVolumeFileBuilder {
+    /// Pod field to expose: annotations, labels, name, namespace or uid.
+    pub fn field_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::ObjectFieldSelector>,
+    ) -> Self {
+        self.inner.field_ref = Some(value.into());
+        self
+    }
+
+    /// Permission bits for this file.
+    pub fn mode(mut self, value: impl Into<i32>) -> Self {
+        self.inner.mode = Some(value.into());
+        self
+    }
+
+    /// Relative file path to create; must not contain `..`.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.inner.path = value.into();
+        self
+    }
+
+    /// Container resource limit or request to expose.
+    pub fn resource_field_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::ResourceFieldSelector>,
+    ) -> Self {
+        self.inner.resource_field_ref = Some(value.into());
+        self
+    }
+
+    /// The finished `DownwardAPIVolumeFile`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> DownwardAPIVolumeFile {
+        self.inner
+    }
+}
+
+impl From<DownwardAPIVolumeFile> for DownwardAPIVolumeFileBuilder {
+    #[inline]
+    fn from(value: DownwardAPIVolumeFile) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<DownwardAPIVolumeFileBuilder> for DownwardAPIVolumeFile {
+    #[inline]
+    fn from(builder: DownwardAPIVolumeFileBuilder) -> Self {
+        builder.inner
+    }
+}

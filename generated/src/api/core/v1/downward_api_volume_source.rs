@@ -11,3 +11,73 @@ pub struct DownwardAPIVolumeSource {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<crate::api::core::v1::DownwardAPIVolumeFile>>,
 }
+
+impl DownwardAPIVolumeSource {
+    /// The [`DownwardAPIVolumeSourceBuilder`] of a new `DownwardAPIVolumeSource`.
+    #[inline]
+    pub fn builder() -> DownwardAPIVolumeSourceBuilder {
+        DownwardAPIVolumeSourceBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`DownwardAPIVolumeSource`] values: start with [`DownwardAPIVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `DownwardAPIVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct DownwardAPIVolumeSourceBuilder {
+    inner: DownwardAPIVolumeSource,
+}
+
+impl DownwardAPIVolumeSourceBuilder {
+    /// Default permission bits for created files.
+    pub fn default_mode(mut self, value: impl Into<i32>) -> Self {
+        self.inner.default_mode = Some(value.into());
+        self
+    }
+
+    /// Files to create in the volume.
+    ///
+    /// Replaces the whole list; [`item`](Self::item) appends one item.
+    pub fn items(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::DownwardAPIVolumeFile>,
+        >,
+    ) -> Self {
+        self.inner.items = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Files to create in the volume.
+    ///
+    /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
+    pub fn item(
+        mut self,
+        item: impl Into<crate::api::core::v1::DownwardAPIVolumeFile>,
+    ) -> Self {
+        self.inner.items.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// The finished `DownwardAPIVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> DownwardAPIVolumeSource {
+        self.inner
+    }
+}
+
+impl From<DownwardAPIVolumeSource> for DownwardAPIVolumeSourceBuilder {
+    #[inline]
+    fn from(value: DownwardAPIVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<DownwardAPIVolumeSourceBuilder> for DownwardAPIVolumeSource {
+    #[inline]
+    fn from(builder: DownwardAPIVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

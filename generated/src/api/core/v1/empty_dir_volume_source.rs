@@ -11,3 +11,58 @@ pub struct EmptyDirVolumeSource {
     #[serde(rename = "sizeLimit", skip_serializing_if = "Option::is_none")]
     pub size_limit: Option<crate::apimachinery::pkg::api::resource::Quantity>,
 }
+
+impl EmptyDirVolumeSource {
+    /// The [`EmptyDirVolumeSourceBuilder`] of a new `EmptyDirVolumeSource`.
+    #[inline]
+    pub fn builder() -> EmptyDirVolumeSourceBuilder {
+        EmptyDirVolumeSourceBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`EmptyDirVolumeSource`] values: start with [`EmptyDirVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EmptyDirVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct EmptyDirVolumeSourceBuilder {
+    inner: EmptyDirVolumeSource,
+}
+
+impl EmptyDirVolumeSourceBuilder {
+    /// Backing storage medium: empty for node default or `Memory`.
+    pub fn medium(mut self, value: impl Into<String>) -> Self {
+        self.inner.medium = Some(value.into());
+        self
+    }
+
+    /// Maximum amount of local storage the directory may use.
+    pub fn size_limit(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+    ) -> Self {
+        self.inner.size_limit = Some(value.into());
+        self
+    }
+
+    /// The finished `EmptyDirVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> EmptyDirVolumeSource {
+        self.inner
+    }
+}
+
+impl From<EmptyDirVolumeSource> for EmptyDirVolumeSourceBuilder {
+    #[inline]
+    fn from(value: EmptyDirVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<EmptyDirVolumeSourceBuilder> for EmptyDirVolumeSource {
+    #[inline]
+    fn from(builder: EmptyDirVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

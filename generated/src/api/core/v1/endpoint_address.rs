@@ -16,3 +16,79 @@ pub struct EndpointAddress {
     #[serde(rename = "targetRef", skip_serializing_if = "Option::is_none")]
     pub target_ref: Option<crate::api::core::v1::ObjectReference>,
 }
+
+impl EndpointAddress {
+    /// The [`EndpointAddressBuilder`] of a new `EndpointAddress`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `ip` (see [`ip`](EndpointAddressBuilder::ip))
+    #[inline]
+    pub fn builder(ip: impl Into<String>) -> EndpointAddressBuilder {
+        EndpointAddressBuilder {
+            inner: Self {
+                hostname: None,
+                ip: ip.into(),
+                node_name: None,
+                target_ref: None,
+            },
+        }
+    }
+}
+
+/// Builds [`EndpointAddress`] values: start with [`EndpointAddress::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EndpointAddress` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct EndpointAddressBuilder {
+    inner: EndpointAddress,
+}
+
+impl EndpointAddressBuilder {
+    /// Hostname of the endpoint.
+    pub fn hostname(mut self, value: impl Into<String>) -> Self {
+        self.inner.hostname = Some(value.into());
+        self
+    }
+
+    /// IP address of the endpoint; must not be loopback or link-local.
+    pub fn ip(mut self, value: impl Into<String>) -> Self {
+        self.inner.ip = value.into();
+        self
+    }
+
+    /// Node that hosts the endpoint.
+    pub fn node_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.node_name = Some(value.into());
+        self
+    }
+
+    /// Object, usually a Pod, that provides the endpoint.
+    pub fn target_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::ObjectReference>,
+    ) -> Self {
+        self.inner.target_ref = Some(value.into());
+        self
+    }
+
+    /// The finished `EndpointAddress`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> EndpointAddress {
+        self.inner
+    }
+}
+
+impl From<EndpointAddress> for EndpointAddressBuilder {
+    #[inline]
+    fn from(value: EndpointAddress) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<EndpointAddressBuilder> for EndpointAddress {
+    #[inline]
+    fn from(builder: EndpointAddressBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -16,3 +16,76 @@ pub struct EndpointPort {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
 }
+
+impl EndpointPort {
+    /// The [`EndpointPortBuilder`] of a new `EndpointPort`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `port` (see [`port`](EndpointPortBuilder::port))
+    #[inline]
+    pub fn builder(port: impl Into<i32>) -> EndpointPortBuilder {
+        EndpointPortBuilder {
+            inner: Self {
+                app_protocol: None,
+                name: None,
+                port: port.into(),
+                protocol: None,
+            },
+        }
+    }
+}
+
+/// Builds [`EndpointPort`] values: start with [`EndpointPort::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EndpointPort` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct EndpointPortBuilder {
+    inner: EndpointPort,
+}
+
+impl EndpointPortBuilder {
+    /// Application protocol hint, e.g. `http` or `kubernetes.io/h2c`.
+    pub fn app_protocol(mut self, value: impl Into<String>) -> Self {
+        self.inner.app_protocol = Some(value.into());
+        self
+    }
+
+    /// Port name matching the corresponding ServicePort name.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = Some(value.into());
+        self
+    }
+
+    /// Port number.
+    pub fn port(mut self, value: impl Into<i32>) -> Self {
+        self.inner.port = value.into();
+        self
+    }
+
+    /// IP protocol: UDP, TCP or SCTP; defaults to TCP.
+    pub fn protocol(mut self, value: impl Into<String>) -> Self {
+        self.inner.protocol = Some(value.into());
+        self
+    }
+
+    /// The finished `EndpointPort`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> EndpointPort {
+        self.inner
+    }
+}
+
+impl From<EndpointPort> for EndpointPortBuilder {
+    #[inline]
+    fn from(value: EndpointPort) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<EndpointPortBuilder> for EndpointPort {
+    #[inline]
+    fn from(builder: EndpointPortBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -14,3 +14,108 @@ pub struct EndpointSubset {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ports: Option<Vec<crate::api::core::v1::EndpointPort>>,
 }
+
+impl EndpointSubset {
+    /// The [`EndpointSubsetBuilder`] of a new `EndpointSubset`.
+    #[inline]
+    pub fn builder() -> EndpointSubsetBuilder {
+        EndpointSubsetBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`EndpointSubset`] values: start with [`EndpointSubset::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EndpointSubset` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct EndpointSubsetBuilder {
+    inner: EndpointSubset,
+}
+
+impl EndpointSubsetBuilder {
+    /// Addresses that are ready to receive traffic.
+    ///
+    /// Replaces the whole list; [`address`](Self::address) appends one item.
+    pub fn addresses(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EndpointAddress>>,
+    ) -> Self {
+        self.inner.addresses = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Addresses that are ready to receive traffic.
+    ///
+    /// Appends one item to `addresses`; [`addresses`](Self::addresses) replaces the whole list.
+    pub fn address(
+        mut self,
+        item: impl Into<crate::api::core::v1::EndpointAddress>,
+    ) -> Self {
+        self.inner.addresses.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Addresses that are not ready yet.
+    ///
+    /// Replaces the whole list; [`not_ready_address`](Self::not_ready_address) appends one item.
+    pub fn not_ready_addresses(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EndpointAddress>>,
+    ) -> Self {
+        self.inner.not_ready_addresses = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Addresses that are not ready yet.
+    ///
+    /// Appends one item to `not_ready_addresses`; [`not_ready_addresses`](Self::not_ready_addresses) replaces the whole list.
+    pub fn not_ready_address(
+        mut self,
+        item: impl Into<crate::api::core::v1::EndpointAddress>,
+    ) -> Self {
+        self.inner.not_ready_addresses.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Ports available on these addresses.
+    ///
+    /// Replaces the whole list; [`port`](Self::port) appends one item.
+    pub fn ports(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EndpointPort>>,
+    ) -> Self {
+        self.inner.ports = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Ports available on these addresses.
+    ///
+    /// Appends one item to `ports`; [`ports`](Self::ports) replaces the whole list.
+    pub fn port(mut self, item: impl Into<crate::api::core::v1::EndpointPort>) -> Self {
+        self.inner.ports.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// The finished `EndpointSubset`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> EndpointSubset {
+        self.inner
+    }
+}
+
+impl From<EndpointSubset> for EndpointSubsetBuilder {
+    #[inline]
+    fn from(value: EndpointSubset) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<EndpointSubsetBuilder> for EndpointSubset {
+    #[inline]
+    fn from(builder: EndpointSubsetBuilder) -> Self {
+        builder.inner
+    }
+}

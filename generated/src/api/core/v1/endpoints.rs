@@ -2,6 +2,22 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.Endpoints
 
 /// The network endpoints backing a Service (deprecated in favour of EndpointSlice).
+///
+/// # Endpoints
+///
+/// | Method | Path | Description | Query parameters | Function |
+/// |---|---|---|---|---|
+/// | `GET` | `/api/v1/endpoints` | List or watch Endpoints objects across all namespaces. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`list_endpoints_for_all_namespaces`](Self::list_endpoints_for_all_namespaces) |
+/// | `GET` | `/api/v1/watch/endpoints` | Watch Endpoints objects across all namespaces; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_endpoints_list_for_all_namespaces`](Self::watch_endpoints_list_for_all_namespaces) |
+/// | `DELETE` | `/api/v1/namespaces/{namespace}/endpoints` | Delete a collection of Endpoints objects in a namespace. | `continue`, `dryRun`, `fieldSelector`, `gracePeriodSeconds`, `labelSelector`, `limit`, `orphanDependents`, `pretty`, `propagationPolicy`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds` | [`delete_collection_namespaced_endpoints`](Self::delete_collection_namespaced_endpoints) |
+/// | `GET` | `/api/v1/namespaces/{namespace}/endpoints` | List or watch Endpoints objects in a namespace. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`list_namespaced_endpoints`](Self::list_namespaced_endpoints) |
+/// | `POST` | `/api/v1/namespaces/{namespace}/endpoints` | Create a new Endpoints object in a namespace. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`create_namespaced_endpoints`](Self::create_namespaced_endpoints) |
+/// | `GET` | `/api/v1/watch/namespaces/{namespace}/endpoints` | Watch Endpoints objects in a namespace; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_endpoints_list`](Self::watch_namespaced_endpoints_list) |
+/// | `DELETE` | `/api/v1/namespaces/{namespace}/endpoints/{name}` | Delete the specified Endpoints. | `dryRun`, `gracePeriodSeconds`, `orphanDependents`, `pretty`, `propagationPolicy` | [`delete_namespaced_endpoints`](Self::delete_namespaced_endpoints) |
+/// | `GET` | `/api/v1/namespaces/{namespace}/endpoints/{name}` | Read the specified Endpoints. | `pretty` | [`read_namespaced_endpoints`](Self::read_namespaced_endpoints) |
+/// | `PATCH` | `/api/v1/namespaces/{namespace}/endpoints/{name}` | Partially update the specified Endpoints. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_endpoints`](Self::patch_namespaced_endpoints) |
+/// | `PUT` | `/api/v1/namespaces/{namespace}/endpoints/{name}` | Replace the specified Endpoints. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_endpoints`](Self::replace_namespaced_endpoints) |
+/// | `GET` | `/api/v1/watch/namespaces/{namespace}/endpoints/{name}` | Watch one Endpoints; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_endpoints`](Self::watch_namespaced_endpoints) |
 #[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
 pub struct Endpoints {
     /// Versioned schema of this object representation, e.g. `v1`.
@@ -40,4 +56,1082 @@ impl ::kubegen_runtime::Resource for Endpoints {
     const PLURAL: &'static str = "endpoints";
     const SCOPE: ::kubegen_runtime::Scope = ::kubegen_runtime::Scope::Namespaced;
     const SUBRESOURCES: &'static [&'static str] = &[];
+}
+
+impl Endpoints {
+    /// The [`EndpointsBuilder`] of a new `Endpoints` named `name` in the namespace `namespace`, with `apiVersion` and `kind` set.
+    #[inline]
+    pub fn builder(
+        name: impl Into<String>,
+        namespace: impl Into<String>,
+    ) -> EndpointsBuilder {
+        EndpointsBuilder {
+            inner: Self {
+                metadata: Some(
+                    crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
+                        .name(name)
+                        .namespace(namespace)
+                        .build(),
+                ),
+                ..Self::default()
+            },
+        }
+    }
+}
+
+/// Builds [`Endpoints`] values: start with [`Endpoints::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Endpoints` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct EndpointsBuilder {
+    inner: Endpoints,
+}
+
+impl EndpointsBuilder {
+    /// Standard object metadata.
+    pub fn metadata(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    ) -> Self {
+        self.inner.metadata = Some(value.into());
+        self
+    }
+
+    /// Standard object metadata.
+    ///
+    /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
+    pub fn metadata_with(
+        mut self,
+        edit: impl FnOnce(
+            crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+        ) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+    ) -> Self {
+        let current = match self.inner.metadata.take() {
+            Some(value) => value.into(),
+            None => crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
+        };
+        self.inner.metadata = Some(edit(current).build());
+        self
+    }
+
+    /// Groups of addresses and ports that make up the service.
+    ///
+    /// Replaces the whole list; [`subset`](Self::subset) appends one item.
+    pub fn subsets(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EndpointSubset>>,
+    ) -> Self {
+        self.inner.subsets = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Groups of addresses and ports that make up the service.
+    ///
+    /// Appends one item to `subsets`; [`subsets`](Self::subsets) replaces the whole list.
+    pub fn subset(
+        mut self,
+        item: impl Into<crate::api::core::v1::EndpointSubset>,
+    ) -> Self {
+        self.inner.subsets.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// The finished `Endpoints`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> Endpoints {
+        self.inner
+    }
+}
+
+impl From<Endpoints> for EndpointsBuilder {
+    #[inline]
+    fn from(value: Endpoints) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<EndpointsBuilder> for Endpoints {
+    #[inline]
+    fn from(builder: EndpointsBuilder) -> Self {
+        builder.inner
+    }
+}
+
+impl Endpoints {
+    /// The operations on this resource, in the order of the endpoint table above.
+    pub const ROUTES: &'static [crate::routes::Route] = &[
+        crate::routes::Route::ListCoreV1EndpointsForAllNamespaces,
+        crate::routes::Route::WatchCoreV1EndpointsListForAllNamespaces,
+        crate::routes::Route::DeleteCoreV1CollectionNamespacedEndpoints,
+        crate::routes::Route::ListCoreV1NamespacedEndpoints,
+        crate::routes::Route::CreateCoreV1NamespacedEndpoints,
+        crate::routes::Route::WatchCoreV1NamespacedEndpointsList,
+        crate::routes::Route::DeleteCoreV1NamespacedEndpoints,
+        crate::routes::Route::ReadCoreV1NamespacedEndpoints,
+        crate::routes::Route::PatchCoreV1NamespacedEndpoints,
+        crate::routes::Route::ReplaceCoreV1NamespacedEndpoints,
+        crate::routes::Route::WatchCoreV1NamespacedEndpoints,
+    ];
+
+    /// List or watch Endpoints objects across all namespaces.
+    ///
+    /// `GET /api/v1/endpoints`. Decode the response with [`Endpoints::list_endpoints_for_all_namespaces_response`].
+    ///
+    /// # Errors
+    ///
+    /// Never in practice: the request is always well-formed.
+    pub fn list_endpoints_for_all_namespaces(
+        query: &ListEndpointsForAllNamespacesQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/endpoints",
+        );
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Endpoints::list_endpoints_for_all_namespaces`]: 200 OK → `api::core::v1::EndpointsList`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn list_endpoints_for_all_namespaces_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<crate::api::core::v1::EndpointsList, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Watch Endpoints objects across all namespaces; deprecated, use a list call with `watch=true`.
+    ///
+    /// `GET /api/v1/watch/endpoints` (deprecated). Decode the response with [`Endpoints::watch_endpoints_list_for_all_namespaces_response`].
+    ///
+    /// # Errors
+    ///
+    /// Never in practice: the request is always well-formed.
+    pub fn watch_endpoints_list_for_all_namespaces(
+        query: &WatchEndpointsListForAllNamespacesQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/watch/endpoints",
+        );
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Endpoints::watch_endpoints_list_for_all_namespaces`]: 200 OK → `WatchEvent<api::core::v1::Endpoints>` stream.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn watch_endpoints_list_for_all_namespaces_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        Vec<
+            ::kubegen_runtime::WatchEvent<
+                Self,
+                crate::apimachinery::pkg::apis::meta::v1::Status,
+            >,
+        >,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::watch_events(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Delete a collection of Endpoints objects in a namespace.
+    ///
+    /// `DELETE /api/v1/namespaces/{namespace}/endpoints`. Decode the response with [`Endpoints::delete_collection_namespaced_endpoints_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn delete_collection_namespaced_endpoints(
+        namespace: &str,
+        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        query: &DeleteCollectionNamespacedEndpointsQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/endpoints");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::DELETE,
+            target,
+            Some("application/json"),
+            body.map(::kubegen_runtime::request::Body::json).transpose()?,
+        )
+    }
+
+    /// Decodes the response to [`Endpoints::delete_collection_namespaced_endpoints`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn delete_collection_namespaced_endpoints_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        crate::apimachinery::pkg::apis::meta::v1::Status,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// List or watch Endpoints objects in a namespace.
+    ///
+    /// `GET /api/v1/namespaces/{namespace}/endpoints`. Decode the response with [`Endpoints::list_namespaced_endpoints_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn list_namespaced_endpoints(
+        namespace: &str,
+        query: &ListNamespacedEndpointsQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/endpoints");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Endpoints::list_namespaced_endpoints`]: 200 OK → `api::core::v1::EndpointsList`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn list_namespaced_endpoints_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<crate::api::core::v1::EndpointsList, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Create a new Endpoints object in a namespace.
+    ///
+    /// `POST /api/v1/namespaces/{namespace}/endpoints`. Decode the response with [`Endpoints::create_namespaced_endpoints_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn create_namespaced_endpoints(
+        namespace: &str,
+        body: &Self,
+        query: &CreateNamespacedEndpointsQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/endpoints");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::POST,
+            target,
+            Some("application/json"),
+            Some(::kubegen_runtime::request::Body::json(body)?),
+        )
+    }
+
+    /// Decodes the response to [`Endpoints::create_namespaced_endpoints`]: 200 OK → `api::core::v1::Endpoints`, 201 Created → `api::core::v1::Endpoints`, 202 Accepted → `api::core::v1::Endpoints`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn create_namespaced_endpoints_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200..=202 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Watch Endpoints objects in a namespace; deprecated, use a list call with `watch=true`.
+    ///
+    /// `GET /api/v1/watch/namespaces/{namespace}/endpoints` (deprecated). Decode the response with [`Endpoints::watch_namespaced_endpoints_list_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn watch_namespaced_endpoints_list(
+        namespace: &str,
+        query: &WatchNamespacedEndpointsListQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/watch/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/endpoints");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Endpoints::watch_namespaced_endpoints_list`]: 200 OK → `WatchEvent<api::core::v1::Endpoints>` stream.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn watch_namespaced_endpoints_list_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        Vec<
+            ::kubegen_runtime::WatchEvent<
+                Self,
+                crate::apimachinery::pkg::apis::meta::v1::Status,
+            >,
+        >,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::watch_events(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Delete the specified Endpoints.
+    ///
+    /// `DELETE /api/v1/namespaces/{namespace}/endpoints/{name}`. Decode the response with [`Endpoints::delete_namespaced_endpoints_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn delete_namespaced_endpoints(
+        namespace: &str,
+        name: &str,
+        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        query: &DeleteNamespacedEndpointsQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/endpoints/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::DELETE,
+            target,
+            Some("application/json"),
+            body.map(::kubegen_runtime::request::Body::json).transpose()?,
+        )
+    }
+
+    /// Decodes the response to [`Endpoints::delete_namespaced_endpoints`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`, 202 Accepted → `apimachinery::pkg::apis::meta::v1::Status`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn delete_namespaced_endpoints_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        crate::apimachinery::pkg::apis::meta::v1::Status,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 | 202 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Read the specified Endpoints.
+    ///
+    /// `GET /api/v1/namespaces/{namespace}/endpoints/{name}`. Decode the response with [`Endpoints::read_namespaced_endpoints_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn read_namespaced_endpoints(
+        namespace: &str,
+        name: &str,
+        query: &ReadNamespacedEndpointsQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/endpoints/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Endpoints::read_namespaced_endpoints`]: 200 OK → `api::core::v1::Endpoints`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn read_namespaced_endpoints_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Partially update the specified Endpoints.
+    ///
+    /// `PATCH /api/v1/namespaces/{namespace}/endpoints/{name}`. Decode the response with [`Endpoints::patch_namespaced_endpoints_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the operation does not accept this kind of patch.
+    pub fn patch_namespaced_endpoints(
+        namespace: &str,
+        name: &str,
+        body: &::kubegen_runtime::Patch,
+        query: &PatchNamespacedEndpointsQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/endpoints/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::PATCH,
+            target,
+            Some("application/json"),
+            Some(
+                body
+                    .to_body(
+                        &[
+                            "application/apply-patch+cbor",
+                            "application/apply-patch+yaml",
+                            "application/json-patch+json",
+                            "application/merge-patch+json",
+                            "application/strategic-merge-patch+json",
+                        ],
+                    )?,
+            ),
+        )
+    }
+
+    /// Decodes the response to [`Endpoints::patch_namespaced_endpoints`]: 200 OK → `api::core::v1::Endpoints`, 201 Created → `api::core::v1::Endpoints`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn patch_namespaced_endpoints_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 | 201 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Replace the specified Endpoints.
+    ///
+    /// `PUT /api/v1/namespaces/{namespace}/endpoints/{name}`. Decode the response with [`Endpoints::replace_namespaced_endpoints_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn replace_namespaced_endpoints(
+        namespace: &str,
+        name: &str,
+        body: &Self,
+        query: &ReplaceNamespacedEndpointsQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/endpoints/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::PUT,
+            target,
+            Some("application/json"),
+            Some(::kubegen_runtime::request::Body::json(body)?),
+        )
+    }
+
+    /// Decodes the response to [`Endpoints::replace_namespaced_endpoints`]: 200 OK → `api::core::v1::Endpoints`, 201 Created → `api::core::v1::Endpoints`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn replace_namespaced_endpoints_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 | 201 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Watch one Endpoints; deprecated, use a list call with `watch=true` and a `fieldSelector`.
+    ///
+    /// `GET /api/v1/watch/namespaces/{namespace}/endpoints/{name}` (deprecated). Decode the response with [`Endpoints::watch_namespaced_endpoints_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn watch_namespaced_endpoints(
+        namespace: &str,
+        name: &str,
+        query: &WatchNamespacedEndpointsQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/watch/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/endpoints/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Endpoints::watch_namespaced_endpoints`]: 200 OK → `WatchEvent<api::core::v1::Endpoints>` stream.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn watch_namespaced_endpoints_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        Vec<
+            ::kubegen_runtime::WatchEvent<
+                Self,
+                crate::apimachinery::pkg::apis::meta::v1::Status,
+            >,
+        >,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::watch_events(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+}
+
+/// The optional query parameters of [`Endpoints::list_endpoints_for_all_namespaces`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListEndpointsForAllNamespacesQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub send_initial_events: Option<bool>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ListEndpointsForAllNamespacesQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target
+            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+/// The optional query parameters of [`Endpoints::watch_endpoints_list_for_all_namespaces`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WatchEndpointsListForAllNamespacesQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub send_initial_events: Option<bool>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams
+for WatchEndpointsListForAllNamespacesQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target
+            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+/// The optional query parameters of [`Endpoints::delete_collection_namespaced_endpoints`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeleteCollectionNamespacedEndpointsQuery {
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Seconds to wait before deletion; 0 deletes immediately.
+    pub grace_period_seconds: Option<i64>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
+    pub orphan_dependents: Option<bool>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Garbage collection policy: Orphan, Background or Foreground.
+    pub propagation_policy: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub send_initial_events: Option<bool>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+}
+
+impl ::kubegen_runtime::request::QueryParams
+for DeleteCollectionNamespacedEndpointsQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target
+            .push_optional_query(
+                "gracePeriodSeconds",
+                self.grace_period_seconds.as_ref(),
+            );
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target
+            .push_optional_query(
+                "propagationPolicy",
+                self.propagation_policy.as_deref(),
+            );
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target
+            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+    }
+}
+
+/// The optional query parameters of [`Endpoints::list_namespaced_endpoints`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListNamespacedEndpointsQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub send_initial_events: Option<bool>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ListNamespacedEndpointsQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target
+            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+/// The optional query parameters of [`Endpoints::create_namespaced_endpoints`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CreateNamespacedEndpointsQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub field_manager: Option<String>,
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub field_validation: Option<String>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for CreateNamespacedEndpointsQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldManager", self.field_manager.as_deref());
+        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`Endpoints::watch_namespaced_endpoints_list`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WatchNamespacedEndpointsListQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub send_initial_events: Option<bool>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for WatchNamespacedEndpointsListQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target
+            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+/// The optional query parameters of [`Endpoints::delete_namespaced_endpoints`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeleteNamespacedEndpointsQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Seconds to wait before deletion; 0 deletes immediately.
+    pub grace_period_seconds: Option<i64>,
+    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
+    pub orphan_dependents: Option<bool>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Garbage collection policy: Orphan, Background or Foreground.
+    pub propagation_policy: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for DeleteNamespacedEndpointsQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target
+            .push_optional_query(
+                "gracePeriodSeconds",
+                self.grace_period_seconds.as_ref(),
+            );
+        target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target
+            .push_optional_query(
+                "propagationPolicy",
+                self.propagation_policy.as_deref(),
+            );
+    }
+}
+
+/// The optional query parameters of [`Endpoints::read_namespaced_endpoints`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadNamespacedEndpointsQuery {
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ReadNamespacedEndpointsQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`Endpoints::patch_namespaced_endpoints`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PatchNamespacedEndpointsQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub field_manager: Option<String>,
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub field_validation: Option<String>,
+    /// Let an apply request take over fields owned by other managers; unset for other patch types.
+    pub force: Option<bool>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for PatchNamespacedEndpointsQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldManager", self.field_manager.as_deref());
+        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
+        target.push_optional_query("force", self.force.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`Endpoints::replace_namespaced_endpoints`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplaceNamespacedEndpointsQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub field_manager: Option<String>,
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub field_validation: Option<String>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ReplaceNamespacedEndpointsQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldManager", self.field_manager.as_deref());
+        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`Endpoints::watch_namespaced_endpoints`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WatchNamespacedEndpointsQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub send_initial_events: Option<bool>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for WatchNamespacedEndpointsQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target
+            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
 }

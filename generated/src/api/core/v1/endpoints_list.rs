@@ -38,3 +38,82 @@ impl ::kubegen_runtime::TypeMeta for EndpointsList {
 impl ::kubegen_runtime::ListResource for EndpointsList {
     type Item = crate::api::core::v1::Endpoints;
 }
+
+impl EndpointsList {
+    /// The [`EndpointsListBuilder`] of a new `EndpointsList`, with `apiVersion` and `kind` set.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `items` (see [`items`](EndpointsListBuilder::items))
+    #[inline]
+    pub fn builder(
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Endpoints>>,
+    ) -> EndpointsListBuilder {
+        EndpointsListBuilder {
+            inner: Self {
+                api_version: ::kubegen_runtime::ApiVersion::present(),
+                items: items.into_iter().map(Into::into).collect(),
+                kind: ::kubegen_runtime::Kind::present(),
+                metadata: None,
+            },
+        }
+    }
+}
+
+/// Builds [`EndpointsList`] values: start with [`EndpointsList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EndpointsList` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct EndpointsListBuilder {
+    inner: EndpointsList,
+}
+
+impl EndpointsListBuilder {
+    /// The Endpoints in this list.
+    ///
+    /// Replaces the whole list; [`item`](Self::item) appends one item.
+    pub fn items(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Endpoints>>,
+    ) -> Self {
+        self.inner.items = items.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The Endpoints in this list.
+    ///
+    /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
+    pub fn item(mut self, item: impl Into<crate::api::core::v1::Endpoints>) -> Self {
+        self.inner.items.push(item.into());
+        self
+    }
+
+    /// Standard list metadata.
+    pub fn metadata(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ListMeta>,
+    ) -> Self {
+        self.inner.metadata = Some(value.into());
+        self
+    }
+
+    /// The finished `EndpointsList`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> EndpointsList {
+        self.inner
+    }
+}
+
+impl From<EndpointsList> for EndpointsListBuilder {
+    #[inline]
+    fn from(value: EndpointsList) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<EndpointsListBuilder> for EndpointsList {
+    #[inline]
+    fn from(builder: EndpointsListBuilder) -> Self {
+        builder.inner
+    }
+}

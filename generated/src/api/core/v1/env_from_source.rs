@@ -14,3 +14,67 @@ pub struct EnvFromSource {
     #[serde(rename = "secretRef", skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<crate::api::core::v1::SecretEnvSource>,
 }
+
+impl EnvFromSource {
+    /// The [`EnvFromSourceBuilder`] of a new `EnvFromSource`.
+    #[inline]
+    pub fn builder() -> EnvFromSourceBuilder {
+        EnvFromSourceBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`EnvFromSource`] values: start with [`EnvFromSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EnvFromSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct EnvFromSourceBuilder {
+    inner: EnvFromSource,
+}
+
+impl EnvFromSourceBuilder {
+    /// ConfigMap to import.
+    pub fn config_map_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::ConfigMapEnvSource>,
+    ) -> Self {
+        self.inner.config_map_ref = Some(value.into());
+        self
+    }
+
+    /// Text prepended to every imported variable name.
+    pub fn prefix(mut self, value: impl Into<String>) -> Self {
+        self.inner.prefix = Some(value.into());
+        self
+    }
+
+    /// Secret to import.
+    pub fn secret_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::SecretEnvSource>,
+    ) -> Self {
+        self.inner.secret_ref = Some(value.into());
+        self
+    }
+
+    /// The finished `EnvFromSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> EnvFromSource {
+        self.inner
+    }
+}
+
+impl From<EnvFromSource> for EnvFromSourceBuilder {
+    #[inline]
+    fn from(value: EnvFromSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<EnvFromSourceBuilder> for EnvFromSource {
+    #[inline]
+    fn from(builder: EnvFromSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -13,3 +13,72 @@ pub struct EnvVar {
     #[serde(rename = "valueFrom", skip_serializing_if = "Option::is_none")]
     pub value_from: Option<crate::api::core::v1::EnvVarSource>,
 }
+
+impl EnvVar {
+    /// The [`EnvVarBuilder`] of a new `EnvVar`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `name` (see [`name`](EnvVarBuilder::name))
+    #[inline]
+    pub fn builder(name: impl Into<String>) -> EnvVarBuilder {
+        EnvVarBuilder {
+            inner: Self {
+                name: name.into(),
+                value: None,
+                value_from: None,
+            },
+        }
+    }
+}
+
+/// Builds [`EnvVar`] values: start with [`EnvVar::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EnvVar` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct EnvVarBuilder {
+    inner: EnvVar,
+}
+
+impl EnvVarBuilder {
+    /// Variable name.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// Literal value; `$(VAR_NAME)` references are expanded.
+    pub fn value(mut self, value: impl Into<String>) -> Self {
+        self.inner.value = Some(value.into());
+        self
+    }
+
+    /// Source of the value when `value` is empty.
+    pub fn value_from(
+        mut self,
+        value: impl Into<crate::api::core::v1::EnvVarSource>,
+    ) -> Self {
+        self.inner.value_from = Some(value.into());
+        self
+    }
+
+    /// The finished `EnvVar`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> EnvVar {
+        self.inner
+    }
+}
+
+impl From<EnvVar> for EnvVarBuilder {
+    #[inline]
+    fn from(value: EnvVar) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<EnvVarBuilder> for EnvVar {
+    #[inline]
+    fn from(builder: EnvVarBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -20,3 +20,88 @@ pub struct EnvVarSource {
     #[serde(rename = "secretKeyRef", skip_serializing_if = "Option::is_none")]
     pub secret_key_ref: Option<crate::api::core::v1::SecretKeySelector>,
 }
+
+impl EnvVarSource {
+    /// The [`EnvVarSourceBuilder`] of a new `EnvVarSource`.
+    #[inline]
+    pub fn builder() -> EnvVarSourceBuilder {
+        EnvVarSourceBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`EnvVarSource`] values: start with [`EnvVarSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EnvVarSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct EnvVarSourceBuilder {
+    inner: EnvVarSource,
+}
+
+impl EnvVarSourceBuilder {
+    /// A key of a ConfigMap.
+    pub fn config_map_key_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::ConfigMapKeySelector>,
+    ) -> Self {
+        self.inner.config_map_key_ref = Some(value.into());
+        self
+    }
+
+    /// A pod field, e.g. `metadata.labels['<KEY>']`.
+    pub fn field_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::ObjectFieldSelector>,
+    ) -> Self {
+        self.inner.field_ref = Some(value.into());
+        self
+    }
+
+    /// A key of an env file in a volume.
+    pub fn file_key_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::FileKeySelector>,
+    ) -> Self {
+        self.inner.file_key_ref = Some(value.into());
+        self
+    }
+
+    /// A container resource limit or request.
+    pub fn resource_field_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::ResourceFieldSelector>,
+    ) -> Self {
+        self.inner.resource_field_ref = Some(value.into());
+        self
+    }
+
+    /// A key of a Secret in the pod's namespace.
+    pub fn secret_key_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::SecretKeySelector>,
+    ) -> Self {
+        self.inner.secret_key_ref = Some(value.into());
+        self
+    }
+
+    /// The finished `EnvVarSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> EnvVarSource {
+        self.inner
+    }
+}
+
+impl From<EnvVarSource> for EnvVarSourceBuilder {
+    #[inline]
+    fn from(value: EnvVarSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<EnvVarSourceBuilder> for EnvVarSource {
+    #[inline]
+    fn from(builder: EnvVarSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -10,3 +10,52 @@ pub struct EphemeralVolumeSource {
         crate::api::core::v1::PersistentVolumeClaimTemplate,
     >,
 }
+
+impl EphemeralVolumeSource {
+    /// The [`EphemeralVolumeSourceBuilder`] of a new `EphemeralVolumeSource`.
+    #[inline]
+    pub fn builder() -> EphemeralVolumeSourceBuilder {
+        EphemeralVolumeSourceBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`EphemeralVolumeSource`] values: start with [`EphemeralVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EphemeralVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct EphemeralVolumeSourceBuilder {
+    inner: EphemeralVolumeSource,
+}
+
+impl EphemeralVolumeSourceBuilder {
+    /// Template for the PVC, which is named `<pod name>-<volume name>`.
+    pub fn volume_claim_template(
+        mut self,
+        value: impl Into<crate::api::core::v1::PersistentVolumeClaimTemplate>,
+    ) -> Self {
+        self.inner.volume_claim_template = Some(value.into());
+        self
+    }
+
+    /// The finished `EphemeralVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> EphemeralVolumeSource {
+        self.inner
+    }
+}
+
+impl From<EphemeralVolumeSource> for EphemeralVolumeSourceBuilder {
+    #[inline]
+    fn from(value: EphemeralVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<EphemeralVolumeSourceBuilder> for EphemeralVolumeSource {
+    #[inline]
+    fn from(builder: EphemeralVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -8,3 +8,62 @@ pub struct ExecAction {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<Vec<String>>,
 }
+
+impl ExecAction {
+    /// The [`ExecActionBuilder`] of a new `ExecAction`.
+    #[inline]
+    pub fn builder() -> ExecActionBuilder {
+        ExecActionBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`ExecAction`] values: start with [`ExecAction::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ExecAction` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ExecActionBuilder {
+    inner: ExecAction,
+}
+
+impl ExecActionBuilder {
+    /// Command line to execute, without a shell.
+    ///
+    /// Replaces the whole list; [`push_command`](Self::push_command) appends one item.
+    pub fn command(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.inner.command = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Command line to execute, without a shell.
+    ///
+    /// Appends one item to `command`; [`command`](Self::command) replaces the whole list.
+    pub fn push_command(mut self, item: impl Into<String>) -> Self {
+        self.inner.command.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// The finished `ExecAction`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ExecAction {
+        self.inner
+    }
+}
+
+impl From<ExecAction> for ExecActionBuilder {
+    #[inline]
+    fn from(value: ExecAction) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ExecActionBuilder> for ExecAction {
+    #[inline]
+    fn from(builder: ExecActionBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -20,3 +20,96 @@ pub struct FCVolumeSource {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wwids: Option<Vec<String>>,
 }
+
+impl FCVolumeSource {
+    /// The [`FCVolumeSourceBuilder`] of a new `FCVolumeSource`.
+    #[inline]
+    pub fn builder() -> FCVolumeSourceBuilder {
+        FCVolumeSourceBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`FCVolumeSource`] values: start with [`FCVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `FCVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct FCVolumeSourceBuilder {
+    inner: FCVolumeSource,
+}
+
+impl FCVolumeSourceBuilder {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.inner.fs_type = Some(value.into());
+        self
+    }
+
+    /// Target LUN number.
+    pub fn lun(mut self, value: impl Into<i32>) -> Self {
+        self.inner.lun = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// Target worldwide names.
+    ///
+    /// Replaces the whole list; [`target_wwn`](Self::target_wwn) appends one item.
+    pub fn target_wwns(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.inner.target_wwns = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Target worldwide names.
+    ///
+    /// Appends one item to `target_wwns`; [`target_wwns`](Self::target_wwns) replaces the whole list.
+    pub fn target_wwn(mut self, item: impl Into<String>) -> Self {
+        self.inner.target_wwns.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Volume worldwide identifiers; alternative to targetWWNs plus lun.
+    ///
+    /// Replaces the whole list; [`wwid`](Self::wwid) appends one item.
+    pub fn wwids(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.inner.wwids = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Volume worldwide identifiers; alternative to targetWWNs plus lun.
+    ///
+    /// Appends one item to `wwids`; [`wwids`](Self::wwids) replaces the whole list.
+    pub fn wwid(mut self, item: impl Into<String>) -> Self {
+        self.inner.wwids.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// The finished `FCVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> FCVolumeSource {
+        self.inner
+    }
+}
+
+impl From<FCVolumeSource> for FCVolumeSourceBuilder {
+    #[inline]
+    fn from(value: FCVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<FCVolumeSourceBuilder> for FCVolumeSource {
+    #[inline]
+    fn from(builder: FCVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

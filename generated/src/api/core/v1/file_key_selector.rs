@@ -15,3 +15,82 @@ pub struct FileKeySelector {
     #[serde(rename = "volumeName")]
     pub volume_name: String,
 }
+
+impl FileKeySelector {
+    /// The [`FileKeySelectorBuilder`] of a new `FileKeySelector`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `key` (see [`key`](FileKeySelectorBuilder::key))
+    /// - `path` (see [`path`](FileKeySelectorBuilder::path))
+    /// - `volume_name` (see [`volume_name`](FileKeySelectorBuilder::volume_name))
+    #[inline]
+    pub fn builder(
+        key: impl Into<String>,
+        path: impl Into<String>,
+        volume_name: impl Into<String>,
+    ) -> FileKeySelectorBuilder {
+        FileKeySelectorBuilder {
+            inner: Self {
+                key: key.into(),
+                optional: None,
+                path: path.into(),
+                volume_name: volume_name.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`FileKeySelector`] values: start with [`FileKeySelector::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `FileKeySelector` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct FileKeySelectorBuilder {
+    inner: FileKeySelector,
+}
+
+impl FileKeySelectorBuilder {
+    /// Key to read from the env file.
+    pub fn key(mut self, value: impl Into<String>) -> Self {
+        self.inner.key = value.into();
+        self
+    }
+
+    /// Whether the file or key may be missing.
+    pub fn optional(mut self, value: impl Into<bool>) -> Self {
+        self.inner.optional = Some(value.into());
+        self
+    }
+
+    /// Relative path of the env file inside the volume.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.inner.path = value.into();
+        self
+    }
+
+    /// Name of the volume that holds the env file.
+    pub fn volume_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.volume_name = value.into();
+        self
+    }
+
+    /// The finished `FileKeySelector`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> FileKeySelector {
+        self.inner
+    }
+}
+
+impl From<FileKeySelector> for FileKeySelectorBuilder {
+    #[inline]
+    fn from(value: FileKeySelector) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<FileKeySelectorBuilder> for FileKeySelector {
+    #[inline]
+    fn from(builder: FileKeySelectorBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -19,3 +19,101 @@ pub struct FlexVolumeSource {
     #[serde(rename = "secretRef", skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
 }
+
+impl FlexVolumeSource {
+    /// The [`FlexVolumeSourceBuilder`] of a new `FlexVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `driver` (see [`driver`](FlexVolumeSourceBuilder::driver))
+    #[inline]
+    pub fn builder(driver: impl Into<String>) -> FlexVolumeSourceBuilder {
+        FlexVolumeSourceBuilder {
+            inner: Self {
+                driver: driver.into(),
+                fs_type: None,
+                options: None,
+                read_only: None,
+                secret_ref: None,
+            },
+        }
+    }
+}
+
+/// Builds [`FlexVolumeSource`] values: start with [`FlexVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `FlexVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct FlexVolumeSourceBuilder {
+    inner: FlexVolumeSource,
+}
+
+impl FlexVolumeSourceBuilder {
+    /// Name of the driver.
+    pub fn driver(mut self, value: impl Into<String>) -> Self {
+        self.inner.driver = value.into();
+        self
+    }
+
+    /// Filesystem type to mount.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.inner.fs_type = Some(value.into());
+        self
+    }
+
+    /// Extra driver command options.
+    ///
+    /// Replaces the whole map; [`option`](Self::option) inserts one entry.
+    pub fn options(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+    ) -> Self {
+        self.inner.options = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Extra driver command options.
+    ///
+    /// Inserts one entry into `options`, replacing any value under the same key; [`options`](Self::options) replaces the whole map.
+    pub fn option(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.inner.options.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// Secret passed to the driver scripts.
+    pub fn secret_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::LocalObjectReference>,
+    ) -> Self {
+        self.inner.secret_ref = Some(value.into());
+        self
+    }
+
+    /// The finished `FlexVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> FlexVolumeSource {
+        self.inner
+    }
+}
+
+impl From<FlexVolumeSource> for FlexVolumeSourceBuilder {
+    #[inline]
+    fn from(value: FlexVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<FlexVolumeSourceBuilder> for FlexVolumeSource {
+    #[inline]
+    fn from(builder: FlexVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

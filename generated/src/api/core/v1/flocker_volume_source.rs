@@ -11,3 +11,55 @@ pub struct FlockerVolumeSource {
     #[serde(rename = "datasetUUID", skip_serializing_if = "Option::is_none")]
     pub dataset_uuid: Option<String>,
 }
+
+impl FlockerVolumeSource {
+    /// The [`FlockerVolumeSourceBuilder`] of a new `FlockerVolumeSource`.
+    #[inline]
+    pub fn builder() -> FlockerVolumeSourceBuilder {
+        FlockerVolumeSourceBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`FlockerVolumeSource`] values: start with [`FlockerVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `FlockerVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct FlockerVolumeSourceBuilder {
+    inner: FlockerVolumeSource,
+}
+
+impl FlockerVolumeSourceBuilder {
+    /// Dataset name (deprecated).
+    pub fn dataset_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.dataset_name = Some(value.into());
+        self
+    }
+
+    /// Dataset UUID.
+    pub fn dataset_uuid(mut self, value: impl Into<String>) -> Self {
+        self.inner.dataset_uuid = Some(value.into());
+        self
+    }
+
+    /// The finished `FlockerVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> FlockerVolumeSource {
+        self.inner
+    }
+}
+
+impl From<FlockerVolumeSource> for FlockerVolumeSourceBuilder {
+    #[inline]
+    fn from(value: FlockerVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<FlockerVolumeSourceBuilder> for FlockerVolumeSource {
+    #[inline]
+    fn from(builder: FlockerVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

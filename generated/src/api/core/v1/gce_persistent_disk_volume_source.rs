@@ -17,3 +17,76 @@ pub struct GCEPersistentDiskVolumeSource {
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
 }
+
+impl GCEPersistentDiskVolumeSource {
+    /// The [`GCEPersistentDiskVolumeSourceBuilder`] of a new `GCEPersistentDiskVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `pd_name` (see [`pd_name`](GCEPersistentDiskVolumeSourceBuilder::pd_name))
+    #[inline]
+    pub fn builder(pd_name: impl Into<String>) -> GCEPersistentDiskVolumeSourceBuilder {
+        GCEPersistentDiskVolumeSourceBuilder {
+            inner: Self {
+                fs_type: None,
+                partition: None,
+                pd_name: pd_name.into(),
+                read_only: None,
+            },
+        }
+    }
+}
+
+/// Builds [`GCEPersistentDiskVolumeSource`] values: start with [`GCEPersistentDiskVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `GCEPersistentDiskVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct GCEPersistentDiskVolumeSourceBuilder {
+    inner: GCEPersistentDiskVolumeSource,
+}
+
+impl GCEPersistentDiskVolumeSourceBuilder {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.inner.fs_type = Some(value.into());
+        self
+    }
+
+    /// Partition number to mount; omit to mount the whole disk.
+    pub fn partition(mut self, value: impl Into<i32>) -> Self {
+        self.inner.partition = Some(value.into());
+        self
+    }
+
+    /// Name of the persistent disk in GCE.
+    pub fn pd_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.pd_name = value.into();
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// The finished `GCEPersistentDiskVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> GCEPersistentDiskVolumeSource {
+        self.inner
+    }
+}
+
+impl From<GCEPersistentDiskVolumeSource> for GCEPersistentDiskVolumeSourceBuilder {
+    #[inline]
+    fn from(value: GCEPersistentDiskVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<GCEPersistentDiskVolumeSourceBuilder> for GCEPersistentDiskVolumeSource {
+    #[inline]
+    fn from(builder: GCEPersistentDiskVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -13,3 +13,69 @@ pub struct GitRepoVolumeSource {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub revision: Option<String>,
 }
+
+impl GitRepoVolumeSource {
+    /// The [`GitRepoVolumeSourceBuilder`] of a new `GitRepoVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `repository` (see [`repository`](GitRepoVolumeSourceBuilder::repository))
+    #[inline]
+    pub fn builder(repository: impl Into<String>) -> GitRepoVolumeSourceBuilder {
+        GitRepoVolumeSourceBuilder {
+            inner: Self {
+                directory: None,
+                repository: repository.into(),
+                revision: None,
+            },
+        }
+    }
+}
+
+/// Builds [`GitRepoVolumeSource`] values: start with [`GitRepoVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `GitRepoVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct GitRepoVolumeSourceBuilder {
+    inner: GitRepoVolumeSource,
+}
+
+impl GitRepoVolumeSourceBuilder {
+    /// Target directory name; `.` uses the volume root.
+    pub fn directory(mut self, value: impl Into<String>) -> Self {
+        self.inner.directory = Some(value.into());
+        self
+    }
+
+    /// Repository URL.
+    pub fn repository(mut self, value: impl Into<String>) -> Self {
+        self.inner.repository = value.into();
+        self
+    }
+
+    /// Commit hash to check out.
+    pub fn revision(mut self, value: impl Into<String>) -> Self {
+        self.inner.revision = Some(value.into());
+        self
+    }
+
+    /// The finished `GitRepoVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> GitRepoVolumeSource {
+        self.inner
+    }
+}
+
+impl From<GitRepoVolumeSource> for GitRepoVolumeSourceBuilder {
+    #[inline]
+    fn from(value: GitRepoVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<GitRepoVolumeSourceBuilder> for GitRepoVolumeSource {
+    #[inline]
+    fn from(builder: GitRepoVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

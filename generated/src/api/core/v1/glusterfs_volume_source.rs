@@ -12,3 +12,73 @@ pub struct GlusterfsVolumeSource {
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
 }
+
+impl GlusterfsVolumeSource {
+    /// The [`GlusterfsVolumeSourceBuilder`] of a new `GlusterfsVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `endpoints` (see [`endpoints`](GlusterfsVolumeSourceBuilder::endpoints))
+    /// - `path` (see [`path`](GlusterfsVolumeSourceBuilder::path))
+    #[inline]
+    pub fn builder(
+        endpoints: impl Into<String>,
+        path: impl Into<String>,
+    ) -> GlusterfsVolumeSourceBuilder {
+        GlusterfsVolumeSourceBuilder {
+            inner: Self {
+                endpoints: endpoints.into(),
+                path: path.into(),
+                read_only: None,
+            },
+        }
+    }
+}
+
+/// Builds [`GlusterfsVolumeSource`] values: start with [`GlusterfsVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `GlusterfsVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct GlusterfsVolumeSourceBuilder {
+    inner: GlusterfsVolumeSource,
+}
+
+impl GlusterfsVolumeSourceBuilder {
+    /// Name of the endpoints describing the Glusterfs topology.
+    pub fn endpoints(mut self, value: impl Into<String>) -> Self {
+        self.inner.endpoints = value.into();
+        self
+    }
+
+    /// Glusterfs volume path.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.inner.path = value.into();
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// The finished `GlusterfsVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> GlusterfsVolumeSource {
+        self.inner
+    }
+}
+
+impl From<GlusterfsVolumeSource> for GlusterfsVolumeSourceBuilder {
+    #[inline]
+    fn from(value: GlusterfsVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<GlusterfsVolumeSourceBuilder> for GlusterfsVolumeSource {
+    #[inline]
+    fn from(builder: GlusterfsVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -10,3 +10,62 @@ pub struct GRPCAction {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub service: Option<String>,
 }
+
+impl GRPCAction {
+    /// The [`GRPCActionBuilder`] of a new `GRPCAction`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `port` (see [`port`](GRPCActionBuilder::port))
+    #[inline]
+    pub fn builder(port: impl Into<i32>) -> GRPCActionBuilder {
+        GRPCActionBuilder {
+            inner: Self {
+                port: port.into(),
+                service: None,
+            },
+        }
+    }
+}
+
+/// Builds [`GRPCAction`] values: start with [`GRPCAction::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `GRPCAction` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct GRPCActionBuilder {
+    inner: GRPCAction,
+}
+
+impl GRPCActionBuilder {
+    /// Port number of the gRPC service.
+    pub fn port(mut self, value: impl Into<i32>) -> Self {
+        self.inner.port = value.into();
+        self
+    }
+
+    /// Service name sent in the HealthCheckRequest, see <https://github.com/grpc/grpc/blob/master/doc/health-checking.md>.
+    pub fn service(mut self, value: impl Into<String>) -> Self {
+        self.inner.service = Some(value.into());
+        self
+    }
+
+    /// The finished `GRPCAction`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> GRPCAction {
+        self.inner
+    }
+}
+
+impl From<GRPCAction> for GRPCActionBuilder {
+    #[inline]
+    fn from(value: GRPCAction) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<GRPCActionBuilder> for GRPCAction {
+    #[inline]
+    fn from(builder: GRPCActionBuilder) -> Self {
+        builder.inner
+    }
+}

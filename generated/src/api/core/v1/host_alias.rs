@@ -10,3 +10,75 @@ pub struct HostAlias {
     /// IP address of the entry.
     pub ip: String,
 }
+
+impl HostAlias {
+    /// The [`HostAliasBuilder`] of a new `HostAlias`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `ip` (see [`ip`](HostAliasBuilder::ip))
+    #[inline]
+    pub fn builder(ip: impl Into<String>) -> HostAliasBuilder {
+        HostAliasBuilder {
+            inner: Self {
+                hostnames: None,
+                ip: ip.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`HostAlias`] values: start with [`HostAlias::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `HostAlias` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct HostAliasBuilder {
+    inner: HostAlias,
+}
+
+impl HostAliasBuilder {
+    /// Hostnames for the IP address.
+    ///
+    /// Replaces the whole list; [`hostname`](Self::hostname) appends one item.
+    pub fn hostnames(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.inner.hostnames = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Hostnames for the IP address.
+    ///
+    /// Appends one item to `hostnames`; [`hostnames`](Self::hostnames) replaces the whole list.
+    pub fn hostname(mut self, item: impl Into<String>) -> Self {
+        self.inner.hostnames.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// IP address of the entry.
+    pub fn ip(mut self, value: impl Into<String>) -> Self {
+        self.inner.ip = value.into();
+        self
+    }
+
+    /// The finished `HostAlias`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> HostAlias {
+        self.inner
+    }
+}
+
+impl From<HostAlias> for HostAliasBuilder {
+    #[inline]
+    fn from(value: HostAlias) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<HostAliasBuilder> for HostAlias {
+    #[inline]
+    fn from(builder: HostAliasBuilder) -> Self {
+        builder.inner
+    }
+}

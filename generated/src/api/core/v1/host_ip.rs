@@ -7,3 +7,53 @@ pub struct HostIP {
     /// The IP address.
     pub ip: String,
 }
+
+impl HostIP {
+    /// The [`HostIPBuilder`] of a new `HostIP`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `ip` (see [`ip`](HostIPBuilder::ip))
+    #[inline]
+    pub fn builder(ip: impl Into<String>) -> HostIPBuilder {
+        HostIPBuilder {
+            inner: Self { ip: ip.into() },
+        }
+    }
+}
+
+/// Builds [`HostIP`] values: start with [`HostIP::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `HostIP` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct HostIPBuilder {
+    inner: HostIP,
+}
+
+impl HostIPBuilder {
+    /// The IP address.
+    pub fn ip(mut self, value: impl Into<String>) -> Self {
+        self.inner.ip = value.into();
+        self
+    }
+
+    /// The finished `HostIP`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> HostIP {
+        self.inner
+    }
+}
+
+impl From<HostIP> for HostIPBuilder {
+    #[inline]
+    fn from(value: HostIP) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<HostIPBuilder> for HostIP {
+    #[inline]
+    fn from(builder: HostIPBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -10,3 +10,62 @@ pub struct HostPathVolumeSource {
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
 }
+
+impl HostPathVolumeSource {
+    /// The [`HostPathVolumeSourceBuilder`] of a new `HostPathVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `path` (see [`path`](HostPathVolumeSourceBuilder::path))
+    #[inline]
+    pub fn builder(path: impl Into<String>) -> HostPathVolumeSourceBuilder {
+        HostPathVolumeSourceBuilder {
+            inner: Self {
+                path: path.into(),
+                type_: None,
+            },
+        }
+    }
+}
+
+/// Builds [`HostPathVolumeSource`] values: start with [`HostPathVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `HostPathVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct HostPathVolumeSourceBuilder {
+    inner: HostPathVolumeSource,
+}
+
+impl HostPathVolumeSourceBuilder {
+    /// Path on the host.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.inner.path = value.into();
+        self
+    }
+
+    /// Expected type of the path, e.g. Directory or File; defaults to no check.
+    pub fn type_(mut self, value: impl Into<String>) -> Self {
+        self.inner.type_ = Some(value.into());
+        self
+    }
+
+    /// The finished `HostPathVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> HostPathVolumeSource {
+        self.inner
+    }
+}
+
+impl From<HostPathVolumeSource> for HostPathVolumeSourceBuilder {
+    #[inline]
+    fn from(value: HostPathVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<HostPathVolumeSourceBuilder> for HostPathVolumeSource {
+    #[inline]
+    fn from(builder: HostPathVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -19,3 +19,104 @@ pub struct HTTPGetAction {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scheme: Option<String>,
 }
+
+impl HTTPGetAction {
+    /// The [`HTTPGetActionBuilder`] of a new `HTTPGetAction`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `port` (see [`port`](HTTPGetActionBuilder::port))
+    #[inline]
+    pub fn builder(
+        port: impl Into<crate::apimachinery::pkg::util::intstr::IntOrString>,
+    ) -> HTTPGetActionBuilder {
+        HTTPGetActionBuilder {
+            inner: Self {
+                host: None,
+                http_headers: None,
+                path: None,
+                port: port.into(),
+                scheme: None,
+            },
+        }
+    }
+}
+
+/// Builds [`HTTPGetAction`] values: start with [`HTTPGetAction::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `HTTPGetAction` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct HTTPGetActionBuilder {
+    inner: HTTPGetAction,
+}
+
+impl HTTPGetActionBuilder {
+    /// Host to connect to; defaults to the pod IP.
+    pub fn host(mut self, value: impl Into<String>) -> Self {
+        self.inner.host = Some(value.into());
+        self
+    }
+
+    /// Custom request headers.
+    ///
+    /// Replaces the whole list; [`http_header`](Self::http_header) appends one item.
+    pub fn http_headers(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::HTTPHeader>>,
+    ) -> Self {
+        self.inner.http_headers = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Custom request headers.
+    ///
+    /// Appends one item to `http_headers`; [`http_headers`](Self::http_headers) replaces the whole list.
+    pub fn http_header(
+        mut self,
+        item: impl Into<crate::api::core::v1::HTTPHeader>,
+    ) -> Self {
+        self.inner.http_headers.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Request path.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.inner.path = Some(value.into());
+        self
+    }
+
+    /// Port name or number on the container.
+    pub fn port(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::util::intstr::IntOrString>,
+    ) -> Self {
+        self.inner.port = value.into();
+        self
+    }
+
+    /// Scheme: HTTP or HTTPS; defaults to HTTP.
+    pub fn scheme(mut self, value: impl Into<String>) -> Self {
+        self.inner.scheme = Some(value.into());
+        self
+    }
+
+    /// The finished `HTTPGetAction`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> HTTPGetAction {
+        self.inner
+    }
+}
+
+impl From<HTTPGetAction> for HTTPGetActionBuilder {
+    #[inline]
+    fn from(value: HTTPGetAction) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<HTTPGetActionBuilder> for HTTPGetAction {
+    #[inline]
+    fn from(builder: HTTPGetActionBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -9,3 +9,66 @@ pub struct HTTPHeader {
     /// Header value.
     pub value: String,
 }
+
+impl HTTPHeader {
+    /// The [`HTTPHeaderBuilder`] of a new `HTTPHeader`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `name` (see [`name`](HTTPHeaderBuilder::name))
+    /// - `value` (see [`value`](HTTPHeaderBuilder::value))
+    #[inline]
+    pub fn builder(
+        name: impl Into<String>,
+        value: impl Into<String>,
+    ) -> HTTPHeaderBuilder {
+        HTTPHeaderBuilder {
+            inner: Self {
+                name: name.into(),
+                value: value.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`HTTPHeader`] values: start with [`HTTPHeader::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `HTTPHeader` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct HTTPHeaderBuilder {
+    inner: HTTPHeader,
+}
+
+impl HTTPHeaderBuilder {
+    /// Header name.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// Header value.
+    pub fn value(mut self, value: impl Into<String>) -> Self {
+        self.inner.value = value.into();
+        self
+    }
+
+    /// The finished `HTTPHeader`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> HTTPHeader {
+        self.inner
+    }
+}
+
+impl From<HTTPHeader> for HTTPHeaderBuilder {
+    #[inline]
+    fn from(value: HTTPHeader) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<HTTPHeaderBuilder> for HTTPHeader {
+    #[inline]
+    fn from(builder: HTTPHeaderBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -11,3 +11,55 @@ pub struct ImageVolumeSource {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reference: Option<String>,
 }
+
+impl ImageVolumeSource {
+    /// The [`ImageVolumeSourceBuilder`] of a new `ImageVolumeSource`.
+    #[inline]
+    pub fn builder() -> ImageVolumeSourceBuilder {
+        ImageVolumeSourceBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`ImageVolumeSource`] values: start with [`ImageVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ImageVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ImageVolumeSourceBuilder {
+    inner: ImageVolumeSource,
+}
+
+impl ImageVolumeSourceBuilder {
+    /// When to pull: Always, Never or IfNotPresent.
+    pub fn pull_policy(mut self, value: impl Into<String>) -> Self {
+        self.inner.pull_policy = Some(value.into());
+        self
+    }
+
+    /// Image or artifact reference to mount.
+    pub fn reference(mut self, value: impl Into<String>) -> Self {
+        self.inner.reference = Some(value.into());
+        self
+    }
+
+    /// The finished `ImageVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ImageVolumeSource {
+        self.inner
+    }
+}
+
+impl From<ImageVolumeSource> for ImageVolumeSourceBuilder {
+    #[inline]
+    fn from(value: ImageVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ImageVolumeSourceBuilder> for ImageVolumeSource {
+    #[inline]
+    fn from(builder: ImageVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -36,3 +36,151 @@ pub struct ISCSIVolumeSource {
     #[serde(rename = "targetPortal")]
     pub target_portal: String,
 }
+
+impl ISCSIVolumeSource {
+    /// The [`ISCSIVolumeSourceBuilder`] of a new `ISCSIVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `iqn` (see [`iqn`](ISCSIVolumeSourceBuilder::iqn))
+    /// - `lun` (see [`lun`](ISCSIVolumeSourceBuilder::lun))
+    /// - `target_portal` (see [`target_portal`](ISCSIVolumeSourceBuilder::target_portal))
+    ///
+    /// The schema's defaults are filled in: `iscsi_interface`.
+    #[inline]
+    pub fn builder(
+        iqn: impl Into<String>,
+        lun: impl Into<i32>,
+        target_portal: impl Into<String>,
+    ) -> ISCSIVolumeSourceBuilder {
+        ISCSIVolumeSourceBuilder {
+            inner: Self {
+                chap_auth_discovery: None,
+                chap_auth_session: None,
+                fs_type: None,
+                initiator_name: None,
+                iqn: iqn.into(),
+                iscsi_interface: Some("default".to_owned()),
+                lun: lun.into(),
+                portals: None,
+                read_only: None,
+                secret_ref: None,
+                target_portal: target_portal.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`ISCSIVolumeSource`] values: start with [`ISCSIVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ISCSIVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ISCSIVolumeSourceBuilder {
+    inner: ISCSIVolumeSource,
+}
+
+impl ISCSIVolumeSourceBuilder {
+    /// Enables CHAP authentication for discovery.
+    pub fn chap_auth_discovery(mut self, value: impl Into<bool>) -> Self {
+        self.inner.chap_auth_discovery = Some(value.into());
+        self
+    }
+
+    /// Enables CHAP authentication for the session.
+    pub fn chap_auth_session(mut self, value: impl Into<bool>) -> Self {
+        self.inner.chap_auth_session = Some(value.into());
+        self
+    }
+
+    /// Filesystem type to mount; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.inner.fs_type = Some(value.into());
+        self
+    }
+
+    /// Custom initiator name; creates the interface `<target portal>:<volume name>`.
+    pub fn initiator_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.initiator_name = Some(value.into());
+        self
+    }
+
+    /// Target iSCSI qualified name.
+    pub fn iqn(mut self, value: impl Into<String>) -> Self {
+        self.inner.iqn = value.into();
+        self
+    }
+
+    /// iSCSI transport interface; defaults to `default` (tcp).
+    ///
+    /// A new builder starts with the schema's default, `"default"`.
+    pub fn iscsi_interface(mut self, value: impl Into<String>) -> Self {
+        self.inner.iscsi_interface = Some(value.into());
+        self
+    }
+
+    /// Target LUN number.
+    pub fn lun(mut self, value: impl Into<i32>) -> Self {
+        self.inner.lun = value.into();
+        self
+    }
+
+    /// Additional target portals.
+    ///
+    /// Replaces the whole list; [`portal`](Self::portal) appends one item.
+    pub fn portals(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.inner.portals = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Additional target portals.
+    ///
+    /// Appends one item to `portals`; [`portals`](Self::portals) replaces the whole list.
+    pub fn portal(mut self, item: impl Into<String>) -> Self {
+        self.inner.portals.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// Secret for CHAP authentication.
+    pub fn secret_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::LocalObjectReference>,
+    ) -> Self {
+        self.inner.secret_ref = Some(value.into());
+        self
+    }
+
+    /// Target portal as IP or `ip:port`.
+    pub fn target_portal(mut self, value: impl Into<String>) -> Self {
+        self.inner.target_portal = value.into();
+        self
+    }
+
+    /// The finished `ISCSIVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ISCSIVolumeSource {
+        self.inner
+    }
+}
+
+impl From<ISCSIVolumeSource> for ISCSIVolumeSourceBuilder {
+    #[inline]
+    fn from(value: ISCSIVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ISCSIVolumeSourceBuilder> for ISCSIVolumeSource {
+    #[inline]
+    fn from(builder: ISCSIVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -12,3 +12,70 @@ pub struct KeyToPath {
     /// Relative file path; must not contain `..`.
     pub path: String,
 }
+
+impl KeyToPath {
+    /// The [`KeyToPathBuilder`] of a new `KeyToPath`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `key` (see [`key`](KeyToPathBuilder::key))
+    /// - `path` (see [`path`](KeyToPathBuilder::path))
+    #[inline]
+    pub fn builder(key: impl Into<String>, path: impl Into<String>) -> KeyToPathBuilder {
+        KeyToPathBuilder {
+            inner: Self {
+                key: key.into(),
+                mode: None,
+                path: path.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`KeyToPath`] values: start with [`KeyToPath::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `KeyToPath` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct KeyToPathBuilder {
+    inner: KeyToPath,
+}
+
+impl KeyToPathBuilder {
+    /// Key to project.
+    pub fn key(mut self, value: impl Into<String>) -> Self {
+        self.inner.key = value.into();
+        self
+    }
+
+    /// Permission bits for the file.
+    pub fn mode(mut self, value: impl Into<i32>) -> Self {
+        self.inner.mode = Some(value.into());
+        self
+    }
+
+    /// Relative file path; must not contain `..`.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.inner.path = value.into();
+        self
+    }
+
+    /// The finished `KeyToPath`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> KeyToPath {
+        self.inner
+    }
+}
+
+impl From<KeyToPath> for KeyToPathBuilder {
+    #[inline]
+    fn from(value: KeyToPath) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<KeyToPathBuilder> for KeyToPath {
+    #[inline]
+    fn from(builder: KeyToPathBuilder) -> Self {
+        builder.inner
+    }
+}

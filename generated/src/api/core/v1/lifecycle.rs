@@ -14,3 +14,67 @@ pub struct Lifecycle {
     #[serde(rename = "stopSignal", skip_serializing_if = "Option::is_none")]
     pub stop_signal: Option<String>,
 }
+
+impl Lifecycle {
+    /// The [`LifecycleBuilder`] of a new `Lifecycle`.
+    #[inline]
+    pub fn builder() -> LifecycleBuilder {
+        LifecycleBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`Lifecycle`] values: start with [`Lifecycle::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Lifecycle` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct LifecycleBuilder {
+    inner: Lifecycle,
+}
+
+impl LifecycleBuilder {
+    /// Handler run right after the container is created.
+    pub fn post_start(
+        mut self,
+        value: impl Into<crate::api::core::v1::LifecycleHandler>,
+    ) -> Self {
+        self.inner.post_start = Some(value.into());
+        self
+    }
+
+    /// Handler run right before the container is terminated.
+    pub fn pre_stop(
+        mut self,
+        value: impl Into<crate::api::core::v1::LifecycleHandler>,
+    ) -> Self {
+        self.inner.pre_stop = Some(value.into());
+        self
+    }
+
+    /// Signal sent to stop the container.
+    pub fn stop_signal(mut self, value: impl Into<String>) -> Self {
+        self.inner.stop_signal = Some(value.into());
+        self
+    }
+
+    /// The finished `Lifecycle`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> Lifecycle {
+        self.inner
+    }
+}
+
+impl From<Lifecycle> for LifecycleBuilder {
+    #[inline]
+    fn from(value: Lifecycle) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<LifecycleBuilder> for Lifecycle {
+    #[inline]
+    fn from(builder: LifecycleBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -17,3 +17,73 @@ pub struct LifecycleHandler {
     #[serde(rename = "tcpSocket", skip_serializing_if = "Option::is_none")]
     pub tcp_socket: Option<crate::api::core::v1::TCPSocketAction>,
 }
+
+impl LifecycleHandler {
+    /// The [`LifecycleHandlerBuilder`] of a new `LifecycleHandler`.
+    #[inline]
+    pub fn builder() -> LifecycleHandlerBuilder {
+        LifecycleHandlerBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`LifecycleHandler`] values: start with [`LifecycleHandler::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `LifecycleHandler` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct LifecycleHandlerBuilder {
+    inner: LifecycleHandler,
+}
+
+impl LifecycleHandlerBuilder {
+    /// Command to run in the container.
+    pub fn exec(mut self, value: impl Into<crate::api::core::v1::ExecAction>) -> Self {
+        self.inner.exec = Some(value.into());
+        self
+    }
+
+    /// HTTP GET request to send.
+    pub fn http_get(
+        mut self,
+        value: impl Into<crate::api::core::v1::HTTPGetAction>,
+    ) -> Self {
+        self.inner.http_get = Some(value.into());
+        self
+    }
+
+    /// Duration to sleep.
+    pub fn sleep(mut self, value: impl Into<crate::api::core::v1::SleepAction>) -> Self {
+        self.inner.sleep = Some(value.into());
+        self
+    }
+
+    /// Deprecated and unsupported for lifecycle hooks.
+    pub fn tcp_socket(
+        mut self,
+        value: impl Into<crate::api::core::v1::TCPSocketAction>,
+    ) -> Self {
+        self.inner.tcp_socket = Some(value.into());
+        self
+    }
+
+    /// The finished `LifecycleHandler`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> LifecycleHandler {
+        self.inner
+    }
+}
+
+impl From<LifecycleHandler> for LifecycleHandlerBuilder {
+    #[inline]
+    fn from(value: LifecycleHandler) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<LifecycleHandlerBuilder> for LifecycleHandler {
+    #[inline]
+    fn from(builder: LifecycleHandlerBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -12,3 +12,88 @@ pub struct LinuxContainerUser {
     /// User ID.
     pub uid: i64,
 }
+
+impl LinuxContainerUser {
+    /// The [`LinuxContainerUserBuilder`] of a new `LinuxContainerUser`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `gid` (see [`gid`](LinuxContainerUserBuilder::gid))
+    /// - `uid` (see [`uid`](LinuxContainerUserBuilder::uid))
+    #[inline]
+    pub fn builder(
+        gid: impl Into<i64>,
+        uid: impl Into<i64>,
+    ) -> LinuxContainerUserBuilder {
+        LinuxContainerUserBuilder {
+            inner: Self {
+                gid: gid.into(),
+                supplemental_groups: None,
+                uid: uid.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`LinuxContainerUser`] values: start with [`LinuxContainerUser::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `LinuxContainerUser` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct LinuxContainerUserBuilder {
+    inner: LinuxContainerUser,
+}
+
+impl LinuxContainerUserBuilder {
+    /// Primary group ID.
+    pub fn gid(mut self, value: impl Into<i64>) -> Self {
+        self.inner.gid = value.into();
+        self
+    }
+
+    /// Supplemental group IDs.
+    ///
+    /// Replaces the whole list; [`supplemental_group`](Self::supplemental_group) appends one item.
+    pub fn supplemental_groups(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<i64>>,
+    ) -> Self {
+        self.inner.supplemental_groups = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Supplemental group IDs.
+    ///
+    /// Appends one item to `supplemental_groups`; [`supplemental_groups`](Self::supplemental_groups) replaces the whole list.
+    pub fn supplemental_group(mut self, item: impl Into<i64>) -> Self {
+        self.inner.supplemental_groups.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// User ID.
+    pub fn uid(mut self, value: impl Into<i64>) -> Self {
+        self.inner.uid = value.into();
+        self
+    }
+
+    /// The finished `LinuxContainerUser`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> LinuxContainerUser {
+        self.inner
+    }
+}
+
+impl From<LinuxContainerUser> for LinuxContainerUserBuilder {
+    #[inline]
+    fn from(value: LinuxContainerUser) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<LinuxContainerUserBuilder> for LinuxContainerUser {
+    #[inline]
+    fn from(builder: LinuxContainerUserBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -8,3 +8,49 @@ pub struct LocalObjectReference {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
 }
+
+impl LocalObjectReference {
+    /// The [`LocalObjectReferenceBuilder`] of a new `LocalObjectReference`.
+    #[inline]
+    pub fn builder() -> LocalObjectReferenceBuilder {
+        LocalObjectReferenceBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`LocalObjectReference`] values: start with [`LocalObjectReference::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `LocalObjectReference` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct LocalObjectReferenceBuilder {
+    inner: LocalObjectReference,
+}
+
+impl LocalObjectReferenceBuilder {
+    /// Name of the referenced object.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = Some(value.into());
+        self
+    }
+
+    /// The finished `LocalObjectReference`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> LocalObjectReference {
+        self.inner
+    }
+}
+
+impl From<LocalObjectReference> for LocalObjectReferenceBuilder {
+    #[inline]
+    fn from(value: LocalObjectReference) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<LocalObjectReferenceBuilder> for LocalObjectReference {
+    #[inline]
+    fn from(builder: LocalObjectReferenceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -12,3 +12,73 @@ pub struct NFSVolumeSource {
     /// Hostname or IP of the NFS server.
     pub server: String,
 }
+
+impl NFSVolumeSource {
+    /// The [`NFSVolumeSourceBuilder`] of a new `NFSVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `path` (see [`path`](NFSVolumeSourceBuilder::path))
+    /// - `server` (see [`server`](NFSVolumeSourceBuilder::server))
+    #[inline]
+    pub fn builder(
+        path: impl Into<String>,
+        server: impl Into<String>,
+    ) -> NFSVolumeSourceBuilder {
+        NFSVolumeSourceBuilder {
+            inner: Self {
+                path: path.into(),
+                read_only: None,
+                server: server.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`NFSVolumeSource`] values: start with [`NFSVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `NFSVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct NFSVolumeSourceBuilder {
+    inner: NFSVolumeSource,
+}
+
+impl NFSVolumeSourceBuilder {
+    /// Exported path on the server.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.inner.path = value.into();
+        self
+    }
+
+    /// Mounts the export read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// Hostname or IP of the NFS server.
+    pub fn server(mut self, value: impl Into<String>) -> Self {
+        self.inner.server = value.into();
+        self
+    }
+
+    /// The finished `NFSVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> NFSVolumeSource {
+        self.inner
+    }
+}
+
+impl From<NFSVolumeSource> for NFSVolumeSourceBuilder {
+    #[inline]
+    fn from(value: NFSVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<NFSVolumeSourceBuilder> for NFSVolumeSource {
+    #[inline]
+    fn from(builder: NFSVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -21,3 +21,83 @@ pub struct NodeAffinity {
         crate::api::core::v1::NodeSelector,
     >,
 }
+
+impl NodeAffinity {
+    /// The [`NodeAffinityBuilder`] of a new `NodeAffinity`.
+    #[inline]
+    pub fn builder() -> NodeAffinityBuilder {
+        NodeAffinityBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`NodeAffinity`] values: start with [`NodeAffinity::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `NodeAffinity` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct NodeAffinityBuilder {
+    inner: NodeAffinity,
+}
+
+impl NodeAffinityBuilder {
+    /// Weighted node preferences the scheduler tries to honour.
+    ///
+    /// Replaces the whole list; [`push_preferred_during_scheduling_ignored_during_execution`](Self::push_preferred_during_scheduling_ignored_during_execution) appends one item.
+    pub fn preferred_during_scheduling_ignored_during_execution(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::PreferredSchedulingTerm>,
+        >,
+    ) -> Self {
+        self.inner.preferred_during_scheduling_ignored_during_execution = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Weighted node preferences the scheduler tries to honour.
+    ///
+    /// Appends one item to `preferred_during_scheduling_ignored_during_execution`; [`preferred_during_scheduling_ignored_during_execution`](Self::preferred_during_scheduling_ignored_during_execution) replaces the whole list.
+    pub fn push_preferred_during_scheduling_ignored_during_execution(
+        mut self,
+        item: impl Into<crate::api::core::v1::PreferredSchedulingTerm>,
+    ) -> Self {
+        self.inner
+            .preferred_during_scheduling_ignored_during_execution
+            .get_or_insert_default()
+            .push(item.into());
+        self
+    }
+
+    /// Node requirements that must hold at scheduling time.
+    pub fn required_during_scheduling_ignored_during_execution(
+        mut self,
+        value: impl Into<crate::api::core::v1::NodeSelector>,
+    ) -> Self {
+        self.inner.required_during_scheduling_ignored_during_execution = Some(
+            value.into(),
+        );
+        self
+    }
+
+    /// The finished `NodeAffinity`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> NodeAffinity {
+        self.inner
+    }
+}
+
+impl From<NodeAffinity> for NodeAffinityBuilder {
+    #[inline]
+    fn from(value: NodeAffinity) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<NodeAffinityBuilder> for NodeAffinity {
+    #[inline]
+    fn from(builder: NodeAffinityBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -8,3 +8,80 @@ pub struct NodeSelector {
     #[serde(rename = "nodeSelectorTerms")]
     pub node_selector_terms: Vec<crate::api::core::v1::NodeSelectorTerm>,
 }
+
+impl NodeSelector {
+    /// The [`NodeSelectorBuilder`] of a new `NodeSelector`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `node_selector_terms` (see [`node_selector_terms`](NodeSelectorBuilder::node_selector_terms))
+    #[inline]
+    pub fn builder(
+        node_selector_terms: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::NodeSelectorTerm>,
+        >,
+    ) -> NodeSelectorBuilder {
+        NodeSelectorBuilder {
+            inner: Self {
+                node_selector_terms: node_selector_terms
+                    .into_iter()
+                    .map(Into::into)
+                    .collect(),
+            },
+        }
+    }
+}
+
+/// Builds [`NodeSelector`] values: start with [`NodeSelector::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `NodeSelector` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct NodeSelectorBuilder {
+    inner: NodeSelector,
+}
+
+impl NodeSelectorBuilder {
+    /// The terms; a node matching any of them matches.
+    ///
+    /// Replaces the whole list; [`node_selector_term`](Self::node_selector_term) appends one item.
+    pub fn node_selector_terms(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::NodeSelectorTerm>,
+        >,
+    ) -> Self {
+        self.inner.node_selector_terms = items.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The terms; a node matching any of them matches.
+    ///
+    /// Appends one item to `node_selector_terms`; [`node_selector_terms`](Self::node_selector_terms) replaces the whole list.
+    pub fn node_selector_term(
+        mut self,
+        item: impl Into<crate::api::core::v1::NodeSelectorTerm>,
+    ) -> Self {
+        self.inner.node_selector_terms.push(item.into());
+        self
+    }
+
+    /// The finished `NodeSelector`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> NodeSelector {
+        self.inner
+    }
+}
+
+impl From<NodeSelector> for NodeSelectorBuilder {
+    #[inline]
+    fn from(value: NodeSelector) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<NodeSelectorBuilder> for NodeSelector {
+    #[inline]
+    fn from(builder: NodeSelectorBuilder) -> Self {
+        builder.inner
+    }
+}

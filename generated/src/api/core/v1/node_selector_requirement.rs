@@ -12,3 +12,83 @@ pub struct NodeSelectorRequirement {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub values: Option<Vec<String>>,
 }
+
+impl NodeSelectorRequirement {
+    /// The [`NodeSelectorRequirementBuilder`] of a new `NodeSelectorRequirement`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `key` (see [`key`](NodeSelectorRequirementBuilder::key))
+    /// - `operator` (see [`operator`](NodeSelectorRequirementBuilder::operator))
+    #[inline]
+    pub fn builder(
+        key: impl Into<String>,
+        operator: impl Into<String>,
+    ) -> NodeSelectorRequirementBuilder {
+        NodeSelectorRequirementBuilder {
+            inner: Self {
+                key: key.into(),
+                operator: operator.into(),
+                values: None,
+            },
+        }
+    }
+}
+
+/// Builds [`NodeSelectorRequirement`] values: start with [`NodeSelectorRequirement::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `NodeSelectorRequirement` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct NodeSelectorRequirementBuilder {
+    inner: NodeSelectorRequirement,
+}
+
+impl NodeSelectorRequirementBuilder {
+    /// Label or field key.
+    pub fn key(mut self, value: impl Into<String>) -> Self {
+        self.inner.key = value.into();
+        self
+    }
+
+    /// Operator: In, NotIn, Exists, DoesNotExist, Gt or Lt.
+    pub fn operator(mut self, value: impl Into<String>) -> Self {
+        self.inner.operator = value.into();
+        self
+    }
+
+    /// Values for the operator.
+    ///
+    /// Replaces the whole list; [`value`](Self::value) appends one item.
+    pub fn values(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.inner.values = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Values for the operator.
+    ///
+    /// Appends one item to `values`; [`values`](Self::values) replaces the whole list.
+    pub fn value(mut self, item: impl Into<String>) -> Self {
+        self.inner.values.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// The finished `NodeSelectorRequirement`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> NodeSelectorRequirement {
+        self.inner
+    }
+}
+
+impl From<NodeSelectorRequirement> for NodeSelectorRequirementBuilder {
+    #[inline]
+    fn from(value: NodeSelectorRequirement) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<NodeSelectorRequirementBuilder> for NodeSelectorRequirement {
+    #[inline]
+    fn from(builder: NodeSelectorRequirementBuilder) -> Self {
+        builder.inner
+    }
+}

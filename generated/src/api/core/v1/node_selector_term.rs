@@ -11,3 +11,91 @@ pub struct NodeSelectorTerm {
     #[serde(rename = "matchFields", skip_serializing_if = "Option::is_none")]
     pub match_fields: Option<Vec<crate::api::core::v1::NodeSelectorRequirement>>,
 }
+
+impl NodeSelectorTerm {
+    /// The [`NodeSelectorTermBuilder`] of a new `NodeSelectorTerm`.
+    #[inline]
+    pub fn builder() -> NodeSelectorTermBuilder {
+        NodeSelectorTermBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`NodeSelectorTerm`] values: start with [`NodeSelectorTerm::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `NodeSelectorTerm` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct NodeSelectorTermBuilder {
+    inner: NodeSelectorTerm,
+}
+
+impl NodeSelectorTermBuilder {
+    /// Requirements on node labels.
+    ///
+    /// Replaces the whole list; [`match_expression`](Self::match_expression) appends one item.
+    pub fn match_expressions(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::NodeSelectorRequirement>,
+        >,
+    ) -> Self {
+        self.inner.match_expressions = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Requirements on node labels.
+    ///
+    /// Appends one item to `match_expressions`; [`match_expressions`](Self::match_expressions) replaces the whole list.
+    pub fn match_expression(
+        mut self,
+        item: impl Into<crate::api::core::v1::NodeSelectorRequirement>,
+    ) -> Self {
+        self.inner.match_expressions.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Requirements on node fields.
+    ///
+    /// Replaces the whole list; [`match_field`](Self::match_field) appends one item.
+    pub fn match_fields(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::NodeSelectorRequirement>,
+        >,
+    ) -> Self {
+        self.inner.match_fields = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Requirements on node fields.
+    ///
+    /// Appends one item to `match_fields`; [`match_fields`](Self::match_fields) replaces the whole list.
+    pub fn match_field(
+        mut self,
+        item: impl Into<crate::api::core::v1::NodeSelectorRequirement>,
+    ) -> Self {
+        self.inner.match_fields.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// The finished `NodeSelectorTerm`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> NodeSelectorTerm {
+        self.inner
+    }
+}
+
+impl From<NodeSelectorTerm> for NodeSelectorTermBuilder {
+    #[inline]
+    fn from(value: NodeSelectorTerm) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<NodeSelectorTermBuilder> for NodeSelectorTerm {
+    #[inline]
+    fn from(builder: NodeSelectorTermBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -11,3 +11,62 @@ pub struct ObjectFieldSelector {
     #[serde(rename = "fieldPath")]
     pub field_path: String,
 }
+
+impl ObjectFieldSelector {
+    /// The [`ObjectFieldSelectorBuilder`] of a new `ObjectFieldSelector`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `field_path` (see [`field_path`](ObjectFieldSelectorBuilder::field_path))
+    #[inline]
+    pub fn builder(field_path: impl Into<String>) -> ObjectFieldSelectorBuilder {
+        ObjectFieldSelectorBuilder {
+            inner: Self {
+                api_version: None,
+                field_path: field_path.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`ObjectFieldSelector`] values: start with [`ObjectFieldSelector::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ObjectFieldSelector` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ObjectFieldSelectorBuilder {
+    inner: ObjectFieldSelector,
+}
+
+impl ObjectFieldSelectorBuilder {
+    /// API version the field path refers to; defaults to `v1`.
+    pub fn api_version(mut self, value: impl Into<String>) -> Self {
+        self.inner.api_version = Some(value.into());
+        self
+    }
+
+    /// Path of the field to select.
+    pub fn field_path(mut self, value: impl Into<String>) -> Self {
+        self.inner.field_path = value.into();
+        self
+    }
+
+    /// The finished `ObjectFieldSelector`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ObjectFieldSelector {
+        self.inner
+    }
+}
+
+impl From<ObjectFieldSelector> for ObjectFieldSelectorBuilder {
+    #[inline]
+    fn from(value: ObjectFieldSelector) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ObjectFieldSelectorBuilder> for ObjectFieldSelector {
+    #[inline]
+    fn from(builder: ObjectFieldSelectorBuilder) -> Self {
+        builder.inner
+    }
+}

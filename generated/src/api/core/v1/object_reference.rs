@@ -26,3 +26,85 @@ pub struct ObjectReference {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
 }
+
+impl ObjectReference {
+    /// The [`ObjectReferenceBuilder`] of a new `ObjectReference`.
+    #[inline]
+    pub fn builder() -> ObjectReferenceBuilder {
+        ObjectReferenceBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`ObjectReference`] values: start with [`ObjectReference::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ObjectReference` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ObjectReferenceBuilder {
+    inner: ObjectReference,
+}
+
+impl ObjectReferenceBuilder {
+    /// API version of the referenced object.
+    pub fn api_version(mut self, value: impl Into<String>) -> Self {
+        self.inner.api_version = Some(value.into());
+        self
+    }
+
+    /// Field within the object, e.g. `spec.containers[2]`.
+    pub fn field_path(mut self, value: impl Into<String>) -> Self {
+        self.inner.field_path = Some(value.into());
+        self
+    }
+
+    /// Kind of the referenced object.
+    pub fn kind(mut self, value: impl Into<String>) -> Self {
+        self.inner.kind = Some(value.into());
+        self
+    }
+
+    /// Name of the referenced object.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = Some(value.into());
+        self
+    }
+
+    /// Namespace of the referenced object.
+    pub fn namespace(mut self, value: impl Into<String>) -> Self {
+        self.inner.namespace = Some(value.into());
+        self
+    }
+
+    /// Resource version the reference was taken at.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.inner.resource_version = Some(value.into());
+        self
+    }
+
+    /// UID of the referenced object.
+    pub fn uid(mut self, value: impl Into<String>) -> Self {
+        self.inner.uid = Some(value.into());
+        self
+    }
+
+    /// The finished `ObjectReference`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ObjectReference {
+        self.inner
+    }
+}
+
+impl From<ObjectReference> for ObjectReferenceBuilder {
+    #[inline]
+    fn from(value: ObjectReference) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ObjectReferenceBuilder> for ObjectReference {
+    #[inline]
+    fn from(builder: ObjectReferenceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -35,3 +35,122 @@ pub struct PersistentVolumeClaimSpec {
     #[serde(rename = "volumeName", skip_serializing_if = "Option::is_none")]
     pub volume_name: Option<String>,
 }
+
+impl PersistentVolumeClaimSpec {
+    /// The [`PersistentVolumeClaimSpecBuilder`] of a new `PersistentVolumeClaimSpec`.
+    #[inline]
+    pub fn builder() -> PersistentVolumeClaimSpecBuilder {
+        PersistentVolumeClaimSpecBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`PersistentVolumeClaimSpec`] values: start with [`PersistentVolumeClaimSpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PersistentVolumeClaimSpec` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PersistentVolumeClaimSpecBuilder {
+    inner: PersistentVolumeClaimSpec,
+}
+
+impl PersistentVolumeClaimSpecBuilder {
+    /// Access modes the volume must support, e.g. ReadWriteOnce.
+    ///
+    /// Replaces the whole list; [`access_mode`](Self::access_mode) appends one item.
+    pub fn access_modes(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.inner.access_modes = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Access modes the volume must support, e.g. ReadWriteOnce.
+    ///
+    /// Appends one item to `access_modes`; [`access_modes`](Self::access_modes) replaces the whole list.
+    pub fn access_mode(mut self, item: impl Into<String>) -> Self {
+        self.inner.access_modes.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Existing snapshot or PVC to populate the volume from.
+    pub fn data_source(
+        mut self,
+        value: impl Into<crate::api::core::v1::TypedLocalObjectReference>,
+    ) -> Self {
+        self.inner.data_source = Some(value.into());
+        self
+    }
+
+    /// Any populator object to fill the volume from.
+    pub fn data_source_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::TypedObjectReference>,
+    ) -> Self {
+        self.inner.data_source_ref = Some(value.into());
+        self
+    }
+
+    /// Minimum storage resources the volume must have.
+    pub fn resources(
+        mut self,
+        value: impl Into<crate::api::core::v1::VolumeResourceRequirements>,
+    ) -> Self {
+        self.inner.resources = Some(value.into());
+        self
+    }
+
+    /// Label query over volumes to bind to.
+    pub fn selector(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    ) -> Self {
+        self.inner.selector = Some(value.into());
+        self
+    }
+
+    /// StorageClass the claim requires.
+    pub fn storage_class_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.storage_class_name = Some(value.into());
+        self
+    }
+
+    /// VolumeAttributesClass to apply to the volume.
+    pub fn volume_attributes_class_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.volume_attributes_class_name = Some(value.into());
+        self
+    }
+
+    /// Filesystem or Block; defaults to Filesystem.
+    pub fn volume_mode(mut self, value: impl Into<String>) -> Self {
+        self.inner.volume_mode = Some(value.into());
+        self
+    }
+
+    /// Name of the PersistentVolume bound to the claim.
+    pub fn volume_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.volume_name = Some(value.into());
+        self
+    }
+
+    /// The finished `PersistentVolumeClaimSpec`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PersistentVolumeClaimSpec {
+        self.inner
+    }
+}
+
+impl From<PersistentVolumeClaimSpec> for PersistentVolumeClaimSpecBuilder {
+    #[inline]
+    fn from(value: PersistentVolumeClaimSpec) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PersistentVolumeClaimSpecBuilder> for PersistentVolumeClaimSpec {
+    #[inline]
+    fn from(builder: PersistentVolumeClaimSpecBuilder) -> Self {
+        builder.inner
+    }
+}

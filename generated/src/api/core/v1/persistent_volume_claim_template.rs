@@ -10,3 +10,70 @@ pub struct PersistentVolumeClaimTemplate {
     /// Spec copied unchanged into the PVC.
     pub spec: crate::api::core::v1::PersistentVolumeClaimSpec,
 }
+
+impl PersistentVolumeClaimTemplate {
+    /// The [`PersistentVolumeClaimTemplateBuilder`] of a new `PersistentVolumeClaimTemplate`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `spec` (see [`spec`](PersistentVolumeClaimTemplateBuilder::spec))
+    #[inline]
+    pub fn builder(
+        spec: impl Into<crate::api::core::v1::PersistentVolumeClaimSpec>,
+    ) -> PersistentVolumeClaimTemplateBuilder {
+        PersistentVolumeClaimTemplateBuilder {
+            inner: Self {
+                metadata: None,
+                spec: spec.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`PersistentVolumeClaimTemplate`] values: start with [`PersistentVolumeClaimTemplate::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PersistentVolumeClaimTemplate` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PersistentVolumeClaimTemplateBuilder {
+    inner: PersistentVolumeClaimTemplate,
+}
+
+impl PersistentVolumeClaimTemplateBuilder {
+    /// Labels and annotations copied into the PVC.
+    pub fn metadata(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    ) -> Self {
+        self.inner.metadata = Some(value.into());
+        self
+    }
+
+    /// Spec copied unchanged into the PVC.
+    pub fn spec(
+        mut self,
+        value: impl Into<crate::api::core::v1::PersistentVolumeClaimSpec>,
+    ) -> Self {
+        self.inner.spec = value.into();
+        self
+    }
+
+    /// The finished `PersistentVolumeClaimTemplate`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PersistentVolumeClaimTemplate {
+        self.inner
+    }
+}
+
+impl From<PersistentVolumeClaimTemplate> for PersistentVolumeClaimTemplateBuilder {
+    #[inline]
+    fn from(value: PersistentVolumeClaimTemplate) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PersistentVolumeClaimTemplateBuilder> for PersistentVolumeClaimTemplate {
+    #[inline]
+    fn from(builder: PersistentVolumeClaimTemplateBuilder) -> Self {
+        builder.inner
+    }
+}

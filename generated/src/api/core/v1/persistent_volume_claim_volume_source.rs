@@ -11,3 +11,66 @@ pub struct PersistentVolumeClaimVolumeSource {
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
 }
+
+impl PersistentVolumeClaimVolumeSource {
+    /// The [`PersistentVolumeClaimVolumeSourceBuilder`] of a new `PersistentVolumeClaimVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `claim_name` (see [`claim_name`](PersistentVolumeClaimVolumeSourceBuilder::claim_name))
+    #[inline]
+    pub fn builder(
+        claim_name: impl Into<String>,
+    ) -> PersistentVolumeClaimVolumeSourceBuilder {
+        PersistentVolumeClaimVolumeSourceBuilder {
+            inner: Self {
+                claim_name: claim_name.into(),
+                read_only: None,
+            },
+        }
+    }
+}
+
+/// Builds [`PersistentVolumeClaimVolumeSource`] values: start with [`PersistentVolumeClaimVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PersistentVolumeClaimVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PersistentVolumeClaimVolumeSourceBuilder {
+    inner: PersistentVolumeClaimVolumeSource,
+}
+
+impl PersistentVolumeClaimVolumeSourceBuilder {
+    /// Name of the PersistentVolumeClaim.
+    pub fn claim_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.claim_name = value.into();
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// The finished `PersistentVolumeClaimVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PersistentVolumeClaimVolumeSource {
+        self.inner
+    }
+}
+
+impl From<PersistentVolumeClaimVolumeSource>
+for PersistentVolumeClaimVolumeSourceBuilder {
+    #[inline]
+    fn from(value: PersistentVolumeClaimVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PersistentVolumeClaimVolumeSourceBuilder>
+for PersistentVolumeClaimVolumeSource {
+    #[inline]
+    fn from(builder: PersistentVolumeClaimVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

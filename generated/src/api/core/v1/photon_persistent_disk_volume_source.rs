@@ -11,3 +11,62 @@ pub struct PhotonPersistentDiskVolumeSource {
     #[serde(rename = "pdID")]
     pub pd_id: String,
 }
+
+impl PhotonPersistentDiskVolumeSource {
+    /// The [`PhotonPersistentDiskVolumeSourceBuilder`] of a new `PhotonPersistentDiskVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `pd_id` (see [`pd_id`](PhotonPersistentDiskVolumeSourceBuilder::pd_id))
+    #[inline]
+    pub fn builder(pd_id: impl Into<String>) -> PhotonPersistentDiskVolumeSourceBuilder {
+        PhotonPersistentDiskVolumeSourceBuilder {
+            inner: Self {
+                fs_type: None,
+                pd_id: pd_id.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`PhotonPersistentDiskVolumeSource`] values: start with [`PhotonPersistentDiskVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PhotonPersistentDiskVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PhotonPersistentDiskVolumeSourceBuilder {
+    inner: PhotonPersistentDiskVolumeSource,
+}
+
+impl PhotonPersistentDiskVolumeSourceBuilder {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.inner.fs_type = Some(value.into());
+        self
+    }
+
+    /// ID of the persistent disk.
+    pub fn pd_id(mut self, value: impl Into<String>) -> Self {
+        self.inner.pd_id = value.into();
+        self
+    }
+
+    /// The finished `PhotonPersistentDiskVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PhotonPersistentDiskVolumeSource {
+        self.inner
+    }
+}
+
+impl From<PhotonPersistentDiskVolumeSource> for PhotonPersistentDiskVolumeSourceBuilder {
+    #[inline]
+    fn from(value: PhotonPersistentDiskVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PhotonPersistentDiskVolumeSourceBuilder> for PhotonPersistentDiskVolumeSource {
+    #[inline]
+    fn from(builder: PhotonPersistentDiskVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -2,6 +2,29 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.Pod
 
 /// A group of containers scheduled together onto one node.
+///
+/// # Endpoints
+///
+/// | Method | Path | Description | Query parameters | Function |
+/// |---|---|---|---|---|
+/// | `GET` | `/api/v1/pods` | List or watch Pod objects across all namespaces. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`list_pod_for_all_namespaces`](Self::list_pod_for_all_namespaces) |
+/// | `GET` | `/api/v1/watch/pods` | Watch Pod objects across all namespaces; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`watch_pod_list_for_all_namespaces`](Self::watch_pod_list_for_all_namespaces) |
+/// | `DELETE` | `/api/v1/namespaces/{namespace}/pods` | Delete a collection of Pod objects in a namespace. | `continue`, `dryRun`, `fieldSelector`, `gracePeriodSeconds`, `labelSelector`, `limit`, `orphanDependents`, `pretty`, `propagationPolicy`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds` | [`delete_collection_namespaced_pod`](Self::delete_collection_namespaced_pod) |
+/// | `GET` | `/api/v1/namespaces/{namespace}/pods` | List or watch Pod objects in a namespace. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`list_namespaced_pod`](Self::list_namespaced_pod) |
+/// | `POST` | `/api/v1/namespaces/{namespace}/pods` | Create a new Pod object in a namespace. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`create_namespaced_pod`](Self::create_namespaced_pod) |
+/// | `GET` | `/api/v1/watch/namespaces/{namespace}/pods` | Watch Pod objects in a namespace; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`watch_namespaced_pod_list`](Self::watch_namespaced_pod_list) |
+/// | `DELETE` | `/api/v1/namespaces/{namespace}/pods/{name}` | Delete the specified Pod. | `dryRun`, `gracePeriodSeconds`, `orphanDependents`, `pretty`, `propagationPolicy` | [`delete_namespaced_pod`](Self::delete_namespaced_pod) |
+/// | `GET` | `/api/v1/namespaces/{namespace}/pods/{name}` | Read the specified Pod. | `pretty` | [`read_namespaced_pod`](Self::read_namespaced_pod) |
+/// | `PATCH` | `/api/v1/namespaces/{namespace}/pods/{name}` | Partially update the specified Pod. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_pod`](Self::patch_namespaced_pod) |
+/// | `PUT` | `/api/v1/namespaces/{namespace}/pods/{name}` | Replace the specified Pod. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_pod`](Self::replace_namespaced_pod) |
+/// | `GET` | `/api/v1/watch/namespaces/{namespace}/pods/{name}` | Watch one Pod; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`watch_namespaced_pod`](Self::watch_namespaced_pod) |
+/// | `GET` | `/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers` | Read the ephemeral containers of the specified Pod. | `pretty` | [`read_namespaced_pod_ephemeralcontainers`](Self::read_namespaced_pod_ephemeralcontainers) |
+/// | `PATCH` | `/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers` | Partially update the ephemeral containers of the specified Pod. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_pod_ephemeralcontainers`](Self::patch_namespaced_pod_ephemeralcontainers) |
+/// | `PUT` | `/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers` | Replace the ephemeral containers of the specified Pod. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_pod_ephemeralcontainers`](Self::replace_namespaced_pod_ephemeralcontainers) |
+/// | `GET` | `/api/v1/namespaces/{namespace}/pods/{name}/log` | Read the log of the specified Pod as plain text. | `container`, `follow`, `insecureSkipTLSVerifyBackend`, `limitBytes`, `pretty`, `previous`, `sinceSeconds`, `tailLines`, `timestamps` | [`read_namespaced_pod_log`](Self::read_namespaced_pod_log) |
+/// | `GET` | `/api/v1/namespaces/{namespace}/pods/{name}/status` | Read the status of the specified Pod. | `pretty` | [`read_namespaced_pod_status`](Self::read_namespaced_pod_status) |
+/// | `PATCH` | `/api/v1/namespaces/{namespace}/pods/{name}/status` | Partially update the status of the specified Pod. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_pod_status`](Self::patch_namespaced_pod_status) |
+/// | `PUT` | `/api/v1/namespaces/{namespace}/pods/{name}/status` | Replace the status of the specified Pod. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_pod_status`](Self::replace_namespaced_pod_status) |
 #[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
 pub struct Pod {
     /// Versioned schema of this object representation, e.g. `v1`.
@@ -47,4 +70,1557 @@ impl ::kubegen_runtime::Resource for Pod {
         "log",
         "status",
     ];
+}
+
+impl Pod {
+    /// The [`PodBuilder`] of a new `Pod` named `name` in the namespace `namespace`, with `apiVersion` and `kind` set.
+    #[inline]
+    pub fn builder(name: impl Into<String>, namespace: impl Into<String>) -> PodBuilder {
+        PodBuilder {
+            inner: Self {
+                metadata: Some(
+                    crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
+                        .name(name)
+                        .namespace(namespace)
+                        .build(),
+                ),
+                ..Self::default()
+            },
+        }
+    }
+}
+
+/// Builds [`Pod`] values: start with [`Pod::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Pod` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodBuilder {
+    inner: Pod,
+}
+
+impl PodBuilder {
+    /// Standard object metadata.
+    pub fn metadata(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    ) -> Self {
+        self.inner.metadata = Some(value.into());
+        self
+    }
+
+    /// Standard object metadata.
+    ///
+    /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
+    pub fn metadata_with(
+        mut self,
+        edit: impl FnOnce(
+            crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+        ) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+    ) -> Self {
+        let current = match self.inner.metadata.take() {
+            Some(value) => value.into(),
+            None => crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
+        };
+        self.inner.metadata = Some(edit(current).build());
+        self
+    }
+
+    /// Desired behaviour of the pod.
+    pub fn spec(mut self, value: impl Into<crate::api::core::v1::PodSpec>) -> Self {
+        self.inner.spec = Some(value.into());
+        self
+    }
+
+    /// Most recently observed status of the pod; read-only.
+    pub fn status(mut self, value: impl Into<crate::api::core::v1::PodStatus>) -> Self {
+        self.inner.status = Some(value.into());
+        self
+    }
+
+    /// The finished `Pod`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> Pod {
+        self.inner
+    }
+}
+
+impl From<Pod> for PodBuilder {
+    #[inline]
+    fn from(value: Pod) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodBuilder> for Pod {
+    #[inline]
+    fn from(builder: PodBuilder) -> Self {
+        builder.inner
+    }
+}
+
+impl Pod {
+    /// The operations on this resource, in the order of the endpoint table above.
+    pub const ROUTES: &'static [crate::routes::Route] = &[
+        crate::routes::Route::ListCoreV1PodForAllNamespaces,
+        crate::routes::Route::WatchCoreV1PodListForAllNamespaces,
+        crate::routes::Route::DeleteCoreV1CollectionNamespacedPod,
+        crate::routes::Route::ListCoreV1NamespacedPod,
+        crate::routes::Route::CreateCoreV1NamespacedPod,
+        crate::routes::Route::WatchCoreV1NamespacedPodList,
+        crate::routes::Route::DeleteCoreV1NamespacedPod,
+        crate::routes::Route::ReadCoreV1NamespacedPod,
+        crate::routes::Route::PatchCoreV1NamespacedPod,
+        crate::routes::Route::ReplaceCoreV1NamespacedPod,
+        crate::routes::Route::WatchCoreV1NamespacedPod,
+        crate::routes::Route::ReadCoreV1NamespacedPodEphemeralcontainers,
+        crate::routes::Route::PatchCoreV1NamespacedPodEphemeralcontainers,
+        crate::routes::Route::ReplaceCoreV1NamespacedPodEphemeralcontainers,
+        crate::routes::Route::ReadCoreV1NamespacedPodLog,
+        crate::routes::Route::ReadCoreV1NamespacedPodStatus,
+        crate::routes::Route::PatchCoreV1NamespacedPodStatus,
+        crate::routes::Route::ReplaceCoreV1NamespacedPodStatus,
+    ];
+
+    /// List or watch Pod objects across all namespaces.
+    ///
+    /// `GET /api/v1/pods`. Decode the response with [`Pod::list_pod_for_all_namespaces_response`].
+    ///
+    /// # Errors
+    ///
+    /// Never in practice: the request is always well-formed.
+    pub fn list_pod_for_all_namespaces(
+        query: &ListPodForAllNamespacesQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new("/api/v1/pods");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Pod::list_pod_for_all_namespaces`]: 200 OK → `api::core::v1::PodList`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn list_pod_for_all_namespaces_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<crate::api::core::v1::PodList, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Watch Pod objects across all namespaces; deprecated, use a list call with `watch=true`.
+    ///
+    /// `GET /api/v1/watch/pods` (deprecated). Decode the response with [`Pod::watch_pod_list_for_all_namespaces_response`].
+    ///
+    /// # Errors
+    ///
+    /// Never in practice: the request is always well-formed.
+    pub fn watch_pod_list_for_all_namespaces(
+        query: &WatchPodListForAllNamespacesQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/watch/pods",
+        );
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Pod::watch_pod_list_for_all_namespaces`]: 200 OK → `WatchEvent<api::core::v1::Pod>` stream.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn watch_pod_list_for_all_namespaces_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        Vec<
+            ::kubegen_runtime::WatchEvent<
+                Self,
+                crate::apimachinery::pkg::apis::meta::v1::Status,
+            >,
+        >,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::watch_events(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Delete a collection of Pod objects in a namespace.
+    ///
+    /// `DELETE /api/v1/namespaces/{namespace}/pods`. Decode the response with [`Pod::delete_collection_namespaced_pod_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn delete_collection_namespaced_pod(
+        namespace: &str,
+        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        query: &DeleteCollectionNamespacedPodQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::DELETE,
+            target,
+            Some("application/json"),
+            body.map(::kubegen_runtime::request::Body::json).transpose()?,
+        )
+    }
+
+    /// Decodes the response to [`Pod::delete_collection_namespaced_pod`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn delete_collection_namespaced_pod_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        crate::apimachinery::pkg::apis::meta::v1::Status,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// List or watch Pod objects in a namespace.
+    ///
+    /// `GET /api/v1/namespaces/{namespace}/pods`. Decode the response with [`Pod::list_namespaced_pod_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn list_namespaced_pod(
+        namespace: &str,
+        query: &ListNamespacedPodQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Pod::list_namespaced_pod`]: 200 OK → `api::core::v1::PodList`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn list_namespaced_pod_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<crate::api::core::v1::PodList, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Create a new Pod object in a namespace.
+    ///
+    /// `POST /api/v1/namespaces/{namespace}/pods`. Decode the response with [`Pod::create_namespaced_pod_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn create_namespaced_pod(
+        namespace: &str,
+        body: &Self,
+        query: &CreateNamespacedPodQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::POST,
+            target,
+            Some("application/json"),
+            Some(::kubegen_runtime::request::Body::json(body)?),
+        )
+    }
+
+    /// Decodes the response to [`Pod::create_namespaced_pod`]: 200 OK → `api::core::v1::Pod`, 201 Created → `api::core::v1::Pod`, 202 Accepted → `api::core::v1::Pod`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn create_namespaced_pod_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200..=202 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Watch Pod objects in a namespace; deprecated, use a list call with `watch=true`.
+    ///
+    /// `GET /api/v1/watch/namespaces/{namespace}/pods` (deprecated). Decode the response with [`Pod::watch_namespaced_pod_list_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn watch_namespaced_pod_list(
+        namespace: &str,
+        query: &WatchNamespacedPodListQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/watch/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Pod::watch_namespaced_pod_list`]: 200 OK → `WatchEvent<api::core::v1::Pod>` stream.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn watch_namespaced_pod_list_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        Vec<
+            ::kubegen_runtime::WatchEvent<
+                Self,
+                crate::apimachinery::pkg::apis::meta::v1::Status,
+            >,
+        >,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::watch_events(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Delete the specified Pod.
+    ///
+    /// `DELETE /api/v1/namespaces/{namespace}/pods/{name}`. Decode the response with [`Pod::delete_namespaced_pod_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn delete_namespaced_pod(
+        namespace: &str,
+        name: &str,
+        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        query: &DeleteNamespacedPodQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::DELETE,
+            target,
+            Some("application/json"),
+            body.map(::kubegen_runtime::request::Body::json).transpose()?,
+        )
+    }
+
+    /// Decodes the response to [`Pod::delete_namespaced_pod`]: 200 OK → `api::core::v1::Pod`, 202 Accepted → `api::core::v1::Pod`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn delete_namespaced_pod_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 | 202 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Read the specified Pod.
+    ///
+    /// `GET /api/v1/namespaces/{namespace}/pods/{name}`. Decode the response with [`Pod::read_namespaced_pod_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn read_namespaced_pod(
+        namespace: &str,
+        name: &str,
+        query: &ReadNamespacedPodQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Pod::read_namespaced_pod`]: 200 OK → `api::core::v1::Pod`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn read_namespaced_pod_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Partially update the specified Pod.
+    ///
+    /// `PATCH /api/v1/namespaces/{namespace}/pods/{name}`. Decode the response with [`Pod::patch_namespaced_pod_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the operation does not accept this kind of patch.
+    pub fn patch_namespaced_pod(
+        namespace: &str,
+        name: &str,
+        body: &::kubegen_runtime::Patch,
+        query: &PatchNamespacedPodQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::PATCH,
+            target,
+            Some("application/json"),
+            Some(
+                body
+                    .to_body(
+                        &[
+                            "application/apply-patch+cbor",
+                            "application/apply-patch+yaml",
+                            "application/json-patch+json",
+                            "application/merge-patch+json",
+                            "application/strategic-merge-patch+json",
+                        ],
+                    )?,
+            ),
+        )
+    }
+
+    /// Decodes the response to [`Pod::patch_namespaced_pod`]: 200 OK → `api::core::v1::Pod`, 201 Created → `api::core::v1::Pod`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn patch_namespaced_pod_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 | 201 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Replace the specified Pod.
+    ///
+    /// `PUT /api/v1/namespaces/{namespace}/pods/{name}`. Decode the response with [`Pod::replace_namespaced_pod_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn replace_namespaced_pod(
+        namespace: &str,
+        name: &str,
+        body: &Self,
+        query: &ReplaceNamespacedPodQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::PUT,
+            target,
+            Some("application/json"),
+            Some(::kubegen_runtime::request::Body::json(body)?),
+        )
+    }
+
+    /// Decodes the response to [`Pod::replace_namespaced_pod`]: 200 OK → `api::core::v1::Pod`, 201 Created → `api::core::v1::Pod`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn replace_namespaced_pod_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 | 201 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Watch one Pod; deprecated, use a list call with `watch=true` and a `fieldSelector`.
+    ///
+    /// `GET /api/v1/watch/namespaces/{namespace}/pods/{name}` (deprecated). Decode the response with [`Pod::watch_namespaced_pod_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn watch_namespaced_pod(
+        namespace: &str,
+        name: &str,
+        query: &WatchNamespacedPodQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/watch/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Pod::watch_namespaced_pod`]: 200 OK → `WatchEvent<api::core::v1::Pod>` stream.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn watch_namespaced_pod_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        Vec<
+            ::kubegen_runtime::WatchEvent<
+                Self,
+                crate::apimachinery::pkg::apis::meta::v1::Status,
+            >,
+        >,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::watch_events(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Read the ephemeral containers of the specified Pod.
+    ///
+    /// `GET /api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers`. Decode the response with [`Pod::read_namespaced_pod_ephemeralcontainers_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn read_namespaced_pod_ephemeralcontainers(
+        namespace: &str,
+        name: &str,
+        query: &ReadNamespacedPodEphemeralcontainersQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods/");
+        target.push_segment("name", name)?;
+        target.push_literal("/ephemeralcontainers");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Pod::read_namespaced_pod_ephemeralcontainers`]: 200 OK → `api::core::v1::Pod`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn read_namespaced_pod_ephemeralcontainers_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Partially update the ephemeral containers of the specified Pod.
+    ///
+    /// `PATCH /api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers`. Decode the response with [`Pod::patch_namespaced_pod_ephemeralcontainers_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the operation does not accept this kind of patch.
+    pub fn patch_namespaced_pod_ephemeralcontainers(
+        namespace: &str,
+        name: &str,
+        body: &::kubegen_runtime::Patch,
+        query: &PatchNamespacedPodEphemeralcontainersQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods/");
+        target.push_segment("name", name)?;
+        target.push_literal("/ephemeralcontainers");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::PATCH,
+            target,
+            Some("application/json"),
+            Some(
+                body
+                    .to_body(
+                        &[
+                            "application/apply-patch+cbor",
+                            "application/apply-patch+yaml",
+                            "application/json-patch+json",
+                            "application/merge-patch+json",
+                            "application/strategic-merge-patch+json",
+                        ],
+                    )?,
+            ),
+        )
+    }
+
+    /// Decodes the response to [`Pod::patch_namespaced_pod_ephemeralcontainers`]: 200 OK → `api::core::v1::Pod`, 201 Created → `api::core::v1::Pod`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn patch_namespaced_pod_ephemeralcontainers_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 | 201 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Replace the ephemeral containers of the specified Pod.
+    ///
+    /// `PUT /api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers`. Decode the response with [`Pod::replace_namespaced_pod_ephemeralcontainers_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn replace_namespaced_pod_ephemeralcontainers(
+        namespace: &str,
+        name: &str,
+        body: &Self,
+        query: &ReplaceNamespacedPodEphemeralcontainersQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods/");
+        target.push_segment("name", name)?;
+        target.push_literal("/ephemeralcontainers");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::PUT,
+            target,
+            Some("application/json"),
+            Some(::kubegen_runtime::request::Body::json(body)?),
+        )
+    }
+
+    /// Decodes the response to [`Pod::replace_namespaced_pod_ephemeralcontainers`]: 200 OK → `api::core::v1::Pod`, 201 Created → `api::core::v1::Pod`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn replace_namespaced_pod_ephemeralcontainers_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 | 201 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Read the log of the specified Pod as plain text.
+    ///
+    /// `GET /api/v1/namespaces/{namespace}/pods/{name}/log`. Decode the response with [`Pod::read_namespaced_pod_log_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn read_namespaced_pod_log(
+        namespace: &str,
+        name: &str,
+        query: &ReadNamespacedPodLogQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods/");
+        target.push_segment("name", name)?;
+        target.push_literal("/log");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            None,
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Pod::read_namespaced_pod_log`]: 200 OK → `String` (text/plain).
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn read_namespaced_pod_log_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<String, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::text(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Read the status of the specified Pod.
+    ///
+    /// `GET /api/v1/namespaces/{namespace}/pods/{name}/status`. Decode the response with [`Pod::read_namespaced_pod_status_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn read_namespaced_pod_status(
+        namespace: &str,
+        name: &str,
+        query: &ReadNamespacedPodStatusQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods/");
+        target.push_segment("name", name)?;
+        target.push_literal("/status");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`Pod::read_namespaced_pod_status`]: 200 OK → `api::core::v1::Pod`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn read_namespaced_pod_status_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Partially update the status of the specified Pod.
+    ///
+    /// `PATCH /api/v1/namespaces/{namespace}/pods/{name}/status`. Decode the response with [`Pod::patch_namespaced_pod_status_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the operation does not accept this kind of patch.
+    pub fn patch_namespaced_pod_status(
+        namespace: &str,
+        name: &str,
+        body: &::kubegen_runtime::Patch,
+        query: &PatchNamespacedPodStatusQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods/");
+        target.push_segment("name", name)?;
+        target.push_literal("/status");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::PATCH,
+            target,
+            Some("application/json"),
+            Some(
+                body
+                    .to_body(
+                        &[
+                            "application/apply-patch+cbor",
+                            "application/apply-patch+yaml",
+                            "application/json-patch+json",
+                            "application/merge-patch+json",
+                            "application/strategic-merge-patch+json",
+                        ],
+                    )?,
+            ),
+        )
+    }
+
+    /// Decodes the response to [`Pod::patch_namespaced_pod_status`]: 200 OK → `api::core::v1::Pod`, 201 Created → `api::core::v1::Pod`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn patch_namespaced_pod_status_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 | 201 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Replace the status of the specified Pod.
+    ///
+    /// `PUT /api/v1/namespaces/{namespace}/pods/{name}/status`. Decode the response with [`Pod::replace_namespaced_pod_status_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn replace_namespaced_pod_status(
+        namespace: &str,
+        name: &str,
+        body: &Self,
+        query: &ReplaceNamespacedPodStatusQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods/");
+        target.push_segment("name", name)?;
+        target.push_literal("/status");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::PUT,
+            target,
+            Some("application/json"),
+            Some(::kubegen_runtime::request::Body::json(body)?),
+        )
+    }
+
+    /// Decodes the response to [`Pod::replace_namespaced_pod_status`]: 200 OK → `api::core::v1::Pod`, 201 Created → `api::core::v1::Pod`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn replace_namespaced_pod_status_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 | 201 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+}
+
+/// The optional query parameters of [`Pod::list_pod_for_all_namespaces`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListPodForAllNamespacesQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ListPodForAllNamespacesQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+/// The optional query parameters of [`Pod::watch_pod_list_for_all_namespaces`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WatchPodListForAllNamespacesQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for WatchPodListForAllNamespacesQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+/// The optional query parameters of [`Pod::delete_collection_namespaced_pod`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeleteCollectionNamespacedPodQuery {
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Seconds to wait before deletion; 0 deletes immediately.
+    pub grace_period_seconds: Option<i64>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
+    pub orphan_dependents: Option<bool>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Garbage collection policy: Orphan, Background or Foreground.
+    pub propagation_policy: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for DeleteCollectionNamespacedPodQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target
+            .push_optional_query(
+                "gracePeriodSeconds",
+                self.grace_period_seconds.as_ref(),
+            );
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target
+            .push_optional_query(
+                "propagationPolicy",
+                self.propagation_policy.as_deref(),
+            );
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+    }
+}
+
+/// The optional query parameters of [`Pod::list_namespaced_pod`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListNamespacedPodQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ListNamespacedPodQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+/// The optional query parameters of [`Pod::create_namespaced_pod`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CreateNamespacedPodQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub field_manager: Option<String>,
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub field_validation: Option<String>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for CreateNamespacedPodQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldManager", self.field_manager.as_deref());
+        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`Pod::watch_namespaced_pod_list`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WatchNamespacedPodListQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for WatchNamespacedPodListQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+/// The optional query parameters of [`Pod::delete_namespaced_pod`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeleteNamespacedPodQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Seconds to wait before deletion; 0 deletes immediately.
+    pub grace_period_seconds: Option<i64>,
+    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
+    pub orphan_dependents: Option<bool>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Garbage collection policy: Orphan, Background or Foreground.
+    pub propagation_policy: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for DeleteNamespacedPodQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target
+            .push_optional_query(
+                "gracePeriodSeconds",
+                self.grace_period_seconds.as_ref(),
+            );
+        target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target
+            .push_optional_query(
+                "propagationPolicy",
+                self.propagation_policy.as_deref(),
+            );
+    }
+}
+
+/// The optional query parameters of [`Pod::read_namespaced_pod`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadNamespacedPodQuery {
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ReadNamespacedPodQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`Pod::patch_namespaced_pod`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PatchNamespacedPodQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub field_manager: Option<String>,
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub field_validation: Option<String>,
+    /// Let an apply request take over fields owned by other managers; unset for other patch types.
+    pub force: Option<bool>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for PatchNamespacedPodQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldManager", self.field_manager.as_deref());
+        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
+        target.push_optional_query("force", self.force.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`Pod::replace_namespaced_pod`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplaceNamespacedPodQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub field_manager: Option<String>,
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub field_validation: Option<String>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ReplaceNamespacedPodQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldManager", self.field_manager.as_deref());
+        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`Pod::watch_namespaced_pod`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WatchNamespacedPodQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for WatchNamespacedPodQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+/// The optional query parameters of [`Pod::read_namespaced_pod_ephemeralcontainers`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadNamespacedPodEphemeralcontainersQuery {
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams
+for ReadNamespacedPodEphemeralcontainersQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`Pod::patch_namespaced_pod_ephemeralcontainers`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PatchNamespacedPodEphemeralcontainersQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub field_manager: Option<String>,
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub field_validation: Option<String>,
+    /// Let an apply request take over fields owned by other managers; unset for other patch types.
+    pub force: Option<bool>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams
+for PatchNamespacedPodEphemeralcontainersQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldManager", self.field_manager.as_deref());
+        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
+        target.push_optional_query("force", self.force.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`Pod::replace_namespaced_pod_ephemeralcontainers`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplaceNamespacedPodEphemeralcontainersQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub field_manager: Option<String>,
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub field_validation: Option<String>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams
+for ReplaceNamespacedPodEphemeralcontainersQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldManager", self.field_manager.as_deref());
+        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`Pod::read_namespaced_pod_log`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadNamespacedPodLogQuery {
+    /// Container to read logs from; optional when the pod has a single container.
+    pub container: Option<String>,
+    /// Keep streaming the log as new lines are written.
+    pub follow: Option<bool>,
+    /// Skip verifying the kubelet's serving certificate when fetching logs.
+    pub insecure_skip_tls_verify_backend: Option<bool>,
+    /// Stop after this many bytes of log output.
+    pub limit_bytes: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Return logs of the previous, terminated instance of the container.
+    pub previous: Option<bool>,
+    /// Only return log lines newer than this many seconds.
+    pub since_seconds: Option<i64>,
+    /// Number of lines from the end of the log to return.
+    pub tail_lines: Option<i64>,
+    /// Prefix every log line with an RFC 3339 timestamp.
+    pub timestamps: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ReadNamespacedPodLogQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("container", self.container.as_deref());
+        target.push_optional_query("follow", self.follow.as_ref());
+        target
+            .push_optional_query(
+                "insecureSkipTLSVerifyBackend",
+                self.insecure_skip_tls_verify_backend.as_ref(),
+            );
+        target.push_optional_query("limitBytes", self.limit_bytes.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("previous", self.previous.as_ref());
+        target.push_optional_query("sinceSeconds", self.since_seconds.as_ref());
+        target.push_optional_query("tailLines", self.tail_lines.as_ref());
+        target.push_optional_query("timestamps", self.timestamps.as_ref());
+    }
+}
+
+/// The optional query parameters of [`Pod::read_namespaced_pod_status`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadNamespacedPodStatusQuery {
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ReadNamespacedPodStatusQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`Pod::patch_namespaced_pod_status`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PatchNamespacedPodStatusQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub field_manager: Option<String>,
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub field_validation: Option<String>,
+    /// Let an apply request take over fields owned by other managers; unset for other patch types.
+    pub force: Option<bool>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for PatchNamespacedPodStatusQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldManager", self.field_manager.as_deref());
+        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
+        target.push_optional_query("force", self.force.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`Pod::replace_namespaced_pod_status`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplaceNamespacedPodStatusQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub field_manager: Option<String>,
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub field_validation: Option<String>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ReplaceNamespacedPodStatusQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldManager", self.field_manager.as_deref());
+        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
 }

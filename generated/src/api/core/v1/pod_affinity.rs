@@ -21,3 +21,99 @@ pub struct PodAffinity {
         Vec<crate::api::core::v1::PodAffinityTerm>,
     >,
 }
+
+impl PodAffinity {
+    /// The [`PodAffinityBuilder`] of a new `PodAffinity`.
+    #[inline]
+    pub fn builder() -> PodAffinityBuilder {
+        PodAffinityBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`PodAffinity`] values: start with [`PodAffinity::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodAffinity` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodAffinityBuilder {
+    inner: PodAffinity,
+}
+
+impl PodAffinityBuilder {
+    /// Weighted co-location preferences.
+    ///
+    /// Replaces the whole list; [`push_preferred_during_scheduling_ignored_during_execution`](Self::push_preferred_during_scheduling_ignored_during_execution) appends one item.
+    pub fn preferred_during_scheduling_ignored_during_execution(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::WeightedPodAffinityTerm>,
+        >,
+    ) -> Self {
+        self.inner.preferred_during_scheduling_ignored_during_execution = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Weighted co-location preferences.
+    ///
+    /// Appends one item to `preferred_during_scheduling_ignored_during_execution`; [`preferred_during_scheduling_ignored_during_execution`](Self::preferred_during_scheduling_ignored_during_execution) replaces the whole list.
+    pub fn push_preferred_during_scheduling_ignored_during_execution(
+        mut self,
+        item: impl Into<crate::api::core::v1::WeightedPodAffinityTerm>,
+    ) -> Self {
+        self.inner
+            .preferred_during_scheduling_ignored_during_execution
+            .get_or_insert_default()
+            .push(item.into());
+        self
+    }
+
+    /// Co-location requirements that must hold at scheduling time.
+    ///
+    /// Replaces the whole list; [`push_required_during_scheduling_ignored_during_execution`](Self::push_required_during_scheduling_ignored_during_execution) appends one item.
+    pub fn required_during_scheduling_ignored_during_execution(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodAffinityTerm>>,
+    ) -> Self {
+        self.inner.required_during_scheduling_ignored_during_execution = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Co-location requirements that must hold at scheduling time.
+    ///
+    /// Appends one item to `required_during_scheduling_ignored_during_execution`; [`required_during_scheduling_ignored_during_execution`](Self::required_during_scheduling_ignored_during_execution) replaces the whole list.
+    pub fn push_required_during_scheduling_ignored_during_execution(
+        mut self,
+        item: impl Into<crate::api::core::v1::PodAffinityTerm>,
+    ) -> Self {
+        self.inner
+            .required_during_scheduling_ignored_during_execution
+            .get_or_insert_default()
+            .push(item.into());
+        self
+    }
+
+    /// The finished `PodAffinity`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PodAffinity {
+        self.inner
+    }
+}
+
+impl From<PodAffinity> for PodAffinityBuilder {
+    #[inline]
+    fn from(value: PodAffinity) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodAffinityBuilder> for PodAffinity {
+    #[inline]
+    fn from(builder: PodAffinityBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -25,3 +25,137 @@ pub struct PodAffinityTerm {
     #[serde(rename = "topologyKey")]
     pub topology_key: String,
 }
+
+impl PodAffinityTerm {
+    /// The [`PodAffinityTermBuilder`] of a new `PodAffinityTerm`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `topology_key` (see [`topology_key`](PodAffinityTermBuilder::topology_key))
+    #[inline]
+    pub fn builder(topology_key: impl Into<String>) -> PodAffinityTermBuilder {
+        PodAffinityTermBuilder {
+            inner: Self {
+                label_selector: None,
+                match_label_keys: None,
+                mismatch_label_keys: None,
+                namespace_selector: None,
+                namespaces: None,
+                topology_key: topology_key.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`PodAffinityTerm`] values: start with [`PodAffinityTerm::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodAffinityTerm` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodAffinityTermBuilder {
+    inner: PodAffinityTerm,
+}
+
+impl PodAffinityTermBuilder {
+    /// Label query over the pods to match.
+    pub fn label_selector(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    ) -> Self {
+        self.inner.label_selector = Some(value.into());
+        self
+    }
+
+    /// Incoming pod label keys added to the selector with `In`.
+    ///
+    /// Replaces the whole list; [`match_label_key`](Self::match_label_key) appends one item.
+    pub fn match_label_keys(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.inner.match_label_keys = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Incoming pod label keys added to the selector with `In`.
+    ///
+    /// Appends one item to `match_label_keys`; [`match_label_keys`](Self::match_label_keys) replaces the whole list.
+    pub fn match_label_key(mut self, item: impl Into<String>) -> Self {
+        self.inner.match_label_keys.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Incoming pod label keys added to the selector with `NotIn`.
+    ///
+    /// Replaces the whole list; [`mismatch_label_key`](Self::mismatch_label_key) appends one item.
+    pub fn mismatch_label_keys(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.inner.mismatch_label_keys = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Incoming pod label keys added to the selector with `NotIn`.
+    ///
+    /// Appends one item to `mismatch_label_keys`; [`mismatch_label_keys`](Self::mismatch_label_keys) replaces the whole list.
+    pub fn mismatch_label_key(mut self, item: impl Into<String>) -> Self {
+        self.inner.mismatch_label_keys.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Label query over the namespaces to consider.
+    pub fn namespace_selector(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    ) -> Self {
+        self.inner.namespace_selector = Some(value.into());
+        self
+    }
+
+    /// Static list of namespaces to consider.
+    ///
+    /// Replaces the whole list; [`namespace`](Self::namespace) appends one item.
+    pub fn namespaces(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.inner.namespaces = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Static list of namespaces to consider.
+    ///
+    /// Appends one item to `namespaces`; [`namespaces`](Self::namespaces) replaces the whole list.
+    pub fn namespace(mut self, item: impl Into<String>) -> Self {
+        self.inner.namespaces.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Node label key that defines the topology domain, e.g. `topology.kubernetes.io/zone`.
+    pub fn topology_key(mut self, value: impl Into<String>) -> Self {
+        self.inner.topology_key = value.into();
+        self
+    }
+
+    /// The finished `PodAffinityTerm`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PodAffinityTerm {
+        self.inner
+    }
+}
+
+impl From<PodAffinityTerm> for PodAffinityTermBuilder {
+    #[inline]
+    fn from(value: PodAffinityTerm) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodAffinityTermBuilder> for PodAffinityTerm {
+    #[inline]
+    fn from(builder: PodAffinityTermBuilder) -> Self {
+        builder.inner
+    }
+}

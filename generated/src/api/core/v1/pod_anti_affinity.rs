@@ -21,3 +21,99 @@ pub struct PodAntiAffinity {
         Vec<crate::api::core::v1::PodAffinityTerm>,
     >,
 }
+
+impl PodAntiAffinity {
+    /// The [`PodAntiAffinityBuilder`] of a new `PodAntiAffinity`.
+    #[inline]
+    pub fn builder() -> PodAntiAffinityBuilder {
+        PodAntiAffinityBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`PodAntiAffinity`] values: start with [`PodAntiAffinity::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodAntiAffinity` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodAntiAffinityBuilder {
+    inner: PodAntiAffinity,
+}
+
+impl PodAntiAffinityBuilder {
+    /// Weighted anti-affinity preferences.
+    ///
+    /// Replaces the whole list; [`push_preferred_during_scheduling_ignored_during_execution`](Self::push_preferred_during_scheduling_ignored_during_execution) appends one item.
+    pub fn preferred_during_scheduling_ignored_during_execution(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::WeightedPodAffinityTerm>,
+        >,
+    ) -> Self {
+        self.inner.preferred_during_scheduling_ignored_during_execution = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Weighted anti-affinity preferences.
+    ///
+    /// Appends one item to `preferred_during_scheduling_ignored_during_execution`; [`preferred_during_scheduling_ignored_during_execution`](Self::preferred_during_scheduling_ignored_during_execution) replaces the whole list.
+    pub fn push_preferred_during_scheduling_ignored_during_execution(
+        mut self,
+        item: impl Into<crate::api::core::v1::WeightedPodAffinityTerm>,
+    ) -> Self {
+        self.inner
+            .preferred_during_scheduling_ignored_during_execution
+            .get_or_insert_default()
+            .push(item.into());
+        self
+    }
+
+    /// Anti-affinity requirements that must hold at scheduling time.
+    ///
+    /// Replaces the whole list; [`push_required_during_scheduling_ignored_during_execution`](Self::push_required_during_scheduling_ignored_during_execution) appends one item.
+    pub fn required_during_scheduling_ignored_during_execution(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodAffinityTerm>>,
+    ) -> Self {
+        self.inner.required_during_scheduling_ignored_during_execution = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Anti-affinity requirements that must hold at scheduling time.
+    ///
+    /// Appends one item to `required_during_scheduling_ignored_during_execution`; [`required_during_scheduling_ignored_during_execution`](Self::required_during_scheduling_ignored_during_execution) replaces the whole list.
+    pub fn push_required_during_scheduling_ignored_during_execution(
+        mut self,
+        item: impl Into<crate::api::core::v1::PodAffinityTerm>,
+    ) -> Self {
+        self.inner
+            .required_during_scheduling_ignored_during_execution
+            .get_or_insert_default()
+            .push(item.into());
+        self
+    }
+
+    /// The finished `PodAntiAffinity`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PodAntiAffinity {
+        self.inner
+    }
+}
+
+impl From<PodAntiAffinity> for PodAntiAffinityBuilder {
+    #[inline]
+    fn from(value: PodAntiAffinity) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodAntiAffinityBuilder> for PodAntiAffinity {
+    #[inline]
+    fn from(builder: PodAntiAffinityBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -26,3 +26,123 @@ pub struct PodCertificateProjection {
     #[serde(rename = "userAnnotations", skip_serializing_if = "Option::is_none")]
     pub user_annotations: Option<::std::collections::BTreeMap<String, String>>,
 }
+
+impl PodCertificateProjection {
+    /// The [`PodCertificateProjectionBuilder`] of a new `PodCertificateProjection`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `key_type` (see [`key_type`](PodCertificateProjectionBuilder::key_type))
+    /// - `signer_name` (see [`signer_name`](PodCertificateProjectionBuilder::signer_name))
+    #[inline]
+    pub fn builder(
+        key_type: impl Into<String>,
+        signer_name: impl Into<String>,
+    ) -> PodCertificateProjectionBuilder {
+        PodCertificateProjectionBuilder {
+            inner: Self {
+                certificate_chain_path: None,
+                credential_bundle_path: None,
+                key_path: None,
+                key_type: key_type.into(),
+                max_expiration_seconds: None,
+                signer_name: signer_name.into(),
+                user_annotations: None,
+            },
+        }
+    }
+}
+
+/// Builds [`PodCertificateProjection`] values: start with [`PodCertificateProjection::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodCertificateProjection` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodCertificateProjectionBuilder {
+    inner: PodCertificateProjection,
+}
+
+impl PodCertificateProjectionBuilder {
+    /// Path for the certificate chain file.
+    pub fn certificate_chain_path(mut self, value: impl Into<String>) -> Self {
+        self.inner.certificate_chain_path = Some(value.into());
+        self
+    }
+
+    /// Path for a single PEM file with key and certificate chain.
+    pub fn credential_bundle_path(mut self, value: impl Into<String>) -> Self {
+        self.inner.credential_bundle_path = Some(value.into());
+        self
+    }
+
+    /// Path for the private key file.
+    pub fn key_path(mut self, value: impl Into<String>) -> Self {
+        self.inner.key_path = Some(value.into());
+        self
+    }
+
+    /// Key pair type, e.g. `ECDSAP256` or `ED25519`.
+    pub fn key_type(mut self, value: impl Into<String>) -> Self {
+        self.inner.key_type = value.into();
+        self
+    }
+
+    /// Maximum certificate lifetime in seconds.
+    pub fn max_expiration_seconds(mut self, value: impl Into<i32>) -> Self {
+        self.inner.max_expiration_seconds = Some(value.into());
+        self
+    }
+
+    /// Signer that the certificate requests are addressed to.
+    pub fn signer_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.signer_name = value.into();
+        self
+    }
+
+    /// Extra information passed verbatim to the signer.
+    ///
+    /// Replaces the whole map; [`user_annotation`](Self::user_annotation) inserts one entry.
+    pub fn user_annotations(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+    ) -> Self {
+        self.inner.user_annotations = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Extra information passed verbatim to the signer.
+    ///
+    /// Inserts one entry into `user_annotations`, replacing any value under the same key; [`user_annotations`](Self::user_annotations) replaces the whole map.
+    pub fn user_annotation(
+        mut self,
+        key: impl Into<String>,
+        value: impl Into<String>,
+    ) -> Self {
+        self.inner
+            .user_annotations
+            .get_or_insert_default()
+            .insert(key.into(), value.into());
+        self
+    }
+
+    /// The finished `PodCertificateProjection`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PodCertificateProjection {
+        self.inner
+    }
+}
+
+impl From<PodCertificateProjection> for PodCertificateProjectionBuilder {
+    #[inline]
+    fn from(value: PodCertificateProjection) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodCertificateProjectionBuilder> for PodCertificateProjection {
+    #[inline]
+    fn from(builder: PodCertificateProjectionBuilder) -> Self {
+        builder.inner
+    }
+}

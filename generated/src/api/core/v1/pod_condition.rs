@@ -25,3 +25,107 @@ pub struct PodCondition {
     #[serde(rename = "type")]
     pub type_: String,
 }
+
+impl PodCondition {
+    /// The [`PodConditionBuilder`] of a new `PodCondition`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `status` (see [`status`](PodConditionBuilder::status))
+    /// - `type_` (see [`type_`](PodConditionBuilder::type_))
+    #[inline]
+    pub fn builder(
+        status: impl Into<String>,
+        type_: impl Into<String>,
+    ) -> PodConditionBuilder {
+        PodConditionBuilder {
+            inner: Self {
+                last_probe_time: None,
+                last_transition_time: None,
+                message: None,
+                observed_generation: None,
+                reason: None,
+                status: status.into(),
+                type_: type_.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`PodCondition`] values: start with [`PodCondition::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodCondition` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodConditionBuilder {
+    inner: PodCondition,
+}
+
+impl PodConditionBuilder {
+    /// When the condition was last probed.
+    pub fn last_probe_time(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.inner.last_probe_time = Some(value.into());
+        self
+    }
+
+    /// When the condition last changed status.
+    pub fn last_transition_time(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.inner.last_transition_time = Some(value.into());
+        self
+    }
+
+    /// Human-readable details about the last transition.
+    pub fn message(mut self, value: impl Into<String>) -> Self {
+        self.inner.message = Some(value.into());
+        self
+    }
+
+    /// Pod `.metadata.generation` the condition is based on.
+    pub fn observed_generation(mut self, value: impl Into<i64>) -> Self {
+        self.inner.observed_generation = Some(value.into());
+        self
+    }
+
+    /// One-word CamelCase reason for the last transition.
+    pub fn reason(mut self, value: impl Into<String>) -> Self {
+        self.inner.reason = Some(value.into());
+        self
+    }
+
+    /// Condition status: True, False or Unknown.
+    pub fn status(mut self, value: impl Into<String>) -> Self {
+        self.inner.status = value.into();
+        self
+    }
+
+    /// Condition type.
+    pub fn type_(mut self, value: impl Into<String>) -> Self {
+        self.inner.type_ = value.into();
+        self
+    }
+
+    /// The finished `PodCondition`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PodCondition {
+        self.inner
+    }
+}
+
+impl From<PodCondition> for PodConditionBuilder {
+    #[inline]
+    fn from(value: PodCondition) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodConditionBuilder> for PodCondition {
+    #[inline]
+    fn from(builder: PodConditionBuilder) -> Self {
+        builder.inner
+    }
+}

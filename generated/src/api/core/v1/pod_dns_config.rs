@@ -14,3 +14,105 @@ pub struct PodDNSConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub searches: Option<Vec<String>>,
 }
+
+impl PodDNSConfig {
+    /// The [`PodDNSConfigBuilder`] of a new `PodDNSConfig`.
+    #[inline]
+    pub fn builder() -> PodDNSConfigBuilder {
+        PodDNSConfigBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`PodDNSConfig`] values: start with [`PodDNSConfig::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodDNSConfig` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodDNSConfigBuilder {
+    inner: PodDNSConfig,
+}
+
+impl PodDNSConfigBuilder {
+    /// Additional DNS server IP addresses.
+    ///
+    /// Replaces the whole list; [`nameserver`](Self::nameserver) appends one item.
+    pub fn nameservers(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.inner.nameservers = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Additional DNS server IP addresses.
+    ///
+    /// Appends one item to `nameservers`; [`nameservers`](Self::nameservers) replaces the whole list.
+    pub fn nameserver(mut self, item: impl Into<String>) -> Self {
+        self.inner.nameservers.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Additional resolver options.
+    ///
+    /// Replaces the whole list; [`option`](Self::option) appends one item.
+    pub fn options(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::PodDNSConfigOption>,
+        >,
+    ) -> Self {
+        self.inner.options = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Additional resolver options.
+    ///
+    /// Appends one item to `options`; [`options`](Self::options) replaces the whole list.
+    pub fn option(
+        mut self,
+        item: impl Into<crate::api::core::v1::PodDNSConfigOption>,
+    ) -> Self {
+        self.inner.options.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Additional DNS search domains.
+    ///
+    /// Replaces the whole list; [`search`](Self::search) appends one item.
+    pub fn searches(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.inner.searches = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Additional DNS search domains.
+    ///
+    /// Appends one item to `searches`; [`searches`](Self::searches) replaces the whole list.
+    pub fn search(mut self, item: impl Into<String>) -> Self {
+        self.inner.searches.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// The finished `PodDNSConfig`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PodDNSConfig {
+        self.inner
+    }
+}
+
+impl From<PodDNSConfig> for PodDNSConfigBuilder {
+    #[inline]
+    fn from(value: PodDNSConfig) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodDNSConfigBuilder> for PodDNSConfig {
+    #[inline]
+    fn from(builder: PodDNSConfigBuilder) -> Self {
+        builder.inner
+    }
+}

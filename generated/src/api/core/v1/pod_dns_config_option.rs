@@ -11,3 +11,55 @@ pub struct PodDNSConfigOption {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
 }
+
+impl PodDNSConfigOption {
+    /// The [`PodDNSConfigOptionBuilder`] of a new `PodDNSConfigOption`.
+    #[inline]
+    pub fn builder() -> PodDNSConfigOptionBuilder {
+        PodDNSConfigOptionBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`PodDNSConfigOption`] values: start with [`PodDNSConfigOption::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodDNSConfigOption` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodDNSConfigOptionBuilder {
+    inner: PodDNSConfigOption,
+}
+
+impl PodDNSConfigOptionBuilder {
+    /// Option name.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = Some(value.into());
+        self
+    }
+
+    /// Option value.
+    pub fn value(mut self, value: impl Into<String>) -> Self {
+        self.inner.value = Some(value.into());
+        self
+    }
+
+    /// The finished `PodDNSConfigOption`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PodDNSConfigOption {
+        self.inner
+    }
+}
+
+impl From<PodDNSConfigOption> for PodDNSConfigOptionBuilder {
+    #[inline]
+    fn from(value: PodDNSConfigOption) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodDNSConfigOptionBuilder> for PodDNSConfigOption {
+    #[inline]
+    fn from(builder: PodDNSConfigOptionBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -11,3 +11,86 @@ pub struct PodExtendedResourceClaimStatus {
     #[serde(rename = "resourceClaimName")]
     pub resource_claim_name: String,
 }
+
+impl PodExtendedResourceClaimStatus {
+    /// The [`PodExtendedResourceClaimStatusBuilder`] of a new `PodExtendedResourceClaimStatus`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `request_mappings` (see [`request_mappings`](PodExtendedResourceClaimStatusBuilder::request_mappings))
+    /// - `resource_claim_name` (see [`resource_claim_name`](PodExtendedResourceClaimStatusBuilder::resource_claim_name))
+    #[inline]
+    pub fn builder(
+        request_mappings: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::ContainerExtendedResourceRequest>,
+        >,
+        resource_claim_name: impl Into<String>,
+    ) -> PodExtendedResourceClaimStatusBuilder {
+        PodExtendedResourceClaimStatusBuilder {
+            inner: Self {
+                request_mappings: request_mappings.into_iter().map(Into::into).collect(),
+                resource_claim_name: resource_claim_name.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`PodExtendedResourceClaimStatus`] values: start with [`PodExtendedResourceClaimStatus::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodExtendedResourceClaimStatus` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodExtendedResourceClaimStatusBuilder {
+    inner: PodExtendedResourceClaimStatus,
+}
+
+impl PodExtendedResourceClaimStatusBuilder {
+    /// Mappings from container extended resources to device requests.
+    ///
+    /// Replaces the whole list; [`request_mapping`](Self::request_mapping) appends one item.
+    pub fn request_mappings(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::ContainerExtendedResourceRequest>,
+        >,
+    ) -> Self {
+        self.inner.request_mappings = items.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Mappings from container extended resources to device requests.
+    ///
+    /// Appends one item to `request_mappings`; [`request_mappings`](Self::request_mappings) replaces the whole list.
+    pub fn request_mapping(
+        mut self,
+        item: impl Into<crate::api::core::v1::ContainerExtendedResourceRequest>,
+    ) -> Self {
+        self.inner.request_mappings.push(item.into());
+        self
+    }
+
+    /// Name of the generated ResourceClaim.
+    pub fn resource_claim_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.resource_claim_name = value.into();
+        self
+    }
+
+    /// The finished `PodExtendedResourceClaimStatus`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PodExtendedResourceClaimStatus {
+        self.inner
+    }
+}
+
+impl From<PodExtendedResourceClaimStatus> for PodExtendedResourceClaimStatusBuilder {
+    #[inline]
+    fn from(value: PodExtendedResourceClaimStatus) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodExtendedResourceClaimStatusBuilder> for PodExtendedResourceClaimStatus {
+    #[inline]
+    fn from(builder: PodExtendedResourceClaimStatusBuilder) -> Self {
+        builder.inner
+    }
+}

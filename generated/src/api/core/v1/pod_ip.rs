@@ -7,3 +7,53 @@ pub struct PodIP {
     /// The IP address.
     pub ip: String,
 }
+
+impl PodIP {
+    /// The [`PodIPBuilder`] of a new `PodIP`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `ip` (see [`ip`](PodIPBuilder::ip))
+    #[inline]
+    pub fn builder(ip: impl Into<String>) -> PodIPBuilder {
+        PodIPBuilder {
+            inner: Self { ip: ip.into() },
+        }
+    }
+}
+
+/// Builds [`PodIP`] values: start with [`PodIP::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodIP` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodIPBuilder {
+    inner: PodIP,
+}
+
+impl PodIPBuilder {
+    /// The IP address.
+    pub fn ip(mut self, value: impl Into<String>) -> Self {
+        self.inner.ip = value.into();
+        self
+    }
+
+    /// The finished `PodIP`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PodIP {
+        self.inner
+    }
+}
+
+impl From<PodIP> for PodIPBuilder {
+    #[inline]
+    fn from(value: PodIP) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodIPBuilder> for PodIP {
+    #[inline]
+    fn from(builder: PodIPBuilder) -> Self {
+        builder.inner
+    }
+}

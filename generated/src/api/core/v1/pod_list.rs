@@ -38,3 +38,82 @@ impl ::kubegen_runtime::TypeMeta for PodList {
 impl ::kubegen_runtime::ListResource for PodList {
     type Item = crate::api::core::v1::Pod;
 }
+
+impl PodList {
+    /// The [`PodListBuilder`] of a new `PodList`, with `apiVersion` and `kind` set.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `items` (see [`items`](PodListBuilder::items))
+    #[inline]
+    pub fn builder(
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Pod>>,
+    ) -> PodListBuilder {
+        PodListBuilder {
+            inner: Self {
+                api_version: ::kubegen_runtime::ApiVersion::present(),
+                items: items.into_iter().map(Into::into).collect(),
+                kind: ::kubegen_runtime::Kind::present(),
+                metadata: None,
+            },
+        }
+    }
+}
+
+/// Builds [`PodList`] values: start with [`PodList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodList` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodListBuilder {
+    inner: PodList,
+}
+
+impl PodListBuilder {
+    /// The Pods in this list.
+    ///
+    /// Replaces the whole list; [`item`](Self::item) appends one item.
+    pub fn items(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Pod>>,
+    ) -> Self {
+        self.inner.items = items.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The Pods in this list.
+    ///
+    /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
+    pub fn item(mut self, item: impl Into<crate::api::core::v1::Pod>) -> Self {
+        self.inner.items.push(item.into());
+        self
+    }
+
+    /// Standard list metadata.
+    pub fn metadata(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ListMeta>,
+    ) -> Self {
+        self.inner.metadata = Some(value.into());
+        self
+    }
+
+    /// The finished `PodList`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PodList {
+        self.inner
+    }
+}
+
+impl From<PodList> for PodListBuilder {
+    #[inline]
+    fn from(value: PodList) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodListBuilder> for PodList {
+    #[inline]
+    fn from(builder: PodListBuilder) -> Self {
+        builder.inner
+    }
+}

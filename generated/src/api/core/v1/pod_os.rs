@@ -7,3 +7,53 @@ pub struct PodOS {
     /// OS name: `linux` or `windows`.
     pub name: String,
 }
+
+impl PodOS {
+    /// The [`PodOSBuilder`] of a new `PodOS`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `name` (see [`name`](PodOSBuilder::name))
+    #[inline]
+    pub fn builder(name: impl Into<String>) -> PodOSBuilder {
+        PodOSBuilder {
+            inner: Self { name: name.into() },
+        }
+    }
+}
+
+/// Builds [`PodOS`] values: start with [`PodOS::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodOS` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodOSBuilder {
+    inner: PodOS,
+}
+
+impl PodOSBuilder {
+    /// OS name: `linux` or `windows`.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// The finished `PodOS`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PodOS {
+        self.inner
+    }
+}
+
+impl From<PodOS> for PodOSBuilder {
+    #[inline]
+    fn from(value: PodOS) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodOSBuilder> for PodOS {
+    #[inline]
+    fn from(builder: PodOSBuilder) -> Self {
+        builder.inner
+    }
+}

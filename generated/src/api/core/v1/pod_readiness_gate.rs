@@ -8,3 +8,55 @@ pub struct PodReadinessGate {
     #[serde(rename = "conditionType")]
     pub condition_type: String,
 }
+
+impl PodReadinessGate {
+    /// The [`PodReadinessGateBuilder`] of a new `PodReadinessGate`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `condition_type` (see [`condition_type`](PodReadinessGateBuilder::condition_type))
+    #[inline]
+    pub fn builder(condition_type: impl Into<String>) -> PodReadinessGateBuilder {
+        PodReadinessGateBuilder {
+            inner: Self {
+                condition_type: condition_type.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`PodReadinessGate`] values: start with [`PodReadinessGate::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodReadinessGate` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodReadinessGateBuilder {
+    inner: PodReadinessGate,
+}
+
+impl PodReadinessGateBuilder {
+    /// Pod condition type that must be True.
+    pub fn condition_type(mut self, value: impl Into<String>) -> Self {
+        self.inner.condition_type = value.into();
+        self
+    }
+
+    /// The finished `PodReadinessGate`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PodReadinessGate {
+        self.inner
+    }
+}
+
+impl From<PodReadinessGate> for PodReadinessGateBuilder {
+    #[inline]
+    fn from(value: PodReadinessGate) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodReadinessGateBuilder> for PodReadinessGate {
+    #[inline]
+    fn from(builder: PodReadinessGateBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -16,3 +16,69 @@ pub struct PodResourceClaim {
     )]
     pub resource_claim_template_name: Option<String>,
 }
+
+impl PodResourceClaim {
+    /// The [`PodResourceClaimBuilder`] of a new `PodResourceClaim`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `name` (see [`name`](PodResourceClaimBuilder::name))
+    #[inline]
+    pub fn builder(name: impl Into<String>) -> PodResourceClaimBuilder {
+        PodResourceClaimBuilder {
+            inner: Self {
+                name: name.into(),
+                resource_claim_name: None,
+                resource_claim_template_name: None,
+            },
+        }
+    }
+}
+
+/// Builds [`PodResourceClaim`] values: start with [`PodResourceClaim::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodResourceClaim` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodResourceClaimBuilder {
+    inner: PodResourceClaim,
+}
+
+impl PodResourceClaimBuilder {
+    /// Name of the claim inside the pod.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// Existing ResourceClaim to use.
+    pub fn resource_claim_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.resource_claim_name = Some(value.into());
+        self
+    }
+
+    /// ResourceClaimTemplate to create a claim from.
+    pub fn resource_claim_template_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.resource_claim_template_name = Some(value.into());
+        self
+    }
+
+    /// The finished `PodResourceClaim`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PodResourceClaim {
+        self.inner
+    }
+}
+
+impl From<PodResourceClaim> for PodResourceClaimBuilder {
+    #[inline]
+    fn from(value: PodResourceClaim) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodResourceClaimBuilder> for PodResourceClaim {
+    #[inline]
+    fn from(builder: PodResourceClaimBuilder) -> Self {
+        builder.inner
+    }
+}

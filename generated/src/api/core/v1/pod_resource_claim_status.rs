@@ -10,3 +10,62 @@ pub struct PodResourceClaimStatus {
     #[serde(rename = "resourceClaimName", skip_serializing_if = "Option::is_none")]
     pub resource_claim_name: Option<String>,
 }
+
+impl PodResourceClaimStatus {
+    /// The [`PodResourceClaimStatusBuilder`] of a new `PodResourceClaimStatus`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `name` (see [`name`](PodResourceClaimStatusBuilder::name))
+    #[inline]
+    pub fn builder(name: impl Into<String>) -> PodResourceClaimStatusBuilder {
+        PodResourceClaimStatusBuilder {
+            inner: Self {
+                name: name.into(),
+                resource_claim_name: None,
+            },
+        }
+    }
+}
+
+/// Builds [`PodResourceClaimStatus`] values: start with [`PodResourceClaimStatus::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodResourceClaimStatus` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodResourceClaimStatusBuilder {
+    inner: PodResourceClaimStatus,
+}
+
+impl PodResourceClaimStatusBuilder {
+    /// Name of the matching entry in `spec.resourceClaims`.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// Name of the generated ResourceClaim, if any.
+    pub fn resource_claim_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.resource_claim_name = Some(value.into());
+        self
+    }
+
+    /// The finished `PodResourceClaimStatus`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PodResourceClaimStatus {
+        self.inner
+    }
+}
+
+impl From<PodResourceClaimStatus> for PodResourceClaimStatusBuilder {
+    #[inline]
+    fn from(value: PodResourceClaimStatus) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodResourceClaimStatusBuilder> for PodResourceClaimStatus {
+    #[inline]
+    fn from(builder: PodResourceClaimStatusBuilder) -> Self {
+        builder.inner
+    }
+}

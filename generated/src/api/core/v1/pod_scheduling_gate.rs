@@ -7,3 +7,53 @@ pub struct PodSchedulingGate {
     /// Unique name of the gate.
     pub name: String,
 }
+
+impl PodSchedulingGate {
+    /// The [`PodSchedulingGateBuilder`] of a new `PodSchedulingGate`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `name` (see [`name`](PodSchedulingGateBuilder::name))
+    #[inline]
+    pub fn builder(name: impl Into<String>) -> PodSchedulingGateBuilder {
+        PodSchedulingGateBuilder {
+            inner: Self { name: name.into() },
+        }
+    }
+}
+
+/// Builds [`PodSchedulingGate`] values: start with [`PodSchedulingGate::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodSchedulingGate` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodSchedulingGateBuilder {
+    inner: PodSchedulingGate,
+}
+
+impl PodSchedulingGateBuilder {
+    /// Unique name of the gate.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// The finished `PodSchedulingGate`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PodSchedulingGate {
+        self.inner
+    }
+}
+
+impl From<PodSchedulingGate> for PodSchedulingGateBuilder {
+    #[inline]
+    fn from(value: PodSchedulingGate) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodSchedulingGateBuilder> for PodSchedulingGate {
+    #[inline]
+    fn from(builder: PodSchedulingGateBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -47,3 +47,161 @@ pub struct PodSecurityContext {
     #[serde(rename = "windowsOptions", skip_serializing_if = "Option::is_none")]
     pub windows_options: Option<crate::api::core::v1::WindowsSecurityContextOptions>,
 }
+
+impl PodSecurityContext {
+    /// The [`PodSecurityContextBuilder`] of a new `PodSecurityContext`.
+    #[inline]
+    pub fn builder() -> PodSecurityContextBuilder {
+        PodSecurityContextBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`PodSecurityContext`] values: start with [`PodSecurityContext::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodSecurityContext` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodSecurityContextBuilder {
+    inner: PodSecurityContext,
+}
+
+impl PodSecurityContextBuilder {
+    /// AppArmor profile for the pod's containers.
+    pub fn app_armor_profile(
+        mut self,
+        value: impl Into<crate::api::core::v1::AppArmorProfile>,
+    ) -> Self {
+        self.inner.app_armor_profile = Some(value.into());
+        self
+    }
+
+    /// Supplemental group that owns supported volumes.
+    pub fn fs_group(mut self, value: impl Into<i64>) -> Self {
+        self.inner.fs_group = Some(value.into());
+        self
+    }
+
+    /// When volume ownership is changed: OnRootMismatch or Always.
+    pub fn fs_group_change_policy(mut self, value: impl Into<String>) -> Self {
+        self.inner.fs_group_change_policy = Some(value.into());
+        self
+    }
+
+    /// Group ID for container processes.
+    pub fn run_as_group(mut self, value: impl Into<i64>) -> Self {
+        self.inner.run_as_group = Some(value.into());
+        self
+    }
+
+    /// Requires containers to run as a non-root user.
+    pub fn run_as_non_root(mut self, value: impl Into<bool>) -> Self {
+        self.inner.run_as_non_root = Some(value.into());
+        self
+    }
+
+    /// User ID for container processes.
+    pub fn run_as_user(mut self, value: impl Into<i64>) -> Self {
+        self.inner.run_as_user = Some(value.into());
+        self
+    }
+
+    /// How SELinux labels are applied to volumes: MountOption or Recursive.
+    pub fn se_linux_change_policy(mut self, value: impl Into<String>) -> Self {
+        self.inner.se_linux_change_policy = Some(value.into());
+        self
+    }
+
+    /// SELinux context for all containers.
+    pub fn se_linux_options(
+        mut self,
+        value: impl Into<crate::api::core::v1::SELinuxOptions>,
+    ) -> Self {
+        self.inner.se_linux_options = Some(value.into());
+        self
+    }
+
+    /// Seccomp profile for the pod's containers.
+    pub fn seccomp_profile(
+        mut self,
+        value: impl Into<crate::api::core::v1::SeccompProfile>,
+    ) -> Self {
+        self.inner.seccomp_profile = Some(value.into());
+        self
+    }
+
+    /// Extra group IDs for the first process of each container.
+    ///
+    /// Replaces the whole list; [`supplemental_group`](Self::supplemental_group) appends one item.
+    pub fn supplemental_groups(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<i64>>,
+    ) -> Self {
+        self.inner.supplemental_groups = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Extra group IDs for the first process of each container.
+    ///
+    /// Appends one item to `supplemental_groups`; [`supplemental_groups`](Self::supplemental_groups) replaces the whole list.
+    pub fn supplemental_group(mut self, item: impl Into<i64>) -> Self {
+        self.inner.supplemental_groups.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// How supplemental groups are computed: Merge or Strict.
+    pub fn supplemental_groups_policy(mut self, value: impl Into<String>) -> Self {
+        self.inner.supplemental_groups_policy = Some(value.into());
+        self
+    }
+
+    /// Namespaced sysctls to set for the pod.
+    ///
+    /// Replaces the whole list; [`sysctl`](Self::sysctl) appends one item.
+    pub fn sysctls(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Sysctl>>,
+    ) -> Self {
+        self.inner.sysctls = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Namespaced sysctls to set for the pod.
+    ///
+    /// Appends one item to `sysctls`; [`sysctls`](Self::sysctls) replaces the whole list.
+    pub fn sysctl(mut self, item: impl Into<crate::api::core::v1::Sysctl>) -> Self {
+        self.inner.sysctls.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Windows-specific settings for all containers.
+    pub fn windows_options(
+        mut self,
+        value: impl Into<crate::api::core::v1::WindowsSecurityContextOptions>,
+    ) -> Self {
+        self.inner.windows_options = Some(value.into());
+        self
+    }
+
+    /// The finished `PodSecurityContext`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PodSecurityContext {
+        self.inner
+    }
+}
+
+impl From<PodSecurityContext> for PodSecurityContextBuilder {
+    #[inline]
+    fn from(value: PodSecurityContext) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodSecurityContextBuilder> for PodSecurityContext {
+    #[inline]
+    fn from(builder: PodSecurityContextBuilder) -> Self {
+        builder.inner
+    }
+}

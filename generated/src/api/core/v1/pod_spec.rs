@@ -146,3 +146,593 @@ pub struct PodSpec {
     #[serde(rename = "workloadRef", skip_serializing_if = "Option::is_none")]
     pub workload_ref: Option<crate::api::core::v1::WorkloadReference>,
 }
+
+impl PodSpec {
+    /// The [`PodSpecBuilder`] of a new `PodSpec`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `containers` (see [`containers`](PodSpecBuilder::containers))
+    #[inline]
+    pub fn builder(
+        containers: impl IntoIterator<Item = impl Into<crate::api::core::v1::Container>>,
+    ) -> PodSpecBuilder {
+        PodSpecBuilder {
+            inner: Self {
+                active_deadline_seconds: None,
+                affinity: None,
+                automount_service_account_token: None,
+                containers: containers.into_iter().map(Into::into).collect(),
+                dns_config: None,
+                dns_policy: None,
+                enable_service_links: None,
+                ephemeral_containers: None,
+                host_aliases: None,
+                host_ipc: None,
+                host_network: None,
+                host_pid: None,
+                host_users: None,
+                hostname: None,
+                hostname_override: None,
+                image_pull_secrets: None,
+                init_containers: None,
+                node_name: None,
+                node_selector: None,
+                os: None,
+                overhead: None,
+                preemption_policy: None,
+                priority: None,
+                priority_class_name: None,
+                readiness_gates: None,
+                resource_claims: None,
+                resources: None,
+                restart_policy: None,
+                runtime_class_name: None,
+                scheduler_name: None,
+                scheduling_gates: None,
+                security_context: None,
+                service_account: None,
+                service_account_name: None,
+                set_hostname_as_fqdn: None,
+                share_process_namespace: None,
+                subdomain: None,
+                termination_grace_period_seconds: None,
+                tolerations: None,
+                topology_spread_constraints: None,
+                volumes: None,
+                workload_ref: None,
+            },
+        }
+    }
+}
+
+/// Builds [`PodSpec`] values: start with [`PodSpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodSpec` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodSpecBuilder {
+    inner: PodSpec,
+}
+
+impl PodSpecBuilder {
+    /// Seconds the pod may run before it is marked failed.
+    pub fn active_deadline_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.inner.active_deadline_seconds = Some(value.into());
+        self
+    }
+
+    /// Scheduling affinity constraints.
+    pub fn affinity(mut self, value: impl Into<crate::api::core::v1::Affinity>) -> Self {
+        self.inner.affinity = Some(value.into());
+        self
+    }
+
+    /// Whether to mount a service account token automatically.
+    pub fn automount_service_account_token(mut self, value: impl Into<bool>) -> Self {
+        self.inner.automount_service_account_token = Some(value.into());
+        self
+    }
+
+    /// Containers of the pod; at least one is required.
+    ///
+    /// Replaces the whole list; [`container`](Self::container) appends one item.
+    pub fn containers(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Container>>,
+    ) -> Self {
+        self.inner.containers = items.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Containers of the pod; at least one is required.
+    ///
+    /// Appends one item to `containers`; [`containers`](Self::containers) replaces the whole list.
+    pub fn container(
+        mut self,
+        item: impl Into<crate::api::core::v1::Container>,
+    ) -> Self {
+        self.inner.containers.push(item.into());
+        self
+    }
+
+    /// Extra DNS settings merged with the DNS policy.
+    pub fn dns_config(
+        mut self,
+        value: impl Into<crate::api::core::v1::PodDNSConfig>,
+    ) -> Self {
+        self.inner.dns_config = Some(value.into());
+        self
+    }
+
+    /// DNS policy, e.g. ClusterFirst or None.
+    pub fn dns_policy(mut self, value: impl Into<String>) -> Self {
+        self.inner.dns_policy = Some(value.into());
+        self
+    }
+
+    /// Whether Service details are injected as Docker-link style environment variables.
+    pub fn enable_service_links(mut self, value: impl Into<bool>) -> Self {
+        self.inner.enable_service_links = Some(value.into());
+        self
+    }
+
+    /// Ephemeral containers added to the running pod.
+    ///
+    /// Replaces the whole list; [`ephemeral_container`](Self::ephemeral_container) appends one item.
+    pub fn ephemeral_containers(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::EphemeralContainer>,
+        >,
+    ) -> Self {
+        self.inner.ephemeral_containers = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Ephemeral containers added to the running pod.
+    ///
+    /// Appends one item to `ephemeral_containers`; [`ephemeral_containers`](Self::ephemeral_containers) replaces the whole list.
+    pub fn ephemeral_container(
+        mut self,
+        item: impl Into<crate::api::core::v1::EphemeralContainer>,
+    ) -> Self {
+        self.inner.ephemeral_containers.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Extra entries for the pod's hosts file.
+    ///
+    /// Replaces the whole list; [`host_alias`](Self::host_alias) appends one item.
+    pub fn host_aliases(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::HostAlias>>,
+    ) -> Self {
+        self.inner.host_aliases = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Extra entries for the pod's hosts file.
+    ///
+    /// Appends one item to `host_aliases`; [`host_aliases`](Self::host_aliases) replaces the whole list.
+    pub fn host_alias(
+        mut self,
+        item: impl Into<crate::api::core::v1::HostAlias>,
+    ) -> Self {
+        self.inner.host_aliases.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Use the host's IPC namespace.
+    pub fn host_ipc(mut self, value: impl Into<bool>) -> Self {
+        self.inner.host_ipc = Some(value.into());
+        self
+    }
+
+    /// Use the host's network namespace.
+    pub fn host_network(mut self, value: impl Into<bool>) -> Self {
+        self.inner.host_network = Some(value.into());
+        self
+    }
+
+    /// Use the host's PID namespace.
+    pub fn host_pid(mut self, value: impl Into<bool>) -> Self {
+        self.inner.host_pid = Some(value.into());
+        self
+    }
+
+    /// Use the host's user namespace; defaults to true.
+    pub fn host_users(mut self, value: impl Into<bool>) -> Self {
+        self.inner.host_users = Some(value.into());
+        self
+    }
+
+    /// Hostname of the pod.
+    pub fn hostname(mut self, value: impl Into<String>) -> Self {
+        self.inner.hostname = Some(value.into());
+        self
+    }
+
+    /// Explicit hostname seen inside the pod.
+    pub fn hostname_override(mut self, value: impl Into<String>) -> Self {
+        self.inner.hostname_override = Some(value.into());
+        self
+    }
+
+    /// Secrets used to pull the pod's images.
+    ///
+    /// Replaces the whole list; [`image_pull_secret`](Self::image_pull_secret) appends one item.
+    pub fn image_pull_secrets(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::LocalObjectReference>,
+        >,
+    ) -> Self {
+        self.inner.image_pull_secrets = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Secrets used to pull the pod's images.
+    ///
+    /// Appends one item to `image_pull_secrets`; [`image_pull_secrets`](Self::image_pull_secrets) replaces the whole list.
+    pub fn image_pull_secret(
+        mut self,
+        item: impl Into<crate::api::core::v1::LocalObjectReference>,
+    ) -> Self {
+        self.inner.image_pull_secrets.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Containers run in order before the app containers start.
+    ///
+    /// Replaces the whole list; [`init_container`](Self::init_container) appends one item.
+    pub fn init_containers(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Container>>,
+    ) -> Self {
+        self.inner.init_containers = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Containers run in order before the app containers start.
+    ///
+    /// Appends one item to `init_containers`; [`init_containers`](Self::init_containers) replaces the whole list.
+    pub fn init_container(
+        mut self,
+        item: impl Into<crate::api::core::v1::Container>,
+    ) -> Self {
+        self.inner.init_containers.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Node the pod is bound to.
+    pub fn node_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.node_name = Some(value.into());
+        self
+    }
+
+    /// Node labels that must match for the pod to be scheduled.
+    ///
+    /// Replaces the whole map; [`insert_node_selector`](Self::insert_node_selector) inserts one entry.
+    pub fn node_selector(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+    ) -> Self {
+        self.inner.node_selector = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Node labels that must match for the pod to be scheduled.
+    ///
+    /// Inserts one entry into `node_selector`, replacing any value under the same key; [`node_selector`](Self::node_selector) replaces the whole map.
+    pub fn insert_node_selector(
+        mut self,
+        key: impl Into<String>,
+        value: impl Into<String>,
+    ) -> Self {
+        self.inner
+            .node_selector
+            .get_or_insert_default()
+            .insert(key.into(), value.into());
+        self
+    }
+
+    /// Operating system of the pod's containers.
+    pub fn os(mut self, value: impl Into<crate::api::core::v1::PodOS>) -> Self {
+        self.inner.os = Some(value.into());
+        self
+    }
+
+    /// Extra resources consumed by the pod sandbox.
+    ///
+    /// Replaces the whole map; [`insert_overhead`](Self::insert_overhead) inserts one entry.
+    pub fn overhead(
+        mut self,
+        entries: impl IntoIterator<
+            Item = (
+                impl Into<String>,
+                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+            ),
+        >,
+    ) -> Self {
+        self.inner.overhead = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Extra resources consumed by the pod sandbox.
+    ///
+    /// Inserts one entry into `overhead`, replacing any value under the same key; [`overhead`](Self::overhead) replaces the whole map.
+    pub fn insert_overhead(
+        mut self,
+        key: impl Into<String>,
+        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+    ) -> Self {
+        self.inner.overhead.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+
+    /// Whether the pod may preempt lower-priority pods.
+    pub fn preemption_policy(mut self, value: impl Into<String>) -> Self {
+        self.inner.preemption_policy = Some(value.into());
+        self
+    }
+
+    /// Priority value of the pod.
+    pub fn priority(mut self, value: impl Into<i32>) -> Self {
+        self.inner.priority = Some(value.into());
+        self
+    }
+
+    /// Name of the PriorityClass of the pod.
+    pub fn priority_class_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.priority_class_name = Some(value.into());
+        self
+    }
+
+    /// Extra conditions required for the pod to be ready.
+    ///
+    /// Replaces the whole list; [`readiness_gate`](Self::readiness_gate) appends one item.
+    pub fn readiness_gates(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::PodReadinessGate>,
+        >,
+    ) -> Self {
+        self.inner.readiness_gates = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Extra conditions required for the pod to be ready.
+    ///
+    /// Appends one item to `readiness_gates`; [`readiness_gates`](Self::readiness_gates) replaces the whole list.
+    pub fn readiness_gate(
+        mut self,
+        item: impl Into<crate::api::core::v1::PodReadinessGate>,
+    ) -> Self {
+        self.inner.readiness_gates.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// ResourceClaims that must be allocated before the pod starts.
+    ///
+    /// Replaces the whole list; [`resource_claim`](Self::resource_claim) appends one item.
+    pub fn resource_claims(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::PodResourceClaim>,
+        >,
+    ) -> Self {
+        self.inner.resource_claims = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// ResourceClaims that must be allocated before the pod starts.
+    ///
+    /// Appends one item to `resource_claims`; [`resource_claims`](Self::resource_claims) replaces the whole list.
+    pub fn resource_claim(
+        mut self,
+        item: impl Into<crate::api::core::v1::PodResourceClaim>,
+    ) -> Self {
+        self.inner.resource_claims.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Pod-level resource requests and limits.
+    pub fn resources(
+        mut self,
+        value: impl Into<crate::api::core::v1::ResourceRequirements>,
+    ) -> Self {
+        self.inner.resources = Some(value.into());
+        self
+    }
+
+    /// Restart policy: Always, OnFailure or Never.
+    pub fn restart_policy(mut self, value: impl Into<String>) -> Self {
+        self.inner.restart_policy = Some(value.into());
+        self
+    }
+
+    /// RuntimeClass used to run the pod.
+    pub fn runtime_class_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.runtime_class_name = Some(value.into());
+        self
+    }
+
+    /// Scheduler responsible for the pod.
+    pub fn scheduler_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.scheduler_name = Some(value.into());
+        self
+    }
+
+    /// Gates that must be removed before scheduling.
+    ///
+    /// Replaces the whole list; [`scheduling_gate`](Self::scheduling_gate) appends one item.
+    pub fn scheduling_gates(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::PodSchedulingGate>,
+        >,
+    ) -> Self {
+        self.inner.scheduling_gates = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Gates that must be removed before scheduling.
+    ///
+    /// Appends one item to `scheduling_gates`; [`scheduling_gates`](Self::scheduling_gates) replaces the whole list.
+    pub fn scheduling_gate(
+        mut self,
+        item: impl Into<crate::api::core::v1::PodSchedulingGate>,
+    ) -> Self {
+        self.inner.scheduling_gates.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Pod-level security settings.
+    pub fn security_context(
+        mut self,
+        value: impl Into<crate::api::core::v1::PodSecurityContext>,
+    ) -> Self {
+        self.inner.security_context = Some(value.into());
+        self
+    }
+
+    /// Deprecated alias of serviceAccountName.
+    pub fn service_account(mut self, value: impl Into<String>) -> Self {
+        self.inner.service_account = Some(value.into());
+        self
+    }
+
+    /// ServiceAccount the pod runs as.
+    pub fn service_account_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.service_account_name = Some(value.into());
+        self
+    }
+
+    /// Use the FQDN as the pod hostname.
+    pub fn set_hostname_as_fqdn(mut self, value: impl Into<bool>) -> Self {
+        self.inner.set_hostname_as_fqdn = Some(value.into());
+        self
+    }
+
+    /// Share one process namespace between all containers.
+    pub fn share_process_namespace(mut self, value: impl Into<bool>) -> Self {
+        self.inner.share_process_namespace = Some(value.into());
+        self
+    }
+
+    /// Subdomain; the FQDN becomes `<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>`.
+    pub fn subdomain(mut self, value: impl Into<String>) -> Self {
+        self.inner.subdomain = Some(value.into());
+        self
+    }
+
+    /// Seconds allowed for graceful termination.
+    pub fn termination_grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.inner.termination_grace_period_seconds = Some(value.into());
+        self
+    }
+
+    /// Taints the pod tolerates.
+    ///
+    /// Replaces the whole list; [`toleration`](Self::toleration) appends one item.
+    pub fn tolerations(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Toleration>>,
+    ) -> Self {
+        self.inner.tolerations = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Taints the pod tolerates.
+    ///
+    /// Appends one item to `tolerations`; [`tolerations`](Self::tolerations) replaces the whole list.
+    pub fn toleration(
+        mut self,
+        item: impl Into<crate::api::core::v1::Toleration>,
+    ) -> Self {
+        self.inner.tolerations.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// How the pod is spread across topology domains.
+    ///
+    /// Replaces the whole list; [`topology_spread_constraint`](Self::topology_spread_constraint) appends one item.
+    pub fn topology_spread_constraints(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::TopologySpreadConstraint>,
+        >,
+    ) -> Self {
+        self.inner.topology_spread_constraints = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// How the pod is spread across topology domains.
+    ///
+    /// Appends one item to `topology_spread_constraints`; [`topology_spread_constraints`](Self::topology_spread_constraints) replaces the whole list.
+    pub fn topology_spread_constraint(
+        mut self,
+        item: impl Into<crate::api::core::v1::TopologySpreadConstraint>,
+    ) -> Self {
+        self.inner.topology_spread_constraints.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Volumes that containers of the pod can mount.
+    ///
+    /// Replaces the whole list; [`volume`](Self::volume) appends one item.
+    pub fn volumes(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Volume>>,
+    ) -> Self {
+        self.inner.volumes = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Volumes that containers of the pod can mount.
+    ///
+    /// Appends one item to `volumes`; [`volumes`](Self::volumes) replaces the whole list.
+    pub fn volume(mut self, item: impl Into<crate::api::core::v1::Volume>) -> Self {
+        self.inner.volumes.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Workload and pod group the pod belongs to.
+    pub fn workload_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::WorkloadReference>,
+    ) -> Self {
+        self.inner.workload_ref = Some(value.into());
+        self
+    }
+
+    /// The finished `PodSpec`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PodSpec {
+        self.inner
+    }
+}
+
+impl From<PodSpec> for PodSpecBuilder {
+    #[inline]
+    fn from(value: PodSpec) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodSpecBuilder> for PodSpec {
+    #[inline]
+    fn from(builder: PodSpecBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -80,3 +80,321 @@ pub struct PodStatus {
     #[serde(rename = "startTime", skip_serializing_if = "Option::is_none")]
     pub start_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
 }
+
+impl PodStatus {
+    /// The [`PodStatusBuilder`] of a new `PodStatus`.
+    #[inline]
+    pub fn builder() -> PodStatusBuilder {
+        PodStatusBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`PodStatus`] values: start with [`PodStatus::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodStatus` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PodStatusBuilder {
+    inner: PodStatus,
+}
+
+impl PodStatusBuilder {
+    /// Total resources allocated to the pod by the node.
+    ///
+    /// Replaces the whole map; [`allocated_resource`](Self::allocated_resource) inserts one entry.
+    pub fn allocated_resources(
+        mut self,
+        entries: impl IntoIterator<
+            Item = (
+                impl Into<String>,
+                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+            ),
+        >,
+    ) -> Self {
+        self.inner.allocated_resources = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Total resources allocated to the pod by the node.
+    ///
+    /// Inserts one entry into `allocated_resources`, replacing any value under the same key; [`allocated_resources`](Self::allocated_resources) replaces the whole map.
+    pub fn allocated_resource(
+        mut self,
+        key: impl Into<String>,
+        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+    ) -> Self {
+        self.inner
+            .allocated_resources
+            .get_or_insert_default()
+            .insert(key.into(), value.into());
+        self
+    }
+
+    /// Current conditions of the pod.
+    ///
+    /// Replaces the whole list; [`condition`](Self::condition) appends one item.
+    pub fn conditions(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodCondition>>,
+    ) -> Self {
+        self.inner.conditions = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Current conditions of the pod.
+    ///
+    /// Appends one item to `conditions`; [`conditions`](Self::conditions) replaces the whole list.
+    pub fn condition(
+        mut self,
+        item: impl Into<crate::api::core::v1::PodCondition>,
+    ) -> Self {
+        self.inner.conditions.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Status of each app container.
+    ///
+    /// Replaces the whole list; [`container_status`](Self::container_status) appends one item.
+    pub fn container_statuses(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerStatus>>,
+    ) -> Self {
+        self.inner.container_statuses = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Status of each app container.
+    ///
+    /// Appends one item to `container_statuses`; [`container_statuses`](Self::container_statuses) replaces the whole list.
+    pub fn container_status(
+        mut self,
+        item: impl Into<crate::api::core::v1::ContainerStatus>,
+    ) -> Self {
+        self.inner.container_statuses.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Status of each ephemeral container.
+    ///
+    /// Replaces the whole list; [`ephemeral_container_status`](Self::ephemeral_container_status) appends one item.
+    pub fn ephemeral_container_statuses(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerStatus>>,
+    ) -> Self {
+        self.inner.ephemeral_container_statuses = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Status of each ephemeral container.
+    ///
+    /// Appends one item to `ephemeral_container_statuses`; [`ephemeral_container_statuses`](Self::ephemeral_container_statuses) replaces the whole list.
+    pub fn ephemeral_container_status(
+        mut self,
+        item: impl Into<crate::api::core::v1::ContainerStatus>,
+    ) -> Self {
+        self.inner
+            .ephemeral_container_statuses
+            .get_or_insert_default()
+            .push(item.into());
+        self
+    }
+
+    /// ResourceClaim generated for extended resources.
+    pub fn extended_resource_claim_status(
+        mut self,
+        value: impl Into<crate::api::core::v1::PodExtendedResourceClaimStatus>,
+    ) -> Self {
+        self.inner.extended_resource_claim_status = Some(value.into());
+        self
+    }
+
+    /// Primary IP of the node running the pod.
+    pub fn host_ip(mut self, value: impl Into<String>) -> Self {
+        self.inner.host_ip = Some(value.into());
+        self
+    }
+
+    /// IPs of the node running the pod.
+    ///
+    /// Replaces the whole list; [`push_host_ips`](Self::push_host_ips) appends one item.
+    pub fn host_ips(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::HostIP>>,
+    ) -> Self {
+        self.inner.host_ips = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// IPs of the node running the pod.
+    ///
+    /// Appends one item to `host_ips`; [`host_ips`](Self::host_ips) replaces the whole list.
+    pub fn push_host_ips(
+        mut self,
+        item: impl Into<crate::api::core::v1::HostIP>,
+    ) -> Self {
+        self.inner.host_ips.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Status of each init container.
+    ///
+    /// Replaces the whole list; [`init_container_status`](Self::init_container_status) appends one item.
+    pub fn init_container_statuses(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerStatus>>,
+    ) -> Self {
+        self.inner.init_container_statuses = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Status of each init container.
+    ///
+    /// Appends one item to `init_container_statuses`; [`init_container_statuses`](Self::init_container_statuses) replaces the whole list.
+    pub fn init_container_status(
+        mut self,
+        item: impl Into<crate::api::core::v1::ContainerStatus>,
+    ) -> Self {
+        self.inner.init_container_statuses.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Human-readable details about the pod's state.
+    pub fn message(mut self, value: impl Into<String>) -> Self {
+        self.inner.message = Some(value.into());
+        self
+    }
+
+    /// Node the pod may be scheduled to after preemption.
+    pub fn nominated_node_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.nominated_node_name = Some(value.into());
+        self
+    }
+
+    /// Pod `.metadata.generation` the status is based on.
+    pub fn observed_generation(mut self, value: impl Into<i64>) -> Self {
+        self.inner.observed_generation = Some(value.into());
+        self
+    }
+
+    /// Lifecycle phase: Pending, Running, Succeeded, Failed or Unknown.
+    pub fn phase(mut self, value: impl Into<String>) -> Self {
+        self.inner.phase = Some(value.into());
+        self
+    }
+
+    /// Primary IP of the pod.
+    pub fn pod_ip(mut self, value: impl Into<String>) -> Self {
+        self.inner.pod_ip = Some(value.into());
+        self
+    }
+
+    /// IPs of the pod, at most one per IP family.
+    ///
+    /// Replaces the whole list; [`push_pod_ips`](Self::push_pod_ips) appends one item.
+    pub fn pod_ips(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodIP>>,
+    ) -> Self {
+        self.inner.pod_ips = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// IPs of the pod, at most one per IP family.
+    ///
+    /// Appends one item to `pod_ips`; [`pod_ips`](Self::pod_ips) replaces the whole list.
+    pub fn push_pod_ips(mut self, item: impl Into<crate::api::core::v1::PodIP>) -> Self {
+        self.inner.pod_ips.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// QoS class: Guaranteed, Burstable or BestEffort.
+    pub fn qos_class(mut self, value: impl Into<String>) -> Self {
+        self.inner.qos_class = Some(value.into());
+        self
+    }
+
+    /// Short CamelCase reason for the pod's state, e.g. `Evicted`.
+    pub fn reason(mut self, value: impl Into<String>) -> Self {
+        self.inner.reason = Some(value.into());
+        self
+    }
+
+    /// Deprecated status of a pending resource resize.
+    pub fn resize(mut self, value: impl Into<String>) -> Self {
+        self.inner.resize = Some(value.into());
+        self
+    }
+
+    /// Status of the pod's resource claims.
+    ///
+    /// Replaces the whole list; [`resource_claim_status`](Self::resource_claim_status) appends one item.
+    pub fn resource_claim_statuses(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::PodResourceClaimStatus>,
+        >,
+    ) -> Self {
+        self.inner.resource_claim_statuses = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Status of the pod's resource claims.
+    ///
+    /// Appends one item to `resource_claim_statuses`; [`resource_claim_statuses`](Self::resource_claim_statuses) replaces the whole list.
+    pub fn resource_claim_status(
+        mut self,
+        item: impl Into<crate::api::core::v1::PodResourceClaimStatus>,
+    ) -> Self {
+        self.inner.resource_claim_statuses.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Pod-level resources currently applied.
+    pub fn resources(
+        mut self,
+        value: impl Into<crate::api::core::v1::ResourceRequirements>,
+    ) -> Self {
+        self.inner.resources = Some(value.into());
+        self
+    }
+
+    /// When the kubelet acknowledged the pod.
+    pub fn start_time(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.inner.start_time = Some(value.into());
+        self
+    }
+
+    /// The finished `PodStatus`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PodStatus {
+        self.inner
+    }
+}
+
+impl From<PodStatus> for PodStatusBuilder {
+    #[inline]
+    fn from(value: PodStatus) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PodStatusBuilder> for PodStatus {
+    #[inline]
+    fn from(builder: PodStatusBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -14,3 +14,69 @@ pub struct PortworxVolumeSource {
     #[serde(rename = "volumeID")]
     pub volume_id: String,
 }
+
+impl PortworxVolumeSource {
+    /// The [`PortworxVolumeSourceBuilder`] of a new `PortworxVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `volume_id` (see [`volume_id`](PortworxVolumeSourceBuilder::volume_id))
+    #[inline]
+    pub fn builder(volume_id: impl Into<String>) -> PortworxVolumeSourceBuilder {
+        PortworxVolumeSourceBuilder {
+            inner: Self {
+                fs_type: None,
+                read_only: None,
+                volume_id: volume_id.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`PortworxVolumeSource`] values: start with [`PortworxVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PortworxVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PortworxVolumeSourceBuilder {
+    inner: PortworxVolumeSource,
+}
+
+impl PortworxVolumeSourceBuilder {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.inner.fs_type = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// ID of the Portworx volume.
+    pub fn volume_id(mut self, value: impl Into<String>) -> Self {
+        self.inner.volume_id = value.into();
+        self
+    }
+
+    /// The finished `PortworxVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PortworxVolumeSource {
+        self.inner
+    }
+}
+
+impl From<PortworxVolumeSource> for PortworxVolumeSourceBuilder {
+    #[inline]
+    fn from(value: PortworxVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PortworxVolumeSourceBuilder> for PortworxVolumeSource {
+    #[inline]
+    fn from(builder: PortworxVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

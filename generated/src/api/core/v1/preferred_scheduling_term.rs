@@ -9,3 +9,69 @@ pub struct PreferredSchedulingTerm {
     /// Weight between 1 and 100.
     pub weight: i32,
 }
+
+impl PreferredSchedulingTerm {
+    /// The [`PreferredSchedulingTermBuilder`] of a new `PreferredSchedulingTerm`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `preference` (see [`preference`](PreferredSchedulingTermBuilder::preference))
+    /// - `weight` (see [`weight`](PreferredSchedulingTermBuilder::weight))
+    #[inline]
+    pub fn builder(
+        preference: impl Into<crate::api::core::v1::NodeSelectorTerm>,
+        weight: impl Into<i32>,
+    ) -> PreferredSchedulingTermBuilder {
+        PreferredSchedulingTermBuilder {
+            inner: Self {
+                preference: preference.into(),
+                weight: weight.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`PreferredSchedulingTerm`] values: start with [`PreferredSchedulingTerm::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PreferredSchedulingTerm` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PreferredSchedulingTermBuilder {
+    inner: PreferredSchedulingTerm,
+}
+
+impl PreferredSchedulingTermBuilder {
+    /// Node selector term.
+    pub fn preference(
+        mut self,
+        value: impl Into<crate::api::core::v1::NodeSelectorTerm>,
+    ) -> Self {
+        self.inner.preference = value.into();
+        self
+    }
+
+    /// Weight between 1 and 100.
+    pub fn weight(mut self, value: impl Into<i32>) -> Self {
+        self.inner.weight = value.into();
+        self
+    }
+
+    /// The finished `PreferredSchedulingTerm`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> PreferredSchedulingTerm {
+        self.inner
+    }
+}
+
+impl From<PreferredSchedulingTerm> for PreferredSchedulingTermBuilder {
+    #[inline]
+    fn from(value: PreferredSchedulingTerm) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PreferredSchedulingTermBuilder> for PreferredSchedulingTerm {
+    #[inline]
+    fn from(builder: PreferredSchedulingTermBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -38,3 +38,109 @@ pub struct Probe {
     #[serde(rename = "timeoutSeconds", skip_serializing_if = "Option::is_none")]
     pub timeout_seconds: Option<i32>,
 }
+
+impl Probe {
+    /// The [`ProbeBuilder`] of a new `Probe`.
+    #[inline]
+    pub fn builder() -> ProbeBuilder {
+        ProbeBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`Probe`] values: start with [`Probe::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Probe` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ProbeBuilder {
+    inner: Probe,
+}
+
+impl ProbeBuilder {
+    /// Command to run in the container.
+    pub fn exec(mut self, value: impl Into<crate::api::core::v1::ExecAction>) -> Self {
+        self.inner.exec = Some(value.into());
+        self
+    }
+
+    /// Consecutive failures before the probe counts as failed.
+    pub fn failure_threshold(mut self, value: impl Into<i32>) -> Self {
+        self.inner.failure_threshold = Some(value.into());
+        self
+    }
+
+    /// gRPC health check to perform.
+    pub fn grpc(mut self, value: impl Into<crate::api::core::v1::GRPCAction>) -> Self {
+        self.inner.grpc = Some(value.into());
+        self
+    }
+
+    /// HTTP GET request to perform.
+    pub fn http_get(
+        mut self,
+        value: impl Into<crate::api::core::v1::HTTPGetAction>,
+    ) -> Self {
+        self.inner.http_get = Some(value.into());
+        self
+    }
+
+    /// Delay after container start before probing.
+    pub fn initial_delay_seconds(mut self, value: impl Into<i32>) -> Self {
+        self.inner.initial_delay_seconds = Some(value.into());
+        self
+    }
+
+    /// Probe interval in seconds.
+    pub fn period_seconds(mut self, value: impl Into<i32>) -> Self {
+        self.inner.period_seconds = Some(value.into());
+        self
+    }
+
+    /// Consecutive successes before the probe counts as passed.
+    pub fn success_threshold(mut self, value: impl Into<i32>) -> Self {
+        self.inner.success_threshold = Some(value.into());
+        self
+    }
+
+    /// TCP port to connect to.
+    pub fn tcp_socket(
+        mut self,
+        value: impl Into<crate::api::core::v1::TCPSocketAction>,
+    ) -> Self {
+        self.inner.tcp_socket = Some(value.into());
+        self
+    }
+
+    /// Grace period used when the probe fails.
+    pub fn termination_grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.inner.termination_grace_period_seconds = Some(value.into());
+        self
+    }
+
+    /// Seconds before a probe attempt times out.
+    pub fn timeout_seconds(mut self, value: impl Into<i32>) -> Self {
+        self.inner.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// The finished `Probe`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> Probe {
+        self.inner
+    }
+}
+
+impl From<Probe> for ProbeBuilder {
+    #[inline]
+    fn from(value: Probe) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ProbeBuilder> for Probe {
+    #[inline]
+    fn from(builder: ProbeBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -11,3 +11,73 @@ pub struct ProjectedVolumeSource {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sources: Option<Vec<crate::api::core::v1::VolumeProjection>>,
 }
+
+impl ProjectedVolumeSource {
+    /// The [`ProjectedVolumeSourceBuilder`] of a new `ProjectedVolumeSource`.
+    #[inline]
+    pub fn builder() -> ProjectedVolumeSourceBuilder {
+        ProjectedVolumeSourceBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`ProjectedVolumeSource`] values: start with [`ProjectedVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ProjectedVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ProjectedVolumeSourceBuilder {
+    inner: ProjectedVolumeSource,
+}
+
+impl ProjectedVolumeSourceBuilder {
+    /// Default permission bits for created files.
+    pub fn default_mode(mut self, value: impl Into<i32>) -> Self {
+        self.inner.default_mode = Some(value.into());
+        self
+    }
+
+    /// Sources to project into the volume.
+    ///
+    /// Replaces the whole list; [`source`](Self::source) appends one item.
+    pub fn sources(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::api::core::v1::VolumeProjection>,
+        >,
+    ) -> Self {
+        self.inner.sources = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Sources to project into the volume.
+    ///
+    /// Appends one item to `sources`; [`sources`](Self::sources) replaces the whole list.
+    pub fn source(
+        mut self,
+        item: impl Into<crate::api::core::v1::VolumeProjection>,
+    ) -> Self {
+        self.inner.sources.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// The finished `ProjectedVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ProjectedVolumeSource {
+        self.inner
+    }
+}
+
+impl From<ProjectedVolumeSource> for ProjectedVolumeSourceBuilder {
+    #[inline]
+    fn from(value: ProjectedVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ProjectedVolumeSourceBuilder> for ProjectedVolumeSource {
+    #[inline]
+    fn from(builder: ProjectedVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -21,3 +21,94 @@ pub struct QuobyteVolumeSource {
     /// Name of the Quobyte volume.
     pub volume: String,
 }
+
+impl QuobyteVolumeSource {
+    /// The [`QuobyteVolumeSourceBuilder`] of a new `QuobyteVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `registry` (see [`registry`](QuobyteVolumeSourceBuilder::registry))
+    /// - `volume` (see [`volume`](QuobyteVolumeSourceBuilder::volume))
+    #[inline]
+    pub fn builder(
+        registry: impl Into<String>,
+        volume: impl Into<String>,
+    ) -> QuobyteVolumeSourceBuilder {
+        QuobyteVolumeSourceBuilder {
+            inner: Self {
+                group: None,
+                read_only: None,
+                registry: registry.into(),
+                tenant: None,
+                user: None,
+                volume: volume.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`QuobyteVolumeSource`] values: start with [`QuobyteVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `QuobyteVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct QuobyteVolumeSourceBuilder {
+    inner: QuobyteVolumeSource,
+}
+
+impl QuobyteVolumeSourceBuilder {
+    /// Group to map volume access to.
+    pub fn group(mut self, value: impl Into<String>) -> Self {
+        self.inner.group = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// Quobyte registry address(es) as `host:port`.
+    pub fn registry(mut self, value: impl Into<String>) -> Self {
+        self.inner.registry = value.into();
+        self
+    }
+
+    /// Tenant that owns the volume.
+    pub fn tenant(mut self, value: impl Into<String>) -> Self {
+        self.inner.tenant = Some(value.into());
+        self
+    }
+
+    /// User to map volume access to.
+    pub fn user(mut self, value: impl Into<String>) -> Self {
+        self.inner.user = Some(value.into());
+        self
+    }
+
+    /// Name of the Quobyte volume.
+    pub fn volume(mut self, value: impl Into<String>) -> Self {
+        self.inner.volume = value.into();
+        self
+    }
+
+    /// The finished `QuobyteVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> QuobyteVolumeSource {
+        self.inner
+    }
+}
+
+impl From<QuobyteVolumeSource> for QuobyteVolumeSourceBuilder {
+    #[inline]
+    fn from(value: QuobyteVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<QuobyteVolumeSourceBuilder> for QuobyteVolumeSource {
+    #[inline]
+    fn from(builder: QuobyteVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

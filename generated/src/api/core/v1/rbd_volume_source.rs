@@ -27,3 +27,132 @@ pub struct RBDVolumeSource {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub user: Option<String>,
 }
+
+impl RBDVolumeSource {
+    /// The [`RBDVolumeSourceBuilder`] of a new `RBDVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `image` (see [`image`](RBDVolumeSourceBuilder::image))
+    /// - `monitors` (see [`monitors`](RBDVolumeSourceBuilder::monitors))
+    ///
+    /// The schema's defaults are filled in: `keyring`, `pool`, `user`.
+    #[inline]
+    pub fn builder(
+        image: impl Into<String>,
+        monitors: impl IntoIterator<Item = impl Into<String>>,
+    ) -> RBDVolumeSourceBuilder {
+        RBDVolumeSourceBuilder {
+            inner: Self {
+                fs_type: None,
+                image: image.into(),
+                keyring: Some("/etc/ceph/keyring".to_owned()),
+                monitors: monitors.into_iter().map(Into::into).collect(),
+                pool: Some("rbd".to_owned()),
+                read_only: None,
+                secret_ref: None,
+                user: Some("admin".to_owned()),
+            },
+        }
+    }
+}
+
+/// Builds [`RBDVolumeSource`] values: start with [`RBDVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `RBDVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct RBDVolumeSourceBuilder {
+    inner: RBDVolumeSource,
+}
+
+impl RBDVolumeSourceBuilder {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.inner.fs_type = Some(value.into());
+        self
+    }
+
+    /// RADOS image name.
+    pub fn image(mut self, value: impl Into<String>) -> Self {
+        self.inner.image = value.into();
+        self
+    }
+
+    /// Path to the key ring; defaults to `/etc/ceph/keyring`.
+    ///
+    /// A new builder starts with the schema's default, `"/etc/ceph/keyring"`.
+    pub fn keyring(mut self, value: impl Into<String>) -> Self {
+        self.inner.keyring = Some(value.into());
+        self
+    }
+
+    /// Ceph monitor addresses.
+    ///
+    /// Replaces the whole list; [`monitor`](Self::monitor) appends one item.
+    pub fn monitors(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.inner.monitors = items.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Ceph monitor addresses.
+    ///
+    /// Appends one item to `monitors`; [`monitors`](Self::monitors) replaces the whole list.
+    pub fn monitor(mut self, item: impl Into<String>) -> Self {
+        self.inner.monitors.push(item.into());
+        self
+    }
+
+    /// RADOS pool name; defaults to rbd.
+    ///
+    /// A new builder starts with the schema's default, `"rbd"`.
+    pub fn pool(mut self, value: impl Into<String>) -> Self {
+        self.inner.pool = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// Secret with the authentication key; overrides keyring.
+    pub fn secret_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::LocalObjectReference>,
+    ) -> Self {
+        self.inner.secret_ref = Some(value.into());
+        self
+    }
+
+    /// RADOS user name; defaults to admin.
+    ///
+    /// A new builder starts with the schema's default, `"admin"`.
+    pub fn user(mut self, value: impl Into<String>) -> Self {
+        self.inner.user = Some(value.into());
+        self
+    }
+
+    /// The finished `RBDVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> RBDVolumeSource {
+        self.inner
+    }
+}
+
+impl From<RBDVolumeSource> for RBDVolumeSourceBuilder {
+    #[inline]
+    fn from(value: RBDVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<RBDVolumeSourceBuilder> for RBDVolumeSource {
+    #[inline]
+    fn from(builder: RBDVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -10,3 +10,62 @@ pub struct ResourceClaim {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request: Option<String>,
 }
+
+impl ResourceClaim {
+    /// The [`ResourceClaimBuilder`] of a new `ResourceClaim`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `name` (see [`name`](ResourceClaimBuilder::name))
+    #[inline]
+    pub fn builder(name: impl Into<String>) -> ResourceClaimBuilder {
+        ResourceClaimBuilder {
+            inner: Self {
+                name: name.into(),
+                request: None,
+            },
+        }
+    }
+}
+
+/// Builds [`ResourceClaim`] values: start with [`ResourceClaim::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ResourceClaim` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ResourceClaimBuilder {
+    inner: ResourceClaim,
+}
+
+impl ResourceClaimBuilder {
+    /// Name of the entry in `spec.resourceClaims`.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// Request within the claim to use; empty means all.
+    pub fn request(mut self, value: impl Into<String>) -> Self {
+        self.inner.request = Some(value.into());
+        self
+    }
+
+    /// The finished `ResourceClaim`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ResourceClaim {
+        self.inner
+    }
+}
+
+impl From<ResourceClaim> for ResourceClaimBuilder {
+    #[inline]
+    fn from(value: ResourceClaim) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ResourceClaimBuilder> for ResourceClaim {
+    #[inline]
+    fn from(builder: ResourceClaimBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -13,3 +13,72 @@ pub struct ResourceFieldSelector {
     /// Resource to select, e.g. `limits.cpu`.
     pub resource: String,
 }
+
+impl ResourceFieldSelector {
+    /// The [`ResourceFieldSelectorBuilder`] of a new `ResourceFieldSelector`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `resource` (see [`resource`](ResourceFieldSelectorBuilder::resource))
+    #[inline]
+    pub fn builder(resource: impl Into<String>) -> ResourceFieldSelectorBuilder {
+        ResourceFieldSelectorBuilder {
+            inner: Self {
+                container_name: None,
+                divisor: None,
+                resource: resource.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`ResourceFieldSelector`] values: start with [`ResourceFieldSelector::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ResourceFieldSelector` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ResourceFieldSelectorBuilder {
+    inner: ResourceFieldSelector,
+}
+
+impl ResourceFieldSelectorBuilder {
+    /// Container name; required for volumes.
+    pub fn container_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.container_name = Some(value.into());
+        self
+    }
+
+    /// Unit to express the value in; defaults to 1.
+    pub fn divisor(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+    ) -> Self {
+        self.inner.divisor = Some(value.into());
+        self
+    }
+
+    /// Resource to select, e.g. `limits.cpu`.
+    pub fn resource(mut self, value: impl Into<String>) -> Self {
+        self.inner.resource = value.into();
+        self
+    }
+
+    /// The finished `ResourceFieldSelector`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ResourceFieldSelector {
+        self.inner
+    }
+}
+
+impl From<ResourceFieldSelector> for ResourceFieldSelectorBuilder {
+    #[inline]
+    fn from(value: ResourceFieldSelector) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ResourceFieldSelectorBuilder> for ResourceFieldSelector {
+    #[inline]
+    fn from(builder: ResourceFieldSelectorBuilder) -> Self {
+        builder.inner
+    }
+}

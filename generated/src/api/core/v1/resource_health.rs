@@ -11,3 +11,62 @@ pub struct ResourceHealth {
     #[serde(rename = "resourceID")]
     pub resource_id: String,
 }
+
+impl ResourceHealth {
+    /// The [`ResourceHealthBuilder`] of a new `ResourceHealth`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `resource_id` (see [`resource_id`](ResourceHealthBuilder::resource_id))
+    #[inline]
+    pub fn builder(resource_id: impl Into<String>) -> ResourceHealthBuilder {
+        ResourceHealthBuilder {
+            inner: Self {
+                health: None,
+                resource_id: resource_id.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`ResourceHealth`] values: start with [`ResourceHealth::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ResourceHealth` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ResourceHealthBuilder {
+    inner: ResourceHealth,
+}
+
+impl ResourceHealthBuilder {
+    /// Health: Healthy, Unhealthy or Unknown.
+    pub fn health(mut self, value: impl Into<String>) -> Self {
+        self.inner.health = Some(value.into());
+        self
+    }
+
+    /// Unique ID of the resource.
+    pub fn resource_id(mut self, value: impl Into<String>) -> Self {
+        self.inner.resource_id = value.into();
+        self
+    }
+
+    /// The finished `ResourceHealth`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ResourceHealth {
+        self.inner
+    }
+}
+
+impl From<ResourceHealth> for ResourceHealthBuilder {
+    #[inline]
+    fn from(value: ResourceHealth) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ResourceHealthBuilder> for ResourceHealth {
+    #[inline]
+    fn from(builder: ResourceHealthBuilder) -> Self {
+        builder.inner
+    }
+}

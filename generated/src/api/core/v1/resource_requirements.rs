@@ -24,3 +24,125 @@ pub struct ResourceRequirements {
         >,
     >,
 }
+
+impl ResourceRequirements {
+    /// The [`ResourceRequirementsBuilder`] of a new `ResourceRequirements`.
+    #[inline]
+    pub fn builder() -> ResourceRequirementsBuilder {
+        ResourceRequirementsBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`ResourceRequirements`] values: start with [`ResourceRequirements::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ResourceRequirements` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ResourceRequirementsBuilder {
+    inner: ResourceRequirements,
+}
+
+impl ResourceRequirementsBuilder {
+    /// Pod resource claims used by the container.
+    ///
+    /// Replaces the whole list; [`claim`](Self::claim) appends one item.
+    pub fn claims(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ResourceClaim>>,
+    ) -> Self {
+        self.inner.claims = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Pod resource claims used by the container.
+    ///
+    /// Appends one item to `claims`; [`claims`](Self::claims) replaces the whole list.
+    pub fn claim(
+        mut self,
+        item: impl Into<crate::api::core::v1::ResourceClaim>,
+    ) -> Self {
+        self.inner.claims.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Maximum allowed resources.
+    ///
+    /// Replaces the whole map; [`limit`](Self::limit) inserts one entry.
+    pub fn limits(
+        mut self,
+        entries: impl IntoIterator<
+            Item = (
+                impl Into<String>,
+                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+            ),
+        >,
+    ) -> Self {
+        self.inner.limits = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Maximum allowed resources.
+    ///
+    /// Inserts one entry into `limits`, replacing any value under the same key; [`limits`](Self::limits) replaces the whole map.
+    pub fn limit(
+        mut self,
+        key: impl Into<String>,
+        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+    ) -> Self {
+        self.inner.limits.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+
+    /// Minimum required resources.
+    ///
+    /// Replaces the whole map; [`request`](Self::request) inserts one entry.
+    pub fn requests(
+        mut self,
+        entries: impl IntoIterator<
+            Item = (
+                impl Into<String>,
+                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+            ),
+        >,
+    ) -> Self {
+        self.inner.requests = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Minimum required resources.
+    ///
+    /// Inserts one entry into `requests`, replacing any value under the same key; [`requests`](Self::requests) replaces the whole map.
+    pub fn request(
+        mut self,
+        key: impl Into<String>,
+        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+    ) -> Self {
+        self.inner.requests.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+
+    /// The finished `ResourceRequirements`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ResourceRequirements {
+        self.inner
+    }
+}
+
+impl From<ResourceRequirements> for ResourceRequirementsBuilder {
+    #[inline]
+    fn from(value: ResourceRequirements) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ResourceRequirementsBuilder> for ResourceRequirements {
+    #[inline]
+    fn from(builder: ResourceRequirementsBuilder) -> Self {
+        builder.inner
+    }
+}

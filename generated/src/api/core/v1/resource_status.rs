@@ -10,3 +10,78 @@ pub struct ResourceStatus {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resources: Option<Vec<crate::api::core::v1::ResourceHealth>>,
 }
+
+impl ResourceStatus {
+    /// The [`ResourceStatusBuilder`] of a new `ResourceStatus`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `name` (see [`name`](ResourceStatusBuilder::name))
+    #[inline]
+    pub fn builder(name: impl Into<String>) -> ResourceStatusBuilder {
+        ResourceStatusBuilder {
+            inner: Self {
+                name: name.into(),
+                resources: None,
+            },
+        }
+    }
+}
+
+/// Builds [`ResourceStatus`] values: start with [`ResourceStatus::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ResourceStatus` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ResourceStatusBuilder {
+    inner: ResourceStatus,
+}
+
+impl ResourceStatusBuilder {
+    /// Resource name; for DRA resources it has the form claim:\<claim_name\>/\<request\>.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// Health of each device of the resource.
+    ///
+    /// Replaces the whole list; [`resource`](Self::resource) appends one item.
+    pub fn resources(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ResourceHealth>>,
+    ) -> Self {
+        self.inner.resources = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Health of each device of the resource.
+    ///
+    /// Appends one item to `resources`; [`resources`](Self::resources) replaces the whole list.
+    pub fn resource(
+        mut self,
+        item: impl Into<crate::api::core::v1::ResourceHealth>,
+    ) -> Self {
+        self.inner.resources.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// The finished `ResourceStatus`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ResourceStatus {
+        self.inner
+    }
+}
+
+impl From<ResourceStatus> for ResourceStatusBuilder {
+    #[inline]
+    fn from(value: ResourceStatus) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ResourceStatusBuilder> for ResourceStatus {
+    #[inline]
+    fn from(builder: ResourceStatusBuilder) -> Self {
+        builder.inner
+    }
+}

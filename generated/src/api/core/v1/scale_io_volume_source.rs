@@ -33,3 +33,133 @@ pub struct ScaleIOVolumeSource {
     #[serde(rename = "volumeName", skip_serializing_if = "Option::is_none")]
     pub volume_name: Option<String>,
 }
+
+impl ScaleIOVolumeSource {
+    /// The [`ScaleIOVolumeSourceBuilder`] of a new `ScaleIOVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `gateway` (see [`gateway`](ScaleIOVolumeSourceBuilder::gateway))
+    /// - `secret_ref` (see [`secret_ref`](ScaleIOVolumeSourceBuilder::secret_ref))
+    /// - `system` (see [`system`](ScaleIOVolumeSourceBuilder::system))
+    ///
+    /// The schema's defaults are filled in: `fs_type`, `storage_mode`.
+    #[inline]
+    pub fn builder(
+        gateway: impl Into<String>,
+        secret_ref: impl Into<crate::api::core::v1::LocalObjectReference>,
+        system: impl Into<String>,
+    ) -> ScaleIOVolumeSourceBuilder {
+        ScaleIOVolumeSourceBuilder {
+            inner: Self {
+                fs_type: Some("xfs".to_owned()),
+                gateway: gateway.into(),
+                protection_domain: None,
+                read_only: None,
+                secret_ref: secret_ref.into(),
+                ssl_enabled: None,
+                storage_mode: Some("ThinProvisioned".to_owned()),
+                storage_pool: None,
+                system: system.into(),
+                volume_name: None,
+            },
+        }
+    }
+}
+
+/// Builds [`ScaleIOVolumeSource`] values: start with [`ScaleIOVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ScaleIOVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ScaleIOVolumeSourceBuilder {
+    inner: ScaleIOVolumeSource,
+}
+
+impl ScaleIOVolumeSourceBuilder {
+    /// Filesystem type to mount; defaults to xfs.
+    ///
+    /// A new builder starts with the schema's default, `"xfs"`.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.inner.fs_type = Some(value.into());
+        self
+    }
+
+    /// Address of the ScaleIO API gateway.
+    pub fn gateway(mut self, value: impl Into<String>) -> Self {
+        self.inner.gateway = value.into();
+        self
+    }
+
+    /// ScaleIO protection domain.
+    pub fn protection_domain(mut self, value: impl Into<String>) -> Self {
+        self.inner.protection_domain = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// Secret with ScaleIO credentials.
+    pub fn secret_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::LocalObjectReference>,
+    ) -> Self {
+        self.inner.secret_ref = value.into();
+        self
+    }
+
+    /// Use SSL to talk to the gateway.
+    pub fn ssl_enabled(mut self, value: impl Into<bool>) -> Self {
+        self.inner.ssl_enabled = Some(value.into());
+        self
+    }
+
+    /// ThickProvisioned or ThinProvisioned.
+    ///
+    /// A new builder starts with the schema's default, `"ThinProvisioned"`.
+    pub fn storage_mode(mut self, value: impl Into<String>) -> Self {
+        self.inner.storage_mode = Some(value.into());
+        self
+    }
+
+    /// ScaleIO storage pool.
+    pub fn storage_pool(mut self, value: impl Into<String>) -> Self {
+        self.inner.storage_pool = Some(value.into());
+        self
+    }
+
+    /// ScaleIO storage system name.
+    pub fn system(mut self, value: impl Into<String>) -> Self {
+        self.inner.system = value.into();
+        self
+    }
+
+    /// Existing ScaleIO volume name.
+    pub fn volume_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.volume_name = Some(value.into());
+        self
+    }
+
+    /// The finished `ScaleIOVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ScaleIOVolumeSource {
+        self.inner
+    }
+}
+
+impl From<ScaleIOVolumeSource> for ScaleIOVolumeSourceBuilder {
+    #[inline]
+    fn from(value: ScaleIOVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ScaleIOVolumeSourceBuilder> for ScaleIOVolumeSource {
+    #[inline]
+    fn from(builder: ScaleIOVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

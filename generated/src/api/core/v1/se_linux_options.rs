@@ -17,3 +17,67 @@ pub struct SELinuxOptions {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub user: Option<String>,
 }
+
+impl SELinuxOptions {
+    /// The [`SELinuxOptionsBuilder`] of a new `SELinuxOptions`.
+    #[inline]
+    pub fn builder() -> SELinuxOptionsBuilder {
+        SELinuxOptionsBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`SELinuxOptions`] values: start with [`SELinuxOptions::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `SELinuxOptions` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct SELinuxOptionsBuilder {
+    inner: SELinuxOptions,
+}
+
+impl SELinuxOptionsBuilder {
+    /// SELinux level label.
+    pub fn level(mut self, value: impl Into<String>) -> Self {
+        self.inner.level = Some(value.into());
+        self
+    }
+
+    /// SELinux role label.
+    pub fn role(mut self, value: impl Into<String>) -> Self {
+        self.inner.role = Some(value.into());
+        self
+    }
+
+    /// SELinux type label.
+    pub fn type_(mut self, value: impl Into<String>) -> Self {
+        self.inner.type_ = Some(value.into());
+        self
+    }
+
+    /// SELinux user label.
+    pub fn user(mut self, value: impl Into<String>) -> Self {
+        self.inner.user = Some(value.into());
+        self
+    }
+
+    /// The finished `SELinuxOptions`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> SELinuxOptions {
+        self.inner
+    }
+}
+
+impl From<SELinuxOptions> for SELinuxOptionsBuilder {
+    #[inline]
+    fn from(value: SELinuxOptions) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<SELinuxOptionsBuilder> for SELinuxOptions {
+    #[inline]
+    fn from(builder: SELinuxOptionsBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -11,3 +11,62 @@ pub struct SeccompProfile {
     #[serde(rename = "type")]
     pub type_: String,
 }
+
+impl SeccompProfile {
+    /// The [`SeccompProfileBuilder`] of a new `SeccompProfile`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `type_` (see [`type_`](SeccompProfileBuilder::type_))
+    #[inline]
+    pub fn builder(type_: impl Into<String>) -> SeccompProfileBuilder {
+        SeccompProfileBuilder {
+            inner: Self {
+                localhost_profile: None,
+                type_: type_.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`SeccompProfile`] values: start with [`SeccompProfile::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `SeccompProfile` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct SeccompProfileBuilder {
+    inner: SeccompProfile,
+}
+
+impl SeccompProfileBuilder {
+    /// Profile file path on the node; required only when type is `Localhost`.
+    pub fn localhost_profile(mut self, value: impl Into<String>) -> Self {
+        self.inner.localhost_profile = Some(value.into());
+        self
+    }
+
+    /// Profile kind: `Localhost`, `RuntimeDefault` or `Unconfined`.
+    pub fn type_(mut self, value: impl Into<String>) -> Self {
+        self.inner.type_ = value.into();
+        self
+    }
+
+    /// The finished `SeccompProfile`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> SeccompProfile {
+        self.inner
+    }
+}
+
+impl From<SeccompProfile> for SeccompProfileBuilder {
+    #[inline]
+    fn from(value: SeccompProfile) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<SeccompProfileBuilder> for SeccompProfile {
+    #[inline]
+    fn from(builder: SeccompProfileBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -11,3 +11,55 @@ pub struct SecretEnvSource {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
 }
+
+impl SecretEnvSource {
+    /// The [`SecretEnvSourceBuilder`] of a new `SecretEnvSource`.
+    #[inline]
+    pub fn builder() -> SecretEnvSourceBuilder {
+        SecretEnvSourceBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`SecretEnvSource`] values: start with [`SecretEnvSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `SecretEnvSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct SecretEnvSourceBuilder {
+    inner: SecretEnvSource,
+}
+
+impl SecretEnvSourceBuilder {
+    /// Name of the Secret.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = Some(value.into());
+        self
+    }
+
+    /// Whether the Secret may be missing.
+    pub fn optional(mut self, value: impl Into<bool>) -> Self {
+        self.inner.optional = Some(value.into());
+        self
+    }
+
+    /// The finished `SecretEnvSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> SecretEnvSource {
+        self.inner
+    }
+}
+
+impl From<SecretEnvSource> for SecretEnvSourceBuilder {
+    #[inline]
+    fn from(value: SecretEnvSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<SecretEnvSourceBuilder> for SecretEnvSource {
+    #[inline]
+    fn from(builder: SecretEnvSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -13,3 +13,69 @@ pub struct SecretKeySelector {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
 }
+
+impl SecretKeySelector {
+    /// The [`SecretKeySelectorBuilder`] of a new `SecretKeySelector`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `key` (see [`key`](SecretKeySelectorBuilder::key))
+    #[inline]
+    pub fn builder(key: impl Into<String>) -> SecretKeySelectorBuilder {
+        SecretKeySelectorBuilder {
+            inner: Self {
+                key: key.into(),
+                name: None,
+                optional: None,
+            },
+        }
+    }
+}
+
+/// Builds [`SecretKeySelector`] values: start with [`SecretKeySelector::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `SecretKeySelector` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct SecretKeySelectorBuilder {
+    inner: SecretKeySelector,
+}
+
+impl SecretKeySelectorBuilder {
+    /// The key to read.
+    pub fn key(mut self, value: impl Into<String>) -> Self {
+        self.inner.key = value.into();
+        self
+    }
+
+    /// Name of the Secret.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = Some(value.into());
+        self
+    }
+
+    /// Whether the Secret or key may be missing.
+    pub fn optional(mut self, value: impl Into<bool>) -> Self {
+        self.inner.optional = Some(value.into());
+        self
+    }
+
+    /// The finished `SecretKeySelector`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> SecretKeySelector {
+        self.inner
+    }
+}
+
+impl From<SecretKeySelector> for SecretKeySelectorBuilder {
+    #[inline]
+    fn from(value: SecretKeySelector) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<SecretKeySelectorBuilder> for SecretKeySelector {
+    #[inline]
+    fn from(builder: SecretKeySelectorBuilder) -> Self {
+        builder.inner
+    }
+}

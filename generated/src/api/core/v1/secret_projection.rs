@@ -14,3 +14,74 @@ pub struct SecretProjection {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
 }
+
+impl SecretProjection {
+    /// The [`SecretProjectionBuilder`] of a new `SecretProjection`.
+    #[inline]
+    pub fn builder() -> SecretProjectionBuilder {
+        SecretProjectionBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`SecretProjection`] values: start with [`SecretProjection::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `SecretProjection` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct SecretProjectionBuilder {
+    inner: SecretProjection,
+}
+
+impl SecretProjectionBuilder {
+    /// Explicit key-to-path mappings; when empty every key becomes a file.
+    ///
+    /// Replaces the whole list; [`item`](Self::item) appends one item.
+    pub fn items(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::KeyToPath>>,
+    ) -> Self {
+        self.inner.items = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Explicit key-to-path mappings; when empty every key becomes a file.
+    ///
+    /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
+    pub fn item(mut self, item: impl Into<crate::api::core::v1::KeyToPath>) -> Self {
+        self.inner.items.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Name of the Secret.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = Some(value.into());
+        self
+    }
+
+    /// Whether the Secret or its keys may be missing.
+    pub fn optional(mut self, value: impl Into<bool>) -> Self {
+        self.inner.optional = Some(value.into());
+        self
+    }
+
+    /// The finished `SecretProjection`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> SecretProjection {
+        self.inner
+    }
+}
+
+impl From<SecretProjection> for SecretProjectionBuilder {
+    #[inline]
+    fn from(value: SecretProjection) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<SecretProjectionBuilder> for SecretProjection {
+    #[inline]
+    fn from(builder: SecretProjectionBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -17,3 +17,80 @@ pub struct SecretVolumeSource {
     #[serde(rename = "secretName", skip_serializing_if = "Option::is_none")]
     pub secret_name: Option<String>,
 }
+
+impl SecretVolumeSource {
+    /// The [`SecretVolumeSourceBuilder`] of a new `SecretVolumeSource`.
+    #[inline]
+    pub fn builder() -> SecretVolumeSourceBuilder {
+        SecretVolumeSourceBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`SecretVolumeSource`] values: start with [`SecretVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `SecretVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct SecretVolumeSourceBuilder {
+    inner: SecretVolumeSource,
+}
+
+impl SecretVolumeSourceBuilder {
+    /// Default permission bits for created files.
+    pub fn default_mode(mut self, value: impl Into<i32>) -> Self {
+        self.inner.default_mode = Some(value.into());
+        self
+    }
+
+    /// Explicit key-to-path mappings; when empty every key becomes a file.
+    ///
+    /// Replaces the whole list; [`item`](Self::item) appends one item.
+    pub fn items(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::KeyToPath>>,
+    ) -> Self {
+        self.inner.items = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Explicit key-to-path mappings; when empty every key becomes a file.
+    ///
+    /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
+    pub fn item(mut self, item: impl Into<crate::api::core::v1::KeyToPath>) -> Self {
+        self.inner.items.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Whether the Secret or its keys may be missing.
+    pub fn optional(mut self, value: impl Into<bool>) -> Self {
+        self.inner.optional = Some(value.into());
+        self
+    }
+
+    /// Name of the Secret in the pod's namespace.
+    pub fn secret_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.secret_name = Some(value.into());
+        self
+    }
+
+    /// The finished `SecretVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> SecretVolumeSource {
+        self.inner
+    }
+}
+
+impl From<SecretVolumeSource> for SecretVolumeSourceBuilder {
+    #[inline]
+    fn from(value: SecretVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<SecretVolumeSourceBuilder> for SecretVolumeSource {
+    #[inline]
+    fn from(builder: SecretVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

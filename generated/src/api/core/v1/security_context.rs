@@ -44,3 +44,130 @@ pub struct SecurityContext {
     #[serde(rename = "windowsOptions", skip_serializing_if = "Option::is_none")]
     pub windows_options: Option<crate::api::core::v1::WindowsSecurityContextOptions>,
 }
+
+impl SecurityContext {
+    /// The [`SecurityContextBuilder`] of a new `SecurityContext`.
+    #[inline]
+    pub fn builder() -> SecurityContextBuilder {
+        SecurityContextBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`SecurityContext`] values: start with [`SecurityContext::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `SecurityContext` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct SecurityContextBuilder {
+    inner: SecurityContext,
+}
+
+impl SecurityContextBuilder {
+    /// Whether a process may gain more privileges than its parent.
+    pub fn allow_privilege_escalation(mut self, value: impl Into<bool>) -> Self {
+        self.inner.allow_privilege_escalation = Some(value.into());
+        self
+    }
+
+    /// AppArmor profile for the container.
+    pub fn app_armor_profile(
+        mut self,
+        value: impl Into<crate::api::core::v1::AppArmorProfile>,
+    ) -> Self {
+        self.inner.app_armor_profile = Some(value.into());
+        self
+    }
+
+    /// Capabilities to add or drop.
+    pub fn capabilities(
+        mut self,
+        value: impl Into<crate::api::core::v1::Capabilities>,
+    ) -> Self {
+        self.inner.capabilities = Some(value.into());
+        self
+    }
+
+    /// Run the container in privileged mode.
+    pub fn privileged(mut self, value: impl Into<bool>) -> Self {
+        self.inner.privileged = Some(value.into());
+        self
+    }
+
+    /// Type of /proc mount: Default or Unmasked.
+    pub fn proc_mount(mut self, value: impl Into<String>) -> Self {
+        self.inner.proc_mount = Some(value.into());
+        self
+    }
+
+    /// Mount the root filesystem read-only.
+    pub fn read_only_root_filesystem(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only_root_filesystem = Some(value.into());
+        self
+    }
+
+    /// Group ID for the container process.
+    pub fn run_as_group(mut self, value: impl Into<i64>) -> Self {
+        self.inner.run_as_group = Some(value.into());
+        self
+    }
+
+    /// Require a non-root user.
+    pub fn run_as_non_root(mut self, value: impl Into<bool>) -> Self {
+        self.inner.run_as_non_root = Some(value.into());
+        self
+    }
+
+    /// User ID for the container process.
+    pub fn run_as_user(mut self, value: impl Into<i64>) -> Self {
+        self.inner.run_as_user = Some(value.into());
+        self
+    }
+
+    /// SELinux context for the container.
+    pub fn se_linux_options(
+        mut self,
+        value: impl Into<crate::api::core::v1::SELinuxOptions>,
+    ) -> Self {
+        self.inner.se_linux_options = Some(value.into());
+        self
+    }
+
+    /// Seccomp profile for the container.
+    pub fn seccomp_profile(
+        mut self,
+        value: impl Into<crate::api::core::v1::SeccompProfile>,
+    ) -> Self {
+        self.inner.seccomp_profile = Some(value.into());
+        self
+    }
+
+    /// Windows-specific settings.
+    pub fn windows_options(
+        mut self,
+        value: impl Into<crate::api::core::v1::WindowsSecurityContextOptions>,
+    ) -> Self {
+        self.inner.windows_options = Some(value.into());
+        self
+    }
+
+    /// The finished `SecurityContext`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> SecurityContext {
+        self.inner
+    }
+}
+
+impl From<SecurityContext> for SecurityContextBuilder {
+    #[inline]
+    fn from(value: SecurityContext) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<SecurityContextBuilder> for SecurityContext {
+    #[inline]
+    fn from(builder: SecurityContextBuilder) -> Self {
+        builder.inner
+    }
+}

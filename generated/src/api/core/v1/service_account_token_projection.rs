@@ -13,3 +13,69 @@ pub struct ServiceAccountTokenProjection {
     /// File path, relative to the mount point, for the token.
     pub path: String,
 }
+
+impl ServiceAccountTokenProjection {
+    /// The [`ServiceAccountTokenProjectionBuilder`] of a new `ServiceAccountTokenProjection`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `path` (see [`path`](ServiceAccountTokenProjectionBuilder::path))
+    #[inline]
+    pub fn builder(path: impl Into<String>) -> ServiceAccountTokenProjectionBuilder {
+        ServiceAccountTokenProjectionBuilder {
+            inner: Self {
+                audience: None,
+                expiration_seconds: None,
+                path: path.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`ServiceAccountTokenProjection`] values: start with [`ServiceAccountTokenProjection::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ServiceAccountTokenProjection` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ServiceAccountTokenProjectionBuilder {
+    inner: ServiceAccountTokenProjection,
+}
+
+impl ServiceAccountTokenProjectionBuilder {
+    /// Intended audience of the token.
+    pub fn audience(mut self, value: impl Into<String>) -> Self {
+        self.inner.audience = Some(value.into());
+        self
+    }
+
+    /// Requested token lifetime in seconds.
+    pub fn expiration_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.inner.expiration_seconds = Some(value.into());
+        self
+    }
+
+    /// File path, relative to the mount point, for the token.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.inner.path = value.into();
+        self
+    }
+
+    /// The finished `ServiceAccountTokenProjection`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ServiceAccountTokenProjection {
+        self.inner
+    }
+}
+
+impl From<ServiceAccountTokenProjection> for ServiceAccountTokenProjectionBuilder {
+    #[inline]
+    fn from(value: ServiceAccountTokenProjection) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ServiceAccountTokenProjectionBuilder> for ServiceAccountTokenProjection {
+    #[inline]
+    fn from(builder: ServiceAccountTokenProjectionBuilder) -> Self {
+        builder.inner
+    }
+}

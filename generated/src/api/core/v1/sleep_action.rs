@@ -7,3 +7,53 @@ pub struct SleepAction {
     /// Number of seconds to sleep.
     pub seconds: i64,
 }
+
+impl SleepAction {
+    /// The [`SleepActionBuilder`] of a new `SleepAction`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `seconds` (see [`seconds`](SleepActionBuilder::seconds))
+    #[inline]
+    pub fn builder(seconds: impl Into<i64>) -> SleepActionBuilder {
+        SleepActionBuilder {
+            inner: Self { seconds: seconds.into() },
+        }
+    }
+}
+
+/// Builds [`SleepAction`] values: start with [`SleepAction::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `SleepAction` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct SleepActionBuilder {
+    inner: SleepAction,
+}
+
+impl SleepActionBuilder {
+    /// Number of seconds to sleep.
+    pub fn seconds(mut self, value: impl Into<i64>) -> Self {
+        self.inner.seconds = value.into();
+        self
+    }
+
+    /// The finished `SleepAction`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> SleepAction {
+        self.inner
+    }
+}
+
+impl From<SleepAction> for SleepActionBuilder {
+    #[inline]
+    fn from(value: SleepAction) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<SleepActionBuilder> for SleepAction {
+    #[inline]
+    fn from(builder: SleepActionBuilder) -> Self {
+        builder.inner
+    }
+}

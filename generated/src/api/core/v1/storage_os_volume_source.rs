@@ -20,3 +20,76 @@ pub struct StorageOSVolumeSource {
     #[serde(rename = "volumeNamespace", skip_serializing_if = "Option::is_none")]
     pub volume_namespace: Option<String>,
 }
+
+impl StorageOSVolumeSource {
+    /// The [`StorageOSVolumeSourceBuilder`] of a new `StorageOSVolumeSource`.
+    #[inline]
+    pub fn builder() -> StorageOSVolumeSourceBuilder {
+        StorageOSVolumeSourceBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`StorageOSVolumeSource`] values: start with [`StorageOSVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `StorageOSVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct StorageOSVolumeSourceBuilder {
+    inner: StorageOSVolumeSource,
+}
+
+impl StorageOSVolumeSourceBuilder {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.inner.fs_type = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// Secret with StorageOS API credentials.
+    pub fn secret_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::LocalObjectReference>,
+    ) -> Self {
+        self.inner.secret_ref = Some(value.into());
+        self
+    }
+
+    /// Name of the StorageOS volume.
+    pub fn volume_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.volume_name = Some(value.into());
+        self
+    }
+
+    /// StorageOS namespace of the volume; defaults to the pod namespace.
+    pub fn volume_namespace(mut self, value: impl Into<String>) -> Self {
+        self.inner.volume_namespace = Some(value.into());
+        self
+    }
+
+    /// The finished `StorageOSVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> StorageOSVolumeSource {
+        self.inner
+    }
+}
+
+impl From<StorageOSVolumeSource> for StorageOSVolumeSourceBuilder {
+    #[inline]
+    fn from(value: StorageOSVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<StorageOSVolumeSourceBuilder> for StorageOSVolumeSource {
+    #[inline]
+    fn from(builder: StorageOSVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

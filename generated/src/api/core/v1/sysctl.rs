@@ -9,3 +9,63 @@ pub struct Sysctl {
     /// Parameter value.
     pub value: String,
 }
+
+impl Sysctl {
+    /// The [`SysctlBuilder`] of a new `Sysctl`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `name` (see [`name`](SysctlBuilder::name))
+    /// - `value` (see [`value`](SysctlBuilder::value))
+    #[inline]
+    pub fn builder(name: impl Into<String>, value: impl Into<String>) -> SysctlBuilder {
+        SysctlBuilder {
+            inner: Self {
+                name: name.into(),
+                value: value.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`Sysctl`] values: start with [`Sysctl::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Sysctl` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct SysctlBuilder {
+    inner: Sysctl,
+}
+
+impl SysctlBuilder {
+    /// Parameter name.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// Parameter value.
+    pub fn value(mut self, value: impl Into<String>) -> Self {
+        self.inner.value = value.into();
+        self
+    }
+
+    /// The finished `Sysctl`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> Sysctl {
+        self.inner
+    }
+}
+
+impl From<Sysctl> for SysctlBuilder {
+    #[inline]
+    fn from(value: Sysctl) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<SysctlBuilder> for Sysctl {
+    #[inline]
+    fn from(builder: SysctlBuilder) -> Self {
+        builder.inner
+    }
+}

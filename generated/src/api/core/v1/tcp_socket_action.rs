@@ -10,3 +10,67 @@ pub struct TCPSocketAction {
     /// Port name or number on the container.
     pub port: crate::apimachinery::pkg::util::intstr::IntOrString,
 }
+
+impl TCPSocketAction {
+    /// The [`TCPSocketActionBuilder`] of a new `TCPSocketAction`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `port` (see [`port`](TCPSocketActionBuilder::port))
+    #[inline]
+    pub fn builder(
+        port: impl Into<crate::apimachinery::pkg::util::intstr::IntOrString>,
+    ) -> TCPSocketActionBuilder {
+        TCPSocketActionBuilder {
+            inner: Self {
+                host: None,
+                port: port.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`TCPSocketAction`] values: start with [`TCPSocketAction::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `TCPSocketAction` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct TCPSocketActionBuilder {
+    inner: TCPSocketAction,
+}
+
+impl TCPSocketActionBuilder {
+    /// Host to connect to; defaults to the pod IP.
+    pub fn host(mut self, value: impl Into<String>) -> Self {
+        self.inner.host = Some(value.into());
+        self
+    }
+
+    /// Port name or number on the container.
+    pub fn port(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::util::intstr::IntOrString>,
+    ) -> Self {
+        self.inner.port = value.into();
+        self
+    }
+
+    /// The finished `TCPSocketAction`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> TCPSocketAction {
+        self.inner
+    }
+}
+
+impl From<TCPSocketAction> for TCPSocketActionBuilder {
+    #[inline]
+    fn from(value: TCPSocketAction) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<TCPSocketActionBuilder> for TCPSocketAction {
+    #[inline]
+    fn from(builder: TCPSocketActionBuilder) -> Self {
+        builder.inner
+    }
+}

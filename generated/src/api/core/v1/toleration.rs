@@ -20,3 +20,73 @@ pub struct Toleration {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
 }
+
+impl Toleration {
+    /// The [`TolerationBuilder`] of a new `Toleration`.
+    #[inline]
+    pub fn builder() -> TolerationBuilder {
+        TolerationBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`Toleration`] values: start with [`Toleration::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Toleration` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct TolerationBuilder {
+    inner: Toleration,
+}
+
+impl TolerationBuilder {
+    /// Taint effect to match; empty matches all.
+    pub fn effect(mut self, value: impl Into<String>) -> Self {
+        self.inner.effect = Some(value.into());
+        self
+    }
+
+    /// Taint key to match; empty matches all keys.
+    pub fn key(mut self, value: impl Into<String>) -> Self {
+        self.inner.key = Some(value.into());
+        self
+    }
+
+    /// Operator: Exists, Equal, Lt or Gt; defaults to Equal.
+    pub fn operator(mut self, value: impl Into<String>) -> Self {
+        self.inner.operator = Some(value.into());
+        self
+    }
+
+    /// How long a NoExecute taint is tolerated.
+    pub fn toleration_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.inner.toleration_seconds = Some(value.into());
+        self
+    }
+
+    /// Taint value to match.
+    pub fn value(mut self, value: impl Into<String>) -> Self {
+        self.inner.value = Some(value.into());
+        self
+    }
+
+    /// The finished `Toleration`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> Toleration {
+        self.inner
+    }
+}
+
+impl From<Toleration> for TolerationBuilder {
+    #[inline]
+    fn from(value: Toleration) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<TolerationBuilder> for Toleration {
+    #[inline]
+    fn from(builder: TolerationBuilder) -> Self {
+        builder.inner
+    }
+}

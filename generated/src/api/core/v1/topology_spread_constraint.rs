@@ -29,3 +29,126 @@ pub struct TopologySpreadConstraint {
     #[serde(rename = "whenUnsatisfiable")]
     pub when_unsatisfiable: String,
 }
+
+impl TopologySpreadConstraint {
+    /// The [`TopologySpreadConstraintBuilder`] of a new `TopologySpreadConstraint`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `max_skew` (see [`max_skew`](TopologySpreadConstraintBuilder::max_skew))
+    /// - `topology_key` (see [`topology_key`](TopologySpreadConstraintBuilder::topology_key))
+    /// - `when_unsatisfiable` (see [`when_unsatisfiable`](TopologySpreadConstraintBuilder::when_unsatisfiable))
+    #[inline]
+    pub fn builder(
+        max_skew: impl Into<i32>,
+        topology_key: impl Into<String>,
+        when_unsatisfiable: impl Into<String>,
+    ) -> TopologySpreadConstraintBuilder {
+        TopologySpreadConstraintBuilder {
+            inner: Self {
+                label_selector: None,
+                match_label_keys: None,
+                max_skew: max_skew.into(),
+                min_domains: None,
+                node_affinity_policy: None,
+                node_taints_policy: None,
+                topology_key: topology_key.into(),
+                when_unsatisfiable: when_unsatisfiable.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`TopologySpreadConstraint`] values: start with [`TopologySpreadConstraint::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `TopologySpreadConstraint` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct TopologySpreadConstraintBuilder {
+    inner: TopologySpreadConstraint,
+}
+
+impl TopologySpreadConstraintBuilder {
+    /// Selects the pods that are counted.
+    pub fn label_selector(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    ) -> Self {
+        self.inner.label_selector = Some(value.into());
+        self
+    }
+
+    /// Incoming pod label keys added to the selector.
+    ///
+    /// Replaces the whole list; [`match_label_key`](Self::match_label_key) appends one item.
+    pub fn match_label_keys(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.inner.match_label_keys = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Incoming pod label keys added to the selector.
+    ///
+    /// Appends one item to `match_label_keys`; [`match_label_keys`](Self::match_label_keys) replaces the whole list.
+    pub fn match_label_key(mut self, item: impl Into<String>) -> Self {
+        self.inner.match_label_keys.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Maximum allowed difference in matching pods between domains.
+    pub fn max_skew(mut self, value: impl Into<i32>) -> Self {
+        self.inner.max_skew = value.into();
+        self
+    }
+
+    /// Minimum number of eligible domains.
+    pub fn min_domains(mut self, value: impl Into<i32>) -> Self {
+        self.inner.min_domains = Some(value.into());
+        self
+    }
+
+    /// Whether node affinity is honoured when counting: Honor or Ignore.
+    pub fn node_affinity_policy(mut self, value: impl Into<String>) -> Self {
+        self.inner.node_affinity_policy = Some(value.into());
+        self
+    }
+
+    /// Whether node taints are honoured when counting: Honor or Ignore.
+    pub fn node_taints_policy(mut self, value: impl Into<String>) -> Self {
+        self.inner.node_taints_policy = Some(value.into());
+        self
+    }
+
+    /// Node label key that defines the domains.
+    pub fn topology_key(mut self, value: impl Into<String>) -> Self {
+        self.inner.topology_key = value.into();
+        self
+    }
+
+    /// What to do when the constraint cannot be met: DoNotSchedule or ScheduleAnyway.
+    pub fn when_unsatisfiable(mut self, value: impl Into<String>) -> Self {
+        self.inner.when_unsatisfiable = value.into();
+        self
+    }
+
+    /// The finished `TopologySpreadConstraint`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> TopologySpreadConstraint {
+        self.inner
+    }
+}
+
+impl From<TopologySpreadConstraint> for TopologySpreadConstraintBuilder {
+    #[inline]
+    fn from(value: TopologySpreadConstraint) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<TopologySpreadConstraintBuilder> for TopologySpreadConstraint {
+    #[inline]
+    fn from(builder: TopologySpreadConstraintBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -12,3 +12,73 @@ pub struct TypedLocalObjectReference {
     /// Name of the object.
     pub name: String,
 }
+
+impl TypedLocalObjectReference {
+    /// The [`TypedLocalObjectReferenceBuilder`] of a new `TypedLocalObjectReference`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `kind` (see [`kind`](TypedLocalObjectReferenceBuilder::kind))
+    /// - `name` (see [`name`](TypedLocalObjectReferenceBuilder::name))
+    #[inline]
+    pub fn builder(
+        kind: impl Into<String>,
+        name: impl Into<String>,
+    ) -> TypedLocalObjectReferenceBuilder {
+        TypedLocalObjectReferenceBuilder {
+            inner: Self {
+                api_group: None,
+                kind: kind.into(),
+                name: name.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`TypedLocalObjectReference`] values: start with [`TypedLocalObjectReference::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `TypedLocalObjectReference` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct TypedLocalObjectReferenceBuilder {
+    inner: TypedLocalObjectReference,
+}
+
+impl TypedLocalObjectReferenceBuilder {
+    /// API group of the object; empty means the core group.
+    pub fn api_group(mut self, value: impl Into<String>) -> Self {
+        self.inner.api_group = Some(value.into());
+        self
+    }
+
+    /// Kind of the object.
+    pub fn kind(mut self, value: impl Into<String>) -> Self {
+        self.inner.kind = value.into();
+        self
+    }
+
+    /// Name of the object.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// The finished `TypedLocalObjectReference`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> TypedLocalObjectReference {
+        self.inner
+    }
+}
+
+impl From<TypedLocalObjectReference> for TypedLocalObjectReferenceBuilder {
+    #[inline]
+    fn from(value: TypedLocalObjectReference) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<TypedLocalObjectReferenceBuilder> for TypedLocalObjectReference {
+    #[inline]
+    fn from(builder: TypedLocalObjectReferenceBuilder) -> Self {
+        builder.inner
+    }
+}

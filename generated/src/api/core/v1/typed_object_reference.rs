@@ -15,3 +15,80 @@ pub struct TypedObjectReference {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
 }
+
+impl TypedObjectReference {
+    /// The [`TypedObjectReferenceBuilder`] of a new `TypedObjectReference`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `kind` (see [`kind`](TypedObjectReferenceBuilder::kind))
+    /// - `name` (see [`name`](TypedObjectReferenceBuilder::name))
+    #[inline]
+    pub fn builder(
+        kind: impl Into<String>,
+        name: impl Into<String>,
+    ) -> TypedObjectReferenceBuilder {
+        TypedObjectReferenceBuilder {
+            inner: Self {
+                api_group: None,
+                kind: kind.into(),
+                name: name.into(),
+                namespace: None,
+            },
+        }
+    }
+}
+
+/// Builds [`TypedObjectReference`] values: start with [`TypedObjectReference::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `TypedObjectReference` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct TypedObjectReferenceBuilder {
+    inner: TypedObjectReference,
+}
+
+impl TypedObjectReferenceBuilder {
+    /// API group of the object; empty means the core group.
+    pub fn api_group(mut self, value: impl Into<String>) -> Self {
+        self.inner.api_group = Some(value.into());
+        self
+    }
+
+    /// Kind of the object.
+    pub fn kind(mut self, value: impl Into<String>) -> Self {
+        self.inner.kind = value.into();
+        self
+    }
+
+    /// Name of the object.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// Namespace of the object; cross-namespace use needs a ReferenceGrant.
+    pub fn namespace(mut self, value: impl Into<String>) -> Self {
+        self.inner.namespace = Some(value.into());
+        self
+    }
+
+    /// The finished `TypedObjectReference`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> TypedObjectReference {
+        self.inner
+    }
+}
+
+impl From<TypedObjectReference> for TypedObjectReferenceBuilder {
+    #[inline]
+    fn from(value: TypedObjectReference) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<TypedObjectReferenceBuilder> for TypedObjectReference {
+    #[inline]
+    fn from(builder: TypedObjectReferenceBuilder) -> Self {
+        builder.inner
+    }
+}

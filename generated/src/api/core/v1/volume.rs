@@ -103,3 +103,352 @@ pub struct Volume {
     #[serde(rename = "vsphereVolume", skip_serializing_if = "Option::is_none")]
     pub vsphere_volume: Option<crate::api::core::v1::VsphereVirtualDiskVolumeSource>,
 }
+
+impl Volume {
+    /// The [`VolumeBuilder`] of a new `Volume`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `name` (see [`name`](VolumeBuilder::name))
+    #[inline]
+    pub fn builder(name: impl Into<String>) -> VolumeBuilder {
+        VolumeBuilder {
+            inner: Self {
+                aws_elastic_block_store: None,
+                azure_disk: None,
+                azure_file: None,
+                cephfs: None,
+                cinder: None,
+                config_map: None,
+                csi: None,
+                downward_api: None,
+                empty_dir: None,
+                ephemeral: None,
+                fc: None,
+                flex_volume: None,
+                flocker: None,
+                gce_persistent_disk: None,
+                git_repo: None,
+                glusterfs: None,
+                host_path: None,
+                image: None,
+                iscsi: None,
+                name: name.into(),
+                nfs: None,
+                persistent_volume_claim: None,
+                photon_persistent_disk: None,
+                portworx_volume: None,
+                projected: None,
+                quobyte: None,
+                rbd: None,
+                scale_io: None,
+                secret: None,
+                storageos: None,
+                vsphere_volume: None,
+            },
+        }
+    }
+}
+
+/// Builds [`Volume`] values: start with [`Volume::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Volume` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct VolumeBuilder {
+    inner: Volume,
+}
+
+impl VolumeBuilder {
+    /// AWS EBS disk (deprecated).
+    pub fn aws_elastic_block_store(
+        mut self,
+        value: impl Into<crate::api::core::v1::AWSElasticBlockStoreVolumeSource>,
+    ) -> Self {
+        self.inner.aws_elastic_block_store = Some(value.into());
+        self
+    }
+
+    /// Azure data disk (deprecated).
+    pub fn azure_disk(
+        mut self,
+        value: impl Into<crate::api::core::v1::AzureDiskVolumeSource>,
+    ) -> Self {
+        self.inner.azure_disk = Some(value.into());
+        self
+    }
+
+    /// Azure file share (deprecated).
+    pub fn azure_file(
+        mut self,
+        value: impl Into<crate::api::core::v1::AzureFileVolumeSource>,
+    ) -> Self {
+        self.inner.azure_file = Some(value.into());
+        self
+    }
+
+    /// CephFS mount (deprecated).
+    pub fn cephfs(
+        mut self,
+        value: impl Into<crate::api::core::v1::CephFSVolumeSource>,
+    ) -> Self {
+        self.inner.cephfs = Some(value.into());
+        self
+    }
+
+    /// OpenStack Cinder volume (deprecated).
+    pub fn cinder(
+        mut self,
+        value: impl Into<crate::api::core::v1::CinderVolumeSource>,
+    ) -> Self {
+        self.inner.cinder = Some(value.into());
+        self
+    }
+
+    /// ConfigMap contents.
+    pub fn config_map(
+        mut self,
+        value: impl Into<crate::api::core::v1::ConfigMapVolumeSource>,
+    ) -> Self {
+        self.inner.config_map = Some(value.into());
+        self
+    }
+
+    /// Ephemeral volume from a CSI driver.
+    pub fn csi(
+        mut self,
+        value: impl Into<crate::api::core::v1::CSIVolumeSource>,
+    ) -> Self {
+        self.inner.csi = Some(value.into());
+        self
+    }
+
+    /// Pod information exposed as files.
+    pub fn downward_api(
+        mut self,
+        value: impl Into<crate::api::core::v1::DownwardAPIVolumeSource>,
+    ) -> Self {
+        self.inner.downward_api = Some(value.into());
+        self
+    }
+
+    /// Temporary directory sharing the pod's lifetime.
+    pub fn empty_dir(
+        mut self,
+        value: impl Into<crate::api::core::v1::EmptyDirVolumeSource>,
+    ) -> Self {
+        self.inner.empty_dir = Some(value.into());
+        self
+    }
+
+    /// Volume backed by a PVC that lives with the pod.
+    pub fn ephemeral(
+        mut self,
+        value: impl Into<crate::api::core::v1::EphemeralVolumeSource>,
+    ) -> Self {
+        self.inner.ephemeral = Some(value.into());
+        self
+    }
+
+    /// Fibre Channel volume.
+    pub fn fc(mut self, value: impl Into<crate::api::core::v1::FCVolumeSource>) -> Self {
+        self.inner.fc = Some(value.into());
+        self
+    }
+
+    /// FlexVolume driver volume (deprecated).
+    pub fn flex_volume(
+        mut self,
+        value: impl Into<crate::api::core::v1::FlexVolumeSource>,
+    ) -> Self {
+        self.inner.flex_volume = Some(value.into());
+        self
+    }
+
+    /// Flocker volume (deprecated).
+    pub fn flocker(
+        mut self,
+        value: impl Into<crate::api::core::v1::FlockerVolumeSource>,
+    ) -> Self {
+        self.inner.flocker = Some(value.into());
+        self
+    }
+
+    /// GCE persistent disk (deprecated).
+    pub fn gce_persistent_disk(
+        mut self,
+        value: impl Into<crate::api::core::v1::GCEPersistentDiskVolumeSource>,
+    ) -> Self {
+        self.inner.gce_persistent_disk = Some(value.into());
+        self
+    }
+
+    /// Git repository checkout (deprecated).
+    pub fn git_repo(
+        mut self,
+        value: impl Into<crate::api::core::v1::GitRepoVolumeSource>,
+    ) -> Self {
+        self.inner.git_repo = Some(value.into());
+        self
+    }
+
+    /// GlusterFS mount (deprecated).
+    pub fn glusterfs(
+        mut self,
+        value: impl Into<crate::api::core::v1::GlusterfsVolumeSource>,
+    ) -> Self {
+        self.inner.glusterfs = Some(value.into());
+        self
+    }
+
+    /// File or directory on the host.
+    pub fn host_path(
+        mut self,
+        value: impl Into<crate::api::core::v1::HostPathVolumeSource>,
+    ) -> Self {
+        self.inner.host_path = Some(value.into());
+        self
+    }
+
+    /// OCI image or artifact contents.
+    pub fn image(
+        mut self,
+        value: impl Into<crate::api::core::v1::ImageVolumeSource>,
+    ) -> Self {
+        self.inner.image = Some(value.into());
+        self
+    }
+
+    /// iSCSI disk.
+    pub fn iscsi(
+        mut self,
+        value: impl Into<crate::api::core::v1::ISCSIVolumeSource>,
+    ) -> Self {
+        self.inner.iscsi = Some(value.into());
+        self
+    }
+
+    /// Volume name, a DNS label unique within the pod.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// NFS export.
+    pub fn nfs(
+        mut self,
+        value: impl Into<crate::api::core::v1::NFSVolumeSource>,
+    ) -> Self {
+        self.inner.nfs = Some(value.into());
+        self
+    }
+
+    /// Volume bound to a PVC in the same namespace.
+    pub fn persistent_volume_claim(
+        mut self,
+        value: impl Into<crate::api::core::v1::PersistentVolumeClaimVolumeSource>,
+    ) -> Self {
+        self.inner.persistent_volume_claim = Some(value.into());
+        self
+    }
+
+    /// Photon Controller disk (deprecated).
+    pub fn photon_persistent_disk(
+        mut self,
+        value: impl Into<crate::api::core::v1::PhotonPersistentDiskVolumeSource>,
+    ) -> Self {
+        self.inner.photon_persistent_disk = Some(value.into());
+        self
+    }
+
+    /// Portworx volume (deprecated).
+    pub fn portworx_volume(
+        mut self,
+        value: impl Into<crate::api::core::v1::PortworxVolumeSource>,
+    ) -> Self {
+        self.inner.portworx_volume = Some(value.into());
+        self
+    }
+
+    /// Combination of secrets, ConfigMaps, downward API and tokens.
+    pub fn projected(
+        mut self,
+        value: impl Into<crate::api::core::v1::ProjectedVolumeSource>,
+    ) -> Self {
+        self.inner.projected = Some(value.into());
+        self
+    }
+
+    /// Quobyte mount (deprecated).
+    pub fn quobyte(
+        mut self,
+        value: impl Into<crate::api::core::v1::QuobyteVolumeSource>,
+    ) -> Self {
+        self.inner.quobyte = Some(value.into());
+        self
+    }
+
+    /// Rados Block Device (deprecated).
+    pub fn rbd(
+        mut self,
+        value: impl Into<crate::api::core::v1::RBDVolumeSource>,
+    ) -> Self {
+        self.inner.rbd = Some(value.into());
+        self
+    }
+
+    /// ScaleIO volume (deprecated).
+    pub fn scale_io(
+        mut self,
+        value: impl Into<crate::api::core::v1::ScaleIOVolumeSource>,
+    ) -> Self {
+        self.inner.scale_io = Some(value.into());
+        self
+    }
+
+    /// Secret contents.
+    pub fn secret(
+        mut self,
+        value: impl Into<crate::api::core::v1::SecretVolumeSource>,
+    ) -> Self {
+        self.inner.secret = Some(value.into());
+        self
+    }
+
+    /// StorageOS volume (deprecated).
+    pub fn storageos(
+        mut self,
+        value: impl Into<crate::api::core::v1::StorageOSVolumeSource>,
+    ) -> Self {
+        self.inner.storageos = Some(value.into());
+        self
+    }
+
+    /// vSphere virtual disk (deprecated).
+    pub fn vsphere_volume(
+        mut self,
+        value: impl Into<crate::api::core::v1::VsphereVirtualDiskVolumeSource>,
+    ) -> Self {
+        self.inner.vsphere_volume = Some(value.into());
+        self
+    }
+
+    /// The finished `Volume`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> Volume {
+        self.inner
+    }
+}
+
+impl From<Volume> for VolumeBuilder {
+    #[inline]
+    fn from(value: Volume) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<VolumeBuilder> for Volume {
+    #[inline]
+    fn from(builder: VolumeBuilder) -> Self {
+        builder.inner
+    }
+}

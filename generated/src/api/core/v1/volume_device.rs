@@ -10,3 +10,66 @@ pub struct VolumeDevice {
     /// Name of the PVC volume in the pod.
     pub name: String,
 }
+
+impl VolumeDevice {
+    /// The [`VolumeDeviceBuilder`] of a new `VolumeDevice`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `device_path` (see [`device_path`](VolumeDeviceBuilder::device_path))
+    /// - `name` (see [`name`](VolumeDeviceBuilder::name))
+    #[inline]
+    pub fn builder(
+        device_path: impl Into<String>,
+        name: impl Into<String>,
+    ) -> VolumeDeviceBuilder {
+        VolumeDeviceBuilder {
+            inner: Self {
+                device_path: device_path.into(),
+                name: name.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`VolumeDevice`] values: start with [`VolumeDevice::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `VolumeDevice` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct VolumeDeviceBuilder {
+    inner: VolumeDevice,
+}
+
+impl VolumeDeviceBuilder {
+    /// Path inside the container for the device.
+    pub fn device_path(mut self, value: impl Into<String>) -> Self {
+        self.inner.device_path = value.into();
+        self
+    }
+
+    /// Name of the PVC volume in the pod.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// The finished `VolumeDevice`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> VolumeDevice {
+        self.inner
+    }
+}
+
+impl From<VolumeDevice> for VolumeDeviceBuilder {
+    #[inline]
+    fn from(value: VolumeDevice) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<VolumeDeviceBuilder> for VolumeDevice {
+    #[inline]
+    fn from(builder: VolumeDeviceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -25,3 +25,101 @@ pub struct VolumeMount {
     #[serde(rename = "subPathExpr", skip_serializing_if = "Option::is_none")]
     pub sub_path_expr: Option<String>,
 }
+
+impl VolumeMount {
+    /// The [`VolumeMountBuilder`] of a new `VolumeMount`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `mount_path` (see [`mount_path`](VolumeMountBuilder::mount_path))
+    /// - `name` (see [`name`](VolumeMountBuilder::name))
+    #[inline]
+    pub fn builder(
+        mount_path: impl Into<String>,
+        name: impl Into<String>,
+    ) -> VolumeMountBuilder {
+        VolumeMountBuilder {
+            inner: Self {
+                mount_path: mount_path.into(),
+                mount_propagation: None,
+                name: name.into(),
+                read_only: None,
+                recursive_read_only: None,
+                sub_path: None,
+                sub_path_expr: None,
+            },
+        }
+    }
+}
+
+/// Builds [`VolumeMount`] values: start with [`VolumeMount::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `VolumeMount` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct VolumeMountBuilder {
+    inner: VolumeMount,
+}
+
+impl VolumeMountBuilder {
+    /// Path in the container; must not contain `:`.
+    pub fn mount_path(mut self, value: impl Into<String>) -> Self {
+        self.inner.mount_path = value.into();
+        self
+    }
+
+    /// Mount propagation mode; defaults to None.
+    pub fn mount_propagation(mut self, value: impl Into<String>) -> Self {
+        self.inner.mount_propagation = Some(value.into());
+        self
+    }
+
+    /// Name of the volume to mount.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// Mount read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// Whether read-only is applied recursively: Disabled, IfPossible or Enabled.
+    pub fn recursive_read_only(mut self, value: impl Into<String>) -> Self {
+        self.inner.recursive_read_only = Some(value.into());
+        self
+    }
+
+    /// Sub-path of the volume to mount; defaults to the root.
+    pub fn sub_path(mut self, value: impl Into<String>) -> Self {
+        self.inner.sub_path = Some(value.into());
+        self
+    }
+
+    /// Like subPath, with `$(VAR_NAME)` expansion.
+    pub fn sub_path_expr(mut self, value: impl Into<String>) -> Self {
+        self.inner.sub_path_expr = Some(value.into());
+        self
+    }
+
+    /// The finished `VolumeMount`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> VolumeMount {
+        self.inner
+    }
+}
+
+impl From<VolumeMount> for VolumeMountBuilder {
+    #[inline]
+    fn from(value: VolumeMount) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<VolumeMountBuilder> for VolumeMount {
+    #[inline]
+    fn from(builder: VolumeMountBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -16,3 +16,80 @@ pub struct VolumeMountStatus {
     #[serde(rename = "recursiveReadOnly", skip_serializing_if = "Option::is_none")]
     pub recursive_read_only: Option<String>,
 }
+
+impl VolumeMountStatus {
+    /// The [`VolumeMountStatusBuilder`] of a new `VolumeMountStatus`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `mount_path` (see [`mount_path`](VolumeMountStatusBuilder::mount_path))
+    /// - `name` (see [`name`](VolumeMountStatusBuilder::name))
+    #[inline]
+    pub fn builder(
+        mount_path: impl Into<String>,
+        name: impl Into<String>,
+    ) -> VolumeMountStatusBuilder {
+        VolumeMountStatusBuilder {
+            inner: Self {
+                mount_path: mount_path.into(),
+                name: name.into(),
+                read_only: None,
+                recursive_read_only: None,
+            },
+        }
+    }
+}
+
+/// Builds [`VolumeMountStatus`] values: start with [`VolumeMountStatus::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `VolumeMountStatus` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct VolumeMountStatusBuilder {
+    inner: VolumeMountStatus,
+}
+
+impl VolumeMountStatusBuilder {
+    /// Mount path of the original mount.
+    pub fn mount_path(mut self, value: impl Into<String>) -> Self {
+        self.inner.mount_path = value.into();
+        self
+    }
+
+    /// Name of the original mount.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// Read-only flag of the original mount.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.inner.read_only = Some(value.into());
+        self
+    }
+
+    /// Effective recursive read-only mode: Disabled or Enabled.
+    pub fn recursive_read_only(mut self, value: impl Into<String>) -> Self {
+        self.inner.recursive_read_only = Some(value.into());
+        self
+    }
+
+    /// The finished `VolumeMountStatus`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> VolumeMountStatus {
+        self.inner
+    }
+}
+
+impl From<VolumeMountStatus> for VolumeMountStatusBuilder {
+    #[inline]
+    fn from(value: VolumeMountStatus) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<VolumeMountStatusBuilder> for VolumeMountStatus {
+    #[inline]
+    fn from(builder: VolumeMountStatusBuilder) -> Self {
+        builder.inner
+    }
+}

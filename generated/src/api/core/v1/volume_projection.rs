@@ -25,3 +25,97 @@ pub struct VolumeProjection {
         crate::api::core::v1::ServiceAccountTokenProjection,
     >,
 }
+
+impl VolumeProjection {
+    /// The [`VolumeProjectionBuilder`] of a new `VolumeProjection`.
+    #[inline]
+    pub fn builder() -> VolumeProjectionBuilder {
+        VolumeProjectionBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`VolumeProjection`] values: start with [`VolumeProjection::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `VolumeProjection` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct VolumeProjectionBuilder {
+    inner: VolumeProjection,
+}
+
+impl VolumeProjectionBuilder {
+    /// ClusterTrustBundle contents, e.g. their `.spec.trustBundle`.
+    pub fn cluster_trust_bundle(
+        mut self,
+        value: impl Into<crate::api::core::v1::ClusterTrustBundleProjection>,
+    ) -> Self {
+        self.inner.cluster_trust_bundle = Some(value.into());
+        self
+    }
+
+    /// ConfigMap data to project.
+    pub fn config_map(
+        mut self,
+        value: impl Into<crate::api::core::v1::ConfigMapProjection>,
+    ) -> Self {
+        self.inner.config_map = Some(value.into());
+        self
+    }
+
+    /// Downward API data to project.
+    pub fn downward_api(
+        mut self,
+        value: impl Into<crate::api::core::v1::DownwardAPIProjection>,
+    ) -> Self {
+        self.inner.downward_api = Some(value.into());
+        self
+    }
+
+    /// Kubelet-managed key and certificate to project.
+    pub fn pod_certificate(
+        mut self,
+        value: impl Into<crate::api::core::v1::PodCertificateProjection>,
+    ) -> Self {
+        self.inner.pod_certificate = Some(value.into());
+        self
+    }
+
+    /// Secret data to project.
+    pub fn secret(
+        mut self,
+        value: impl Into<crate::api::core::v1::SecretProjection>,
+    ) -> Self {
+        self.inner.secret = Some(value.into());
+        self
+    }
+
+    /// Service account token to project.
+    pub fn service_account_token(
+        mut self,
+        value: impl Into<crate::api::core::v1::ServiceAccountTokenProjection>,
+    ) -> Self {
+        self.inner.service_account_token = Some(value.into());
+        self
+    }
+
+    /// The finished `VolumeProjection`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> VolumeProjection {
+        self.inner
+    }
+}
+
+impl From<VolumeProjection> for VolumeProjectionBuilder {
+    #[inline]
+    fn from(value: VolumeProjection) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<VolumeProjectionBuilder> for VolumeProjection {
+    #[inline]
+    fn from(builder: VolumeProjectionBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -21,3 +21,103 @@ pub struct VolumeResourceRequirements {
         >,
     >,
 }
+
+impl VolumeResourceRequirements {
+    /// The [`VolumeResourceRequirementsBuilder`] of a new `VolumeResourceRequirements`.
+    #[inline]
+    pub fn builder() -> VolumeResourceRequirementsBuilder {
+        VolumeResourceRequirementsBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`VolumeResourceRequirements`] values: start with [`VolumeResourceRequirements::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `VolumeResourceRequirements` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct VolumeResourceRequirementsBuilder {
+    inner: VolumeResourceRequirements,
+}
+
+impl VolumeResourceRequirementsBuilder {
+    /// Maximum allowed resources.
+    ///
+    /// Replaces the whole map; [`limit`](Self::limit) inserts one entry.
+    pub fn limits(
+        mut self,
+        entries: impl IntoIterator<
+            Item = (
+                impl Into<String>,
+                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+            ),
+        >,
+    ) -> Self {
+        self.inner.limits = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Maximum allowed resources.
+    ///
+    /// Inserts one entry into `limits`, replacing any value under the same key; [`limits`](Self::limits) replaces the whole map.
+    pub fn limit(
+        mut self,
+        key: impl Into<String>,
+        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+    ) -> Self {
+        self.inner.limits.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+
+    /// Minimum required resources.
+    ///
+    /// Replaces the whole map; [`request`](Self::request) inserts one entry.
+    pub fn requests(
+        mut self,
+        entries: impl IntoIterator<
+            Item = (
+                impl Into<String>,
+                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+            ),
+        >,
+    ) -> Self {
+        self.inner.requests = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Minimum required resources.
+    ///
+    /// Inserts one entry into `requests`, replacing any value under the same key; [`requests`](Self::requests) replaces the whole map.
+    pub fn request(
+        mut self,
+        key: impl Into<String>,
+        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+    ) -> Self {
+        self.inner.requests.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+
+    /// The finished `VolumeResourceRequirements`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> VolumeResourceRequirements {
+        self.inner
+    }
+}
+
+impl From<VolumeResourceRequirements> for VolumeResourceRequirementsBuilder {
+    #[inline]
+    fn from(value: VolumeResourceRequirements) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<VolumeResourceRequirementsBuilder> for VolumeResourceRequirements {
+    #[inline]
+    fn from(builder: VolumeResourceRequirementsBuilder) -> Self {
+        builder.inner
+    }
+}

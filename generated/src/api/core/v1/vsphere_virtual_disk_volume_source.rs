@@ -17,3 +17,78 @@ pub struct VsphereVirtualDiskVolumeSource {
     #[serde(rename = "volumePath")]
     pub volume_path: String,
 }
+
+impl VsphereVirtualDiskVolumeSource {
+    /// The [`VsphereVirtualDiskVolumeSourceBuilder`] of a new `VsphereVirtualDiskVolumeSource`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `volume_path` (see [`volume_path`](VsphereVirtualDiskVolumeSourceBuilder::volume_path))
+    #[inline]
+    pub fn builder(
+        volume_path: impl Into<String>,
+    ) -> VsphereVirtualDiskVolumeSourceBuilder {
+        VsphereVirtualDiskVolumeSourceBuilder {
+            inner: Self {
+                fs_type: None,
+                storage_policy_id: None,
+                storage_policy_name: None,
+                volume_path: volume_path.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`VsphereVirtualDiskVolumeSource`] values: start with [`VsphereVirtualDiskVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `VsphereVirtualDiskVolumeSource` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct VsphereVirtualDiskVolumeSourceBuilder {
+    inner: VsphereVirtualDiskVolumeSource,
+}
+
+impl VsphereVirtualDiskVolumeSourceBuilder {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.inner.fs_type = Some(value.into());
+        self
+    }
+
+    /// SPBM storage policy ID.
+    pub fn storage_policy_id(mut self, value: impl Into<String>) -> Self {
+        self.inner.storage_policy_id = Some(value.into());
+        self
+    }
+
+    /// SPBM storage policy name.
+    pub fn storage_policy_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.storage_policy_name = Some(value.into());
+        self
+    }
+
+    /// Path of the vmdk volume.
+    pub fn volume_path(mut self, value: impl Into<String>) -> Self {
+        self.inner.volume_path = value.into();
+        self
+    }
+
+    /// The finished `VsphereVirtualDiskVolumeSource`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> VsphereVirtualDiskVolumeSource {
+        self.inner
+    }
+}
+
+impl From<VsphereVirtualDiskVolumeSource> for VsphereVirtualDiskVolumeSourceBuilder {
+    #[inline]
+    fn from(value: VsphereVirtualDiskVolumeSource) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<VsphereVirtualDiskVolumeSourceBuilder> for VsphereVirtualDiskVolumeSource {
+    #[inline]
+    fn from(builder: VsphereVirtualDiskVolumeSourceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -10,3 +10,69 @@ pub struct WeightedPodAffinityTerm {
     /// Weight between 1 and 100.
     pub weight: i32,
 }
+
+impl WeightedPodAffinityTerm {
+    /// The [`WeightedPodAffinityTermBuilder`] of a new `WeightedPodAffinityTerm`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `pod_affinity_term` (see [`pod_affinity_term`](WeightedPodAffinityTermBuilder::pod_affinity_term))
+    /// - `weight` (see [`weight`](WeightedPodAffinityTermBuilder::weight))
+    #[inline]
+    pub fn builder(
+        pod_affinity_term: impl Into<crate::api::core::v1::PodAffinityTerm>,
+        weight: impl Into<i32>,
+    ) -> WeightedPodAffinityTermBuilder {
+        WeightedPodAffinityTermBuilder {
+            inner: Self {
+                pod_affinity_term: pod_affinity_term.into(),
+                weight: weight.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`WeightedPodAffinityTerm`] values: start with [`WeightedPodAffinityTerm::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `WeightedPodAffinityTerm` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct WeightedPodAffinityTermBuilder {
+    inner: WeightedPodAffinityTerm,
+}
+
+impl WeightedPodAffinityTermBuilder {
+    /// The affinity term.
+    pub fn pod_affinity_term(
+        mut self,
+        value: impl Into<crate::api::core::v1::PodAffinityTerm>,
+    ) -> Self {
+        self.inner.pod_affinity_term = value.into();
+        self
+    }
+
+    /// Weight between 1 and 100.
+    pub fn weight(mut self, value: impl Into<i32>) -> Self {
+        self.inner.weight = value.into();
+        self
+    }
+
+    /// The finished `WeightedPodAffinityTerm`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> WeightedPodAffinityTerm {
+        self.inner
+    }
+}
+
+impl From<WeightedPodAffinityTerm> for WeightedPodAffinityTermBuilder {
+    #[inline]
+    fn from(value: WeightedPodAffinityTerm) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<WeightedPodAffinityTermBuilder> for WeightedPodAffinityTerm {
+    #[inline]
+    fn from(builder: WeightedPodAffinityTermBuilder) -> Self {
+        builder.inner
+    }
+}

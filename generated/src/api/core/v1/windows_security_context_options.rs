@@ -17,3 +17,67 @@ pub struct WindowsSecurityContextOptions {
     #[serde(rename = "runAsUserName", skip_serializing_if = "Option::is_none")]
     pub run_as_user_name: Option<String>,
 }
+
+impl WindowsSecurityContextOptions {
+    /// The [`WindowsSecurityContextOptionsBuilder`] of a new `WindowsSecurityContextOptions`.
+    #[inline]
+    pub fn builder() -> WindowsSecurityContextOptionsBuilder {
+        WindowsSecurityContextOptionsBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`WindowsSecurityContextOptions`] values: start with [`WindowsSecurityContextOptions::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `WindowsSecurityContextOptions` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct WindowsSecurityContextOptionsBuilder {
+    inner: WindowsSecurityContextOptions,
+}
+
+impl WindowsSecurityContextOptionsBuilder {
+    /// Inlined GMSA credential spec.
+    pub fn gmsa_credential_spec(mut self, value: impl Into<String>) -> Self {
+        self.inner.gmsa_credential_spec = Some(value.into());
+        self
+    }
+
+    /// Name of the GMSA credential spec.
+    pub fn gmsa_credential_spec_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.gmsa_credential_spec_name = Some(value.into());
+        self
+    }
+
+    /// Run as a Windows HostProcess container.
+    pub fn host_process(mut self, value: impl Into<bool>) -> Self {
+        self.inner.host_process = Some(value.into());
+        self
+    }
+
+    /// Windows user name for the container process.
+    pub fn run_as_user_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.run_as_user_name = Some(value.into());
+        self
+    }
+
+    /// The finished `WindowsSecurityContextOptions`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> WindowsSecurityContextOptions {
+        self.inner
+    }
+}
+
+impl From<WindowsSecurityContextOptions> for WindowsSecurityContextOptionsBuilder {
+    #[inline]
+    fn from(value: WindowsSecurityContextOptions) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<WindowsSecurityContextOptionsBuilder> for WindowsSecurityContextOptions {
+    #[inline]
+    fn from(builder: WindowsSecurityContextOptionsBuilder) -> Self {
+        builder.inner
+    }
+}

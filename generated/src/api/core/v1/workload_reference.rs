@@ -13,3 +13,73 @@ pub struct WorkloadReference {
     #[serde(rename = "podGroupReplicaKey", skip_serializing_if = "Option::is_none")]
     pub pod_group_replica_key: Option<String>,
 }
+
+impl WorkloadReference {
+    /// The [`WorkloadReferenceBuilder`] of a new `WorkloadReference`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `name` (see [`name`](WorkloadReferenceBuilder::name))
+    /// - `pod_group` (see [`pod_group`](WorkloadReferenceBuilder::pod_group))
+    #[inline]
+    pub fn builder(
+        name: impl Into<String>,
+        pod_group: impl Into<String>,
+    ) -> WorkloadReferenceBuilder {
+        WorkloadReferenceBuilder {
+            inner: Self {
+                name: name.into(),
+                pod_group: pod_group.into(),
+                pod_group_replica_key: None,
+            },
+        }
+    }
+}
+
+/// Builds [`WorkloadReference`] values: start with [`WorkloadReference::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `WorkloadReference` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct WorkloadReferenceBuilder {
+    inner: WorkloadReference,
+}
+
+impl WorkloadReferenceBuilder {
+    /// Name of the Workload in the pod's namespace.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// Pod group within the Workload.
+    pub fn pod_group(mut self, value: impl Into<String>) -> Self {
+        self.inner.pod_group = value.into();
+        self
+    }
+
+    /// Replica key of the pod group.
+    pub fn pod_group_replica_key(mut self, value: impl Into<String>) -> Self {
+        self.inner.pod_group_replica_key = Some(value.into());
+        self
+    }
+
+    /// The finished `WorkloadReference`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> WorkloadReference {
+        self.inner
+    }
+}
+
+impl From<WorkloadReference> for WorkloadReferenceBuilder {
+    #[inline]
+    fn from(value: WorkloadReference) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<WorkloadReferenceBuilder> for WorkloadReference {
+    #[inline]
+    fn from(builder: WorkloadReferenceBuilder) -> Self {
+        builder.inner
+    }
+}

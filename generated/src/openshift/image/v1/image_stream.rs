@@ -2,6 +2,25 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.ImageStream
 
 /// ImageStream 存储标签到镜像的映射、当镜像在流中标记时应用的元数据覆盖,以及对 registry 上容器镜像存储库的可选引用。用户通常会更新 spec.tags 字段,以指向使用带有 pull secret 类型的命名空间中的凭证从容器 registry 导入的外部镜像,或者指向可立即可用于标记或拉取的现有镜像流标签和镜像。应用到标签的镜像历史记录在 status.tags 字段中可见,任何可以查看镜像流的用户都可以将该镜像标记到自己的镜像流中。通过对给定镜像流具有"get imagestreams/layers"权限,授予从集成 registry 中拉取镜像的访问权限。用户可以通过删除 imagestreamtag 资源来删除标签,这会导致该标签的 spec 和 status 被删除。在管理员运行修剪操作前,会保留镜像流历史记录,这将删除不再使用的引用。要保留历史镜像,请确保在其摘要指向该镜像的 spec 中有一个标签。
+///
+/// # Endpoints
+///
+/// | Method | Path | Description | Query parameters | Function |
+/// |---|---|---|---|---|
+/// | `GET` | `/apis/image.openshift.io/v1/imagestreams` | List or watch ImageStream objects across all namespaces. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`list_image_stream_for_all_namespaces`](Self::list_image_stream_for_all_namespaces) |
+/// | `GET` | `/apis/image.openshift.io/v1/watch/imagestreams` | Watch ImageStream objects across all namespaces; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`watch_image_stream_list_for_all_namespaces`](Self::watch_image_stream_list_for_all_namespaces) |
+/// | `DELETE` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams` | Delete a collection of ImageStream objects in a namespace. | `continue`, `dryRun`, `fieldSelector`, `gracePeriodSeconds`, `labelSelector`, `limit`, `orphanDependents`, `pretty`, `propagationPolicy`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds` | [`delete_collection_namespaced_image_stream`](Self::delete_collection_namespaced_image_stream) |
+/// | `GET` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams` | List or watch ImageStream objects in a namespace. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`list_namespaced_image_stream`](Self::list_namespaced_image_stream) |
+/// | `POST` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams` | Create a new ImageStream object in a namespace. | `dryRun`, `fieldManager`, `pretty` | [`create_namespaced_image_stream`](Self::create_namespaced_image_stream) |
+/// | `GET` | `/apis/image.openshift.io/v1/watch/namespaces/{namespace}/imagestreams` | Watch ImageStream objects in a namespace; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`watch_namespaced_image_stream_list`](Self::watch_namespaced_image_stream_list) |
+/// | `DELETE` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}` | Delete the specified ImageStream. | `dryRun`, `gracePeriodSeconds`, `orphanDependents`, `pretty`, `propagationPolicy` | [`delete_namespaced_image_stream`](Self::delete_namespaced_image_stream) |
+/// | `GET` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}` | Read the specified ImageStream. | `pretty` | [`read_namespaced_image_stream`](Self::read_namespaced_image_stream) |
+/// | `PATCH` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}` | Partially update the specified ImageStream. | `dryRun`, `fieldManager`, `force`, `pretty` | [`patch_namespaced_image_stream`](Self::patch_namespaced_image_stream) |
+/// | `PUT` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}` | Replace the specified ImageStream. | `dryRun`, `fieldManager`, `pretty` | [`replace_namespaced_image_stream`](Self::replace_namespaced_image_stream) |
+/// | `GET` | `/apis/image.openshift.io/v1/watch/namespaces/{namespace}/imagestreams/{name}` | Watch one ImageStream; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`watch_namespaced_image_stream`](Self::watch_namespaced_image_stream) |
+/// | `GET` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status` | Read the status of the specified ImageStream. | `pretty` | [`read_namespaced_image_stream_status`](Self::read_namespaced_image_stream_status) |
+/// | `PATCH` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status` | Partially update the status of the specified ImageStream. | `dryRun`, `fieldManager`, `force`, `pretty` | [`patch_namespaced_image_stream_status`](Self::patch_namespaced_image_stream_status) |
+/// | `PUT` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status` | Replace the status of the specified ImageStream. | `dryRun`, `fieldManager`, `pretty` | [`replace_namespaced_image_stream_status`](Self::replace_namespaced_image_stream_status) |
 #[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
 pub struct ImageStream {
     /// APIVersion 定义对象的这个表示法的版本化的 schema。服务器应该将识别的模式转换为最新的内部值,并可拒绝未识别的值。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources>
@@ -43,4 +62,1260 @@ impl ::kubegen_runtime::Resource for ImageStream {
     const PLURAL: &'static str = "imagestreams";
     const SCOPE: ::kubegen_runtime::Scope = ::kubegen_runtime::Scope::Namespaced;
     const SUBRESOURCES: &'static [&'static str] = &["status"];
+}
+
+impl ImageStream {
+    /// The [`ImageStreamBuilder`] of a new `ImageStream` named `name` in the namespace `namespace`, with `apiVersion` and `kind` set.
+    #[inline]
+    pub fn builder(
+        name: impl Into<String>,
+        namespace: impl Into<String>,
+    ) -> ImageStreamBuilder {
+        ImageStreamBuilder {
+            inner: Self {
+                metadata: Some(
+                    crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
+                        .name(name)
+                        .namespace(namespace)
+                        .build(),
+                ),
+                ..Self::default()
+            },
+        }
+    }
+}
+
+/// Builds [`ImageStream`] values: start with [`ImageStream::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ImageStream` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ImageStreamBuilder {
+    inner: ImageStream,
+}
+
+impl ImageStreamBuilder {
+    /// metadata 是标准对象的元数据。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata>
+    pub fn metadata(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    ) -> Self {
+        self.inner.metadata = Some(value.into());
+        self
+    }
+
+    /// metadata 是标准对象的元数据。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata>
+    ///
+    /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
+    pub fn metadata_with(
+        mut self,
+        edit: impl FnOnce(
+            crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+        ) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+    ) -> Self {
+        let current = match self.inner.metadata.take() {
+            Some(value) => value.into(),
+            None => crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
+        };
+        self.inner.metadata = Some(edit(current).build());
+        self
+    }
+
+    /// ImageStreamSpec 代表 ImageStreams 的选项。
+    pub fn spec(
+        mut self,
+        value: impl Into<crate::openshift::image::v1::ImageStreamSpec>,
+    ) -> Self {
+        self.inner.spec = Some(value.into());
+        self
+    }
+
+    /// ImageStreamStatus 包含此镜像流状态的信息。
+    pub fn status(
+        mut self,
+        value: impl Into<crate::openshift::image::v1::ImageStreamStatus>,
+    ) -> Self {
+        self.inner.status = Some(value.into());
+        self
+    }
+
+    /// The finished `ImageStream`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ImageStream {
+        self.inner
+    }
+}
+
+impl From<ImageStream> for ImageStreamBuilder {
+    #[inline]
+    fn from(value: ImageStream) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ImageStreamBuilder> for ImageStream {
+    #[inline]
+    fn from(builder: ImageStreamBuilder) -> Self {
+        builder.inner
+    }
+}
+
+impl ImageStream {
+    /// The operations on this resource, in the order of the endpoint table above.
+    pub const ROUTES: &'static [crate::routes::Route] = &[
+        crate::routes::Route::ListImageOpenshiftIoV1ImageStreamForAllNamespaces,
+        crate::routes::Route::WatchImageOpenshiftIoV1ImageStreamListForAllNamespaces,
+        crate::routes::Route::DeleteImageOpenshiftIoV1CollectionNamespacedImageStream,
+        crate::routes::Route::ListImageOpenshiftIoV1NamespacedImageStream,
+        crate::routes::Route::CreateImageOpenshiftIoV1NamespacedImageStream,
+        crate::routes::Route::WatchImageOpenshiftIoV1NamespacedImageStreamList,
+        crate::routes::Route::DeleteImageOpenshiftIoV1NamespacedImageStream,
+        crate::routes::Route::ReadImageOpenshiftIoV1NamespacedImageStream,
+        crate::routes::Route::PatchImageOpenshiftIoV1NamespacedImageStream,
+        crate::routes::Route::ReplaceImageOpenshiftIoV1NamespacedImageStream,
+        crate::routes::Route::WatchImageOpenshiftIoV1NamespacedImageStream,
+        crate::routes::Route::ReadImageOpenshiftIoV1NamespacedImageStreamStatus,
+        crate::routes::Route::PatchImageOpenshiftIoV1NamespacedImageStreamStatus,
+        crate::routes::Route::ReplaceImageOpenshiftIoV1NamespacedImageStreamStatus,
+    ];
+
+    /// List or watch ImageStream objects across all namespaces.
+    ///
+    /// `GET /apis/image.openshift.io/v1/imagestreams`. Decode the response with [`ImageStream::list_image_stream_for_all_namespaces_response`].
+    ///
+    /// # Errors
+    ///
+    /// Never in practice: the request is always well-formed.
+    pub fn list_image_stream_for_all_namespaces(
+        query: &ListImageStreamForAllNamespacesQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/image.openshift.io/v1/imagestreams",
+        );
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`ImageStream::list_image_stream_for_all_namespaces`]: 200 OK → `openshift::image::v1::ImageStreamList`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn list_image_stream_for_all_namespaces_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        crate::openshift::image::v1::ImageStreamList,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Watch ImageStream objects across all namespaces; deprecated, use a list call with `watch=true`.
+    ///
+    /// `GET /apis/image.openshift.io/v1/watch/imagestreams` (deprecated). Decode the response with [`ImageStream::watch_image_stream_list_for_all_namespaces_response`].
+    ///
+    /// # Errors
+    ///
+    /// Never in practice: the request is always well-formed.
+    pub fn watch_image_stream_list_for_all_namespaces(
+        query: &WatchImageStreamListForAllNamespacesQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/image.openshift.io/v1/watch/imagestreams",
+        );
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`ImageStream::watch_image_stream_list_for_all_namespaces`]: 200 OK → `WatchEvent<openshift::image::v1::ImageStream>` stream.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn watch_image_stream_list_for_all_namespaces_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        Vec<
+            ::kubegen_runtime::WatchEvent<
+                Self,
+                crate::apimachinery::pkg::apis::meta::v1::Status,
+            >,
+        >,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::watch_events(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Delete a collection of ImageStream objects in a namespace.
+    ///
+    /// `DELETE /apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams`. Decode the response with [`ImageStream::delete_collection_namespaced_image_stream_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn delete_collection_namespaced_image_stream(
+        namespace: &str,
+        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        query: &DeleteCollectionNamespacedImageStreamQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/image.openshift.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/imagestreams");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::DELETE,
+            target,
+            Some("application/json"),
+            body.map(::kubegen_runtime::request::Body::json).transpose()?,
+        )
+    }
+
+    /// Decodes the response to [`ImageStream::delete_collection_namespaced_image_stream`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn delete_collection_namespaced_image_stream_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        crate::apimachinery::pkg::apis::meta::v1::Status,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// List or watch ImageStream objects in a namespace.
+    ///
+    /// `GET /apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams`. Decode the response with [`ImageStream::list_namespaced_image_stream_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn list_namespaced_image_stream(
+        namespace: &str,
+        query: &ListNamespacedImageStreamQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/image.openshift.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/imagestreams");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`ImageStream::list_namespaced_image_stream`]: 200 OK → `openshift::image::v1::ImageStreamList`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn list_namespaced_image_stream_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        crate::openshift::image::v1::ImageStreamList,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Create a new ImageStream object in a namespace.
+    ///
+    /// `POST /apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams`. Decode the response with [`ImageStream::create_namespaced_image_stream_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn create_namespaced_image_stream(
+        namespace: &str,
+        body: &Self,
+        query: &CreateNamespacedImageStreamQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/image.openshift.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/imagestreams");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::POST,
+            target,
+            Some("application/json"),
+            Some(::kubegen_runtime::request::Body::json(body)?),
+        )
+    }
+
+    /// Decodes the response to [`ImageStream::create_namespaced_image_stream`]: 200 OK → `openshift::image::v1::ImageStream`, 201 Created → `openshift::image::v1::ImageStream`, 202 Accepted → `openshift::image::v1::ImageStream`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn create_namespaced_image_stream_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200..=202 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Watch ImageStream objects in a namespace; deprecated, use a list call with `watch=true`.
+    ///
+    /// `GET /apis/image.openshift.io/v1/watch/namespaces/{namespace}/imagestreams` (deprecated). Decode the response with [`ImageStream::watch_namespaced_image_stream_list_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn watch_namespaced_image_stream_list(
+        namespace: &str,
+        query: &WatchNamespacedImageStreamListQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/image.openshift.io/v1/watch/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/imagestreams");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`ImageStream::watch_namespaced_image_stream_list`]: 200 OK → `WatchEvent<openshift::image::v1::ImageStream>` stream.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn watch_namespaced_image_stream_list_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        Vec<
+            ::kubegen_runtime::WatchEvent<
+                Self,
+                crate::apimachinery::pkg::apis::meta::v1::Status,
+            >,
+        >,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::watch_events(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Delete the specified ImageStream.
+    ///
+    /// `DELETE /apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}`. Decode the response with [`ImageStream::delete_namespaced_image_stream_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn delete_namespaced_image_stream(
+        namespace: &str,
+        name: &str,
+        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        query: &DeleteNamespacedImageStreamQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/image.openshift.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/imagestreams/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::DELETE,
+            target,
+            Some("application/json"),
+            body.map(::kubegen_runtime::request::Body::json).transpose()?,
+        )
+    }
+
+    /// Decodes the response to [`ImageStream::delete_namespaced_image_stream`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`, 202 Accepted → `apimachinery::pkg::apis::meta::v1::Status`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn delete_namespaced_image_stream_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        crate::apimachinery::pkg::apis::meta::v1::Status,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 | 202 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Read the specified ImageStream.
+    ///
+    /// `GET /apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}`. Decode the response with [`ImageStream::read_namespaced_image_stream_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn read_namespaced_image_stream(
+        namespace: &str,
+        name: &str,
+        query: &ReadNamespacedImageStreamQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/image.openshift.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/imagestreams/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`ImageStream::read_namespaced_image_stream`]: 200 OK → `openshift::image::v1::ImageStream`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn read_namespaced_image_stream_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Partially update the specified ImageStream.
+    ///
+    /// `PATCH /apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}`. Decode the response with [`ImageStream::patch_namespaced_image_stream_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the operation does not accept this kind of patch.
+    pub fn patch_namespaced_image_stream(
+        namespace: &str,
+        name: &str,
+        body: &::kubegen_runtime::Patch,
+        query: &PatchNamespacedImageStreamQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/image.openshift.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/imagestreams/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::PATCH,
+            target,
+            Some("application/json"),
+            Some(
+                body
+                    .to_body(
+                        &[
+                            "application/apply-patch+cbor",
+                            "application/apply-patch+yaml",
+                            "application/json-patch+json",
+                            "application/merge-patch+json",
+                            "application/strategic-merge-patch+json",
+                        ],
+                    )?,
+            ),
+        )
+    }
+
+    /// Decodes the response to [`ImageStream::patch_namespaced_image_stream`]: 200 OK → `openshift::image::v1::ImageStream`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn patch_namespaced_image_stream_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Replace the specified ImageStream.
+    ///
+    /// `PUT /apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}`. Decode the response with [`ImageStream::replace_namespaced_image_stream_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn replace_namespaced_image_stream(
+        namespace: &str,
+        name: &str,
+        body: &Self,
+        query: &ReplaceNamespacedImageStreamQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/image.openshift.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/imagestreams/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::PUT,
+            target,
+            Some("application/json"),
+            Some(::kubegen_runtime::request::Body::json(body)?),
+        )
+    }
+
+    /// Decodes the response to [`ImageStream::replace_namespaced_image_stream`]: 200 OK → `openshift::image::v1::ImageStream`, 201 Created → `openshift::image::v1::ImageStream`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn replace_namespaced_image_stream_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 | 201 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Watch one ImageStream; deprecated, use a list call with `watch=true` and a `fieldSelector`.
+    ///
+    /// `GET /apis/image.openshift.io/v1/watch/namespaces/{namespace}/imagestreams/{name}` (deprecated). Decode the response with [`ImageStream::watch_namespaced_image_stream_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn watch_namespaced_image_stream(
+        namespace: &str,
+        name: &str,
+        query: &WatchNamespacedImageStreamQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/image.openshift.io/v1/watch/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/imagestreams/");
+        target.push_segment("name", name)?;
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`ImageStream::watch_namespaced_image_stream`]: 200 OK → `WatchEvent<openshift::image::v1::ImageStream>` stream.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn watch_namespaced_image_stream_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<
+        Vec<
+            ::kubegen_runtime::WatchEvent<
+                Self,
+                crate::apimachinery::pkg::apis::meta::v1::Status,
+            >,
+        >,
+        crate::routes::ResponseError,
+    > {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::watch_events(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Read the status of the specified ImageStream.
+    ///
+    /// `GET /apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status`. Decode the response with [`ImageStream::read_namespaced_image_stream_status_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    pub fn read_namespaced_image_stream_status(
+        namespace: &str,
+        name: &str,
+        query: &ReadNamespacedImageStreamStatusQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/image.openshift.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/imagestreams/");
+        target.push_segment("name", name)?;
+        target.push_literal("/status");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// Decodes the response to [`ImageStream::read_namespaced_image_stream_status`]: 200 OK → `openshift::image::v1::ImageStream`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn read_namespaced_image_stream_status_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Partially update the status of the specified ImageStream.
+    ///
+    /// `PATCH /apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status`. Decode the response with [`ImageStream::patch_namespaced_image_stream_status_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the operation does not accept this kind of patch.
+    pub fn patch_namespaced_image_stream_status(
+        namespace: &str,
+        name: &str,
+        body: &::kubegen_runtime::Patch,
+        query: &PatchNamespacedImageStreamStatusQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/image.openshift.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/imagestreams/");
+        target.push_segment("name", name)?;
+        target.push_literal("/status");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::PATCH,
+            target,
+            Some("application/json"),
+            Some(
+                body
+                    .to_body(
+                        &[
+                            "application/apply-patch+cbor",
+                            "application/apply-patch+yaml",
+                            "application/json-patch+json",
+                            "application/merge-patch+json",
+                            "application/strategic-merge-patch+json",
+                        ],
+                    )?,
+            ),
+        )
+    }
+
+    /// Decodes the response to [`ImageStream::patch_namespaced_image_stream_status`]: 200 OK → `openshift::image::v1::ImageStream`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn patch_namespaced_image_stream_status_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+
+    /// Replace the status of the specified ImageStream.
+    ///
+    /// `PUT /apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status`. Decode the response with [`ImageStream::replace_namespaced_image_stream_status_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    pub fn replace_namespaced_image_stream_status(
+        namespace: &str,
+        name: &str,
+        body: &Self,
+        query: &ReplaceNamespacedImageStreamStatusQuery,
+    ) -> Result<
+        ::kubegen_runtime::http::Request<Vec<u8>>,
+        ::kubegen_runtime::RequestError,
+    > {
+        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+            "/apis/image.openshift.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/imagestreams/");
+        target.push_segment("name", name)?;
+        target.push_literal("/status");
+        target.push_params(query);
+        ::kubegen_runtime::request::build(
+            ::kubegen_runtime::http::Method::PUT,
+            target,
+            Some("application/json"),
+            Some(::kubegen_runtime::request::Body::json(body)?),
+        )
+    }
+
+    /// Decodes the response to [`ImageStream::replace_namespaced_image_stream_status`]: 200 OK → `openshift::image::v1::ImageStream`, 201 Created → `openshift::image::v1::ImageStream`.
+    ///
+    /// # Errors
+    ///
+    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    pub fn replace_namespaced_image_stream_status_response(
+        status: ::kubegen_runtime::http::StatusCode,
+        body: &[u8],
+    ) -> Result<Self, crate::routes::ResponseError> {
+        match status.as_u16() {
+            200 | 201 => ::kubegen_runtime::response::json(status, body),
+            _ => Err(::kubegen_runtime::response::error(status, body)),
+        }
+    }
+}
+
+/// The optional query parameters of [`ImageStream::list_image_stream_for_all_namespaces`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListImageStreamForAllNamespacesQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ListImageStreamForAllNamespacesQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+/// The optional query parameters of [`ImageStream::watch_image_stream_list_for_all_namespaces`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WatchImageStreamListForAllNamespacesQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams
+for WatchImageStreamListForAllNamespacesQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+/// The optional query parameters of [`ImageStream::delete_collection_namespaced_image_stream`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeleteCollectionNamespacedImageStreamQuery {
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Seconds to wait before deletion; 0 deletes immediately.
+    pub grace_period_seconds: Option<i64>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
+    pub orphan_dependents: Option<bool>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Garbage collection policy: Orphan, Background or Foreground.
+    pub propagation_policy: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+}
+
+impl ::kubegen_runtime::request::QueryParams
+for DeleteCollectionNamespacedImageStreamQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target
+            .push_optional_query(
+                "gracePeriodSeconds",
+                self.grace_period_seconds.as_ref(),
+            );
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target
+            .push_optional_query(
+                "propagationPolicy",
+                self.propagation_policy.as_deref(),
+            );
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+    }
+}
+
+/// The optional query parameters of [`ImageStream::list_namespaced_image_stream`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListNamespacedImageStreamQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ListNamespacedImageStreamQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+/// The optional query parameters of [`ImageStream::create_namespaced_image_stream`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CreateNamespacedImageStreamQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub field_manager: Option<String>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for CreateNamespacedImageStreamQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldManager", self.field_manager.as_deref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`ImageStream::watch_namespaced_image_stream_list`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WatchNamespacedImageStreamListQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for WatchNamespacedImageStreamListQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+/// The optional query parameters of [`ImageStream::delete_namespaced_image_stream`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeleteNamespacedImageStreamQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Seconds to wait before deletion; 0 deletes immediately.
+    pub grace_period_seconds: Option<i64>,
+    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
+    pub orphan_dependents: Option<bool>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Garbage collection policy: Orphan, Background or Foreground.
+    pub propagation_policy: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for DeleteNamespacedImageStreamQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target
+            .push_optional_query(
+                "gracePeriodSeconds",
+                self.grace_period_seconds.as_ref(),
+            );
+        target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target
+            .push_optional_query(
+                "propagationPolicy",
+                self.propagation_policy.as_deref(),
+            );
+    }
+}
+
+/// The optional query parameters of [`ImageStream::read_namespaced_image_stream`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadNamespacedImageStreamQuery {
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ReadNamespacedImageStreamQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`ImageStream::patch_namespaced_image_stream`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PatchNamespacedImageStreamQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub field_manager: Option<String>,
+    /// Let an apply request take over fields owned by other managers; unset for other patch types.
+    pub force: Option<bool>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for PatchNamespacedImageStreamQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldManager", self.field_manager.as_deref());
+        target.push_optional_query("force", self.force.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`ImageStream::replace_namespaced_image_stream`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplaceNamespacedImageStreamQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub field_manager: Option<String>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ReplaceNamespacedImageStreamQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldManager", self.field_manager.as_deref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`ImageStream::watch_namespaced_image_stream`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WatchNamespacedImageStreamQuery {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Continue token returned by a previous paged list call.
+    pub continue_: Option<String>,
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub field_selector: Option<String>,
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return in one page.
+    pub limit: Option<i64>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub resource_version_match: Option<String>,
+    /// Time limit for the list or watch call, in seconds.
+    pub timeout_seconds: Option<i64>,
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub watch: Option<bool>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for WatchNamespacedImageStreamQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
+        target.push_optional_query("continue", self.continue_.as_deref());
+        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+        target.push_optional_query("labelSelector", self.label_selector.as_deref());
+        target.push_optional_query("limit", self.limit.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
+        target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+/// The optional query parameters of [`ImageStream::read_namespaced_image_stream_status`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadNamespacedImageStreamStatusQuery {
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for ReadNamespacedImageStreamStatusQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`ImageStream::patch_namespaced_image_stream_status`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PatchNamespacedImageStreamStatusQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub field_manager: Option<String>,
+    /// Let an apply request take over fields owned by other managers; unset for other patch types.
+    pub force: Option<bool>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams for PatchNamespacedImageStreamStatusQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldManager", self.field_manager.as_deref());
+        target.push_optional_query("force", self.force.as_ref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+/// The optional query parameters of [`ImageStream::replace_namespaced_image_stream_status`]; only those set are sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplaceNamespacedImageStreamStatusQuery {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub field_manager: Option<String>,
+    /// Pretty-print the output when set to 'true'.
+    pub pretty: Option<String>,
+}
+
+impl ::kubegen_runtime::request::QueryParams
+for ReplaceNamespacedImageStreamStatusQuery {
+    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+        target.push_optional_query("dryRun", self.dry_run.as_deref());
+        target.push_optional_query("fieldManager", self.field_manager.as_deref());
+        target.push_optional_query("pretty", self.pretty.as_deref());
+    }
 }

@@ -38,3 +38,89 @@ impl ::kubegen_runtime::TypeMeta for ImageStreamList {
 impl ::kubegen_runtime::ListResource for ImageStreamList {
     type Item = crate::openshift::image::v1::ImageStream;
 }
+
+impl ImageStreamList {
+    /// The [`ImageStreamListBuilder`] of a new `ImageStreamList`, with `apiVersion` and `kind` set.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `items` (see [`items`](ImageStreamListBuilder::items))
+    #[inline]
+    pub fn builder(
+        items: impl IntoIterator<
+            Item = impl Into<crate::openshift::image::v1::ImageStream>,
+        >,
+    ) -> ImageStreamListBuilder {
+        ImageStreamListBuilder {
+            inner: Self {
+                api_version: ::kubegen_runtime::ApiVersion::present(),
+                items: items.into_iter().map(Into::into).collect(),
+                kind: ::kubegen_runtime::Kind::present(),
+                metadata: None,
+            },
+        }
+    }
+}
+
+/// Builds [`ImageStreamList`] values: start with [`ImageStreamList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ImageStreamList` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ImageStreamListBuilder {
+    inner: ImageStreamList,
+}
+
+impl ImageStreamListBuilder {
+    /// items 是镜像流的列表。
+    ///
+    /// Replaces the whole list; [`item`](Self::item) appends one item.
+    pub fn items(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::openshift::image::v1::ImageStream>,
+        >,
+    ) -> Self {
+        self.inner.items = items.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// items 是镜像流的列表。
+    ///
+    /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
+    pub fn item(
+        mut self,
+        item: impl Into<crate::openshift::image::v1::ImageStream>,
+    ) -> Self {
+        self.inner.items.push(item.into());
+        self
+    }
+
+    /// metadata 是标准的列表元数据。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata>
+    pub fn metadata(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ListMeta>,
+    ) -> Self {
+        self.inner.metadata = Some(value.into());
+        self
+    }
+
+    /// The finished `ImageStreamList`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ImageStreamList {
+        self.inner
+    }
+}
+
+impl From<ImageStreamList> for ImageStreamListBuilder {
+    #[inline]
+    fn from(value: ImageStreamList) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ImageStreamListBuilder> for ImageStreamList {
+    #[inline]
+    fn from(builder: ImageStreamListBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -14,3 +14,82 @@ pub struct ImageStreamSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<crate::openshift::image::v1::TagReference>>,
 }
+
+impl ImageStreamSpec {
+    /// The [`ImageStreamSpecBuilder`] of a new `ImageStreamSpec`.
+    #[inline]
+    pub fn builder() -> ImageStreamSpecBuilder {
+        ImageStreamSpecBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`ImageStreamSpec`] values: start with [`ImageStreamSpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ImageStreamSpec` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ImageStreamSpecBuilder {
+    inner: ImageStreamSpec,
+}
+
+impl ImageStreamSpecBuilder {
+    /// dockerImageRepository 是可选的,如果指定此流由这个服务器上的容器存储库支持:从 v3.7 开始已弃用,并将在以后的发行版本中删除。通过 spec.tags.from 引用来指定每个标签中要导入的标签的源。
+    pub fn docker_image_repository(mut self, value: impl Into<String>) -> Self {
+        self.inner.docker_image_repository = Some(value.into());
+        self
+    }
+
+    /// ImageLookupPolicy 描述了如何使用镜像流覆盖命名空间中 pod、构建和其他资源使用的镜像引用。
+    pub fn lookup_policy(
+        mut self,
+        value: impl Into<crate::openshift::image::v1::ImageLookupPolicy>,
+    ) -> Self {
+        self.inner.lookup_policy = Some(value.into());
+        self
+    }
+
+    /// 标签将任意字符串值映射到特定的镜像 locators
+    ///
+    /// Replaces the whole list; [`tag`](Self::tag) appends one item.
+    pub fn tags(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::openshift::image::v1::TagReference>,
+        >,
+    ) -> Self {
+        self.inner.tags = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// 标签将任意字符串值映射到特定的镜像 locators
+    ///
+    /// Appends one item to `tags`; [`tags`](Self::tags) replaces the whole list.
+    pub fn tag(
+        mut self,
+        item: impl Into<crate::openshift::image::v1::TagReference>,
+    ) -> Self {
+        self.inner.tags.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// The finished `ImageStreamSpec`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ImageStreamSpec {
+        self.inner
+    }
+}
+
+impl From<ImageStreamSpec> for ImageStreamSpecBuilder {
+    #[inline]
+    fn from(value: ImageStreamSpec) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ImageStreamSpecBuilder> for ImageStreamSpec {
+    #[inline]
+    fn from(builder: ImageStreamSpecBuilder) -> Self {
+        builder.inner
+    }
+}

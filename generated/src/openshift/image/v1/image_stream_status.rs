@@ -17,3 +17,79 @@ pub struct ImageStreamStatus {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<crate::openshift::image::v1::NamedTagEventList>>,
 }
+
+impl ImageStreamStatus {
+    /// The [`ImageStreamStatusBuilder`] of a new `ImageStreamStatus`.
+    #[inline]
+    pub fn builder() -> ImageStreamStatusBuilder {
+        ImageStreamStatusBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`ImageStreamStatus`] values: start with [`ImageStreamStatus::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ImageStreamStatus` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ImageStreamStatusBuilder {
+    inner: ImageStreamStatus,
+}
+
+impl ImageStreamStatusBuilder {
+    /// dockerImageRepository 代表此流可在其访问的有效位置。可以为空,直到服务器确定存储库所在的位置
+    pub fn docker_image_repository(mut self, value: impl Into<String>) -> Self {
+        self.inner.docker_image_repository = Some(value.into());
+        self
+    }
+
+    /// publicDockerImageRepository 代表可以从集群外拉取镜像的公共位置。如果管理员没有在外部公开集成的 registry,则此字段可能为空。
+    pub fn public_docker_image_repository(mut self, value: impl Into<String>) -> Self {
+        self.inner.public_docker_image_repository = Some(value.into());
+        self
+    }
+
+    /// 标签是与每个标签关联的镜像的历史记录。TagEvent 数组中的第一个条目是当前标记的镜像。
+    ///
+    /// Replaces the whole list; [`tag`](Self::tag) appends one item.
+    pub fn tags(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::openshift::image::v1::NamedTagEventList>,
+        >,
+    ) -> Self {
+        self.inner.tags = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// 标签是与每个标签关联的镜像的历史记录。TagEvent 数组中的第一个条目是当前标记的镜像。
+    ///
+    /// Appends one item to `tags`; [`tags`](Self::tags) replaces the whole list.
+    pub fn tag(
+        mut self,
+        item: impl Into<crate::openshift::image::v1::NamedTagEventList>,
+    ) -> Self {
+        self.inner.tags.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// The finished `ImageStreamStatus`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ImageStreamStatus {
+        self.inner
+    }
+}
+
+impl From<ImageStreamStatus> for ImageStreamStatusBuilder {
+    #[inline]
+    fn from(value: ImageStreamStatus) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ImageStreamStatusBuilder> for ImageStreamStatus {
+    #[inline]
+    fn from(builder: ImageStreamStatusBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -12,3 +12,109 @@ pub struct NamedTagEventList {
     /// tag 是记录历史记录的标签
     pub tag: String,
 }
+
+impl NamedTagEventList {
+    /// The [`NamedTagEventListBuilder`] of a new `NamedTagEventList`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `items` (see [`items`](NamedTagEventListBuilder::items))
+    /// - `tag` (see [`tag`](NamedTagEventListBuilder::tag))
+    #[inline]
+    pub fn builder(
+        items: impl IntoIterator<
+            Item = impl Into<crate::openshift::image::v1::TagEvent>,
+        >,
+        tag: impl Into<String>,
+    ) -> NamedTagEventListBuilder {
+        NamedTagEventListBuilder {
+            inner: Self {
+                conditions: None,
+                items: items.into_iter().map(Into::into).collect(),
+                tag: tag.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`NamedTagEventList`] values: start with [`NamedTagEventList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `NamedTagEventList` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct NamedTagEventListBuilder {
+    inner: NamedTagEventList,
+}
+
+impl NamedTagEventListBuilder {
+    /// conditions 是应用到标签事件列表的条件数组。
+    ///
+    /// Replaces the whole list; [`condition`](Self::condition) appends one item.
+    pub fn conditions(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::openshift::image::v1::TagEventCondition>,
+        >,
+    ) -> Self {
+        self.inner.conditions = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// conditions 是应用到标签事件列表的条件数组。
+    ///
+    /// Appends one item to `conditions`; [`conditions`](Self::conditions) replaces the whole list.
+    pub fn condition(
+        mut self,
+        item: impl Into<crate::openshift::image::v1::TagEventCondition>,
+    ) -> Self {
+        self.inner.conditions.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// 标准对象元数据。
+    ///
+    /// Replaces the whole list; [`item`](Self::item) appends one item.
+    pub fn items(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::openshift::image::v1::TagEvent>>,
+    ) -> Self {
+        self.inner.items = items.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// 标准对象元数据。
+    ///
+    /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
+    pub fn item(
+        mut self,
+        item: impl Into<crate::openshift::image::v1::TagEvent>,
+    ) -> Self {
+        self.inner.items.push(item.into());
+        self
+    }
+
+    /// tag 是记录历史记录的标签
+    pub fn tag(mut self, value: impl Into<String>) -> Self {
+        self.inner.tag = value.into();
+        self
+    }
+
+    /// The finished `NamedTagEventList`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> NamedTagEventList {
+        self.inner
+    }
+}
+
+impl From<NamedTagEventList> for NamedTagEventListBuilder {
+    #[inline]
+    fn from(value: NamedTagEventList) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<NamedTagEventListBuilder> for NamedTagEventList {
+    #[inline]
+    fn from(builder: NamedTagEventListBuilder) -> Self {
+        builder.inner
+    }
+}

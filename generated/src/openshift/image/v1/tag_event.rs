@@ -14,3 +14,87 @@ pub struct TagEvent {
     /// image 是镜像
     pub image: String,
 }
+
+impl TagEvent {
+    /// The [`TagEventBuilder`] of a new `TagEvent`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `created` (see [`created`](TagEventBuilder::created))
+    /// - `docker_image_reference` (see [`docker_image_reference`](TagEventBuilder::docker_image_reference))
+    /// - `generation` (see [`generation`](TagEventBuilder::generation))
+    /// - `image` (see [`image`](TagEventBuilder::image))
+    #[inline]
+    pub fn builder(
+        created: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+        docker_image_reference: impl Into<String>,
+        generation: impl Into<i64>,
+        image: impl Into<String>,
+    ) -> TagEventBuilder {
+        TagEventBuilder {
+            inner: Self {
+                created: created.into(),
+                docker_image_reference: docker_image_reference.into(),
+                generation: generation.into(),
+                image: image.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`TagEvent`] values: start with [`TagEvent::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `TagEvent` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct TagEventBuilder {
+    inner: TagEvent,
+}
+
+impl TagEventBuilder {
+    /// created 包含 TagEvent 创建的时间
+    pub fn created(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.inner.created = value.into();
+        self
+    }
+
+    /// dockerImageReference 是可用于拉取此镜像的字符串
+    pub fn docker_image_reference(mut self, value: impl Into<String>) -> Self {
+        self.inner.docker_image_reference = value.into();
+        self
+    }
+
+    /// 生成是导致此标签的 spec 标签生成更新
+    pub fn generation(mut self, value: impl Into<i64>) -> Self {
+        self.inner.generation = value.into();
+        self
+    }
+
+    /// image 是镜像
+    pub fn image(mut self, value: impl Into<String>) -> Self {
+        self.inner.image = value.into();
+        self
+    }
+
+    /// The finished `TagEvent`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> TagEvent {
+        self.inner
+    }
+}
+
+impl From<TagEvent> for TagEventBuilder {
+    #[inline]
+    fn from(value: TagEvent) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<TagEventBuilder> for TagEvent {
+    #[inline]
+    fn from(builder: TagEventBuilder) -> Self {
+        builder.inner
+    }
+}

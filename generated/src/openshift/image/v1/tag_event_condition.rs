@@ -21,3 +21,99 @@ pub struct TagEventCondition {
     #[serde(rename = "type")]
     pub type_: String,
 }
+
+impl TagEventCondition {
+    /// The [`TagEventConditionBuilder`] of a new `TagEventCondition`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `generation` (see [`generation`](TagEventConditionBuilder::generation))
+    /// - `status` (see [`status`](TagEventConditionBuilder::status))
+    /// - `type_` (see [`type_`](TagEventConditionBuilder::type_))
+    #[inline]
+    pub fn builder(
+        generation: impl Into<i64>,
+        status: impl Into<String>,
+        type_: impl Into<String>,
+    ) -> TagEventConditionBuilder {
+        TagEventConditionBuilder {
+            inner: Self {
+                generation: generation.into(),
+                last_transition_time: None,
+                message: None,
+                reason: None,
+                status: status.into(),
+                type_: type_.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`TagEventCondition`] values: start with [`TagEventCondition::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `TagEventCondition` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct TagEventConditionBuilder {
+    inner: TagEventCondition,
+}
+
+impl TagEventConditionBuilder {
+    /// 生成是此状态对应的 spec 标签生成
+    pub fn generation(mut self, value: impl Into<i64>) -> Self {
+        self.inner.generation = value.into();
+        self
+    }
+
+    /// lastTransitionTime 是条件从一个状态转换到另一个状态的时间。
+    pub fn last_transition_time(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.inner.last_transition_time = Some(value.into());
+        self
+    }
+
+    /// 消息是最后一次转换的详细信息的人类可读描述,补充原因。
+    pub fn message(mut self, value: impl Into<String>) -> Self {
+        self.inner.message = Some(value.into());
+        self
+    }
+
+    /// reason 是条件最后一次转换的简短机器可读说明。
+    pub fn reason(mut self, value: impl Into<String>) -> Self {
+        self.inner.reason = Some(value.into());
+        self
+    }
+
+    /// 条件的状态,True, False, Unknown 之一。
+    pub fn status(mut self, value: impl Into<String>) -> Self {
+        self.inner.status = value.into();
+        self
+    }
+
+    /// 标签事件状况类型,目前只有 ImportSuccess
+    pub fn type_(mut self, value: impl Into<String>) -> Self {
+        self.inner.type_ = value.into();
+        self
+    }
+
+    /// The finished `TagEventCondition`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> TagEventCondition {
+        self.inner
+    }
+}
+
+impl From<TagEventCondition> for TagEventConditionBuilder {
+    #[inline]
+    fn from(value: TagEventCondition) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<TagEventConditionBuilder> for TagEventCondition {
+    #[inline]
+    fn from(builder: TagEventConditionBuilder) -> Self {
+        builder.inner
+    }
+}

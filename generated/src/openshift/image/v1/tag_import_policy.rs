@@ -14,3 +14,61 @@ pub struct TagImportPolicy {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduled: Option<bool>,
 }
+
+impl TagImportPolicy {
+    /// The [`TagImportPolicyBuilder`] of a new `TagImportPolicy`.
+    #[inline]
+    pub fn builder() -> TagImportPolicyBuilder {
+        TagImportPolicyBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`TagImportPolicy`] values: start with [`TagImportPolicy::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `TagImportPolicy` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct TagImportPolicyBuilder {
+    inner: TagImportPolicy,
+}
+
+impl TagImportPolicyBuilder {
+    /// importMode 描述如何导入镜像清单。
+    pub fn import_mode(mut self, value: impl Into<String>) -> Self {
+        self.inner.import_mode = Some(value.into());
+        self
+    }
+
+    /// 如果服务器可以在镜像导入过程中绕过证书验证或直接通过 HTTP 连接,则不安全为 true。
+    pub fn insecure(mut self, value: impl Into<bool>) -> Self {
+        self.inner.insecure = Some(value.into());
+        self
+    }
+
+    /// scheduled 表示应定期检查该标签的服务器以确保它最新并导入
+    pub fn scheduled(mut self, value: impl Into<bool>) -> Self {
+        self.inner.scheduled = Some(value.into());
+        self
+    }
+
+    /// The finished `TagImportPolicy`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> TagImportPolicy {
+        self.inner
+    }
+}
+
+impl From<TagImportPolicy> for TagImportPolicyBuilder {
+    #[inline]
+    fn from(value: TagImportPolicy) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<TagImportPolicyBuilder> for TagImportPolicy {
+    #[inline]
+    fn from(builder: TagImportPolicyBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -25,3 +25,125 @@ pub struct TagReference {
     #[serde(rename = "referencePolicy", skip_serializing_if = "Option::is_none")]
     pub reference_policy: Option<crate::openshift::image::v1::TagReferencePolicy>,
 }
+
+impl TagReference {
+    /// The [`TagReferenceBuilder`] of a new `TagReference`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `name` (see [`name`](TagReferenceBuilder::name))
+    #[inline]
+    pub fn builder(name: impl Into<String>) -> TagReferenceBuilder {
+        TagReferenceBuilder {
+            inner: Self {
+                annotations: None,
+                from: None,
+                generation: None,
+                import_policy: None,
+                name: name.into(),
+                reference: None,
+                reference_policy: None,
+            },
+        }
+    }
+}
+
+/// Builds [`TagReference`] values: start with [`TagReference::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `TagReference` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct TagReferenceBuilder {
+    inner: TagReference,
+}
+
+impl TagReferenceBuilder {
+    /// 可选;如果指定,则应用于通过 ImageStreamTags 检索的镜像的注解。
+    ///
+    /// Replaces the whole map; [`annotation`](Self::annotation) inserts one entry.
+    pub fn annotations(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+    ) -> Self {
+        self.inner.annotations = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// 可选;如果指定,则应用于通过 ImageStreamTags 检索的镜像的注解。
+    ///
+    /// Inserts one entry into `annotations`, replacing any value under the same key; [`annotations`](Self::annotations) replaces the whole map.
+    pub fn annotation(
+        mut self,
+        key: impl Into<String>,
+        value: impl Into<String>,
+    ) -> Self {
+        self.inner.annotations.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+
+    /// 可选;如果指定,则对此标签应指向的另一个镜像的引用。有效值为 ImageStreamTag、ImageStreamImage 和 DockerImage。ImageStreamTag 引用只能引用同一 ImageStream 中的标签。
+    pub fn from(
+        mut self,
+        value: impl Into<crate::api::core::v1::ObjectReference>,
+    ) -> Self {
+        self.inner.from = Some(value.into());
+        self
+    }
+
+    /// 生成是一个计数器,可跟踪到 spec 标签(用户意图)的变异。更改标签引用时,将生成设置为与当前流生成匹配(每次更改 spec 时就会递增)。镜像导入程序等系统中的其他进程会观察生成 spec 标签比状态中记录的生成更新,并使用该触发器导入最新的远程标签。要触发新导入,客户端可能会将此值设置为零,这会将生成重置为最新的流生成。旧客户端会将此值发送为 nil,该值将与当前标签生成合并。
+    pub fn generation(mut self, value: impl Into<i64>) -> Self {
+        self.inner.generation = Some(value.into());
+        self
+    }
+
+    /// TagImportPolicy 控制如何导入与此标签相关的镜像。
+    pub fn import_policy(
+        mut self,
+        value: impl Into<crate::openshift::image::v1::TagImportPolicy>,
+    ) -> Self {
+        self.inner.import_policy = Some(value.into());
+        self
+    }
+
+    /// 标签的名称
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// 引用状态,如果标签将导入。默认值为 false,这意味着将导入标签。
+    pub fn reference(mut self, value: impl Into<bool>) -> Self {
+        self.inner.reference = Some(value.into());
+        self
+    }
+
+    /// TagReferencePolicy 描述了当部署配置或构建中的镜像更改触发器时,此镜像流标签中镜像的 pull-specs 是如何生成的。这允许镜像流作者控制镜像的访问方式。
+    pub fn reference_policy(
+        mut self,
+        value: impl Into<crate::openshift::image::v1::TagReferencePolicy>,
+    ) -> Self {
+        self.inner.reference_policy = Some(value.into());
+        self
+    }
+
+    /// The finished `TagReference`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> TagReference {
+        self.inner
+    }
+}
+
+impl From<TagReference> for TagReferenceBuilder {
+    #[inline]
+    fn from(value: TagReference) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<TagReferenceBuilder> for TagReference {
+    #[inline]
+    fn from(builder: TagReferenceBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -32,3 +32,112 @@ pub struct DeleteOptions {
     #[serde(rename = "propagationPolicy", skip_serializing_if = "Option::is_none")]
     pub propagation_policy: Option<String>,
 }
+
+impl DeleteOptions {
+    /// The [`DeleteOptionsBuilder`] of a new `DeleteOptions`.
+    #[inline]
+    pub fn builder() -> DeleteOptionsBuilder {
+        DeleteOptionsBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`DeleteOptions`] values: start with [`DeleteOptions::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `DeleteOptions` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct DeleteOptionsBuilder {
+    inner: DeleteOptions,
+}
+
+impl DeleteOptionsBuilder {
+    /// Versioned schema of this object representation, e.g. `v1`.
+    pub fn api_version(mut self, value: impl Into<String>) -> Self {
+        self.inner.api_version = Some(value.into());
+        self
+    }
+
+    /// Dry-run stages to apply; `All` means nothing is persisted.
+    ///
+    /// Replaces the whole list; [`push_dry_run`](Self::push_dry_run) appends one item.
+    pub fn dry_run(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.inner.dry_run = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Dry-run stages to apply; `All` means nothing is persisted.
+    ///
+    /// Appends one item to `dry_run`; [`dry_run`](Self::dry_run) replaces the whole list.
+    pub fn push_dry_run(mut self, item: impl Into<String>) -> Self {
+        self.inner.dry_run.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Seconds to wait before the object is deleted; 0 deletes immediately.
+    pub fn grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.inner.grace_period_seconds = Some(value.into());
+        self
+    }
+
+    /// Allows unsafe deletion of objects that cannot be read from storage.
+    pub fn ignore_store_read_error_with_cluster_breaking_potential(
+        mut self,
+        value: impl Into<bool>,
+    ) -> Self {
+        self.inner.ignore_store_read_error_with_cluster_breaking_potential = Some(
+            value.into(),
+        );
+        self
+    }
+
+    /// REST resource kind this object represents, in CamelCase.
+    pub fn kind(mut self, value: impl Into<String>) -> Self {
+        self.inner.kind = Some(value.into());
+        self
+    }
+
+    /// Deprecated; whether dependents are orphaned.
+    pub fn orphan_dependents(mut self, value: impl Into<bool>) -> Self {
+        self.inner.orphan_dependents = Some(value.into());
+        self
+    }
+
+    /// Conditions that must hold, otherwise the server returns 409 Conflict.
+    pub fn preconditions(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Preconditions>,
+    ) -> Self {
+        self.inner.preconditions = Some(value.into());
+        self
+    }
+
+    /// Garbage collection policy: Orphan, Background or Foreground.
+    pub fn propagation_policy(mut self, value: impl Into<String>) -> Self {
+        self.inner.propagation_policy = Some(value.into());
+        self
+    }
+
+    /// The finished `DeleteOptions`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> DeleteOptions {
+        self.inner
+    }
+}
+
+impl From<DeleteOptions> for DeleteOptionsBuilder {
+    #[inline]
+    fn from(value: DeleteOptions) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<DeleteOptionsBuilder> for DeleteOptions {
+    #[inline]
+    fn from(builder: DeleteOptionsBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -13,3 +13,96 @@ pub struct LabelSelector {
     #[serde(rename = "matchLabels", skip_serializing_if = "Option::is_none")]
     pub match_labels: Option<::std::collections::BTreeMap<String, String>>,
 }
+
+impl LabelSelector {
+    /// The [`LabelSelectorBuilder`] of a new `LabelSelector`.
+    #[inline]
+    pub fn builder() -> LabelSelectorBuilder {
+        LabelSelectorBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`LabelSelector`] values: start with [`LabelSelector::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `LabelSelector` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct LabelSelectorBuilder {
+    inner: LabelSelector,
+}
+
+impl LabelSelectorBuilder {
+    /// Label requirements.
+    ///
+    /// Replaces the whole list; [`match_expression`](Self::match_expression) appends one item.
+    pub fn match_expressions(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<
+                crate::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement,
+            >,
+        >,
+    ) -> Self {
+        self.inner.match_expressions = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Label requirements.
+    ///
+    /// Appends one item to `match_expressions`; [`match_expressions`](Self::match_expressions) replaces the whole list.
+    pub fn match_expression(
+        mut self,
+        item: impl Into<
+            crate::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement,
+        >,
+    ) -> Self {
+        self.inner.match_expressions.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Exact `{key: value}` pairs to match.
+    ///
+    /// Replaces the whole map; [`match_label`](Self::match_label) inserts one entry.
+    pub fn match_labels(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+    ) -> Self {
+        self.inner.match_labels = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Exact `{key: value}` pairs to match.
+    ///
+    /// Inserts one entry into `match_labels`, replacing any value under the same key; [`match_labels`](Self::match_labels) replaces the whole map.
+    pub fn match_label(
+        mut self,
+        key: impl Into<String>,
+        value: impl Into<String>,
+    ) -> Self {
+        self.inner.match_labels.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+
+    /// The finished `LabelSelector`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> LabelSelector {
+        self.inner
+    }
+}
+
+impl From<LabelSelector> for LabelSelectorBuilder {
+    #[inline]
+    fn from(value: LabelSelector) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<LabelSelectorBuilder> for LabelSelector {
+    #[inline]
+    fn from(builder: LabelSelectorBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -12,3 +12,83 @@ pub struct LabelSelectorRequirement {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub values: Option<Vec<String>>,
 }
+
+impl LabelSelectorRequirement {
+    /// The [`LabelSelectorRequirementBuilder`] of a new `LabelSelectorRequirement`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `key` (see [`key`](LabelSelectorRequirementBuilder::key))
+    /// - `operator` (see [`operator`](LabelSelectorRequirementBuilder::operator))
+    #[inline]
+    pub fn builder(
+        key: impl Into<String>,
+        operator: impl Into<String>,
+    ) -> LabelSelectorRequirementBuilder {
+        LabelSelectorRequirementBuilder {
+            inner: Self {
+                key: key.into(),
+                operator: operator.into(),
+                values: None,
+            },
+        }
+    }
+}
+
+/// Builds [`LabelSelectorRequirement`] values: start with [`LabelSelectorRequirement::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `LabelSelectorRequirement` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct LabelSelectorRequirementBuilder {
+    inner: LabelSelectorRequirement,
+}
+
+impl LabelSelectorRequirementBuilder {
+    /// Label key.
+    pub fn key(mut self, value: impl Into<String>) -> Self {
+        self.inner.key = value.into();
+        self
+    }
+
+    /// Operator: In, NotIn, Exists or DoesNotExist.
+    pub fn operator(mut self, value: impl Into<String>) -> Self {
+        self.inner.operator = value.into();
+        self
+    }
+
+    /// Values for the operator.
+    ///
+    /// Replaces the whole list; [`value`](Self::value) appends one item.
+    pub fn values(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.inner.values = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Values for the operator.
+    ///
+    /// Appends one item to `values`; [`values`](Self::values) replaces the whole list.
+    pub fn value(mut self, item: impl Into<String>) -> Self {
+        self.inner.values.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// The finished `LabelSelectorRequirement`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> LabelSelectorRequirement {
+        self.inner
+    }
+}
+
+impl From<LabelSelectorRequirement> for LabelSelectorRequirementBuilder {
+    #[inline]
+    fn from(value: LabelSelectorRequirement) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<LabelSelectorRequirementBuilder> for LabelSelectorRequirement {
+    #[inline]
+    fn from(builder: LabelSelectorRequirementBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -17,3 +17,67 @@ pub struct ListMeta {
     #[serde(rename = "selfLink", skip_serializing_if = "Option::is_none")]
     pub self_link: Option<String>,
 }
+
+impl ListMeta {
+    /// The [`ListMetaBuilder`] of a new `ListMeta`.
+    #[inline]
+    pub fn builder() -> ListMetaBuilder {
+        ListMetaBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`ListMeta`] values: start with [`ListMeta::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ListMeta` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ListMetaBuilder {
+    inner: ListMeta,
+}
+
+impl ListMetaBuilder {
+    /// Token to fetch the next chunk when a limit was set.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.inner.continue_ = Some(value.into());
+        self
+    }
+
+    /// Number of items not included in this response, if known.
+    pub fn remaining_item_count(mut self, value: impl Into<i64>) -> Self {
+        self.inner.remaining_item_count = Some(value.into());
+        self
+    }
+
+    /// Resource version of the list, for use with watch.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.inner.resource_version = Some(value.into());
+        self
+    }
+
+    /// Deprecated and no longer populated.
+    pub fn self_link(mut self, value: impl Into<String>) -> Self {
+        self.inner.self_link = Some(value.into());
+        self
+    }
+
+    /// The finished `ListMeta`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ListMeta {
+        self.inner
+    }
+}
+
+impl From<ListMeta> for ListMetaBuilder {
+    #[inline]
+    fn from(value: ListMeta) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ListMetaBuilder> for ListMeta {
+    #[inline]
+    fn from(builder: ListMetaBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -26,3 +26,91 @@ pub struct ManagedFieldsEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
 }
+
+impl ManagedFieldsEntry {
+    /// The [`ManagedFieldsEntryBuilder`] of a new `ManagedFieldsEntry`.
+    #[inline]
+    pub fn builder() -> ManagedFieldsEntryBuilder {
+        ManagedFieldsEntryBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`ManagedFieldsEntry`] values: start with [`ManagedFieldsEntry::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ManagedFieldsEntry` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ManagedFieldsEntryBuilder {
+    inner: ManagedFieldsEntry,
+}
+
+impl ManagedFieldsEntryBuilder {
+    /// API version of the object the field set refers to.
+    pub fn api_version(mut self, value: impl Into<String>) -> Self {
+        self.inner.api_version = Some(value.into());
+        self
+    }
+
+    /// Format of the field set; only `FieldsV1` exists.
+    pub fn fields_type(mut self, value: impl Into<String>) -> Self {
+        self.inner.fields_type = Some(value.into());
+        self
+    }
+
+    /// The owned fields.
+    pub fn fields_v1(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::FieldsV1>,
+    ) -> Self {
+        self.inner.fields_v1 = Some(value.into());
+        self
+    }
+
+    /// Name of the managing workflow.
+    pub fn manager(mut self, value: impl Into<String>) -> Self {
+        self.inner.manager = Some(value.into());
+        self
+    }
+
+    /// Operation that created the entry: Apply or Update.
+    pub fn operation(mut self, value: impl Into<String>) -> Self {
+        self.inner.operation = Some(value.into());
+        self
+    }
+
+    /// Subresource used for the update, if any.
+    pub fn subresource(mut self, value: impl Into<String>) -> Self {
+        self.inner.subresource = Some(value.into());
+        self
+    }
+
+    /// When the entry was last updated.
+    pub fn time(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.inner.time = Some(value.into());
+        self
+    }
+
+    /// The finished `ManagedFieldsEntry`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ManagedFieldsEntry {
+        self.inner
+    }
+}
+
+impl From<ManagedFieldsEntry> for ManagedFieldsEntryBuilder {
+    #[inline]
+    fn from(value: ManagedFieldsEntry) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ManagedFieldsEntryBuilder> for ManagedFieldsEntry {
+    #[inline]
+    fn from(builder: ManagedFieldsEntryBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -57,3 +57,224 @@ pub struct ObjectMeta {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
 }
+
+impl ObjectMeta {
+    /// The [`ObjectMetaBuilder`] of a new `ObjectMeta`.
+    #[inline]
+    pub fn builder() -> ObjectMetaBuilder {
+        ObjectMetaBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`ObjectMeta`] values: start with [`ObjectMeta::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ObjectMeta` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ObjectMetaBuilder {
+    inner: ObjectMeta,
+}
+
+impl ObjectMetaBuilder {
+    /// Unqueryable key-value metadata set by tools.
+    ///
+    /// Replaces the whole map; [`annotation`](Self::annotation) inserts one entry.
+    pub fn annotations(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+    ) -> Self {
+        self.inner.annotations = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Unqueryable key-value metadata set by tools.
+    ///
+    /// Inserts one entry into `annotations`, replacing any value under the same key; [`annotations`](Self::annotations) replaces the whole map.
+    pub fn annotation(
+        mut self,
+        key: impl Into<String>,
+        value: impl Into<String>,
+    ) -> Self {
+        self.inner.annotations.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+
+    /// When the object was created (RFC 3339, UTC).
+    pub fn creation_timestamp(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.inner.creation_timestamp = Some(value.into());
+        self
+    }
+
+    /// Grace period granted for deletion, in seconds.
+    pub fn deletion_grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.inner.deletion_grace_period_seconds = Some(value.into());
+        self
+    }
+
+    /// When the object will be deleted; set by the server.
+    pub fn deletion_timestamp(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.inner.deletion_timestamp = Some(value.into());
+        self
+    }
+
+    /// Finalizers that must be cleared before deletion.
+    ///
+    /// Replaces the whole list; [`finalizer`](Self::finalizer) appends one item.
+    pub fn finalizers(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.inner.finalizers = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Finalizers that must be cleared before deletion.
+    ///
+    /// Appends one item to `finalizers`; [`finalizers`](Self::finalizers) replaces the whole list.
+    pub fn finalizer(mut self, item: impl Into<String>) -> Self {
+        self.inner.finalizers.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Prefix used to generate a unique name when `name` is empty.
+    pub fn generate_name(mut self, value: impl Into<String>) -> Self {
+        self.inner.generate_name = Some(value.into());
+        self
+    }
+
+    /// Sequence number of the desired state.
+    pub fn generation(mut self, value: impl Into<i64>) -> Self {
+        self.inner.generation = Some(value.into());
+        self
+    }
+
+    /// Labels used to organise and select objects.
+    ///
+    /// Replaces the whole map; [`label`](Self::label) inserts one entry.
+    pub fn labels(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+    ) -> Self {
+        self.inner.labels = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Labels used to organise and select objects.
+    ///
+    /// Inserts one entry into `labels`, replacing any value under the same key; [`labels`](Self::labels) replaces the whole map.
+    pub fn label(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.inner.labels.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+
+    /// Field ownership records for server-side apply.
+    ///
+    /// Replaces the whole list; [`managed_field`](Self::managed_field) appends one item.
+    pub fn managed_fields(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<
+                crate::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry,
+            >,
+        >,
+    ) -> Self {
+        self.inner.managed_fields = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Field ownership records for server-side apply.
+    ///
+    /// Appends one item to `managed_fields`; [`managed_fields`](Self::managed_fields) replaces the whole list.
+    pub fn managed_field(
+        mut self,
+        item: impl Into<crate::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>,
+    ) -> Self {
+        self.inner.managed_fields.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Name, unique within the namespace.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = Some(value.into());
+        self
+    }
+
+    /// Namespace the object lives in.
+    pub fn namespace(mut self, value: impl Into<String>) -> Self {
+        self.inner.namespace = Some(value.into());
+        self
+    }
+
+    /// Objects this object depends on, used for garbage collection.
+    ///
+    /// Replaces the whole list; [`owner_reference`](Self::owner_reference) appends one item.
+    pub fn owner_references(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::apimachinery::pkg::apis::meta::v1::OwnerReference>,
+        >,
+    ) -> Self {
+        self.inner.owner_references = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Objects this object depends on, used for garbage collection.
+    ///
+    /// Appends one item to `owner_references`; [`owner_references`](Self::owner_references) replaces the whole list.
+    pub fn owner_reference(
+        mut self,
+        item: impl Into<crate::apimachinery::pkg::apis::meta::v1::OwnerReference>,
+    ) -> Self {
+        self.inner.owner_references.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Opaque version used for concurrency control and watches.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.inner.resource_version = Some(value.into());
+        self
+    }
+
+    /// Deprecated and no longer populated.
+    pub fn self_link(mut self, value: impl Into<String>) -> Self {
+        self.inner.self_link = Some(value.into());
+        self
+    }
+
+    /// Unique ID assigned by the server.
+    pub fn uid(mut self, value: impl Into<String>) -> Self {
+        self.inner.uid = Some(value.into());
+        self
+    }
+
+    /// The finished `ObjectMeta`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> ObjectMeta {
+        self.inner
+    }
+}
+
+impl From<ObjectMeta> for ObjectMetaBuilder {
+    #[inline]
+    fn from(value: ObjectMeta) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<ObjectMetaBuilder> for ObjectMeta {
+    #[inline]
+    fn from(builder: ObjectMetaBuilder) -> Self {
+        builder.inner
+    }
+}

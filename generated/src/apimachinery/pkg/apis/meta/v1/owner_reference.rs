@@ -20,3 +20,98 @@ pub struct OwnerReference {
     /// UID of the owner.
     pub uid: String,
 }
+
+impl OwnerReference {
+    /// The [`OwnerReferenceBuilder`] of a new `OwnerReference`.
+    ///
+    /// The required fields are its arguments:
+    ///
+    /// - `api_version` (see [`api_version`](OwnerReferenceBuilder::api_version))
+    /// - `kind` (see [`kind`](OwnerReferenceBuilder::kind))
+    /// - `name` (see [`name`](OwnerReferenceBuilder::name))
+    /// - `uid` (see [`uid`](OwnerReferenceBuilder::uid))
+    #[inline]
+    pub fn builder(
+        api_version: impl Into<String>,
+        kind: impl Into<String>,
+        name: impl Into<String>,
+        uid: impl Into<String>,
+    ) -> OwnerReferenceBuilder {
+        OwnerReferenceBuilder {
+            inner: Self {
+                api_version: api_version.into(),
+                block_owner_deletion: None,
+                controller: None,
+                kind: kind.into(),
+                name: name.into(),
+                uid: uid.into(),
+            },
+        }
+    }
+}
+
+/// Builds [`OwnerReference`] values: start with [`OwnerReference::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `OwnerReference` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct OwnerReferenceBuilder {
+    inner: OwnerReference,
+}
+
+impl OwnerReferenceBuilder {
+    /// API version of the owner.
+    pub fn api_version(mut self, value: impl Into<String>) -> Self {
+        self.inner.api_version = value.into();
+        self
+    }
+
+    /// Whether foreground deletion of the owner waits for this object.
+    pub fn block_owner_deletion(mut self, value: impl Into<bool>) -> Self {
+        self.inner.block_owner_deletion = Some(value.into());
+        self
+    }
+
+    /// Whether the owner is the managing controller.
+    pub fn controller(mut self, value: impl Into<bool>) -> Self {
+        self.inner.controller = Some(value.into());
+        self
+    }
+
+    /// Kind of the owner.
+    pub fn kind(mut self, value: impl Into<String>) -> Self {
+        self.inner.kind = value.into();
+        self
+    }
+
+    /// Name of the owner.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = value.into();
+        self
+    }
+
+    /// UID of the owner.
+    pub fn uid(mut self, value: impl Into<String>) -> Self {
+        self.inner.uid = value.into();
+        self
+    }
+
+    /// The finished `OwnerReference`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> OwnerReference {
+        self.inner
+    }
+}
+
+impl From<OwnerReference> for OwnerReferenceBuilder {
+    #[inline]
+    fn from(value: OwnerReference) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<OwnerReferenceBuilder> for OwnerReference {
+    #[inline]
+    fn from(builder: OwnerReferenceBuilder) -> Self {
+        builder.inner
+    }
+}

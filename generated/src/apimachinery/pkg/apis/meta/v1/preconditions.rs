@@ -11,3 +11,55 @@ pub struct Preconditions {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
 }
+
+impl Preconditions {
+    /// The [`PreconditionsBuilder`] of a new `Preconditions`.
+    #[inline]
+    pub fn builder() -> PreconditionsBuilder {
+        PreconditionsBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`Preconditions`] values: start with [`Preconditions::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Preconditions` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct PreconditionsBuilder {
+    inner: Preconditions,
+}
+
+impl PreconditionsBuilder {
+    /// Required resource version.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.inner.resource_version = Some(value.into());
+        self
+    }
+
+    /// Required UID.
+    pub fn uid(mut self, value: impl Into<String>) -> Self {
+        self.inner.uid = Some(value.into());
+        self
+    }
+
+    /// The finished `Preconditions`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> Preconditions {
+        self.inner
+    }
+}
+
+impl From<Preconditions> for PreconditionsBuilder {
+    #[inline]
+    fn from(value: Preconditions) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<PreconditionsBuilder> for Preconditions {
+    #[inline]
+    fn from(builder: PreconditionsBuilder) -> Self {
+        builder.inner
+    }
+}

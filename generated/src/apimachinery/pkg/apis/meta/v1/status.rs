@@ -47,3 +47,85 @@ impl ::kubegen_runtime::TypeMeta for Status {
     const VERSION: &'static str = "v1";
     const KIND: &'static str = "Status";
 }
+
+impl Status {
+    /// The [`StatusBuilder`] of a new `Status`, with `apiVersion` and `kind` set.
+    #[inline]
+    pub fn builder() -> StatusBuilder {
+        StatusBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`Status`] values: start with [`Status::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Status` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct StatusBuilder {
+    inner: Status,
+}
+
+impl StatusBuilder {
+    /// Suggested HTTP status code.
+    pub fn code(mut self, value: impl Into<i32>) -> Self {
+        self.inner.code = Some(value.into());
+        self
+    }
+
+    /// Extra data about the reason.
+    pub fn details(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::StatusDetails>,
+    ) -> Self {
+        self.inner.details = Some(value.into());
+        self
+    }
+
+    /// Human-readable description of the status.
+    pub fn message(mut self, value: impl Into<String>) -> Self {
+        self.inner.message = Some(value.into());
+        self
+    }
+
+    /// Standard list metadata.
+    pub fn metadata(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ListMeta>,
+    ) -> Self {
+        self.inner.metadata = Some(value.into());
+        self
+    }
+
+    /// Machine-readable reason for a failure.
+    pub fn reason(mut self, value: impl Into<String>) -> Self {
+        self.inner.reason = Some(value.into());
+        self
+    }
+
+    /// `Success` or `Failure`.
+    pub fn status(mut self, value: impl Into<String>) -> Self {
+        self.inner.status = Some(value.into());
+        self
+    }
+
+    /// The finished `Status`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> Status {
+        self.inner
+    }
+}
+
+impl From<Status> for StatusBuilder {
+    #[inline]
+    fn from(value: Status) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<StatusBuilder> for Status {
+    #[inline]
+    fn from(builder: StatusBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -14,3 +14,61 @@ pub struct StatusCause {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
+
+impl StatusCause {
+    /// The [`StatusCauseBuilder`] of a new `StatusCause`.
+    #[inline]
+    pub fn builder() -> StatusCauseBuilder {
+        StatusCauseBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`StatusCause`] values: start with [`StatusCause::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `StatusCause` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct StatusCauseBuilder {
+    inner: StatusCause,
+}
+
+impl StatusCauseBuilder {
+    /// Field that caused the error, e.g. `spec.containers[0].image`.
+    pub fn field(mut self, value: impl Into<String>) -> Self {
+        self.inner.field = Some(value.into());
+        self
+    }
+
+    /// Human-readable description of the cause.
+    pub fn message(mut self, value: impl Into<String>) -> Self {
+        self.inner.message = Some(value.into());
+        self
+    }
+
+    /// Machine-readable reason for the cause.
+    pub fn reason(mut self, value: impl Into<String>) -> Self {
+        self.inner.reason = Some(value.into());
+        self
+    }
+
+    /// The finished `StatusCause`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> StatusCause {
+        self.inner
+    }
+}
+
+impl From<StatusCause> for StatusCauseBuilder {
+    #[inline]
+    fn from(value: StatusCause) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<StatusCauseBuilder> for StatusCause {
+    #[inline]
+    fn from(builder: StatusCauseBuilder) -> Self {
+        builder.inner
+    }
+}

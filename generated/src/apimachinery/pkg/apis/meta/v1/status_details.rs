@@ -23,3 +23,97 @@ pub struct StatusDetails {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
 }
+
+impl StatusDetails {
+    /// The [`StatusDetailsBuilder`] of a new `StatusDetails`.
+    #[inline]
+    pub fn builder() -> StatusDetailsBuilder {
+        StatusDetailsBuilder {
+            inner: Self::default(),
+        }
+    }
+}
+
+/// Builds [`StatusDetails`] values: start with [`StatusDetails::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `StatusDetails` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct StatusDetailsBuilder {
+    inner: StatusDetails,
+}
+
+impl StatusDetailsBuilder {
+    /// Individual causes of the failure.
+    ///
+    /// Replaces the whole list; [`cause`](Self::cause) appends one item.
+    pub fn causes(
+        mut self,
+        items: impl IntoIterator<
+            Item = impl Into<crate::apimachinery::pkg::apis::meta::v1::StatusCause>,
+        >,
+    ) -> Self {
+        self.inner.causes = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Individual causes of the failure.
+    ///
+    /// Appends one item to `causes`; [`causes`](Self::causes) replaces the whole list.
+    pub fn cause(
+        mut self,
+        item: impl Into<crate::apimachinery::pkg::apis::meta::v1::StatusCause>,
+    ) -> Self {
+        self.inner.causes.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Group of the affected resource.
+    pub fn group(mut self, value: impl Into<String>) -> Self {
+        self.inner.group = Some(value.into());
+        self
+    }
+
+    /// Kind of the affected resource.
+    pub fn kind(mut self, value: impl Into<String>) -> Self {
+        self.inner.kind = Some(value.into());
+        self
+    }
+
+    /// Name of the affected resource.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.inner.name = Some(value.into());
+        self
+    }
+
+    /// Seconds to wait before retrying.
+    pub fn retry_after_seconds(mut self, value: impl Into<i32>) -> Self {
+        self.inner.retry_after_seconds = Some(value.into());
+        self
+    }
+
+    /// UID of the affected resource.
+    pub fn uid(mut self, value: impl Into<String>) -> Self {
+        self.inner.uid = Some(value.into());
+        self
+    }
+
+    /// The finished `StatusDetails`.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> StatusDetails {
+        self.inner
+    }
+}
+
+impl From<StatusDetails> for StatusDetailsBuilder {
+    #[inline]
+    fn from(value: StatusDetails) -> Self {
+        Self { inner: value }
+    }
+}
+
+impl From<StatusDetailsBuilder> for StatusDetails {
+    #[inline]
+    fn from(builder: StatusDetailsBuilder) -> Self {
+        builder.inner
+    }
+}

@@ -1,0 +1,213 @@
+//! The `build.rs` path: [`Config::compile`] renders everything into one include file (the
+//! single-file layout: modules nested inline, so `include!` works anywhere) and writes it
+//! into `OUT_DIR`.
+//!
+//! It never writes outside the output directory: the include file's name must be a
+//! relative path of plain components (no `..`, not absolute), every directory on the way
+//! must be a real directory inside the output directory (no symbolic link out of it), an
+//! existing include file must be a regular file with the generated header (never a link,
+//! never a hand-written file), and the new content is staged in a temporary file beside it,
+//! inside the output directory, then renamed over it in one step. When the content is
+//! unchanged nothing is written at all, so the file keeps its modification time and
+//! nothing downstream rebuilds.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::Write as _;
+use std::path::{Component, Path, PathBuf};
+
+use crate::Config;
+use crate::diagnostics::{Diagnostic, Error, ErrorKind, Origin};
+use crate::write::{Layout, MARKER, WriteReport};
+
+/// The include file's name unless [`Config::include_file`] says otherwise.
+pub(crate) const DEFAULT_INCLUDE_FILE: &str = "kubegen.rs";
+
+fn error(path: &Path, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(ErrorKind::Output, &Origin::root(path), message)
+}
+
+impl Config {
+    /// Generates the include file into the output directory ([`Config::out_dir`], by
+    /// default `OUT_DIR`), for a build script:
+    ///
+    /// ```no_run
+    /// // In build.rs's `main`:
+    /// println!("cargo::rerun-if-changed=schemas/image.openshift.io_v1.json");
+    /// kubegen::Config::new()
+    ///     .input("schemas/image.openshift.io_v1.json")
+    ///     .root_path("crate::k8s")
+    ///     .include_file("k8s.rs")
+    ///     .compile()
+    ///     .unwrap_or_else(|e| panic!("{e}"));
+    /// ```
+    ///
+    /// and in the crate, `pub mod k8s { include!(concat!(env!("OUT_DIR"), "/k8s.rs")); }`
+    /// ([`Config::root_path`] names where the file is included).
+    ///
+    /// Writes only when the content changed, never outside the output directory, never
+    /// needs rustfmt, and prints nothing; errors carry the same diagnostics as the command
+    /// line. The layout set with [`Config::layout`] does not apply: the include file always
+    /// nests every module inline.
+    ///
+    /// # Errors
+    ///
+    /// Every problem in the inputs or the configuration, `OUT_DIR` unset without
+    /// [`Config::out_dir`], and an include file that would land outside the output
+    /// directory, replace something that is no generated file, or cannot be written.
+    pub fn compile(&self) -> Result<WriteReport, Error> {
+        let dir = match &self.out_dir {
+            Some(dir) => dir.clone(),
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or_else(|| {
+                    error(Path::new("OUT_DIR"), "expected the environment variable `OUT_DIR` to name the output directory, but it is not set")
+                        .with_hint("call `compile()` from a build script, where cargo sets `OUT_DIR`, or set `Config::out_dir`")
+                })?,
+        };
+        self.compile_to(dir)
+    }
+
+    /// [`Config::compile`] into `out_dir` instead of the configured output directory.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Config::compile`].
+    pub fn compile_to(&self, out_dir: impl AsRef<Path>) -> Result<WriteReport, Error> {
+        let out_dir = out_dir.as_ref();
+        let relative = checked_relative(&self.include_file)?;
+        let mut config = self.clone();
+        config.layout = Layout::SingleFile;
+        let output = config.generate()?;
+        let content = output.files().values().next().map_or("", String::as_str);
+        write_include(out_dir, &relative, content.as_bytes())
+    }
+}
+
+/// The include file's path when it is relative and made of plain names only.
+fn checked_relative(path: &Path) -> Result<PathBuf, Error> {
+    let plain = !path.as_os_str().is_empty()
+        && path.components().all(|c| matches!(c, Component::Normal(_)));
+    if plain {
+        Ok(path.to_path_buf())
+    } else {
+        Err(error(
+            path,
+            format!(
+                "expected the include file to be a relative path inside the output directory, found {}",
+                path.display()
+            ),
+        )
+        .with_hint("name a file such as `k8s.rs`, optionally in subdirectories, without `..` and not absolute")
+        .into())
+    }
+}
+
+/// Writes `content` to `out_dir/relative` unless it is already there, never outside
+/// `out_dir`.
+fn write_include(out_dir: &Path, relative: &Path, content: &[u8]) -> Result<WriteReport, Error> {
+    let root = fs::canonicalize(out_dir).map_err(|e| {
+        error(
+            out_dir,
+            format!("expected the output directory to exist: {e}"),
+        )
+        .with_hint("create it first; cargo creates `OUT_DIR` for build scripts")
+    })?;
+    if !root.is_dir() {
+        return Err(error(out_dir, "expected the output directory to be a directory").into());
+    }
+
+    // Every directory on the way: created inside, or an existing real directory.
+    let mut parent = root.clone();
+    let components: Vec<&std::ffi::OsStr> = relative.iter().collect();
+    let (file_name, directories) = components
+        .split_last()
+        .ok_or_else(|| error(relative, "expected a file name"))?;
+    for directory in directories {
+        parent.push(directory);
+        match fs::symlink_metadata(&parent) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                return Err(error(
+                    &parent,
+                    "expected a directory inside the output directory, but this is a file or a symbolic link",
+                )
+                .with_hint("kubegen writes only inside the output directory; remove the link or choose another include file name")
+                .into());
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                fs::create_dir(&parent)
+                    .map_err(|e| error(&parent, format!("cannot create the directory: {e}")))?;
+            }
+            Err(e) => {
+                return Err(error(&parent, format!("cannot inspect the directory: {e}")).into());
+            }
+        }
+    }
+    // Defence in depth: whatever the file system did, the parent is inside the root.
+    let resolved = fs::canonicalize(&parent)
+        .map_err(|e| error(&parent, format!("cannot resolve the directory: {e}")))?;
+    if !resolved.starts_with(&root) {
+        return Err(error(
+            &parent,
+            "expected the include file's directory to be inside the output directory",
+        )
+        .into());
+    }
+
+    let target = resolved.join(file_name);
+    let mut report = WriteReport::default();
+    match fs::symlink_metadata(&target) {
+        Ok(meta) if meta.file_type().is_symlink() || !meta.is_file() => {
+            return Err(error(
+                &target,
+                "expected to replace a generated file, but this is a symbolic link or not a file",
+            )
+            .with_hint("kubegen writes only regular files inside the output directory; remove it or choose another include file name")
+            .into());
+        }
+        Ok(_) => {
+            let existing = fs::read(&target)
+                .map_err(|e| error(&target, format!("cannot read the file: {e}")))?;
+            if existing == content {
+                report.unchanged.push(relative.to_path_buf());
+                return Ok(report);
+            }
+            if !existing.starts_with(MARKER.as_bytes()) {
+                return Err(error(
+                    &target,
+                    "expected to replace a generated file, but this file has no generated header",
+                )
+                .with_hint("move the hand-written file away, or choose another include file name")
+                .into());
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(error(&target, format!("cannot inspect the file: {e}")).into()),
+    }
+
+    // Staged beside the target, inside the output directory, then renamed over it.
+    let mut staging_name = OsString::from(".");
+    staging_name.push(file_name);
+    staging_name.push(format!(".kubegen-{}.tmp", std::process::id()));
+    let staging = resolved.join(staging_name);
+    let written = (|| -> std::io::Result<()> {
+        match fs::remove_file(&staging) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        let mut file = fs::File::options()
+            .write(true)
+            .create_new(true)
+            .open(&staging)?;
+        file.write_all(content)?;
+        drop(file);
+        fs::rename(&staging, &target)
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&staging);
+        return Err(error(&target, format!("cannot write the file: {e}")).into());
+    }
+    report.written.push(relative.to_path_buf());
+    Ok(report)
+}

@@ -1,0 +1,508 @@
+//! Builders: for every struct `T`, `T::builder(required…)`, a `TBuilder` whose methods set,
+//! append to, insert into and edit fields, an infallible `build()`, and `From` both ways.
+//! Every decision (names, arguments, defaults, which methods) is the model's
+//! (`model/builders.rs`); this only spells it.
+//!
+//! Compile time is a budget (at most 25% on a clean debug build of the generated crate;
+//! `cargo xtask bench-builders` measures it), so: the builder wraps the struct itself
+//! rather than mirroring its fields as `Option`s; setters are generic only through
+//! `impl Into`, so no machine code is generated for them until a user calls them; and the
+//! few non-generic functions (`builder`, `build`, the `From` conversions) are `#[inline]`,
+//! which likewise leaves their code generation to the crates that use them. (Methods that
+//! take a closure cost several times a setter to check, so the model makes only one kind,
+//! a resource's `metadata_with`.)
+
+use proc_macro2::{Literal as LiteralToken, TokenStream};
+use quote::quote;
+
+use super::docs::{doc_attrs, paragraphs};
+use super::{Context, ident, shape_type, type_path};
+use crate::diagnostics::{Diagnostic, Error, ErrorKind};
+use crate::model::builders::{Builder, Literal, MethodKind, resolve};
+use crate::model::{ApiSet, Field, FieldRole, RuntimeType, Shape, TypeDef, TypeId, TypeKind};
+
+/// More constructor arguments than this trip `clippy::too_many_arguments`.
+const MAX_ARGUMENTS: usize = 7;
+
+/// The constructor, the builder type and its impls for the struct `id`; nothing for other
+/// types.
+pub(crate) fn builder_items(context: &Context<'_>, id: TypeId) -> TokenStream {
+    let ty = context.api.get(id);
+    let (TypeKind::Struct(fields), Some(plan)) = (&ty.kind, context.api.builders.get(&id)) else {
+        return TokenStream::new();
+    };
+    let name = ident(&ty.name);
+    let builder = ident(&plan.name);
+    let constructor = constructor(context, ty, fields, plan);
+    let methods = plan.methods.iter().map(|method| {
+        let field = &fields[method.field];
+        let method_name = ident(&method.name);
+        let docs = method_docs(context, plan, field, method.field, method.kind);
+        let body = method_body(context, field, method.kind);
+        let params = method_params(context, field, method.kind);
+        quote! {
+            #docs
+            pub fn #method_name(mut self, #params) -> Self {
+                #body
+                self
+            }
+        }
+    });
+    let struct_doc = format!(
+        " Builds [`{name}`] values: start with [`{name}::builder`], chain the setters, finish \
+         with [`build`](Self::build). `into()` turns an existing `{name}` back into its builder."
+    );
+    let build_doc = format!(" The finished `{name}`.");
+    quote! {
+        #constructor
+
+        #[doc = #struct_doc]
+        #[derive(Clone, Debug)]
+        #[must_use = "a builder does nothing until `build()` is called"]
+        pub struct #builder {
+            inner: #name,
+        }
+
+        impl #builder {
+            #(#methods)*
+
+            #[doc = #build_doc]
+            #[inline]
+            #[must_use]
+            pub fn build(self) -> #name {
+                self.inner
+            }
+        }
+
+        impl From<#name> for #builder {
+            #[inline]
+            fn from(value: #name) -> Self {
+                Self { inner: value }
+            }
+        }
+
+        impl From<#builder> for #name {
+            #[inline]
+            fn from(builder: #builder) -> Self {
+                builder.inner
+            }
+        }
+    }
+}
+
+/// `impl T { pub fn builder(…) -> TBuilder }`.
+fn constructor(
+    context: &Context<'_>,
+    ty: &TypeDef,
+    fields: &[Field],
+    plan: &Builder,
+) -> TokenStream {
+    let name = ident(&ty.name);
+    let builder = ident(&plan.name);
+    let mut args = Vec::new();
+    let mut values: Vec<Option<TokenStream>> = vec![None; fields.len()];
+    let mut doc = format!(" The [`{}`] of a new `{}`", plan.name, ty.name);
+
+    if let Some(metadata) = &plan.metadata {
+        let meta = type_path(context, metadata.ty);
+        let (name_arg, name_setter) = (ident(&metadata.name.0), ident(&metadata.name.1));
+        args.push(quote!(#name_arg: impl Into<String>));
+        let mut value = quote!(#meta::builder().#name_setter(#name_arg));
+        doc.push_str(&format!(" named `{}`", metadata.name.0));
+        if let Some((namespace_arg, namespace_setter)) = &metadata.namespace {
+            let (namespace_arg_ident, namespace_setter) =
+                (ident(namespace_arg), ident(namespace_setter));
+            args.push(quote!(#namespace_arg_ident: impl Into<String>));
+            value = quote!(#value.#namespace_setter(#namespace_arg_ident));
+            doc.push_str(&format!(" in the namespace `{namespace_arg}`"));
+        }
+        values[metadata.field] = Some(wrap(&fields[metadata.field], quote!(#value.build())));
+    }
+    if ty.gvk.is_some() && fields.iter().any(|f| f.role != FieldRole::Plain) {
+        doc.push_str(", with `apiVersion` and `kind` set");
+    }
+    doc.push('.');
+
+    let mut arg_lines = Vec::new();
+    for param in &plan.params {
+        let field = &fields[param.field];
+        let arg = ident(&param.name);
+        let ty = value_type(context, &field.shape);
+        args.push(quote!(#arg: #ty));
+        values[param.field] = Some(wrap(field, convert(context, field, quote!(#arg))));
+        let setter = plan
+            .methods
+            .iter()
+            .find(|m| m.field == param.field && m.kind == MethodKind::Set)
+            .map_or_else(String::new, |m| {
+                format!(" (see [`{}`](Self::{}))", m.name, m.name)
+            });
+        let setter = setter.replace("Self::", &format!("{}::", plan.name));
+        arg_lines.push(format!(" - `{}`{setter}", param.name));
+    }
+    let mut presets = Vec::new();
+    for preset in &plan.presets {
+        let field = &fields[preset.field];
+        values[preset.field] = Some(wrap(field, literal(context, &field.shape, &preset.value)));
+        presets.push(format!("`{}`", field.rust_name));
+    }
+
+    let mut docs = vec![quote!(#[doc = #doc])];
+    if !arg_lines.is_empty() {
+        docs.push(quote!(#[doc = ""]));
+        docs.push(quote!(#[doc = " The required fields are its arguments:"]));
+        docs.push(quote!(#[doc = ""]));
+        docs.extend(arg_lines.iter().map(|line| quote!(#[doc = #line])));
+    }
+    if !presets.is_empty() {
+        let line = format!(
+            " The schema's defaults are filled in: {}.",
+            presets.join(", ")
+        );
+        docs.push(quote!(#[doc = ""]));
+        docs.push(quote!(#[doc = #line]));
+    }
+
+    let runtime = &context.runtime;
+    let explicit = values.iter().filter(|v| v.is_some()).count();
+    let value = if ty.derive_default {
+        let set = fields.iter().zip(&values).filter_map(|(field, value)| {
+            let field = ident(&field.rust_name);
+            value.as_ref().map(|value| quote!(#field: #value,))
+        });
+        match explicit {
+            0 => quote!(Self::default()),
+            n if n == fields.len() => quote!(Self { #(#set)* }),
+            _ => quote!(Self { #(#set)* ..Self::default() }),
+        }
+    } else {
+        let all = fields.iter().zip(&values).map(|(field, value)| {
+            let field_name = ident(&field.rust_name);
+            let value = match (value, field.role) {
+                (Some(value), _) => value.clone(),
+                (None, FieldRole::ApiVersion) => quote!(#runtime::ApiVersion::present()),
+                (None, FieldRole::Kind) => quote!(#runtime::Kind::present()),
+                (None, FieldRole::Plain) => quote!(None),
+            };
+            quote!(#field_name: #value,)
+        });
+        quote!(Self { #(#all)* })
+    };
+    let allow = (args.len() > MAX_ARGUMENTS).then(|| {
+        quote!(#[allow(clippy::too_many_arguments, reason = "every required field is an argument, so none can be forgotten")])
+    });
+    quote! {
+        impl #name {
+            #(#docs)*
+            #allow
+            #[inline]
+            pub fn builder(#(#args),*) -> #builder {
+                #builder { inner: #value }
+            }
+        }
+    }
+}
+
+/// The doc of a method: the field's description, then what the method does.
+fn method_docs(
+    context: &Context<'_>,
+    plan: &Builder,
+    field: &Field,
+    index: usize,
+    kind: MethodKind,
+) -> TokenStream {
+    let description = field
+        .description
+        .clone()
+        .unwrap_or_else(|| format!("Sets `{}`.", field.rust_name));
+    let preset = kind == MethodKind::Set && plan.presets.iter().any(|p| p.field == index);
+    let default = field
+        .default
+        .as_ref()
+        .filter(|_| preset)
+        .map(|value| format!("A new builder starts with the schema's default, `{value}`."));
+    let text = doc_attrs(&paragraphs([
+        description.as_str(),
+        default.as_deref().unwrap_or_default(),
+    ]));
+    let sibling = |wanted: MethodKind| {
+        plan.methods
+            .iter()
+            .find(|m| m.field == index && m.kind == wanted)
+            .map(|m| format!("[`{0}`](Self::{0})", m.name))
+            .unwrap_or_default()
+    };
+    let shape = resolve(&context.api.types, &field.shape);
+    let note = match (kind, shape) {
+        (MethodKind::Set, Shape::Vec(_)) => Some(format!(
+            "Replaces the whole list; {} appends one item.",
+            sibling(MethodKind::Push)
+        )),
+        (MethodKind::Set, Shape::Map(_)) => Some(format!(
+            "Replaces the whole map; {} inserts one entry.",
+            sibling(MethodKind::Insert)
+        )),
+        (MethodKind::Push, _) => Some(format!(
+            "Appends one item to `{}`; {} replaces the whole list.",
+            field.rust_name,
+            sibling(MethodKind::Set)
+        )),
+        (MethodKind::Insert, _) => Some(format!(
+            "Inserts one entry into `{}`, replacing any value under the same key; {} replaces \
+             the whole map.",
+            field.rust_name,
+            sibling(MethodKind::Set)
+        )),
+        (MethodKind::Edit(target), _) => {
+            let target_def = context.api.get(target);
+            let builder = context
+                .api
+                .builders
+                .get(&target)
+                .map_or("", |b| b.name.as_str());
+            let unset = if field.required {
+                String::new()
+            } else {
+                format!(", or `{}::builder()` when unset", target_def.name)
+            };
+            Some(format!(
+                "Edits `{}` in place: `edit` receives the `{builder}` of the current value{unset}.",
+                field.rust_name
+            ))
+        }
+        (MethodKind::Set, _) => None,
+    };
+    let note = note.map(|note| {
+        let note = format!(" {note}");
+        quote!(#[doc = ""] #[doc = #note])
+    });
+    quote!(#text #note)
+}
+
+fn method_params(context: &Context<'_>, field: &Field, kind: MethodKind) -> TokenStream {
+    match (kind, resolve(&context.api.types, &field.shape)) {
+        (MethodKind::Set, Shape::Vec(_)) => {
+            let ty = value_type(context, &field.shape);
+            quote!(items: #ty)
+        }
+        (MethodKind::Set, Shape::Map(_)) => {
+            let ty = value_type(context, &field.shape);
+            quote!(entries: #ty)
+        }
+        (MethodKind::Push, Shape::Vec(item)) => {
+            let item = shape_type(context, item);
+            quote!(item: impl Into<#item>)
+        }
+        (MethodKind::Insert, Shape::Map(value)) => {
+            let value = shape_type(context, value);
+            quote!(key: impl Into<String>, value: impl Into<#value>)
+        }
+        (MethodKind::Edit(target), _) => {
+            let builder = builder_path(context, target);
+            quote!(edit: impl FnOnce(#builder) -> #builder)
+        }
+        _ => {
+            let ty = value_type(context, &field.shape);
+            quote!(value: #ty)
+        }
+    }
+}
+
+fn method_body(context: &Context<'_>, field: &Field, kind: MethodKind) -> TokenStream {
+    let name = ident(&field.rust_name);
+    match kind {
+        MethodKind::Set => {
+            let argument = match resolve(&context.api.types, &field.shape) {
+                Shape::Vec(_) => quote!(items),
+                Shape::Map(_) => quote!(entries),
+                _ => quote!(value),
+            };
+            let value = wrap(field, convert(context, field, argument));
+            quote!(self.inner.#name = #value;)
+        }
+        MethodKind::Push => {
+            let list = if field.required {
+                quote!(self.inner.#name)
+            } else {
+                quote!(self.inner.#name.get_or_insert_default())
+            };
+            quote!(#list.push(item.into());)
+        }
+        MethodKind::Insert => {
+            let map = if field.required {
+                quote!(self.inner.#name)
+            } else {
+                quote!(self.inner.#name.get_or_insert_default())
+            };
+            quote!(#map.insert(key.into(), value.into());)
+        }
+        MethodKind::Edit(target) => {
+            let target = type_path(context, target);
+            match (field.required, field.boxed) {
+                (true, false) => quote! {
+                    self.inner.#name = edit(self.inner.#name.into()).build();
+                },
+                (true, true) => quote! {
+                    self.inner.#name = Box::new(edit((*self.inner.#name).into()).build());
+                },
+                (false, false) => quote! {
+                    let current = match self.inner.#name.take() {
+                        Some(value) => value.into(),
+                        None => #target::builder(),
+                    };
+                    self.inner.#name = Some(edit(current).build());
+                },
+                (false, true) => quote! {
+                    let current = match self.inner.#name.take() {
+                        Some(value) => (*value).into(),
+                        None => #target::builder(),
+                    };
+                    self.inner.#name = Some(Box::new(edit(current).build()));
+                },
+            }
+        }
+    }
+}
+
+/// The argument type that sets a whole field: `impl Into<T>`, or an iterator of them for
+/// lists and maps.
+fn value_type(context: &Context<'_>, shape: &Shape) -> TokenStream {
+    match resolve(&context.api.types, shape) {
+        Shape::Vec(item) => {
+            let item = shape_type(context, item);
+            quote!(impl IntoIterator<Item = impl Into<#item>>)
+        }
+        Shape::Map(value) => {
+            let value = shape_type(context, value);
+            quote!(impl IntoIterator<Item = (impl Into<String>, impl Into<#value>)>)
+        }
+        _ => {
+            let ty = shape_type(context, shape);
+            quote!(impl Into<#ty>)
+        }
+    }
+}
+
+/// `argument` (of [`value_type`]) converted to the field's unwrapped type.
+fn convert(context: &Context<'_>, field: &Field, argument: TokenStream) -> TokenStream {
+    match resolve(&context.api.types, &field.shape) {
+        Shape::Vec(_) => quote!(#argument.into_iter().map(Into::into).collect()),
+        Shape::Map(_) => {
+            quote!(#argument.into_iter().map(|(key, value)| (key.into(), value.into())).collect())
+        }
+        _ if field.boxed => quote!(Box::new(#argument.into())),
+        _ => quote!(#argument.into()),
+    }
+}
+
+/// `Some(value)` for optional fields.
+fn wrap(field: &Field, value: TokenStream) -> TokenStream {
+    if field.required {
+        value
+    } else {
+        quote!(Some(#value))
+    }
+}
+
+/// A schema default as a Rust expression of the field's type.
+fn literal(context: &Context<'_>, shape: &Shape, value: &Literal) -> TokenStream {
+    let runtime = &context.runtime;
+    let resolved = resolve(&context.api.types, shape);
+    match (value, resolved) {
+        (Literal::Bool(value), _) => quote!(#value),
+        (Literal::Int(value), Shape::Runtime(RuntimeType::IntOrString)) => {
+            let value = int(*value);
+            quote!(#runtime::IntOrString::from(#value))
+        }
+        (Literal::Int(value), _) => int(*value),
+        (Literal::Float(value), _) => {
+            let value = LiteralToken::f64_unsuffixed(*value);
+            quote!(#value)
+        }
+        (Literal::Str(value), Shape::Runtime(runtime_type)) => {
+            let runtime_type = ident(runtime_type.name());
+            quote!(#runtime::#runtime_type::from(#value))
+        }
+        (Literal::Str(value), Shape::Ref(id)) => {
+            let path = type_path(context, *id);
+            quote!(#path::from(#value))
+        }
+        (Literal::Str(value), _) => quote!(#value.to_owned()),
+        (Literal::Variant(variant), Shape::Ref(id)) => {
+            let path = type_path(context, *id);
+            let variant = ident(variant);
+            quote!(#path::#variant)
+        }
+        // The model only makes variants for enum fields.
+        (Literal::Variant(variant), _) => quote!(#variant.to_owned()),
+    }
+}
+
+/// An integer literal, its digits grouped by `_` from five digits on, as
+/// `clippy::unreadable_literal` asks.
+fn int(value: i64) -> TokenStream {
+    let digits = value.unsigned_abs().to_string();
+    let grouped = if digits.len() >= 5 {
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                out.push('_');
+            }
+            out.push(c);
+        }
+        out
+    } else {
+        digits
+    };
+    let literal: LiteralToken = grouped
+        .parse()
+        .unwrap_or_else(|_| LiteralToken::u64_unsuffixed(value.unsigned_abs()));
+    if value < 0 {
+        quote!(-#literal)
+    } else {
+        quote!(#literal)
+    }
+}
+
+/// The full path of the builder of the struct `id`.
+fn builder_path(context: &Context<'_>, id: TypeId) -> TokenStream {
+    let ty = context.api.get(id);
+    let root = &context.root;
+    let modules = ty.module.iter().map(|m| ident(m));
+    let name = context
+        .api
+        .builders
+        .get(&id)
+        .map_or_else(|| ident(&ty.name), |b| ident(&b.name));
+    quote!(#root #(:: #modules)* :: #name)
+}
+
+/// Every name the builders use must be a valid identifier (`Ident::new` panics otherwise).
+pub(crate) fn check_identifiers(api: &ApiSet) -> Result<(), Error> {
+    let valid = |name: &str| syn::parse_str::<proc_macro2::Ident>(name).is_ok();
+    for (id, builder) in &api.builders {
+        let names = std::iter::once(&builder.name)
+            .chain(builder.params.iter().map(|p| &p.name))
+            .chain(builder.methods.iter().map(|m| &m.name))
+            .chain(builder.metadata.iter().flat_map(|m| {
+                [&m.name.0, &m.name.1]
+                    .into_iter()
+                    .chain(m.namespace.iter().flat_map(|(a, s)| [a, s]))
+            }));
+        for name in names {
+            if !valid(name) {
+                let ty = api.get(*id);
+                return Err(Diagnostic::new(
+                    ErrorKind::Output,
+                    &ty.origin,
+                    format!(
+                        "internal error: the builder name {name:?} made for `{}` is not a valid identifier",
+                        ty.schema_name
+                    ),
+                )
+                .into());
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,859 @@
+//! Operations → request functions, query structs, response decoders, the route table and the
+//! endpoint tables in docs. Every decision (names, types, order) is the model's
+//! (`model/operations.rs`); this file only spells it.
+//!
+//! Per resource, in the resource's file: `impl Lease { pub const ROUTES; pub fn
+//! read_namespaced_lease(…) -> Result<http::Request<Vec<u8>>, RequestError>; pub fn
+//! read_namespaced_lease_response(status, body) -> Result<Lease, ResponseError>; … }`, plus a
+//! `…Query` struct of optional query parameters per operation that has any. Crate-wide, in the
+//! `routes` module: the `Route` enum, the `ROUTES` table, the `ResponseError` alias, request
+//! functions of operations on no resource, and the matcher (`matcher.rs`).
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use super::docs::doc_lines;
+use super::{Context, File, Module, ident, shape_type};
+use crate::diagnostics::Origin;
+use crate::model::naming::Namespace;
+use crate::model::operations::{self, BodyKind, Operation, PathPart, ResponseBody};
+use crate::model::{Scope, Shape, TypeId};
+
+/// The name of the crate-wide routes module.
+pub(crate) const MODULE: &str = "routes";
+
+/// The path of the routes module.
+fn routes_path(context: &Context<'_>) -> TokenStream {
+    let root = &context.root;
+    let module = ident(MODULE);
+    quote!(#root::#module)
+}
+
+/// The items added to the file of the resource `id`: its request functions and decoders,
+/// and their query structs and response enums; with the names to re-export.
+pub(crate) fn resource_items(context: &Context<'_>, id: TypeId) -> (TokenStream, Vec<String>) {
+    let operations: Vec<&Operation> = context.api.operations_of(id).collect();
+    if operations.is_empty() {
+        return (TokenStream::new(), Vec::new());
+    }
+    let ty = context.api.get(id);
+    let name = ident(&ty.name);
+    let routes = routes_path(context);
+    let variants = operations.iter().map(|op| ident(&op.names.variant));
+    let owner = format!("{}::", ty.name);
+    let in_impl = Local {
+        id: Some(id),
+        name: quote!(Self),
+    };
+    let in_file = Local {
+        id: Some(id),
+        name: quote!(#name),
+    };
+    let functions = operations
+        .iter()
+        .map(|op| operation_functions(context, op, &owner, &in_impl));
+    let mut exports = Vec::new();
+    let mut items = TokenStream::new();
+    for op in &operations {
+        let (tokens, names) = operation_types(context, op, &owner, &in_file);
+        items.extend(tokens);
+        exports.extend(names);
+    }
+    let tokens = quote! {
+        impl #name {
+            /// The operations on this resource, in the order of the endpoint table above.
+            pub const ROUTES: &'static [#routes::Route] = &[#(#routes::Route::#variants),*];
+
+            #(#functions)*
+        }
+
+        #items
+    };
+    (tokens, exports)
+}
+
+/// How a file names its own resource type: `Self` inside the type's impl, the bare name
+/// elsewhere in its file (a full path there is an unnecessary qualification).
+struct Local {
+    id: Option<TypeId>,
+    name: TokenStream,
+}
+
+impl Local {
+    fn none() -> Local {
+        Local {
+            id: None,
+            name: TokenStream::new(),
+        }
+    }
+}
+
+/// The Rust type of a shape, as the file being generated spells it.
+fn local_type(context: &Context<'_>, shape: &Shape, local: &Local) -> TokenStream {
+    match shape {
+        Shape::Ref(id) if Some(*id) == local.id => local.name.clone(),
+        Shape::Vec(inner) => {
+            let inner = local_type(context, inner, local);
+            quote!(Vec<#inner>)
+        }
+        Shape::Map(inner) => {
+            let inner = local_type(context, inner, local);
+            let map = &context.map;
+            quote!(#map<String, #inner>)
+        }
+        other => shape_type(context, other),
+    }
+}
+
+/// The request function and the response decoder of `op`. `owner` is `Type::` for
+/// associated functions, empty for free ones (used in doc links).
+fn operation_functions(
+    context: &Context<'_>,
+    op: &Operation,
+    owner: &str,
+    local: &Local,
+) -> TokenStream {
+    let runtime = &context.runtime;
+    let routes = routes_path(context);
+    let function = ident(&op.names.function);
+    let decoder = ident(&op.names.decoder);
+
+    // Arguments: path parameters, required query parameters, the body, optional queries.
+    let mut args = Namespace::default();
+    let mut params = Vec::new();
+    let mut path_args = Vec::new();
+    for param in &op.path_params {
+        let arg = ident(&args.claim(&param.rust_name));
+        params.push(quote!(#arg: &str));
+        path_args.push((param.name.as_str(), arg));
+    }
+    let mut required_query = Vec::new();
+    for query in op.query_params.iter().filter(|q| q.required) {
+        let arg = ident(&args.claim(&query.rust_name));
+        let ty = borrowed_type(context, &query.shape, local);
+        params.push(quote!(#arg: #ty));
+        let name = &query.name;
+        required_query.push(quote!(target.push_query(#name, #arg);));
+    }
+    let body = op.body.as_ref().map(|body| {
+        let arg = ident(&args.claim("body"));
+        match body.kind {
+            BodyKind::Patch => {
+                params.push(quote!(#arg: &#runtime::Patch));
+                let accepted = &body.content_types;
+                quote!(Some(#arg.to_body(&[#(#accepted),*])?))
+            }
+            BodyKind::Json => {
+                let ty = local_type(context, &body.shape, local);
+                if body.required {
+                    params.push(quote!(#arg: &#ty));
+                    quote!(Some(#runtime::request::Body::json(#arg)?))
+                } else {
+                    params.push(quote!(#arg: Option<&#ty>));
+                    quote!(#arg.map(#runtime::request::Body::json).transpose()?)
+                }
+            }
+        }
+    });
+    let body = body.unwrap_or_else(|| quote!(None));
+    let query_arg = op.names.query.as_ref().map(|query| {
+        let arg = ident(&args.claim("query"));
+        let ty = ident(query);
+        params.push(quote!(#arg: &#ty));
+        quote!(target.push_params(#arg);)
+    });
+
+    // The path: its first literal part, then literals and encoded segments.
+    let (first, rest) = match op.path.parts.split_first() {
+        Some((PathPart::Literal(text), rest)) => (text.as_str(), rest),
+        _ => ("", op.path.parts.as_slice()),
+    };
+    let mut steps = Vec::new();
+    for part in rest {
+        match part {
+            PathPart::Literal(text) => steps.push(quote!(target.push_literal(#text);)),
+            PathPart::Param(name) => {
+                let arg = path_args
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map_or_else(|| ident(name), |(_, arg)| arg.clone());
+                steps.push(quote!(target.push_segment(#name, #arg)?;));
+            }
+        }
+    }
+    let mutable = !steps.is_empty() || !required_query.is_empty() || query_arg.is_some();
+    let binding = if mutable {
+        quote!(let mut target)
+    } else {
+        quote!(let target)
+    };
+    let method = ident(op.method.as_str());
+    let accept = match &op.accept {
+        Some(accept) => quote!(Some(#accept)),
+        None => quote!(None),
+    };
+
+    let mut failures = Vec::new();
+    if !op.path_params.is_empty() {
+        failures.push("a path parameter is empty, `.` or `..`");
+    }
+    match op.body.as_ref().map(|b| b.kind) {
+        Some(BodyKind::Patch) => {
+            failures.push("the operation does not accept this kind of patch");
+        }
+        Some(BodyKind::Json) => failures.push("the body cannot be serialized"),
+        None => {}
+    }
+    let errors = if failures.is_empty() {
+        "Never in practice: the request is always well-formed.".to_owned()
+    } else {
+        format!("When {}.", failures.join(", or "))
+    };
+    let summary = escaped(op.description.as_deref().unwrap_or_default());
+    let request_doc = doc_text(&format!(
+        "{summary}\n\n`{} {}`{}. Decode the response with [`{owner}{}`].\n\n# Errors\n\n{errors}",
+        op.method.as_str(),
+        op.path.text,
+        if op.deprecated { " (deprecated)" } else { "" },
+        op.names.decoder,
+    ));
+    let (result, decode, decode_doc) = decoder_parts(context, op, owner, local);
+
+    quote! {
+        #request_doc
+        pub fn #function(#(#params),*) -> Result<#runtime::http::Request<Vec<u8>>, #runtime::RequestError> {
+            #binding = #runtime::request::PathAndQuery::new(#first);
+            #(#steps)*
+            #(#required_query)*
+            #query_arg
+            #runtime::request::build(#runtime::http::Method::#method, target, #accept, #body)
+        }
+
+        #decode_doc
+        pub fn #decoder(
+            status: #runtime::http::StatusCode,
+            body: &[u8],
+        ) -> Result<#result, #routes::ResponseError> {
+            #decode
+        }
+    }
+}
+
+/// The decoder's result type, body and docs.
+fn decoder_parts(
+    context: &Context<'_>,
+    op: &Operation,
+    owner: &str,
+    local: &Local,
+) -> (TokenStream, TokenStream, TokenStream) {
+    let runtime = &context.runtime;
+    let successes: Vec<_> = op.responses.iter().filter(|r| r.is_success()).collect();
+    let described: Vec<String> = successes
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} → {}",
+                r.status,
+                escaped(&r.description),
+                body_display(context, &r.body)
+            )
+        })
+        .collect();
+    let doc = doc_text(&format!(
+        "Decodes the response to [`{owner}{}`]: {}.\n\n# Errors\n\n[`ResponseError::Status`]({}::ResponseError::Status) with the server's `Status` for other statuses, or \
+         [`ResponseError::Decode`]({}::ResponseError::Decode) when the body is not the declared type.",
+        op.names.function,
+        if described.is_empty() {
+            "any success status, with the body ignored".to_owned()
+        } else {
+            described.join(", ")
+        },
+        runtime_text(context),
+        runtime_text(context),
+    ));
+    let error = quote!(_ => Err(#runtime::response::error(status, body)));
+    if successes.is_empty() {
+        let decode = quote! {
+            match status.as_u16() {
+                200..=299 => #runtime::response::empty(status, body),
+                #error,
+            }
+        };
+        return (quote!(()), decode, doc);
+    }
+    match &op.names.response {
+        None => {
+            let codes = status_patterns(successes.iter().map(|r| r.status));
+            let (ty, call) = body_decoder(context, &successes[0].body, local);
+            let decode = quote! {
+                match status.as_u16() {
+                    #codes => #call,
+                    #error,
+                }
+            };
+            (ty, decode, doc)
+        }
+        Some(name) => {
+            let name = ident(name);
+            let arms = successes.iter().map(|r| {
+                let code = Literal::u16_unsuffixed(r.status);
+                let variant = ident(&status_variant(r.status));
+                let (_, call) = body_decoder(context, &r.body, local);
+                if matches!(r.body, ResponseBody::Empty) {
+                    quote!(#code => #call.map(|()| #name::#variant))
+                } else {
+                    quote!(#code => #call.map(#name::#variant))
+                }
+            });
+            let decode = quote! {
+                match status.as_u16() {
+                    #(#arms,)*
+                    #error,
+                }
+            };
+            (quote!(#name), decode, doc)
+        }
+    }
+}
+
+/// A pattern matching the status codes: runs of three or more as ranges (`200..=202`).
+fn status_patterns(codes: impl IntoIterator<Item = u16>) -> TokenStream {
+    let mut runs: Vec<(u16, u16)> = Vec::new();
+    for code in codes {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == code => *end = code,
+            _ => runs.push((code, code)),
+        }
+    }
+    let mut patterns = Vec::new();
+    for (start, end) in runs {
+        if end - start >= 2 {
+            let (start, end) = (Literal::u16_unsuffixed(start), Literal::u16_unsuffixed(end));
+            patterns.push(quote!(#start..=#end));
+        } else {
+            for code in start..=end {
+                let code = Literal::u16_unsuffixed(code);
+                patterns.push(quote!(#code));
+            }
+        }
+    }
+    quote!(#(#patterns)|*)
+}
+
+/// The runtime path as text, for doc links.
+fn runtime_text(context: &Context<'_>) -> String {
+    context.runtime.to_string().replace(' ', "")
+}
+
+/// The Rust type and the runtime call decoding a body.
+fn body_decoder(
+    context: &Context<'_>,
+    body: &ResponseBody,
+    local: &Local,
+) -> (TokenStream, TokenStream) {
+    let runtime = &context.runtime;
+    match body {
+        ResponseBody::Empty => (quote!(()), quote!(#runtime::response::empty(status, body))),
+        ResponseBody::Text => (
+            quote!(String),
+            quote!(#runtime::response::text(status, body)),
+        ),
+        ResponseBody::Json(shape) => (
+            local_type(context, shape, local),
+            quote!(#runtime::response::json(status, body)),
+        ),
+        ResponseBody::Watch(shape) => (
+            watch_event_type(context, shape, local),
+            quote!(#runtime::response::watch_events(status, body)),
+        ),
+    }
+}
+
+/// `Vec<WatchEvent<T, Status>>`.
+fn watch_event_type(context: &Context<'_>, shape: &Shape, local: &Local) -> TokenStream {
+    let runtime = &context.runtime;
+    let object = local_type(context, shape, local);
+    let status = status_type(context);
+    quote!(Vec<#runtime::WatchEvent<#object, #status>>)
+}
+
+/// The API's `Status` type, or JSON when it has none.
+fn status_type(context: &Context<'_>) -> TokenStream {
+    match operations::status_type(&context.api.types) {
+        Some(id) => super::type_path(context, id),
+        None => quote!(::serde_json::Value),
+    }
+}
+
+/// The variant of a response enum for a status: `Ok`, `Created`, `Accepted`, `NoContent`, or
+/// `Status207`.
+fn status_variant(status: u16) -> String {
+    match status {
+        200 => "Ok".to_owned(),
+        201 => "Created".to_owned(),
+        202 => "Accepted".to_owned(),
+        203 => "NonAuthoritativeInformation".to_owned(),
+        204 => "NoContent".to_owned(),
+        205 => "ResetContent".to_owned(),
+        206 => "PartialContent".to_owned(),
+        other => format!("Status{other}"),
+    }
+}
+
+/// An argument type for a required query parameter.
+fn borrowed_type(context: &Context<'_>, shape: &Shape, local: &Local) -> TokenStream {
+    match shape {
+        Shape::String => quote!(&str),
+        Shape::Vec(inner) => {
+            let inner = local_type(context, inner, local);
+            quote!(&[#inner])
+        }
+        other => local_type(context, other, local),
+    }
+}
+
+/// The query struct and response enum of `op`, and their names.
+fn operation_types(
+    context: &Context<'_>,
+    op: &Operation,
+    owner: &str,
+    local: &Local,
+) -> (TokenStream, Vec<String>) {
+    let runtime = &context.runtime;
+    let mut tokens = TokenStream::new();
+    let mut names = Vec::new();
+    if let Some(query) = &op.names.query {
+        let name = ident(query);
+        let optional: Vec<_> = op.query_params.iter().filter(|q| !q.required).collect();
+        let eq = optional.iter().all(|q| !contains_float(&q.shape));
+        let derives = if eq {
+            quote!(Clone, Debug, Default, PartialEq, Eq)
+        } else {
+            quote!(Clone, Debug, Default, PartialEq)
+        };
+        let fields = optional.iter().map(|q| {
+            let doc = doc_text(&escaped(q.description.as_deref().unwrap_or_default()));
+            let field = ident(&q.rust_name);
+            let ty = shape_type(context, &q.shape);
+            quote! {
+                #doc
+                pub #field: Option<#ty>,
+            }
+        });
+        let pushes = optional.iter().map(|q| {
+            let field = ident(&q.rust_name);
+            let wire = &q.name;
+            let access = match q.shape {
+                Shape::String | Shape::Vec(_) => quote!(self.#field.as_deref()),
+                _ => quote!(self.#field.as_ref()),
+            };
+            quote!(target.push_optional_query(#wire, #access);)
+        });
+        let doc = doc_text(&format!(
+            "The optional query parameters of [`{owner}{}`]; only those set are sent.",
+            op.names.function
+        ));
+        tokens.extend(quote! {
+            #doc
+            #[derive(#derives)]
+            pub struct #name {
+                #(#fields)*
+            }
+
+            impl #runtime::request::QueryParams for #name {
+                fn append_to(&self, target: &mut #runtime::request::PathAndQuery) {
+                    #(#pushes)*
+                }
+            }
+        });
+        names.push(query.clone());
+    }
+    if let Some(response) = &op.names.response {
+        let name = ident(response);
+        let variants = op.responses.iter().filter(|r| r.is_success()).map(|r| {
+            let variant = ident(&status_variant(r.status));
+            let doc = doc_text(&format!("{} {}.", r.status, escaped(&r.description)));
+            let (ty, _) = body_decoder(context, &r.body, local);
+            if matches!(r.body, ResponseBody::Empty) {
+                quote!(#doc #variant,)
+            } else {
+                quote!(#doc #variant(#ty),)
+            }
+        });
+        let doc = doc_text(&format!(
+            "The success responses of [`{owner}{}`], by status.",
+            op.names.function
+        ));
+        tokens.extend(quote! {
+            #doc
+            #[derive(Clone, Debug, PartialEq)]
+            pub enum #name {
+                #(#variants)*
+            }
+        });
+        names.push(response.clone());
+    }
+    (tokens, names)
+}
+
+fn contains_float(shape: &Shape) -> bool {
+    match shape {
+        Shape::F64 => true,
+        Shape::Vec(inner) => contains_float(inner),
+        _ => false,
+    }
+}
+
+/// A description from the input, escaped like schema descriptions (`docs.rs`).
+fn escaped(text: &str) -> String {
+    doc_lines(text).join("\n")
+}
+
+/// `#[doc]` attributes for generated prose, one per line, as written.
+fn doc_text(text: &str) -> TokenStream {
+    let attrs = text.split('\n').map(|line| {
+        let line = if line.is_empty() {
+            String::new()
+        } else {
+            format!(" {line}")
+        };
+        quote!(#[doc = #line])
+    });
+    quote!(#(#attrs)*)
+}
+
+/// A response body type as text, for docs and the route table.
+fn body_display(context: &Context<'_>, body: &ResponseBody) -> String {
+    match body {
+        ResponseBody::Empty => "empty".to_owned(),
+        ResponseBody::Text => "`String` (text/plain)".to_owned(),
+        ResponseBody::Json(shape) => format!("`{}`", shape_display(context, shape)),
+        ResponseBody::Watch(shape) => {
+            format!("`WatchEvent<{}>` stream", shape_display(context, shape))
+        }
+    }
+}
+
+/// A shape as a short Rust type: the type's module path below the root and its name.
+pub(crate) fn shape_display(context: &Context<'_>, shape: &Shape) -> String {
+    match shape {
+        Shape::Ref(id) => {
+            let ty = context.api.get(*id);
+            if let crate::model::TypeKind::Extern(path) = &ty.kind {
+                return path.trim_start_matches("::").to_owned();
+            }
+            let mut path = ty.module.join("::");
+            if !path.is_empty() {
+                path.push_str("::");
+            }
+            path.push_str(&ty.name);
+            path
+        }
+        Shape::Vec(inner) => format!("Vec<{}>", shape_display(context, inner)),
+        Shape::Map(inner) => {
+            let map = context.map.to_string();
+            let map = map.rsplit("::").next().unwrap_or_default().trim();
+            format!("{map}<String, {}>", shape_display(context, inner))
+        }
+        Shape::Json => "serde_json::Value".to_owned(),
+        other => shape_type(context, other).to_string().replace(' ', ""),
+    }
+}
+
+fn response_type_display(context: &Context<'_>, body: &ResponseBody) -> Option<String> {
+    match body {
+        ResponseBody::Empty => None,
+        ResponseBody::Text => Some("String".to_owned()),
+        ResponseBody::Json(shape) => Some(shape_display(context, shape)),
+        ResponseBody::Watch(shape) => {
+            Some(format!("WatchEvent<{}>", shape_display(context, shape)))
+        }
+    }
+}
+
+/// The endpoint table shown in a resource's docs, like the reference pages: method, path,
+/// what it does, query parameters, and the Rust function.
+pub(crate) fn endpoint_docs(context: &Context<'_>, id: TypeId) -> TokenStream {
+    let operations: Vec<&Operation> = context.api.operations_of(id).collect();
+    if operations.is_empty() {
+        return TokenStream::new();
+    }
+    let described = context
+        .api
+        .get(id)
+        .description
+        .as_deref()
+        .is_some_and(|d| !d.trim().is_empty());
+    let mut lines = vec![
+        String::new(),
+        "# Endpoints".to_owned(),
+        String::new(),
+        "| Method | Path | Description | Query parameters | Function |".to_owned(),
+        "|---|---|---|---|---|".to_owned(),
+    ];
+    for op in operations {
+        let description = doc_lines(op.description.as_deref().unwrap_or_default())
+            .join(" ")
+            .replace('|', "\\|");
+        let query = op
+            .query_params
+            .iter()
+            .map(|q| format!("`{}`", q.name))
+            .collect::<Vec<_>>()
+            .join(", ");
+        lines.push(format!(
+            "| `{}` | `{}` | {}{} | {} | [`{}`](Self::{}) |",
+            op.method.as_str(),
+            op.path.text,
+            description,
+            if op.deprecated && !description.to_lowercase().contains("deprecated") {
+                " (deprecated)"
+            } else {
+                ""
+            },
+            query,
+            op.names.function,
+            op.names.function,
+        ));
+    }
+    if !described {
+        lines.remove(0);
+    }
+    let attrs = lines.iter().map(|line| {
+        let line = if line.is_empty() {
+            String::new()
+        } else {
+            format!(" {line}")
+        };
+        quote!(#[doc = #line])
+    });
+    quote!(#(#attrs)*)
+}
+
+/// The crate-wide `routes` module: route enum and table, the error alias, free request
+/// functions for operations on no resource, and the matcher.
+pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
+    let api = context.api;
+    if api.operations.is_empty() {
+        return None;
+    }
+    let runtime = &context.runtime;
+    let source = api
+        .operations
+        .first()
+        .map(|op| Origin {
+            file: op.origin.file.clone(),
+            pointer: "/paths".to_owned(),
+        })
+        .unwrap_or_else(|| Origin::root(std::path::Path::new("")));
+
+    let variants: Vec<_> = api
+        .operations
+        .iter()
+        .map(|op| ident(&op.names.variant))
+        .collect();
+    let variant_docs = api
+        .operations
+        .iter()
+        .map(|op| doc_text(&format!("`{} {}`", op.method.as_str(), op.path.text)));
+    let entries = api.operations.iter().map(|op| route_info(context, op));
+    let count = Literal::usize_unsuffixed(api.operations.len());
+    let status = status_type(context);
+    let route_tokens = quote! {
+        /// Every operation of the API, one variant per `operationId`. [`resolve`](super::resolve)
+        /// finds one from a method and path; [`Route::info`] tells everything about it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[allow(clippy::enum_variant_names)]
+        pub enum Route {
+            #(#variant_docs #variants,)*
+        }
+
+        impl Route {
+            /// Every route, in table order.
+            pub const ALL: &'static [Route] = &[#(Route::#variants),*];
+
+            /// The route's entry in [`ROUTES`].
+            #[must_use]
+            pub fn info(self) -> &'static #runtime::RouteInfo {
+                &ROUTES[self as usize]
+            }
+        }
+
+        /// The route table: every operation of the API, with its method, path template,
+        /// action, resource, parameters, body and responses. Indexed by [`Route`].
+        pub static ROUTES: [#runtime::RouteInfo; #count] = [#(#entries),*];
+
+        /// The error of every response decoder: a `Status` from the server, an undeclared
+        /// status with a body that is not one, or a body that is not the declared type.
+        pub type ResponseError = #runtime::ResponseError<#status>;
+    };
+    let mut module = Module::default();
+    module.files.insert(
+        "route".to_owned(),
+        File {
+            tokens: route_tokens,
+            exports: vec![
+                "ROUTES".to_owned(),
+                "ResponseError".to_owned(),
+                "Route".to_owned(),
+            ],
+            source: source.clone(),
+        },
+    );
+    module.files.insert(
+        "matcher".to_owned(),
+        File {
+            tokens: super::matcher::matcher(context),
+            exports: vec!["resolve".to_owned()],
+            source: source.clone(),
+        },
+    );
+
+    // Operations on no resource: free functions.
+    let free: Vec<&Operation> = api
+        .operations
+        .iter()
+        .filter(|op| op.resource.as_ref().and_then(|r| r.id).is_none())
+        .collect();
+    if !free.is_empty() {
+        let mut tokens = TokenStream::new();
+        let mut exports = Vec::new();
+        for op in free {
+            tokens.extend(operation_functions(context, op, "", &Local::none()));
+            let (types, names) = operation_types(context, op, "", &Local::none());
+            tokens.extend(types);
+            exports.push(op.names.function.clone());
+            exports.push(op.names.decoder.clone());
+            exports.extend(names);
+        }
+        module.files.insert(
+            "operations".to_owned(),
+            File {
+                tokens,
+                exports,
+                source,
+            },
+        );
+    }
+    Some(module)
+}
+
+/// One `RouteInfo` literal.
+fn route_info(context: &Context<'_>, op: &Operation) -> TokenStream {
+    let runtime = &context.runtime;
+    let id = &op.id;
+    let method = ident(op.method.as_str());
+    let path = &op.path.text;
+    let action = ident(op.action.variant());
+    let resource = match &op.resource {
+        Some(r) => {
+            let (group, version, kind, plural) =
+                (&r.gvk.group, &r.gvk.version, &r.gvk.kind, &r.plural);
+            let subresource = match &r.subresource {
+                Some(sub) => quote!(Some(#sub)),
+                None => quote!(None),
+            };
+            let scope = match r.scope {
+                Scope::Namespaced => quote!(Namespaced),
+                Scope::Cluster => quote!(Cluster),
+            };
+            quote!(Some(#runtime::route::ResourceInfo {
+                group: #group,
+                version: #version,
+                kind: #kind,
+                plural: #plural,
+                subresource: #subresource,
+                scope: #runtime::Scope::#scope,
+            }))
+        }
+        None => quote!(None),
+    };
+    let path_params = op.path_params.iter().map(|p| &p.name);
+    let query = op.query_params.iter().map(|q| {
+        let name = &q.name;
+        let ty = q.type_name();
+        let description = q.description.as_deref().unwrap_or_default();
+        let required = q.required;
+        quote!(#runtime::route::QueryParamInfo {
+            name: #name,
+            ty: #ty,
+            description: #description,
+            required: #required,
+        })
+    });
+    let body = match &op.body {
+        Some(body) => {
+            let ty = match body.kind {
+                BodyKind::Patch => "Patch".to_owned(),
+                BodyKind::Json => shape_display(context, &body.shape),
+            };
+            let types = &body.content_types;
+            let required = body.required;
+            quote!(Some(#runtime::route::BodyInfo {
+                ty: #ty,
+                content_types: &[#(#types),*],
+                required: #required,
+            }))
+        }
+        None => quote!(None),
+    };
+    let responses = op.responses.iter().map(|r| {
+        let status = Literal::u16_unsuffixed(r.status);
+        let description = &r.description;
+        let ty = match response_type_display(context, &r.body) {
+            Some(ty) => quote!(Some(#ty)),
+            None => quote!(None),
+        };
+        quote!(#runtime::route::ResponseInfo {
+            status: #status,
+            description: #description,
+            ty: #ty,
+        })
+    });
+    let deprecated = op.deprecated;
+    let description = op.description.as_deref().unwrap_or_default();
+    quote! {
+        #runtime::RouteInfo {
+            operation_id: #id,
+            method: #runtime::http::Method::#method,
+            path: #path,
+            action: #runtime::Action::#action,
+            resource: #resource,
+            path_params: &[#(#path_params),*],
+            query: &[#(#query),*],
+            body: #body,
+            responses: &[#(#responses),*],
+            deprecated: #deprecated,
+            description: #description,
+        }
+    }
+}
+
+/// Every name the model made for operations must be a valid identifier; `Ident::new` would
+/// panic otherwise, and the generator never panics.
+pub(crate) fn check_identifiers(api: &crate::model::ApiSet) -> Result<(), crate::Error> {
+    let valid = |name: &str| syn::parse_str::<proc_macro2::Ident>(name).is_ok();
+    for op in &api.operations {
+        let names = &op.names;
+        let all = [&names.variant, &names.function, &names.decoder]
+            .into_iter()
+            .chain(&names.query)
+            .chain(&names.response)
+            .chain(op.path_params.iter().map(|p| &p.rust_name))
+            .chain(op.query_params.iter().map(|q| &q.rust_name));
+        for name in all {
+            if !valid(name) {
+                return Err(crate::Diagnostic::new(
+                    crate::ErrorKind::Output,
+                    &op.origin,
+                    format!(
+                        "internal error: the name {name:?} made for the operation `{}` is not a valid identifier",
+                        op.id
+                    ),
+                )
+                .into());
+            }
+        }
+    }
+    Ok(())
+}

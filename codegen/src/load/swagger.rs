@@ -1,0 +1,223 @@
+//! Swagger 2.0 → the OpenAPI v3 form, so every later stage reads one shape:
+//!
+//! - `$ref`s to `#/definitions/…` become `#/components/schemas/…`;
+//! - parameters given by `$ref` to the global `parameters` are inlined;
+//! - a non-body parameter's `type`, `format`, `items`, … move into its `schema`;
+//! - the `in: body` parameter becomes a `requestBody` with the operation's `consumes`;
+//! - a response's `schema` moves under `content`, once per media type in `produces`.
+
+use serde_json::{Map, Value};
+
+use super::json_type;
+use crate::diagnostics::{Diagnostic, Diagnostics, ErrorKind, Origin};
+
+/// Keywords of a Swagger 2.0 non-body parameter that OpenAPI v3 keeps in `schema`.
+const SCHEMA_KEYWORDS: [&str; 11] = [
+    "type",
+    "format",
+    "items",
+    "enum",
+    "default",
+    "uniqueItems",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+];
+
+/// Rewrites every `$ref` to `#/definitions/X` as `#/components/schemas/X`, in place.
+pub(super) fn rewrite_refs(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map.iter_mut() {
+                if key == "$ref" {
+                    if let Value::String(target) = child
+                        && let Some(name) = target.strip_prefix("#/definitions/")
+                    {
+                        *target = format!("#/components/schemas/{name}");
+                    }
+                } else {
+                    rewrite_refs(child);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(rewrite_refs),
+        _ => {}
+    }
+}
+
+/// The document-wide settings an operation falls back on.
+pub(super) struct Globals<'a> {
+    pub parameters: Option<&'a Map<String, Value>>,
+    pub consumes: Vec<String>,
+    pub produces: Vec<String>,
+    pub origin: Origin,
+}
+
+impl<'a> Globals<'a> {
+    pub(super) fn of(document: &'a Value, origin: &Origin) -> Globals<'a> {
+        Globals {
+            parameters: document.get("parameters").and_then(Value::as_object),
+            consumes: strings(document.get("consumes")),
+            produces: strings(document.get("produces")),
+            origin: origin.clone(),
+        }
+    }
+}
+
+fn strings(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Normalizes a list of parameters (of a path item or an operation). Returns the non-body
+/// parameters and the body parameter, if any.
+pub(super) fn parameters(
+    list: &[Value],
+    origin: &Origin,
+    globals: &Globals<'_>,
+    diagnostics: &mut Diagnostics,
+) -> (Vec<Value>, Option<Value>) {
+    let mut out = Vec::with_capacity(list.len());
+    let mut body = None;
+    for (i, parameter) in list.iter().enumerate() {
+        let item_origin = origin.child(&i.to_string());
+        let Some(mut parameter) = resolve(parameter, &item_origin, globals, diagnostics) else {
+            continue;
+        };
+        rewrite_refs(&mut parameter);
+        if parameter.get("in").and_then(Value::as_str) == Some("body") {
+            body = Some(parameter);
+            continue;
+        }
+        if let Value::Object(map) = &mut parameter
+            && !map.contains_key("schema")
+        {
+            let mut schema = Map::new();
+            for key in SCHEMA_KEYWORDS {
+                if let Some(value) = map.remove(key) {
+                    schema.insert(key.to_owned(), value);
+                }
+            }
+            map.insert("schema".to_owned(), Value::Object(schema));
+        }
+        out.push(parameter);
+    }
+    (out, body)
+}
+
+/// A parameter, with a `$ref` to the global `parameters` replaced by its target.
+fn resolve(
+    parameter: &Value,
+    origin: &Origin,
+    globals: &Globals<'_>,
+    diagnostics: &mut Diagnostics,
+) -> Option<Value> {
+    let Some(reference) = parameter.get("$ref") else {
+        return Some(parameter.clone());
+    };
+    let name = reference
+        .as_str()
+        .and_then(|r| r.strip_prefix("#/parameters/"))
+        .map(|n| n.replace("~1", "/").replace("~0", "~"));
+    match name
+        .as_deref()
+        .and_then(|n| globals.parameters.and_then(|p| p.get(n)))
+    {
+        Some(target) if target.is_object() => Some(target.clone()),
+        Some(target) => {
+            diagnostics.push(Diagnostic::new(
+                ErrorKind::InvalidOperation,
+                &globals
+                    .origin
+                    .child("parameters")
+                    .child(name.as_deref().unwrap_or_default()),
+                format!("expected a parameter object, found {}", json_type(target)),
+            ));
+            None
+        }
+        None => {
+            diagnostics.push(
+                Diagnostic::new(
+                    ErrorKind::DanglingRef,
+                    &origin.child("$ref"),
+                    format!("expected {reference} to name a parameter under `parameters`, but there is none"),
+                )
+                .with_hint("references to parameters look like `#/parameters/<name>`"),
+            );
+            None
+        }
+    }
+}
+
+/// Rewrites a Swagger 2.0 operation object into the v3 form, given its already normalized
+/// parameters.
+pub(super) fn operation(
+    operation: &Value,
+    parameters: Vec<Value>,
+    body: Option<Value>,
+    globals: &Globals<'_>,
+) -> Value {
+    let mut out = operation.as_object().cloned().unwrap_or_default();
+    let consumes = match strings(out.get("consumes")) {
+        list if list.is_empty() => globals.consumes.clone(),
+        list => list,
+    };
+    let produces = match strings(out.get("produces")) {
+        list if list.is_empty() => globals.produces.clone(),
+        list => list,
+    };
+    out.remove("consumes");
+    out.remove("produces");
+    out.insert("parameters".to_owned(), Value::Array(parameters));
+    if let Some(body) = body {
+        let schema = body
+            .get("schema")
+            .cloned()
+            .unwrap_or(Value::Object(Map::new()));
+        let mut request = Map::new();
+        if let Some(description) = body.get("description") {
+            request.insert("description".to_owned(), description.clone());
+        }
+        request.insert("content".to_owned(), content(&consumes, &schema));
+        if let Some(required) = body.get("required") {
+            request.insert("required".to_owned(), required.clone());
+        }
+        out.insert("requestBody".to_owned(), Value::Object(request));
+    }
+    if let Some(Value::Object(responses)) = out.get_mut("responses") {
+        for response in responses.values_mut() {
+            if let Value::Object(response) = response
+                && let Some(mut schema) = response.remove("schema")
+            {
+                rewrite_refs(&mut schema);
+                response.insert("content".to_owned(), content(&produces, &schema));
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+fn content(media_types: &[String], schema: &Value) -> Value {
+    let mut content = Map::new();
+    let defaults = ["application/json".to_owned()];
+    let media_types = if media_types.is_empty() {
+        &defaults[..]
+    } else {
+        media_types
+    };
+    for media_type in media_types {
+        let mut entry = Map::new();
+        entry.insert("schema".to_owned(), schema.clone());
+        content.insert(media_type.clone(), Value::Object(entry));
+    }
+    Value::Object(content)
+}

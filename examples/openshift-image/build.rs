@@ -1,0 +1,16 @@
+// Generates the image.openshift.io/v1 types into $OUT_DIR/openshift.rs.
+fn main() {
+    let schema = "../../schemas/image.openshift.io_v1.json";
+    println!("cargo::rerun-if-changed={schema}");
+    kubegen::Config::new()
+        .input(schema)
+        .select(kubegen::Selector::Kind("ImageStream".into()))
+        .root_path("crate::k8s") // where the file is included
+        .derive(
+            "com.github.openshift.api.image.v1.TagReferencePolicy",
+            "Hash",
+        )
+        .include_file("openshift.rs")
+        .compile()
+        .unwrap_or_else(|e| panic!("{e}"));
+}

@@ -1,0 +1,233 @@
+//! Decoding responses, sans-io: generated decoders map a status code and the body bytes to
+//! the operation's declared type. Error statuses become [`ResponseError::Status`] when the
+//! body is a Kubernetes `Status` object, and a [`ResponseError::UnexpectedStatus`] carrying
+//! an excerpt of the body otherwise. Nothing here panics on what the network sends.
+
+use std::fmt;
+
+use http::StatusCode;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+/// How much of an unexpected body an error keeps, in bytes.
+const EXCERPT: usize = 512;
+
+/// Why a response could not be decoded into the operation's result. `S` is the API's
+/// `Status` type.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ResponseError<S> {
+    /// The server answered with a `Status` object: an error, such as 404 NotFound or
+    /// 409 AlreadyExists, with its reason and message.
+    Status {
+        /// The HTTP status.
+        status: StatusCode,
+        /// The decoded `Status`.
+        body: Box<S>,
+    },
+    /// The status is not one the operation declares, and the body is not a `Status`
+    /// (for example an HTML error page from a proxy).
+    UnexpectedStatus {
+        /// The HTTP status.
+        status: StatusCode,
+        /// The start of the body, as text (invalid UTF-8 replaced).
+        body: String,
+    },
+    /// The status is declared, but the body is not the declared type.
+    Decode {
+        /// The HTTP status.
+        status: StatusCode,
+        /// What was wrong with the body.
+        error: DecodeError,
+    },
+}
+
+impl<S> ResponseError<S> {
+    /// The HTTP status of the response.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ResponseError::Status { status, .. }
+            | ResponseError::UnexpectedStatus { status, .. }
+            | ResponseError::Decode { status, .. } => *status,
+        }
+    }
+}
+
+impl<S: fmt::Debug> fmt::Display for ResponseError<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResponseError::Status { status, body } => {
+                write!(f, "the server answered {status}: {body:?}")
+            }
+            ResponseError::UnexpectedStatus { status, body } if body.is_empty() => {
+                write!(
+                    f,
+                    "the server answered {status}, which this operation does not declare, with an empty body"
+                )
+            }
+            ResponseError::UnexpectedStatus { status, body } => write!(
+                f,
+                "the server answered {status}, which this operation does not declare, with a body that is not a Status: {body:?}"
+            ),
+            ResponseError::Decode { status, error } => {
+                write!(
+                    f,
+                    "cannot decode the body of the {status} response: {error}"
+                )
+            }
+        }
+    }
+}
+
+impl<S: fmt::Debug> std::error::Error for ResponseError<S> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ResponseError::Decode { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// What was wrong with a response body.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// It is not the declared JSON type.
+    Json(serde_json::Error),
+    /// A text body is not UTF-8.
+    Utf8(std::str::Utf8Error),
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::Json(e) => write!(f, "invalid JSON for the declared type: {e}"),
+            DecodeError::Utf8(e) => write!(f, "the text is not UTF-8: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DecodeError::Json(e) => Some(e),
+            DecodeError::Utf8(e) => Some(e),
+        }
+    }
+}
+
+/// A JSON body of type `T`.
+///
+/// # Errors
+///
+/// [`ResponseError::Decode`] when the body is not a `T`.
+pub fn json<T: DeserializeOwned, S>(
+    status: StatusCode,
+    body: &[u8],
+) -> Result<T, ResponseError<S>> {
+    serde_json::from_slice(body).map_err(|e| ResponseError::Decode {
+        status,
+        error: DecodeError::Json(e),
+    })
+}
+
+/// A plain-text body, such as a container log.
+///
+/// # Errors
+///
+/// [`ResponseError::Decode`] when the body is not UTF-8.
+pub fn text<S>(status: StatusCode, body: &[u8]) -> Result<String, ResponseError<S>> {
+    std::str::from_utf8(body)
+        .map(str::to_owned)
+        .map_err(|e| ResponseError::Decode {
+            status,
+            error: DecodeError::Utf8(e),
+        })
+}
+
+/// A body the operation declares empty; whatever was sent is ignored.
+///
+/// # Errors
+///
+/// Never; the signature matches the other decoders.
+pub fn empty<S>(_status: StatusCode, _body: &[u8]) -> Result<(), ResponseError<S>> {
+    Ok(())
+}
+
+/// The events of a complete watch response body: JSON objects one after another (servers
+/// put a newline after each).
+///
+/// # Errors
+///
+/// [`ResponseError::Decode`] at the first event that is not an `E`, or at a truncated
+/// last event; use [`watch_events_prefix`] for a stream read piece by piece.
+pub fn watch_events<E: DeserializeOwned, S>(
+    status: StatusCode,
+    body: &[u8],
+) -> Result<Vec<E>, ResponseError<S>> {
+    serde_json::Deserializer::from_slice(body)
+        .into_iter::<E>()
+        .collect::<Result<Vec<E>, _>>()
+        .map_err(|e| ResponseError::Decode {
+            status,
+            error: DecodeError::Json(e),
+        })
+}
+
+/// The complete events at the start of `buffer`, and how many bytes they took; the rest is
+/// an event not yet fully received. For decoding a watch stream as it arrives.
+///
+/// # Errors
+///
+/// [`DecodeError::Json`] when a complete event is not an `E`.
+pub fn watch_events_prefix<E: DeserializeOwned>(
+    buffer: &[u8],
+) -> Result<(Vec<E>, usize), DecodeError> {
+    let mut events = Vec::new();
+    let mut stream = serde_json::Deserializer::from_slice(buffer).into_iter::<E>();
+    let mut consumed = 0;
+    loop {
+        match stream.next() {
+            None => return Ok((events, buffer.len())),
+            Some(Ok(event)) => {
+                events.push(event);
+                consumed = stream.byte_offset();
+            }
+            Some(Err(e)) if e.is_eof() => return Ok((events, consumed)),
+            Some(Err(e)) => return Err(DecodeError::Json(e)),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct KindProbe {
+    kind: Option<String>,
+}
+
+/// The error for a status the operation does not declare as a success: the `Status` the body
+/// holds, or an [`ResponseError::UnexpectedStatus`] with the start of the body.
+pub fn error<S: DeserializeOwned>(status: StatusCode, body: &[u8]) -> ResponseError<S> {
+    let is_status = serde_json::from_slice::<KindProbe>(body)
+        .is_ok_and(|probe| probe.kind.as_deref() == Some("Status"));
+    if is_status {
+        match serde_json::from_slice::<S>(body) {
+            Ok(decoded) => {
+                return ResponseError::Status {
+                    status,
+                    body: Box::new(decoded),
+                };
+            }
+            Err(e) => {
+                return ResponseError::Decode {
+                    status,
+                    error: DecodeError::Json(e),
+                };
+            }
+        }
+    }
+    let excerpt = &body[..body.len().min(EXCERPT)];
+    ResponseError::UnexpectedStatus {
+        status,
+        body: String::from_utf8_lossy(excerpt).into_owned(),
+    }
+}

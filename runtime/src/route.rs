@@ -1,0 +1,351 @@
+//! Route tables and path matching.
+//!
+//! A generated crate has one static table of [`RouteInfo`] entries, one per operation of the
+//! API (method, path template, action, resource, parameters, body and responses), and a
+//! generated matcher that resolves a `(method, path)` pair to a route with its path
+//! parameters. The matcher is a decision tree over path segments written out as code; this
+//! module holds what it returns: [`Resolution`], [`PathParams`] and [`MethodSet`].
+
+use std::borrow::Cow;
+use std::fmt;
+
+use http::Method;
+
+/// What an operation does, in Kubernetes' vocabulary (`x-kubernetes-action`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Action {
+    /// Read one object (`get`).
+    Get,
+    /// List a collection (`list`).
+    List,
+    /// Watch one object or a collection (`watch`, `watchlist`).
+    Watch,
+    /// Create an object (`post`).
+    Create,
+    /// Replace an object (`put`).
+    Replace,
+    /// Partially update an object (`patch`).
+    Patch,
+    /// Delete one object (`delete`).
+    Delete,
+    /// Delete a collection (`deletecollection`).
+    DeleteCollection,
+    /// Connect to a running object: exec, attach, port-forward, proxy (`connect`).
+    Connect,
+}
+
+impl Action {
+    /// The lower-case name used in route listings: `get`, `list`, `watch`, `create`,
+    /// `replace`, `patch`, `delete`, `deletecollection` or `connect`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Get => "get",
+            Action::List => "list",
+            Action::Watch => "watch",
+            Action::Create => "create",
+            Action::Replace => "replace",
+            Action::Patch => "patch",
+            Action::Delete => "delete",
+            Action::DeleteCollection => "deletecollection",
+            Action::Connect => "connect",
+        }
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The resource an operation acts on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ResourceInfo {
+    /// The API group, `""` for the core group.
+    pub group: &'static str,
+    /// The version, e.g. `"v1"`.
+    pub version: &'static str,
+    /// The resource's kind, e.g. `"Pod"` (also for its subresources).
+    pub kind: &'static str,
+    /// The plural used in paths, e.g. `"pods"`.
+    pub plural: &'static str,
+    /// The subresource, e.g. `Some("log")`.
+    pub subresource: Option<&'static str>,
+    /// Whether the resource lives in a namespace.
+    pub scope: crate::Scope,
+}
+
+/// One query parameter of an operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct QueryParamInfo {
+    /// The name on the wire, e.g. `"labelSelector"`.
+    pub name: &'static str,
+    /// The JSON type: `"string"`, `"integer"`, `"boolean"` or `"array"`.
+    pub ty: &'static str,
+    /// What it does.
+    pub description: &'static str,
+    /// Whether the operation requires it.
+    pub required: bool,
+}
+
+/// The request body of an operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BodyInfo {
+    /// The Rust type of the body, e.g. `"api::coordination::v1::Lease"`.
+    pub ty: &'static str,
+    /// The accepted content types, e.g. `["application/json-patch+json", …]`.
+    pub content_types: &'static [&'static str],
+    /// Whether a body is required.
+    pub required: bool,
+}
+
+/// One declared response of an operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ResponseInfo {
+    /// The status code, e.g. `200`.
+    pub status: u16,
+    /// The description, e.g. `"OK"`.
+    pub description: &'static str,
+    /// The Rust type of the body, or `None` for an empty body.
+    pub ty: Option<&'static str>,
+}
+
+/// One entry of a route table: everything the API's endpoint table says about an operation.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RouteInfo {
+    /// The `operationId`, e.g. `"readCoordinationV1NamespacedLease"`.
+    pub operation_id: &'static str,
+    /// The HTTP method.
+    pub method: Method,
+    /// The path template, e.g. `"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}"`.
+    pub path: &'static str,
+    /// What the operation does.
+    pub action: Action,
+    /// The resource, for operations on one.
+    pub resource: Option<ResourceInfo>,
+    /// The path parameters, in template order.
+    pub path_params: &'static [&'static str],
+    /// The query parameters, sorted by name.
+    pub query: &'static [QueryParamInfo],
+    /// The request body, if the operation takes one.
+    pub body: Option<BodyInfo>,
+    /// The declared responses, by status.
+    pub responses: &'static [ResponseInfo],
+    /// Whether the operation is deprecated (the `/watch/` paths are).
+    pub deprecated: bool,
+    /// What the operation does, in words.
+    pub description: &'static str,
+}
+
+/// The most path parameters one route can have.
+pub const MAX_PATH_PARAMS: usize = 8;
+
+/// The raw (still percent-encoded) path parameters of a resolved route, in template order.
+/// Holds borrowed slices of the matched path in a fixed array, so resolving allocates nothing.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PathParams<'p> {
+    names: &'static [&'static str],
+    values: [&'p str; MAX_PATH_PARAMS],
+    len: usize,
+}
+
+impl<'p> PathParams<'p> {
+    /// No parameters yet.
+    pub const fn new() -> Self {
+        PathParams {
+            names: &[],
+            values: [""; MAX_PATH_PARAMS],
+            len: 0,
+        }
+    }
+
+    /// Records the next parameter value; used by generated matchers. The generator refuses
+    /// templates with more than [`MAX_PATH_PARAMS`] parameters, so the array never overflows;
+    /// values past it would be dropped.
+    pub fn push(&mut self, value: &'p str) {
+        if let Some(slot) = self.values.get_mut(self.len) {
+            *slot = value;
+            self.len += 1;
+        }
+    }
+
+    /// Names the recorded values with the route's parameter names; used by generated
+    /// matchers when a route is found.
+    #[must_use]
+    pub fn named(mut self, names: &'static [&'static str]) -> Self {
+        self.names = names;
+        self
+    }
+
+    /// The number of parameters.
+    pub fn len(&self) -> usize {
+        self.len.min(self.names.len())
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The raw value of the parameter `name`, as it appears in the path.
+    pub fn get(&self, name: &str) -> Option<&'p str> {
+        self.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+
+    /// The percent-decoded value of the parameter `name`: `None` when there is no such
+    /// parameter, an error when the decoded bytes are not UTF-8.
+    pub fn decoded(&self, name: &str) -> Option<Result<Cow<'p, str>, std::str::Utf8Error>> {
+        self.get(name)
+            .map(|raw| percent_encoding::percent_decode_str(raw).decode_utf8())
+    }
+
+    /// `(name, raw value)` pairs in template order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &'p str)> + '_ {
+        self.names
+            .iter()
+            .copied()
+            .zip(self.values.iter().copied())
+            .take(self.len)
+    }
+}
+
+impl Default for PathParams<'_> {
+    fn default() -> Self {
+        PathParams::new()
+    }
+}
+
+impl fmt::Debug for PathParams<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+/// Whether a path segment can be the value of a path parameter: not empty, not `.` or `..`
+/// (which clients and proxies may collapse), and without `?` or `#` (the path ends before
+/// them, so they show a query string or fragment passed as part of the path).
+pub fn is_param_value(segment: &str) -> bool {
+    !segment.is_empty() && segment != "." && segment != ".." && !segment.contains(['?', '#'])
+}
+
+/// A set of HTTP methods, for the `Allow` header of a 405 answer. A bit set: copying and
+/// building it allocates nothing.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct MethodSet(u16);
+
+const METHODS: [Method; 9] = [
+    Method::CONNECT,
+    Method::DELETE,
+    Method::GET,
+    Method::HEAD,
+    Method::OPTIONS,
+    Method::PATCH,
+    Method::POST,
+    Method::PUT,
+    Method::TRACE,
+];
+
+impl MethodSet {
+    /// No method.
+    pub const EMPTY: MethodSet = MethodSet(0);
+    /// `CONNECT`.
+    pub const CONNECT: MethodSet = MethodSet(1);
+    /// `DELETE`.
+    pub const DELETE: MethodSet = MethodSet(1 << 1);
+    /// `GET`.
+    pub const GET: MethodSet = MethodSet(1 << 2);
+    /// `HEAD`.
+    pub const HEAD: MethodSet = MethodSet(1 << 3);
+    /// `OPTIONS`.
+    pub const OPTIONS: MethodSet = MethodSet(1 << 4);
+    /// `PATCH`.
+    pub const PATCH: MethodSet = MethodSet(1 << 5);
+    /// `POST`.
+    pub const POST: MethodSet = MethodSet(1 << 6);
+    /// `PUT`.
+    pub const PUT: MethodSet = MethodSet(1 << 7);
+    /// `TRACE`.
+    pub const TRACE: MethodSet = MethodSet(1 << 8);
+
+    /// Both sets' methods.
+    #[must_use]
+    pub const fn union(self, other: MethodSet) -> MethodSet {
+        MethodSet(self.0 | other.0)
+    }
+
+    /// Whether `method` is in the set.
+    pub fn contains(self, method: &Method) -> bool {
+        METHODS
+            .iter()
+            .position(|m| m == method)
+            .is_some_and(|i| self.0 & (1 << i) != 0)
+    }
+
+    /// The methods, in alphabetical order.
+    pub fn iter(self) -> impl Iterator<Item = Method> {
+        METHODS
+            .into_iter()
+            .enumerate()
+            .filter(move |(i, _)| self.0 & (1 << i) != 0)
+            .map(|(_, m)| m)
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl fmt::Debug for MethodSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+/// The value of an `Allow` header: `DELETE, GET, PATCH, PUT`.
+impl fmt::Display for MethodSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, method) in self.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(method.as_str())?;
+        }
+        Ok(())
+    }
+}
+
+/// What a generated matcher found for a `(method, path)` pair; `R` is the generated route
+/// enum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Resolution<'p, R> {
+    /// A route serves this method at this path.
+    Found {
+        /// The route.
+        route: R,
+        /// Its path parameters, raw, in template order.
+        params: PathParams<'p>,
+    },
+    /// Routes exist at this path, but none for this method (answer 405 with `Allow`).
+    MethodNotAllowed {
+        /// The methods that are served at this path.
+        allowed: MethodSet,
+    },
+    /// No route has this path (answer 404).
+    NotFound,
+}
+
+impl<'p, R> Resolution<'p, R> {
+    /// The route and parameters when one was found.
+    pub fn found(self) -> Option<(R, PathParams<'p>)> {
+        match self {
+            Resolution::Found { route, params } => Some((route, params)),
+            _ => None,
+        }
+    }
+
+    /// Whether no route has the path.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, Resolution::NotFound)
+    }
+}

@@ -1,0 +1,131 @@
+//! The request, response and route helpers that generated route code calls.
+
+use kubegen_runtime::http::{Method, StatusCode};
+use kubegen_runtime::request::{self, PathAndQuery};
+use kubegen_runtime::response::{self, DecodeError};
+use kubegen_runtime::route::is_param_value;
+use kubegen_runtime::{Bookmark, MethodSet, PathParams, RequestError, ResponseError, WatchEvent};
+use serde_json::Value;
+
+#[test]
+fn path_segments_and_queries_are_encoded() {
+    let mut target = PathAndQuery::new("/api/v1/namespaces/");
+    target.push_segment("namespace", "a b/c?d#e%f").unwrap();
+    target.push_literal("/pods");
+    target.push_query("labelSelector", "app in (web,api)");
+    target.push_optional_query::<bool>("watch", None);
+    target.push_optional_query("limit", Some(&5i64));
+    target.push_query("dryRun", &["All".to_owned(), "x&y=z".to_owned()][..]);
+    assert_eq!(
+        target.as_str(),
+        "/api/v1/namespaces/a%20b%2Fc%3Fd%23e%25f/pods?labelSelector=app%20in%20%28web%2Capi%29&limit=5&dryRun=All&dryRun=x%26y%3Dz"
+    );
+    for bad in ["", ".", ".."] {
+        let mut target = PathAndQuery::new("/x/");
+        assert!(matches!(
+            target.push_segment("name", bad),
+            Err(RequestError::InvalidPathParam { name: "name", .. })
+        ));
+        assert_eq!(target.as_str(), "/x/", "nothing is written");
+    }
+    let request = request::build(
+        Method::GET,
+        PathAndQuery::new("/api/v1/pods"),
+        Some(request::JSON),
+        None,
+    )
+    .unwrap();
+    assert_eq!(request.uri(), "/api/v1/pods");
+    assert_eq!(request.headers()["accept"], "application/json");
+}
+
+#[test]
+fn errors_are_statuses_or_excerpts() {
+    let status = br#"{"kind":"Status","apiVersion":"v1","code":409,"reason":"AlreadyExists"}"#;
+    match response::error::<Value>(StatusCode::CONFLICT, status) {
+        ResponseError::Status { status, body } => {
+            assert_eq!(status, StatusCode::CONFLICT);
+            assert_eq!(body["reason"], "AlreadyExists");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Not a Status: an excerpt of at most 512 bytes, lossy, never a panic.
+    let mut page = "é".repeat(400).into_bytes();
+    page.push(0xff);
+    match response::error::<Value>(StatusCode::BAD_GATEWAY, &page) {
+        ResponseError::UnexpectedStatus { body, .. } => assert!(body.len() <= 512 + 3),
+        other => panic!("{other:?}"),
+    }
+    let json_but_not_status = br#"{"kind":"Pod"}"#;
+    assert!(matches!(
+        response::error::<Value>(StatusCode::INTERNAL_SERVER_ERROR, json_but_not_status),
+        ResponseError::UnexpectedStatus { .. }
+    ));
+    let e = response::json::<u32, Value>(StatusCode::OK, b"\"x\"").unwrap_err();
+    assert_eq!(e.status(), StatusCode::OK);
+    assert!(matches!(
+        e,
+        ResponseError::Decode {
+            error: DecodeError::Json(_),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn watch_streams_decode_as_they_arrive() {
+    type Event = WatchEvent<Value, Value>;
+    let stream = b"{\"type\":\"ADDED\",\"object\":{\"a\":1}}\n{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"5\"}}}\n{\"type\":\"DEL";
+    let (events, used) = response::watch_events_prefix::<Event>(stream).unwrap();
+    assert_eq!(events.len(), 2);
+    assert!(
+        matches!(&events[1], WatchEvent::Bookmark(Bookmark { resource_version, .. }) if resource_version == "5")
+    );
+    assert_eq!(&stream[used..used + 1], b"\n");
+    let (events, used) = response::watch_events_prefix::<Event>(b"").unwrap();
+    assert!(events.is_empty() && used == 0);
+    assert!(response::watch_events_prefix::<Event>(b"{\"type\":\"NOPE\",\"object\":{}}").is_err());
+}
+
+#[test]
+fn method_sets_and_params() {
+    let set = MethodSet::PUT
+        .union(MethodSet::GET)
+        .union(MethodSet::DELETE);
+    assert_eq!(set.to_string(), "DELETE, GET, PUT");
+    assert!(set.contains(&Method::GET) && !set.contains(&Method::POST));
+    assert!(!set.contains(&Method::from_bytes(b"get").unwrap()));
+    assert!(MethodSet::EMPTY.is_empty());
+    assert_eq!(set.iter().count(), 3);
+
+    let mut params = PathParams::new();
+    params.push("default");
+    params.push("a%2Fb");
+    let params = params.named(&["namespace", "name"]);
+    assert_eq!(params.len(), 2);
+    assert_eq!(params.get("name"), Some("a%2Fb"));
+    assert_eq!(params.decoded("name").unwrap().unwrap(), "a/b");
+    assert_eq!(
+        format!("{params:?}"),
+        r#"{"namespace": "default", "name": "a%2Fb"}"#
+    );
+    // Overflow drops values instead of panicking.
+    let mut full = PathParams::new();
+    for _ in 0..20 {
+        full.push("x");
+    }
+    assert!(full.is_empty(), "unnamed parameters are not listed");
+
+    for (segment, ok) in [
+        ("a", true),
+        ("", false),
+        (".", false),
+        ("..", false),
+        ("...", true),
+        ("a?b", false),
+        ("a#", false),
+        ("%2F", true),
+    ] {
+        assert_eq!(is_param_value(segment), ok, "{segment:?}");
+    }
+}

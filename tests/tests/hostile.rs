@@ -1,0 +1,270 @@
+//! Hostile and malformed input: every case in `tests/hostile/` (plus giants generated here:
+//! 10,000-deep nesting, a 10 MB description) gives its expected error kind, or valid code
+//! that parses and compiles. None may panic, overflow the stack or hang.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use kubegen::{Config, ErrorKind, Layout};
+use kubegen_tests::workspace_root;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Expect {
+    Error(ErrorKind),
+    Valid,
+}
+
+use ErrorKind as K;
+use Expect::{Error, Valid};
+
+/// Every committed case and what it must produce.
+const CASES: &[(&str, Expect)] = &[
+    (
+        "additional_properties_is_string.json",
+        Error(K::InvalidSchema),
+    ),
+    ("crd_bad_scope.yaml", Error(K::InvalidSchema)),
+    ("crd_keywords_and_nesting.yaml", Valid),
+    ("crd_missing_group.yaml", Error(K::InvalidSchema)),
+    (
+        "crd_multi_document_with_a_pod.yaml",
+        Error(K::UnknownDocument),
+    ),
+    ("crd_v1beta1.yaml", Error(K::UnknownDocument)),
+    ("dangling_ref.json", Error(K::DanglingRef)),
+    ("default_out_of_range.json", Valid),
+    ("description_is_number.json", Error(K::InvalidSchema)),
+    ("descriptions_that_break_comments.json", Valid),
+    ("duplicate_operation_ids.json", Error(K::InvalidOperation)),
+    ("empty.json", Error(K::UnknownDocument)),
+    ("empty_object.json", Error(K::UnknownDocument)),
+    ("empty_property_name.json", Valid),
+    ("enum_mixing_types.json", Error(K::InvalidSchema)),
+    ("enum_not_array.json", Error(K::InvalidSchema)),
+    ("enum_out_of_range_integers.json", Valid),
+    ("format_is_object.json", Error(K::InvalidSchema)),
+    ("gvk_malformed.json", Error(K::InvalidSchema)),
+    ("invalid_utf8.json", Error(K::Syntax)),
+    ("keywords_everywhere.json", Valid),
+    ("many_properties.json", Valid),
+    ("names_collide_after_conversion.json", Valid),
+    ("not_an_api_document.json", Error(K::UnknownDocument)),
+    ("openapi_version_2.json", Error(K::UnknownDocument)),
+    ("path_escapes_prefix.json", Error(K::InvalidOperation)),
+    (
+        "path_param_missing_from_template.json",
+        Error(K::InvalidOperation),
+    ),
+    ("paths_is_array.json", Error(K::InvalidOperation)),
+    ("properties_is_array.json", Error(K::InvalidSchema)),
+    ("property_is_null.json", Error(K::InvalidSchema)),
+    ("ref_cycle_aliases.json", Error(K::RefCycle)),
+    ("ref_cycle_self_alias.json", Error(K::RefCycle)),
+    ("ref_cycle_through_arrays.json", Error(K::RefCycle)),
+    ("ref_external.json", Error(K::UnsupportedSchema)),
+    ("ref_not_a_string.json", Error(K::InvalidSchema)),
+    ("required_has_number.json", Error(K::InvalidSchema)),
+    ("required_is_string.json", Error(K::InvalidSchema)),
+    ("schema_is_string.json", Error(K::InvalidSchema)),
+    ("swagger_param_ref_dangling.json", Error(K::DanglingRef)),
+    ("swagger_version_3.json", Error(K::UnknownDocument)),
+    ("top_level_array.json", Error(K::UnknownDocument)),
+    ("type_is_number.json", Error(K::InvalidSchema)),
+    ("type_list_of_two.json", Error(K::UnsupportedSchema)),
+    ("type_unsupported.json", Error(K::UnsupportedSchema)),
+    ("whitespace_only.yaml", Error(K::UnknownDocument)),
+    ("yaml_alias_bomb.yaml", Error(K::Syntax)),
+];
+
+/// Generates `path` on a thread with a deadline, so a hang fails instead of blocking CI,
+/// and a panic is reported as such.
+fn generate(path: &Path, module: &str) -> Result<Result<String, kubegen::Error>, String> {
+    let (send, receive) = mpsc::channel();
+    let input = path.to_path_buf();
+    let root = format!("crate::cases::{module}");
+    std::thread::spawn(move || {
+        let result = std::panic::catch_unwind(|| {
+            Config::new()
+                .input(&input)
+                .layout(Layout::SingleFile)
+                .root_path(root)
+                .generate()
+                .map(|output| output.files().values().next().cloned().unwrap_or_default())
+        });
+        let _ = send.send(result);
+    });
+    match receive.recv_timeout(Duration::from_secs(120)) {
+        Ok(Ok(result)) => Ok(result),
+        Ok(Err(_)) => Err("panicked".to_owned()),
+        Err(_) => Err("did not finish within 120 s".to_owned()),
+    }
+}
+
+fn module_name(file: &str) -> String {
+    file.replace(['.', '-'], "_")
+}
+
+/// Giant inputs, made here rather than committed.
+fn giants(dir: &Path) -> Vec<(PathBuf, Expect)> {
+    let mut cases = Vec::new();
+
+    let deep_json = format!(
+        "{{\"openapi\": \"3.0.0\", \"x\": {}1{}}}",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    cases.push((dir.join("deep_nesting.json"), deep_json, Error(K::Syntax)));
+
+    let mut schema = String::from("{\"type\": \"string\"}");
+    for _ in 0..10_000 {
+        schema = format!("{{\"type\": \"object\", \"properties\": {{\"a\": {schema}}}}}");
+    }
+    let deep_schema = format!(
+        "{{\"openapi\": \"3.0.0\", \"components\": {{\"schemas\": {{\"io.x.v1.Deep\": {schema}}}}}}}"
+    );
+    cases.push((dir.join("deep_schema.json"), deep_schema, Error(K::Syntax)));
+
+    let deep_yaml = format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nx: {}1{}\n",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    cases.push((dir.join("deep_nesting.yaml"), deep_yaml, Error(K::Syntax)));
+
+    let huge = "A very long description. ".repeat(10 * 1024 * 1024 / 25);
+    let huge_doc = serde_json::json!({
+        "openapi": "3.0.0",
+        "components": {"schemas": {"io.x.v1.Huge": {"type": "object", "description": huge, "properties": {"a": {"type": "string"}}}}}
+    });
+    cases.push((
+        dir.join("huge_description.json"),
+        huge_doc.to_string(),
+        Valid,
+    ));
+
+    let moderately_deep = {
+        let mut schema = String::from("{\"type\": \"string\"}");
+        for _ in 0..40 {
+            schema = format!("{{\"type\": \"object\", \"properties\": {{\"a\": {schema}}}}}");
+        }
+        format!(
+            "{{\"openapi\": \"3.0.0\", \"components\": {{\"schemas\": {{\"io.x.v1.Nest\": {schema}}}}}}}"
+        )
+    };
+    cases.push((dir.join("nested_forty_levels.json"), moderately_deep, Valid));
+
+    cases
+        .into_iter()
+        .map(|(path, text, expect)| {
+            fs::write(&path, text).expect("write giant");
+            (path, expect)
+        })
+        .collect()
+}
+
+#[test]
+fn hostile_corpus() {
+    let dir = workspace_root().join("tests/hostile");
+    let mut on_disk: Vec<String> = fs::read_dir(&dir)
+        .expect("tests/hostile")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    on_disk.sort();
+    let listed: Vec<String> = CASES.iter().map(|(f, _)| (*f).to_owned()).collect();
+    assert_eq!(
+        on_disk, listed,
+        "every file in tests/hostile needs an expectation in CASES, and vice versa"
+    );
+
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let mut cases: Vec<(PathBuf, Expect)> = CASES.iter().map(|(f, e)| (dir.join(f), *e)).collect();
+    cases.extend(giants(scratch.path()));
+
+    let mut failures = Vec::new();
+    let mut valid = Vec::new();
+    for (path, expect) in &cases {
+        let file = path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let module = module_name(&file);
+        match (generate(path, &module), expect) {
+            (Err(problem), _) => failures.push(format!("{file}: {problem}")),
+            (Ok(Err(e)), Error(kind)) if e.kinds().contains(kind) => {
+                // Every diagnostic names the file it is about.
+                if let Some(d) = e
+                    .diagnostics()
+                    .iter()
+                    .find(|d| d.origin.file.as_os_str().is_empty())
+                {
+                    failures.push(format!("{file}: a diagnostic names no file: {d}"));
+                }
+            }
+            (Ok(Err(e)), _) => failures.push(format!("{file}: expected {expect:?}, got:\n{e}")),
+            (Ok(Ok(_)), Error(kind)) => {
+                failures.push(format!("{file}: expected {kind:?}, but it generated code"))
+            }
+            (Ok(Ok(code)), Valid) => match syn::parse_file(&code) {
+                Ok(_) => valid.push((module, code)),
+                Err(e) => failures.push(format!("{file}: generated code does not parse: {e}")),
+            },
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "hostile cases failed:\n{}",
+        failures.join("\n")
+    );
+    eprintln!(
+        "hostile corpus: {} cases, {} errors as expected, {} valid",
+        cases.len(),
+        cases.len() - valid.len(),
+        valid.len()
+    );
+    compile_together(&valid);
+}
+
+/// Builds every valid output as one crate, each in its own module.
+fn compile_together(valid: &[(String, String)]) {
+    let dir = workspace_root().join("target/hostile/crate");
+    fs::create_dir_all(dir.join("src/cases")).expect("crate dir");
+    let mut lib = String::from("//! Valid outputs of the hostile corpus.\npub mod cases;\n");
+    let mut cases = String::new();
+    for (module, code) in valid {
+        fs::write(dir.join(format!("src/cases/{module}.rs")), code).expect("write case");
+        writeln!(cases, "pub mod {module};").expect("write to string");
+    }
+    lib.push('\n');
+    fs::write(dir.join("src/lib.rs"), lib).expect("write lib");
+    fs::write(dir.join("src/cases.rs"), cases).expect("write cases");
+    let runtime = workspace_root().join("runtime");
+    fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"hostile-valid\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nkubegen-runtime = {{ path = {:?} }}\nserde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n\n[workspace]\n",
+            runtime.display().to_string()
+        ),
+    )
+    .expect("write manifest");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args(["build", "--quiet"])
+        .current_dir(&dir)
+        .env(
+            "CARGO_TARGET_DIR",
+            workspace_root().join("target/hostile/target"),
+        )
+        .env("RUSTFLAGS", "-D warnings")
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "valid hostile outputs do not compile:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -1,0 +1,481 @@
+//! The generated route table (`kubegen_api::routes::ROUTES`) against the endpoint tables: the
+//! seed pages' counts, and exactly the parameters, actions and responses each operation
+//! lists in `schemas/` (transcribed from the seed pages), read independently here with
+//! serde_json. Also: synthesizing a resource's table from its group, version, plural, scope
+//! and subresources gives the table read from the paths, and malformed operations are
+//! located diagnostics.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use kubegen::ErrorKind;
+use kubegen_api::api::coordination::v1::Lease;
+use kubegen_api::api::core::v1::Pod;
+use kubegen_api::routes::{ROUTES, Route};
+use kubegen_runtime::{Action, RouteInfo};
+use kubegen_tests::workspace_root;
+use serde_json::{Value, json};
+
+fn routes_of(kind: &str) -> Vec<&'static RouteInfo> {
+    ROUTES
+        .iter()
+        .filter(|r| r.resource.is_some_and(|res| res.kind == kind))
+        .collect()
+}
+
+#[test]
+fn seed_resources_have_the_reference_pages_counts() {
+    // (kind, paths, operations) from the seed pages' endpoint lists.
+    let expected = [
+        ("ImageStream", 7, 14),
+        ("Pod", 9, 18),
+        ("Endpoints", 6, 11),
+        ("Lease", 6, 11),
+    ];
+    for (kind, paths, operations) in expected {
+        let routes = routes_of(kind);
+        let distinct: BTreeSet<&str> = routes.iter().map(|r| r.path).collect();
+        assert_eq!(
+            (distinct.len(), routes.len()),
+            (paths, operations),
+            "{kind}: (paths, operations)"
+        );
+    }
+    assert_eq!(ROUTES.len(), 14 + 18 + 11 + 11, "no other operations");
+}
+
+/// Every operation of every document in `schemas/`: (method, path) → operation object,
+/// with the path item's parameters merged in.
+fn schema_operations() -> BTreeMap<(String, String), Value> {
+    let dir = workspace_root().join("schemas");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("schemas/")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    names.sort();
+    let mut operations = BTreeMap::new();
+    for path in names {
+        let document: Value =
+            serde_json::from_slice(&std::fs::read(&path).expect("readable")).expect("JSON");
+        for (template, item) in document["paths"].as_object().expect("paths") {
+            let shared = item
+                .get("parameters")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            for (method, operation) in item.as_object().expect("path item") {
+                if method == "parameters" {
+                    continue;
+                }
+                let mut operation = operation.clone();
+                let mut parameters = shared.clone();
+                parameters.extend(
+                    operation
+                        .get("parameters")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default(),
+                );
+                operation["parameters"] = Value::Array(parameters);
+                operations.insert((method.to_uppercase(), template.clone()), operation);
+            }
+        }
+    }
+    operations
+}
+
+fn parameter_names(operation: &Value, location: &str) -> Vec<String> {
+    let mut names: Vec<String> = operation["parameters"]
+        .as_array()
+        .expect("parameters")
+        .iter()
+        .filter(|p| p["in"] == location)
+        .map(|p| p["name"].as_str().expect("name").to_owned())
+        .collect();
+    if location == "query" {
+        names.sort();
+    }
+    names
+}
+
+#[test]
+fn every_operation_has_exactly_the_listed_parameters_and_responses() {
+    let expected = schema_operations();
+    let actual: BTreeMap<(String, String), &RouteInfo> = ROUTES
+        .iter()
+        .map(|r| ((r.method.to_string(), r.path.to_owned()), r))
+        .collect();
+    assert_eq!(
+        expected.keys().collect::<Vec<_>>(),
+        actual.keys().collect::<Vec<_>>(),
+        "the route table lists exactly the operations of schemas/"
+    );
+    for (key, operation) in &expected {
+        let route = actual[key];
+        let context = format!("{} {}", key.0, key.1);
+        assert_eq!(route.operation_id, operation["operationId"], "{context}");
+        let query: Vec<&str> = route.query.iter().map(|q| q.name).collect();
+        assert_eq!(
+            query,
+            parameter_names(operation, "query"),
+            "{context}: query"
+        );
+        for q in route.query {
+            let declared = operation["parameters"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["name"] == q.name && p["in"] == "query")
+                .unwrap();
+            assert_eq!(q.ty, declared["schema"]["type"], "{context}: {}", q.name);
+            assert_eq!(
+                q.description, declared["description"],
+                "{context}: {}",
+                q.name
+            );
+            assert!(!q.required, "{context}: {}", q.name);
+        }
+        // Path parameters in template order.
+        let mut in_template: Vec<&str> = route
+            .path
+            .split('/')
+            .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+            .collect();
+        assert_eq!(route.path_params, in_template.as_slice(), "{context}");
+        in_template.sort_unstable();
+        let mut declared = parameter_names(operation, "path");
+        declared.sort();
+        assert_eq!(in_template, declared, "{context}: declared path parameters");
+        // Actions in Kubernetes' vocabulary.
+        let action = match operation["x-kubernetes-action"].as_str().unwrap() {
+            "get" => Action::Get,
+            "list" => Action::List,
+            "watch" | "watchlist" => Action::Watch,
+            "post" => Action::Create,
+            "put" => Action::Replace,
+            "patch" => Action::Patch,
+            "delete" => Action::Delete,
+            "deletecollection" => Action::DeleteCollection,
+            other => panic!("{context}: unexpected action {other}"),
+        };
+        assert_eq!(route.action, action, "{context}");
+        assert_eq!(
+            route.deprecated,
+            route.path.contains("/watch/"),
+            "{context}"
+        );
+        // Responses: every declared status, empty exactly where no content is declared.
+        let declared: Vec<(u16, bool)> = operation["responses"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(code, r)| (code.parse().unwrap(), r.get("content").is_some()))
+            .collect();
+        let listed: Vec<(u16, bool)> = route
+            .responses
+            .iter()
+            .map(|r| (r.status, r.ty.is_some()))
+            .collect();
+        assert_eq!(listed, declared, "{context}: responses");
+        // Bodies and their content types.
+        let body_types: Option<Vec<String>> = operation
+            .get("requestBody")
+            .map(|b| b["content"].as_object().unwrap().keys().cloned().collect());
+        let listed = route
+            .body
+            .map(|b| b.content_types.iter().map(|t| (*t).to_owned()).collect());
+        assert_eq!(listed, body_types, "{context}: body content types");
+    }
+}
+
+#[test]
+fn pod_log_and_collection_deletes_match_the_reference_pages() {
+    let log = Route::ReadCoreV1NamespacedPodLog.info();
+    assert_eq!(log.path, "/api/v1/namespaces/{namespace}/pods/{name}/log");
+    assert_eq!(
+        log.query.iter().map(|q| q.name).collect::<Vec<_>>(),
+        [
+            "container",
+            "follow",
+            "insecureSkipTLSVerifyBackend",
+            "limitBytes",
+            "pretty",
+            "previous",
+            "sinceSeconds",
+            "tailLines",
+            "timestamps"
+        ]
+    );
+    assert_eq!(log.responses[0].status, 200);
+    assert_eq!(log.responses[0].ty, Some("String"));
+    assert_eq!(log.resource.unwrap().subresource, Some("log"));
+
+    let subresources: BTreeSet<Option<&str>> = routes_of("Pod")
+        .iter()
+        .map(|r| r.resource.unwrap().subresource)
+        .collect();
+    assert_eq!(
+        subresources,
+        BTreeSet::from([
+            None,
+            Some("ephemeralcontainers"),
+            Some("log"),
+            Some("status")
+        ])
+    );
+
+    let collection = [
+        "continue",
+        "dryRun",
+        "fieldSelector",
+        "gracePeriodSeconds",
+        "labelSelector",
+        "limit",
+        "orphanDependents",
+        "pretty",
+        "propagationPolicy",
+        "resourceVersion",
+        "resourceVersionMatch",
+        "sendInitialEvents",
+        "timeoutSeconds",
+    ];
+    let names = |route: Route| {
+        route
+            .info()
+            .query
+            .iter()
+            .map(|q| q.name)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        names(Route::DeleteCoordinationV1CollectionNamespacedLease),
+        collection
+    );
+    // The Pod page does not list sendInitialEvents for its collection delete.
+    let without: Vec<&str> = collection
+        .iter()
+        .copied()
+        .filter(|n| *n != "sendInitialEvents")
+        .collect();
+    assert_eq!(names(Route::DeleteCoreV1CollectionNamespacedPod), without);
+
+    let patch = Route::PatchCoordinationV1NamespacedLease.info();
+    let body = patch.body.unwrap();
+    for content_type in [
+        "application/json-patch+json",
+        "application/merge-patch+json",
+        "application/strategic-merge-patch+json",
+        "application/apply-patch+yaml",
+    ] {
+        assert!(body.content_types.contains(&content_type));
+    }
+    let create = Route::CreateCoreV1NamespacedPod.info();
+    assert_eq!(
+        create
+            .responses
+            .iter()
+            .map(|r| (r.status, r.description, r.ty))
+            .collect::<Vec<_>>(),
+        [
+            (200, "OK", Some("api::core::v1::Pod")),
+            (201, "Created", Some("api::core::v1::Pod")),
+            (202, "Accepted", Some("api::core::v1::Pod")),
+            (401, "Unauthorized", None),
+        ]
+    );
+}
+
+#[test]
+fn resource_tables_follow_the_reference_order() {
+    let lease: Vec<&str> = Lease::ROUTES.iter().map(|r| r.info().path).collect();
+    let prefix = "/apis/coordination.k8s.io/v1";
+    let paths: Vec<String> = [
+        "/leases",
+        "/watch/leases",
+        "/namespaces/{namespace}/leases",
+        "/namespaces/{namespace}/leases",
+        "/namespaces/{namespace}/leases",
+        "/watch/namespaces/{namespace}/leases",
+        "/namespaces/{namespace}/leases/{name}",
+        "/namespaces/{namespace}/leases/{name}",
+        "/namespaces/{namespace}/leases/{name}",
+        "/namespaces/{namespace}/leases/{name}",
+        "/watch/namespaces/{namespace}/leases/{name}",
+    ]
+    .iter()
+    .map(|p| format!("{prefix}{p}"))
+    .collect();
+    assert_eq!(lease, paths);
+    assert_eq!(Pod::ROUTES.len(), 18);
+    for (i, route) in Route::ALL.iter().enumerate() {
+        assert_eq!(route.info(), &ROUTES[i]);
+    }
+}
+
+#[test]
+fn synthesized_lease_table_equals_the_one_read_from_paths() {
+    let root = workspace_root();
+    let input = Path::new("schemas/coordination.k8s.io_v1.json");
+    let api = kubegen::Config::new()
+        .input_named(root.join(input), input)
+        .model()
+        .expect("model");
+    let (id, _) = api
+        .resources
+        .iter()
+        .find(|(_, r)| r.gvk.kind == "Lease")
+        .expect("Lease is a resource");
+    let read: Vec<_> = api.operations_of(*id).cloned().collect();
+    let mut synthesized = kubegen::model::operations::synthesize(&api, *id);
+    assert_eq!(read.len(), 11);
+    assert_eq!(synthesized.len(), read.len());
+    for (s, r) in synthesized.iter_mut().zip(&read) {
+        // Only where they come from differs.
+        s.origin = r.origin.clone();
+        assert_eq!(s, r, "{} {}", r.method.as_str(), r.path.text);
+    }
+}
+
+#[test]
+fn a_resource_without_paths_gets_the_conventional_table() {
+    let document = json!({
+        "openapi": "3.0.0",
+        "info": {"title": "t", "version": "v1"},
+        "paths": {
+            "/apis/example.com/v1/gizmos": {"get": {"operationId": "listExampleComV1Gizmo", "x-kubernetes-action": "list",
+                "x-kubernetes-group-version-kind": {"group": "example.com", "version": "v1", "kind": "Gizmo"}, "responses": {}}},
+            "/apis/example.com/v1/gizmos/{name}/status": {"get": {"operationId": "readExampleComV1GizmoStatus", "x-kubernetes-action": "get",
+                "x-kubernetes-group-version-kind": {"group": "example.com", "version": "v1", "kind": "Gizmo"}, "responses": {}}}
+        },
+        "components": {"schemas": {
+            "com.example.v1.Gizmo": {"type": "object", "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"}},
+                "x-kubernetes-group-version-kind": [{"group": "example.com", "version": "v1", "kind": "Gizmo"}]}
+        }}
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gizmo.json");
+    std::fs::write(&path, document.to_string()).unwrap();
+    let api = kubegen::Config::new()
+        .input_named(&path, "gizmo.json")
+        .model()
+        .unwrap();
+    let (id, _) = api.resources.iter().next().unwrap();
+    let table: Vec<(String, String, &str)> = kubegen::model::operations::synthesize(&api, *id)
+        .iter()
+        .map(|op| {
+            (
+                op.method.as_str().to_owned(),
+                op.path.text.clone(),
+                op.action.as_str(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("DELETE", "/apis/example.com/v1/gizmos", "deletecollection"),
+        ("GET", "/apis/example.com/v1/gizmos", "list"),
+        ("POST", "/apis/example.com/v1/gizmos", "create"),
+        ("GET", "/apis/example.com/v1/watch/gizmos", "watch"),
+        ("DELETE", "/apis/example.com/v1/gizmos/{name}", "delete"),
+        ("GET", "/apis/example.com/v1/gizmos/{name}", "get"),
+        ("PATCH", "/apis/example.com/v1/gizmos/{name}", "patch"),
+        ("PUT", "/apis/example.com/v1/gizmos/{name}", "replace"),
+        ("GET", "/apis/example.com/v1/watch/gizmos/{name}", "watch"),
+        ("GET", "/apis/example.com/v1/gizmos/{name}/status", "get"),
+        (
+            "PATCH",
+            "/apis/example.com/v1/gizmos/{name}/status",
+            "patch",
+        ),
+        (
+            "PUT",
+            "/apis/example.com/v1/gizmos/{name}/status",
+            "replace",
+        ),
+    ];
+    let expected: Vec<(String, String, &str)> = expected
+        .iter()
+        .map(|(m, p, a)| ((*m).to_owned(), (*p).to_owned(), *a))
+        .collect();
+    assert_eq!(table, expected);
+}
+
+fn model_error(paths: Value) -> kubegen::Error {
+    let document = json!({
+        "openapi": "3.0.0",
+        "info": {"title": "t", "version": "v1"},
+        "paths": paths,
+        "components": {"schemas": {}}
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.json");
+    std::fs::write(&path, document.to_string()).unwrap();
+    kubegen::Config::new()
+        .input_named(&path, "bad.json")
+        .model()
+        .expect_err("malformed operations are refused")
+}
+
+#[test]
+fn malformed_operations_are_located_diagnostics() {
+    // A path parameter the template does not have.
+    let e = model_error(json!({
+        "/apis/x/v1/things": {"get": {"operationId": "list", "parameters": [
+            {"name": "name", "in": "path", "required": true, "schema": {"type": "string"}}
+        ], "responses": {}}}
+    }));
+    let d = &e.diagnostics()[0];
+    assert_eq!(d.kind, ErrorKind::InvalidOperation);
+    assert_eq!(d.origin.file, Path::new("bad.json"));
+    assert_eq!(
+        d.origin.pointer,
+        "/paths/~1apis~1x~1v1~1things/get/parameters/0"
+    );
+    assert!(d.message.contains("`name`"), "{d}");
+
+    // The same operationId twice.
+    let e = model_error(json!({
+        "/a": {"get": {"operationId": "same", "responses": {}}},
+        "/b": {"get": {"operationId": "same", "responses": {}}}
+    }));
+    assert_eq!(e.kinds(), [ErrorKind::InvalidOperation]);
+    assert_eq!(
+        e.diagnostics()[0].origin.pointer,
+        "/paths/~1b/get/operationId"
+    );
+    assert!(e.diagnostics()[0].message.contains("/paths/~1a/get"), "{e}");
+
+    // A parameter that is not a whole segment, an unknown action, a bad status, a dangling
+    // body reference: all reported together.
+    let e = model_error(json!({
+        "/a/{name}.json": {"get": {"operationId": "one", "responses": {}}},
+        "/b": {"get": {"operationId": "two", "x-kubernetes-action": "explode", "responses": {}}},
+        "/c": {"get": {"operationId": "three", "responses": {"2000": {"description": "?"}}}},
+        "/d": {"post": {"operationId": "four", "requestBody": {"content": {"*/*": {"schema": {"$ref": "#/components/schemas/Nope"}}}}, "responses": {}}}
+    }));
+    assert_eq!(
+        e.kinds(),
+        [
+            ErrorKind::InvalidOperation,
+            ErrorKind::InvalidOperation,
+            ErrorKind::InvalidOperation,
+            ErrorKind::DanglingRef
+        ],
+        "{e}"
+    );
+    let pointers: Vec<&str> = e
+        .diagnostics()
+        .iter()
+        .map(|d| d.origin.pointer.as_str())
+        .collect();
+    assert_eq!(
+        pointers,
+        [
+            "/paths/~1a~1{name}.json/get",
+            "/paths/~1b/get/x-kubernetes-action",
+            "/paths/~1c/get/responses/2000",
+            "/paths/~1d/post/requestBody/content/*~1*/schema/$ref",
+        ]
+    );
+}

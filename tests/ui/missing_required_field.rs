@@ -1,0 +1,6 @@
+// `containerPort` is required, so `ContainerPort::builder` takes it.
+use kubegen_api::api::core::v1::ContainerPort;
+
+fn main() {
+    let _port = ContainerPort::builder().name("http").build();
+}

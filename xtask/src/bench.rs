@@ -1,0 +1,220 @@
+//! `cargo xtask bench-builders`: what builders cost at compile time.
+//!
+//! Generates the API twice, with and without builders, as two standalone crates under
+//! `target/bench-builders/` (their own target directory, so the workspace's build is left
+//! alone), builds their dependencies once, then times a clean debug build of each generated
+//! crate: `cargo clean -p <crate>` followed by `cargo build`, alternating the two variants
+//! for every run and reporting the medians of wall-clock and CPU time. The budget is 25%
+//! extra. It is checked on CPU time (user + system of the build, read from
+//! `/proc/self/stat`, so Linux only; elsewhere wall-clock time), because on a shared machine
+//! wall-clock time mostly measures the neighbours.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::{Duration, Instant};
+
+/// The largest accepted slowdown from builders, in percent.
+const BUDGET_PERCENT: f64 = 25.0;
+
+struct Variant {
+    package: &'static str,
+    builders: bool,
+    dir: PathBuf,
+    lines: usize,
+    times: Vec<Duration>,
+    cpu: Vec<Duration>,
+}
+
+/// Runs the measurement over `inputs` (or `schemas/*.json` when empty), `runs` times;
+/// `routes: false` leaves the route tables out of both variants, to compare types alone.
+pub(crate) fn run(root: &Path, inputs: &[PathBuf], runs: usize, routes: bool) -> ExitCode {
+    match measure(root, inputs, runs.max(1), routes) {
+        Ok(within_budget) if within_budget => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::FAILURE,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn measure(root: &Path, inputs: &[PathBuf], runs: usize, routes: bool) -> Result<bool, String> {
+    let config = if inputs.is_empty() {
+        xtask::regen_config(root)?
+    } else {
+        inputs
+            .iter()
+            .fold(kubegen::Config::new(), |config, input| config.input(input))
+    }
+    .generated_by("cargo xtask bench-builders")
+    .routes(routes);
+    let bench_dir = root.join("target/bench-builders");
+    let target_dir = bench_dir.join("target");
+    let mut variants = [
+        ("kubegen-api-with-builders", true),
+        ("kubegen-api-without-builders", false),
+    ]
+    .map(|(package, builders)| Variant {
+        package,
+        builders,
+        dir: bench_dir.join(package),
+        lines: 0,
+        times: Vec::new(),
+        cpu: Vec::new(),
+    });
+
+    for variant in &mut variants {
+        let output = config
+            .clone()
+            .builders(variant.builders)
+            .generate()
+            .map_err(|e| e.to_string())?;
+        output
+            .write(variant.dir.join("src"))
+            .map_err(|e| e.to_string())?;
+        variant.lines = output
+            .files()
+            .values()
+            .map(|text| text.lines().count())
+            .sum();
+        let manifest = manifest(variant.package, &root.join("runtime"));
+        std::fs::write(variant.dir.join("Cargo.toml"), manifest)
+            .map_err(|e| format!("cannot write {}: {e}", variant.dir.display()))?;
+        // The workspace's lock file, so both variants build the same dependency versions.
+        std::fs::copy(root.join("Cargo.lock"), variant.dir.join("Cargo.lock"))
+            .map_err(|e| format!("cannot copy Cargo.lock: {e}"))?;
+        eprintln!(
+            "bench-builders: {} ({} lines); building its dependencies",
+            variant.package, variant.lines
+        );
+        cargo(variant, &target_dir, "build")?;
+    }
+
+    for run in 0..runs {
+        // Alternate the order, so that neither variant always runs on a warmer machine.
+        let order: [usize; 2] = if run % 2 == 0 { [0, 1] } else { [1, 0] };
+        for index in order {
+            let variant = &mut variants[index];
+            cargo(variant, &target_dir, "clean")?;
+            let (start, cpu_start) = (Instant::now(), children_cpu());
+            cargo(variant, &target_dir, "build")?;
+            let elapsed = start.elapsed();
+            let cpu = children_cpu()
+                .zip(cpu_start)
+                .map(|(end, start)| end - start);
+            eprintln!(
+                "bench-builders: run {}/{runs}: {} {:.2}s wall, {} CPU",
+                run + 1,
+                variant.package,
+                elapsed.as_secs_f64(),
+                cpu.map_or_else(|| "?".to_owned(), |t| format!("{:.2}s", t.as_secs_f64()))
+            );
+            variant.times.push(elapsed);
+            variant.cpu.extend(cpu);
+        }
+    }
+
+    let [with, without] = &variants;
+    let use_cpu = with.cpu.len() == runs && without.cpu.len() == runs;
+    println!(
+        "clean debug build of the generated crate, dependencies prebuilt (median of {runs} runs):"
+    );
+    for variant in [with, without] {
+        let cpu = if use_cpu {
+            format!("{:>6.2}s CPU", median(&variant.cpu))
+        } else {
+            "CPU unknown".to_owned()
+        };
+        println!(
+            "  {:<30} {:>6.2}s wall  {cpu}  ({} lines of Rust)",
+            variant.package,
+            median(&variant.times),
+            variant.lines,
+        );
+    }
+    let (measure, with_median, without_median) = if use_cpu {
+        ("CPU", median(&with.cpu), median(&without.cpu))
+    } else {
+        ("wall-clock", median(&with.times), median(&without.times))
+    };
+    let overhead = (with_median / without_median - 1.0) * 100.0;
+    let within = overhead <= BUDGET_PERCENT;
+    println!(
+        "  builders add {overhead:.1}% {measure} time (budget {BUDGET_PERCENT}%): {}",
+        if within {
+            "within budget"
+        } else {
+            "OVER BUDGET"
+        }
+    );
+    Ok(within)
+}
+
+/// The CPU time (user + system) of this process's finished children, from the `cutime`
+/// and `cstime` fields of `/proc/self/stat`, which count in units of 1/100 s.
+fn children_cpu() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name may contain spaces; the fields after it are numbers.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    // After the name, `state` is field 3 of proc(5), so `cutime` (16) and `cstime` (17)
+    // are at positions 13 and 14.
+    let ticks: u64 = fields.get(13)?.parse::<u64>().ok()? + fields.get(14)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+/// The variant crate's manifest: the dependencies of `generated/Cargo.toml`, outside any
+/// workspace. Not its lints: they do not change the build time, CI holds `generated/` to
+/// them, and other inputs (`--input`) may not meet them yet.
+fn manifest(package: &str, runtime: &Path) -> String {
+    format!(
+        r#"# Written by `cargo xtask bench-builders`.
+[package]
+name = "{package}"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+kubegen-runtime = {{ path = {runtime:?} }}
+serde = {{ version = "1", features = ["derive"] }}
+serde_json = {{ version = "1", features = ["preserve_order"] }}
+
+[workspace]
+"#,
+        runtime = runtime.display().to_string()
+    )
+}
+
+/// `cargo build` or `cargo clean -p` of the variant, in the bench's own target directory.
+fn cargo(variant: &Variant, target_dir: &Path, action: &str) -> Result<(), String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .arg(action)
+        .arg("--quiet")
+        .arg("--manifest-path")
+        .arg(variant.dir.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(target_dir);
+    if action == "clean" {
+        command.args(["--package", variant.package]);
+    }
+    let status = command
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`cargo {action}` of {} failed", variant.package))
+    }
+}
+
+fn median(times: &[Duration]) -> f64 {
+    let mut seconds: Vec<f64> = times.iter().map(Duration::as_secs_f64).collect();
+    seconds.sort_by(f64::total_cmp);
+    match seconds.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => seconds[n / 2],
+        n => (seconds[n / 2 - 1] + seconds[n / 2]) / 2.0,
+    }
+}
