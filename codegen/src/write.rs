@@ -150,8 +150,12 @@ impl Output {
     /// Generated files under `dir` that the output does not contain.
     fn stale_files(&self, dir: &Path) -> Result<Vec<PathBuf>, Error> {
         let mut found = Vec::new();
-        collect_generated(dir, Path::new(""), &mut found)?;
-        found.retain(|relative| !self.files.contains_key(relative));
+        collect_all(dir, Path::new(""), &mut found)?;
+        found.retain(|relative| {
+            !self.files.contains_key(relative)
+                && relative.extension().is_some_and(|e| e == "rs")
+                && has_marker(&dir.join(relative))
+        });
         Ok(found)
     }
 }
@@ -163,37 +167,6 @@ fn unified_diff(old: &str, new: &str, relative: &Path) -> String {
         .context_radius(3)
         .header(&format!("a/{name}"), &format!("b/{name}"))
         .to_string()
-}
-
-fn collect_generated(dir: &Path, relative: &Path, found: &mut Vec<PathBuf>) -> Result<(), Error> {
-    let entries = match fs::read_dir(dir.join(relative)) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => {
-            return Err(output_error(
-                &dir.join(relative),
-                &format!("cannot list the directory: {e}"),
-            )
-            .into());
-        }
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(fs::DirEntry::file_name);
-    for entry in entries {
-        let child = relative.join(entry.file_name());
-        let Ok(file_type) = entry.file_type() else {
-            continue;
-        };
-        if file_type.is_dir() {
-            collect_generated(dir, &child, found)?;
-        } else if file_type.is_file()
-            && child.extension().is_some_and(|e| e == "rs")
-            && has_marker(&entry.path())
-        {
-            found.push(child);
-        }
-    }
-    Ok(())
 }
 
 fn has_marker(path: &Path) -> bool {
@@ -221,7 +194,7 @@ fn remove_tree(path: &Path) -> Result<(), Error> {
     }
 }
 
-/// Every file under `dir`, generated or not, relative to it.
+/// Every file under `dir`, generated or not, relative to it, in sorted order.
 fn collect_all(dir: &Path, relative: &Path, found: &mut Vec<PathBuf>) -> Result<(), Error> {
     let entries = match fs::read_dir(dir.join(relative)) {
         Ok(entries) => entries,
@@ -234,7 +207,9 @@ fn collect_all(dir: &Path, relative: &Path, found: &mut Vec<PathBuf>) -> Result<
             .into());
         }
     };
-    for entry in entries.filter_map(Result::ok) {
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(fs::DirEntry::file_name);
+    for entry in entries {
         let child = relative.join(entry.file_name());
         match entry.file_type() {
             Ok(t) if t.is_dir() => collect_all(dir, &child, found)?,

@@ -2,15 +2,13 @@
 //! 10,000-deep nesting, a 10 MB description) gives its expected error kind, or valid code
 //! that parses and compiles. None may panic, overflow the stack or hang.
 
-use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
 
 use kubegen::{Config, ErrorKind, Layout};
-use kubegen_tests::workspace_root;
+use kubegen_tests::{build_modules_as_crate, workspace_root};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Expect {
@@ -85,7 +83,7 @@ const CASES: &[(&str, Expect)] = &[
 fn generate(path: &Path, module: &str) -> Result<Result<String, kubegen::Error>, String> {
     let (send, receive) = mpsc::channel();
     let input = path.to_path_buf();
-    let root = format!("crate::cases::{module}");
+    let root = format!("crate::{module}");
     std::thread::spawn(move || {
         let result = std::panic::catch_unwind(|| {
             Config::new()
@@ -226,45 +224,5 @@ fn hostile_corpus() {
         cases.len() - valid.len(),
         valid.len()
     );
-    compile_together(&valid);
-}
-
-/// Builds every valid output as one crate, each in its own module.
-fn compile_together(valid: &[(String, String)]) {
-    let dir = workspace_root().join("target/hostile/crate");
-    fs::create_dir_all(dir.join("src/cases")).expect("crate dir");
-    let mut lib = String::from("//! Valid outputs of the hostile corpus.\npub mod cases;\n");
-    let mut cases = String::new();
-    for (module, code) in valid {
-        fs::write(dir.join(format!("src/cases/{module}.rs")), code).expect("write case");
-        writeln!(cases, "pub mod {module};").expect("write to string");
-    }
-    lib.push('\n');
-    fs::write(dir.join("src/lib.rs"), lib).expect("write lib");
-    fs::write(dir.join("src/cases.rs"), cases).expect("write cases");
-    let runtime = workspace_root().join("runtime");
-    fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"hostile-valid\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nkubegen-runtime = {{ path = {:?} }}\nserde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n\n[workspace]\n",
-            runtime.display().to_string()
-        ),
-    )
-    .expect("write manifest");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
-        .args(["build", "--quiet"])
-        .current_dir(&dir)
-        .env(
-            "CARGO_TARGET_DIR",
-            workspace_root().join("target/hostile/target"),
-        )
-        .env("RUSTFLAGS", "-D warnings")
-        .output()
-        .expect("cargo runs");
-    assert!(
-        output.status.success(),
-        "valid hostile outputs do not compile:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    build_modules_as_crate("hostile-valid", &valid);
 }

@@ -2,12 +2,10 @@
 //! parses as Rust, and a sample of the outputs compiles. The number of cases is bounded
 //! (`PROPTEST_CASES` overrides it) so CI stays fast.
 
-use std::fmt::Write as _;
 use std::fs;
-use std::process::Command;
 
 use kubegen::{Config, Layout};
-use kubegen_tests::workspace_root;
+use kubegen_tests::build_modules_as_crate;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use serde_json::{Map, Value, json};
@@ -151,36 +149,10 @@ fn a_sample_of_random_outputs_compiles() {
         let document = document().new_tree(&mut runner).expect("value").current();
         sample.push(generate(&document, &format!("case{i}")).expect("generates"));
     }
-    let dir = workspace_root().join("target/properties/crate");
-    fs::create_dir_all(dir.join("src")).expect("crate dir");
-    let mut lib = String::from("//! A sample of random generator outputs.\n");
-    for (i, code) in sample.iter().enumerate() {
-        fs::write(dir.join(format!("src/case{i}.rs")), code).expect("write case");
-        writeln!(lib, "pub mod case{i};").expect("write to string");
-    }
-    fs::write(dir.join("src/lib.rs"), lib).expect("write lib");
-    fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"random-outputs\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nkubegen-runtime = {{ path = {:?} }}\nserde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n\n[workspace]\n",
-            workspace_root().join("runtime").display().to_string()
-        ),
-    )
-    .expect("write manifest");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
-        .args(["build", "--quiet"])
-        .current_dir(&dir)
-        .env(
-            "CARGO_TARGET_DIR",
-            workspace_root().join("target/properties/target"),
-        )
-        .env("RUSTFLAGS", "-D warnings")
-        .output()
-        .expect("cargo runs");
-    assert!(
-        output.status.success(),
-        "random outputs do not compile:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let modules: Vec<(String, String)> = sample
+        .into_iter()
+        .enumerate()
+        .map(|(i, code)| (format!("case{i}"), code))
+        .collect();
+    build_modules_as_crate("random-outputs", &modules);
 }

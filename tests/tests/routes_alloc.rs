@@ -26,30 +26,41 @@ fn resolving_allocates_nothing() {
     ];
     let long = "/a".repeat(10_000);
     let unknown = Method::from_bytes(b"WATCH").unwrap();
-    let region = Region::new(GLOBAL);
-    for _ in 0..100 {
-        for path in misses.iter().copied().chain([long.as_str()]) {
-            assert!(resolve(&Method::GET, path).is_not_found());
+    // The counter is global, so another thread of the test harness (output capture, the
+    // timer) can allocate during a measurement once in a while. A real allocation in
+    // `resolve` would show in every attempt; one clean attempt of 100 rounds proves there
+    // is none.
+    let mut attempts = Vec::new();
+    for _ in 0..5 {
+        let region = Region::new(GLOBAL);
+        for _ in 0..100 {
+            for path in misses.iter().copied().chain([long.as_str()]) {
+                assert!(resolve(&Method::GET, path).is_not_found());
+            }
+            assert!(matches!(
+                resolve(&unknown, "/api/v1/pods"),
+                Resolution::MethodNotAllowed { .. }
+            ));
+            assert!(matches!(
+                resolve(&Method::POST, "/api/v1/namespaces/default/pods/web"),
+                Resolution::MethodNotAllowed { .. }
+            ));
+            // Hits allocate nothing either.
+            let (_, params) = resolve(&Method::GET, "/api/v1/namespaces/default/pods/web/log")
+                .found()
+                .unwrap();
+            assert_eq!(params.get("name"), Some("web"));
         }
-        assert!(matches!(
-            resolve(&unknown, "/api/v1/pods"),
-            Resolution::MethodNotAllowed { .. }
-        ));
-        assert!(matches!(
-            resolve(&Method::POST, "/api/v1/namespaces/default/pods/web"),
-            Resolution::MethodNotAllowed { .. }
-        ));
-        // Hits allocate nothing either.
-        let (_, params) = resolve(&Method::GET, "/api/v1/namespaces/default/pods/web/log")
-            .found()
-            .unwrap();
-        assert_eq!(params.get("name"), Some("web"));
+        let stats = region.change();
+        attempts.push((stats.allocations, stats.reallocations));
+        if attempts.last() == Some(&(0, 0)) {
+            break;
+        }
     }
-    let stats = region.change();
     assert_eq!(
-        (stats.allocations, stats.reallocations),
-        (0, 0),
-        "resolving allocated: {stats:?}"
+        attempts.last(),
+        Some(&(0, 0)),
+        "resolving allocated in every attempt: {attempts:?}"
     );
     // The instrument works.
     let region = Region::new(GLOBAL);

@@ -8,8 +8,13 @@ use quote::quote;
 
 /// `#[doc = "…"]` attributes for `text`, one per line, so prettyplease prints `///` lines.
 pub(crate) fn doc_attrs(text: &str) -> TokenStream {
-    let lines = doc_lines(text);
-    let attrs = lines.iter().map(|line| {
+    raw_doc_attrs(doc_lines(text).iter().map(String::as_str))
+}
+
+/// `#[doc]` attributes for lines that are already markdown (prose the generator writes
+/// itself), one per line, without escaping.
+pub(crate) fn raw_doc_attrs<'a>(lines: impl IntoIterator<Item = &'a str>) -> TokenStream {
+    let attrs = lines.into_iter().map(|line| {
         let line = if line.is_empty() {
             String::new()
         } else {

@@ -511,15 +511,7 @@ fn escaped(text: &str) -> String {
 
 /// `#[doc]` attributes for generated prose, one per line, as written.
 fn doc_text(text: &str) -> TokenStream {
-    let attrs = text.split('\n').map(|line| {
-        let line = if line.is_empty() {
-            String::new()
-        } else {
-            format!(" {line}")
-        };
-        quote!(#[doc = #line])
-    });
-    quote!(#(#attrs)*)
+    super::docs::raw_doc_attrs(text.split('\n'))
 }
 
 /// A response body type as text, for docs and the route table.
@@ -619,15 +611,7 @@ pub(crate) fn endpoint_docs(context: &Context<'_>, id: TypeId) -> TokenStream {
     if !described {
         lines.remove(0);
     }
-    let attrs = lines.iter().map(|line| {
-        let line = if line.is_empty() {
-            String::new()
-        } else {
-            format!(" {line}")
-        };
-        quote!(#[doc = #line])
-    });
-    quote!(#(#attrs)*)
+    super::docs::raw_doc_attrs(lines.iter().map(String::as_str))
 }
 
 /// The crate-wide `routes` module: route enum and table, the error alias, free request
