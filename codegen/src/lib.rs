@@ -106,8 +106,31 @@ impl ModuleRules {
 /// One input document: where to read it and how to name it in diagnostics and headers.
 #[derive(Clone, Debug)]
 struct Input {
-    read_from: PathBuf,
+    source: Source,
     display: PathBuf,
+}
+
+/// Where an input's text comes from.
+#[derive(Clone, Debug)]
+enum Source {
+    File(PathBuf),
+    Memory(std::sync::Arc<[u8]>),
+}
+
+impl Input {
+    fn text(&self) -> Option<String> {
+        match &self.source {
+            Source::File(path) => std::fs::read_to_string(path).ok(),
+            Source::Memory(bytes) => String::from_utf8(bytes.to_vec()).ok(),
+        }
+    }
+
+    fn load(&self) -> Result<load::Document, Error> {
+        match &self.source {
+            Source::File(path) => load::load_file(path, &self.display),
+            Source::Memory(bytes) => load::load_bytes(bytes, &self.display),
+        }
+    }
 }
 
 /// The generator's configuration; a builder in the style of prost-build.
@@ -152,7 +175,7 @@ impl Config {
     pub fn input(mut self, path: impl AsRef<Path>) -> Self {
         let path = path.as_ref();
         self.inputs.push(Input {
-            read_from: path.to_path_buf(),
+            source: Source::File(path.to_path_buf()),
             display: path.to_path_buf(),
         });
         self
@@ -164,7 +187,18 @@ impl Config {
     #[must_use]
     pub fn input_named(mut self, path: impl AsRef<Path>, display: impl AsRef<Path>) -> Self {
         self.inputs.push(Input {
-            read_from: path.as_ref().to_path_buf(),
+            source: Source::File(path.as_ref().to_path_buf()),
+            display: display.as_ref().to_path_buf(),
+        });
+        self
+    }
+
+    /// Adds an input document held in memory, named `display` in diagnostics and headers
+    /// (for documents fetched from a cluster, embedded, or generated).
+    #[must_use]
+    pub fn input_bytes(mut self, display: impl AsRef<Path>, bytes: impl Into<Vec<u8>>) -> Self {
+        self.inputs.push(Input {
+            source: Source::Memory(bytes.into().into()),
             display: display.as_ref().to_path_buf(),
         });
         self
@@ -375,10 +409,7 @@ impl Config {
     pub fn model(&self) -> Result<model::ApiSet, Error> {
         self.model_unlocated().map_err(|e| {
             // Only on the error path: read the inputs again to turn pointers into lines.
-            e.locate(|file| {
-                let input = self.inputs.iter().find(|i| i.display == file)?;
-                std::fs::read_to_string(&input.read_from).ok()
-            })
+            e.locate(|file| self.inputs.iter().find(|i| i.display == file)?.text())
         })
     }
 
@@ -386,7 +417,7 @@ impl Config {
         let mut documents = Vec::with_capacity(self.inputs.len());
         let mut problems: Option<Error> = None;
         for input in &self.inputs {
-            match load::load_file(&input.read_from, &input.display) {
+            match input.load() {
                 Ok(document) => documents.push(document),
                 Err(e) => {
                     problems = Some(match problems {

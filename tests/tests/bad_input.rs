@@ -259,3 +259,38 @@ fn refused_write_leaves_the_directory_untouched() {
         "// mine\n"
     );
 }
+
+/// In-memory inputs are named and located like files.
+#[test]
+fn in_memory_input_is_located() {
+    let text = schemas(
+        json!({"io.example.v1.A": {"type": "object", "properties": {"b": {"type": "file"}}}}),
+    );
+    let e = Config::new()
+        .input_bytes("memory/a.json", text.clone())
+        .generate()
+        .expect_err("unsupported type");
+    assert_single(
+        &e,
+        ErrorKind::UnsupportedSchema,
+        "memory/a.json",
+        "/components/schemas/io.example.v1.A/properties/b/type",
+        "found \"file\"",
+    );
+    let at = e.diagnostics()[0].location.expect("located");
+    assert!(
+        text.lines()
+            .nth(at.line - 1)
+            .expect("line")
+            .contains("\"file\"")
+    );
+    let ok = schemas(
+        json!({"io.example.v1.A": {"type": "object", "properties": {"b": {"type": "string"}}}}),
+    );
+    assert!(
+        Config::new()
+            .input_bytes("memory/ok.json", ok)
+            .generate()
+            .is_ok()
+    );
+}
