@@ -224,8 +224,76 @@ impl fmt::Debug for PathParams<'_> {
 /// Whether a path segment can be the value of a path parameter: not empty, not `.` or `..`
 /// (which clients and proxies may collapse), and without `?` or `#` (the path ends before
 /// them, so they show a query string or fragment passed as part of the path).
+#[inline]
 pub fn is_param_value(segment: &str) -> bool {
-    !segment.is_empty() && segment != "." && segment != ".." && !segment.contains(['?', '#'])
+    // A byte loop: segments are short, and a `char` pattern search costs more than it scans.
+    !segment.is_empty()
+        && segment != "."
+        && segment != ".."
+        && !segment.bytes().any(|b| b == b'?' || b == b'#')
+}
+
+/// The segments of a path, split at `/`: what `str::split('/')` yields (`"a//b/"` gives `a`,
+/// empty, `b`, empty), found eight bytes at a time by plain arithmetic, which beats
+/// `memchr`'s setup on segments as short as a path's. Generated matchers walk the path with it.
+#[derive(Clone, Debug)]
+pub struct Segments<'p> {
+    rest: Option<&'p str>,
+}
+
+impl<'p> Segments<'p> {
+    /// The segments of `path` (without its leading `/`).
+    #[inline]
+    pub const fn new(path: &'p str) -> Self {
+        Segments { rest: Some(path) }
+    }
+}
+
+impl<'p> Iterator for Segments<'p> {
+    type Item = &'p str;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'p str> {
+        let rest = self.rest?;
+        match find_slash(rest.as_bytes()) {
+            Some(slash) => {
+                self.rest = rest.get(slash + 1..);
+                rest.get(..slash)
+            }
+            None => {
+                self.rest = None;
+                Some(rest)
+            }
+        }
+    }
+}
+
+impl std::iter::FusedIterator for Segments<'_> {}
+
+/// The index of the first `/`, eight bytes at a time (a zero byte of `word ^ "////////"`
+/// marks it; the lowest flagged byte is exact), then byte by byte.
+#[inline]
+fn find_slash(bytes: &[u8]) -> Option<usize> {
+    const SLASHES: u64 = u64::from_le_bytes([b'/'; 8]);
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    let mut chunks = bytes.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word) ^ SLASHES;
+        let zero = x.wrapping_sub(ONES) & !x & HIGHS;
+        if zero != 0 {
+            return Some(offset + (zero.trailing_zeros() / 8) as usize);
+        }
+        offset += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == b'/')
+        .map(|i| offset + i)
 }
 
 /// A set of HTTP methods, for the `Allow` header of a 405 answer. A bit set: copying and
@@ -347,5 +415,31 @@ impl<'p, R> Resolution<'p, R> {
     /// Whether no route has the path.
     pub fn is_not_found(&self) -> bool {
         matches!(self, Resolution::NotFound)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Segments;
+
+    #[test]
+    fn segments_split_like_str_split() {
+        for path in [
+            "",
+            "a",
+            "a/b",
+            "a//b/",
+            "/",
+            "//",
+            "é/ü/",
+            "api/v1/namespaces/x",
+            "apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/name/",
+            "0123456/89abcdef0123456789/",
+            "ab\u{2f2f}/\u{ff}/",
+        ] {
+            let ours: Vec<&str> = Segments::new(path).collect();
+            let std: Vec<&str> = path.split('/').collect();
+            assert_eq!(ours, std, "{path:?}");
+        }
     }
 }

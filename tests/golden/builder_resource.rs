@@ -842,7 +842,7 @@ pub mod routes {
             let Some(rest) = path.strip_prefix('/') else {
                 return Resolution::NotFound;
             };
-            let mut segments = rest.split('/');
+            let mut segments = ::kubegen_runtime::route::Segments::new(rest);
             let mut params = PathParams::new();
             let Some("apis") = segments.next() else {
                 return Resolution::NotFound;

@@ -424,6 +424,43 @@ pub mod com {
                     }
                 }
 
+                impl ListWidgetQuery {
+                    /// A builder with no parameter set.
+                    pub fn builder() -> ListWidgetQueryBuilder {
+                        ListWidgetQueryBuilder::default()
+                    }
+                }
+
+                /// Builds [`ListWidgetQuery`]: each setter sets one parameter; unset ones are not sent.
+                #[derive(Clone, Debug, Default)]
+                #[must_use]
+                pub struct ListWidgetQueryBuilder(ListWidgetQuery);
+
+                impl ListWidgetQueryBuilder {
+                    /// Maximum number of items.
+                    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+                        self.0.limit = Some(value.into());
+                        self
+                    }
+
+                    /// The parameters.
+                    pub fn build(self) -> ListWidgetQuery {
+                        self.0
+                    }
+                }
+
+                impl From<ListWidgetQueryBuilder> for ListWidgetQuery {
+                    fn from(builder: ListWidgetQueryBuilder) -> Self {
+                        builder.0
+                    }
+                }
+
+                impl From<ListWidgetQuery> for ListWidgetQueryBuilder {
+                    fn from(query: ListWidgetQuery) -> Self {
+                        Self(query)
+                    }
+                }
+
                 /// The success responses of [`Widget::delete_widget`], by status.
                 #[derive(Clone, Debug, PartialEq)]
                 pub enum DeleteWidgetResponse {
@@ -452,11 +489,49 @@ pub mod com {
                         target.push_optional_query("tty", self.tty.as_ref());
                     }
                 }
+
+                impl ConnectWidgetExecQuery {
+                    /// A builder with no parameter set.
+                    pub fn builder() -> ConnectWidgetExecQueryBuilder {
+                        ConnectWidgetExecQueryBuilder::default()
+                    }
+                }
+
+                /// Builds [`ConnectWidgetExecQuery`]: each setter sets one parameter; unset ones are not sent.
+                #[derive(Clone, Debug, Default)]
+                #[must_use]
+                pub struct ConnectWidgetExecQueryBuilder(ConnectWidgetExecQuery);
+
+                impl ConnectWidgetExecQueryBuilder {
+                    /// Allocate a terminal.
+                    pub fn tty(mut self, value: impl Into<bool>) -> Self {
+                        self.0.tty = Some(value.into());
+                        self
+                    }
+
+                    /// The parameters.
+                    pub fn build(self) -> ConnectWidgetExecQuery {
+                        self.0
+                    }
+                }
+
+                impl From<ConnectWidgetExecQueryBuilder> for ConnectWidgetExecQuery {
+                    fn from(builder: ConnectWidgetExecQueryBuilder) -> Self {
+                        builder.0
+                    }
+                }
+
+                impl From<ConnectWidgetExecQuery> for ConnectWidgetExecQueryBuilder {
+                    fn from(query: ConnectWidgetExecQuery) -> Self {
+                        Self(query)
+                    }
+                }
             }
 
             pub use self::widget::{
-                Widget, WidgetBuilder, ListWidgetQuery, DeleteWidgetResponse,
-                ConnectWidgetExecQuery,
+                Widget, WidgetBuilder, ListWidgetQuery, ListWidgetQueryBuilder,
+                DeleteWidgetResponse, ConnectWidgetExecQuery,
+                ConnectWidgetExecQueryBuilder,
             };
             mod widget_list {
                 /// A page of widgets.
@@ -606,7 +681,7 @@ pub mod routes {
             let Some(rest) = path.strip_prefix('/') else {
                 return Resolution::NotFound;
             };
-            let mut segments = rest.split('/');
+            let mut segments = ::kubegen_runtime::route::Segments::new(rest);
             let mut params = PathParams::new();
             let Some("apis") = segments.next() else {
                 return Resolution::NotFound;

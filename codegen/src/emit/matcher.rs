@@ -111,7 +111,7 @@ pub(crate) fn matcher(context: &Context<'_>) -> TokenStream {
             let Some(rest) = path.strip_prefix('/') else {
                 return Resolution::NotFound;
             };
-            let mut segments = rest.split('/');
+            let mut segments = #runtime::route::Segments::new(rest);
             #params
             #body
         }

@@ -412,6 +412,80 @@ fn borrowed_type(context: &Context<'_>, shape: &Shape, local: &Local) -> TokenSt
     }
 }
 
+/// The builder of a query struct: one setter per parameter, taking `impl Into<…>` (lists
+/// take any iterator of items), and `build`, like the builders of schema types.
+fn query_builder(
+    context: &Context<'_>,
+    query: &str,
+    builder: &str,
+    params: &[&crate::model::operations::QueryParam],
+) -> TokenStream {
+    let (query, builder) = (ident(query), ident(builder));
+    let setters = params.iter().map(|q| {
+        let doc = doc_text(&escaped(q.description.as_deref().unwrap_or_default()));
+        let (field, setter) = (ident(&q.rust_name), ident(&q.setter));
+        match &q.shape {
+            Shape::Vec(inner) => {
+                let inner = shape_type(context, inner.as_ref());
+                quote! {
+                    #doc
+                    pub fn #setter(mut self, values: impl IntoIterator<Item = impl Into<#inner>>) -> Self {
+                        self.0.#field = Some(values.into_iter().map(Into::into).collect());
+                        self
+                    }
+                }
+            }
+            shape => {
+                let ty = shape_type(context, shape);
+                quote! {
+                    #doc
+                    pub fn #setter(mut self, value: impl Into<#ty>) -> Self {
+                        self.0.#field = Some(value.into());
+                        self
+                    }
+                }
+            }
+        }
+    });
+    let doc = doc_text(&format!(
+        "Builds [`{query}`]: each setter sets one parameter; unset ones are not sent."
+    ));
+    quote! {
+        impl #query {
+            /// A builder with no parameter set.
+            pub fn builder() -> #builder {
+                #builder::default()
+            }
+        }
+
+        #doc
+        #[derive(Clone, Debug, Default)]
+        #[must_use]
+        pub struct #builder(#query);
+
+        impl #builder {
+            #(#setters)*
+
+            /// The parameters.
+            pub fn build(self) -> #query {
+                self.0
+            }
+        }
+
+        impl From<#builder> for #query {
+            fn from(builder: #builder) -> Self {
+                builder.0
+            }
+        }
+
+        impl From<#query> for #builder {
+            fn from(query: #query) -> Self {
+                Self(query)
+            }
+        }
+    }
+}
+
 /// The query struct and response enum of `op`, and their names.
 fn operation_types(
     context: &Context<'_>,
@@ -467,6 +541,10 @@ fn operation_types(
             }
         });
         names.push(query.clone());
+        if let Some(builder) = op.names.query_builder.as_ref().filter(|_| context.builders) {
+            tokens.extend(query_builder(context, query, builder, &optional));
+            names.push(builder.clone());
+        }
     }
     if let Some(response) = &op.names.response {
         let name = ident(response);

@@ -295,6 +295,24 @@ fn methods(types: &[TypeDef], fields: &[super::Field]) -> (Vec<Method>, Namespac
     (methods, names)
 }
 
+/// Setter names for fields with these Rust names, by the same rules as struct builders'
+/// (reserved names and the `self` conventions get a `set_` prefix).
+pub(crate) fn setter_names(rust_names: &[String]) -> Vec<String> {
+    let mut names = Namespace::default();
+    for reserved in RESERVED_METHODS {
+        names.reserve(reserved);
+    }
+    rust_names
+        .iter()
+        .map(|name| {
+            claim_first(
+                &mut names,
+                &[name.clone(), naming::prefixed_method_name("set", name)],
+            )
+        })
+        .collect()
+}
+
 /// The first free name of `candidates` that follows the `self` conventions, or the last
 /// one numbered.
 fn claim_first(names: &mut Namespace, candidates: &[String]) -> String {

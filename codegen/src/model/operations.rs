@@ -85,6 +85,8 @@ pub struct OperationNames {
     pub decoder: String,
     /// The struct of optional query parameters, when there are any.
     pub query: Option<String>,
+    /// The builder of that struct.
+    pub query_builder: Option<String>,
     /// The enum of responses, when the success responses have different types.
     pub response: Option<String>,
 }
@@ -300,6 +302,8 @@ pub struct QueryParam {
     pub description: Option<String>,
     /// Whether it is required.
     pub required: bool,
+    /// The name of its setter on the query builder (optional parameters only).
+    pub setter: String,
 }
 
 impl QueryParam {
@@ -981,6 +985,7 @@ impl Synth<'_> {
                 },
                 description: Some((*description).to_owned()),
                 required: false,
+                setter: String::new(),
             })
             .collect();
         let mut all_responses: Vec<Response> = responses
@@ -1275,6 +1280,7 @@ fn read_operation(
                     shape,
                     description,
                     required: param.object.get("required") == Some(&Value::Bool(true)),
+                    setter: String::new(),
                 });
             }
             // Headers and cookies are the transport's business; Kubernetes declares none.
@@ -1774,6 +1780,26 @@ fn assign_names(operations: &mut [Operation], types: &[TypeDef]) {
             .iter()
             .any(|q| !q.required)
             .then(|| type_names.claim(&format!("{}Query", camel.trim_end_matches('_'))));
+        op.names.query_builder = op
+            .names
+            .query
+            .as_ref()
+            .map(|query| type_names.claim(&naming::builder_type_name(query)));
+        let optional: Vec<String> = op
+            .query_params
+            .iter()
+            .filter(|q| !q.required)
+            .map(|q| q.rust_name.clone())
+            .collect();
+        let setters = super::builders::setter_names(&optional);
+        for (param, setter) in op
+            .query_params
+            .iter_mut()
+            .filter(|q| !q.required)
+            .zip(setters)
+        {
+            param.setter = setter;
+        }
         let successes: Vec<&ResponseBody> = op
             .responses
             .iter()

@@ -21,7 +21,7 @@ pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
     let Some(rest) = path.strip_prefix('/') else {
         return Resolution::NotFound;
     };
-    let mut segments = rest.split('/');
+    let mut segments = ::kubegen_runtime::route::Segments::new(rest);
     let mut params = PathParams::new();
     match segments.next() {
         Some("api") => {

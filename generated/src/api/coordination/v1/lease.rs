@@ -736,6 +736,103 @@ impl ::kubegen_runtime::request::QueryParams for ListLeaseForAllNamespacesQuery 
     }
 }
 
+impl ListLeaseForAllNamespacesQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ListLeaseForAllNamespacesQueryBuilder {
+        ListLeaseForAllNamespacesQueryBuilder::default()
+    }
+}
+
+/// Builds [`ListLeaseForAllNamespacesQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ListLeaseForAllNamespacesQueryBuilder(ListLeaseForAllNamespacesQuery);
+
+impl ListLeaseForAllNamespacesQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
+        self.0.send_initial_events = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ListLeaseForAllNamespacesQuery {
+        self.0
+    }
+}
+
+impl From<ListLeaseForAllNamespacesQueryBuilder> for ListLeaseForAllNamespacesQuery {
+    fn from(builder: ListLeaseForAllNamespacesQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ListLeaseForAllNamespacesQuery> for ListLeaseForAllNamespacesQueryBuilder {
+    fn from(query: ListLeaseForAllNamespacesQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Lease::watch_lease_list_for_all_namespaces`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WatchLeaseListForAllNamespacesQuery {
@@ -785,6 +882,107 @@ impl ::kubegen_runtime::request::QueryParams for WatchLeaseListForAllNamespacesQ
             .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
         target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
         target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+impl WatchLeaseListForAllNamespacesQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> WatchLeaseListForAllNamespacesQueryBuilder {
+        WatchLeaseListForAllNamespacesQueryBuilder::default()
+    }
+}
+
+/// Builds [`WatchLeaseListForAllNamespacesQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct WatchLeaseListForAllNamespacesQueryBuilder(
+    WatchLeaseListForAllNamespacesQuery,
+);
+
+impl WatchLeaseListForAllNamespacesQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
+        self.0.send_initial_events = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> WatchLeaseListForAllNamespacesQuery {
+        self.0
+    }
+}
+
+impl From<WatchLeaseListForAllNamespacesQueryBuilder>
+for WatchLeaseListForAllNamespacesQuery {
+    fn from(builder: WatchLeaseListForAllNamespacesQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<WatchLeaseListForAllNamespacesQuery>
+for WatchLeaseListForAllNamespacesQueryBuilder {
+    fn from(query: WatchLeaseListForAllNamespacesQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -850,6 +1048,119 @@ impl ::kubegen_runtime::request::QueryParams for DeleteCollectionNamespacedLease
     }
 }
 
+impl DeleteCollectionNamespacedLeaseQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> DeleteCollectionNamespacedLeaseQueryBuilder {
+        DeleteCollectionNamespacedLeaseQueryBuilder::default()
+    }
+}
+
+/// Builds [`DeleteCollectionNamespacedLeaseQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct DeleteCollectionNamespacedLeaseQueryBuilder(
+    DeleteCollectionNamespacedLeaseQuery,
+);
+
+impl DeleteCollectionNamespacedLeaseQueryBuilder {
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Seconds to wait before deletion; 0 deletes immediately.
+    pub fn grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.grace_period_seconds = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
+    pub fn orphan_dependents(mut self, value: impl Into<bool>) -> Self {
+        self.0.orphan_dependents = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Garbage collection policy: Orphan, Background or Foreground.
+    pub fn propagation_policy(mut self, value: impl Into<String>) -> Self {
+        self.0.propagation_policy = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
+        self.0.send_initial_events = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> DeleteCollectionNamespacedLeaseQuery {
+        self.0
+    }
+}
+
+impl From<DeleteCollectionNamespacedLeaseQueryBuilder>
+for DeleteCollectionNamespacedLeaseQuery {
+    fn from(builder: DeleteCollectionNamespacedLeaseQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<DeleteCollectionNamespacedLeaseQuery>
+for DeleteCollectionNamespacedLeaseQueryBuilder {
+    fn from(query: DeleteCollectionNamespacedLeaseQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Lease::list_namespaced_lease`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ListNamespacedLeaseQuery {
@@ -902,6 +1213,103 @@ impl ::kubegen_runtime::request::QueryParams for ListNamespacedLeaseQuery {
     }
 }
 
+impl ListNamespacedLeaseQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ListNamespacedLeaseQueryBuilder {
+        ListNamespacedLeaseQueryBuilder::default()
+    }
+}
+
+/// Builds [`ListNamespacedLeaseQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ListNamespacedLeaseQueryBuilder(ListNamespacedLeaseQuery);
+
+impl ListNamespacedLeaseQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
+        self.0.send_initial_events = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ListNamespacedLeaseQuery {
+        self.0
+    }
+}
+
+impl From<ListNamespacedLeaseQueryBuilder> for ListNamespacedLeaseQuery {
+    fn from(builder: ListNamespacedLeaseQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ListNamespacedLeaseQuery> for ListNamespacedLeaseQueryBuilder {
+    fn from(query: ListNamespacedLeaseQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Lease::create_namespaced_lease`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CreateNamespacedLeaseQuery {
@@ -921,6 +1329,61 @@ impl ::kubegen_runtime::request::QueryParams for CreateNamespacedLeaseQuery {
         target.push_optional_query("fieldManager", self.field_manager.as_deref());
         target.push_optional_query("fieldValidation", self.field_validation.as_deref());
         target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+impl CreateNamespacedLeaseQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> CreateNamespacedLeaseQueryBuilder {
+        CreateNamespacedLeaseQueryBuilder::default()
+    }
+}
+
+/// Builds [`CreateNamespacedLeaseQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct CreateNamespacedLeaseQueryBuilder(CreateNamespacedLeaseQuery);
+
+impl CreateNamespacedLeaseQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
+        self.0.field_manager = Some(value.into());
+        self
+    }
+
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
+        self.0.field_validation = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> CreateNamespacedLeaseQuery {
+        self.0
+    }
+}
+
+impl From<CreateNamespacedLeaseQueryBuilder> for CreateNamespacedLeaseQuery {
+    fn from(builder: CreateNamespacedLeaseQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<CreateNamespacedLeaseQuery> for CreateNamespacedLeaseQueryBuilder {
+    fn from(query: CreateNamespacedLeaseQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -976,6 +1439,103 @@ impl ::kubegen_runtime::request::QueryParams for WatchNamespacedLeaseListQuery {
     }
 }
 
+impl WatchNamespacedLeaseListQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> WatchNamespacedLeaseListQueryBuilder {
+        WatchNamespacedLeaseListQueryBuilder::default()
+    }
+}
+
+/// Builds [`WatchNamespacedLeaseListQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct WatchNamespacedLeaseListQueryBuilder(WatchNamespacedLeaseListQuery);
+
+impl WatchNamespacedLeaseListQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
+        self.0.send_initial_events = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> WatchNamespacedLeaseListQuery {
+        self.0
+    }
+}
+
+impl From<WatchNamespacedLeaseListQueryBuilder> for WatchNamespacedLeaseListQuery {
+    fn from(builder: WatchNamespacedLeaseListQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<WatchNamespacedLeaseListQuery> for WatchNamespacedLeaseListQueryBuilder {
+    fn from(query: WatchNamespacedLeaseListQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Lease::delete_namespaced_lease`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeleteNamespacedLeaseQuery {
@@ -1009,6 +1569,67 @@ impl ::kubegen_runtime::request::QueryParams for DeleteNamespacedLeaseQuery {
     }
 }
 
+impl DeleteNamespacedLeaseQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> DeleteNamespacedLeaseQueryBuilder {
+        DeleteNamespacedLeaseQueryBuilder::default()
+    }
+}
+
+/// Builds [`DeleteNamespacedLeaseQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct DeleteNamespacedLeaseQueryBuilder(DeleteNamespacedLeaseQuery);
+
+impl DeleteNamespacedLeaseQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Seconds to wait before deletion; 0 deletes immediately.
+    pub fn grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.grace_period_seconds = Some(value.into());
+        self
+    }
+
+    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
+    pub fn orphan_dependents(mut self, value: impl Into<bool>) -> Self {
+        self.0.orphan_dependents = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Garbage collection policy: Orphan, Background or Foreground.
+    pub fn propagation_policy(mut self, value: impl Into<String>) -> Self {
+        self.0.propagation_policy = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> DeleteNamespacedLeaseQuery {
+        self.0
+    }
+}
+
+impl From<DeleteNamespacedLeaseQueryBuilder> for DeleteNamespacedLeaseQuery {
+    fn from(builder: DeleteNamespacedLeaseQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<DeleteNamespacedLeaseQuery> for DeleteNamespacedLeaseQueryBuilder {
+    fn from(query: DeleteNamespacedLeaseQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Lease::read_namespaced_lease`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadNamespacedLeaseQuery {
@@ -1019,6 +1640,43 @@ pub struct ReadNamespacedLeaseQuery {
 impl ::kubegen_runtime::request::QueryParams for ReadNamespacedLeaseQuery {
     fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
         target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+impl ReadNamespacedLeaseQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ReadNamespacedLeaseQueryBuilder {
+        ReadNamespacedLeaseQueryBuilder::default()
+    }
+}
+
+/// Builds [`ReadNamespacedLeaseQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ReadNamespacedLeaseQueryBuilder(ReadNamespacedLeaseQuery);
+
+impl ReadNamespacedLeaseQueryBuilder {
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ReadNamespacedLeaseQuery {
+        self.0
+    }
+}
+
+impl From<ReadNamespacedLeaseQueryBuilder> for ReadNamespacedLeaseQuery {
+    fn from(builder: ReadNamespacedLeaseQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ReadNamespacedLeaseQuery> for ReadNamespacedLeaseQueryBuilder {
+    fn from(query: ReadNamespacedLeaseQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -1047,6 +1705,67 @@ impl ::kubegen_runtime::request::QueryParams for PatchNamespacedLeaseQuery {
     }
 }
 
+impl PatchNamespacedLeaseQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> PatchNamespacedLeaseQueryBuilder {
+        PatchNamespacedLeaseQueryBuilder::default()
+    }
+}
+
+/// Builds [`PatchNamespacedLeaseQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct PatchNamespacedLeaseQueryBuilder(PatchNamespacedLeaseQuery);
+
+impl PatchNamespacedLeaseQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
+        self.0.field_manager = Some(value.into());
+        self
+    }
+
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
+        self.0.field_validation = Some(value.into());
+        self
+    }
+
+    /// Let an apply request take over fields owned by other managers; unset for other patch types.
+    pub fn force(mut self, value: impl Into<bool>) -> Self {
+        self.0.force = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> PatchNamespacedLeaseQuery {
+        self.0
+    }
+}
+
+impl From<PatchNamespacedLeaseQueryBuilder> for PatchNamespacedLeaseQuery {
+    fn from(builder: PatchNamespacedLeaseQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<PatchNamespacedLeaseQuery> for PatchNamespacedLeaseQueryBuilder {
+    fn from(query: PatchNamespacedLeaseQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Lease::replace_namespaced_lease`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReplaceNamespacedLeaseQuery {
@@ -1066,6 +1785,61 @@ impl ::kubegen_runtime::request::QueryParams for ReplaceNamespacedLeaseQuery {
         target.push_optional_query("fieldManager", self.field_manager.as_deref());
         target.push_optional_query("fieldValidation", self.field_validation.as_deref());
         target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+impl ReplaceNamespacedLeaseQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ReplaceNamespacedLeaseQueryBuilder {
+        ReplaceNamespacedLeaseQueryBuilder::default()
+    }
+}
+
+/// Builds [`ReplaceNamespacedLeaseQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ReplaceNamespacedLeaseQueryBuilder(ReplaceNamespacedLeaseQuery);
+
+impl ReplaceNamespacedLeaseQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
+        self.0.field_manager = Some(value.into());
+        self
+    }
+
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
+        self.0.field_validation = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ReplaceNamespacedLeaseQuery {
+        self.0
+    }
+}
+
+impl From<ReplaceNamespacedLeaseQueryBuilder> for ReplaceNamespacedLeaseQuery {
+    fn from(builder: ReplaceNamespacedLeaseQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ReplaceNamespacedLeaseQuery> for ReplaceNamespacedLeaseQueryBuilder {
+    fn from(query: ReplaceNamespacedLeaseQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -1118,5 +1892,102 @@ impl ::kubegen_runtime::request::QueryParams for WatchNamespacedLeaseQuery {
             .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
         target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
         target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+impl WatchNamespacedLeaseQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> WatchNamespacedLeaseQueryBuilder {
+        WatchNamespacedLeaseQueryBuilder::default()
+    }
+}
+
+/// Builds [`WatchNamespacedLeaseQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct WatchNamespacedLeaseQueryBuilder(WatchNamespacedLeaseQuery);
+
+impl WatchNamespacedLeaseQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
+        self.0.send_initial_events = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> WatchNamespacedLeaseQuery {
+        self.0
+    }
+}
+
+impl From<WatchNamespacedLeaseQueryBuilder> for WatchNamespacedLeaseQuery {
+    fn from(builder: WatchNamespacedLeaseQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<WatchNamespacedLeaseQuery> for WatchNamespacedLeaseQueryBuilder {
+    fn from(query: WatchNamespacedLeaseQuery) -> Self {
+        Self(query)
     }
 }

@@ -3,10 +3,17 @@
 mod lease;
 pub use self::lease::{
     Lease, LeaseBuilder, ListLeaseForAllNamespacesQuery,
-    WatchLeaseListForAllNamespacesQuery, DeleteCollectionNamespacedLeaseQuery,
-    ListNamespacedLeaseQuery, CreateNamespacedLeaseQuery, WatchNamespacedLeaseListQuery,
-    DeleteNamespacedLeaseQuery, ReadNamespacedLeaseQuery, PatchNamespacedLeaseQuery,
-    ReplaceNamespacedLeaseQuery, WatchNamespacedLeaseQuery,
+    ListLeaseForAllNamespacesQueryBuilder, WatchLeaseListForAllNamespacesQuery,
+    WatchLeaseListForAllNamespacesQueryBuilder, DeleteCollectionNamespacedLeaseQuery,
+    DeleteCollectionNamespacedLeaseQueryBuilder, ListNamespacedLeaseQuery,
+    ListNamespacedLeaseQueryBuilder, CreateNamespacedLeaseQuery,
+    CreateNamespacedLeaseQueryBuilder, WatchNamespacedLeaseListQuery,
+    WatchNamespacedLeaseListQueryBuilder, DeleteNamespacedLeaseQuery,
+    DeleteNamespacedLeaseQueryBuilder, ReadNamespacedLeaseQuery,
+    ReadNamespacedLeaseQueryBuilder, PatchNamespacedLeaseQuery,
+    PatchNamespacedLeaseQueryBuilder, ReplaceNamespacedLeaseQuery,
+    ReplaceNamespacedLeaseQueryBuilder, WatchNamespacedLeaseQuery,
+    WatchNamespacedLeaseQueryBuilder,
 };
 mod lease_list;
 pub use self::lease_list::{LeaseList, LeaseListBuilder};

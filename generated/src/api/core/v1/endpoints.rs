@@ -749,6 +749,105 @@ impl ::kubegen_runtime::request::QueryParams for ListEndpointsForAllNamespacesQu
     }
 }
 
+impl ListEndpointsForAllNamespacesQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ListEndpointsForAllNamespacesQueryBuilder {
+        ListEndpointsForAllNamespacesQueryBuilder::default()
+    }
+}
+
+/// Builds [`ListEndpointsForAllNamespacesQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ListEndpointsForAllNamespacesQueryBuilder(ListEndpointsForAllNamespacesQuery);
+
+impl ListEndpointsForAllNamespacesQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
+        self.0.send_initial_events = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ListEndpointsForAllNamespacesQuery {
+        self.0
+    }
+}
+
+impl From<ListEndpointsForAllNamespacesQueryBuilder>
+for ListEndpointsForAllNamespacesQuery {
+    fn from(builder: ListEndpointsForAllNamespacesQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ListEndpointsForAllNamespacesQuery>
+for ListEndpointsForAllNamespacesQueryBuilder {
+    fn from(query: ListEndpointsForAllNamespacesQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Endpoints::watch_endpoints_list_for_all_namespaces`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WatchEndpointsListForAllNamespacesQuery {
@@ -799,6 +898,107 @@ for WatchEndpointsListForAllNamespacesQuery {
             .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
         target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
         target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+impl WatchEndpointsListForAllNamespacesQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> WatchEndpointsListForAllNamespacesQueryBuilder {
+        WatchEndpointsListForAllNamespacesQueryBuilder::default()
+    }
+}
+
+/// Builds [`WatchEndpointsListForAllNamespacesQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct WatchEndpointsListForAllNamespacesQueryBuilder(
+    WatchEndpointsListForAllNamespacesQuery,
+);
+
+impl WatchEndpointsListForAllNamespacesQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
+        self.0.send_initial_events = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> WatchEndpointsListForAllNamespacesQuery {
+        self.0
+    }
+}
+
+impl From<WatchEndpointsListForAllNamespacesQueryBuilder>
+for WatchEndpointsListForAllNamespacesQuery {
+    fn from(builder: WatchEndpointsListForAllNamespacesQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<WatchEndpointsListForAllNamespacesQuery>
+for WatchEndpointsListForAllNamespacesQueryBuilder {
+    fn from(query: WatchEndpointsListForAllNamespacesQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -865,6 +1065,119 @@ for DeleteCollectionNamespacedEndpointsQuery {
     }
 }
 
+impl DeleteCollectionNamespacedEndpointsQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> DeleteCollectionNamespacedEndpointsQueryBuilder {
+        DeleteCollectionNamespacedEndpointsQueryBuilder::default()
+    }
+}
+
+/// Builds [`DeleteCollectionNamespacedEndpointsQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct DeleteCollectionNamespacedEndpointsQueryBuilder(
+    DeleteCollectionNamespacedEndpointsQuery,
+);
+
+impl DeleteCollectionNamespacedEndpointsQueryBuilder {
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Seconds to wait before deletion; 0 deletes immediately.
+    pub fn grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.grace_period_seconds = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
+    pub fn orphan_dependents(mut self, value: impl Into<bool>) -> Self {
+        self.0.orphan_dependents = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Garbage collection policy: Orphan, Background or Foreground.
+    pub fn propagation_policy(mut self, value: impl Into<String>) -> Self {
+        self.0.propagation_policy = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
+        self.0.send_initial_events = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> DeleteCollectionNamespacedEndpointsQuery {
+        self.0
+    }
+}
+
+impl From<DeleteCollectionNamespacedEndpointsQueryBuilder>
+for DeleteCollectionNamespacedEndpointsQuery {
+    fn from(builder: DeleteCollectionNamespacedEndpointsQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<DeleteCollectionNamespacedEndpointsQuery>
+for DeleteCollectionNamespacedEndpointsQueryBuilder {
+    fn from(query: DeleteCollectionNamespacedEndpointsQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Endpoints::list_namespaced_endpoints`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ListNamespacedEndpointsQuery {
@@ -917,6 +1230,103 @@ impl ::kubegen_runtime::request::QueryParams for ListNamespacedEndpointsQuery {
     }
 }
 
+impl ListNamespacedEndpointsQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ListNamespacedEndpointsQueryBuilder {
+        ListNamespacedEndpointsQueryBuilder::default()
+    }
+}
+
+/// Builds [`ListNamespacedEndpointsQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ListNamespacedEndpointsQueryBuilder(ListNamespacedEndpointsQuery);
+
+impl ListNamespacedEndpointsQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
+        self.0.send_initial_events = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ListNamespacedEndpointsQuery {
+        self.0
+    }
+}
+
+impl From<ListNamespacedEndpointsQueryBuilder> for ListNamespacedEndpointsQuery {
+    fn from(builder: ListNamespacedEndpointsQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ListNamespacedEndpointsQuery> for ListNamespacedEndpointsQueryBuilder {
+    fn from(query: ListNamespacedEndpointsQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Endpoints::create_namespaced_endpoints`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CreateNamespacedEndpointsQuery {
@@ -936,6 +1346,61 @@ impl ::kubegen_runtime::request::QueryParams for CreateNamespacedEndpointsQuery 
         target.push_optional_query("fieldManager", self.field_manager.as_deref());
         target.push_optional_query("fieldValidation", self.field_validation.as_deref());
         target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+impl CreateNamespacedEndpointsQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> CreateNamespacedEndpointsQueryBuilder {
+        CreateNamespacedEndpointsQueryBuilder::default()
+    }
+}
+
+/// Builds [`CreateNamespacedEndpointsQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct CreateNamespacedEndpointsQueryBuilder(CreateNamespacedEndpointsQuery);
+
+impl CreateNamespacedEndpointsQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
+        self.0.field_manager = Some(value.into());
+        self
+    }
+
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
+        self.0.field_validation = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> CreateNamespacedEndpointsQuery {
+        self.0
+    }
+}
+
+impl From<CreateNamespacedEndpointsQueryBuilder> for CreateNamespacedEndpointsQuery {
+    fn from(builder: CreateNamespacedEndpointsQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<CreateNamespacedEndpointsQuery> for CreateNamespacedEndpointsQueryBuilder {
+    fn from(query: CreateNamespacedEndpointsQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -991,6 +1456,105 @@ impl ::kubegen_runtime::request::QueryParams for WatchNamespacedEndpointsListQue
     }
 }
 
+impl WatchNamespacedEndpointsListQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> WatchNamespacedEndpointsListQueryBuilder {
+        WatchNamespacedEndpointsListQueryBuilder::default()
+    }
+}
+
+/// Builds [`WatchNamespacedEndpointsListQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct WatchNamespacedEndpointsListQueryBuilder(WatchNamespacedEndpointsListQuery);
+
+impl WatchNamespacedEndpointsListQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
+        self.0.send_initial_events = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> WatchNamespacedEndpointsListQuery {
+        self.0
+    }
+}
+
+impl From<WatchNamespacedEndpointsListQueryBuilder>
+for WatchNamespacedEndpointsListQuery {
+    fn from(builder: WatchNamespacedEndpointsListQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<WatchNamespacedEndpointsListQuery>
+for WatchNamespacedEndpointsListQueryBuilder {
+    fn from(query: WatchNamespacedEndpointsListQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Endpoints::delete_namespaced_endpoints`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeleteNamespacedEndpointsQuery {
@@ -1024,6 +1588,67 @@ impl ::kubegen_runtime::request::QueryParams for DeleteNamespacedEndpointsQuery 
     }
 }
 
+impl DeleteNamespacedEndpointsQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> DeleteNamespacedEndpointsQueryBuilder {
+        DeleteNamespacedEndpointsQueryBuilder::default()
+    }
+}
+
+/// Builds [`DeleteNamespacedEndpointsQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct DeleteNamespacedEndpointsQueryBuilder(DeleteNamespacedEndpointsQuery);
+
+impl DeleteNamespacedEndpointsQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Seconds to wait before deletion; 0 deletes immediately.
+    pub fn grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.grace_period_seconds = Some(value.into());
+        self
+    }
+
+    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
+    pub fn orphan_dependents(mut self, value: impl Into<bool>) -> Self {
+        self.0.orphan_dependents = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Garbage collection policy: Orphan, Background or Foreground.
+    pub fn propagation_policy(mut self, value: impl Into<String>) -> Self {
+        self.0.propagation_policy = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> DeleteNamespacedEndpointsQuery {
+        self.0
+    }
+}
+
+impl From<DeleteNamespacedEndpointsQueryBuilder> for DeleteNamespacedEndpointsQuery {
+    fn from(builder: DeleteNamespacedEndpointsQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<DeleteNamespacedEndpointsQuery> for DeleteNamespacedEndpointsQueryBuilder {
+    fn from(query: DeleteNamespacedEndpointsQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Endpoints::read_namespaced_endpoints`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadNamespacedEndpointsQuery {
@@ -1034,6 +1659,43 @@ pub struct ReadNamespacedEndpointsQuery {
 impl ::kubegen_runtime::request::QueryParams for ReadNamespacedEndpointsQuery {
     fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
         target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+impl ReadNamespacedEndpointsQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ReadNamespacedEndpointsQueryBuilder {
+        ReadNamespacedEndpointsQueryBuilder::default()
+    }
+}
+
+/// Builds [`ReadNamespacedEndpointsQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ReadNamespacedEndpointsQueryBuilder(ReadNamespacedEndpointsQuery);
+
+impl ReadNamespacedEndpointsQueryBuilder {
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ReadNamespacedEndpointsQuery {
+        self.0
+    }
+}
+
+impl From<ReadNamespacedEndpointsQueryBuilder> for ReadNamespacedEndpointsQuery {
+    fn from(builder: ReadNamespacedEndpointsQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ReadNamespacedEndpointsQuery> for ReadNamespacedEndpointsQueryBuilder {
+    fn from(query: ReadNamespacedEndpointsQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -1062,6 +1724,67 @@ impl ::kubegen_runtime::request::QueryParams for PatchNamespacedEndpointsQuery {
     }
 }
 
+impl PatchNamespacedEndpointsQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> PatchNamespacedEndpointsQueryBuilder {
+        PatchNamespacedEndpointsQueryBuilder::default()
+    }
+}
+
+/// Builds [`PatchNamespacedEndpointsQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct PatchNamespacedEndpointsQueryBuilder(PatchNamespacedEndpointsQuery);
+
+impl PatchNamespacedEndpointsQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
+        self.0.field_manager = Some(value.into());
+        self
+    }
+
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
+        self.0.field_validation = Some(value.into());
+        self
+    }
+
+    /// Let an apply request take over fields owned by other managers; unset for other patch types.
+    pub fn force(mut self, value: impl Into<bool>) -> Self {
+        self.0.force = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> PatchNamespacedEndpointsQuery {
+        self.0
+    }
+}
+
+impl From<PatchNamespacedEndpointsQueryBuilder> for PatchNamespacedEndpointsQuery {
+    fn from(builder: PatchNamespacedEndpointsQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<PatchNamespacedEndpointsQuery> for PatchNamespacedEndpointsQueryBuilder {
+    fn from(query: PatchNamespacedEndpointsQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Endpoints::replace_namespaced_endpoints`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReplaceNamespacedEndpointsQuery {
@@ -1081,6 +1804,61 @@ impl ::kubegen_runtime::request::QueryParams for ReplaceNamespacedEndpointsQuery
         target.push_optional_query("fieldManager", self.field_manager.as_deref());
         target.push_optional_query("fieldValidation", self.field_validation.as_deref());
         target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+impl ReplaceNamespacedEndpointsQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ReplaceNamespacedEndpointsQueryBuilder {
+        ReplaceNamespacedEndpointsQueryBuilder::default()
+    }
+}
+
+/// Builds [`ReplaceNamespacedEndpointsQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ReplaceNamespacedEndpointsQueryBuilder(ReplaceNamespacedEndpointsQuery);
+
+impl ReplaceNamespacedEndpointsQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
+        self.0.field_manager = Some(value.into());
+        self
+    }
+
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
+        self.0.field_validation = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ReplaceNamespacedEndpointsQuery {
+        self.0
+    }
+}
+
+impl From<ReplaceNamespacedEndpointsQueryBuilder> for ReplaceNamespacedEndpointsQuery {
+    fn from(builder: ReplaceNamespacedEndpointsQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ReplaceNamespacedEndpointsQuery> for ReplaceNamespacedEndpointsQueryBuilder {
+    fn from(query: ReplaceNamespacedEndpointsQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -1133,5 +1911,102 @@ impl ::kubegen_runtime::request::QueryParams for WatchNamespacedEndpointsQuery {
             .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
         target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
         target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+impl WatchNamespacedEndpointsQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> WatchNamespacedEndpointsQueryBuilder {
+        WatchNamespacedEndpointsQueryBuilder::default()
+    }
+}
+
+/// Builds [`WatchNamespacedEndpointsQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct WatchNamespacedEndpointsQueryBuilder(WatchNamespacedEndpointsQuery);
+
+impl WatchNamespacedEndpointsQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
+    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
+        self.0.send_initial_events = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> WatchNamespacedEndpointsQuery {
+        self.0
+    }
+}
+
+impl From<WatchNamespacedEndpointsQueryBuilder> for WatchNamespacedEndpointsQuery {
+    fn from(builder: WatchNamespacedEndpointsQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<WatchNamespacedEndpointsQuery> for WatchNamespacedEndpointsQueryBuilder {
+    fn from(query: WatchNamespacedEndpointsQuery) -> Self {
+        Self(query)
     }
 }

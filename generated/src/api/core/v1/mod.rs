@@ -103,11 +103,18 @@ pub use self::endpoint_subset::{EndpointSubset, EndpointSubsetBuilder};
 mod endpoints;
 pub use self::endpoints::{
     Endpoints, EndpointsBuilder, ListEndpointsForAllNamespacesQuery,
-    WatchEndpointsListForAllNamespacesQuery, DeleteCollectionNamespacedEndpointsQuery,
-    ListNamespacedEndpointsQuery, CreateNamespacedEndpointsQuery,
-    WatchNamespacedEndpointsListQuery, DeleteNamespacedEndpointsQuery,
-    ReadNamespacedEndpointsQuery, PatchNamespacedEndpointsQuery,
-    ReplaceNamespacedEndpointsQuery, WatchNamespacedEndpointsQuery,
+    ListEndpointsForAllNamespacesQueryBuilder, WatchEndpointsListForAllNamespacesQuery,
+    WatchEndpointsListForAllNamespacesQueryBuilder,
+    DeleteCollectionNamespacedEndpointsQuery,
+    DeleteCollectionNamespacedEndpointsQueryBuilder, ListNamespacedEndpointsQuery,
+    ListNamespacedEndpointsQueryBuilder, CreateNamespacedEndpointsQuery,
+    CreateNamespacedEndpointsQueryBuilder, WatchNamespacedEndpointsListQuery,
+    WatchNamespacedEndpointsListQueryBuilder, DeleteNamespacedEndpointsQuery,
+    DeleteNamespacedEndpointsQueryBuilder, ReadNamespacedEndpointsQuery,
+    ReadNamespacedEndpointsQueryBuilder, PatchNamespacedEndpointsQuery,
+    PatchNamespacedEndpointsQueryBuilder, ReplaceNamespacedEndpointsQuery,
+    ReplaceNamespacedEndpointsQueryBuilder, WatchNamespacedEndpointsQuery,
+    WatchNamespacedEndpointsQueryBuilder,
 };
 mod endpoints_list;
 pub use self::endpoints_list::{EndpointsList, EndpointsListBuilder};
@@ -207,15 +214,26 @@ pub use self::photon_persistent_disk_volume_source::{
 };
 mod pod;
 pub use self::pod::{
-    Pod, PodBuilder, ListPodForAllNamespacesQuery, WatchPodListForAllNamespacesQuery,
-    DeleteCollectionNamespacedPodQuery, ListNamespacedPodQuery, CreateNamespacedPodQuery,
-    WatchNamespacedPodListQuery, DeleteNamespacedPodQuery, ReadNamespacedPodQuery,
-    PatchNamespacedPodQuery, ReplaceNamespacedPodQuery, WatchNamespacedPodQuery,
-    ReadNamespacedPodEphemeralcontainersQuery,
+    Pod, PodBuilder, ListPodForAllNamespacesQuery, ListPodForAllNamespacesQueryBuilder,
+    WatchPodListForAllNamespacesQuery, WatchPodListForAllNamespacesQueryBuilder,
+    DeleteCollectionNamespacedPodQuery, DeleteCollectionNamespacedPodQueryBuilder,
+    ListNamespacedPodQuery, ListNamespacedPodQueryBuilder, CreateNamespacedPodQuery,
+    CreateNamespacedPodQueryBuilder, WatchNamespacedPodListQuery,
+    WatchNamespacedPodListQueryBuilder, DeleteNamespacedPodQuery,
+    DeleteNamespacedPodQueryBuilder, ReadNamespacedPodQuery,
+    ReadNamespacedPodQueryBuilder, PatchNamespacedPodQuery,
+    PatchNamespacedPodQueryBuilder, ReplaceNamespacedPodQuery,
+    ReplaceNamespacedPodQueryBuilder, WatchNamespacedPodQuery,
+    WatchNamespacedPodQueryBuilder, ReadNamespacedPodEphemeralcontainersQuery,
+    ReadNamespacedPodEphemeralcontainersQueryBuilder,
     PatchNamespacedPodEphemeralcontainersQuery,
-    ReplaceNamespacedPodEphemeralcontainersQuery, ReadNamespacedPodLogQuery,
-    ReadNamespacedPodStatusQuery, PatchNamespacedPodStatusQuery,
-    ReplaceNamespacedPodStatusQuery,
+    PatchNamespacedPodEphemeralcontainersQueryBuilder,
+    ReplaceNamespacedPodEphemeralcontainersQuery,
+    ReplaceNamespacedPodEphemeralcontainersQueryBuilder, ReadNamespacedPodLogQuery,
+    ReadNamespacedPodLogQueryBuilder, ReadNamespacedPodStatusQuery,
+    ReadNamespacedPodStatusQueryBuilder, PatchNamespacedPodStatusQuery,
+    PatchNamespacedPodStatusQueryBuilder, ReplaceNamespacedPodStatusQuery,
+    ReplaceNamespacedPodStatusQueryBuilder,
 };
 mod pod_affinity;
 pub use self::pod_affinity::{PodAffinity, PodAffinityBuilder};

@@ -1096,6 +1096,97 @@ impl ::kubegen_runtime::request::QueryParams for ListPodForAllNamespacesQuery {
     }
 }
 
+impl ListPodForAllNamespacesQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ListPodForAllNamespacesQueryBuilder {
+        ListPodForAllNamespacesQueryBuilder::default()
+    }
+}
+
+/// Builds [`ListPodForAllNamespacesQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ListPodForAllNamespacesQueryBuilder(ListPodForAllNamespacesQuery);
+
+impl ListPodForAllNamespacesQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ListPodForAllNamespacesQuery {
+        self.0
+    }
+}
+
+impl From<ListPodForAllNamespacesQueryBuilder> for ListPodForAllNamespacesQuery {
+    fn from(builder: ListPodForAllNamespacesQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ListPodForAllNamespacesQuery> for ListPodForAllNamespacesQueryBuilder {
+    fn from(query: ListPodForAllNamespacesQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Pod::watch_pod_list_for_all_namespaces`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WatchPodListForAllNamespacesQuery {
@@ -1141,6 +1232,99 @@ impl ::kubegen_runtime::request::QueryParams for WatchPodListForAllNamespacesQue
             );
         target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
         target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+impl WatchPodListForAllNamespacesQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> WatchPodListForAllNamespacesQueryBuilder {
+        WatchPodListForAllNamespacesQueryBuilder::default()
+    }
+}
+
+/// Builds [`WatchPodListForAllNamespacesQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct WatchPodListForAllNamespacesQueryBuilder(WatchPodListForAllNamespacesQuery);
+
+impl WatchPodListForAllNamespacesQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> WatchPodListForAllNamespacesQuery {
+        self.0
+    }
+}
+
+impl From<WatchPodListForAllNamespacesQueryBuilder>
+for WatchPodListForAllNamespacesQuery {
+    fn from(builder: WatchPodListForAllNamespacesQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<WatchPodListForAllNamespacesQuery>
+for WatchPodListForAllNamespacesQueryBuilder {
+    fn from(query: WatchPodListForAllNamespacesQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -1202,6 +1386,111 @@ impl ::kubegen_runtime::request::QueryParams for DeleteCollectionNamespacedPodQu
     }
 }
 
+impl DeleteCollectionNamespacedPodQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> DeleteCollectionNamespacedPodQueryBuilder {
+        DeleteCollectionNamespacedPodQueryBuilder::default()
+    }
+}
+
+/// Builds [`DeleteCollectionNamespacedPodQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct DeleteCollectionNamespacedPodQueryBuilder(DeleteCollectionNamespacedPodQuery);
+
+impl DeleteCollectionNamespacedPodQueryBuilder {
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Seconds to wait before deletion; 0 deletes immediately.
+    pub fn grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.grace_period_seconds = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
+    pub fn orphan_dependents(mut self, value: impl Into<bool>) -> Self {
+        self.0.orphan_dependents = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Garbage collection policy: Orphan, Background or Foreground.
+    pub fn propagation_policy(mut self, value: impl Into<String>) -> Self {
+        self.0.propagation_policy = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> DeleteCollectionNamespacedPodQuery {
+        self.0
+    }
+}
+
+impl From<DeleteCollectionNamespacedPodQueryBuilder>
+for DeleteCollectionNamespacedPodQuery {
+    fn from(builder: DeleteCollectionNamespacedPodQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<DeleteCollectionNamespacedPodQuery>
+for DeleteCollectionNamespacedPodQueryBuilder {
+    fn from(query: DeleteCollectionNamespacedPodQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Pod::list_namespaced_pod`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ListNamespacedPodQuery {
@@ -1250,6 +1539,97 @@ impl ::kubegen_runtime::request::QueryParams for ListNamespacedPodQuery {
     }
 }
 
+impl ListNamespacedPodQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ListNamespacedPodQueryBuilder {
+        ListNamespacedPodQueryBuilder::default()
+    }
+}
+
+/// Builds [`ListNamespacedPodQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ListNamespacedPodQueryBuilder(ListNamespacedPodQuery);
+
+impl ListNamespacedPodQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ListNamespacedPodQuery {
+        self.0
+    }
+}
+
+impl From<ListNamespacedPodQueryBuilder> for ListNamespacedPodQuery {
+    fn from(builder: ListNamespacedPodQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ListNamespacedPodQuery> for ListNamespacedPodQueryBuilder {
+    fn from(query: ListNamespacedPodQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Pod::create_namespaced_pod`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CreateNamespacedPodQuery {
@@ -1269,6 +1649,61 @@ impl ::kubegen_runtime::request::QueryParams for CreateNamespacedPodQuery {
         target.push_optional_query("fieldManager", self.field_manager.as_deref());
         target.push_optional_query("fieldValidation", self.field_validation.as_deref());
         target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+impl CreateNamespacedPodQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> CreateNamespacedPodQueryBuilder {
+        CreateNamespacedPodQueryBuilder::default()
+    }
+}
+
+/// Builds [`CreateNamespacedPodQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct CreateNamespacedPodQueryBuilder(CreateNamespacedPodQuery);
+
+impl CreateNamespacedPodQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
+        self.0.field_manager = Some(value.into());
+        self
+    }
+
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
+        self.0.field_validation = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> CreateNamespacedPodQuery {
+        self.0
+    }
+}
+
+impl From<CreateNamespacedPodQueryBuilder> for CreateNamespacedPodQuery {
+    fn from(builder: CreateNamespacedPodQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<CreateNamespacedPodQuery> for CreateNamespacedPodQueryBuilder {
+    fn from(query: CreateNamespacedPodQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -1320,6 +1755,97 @@ impl ::kubegen_runtime::request::QueryParams for WatchNamespacedPodListQuery {
     }
 }
 
+impl WatchNamespacedPodListQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> WatchNamespacedPodListQueryBuilder {
+        WatchNamespacedPodListQueryBuilder::default()
+    }
+}
+
+/// Builds [`WatchNamespacedPodListQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct WatchNamespacedPodListQueryBuilder(WatchNamespacedPodListQuery);
+
+impl WatchNamespacedPodListQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> WatchNamespacedPodListQuery {
+        self.0
+    }
+}
+
+impl From<WatchNamespacedPodListQueryBuilder> for WatchNamespacedPodListQuery {
+    fn from(builder: WatchNamespacedPodListQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<WatchNamespacedPodListQuery> for WatchNamespacedPodListQueryBuilder {
+    fn from(query: WatchNamespacedPodListQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Pod::delete_namespaced_pod`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeleteNamespacedPodQuery {
@@ -1353,6 +1879,67 @@ impl ::kubegen_runtime::request::QueryParams for DeleteNamespacedPodQuery {
     }
 }
 
+impl DeleteNamespacedPodQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> DeleteNamespacedPodQueryBuilder {
+        DeleteNamespacedPodQueryBuilder::default()
+    }
+}
+
+/// Builds [`DeleteNamespacedPodQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct DeleteNamespacedPodQueryBuilder(DeleteNamespacedPodQuery);
+
+impl DeleteNamespacedPodQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Seconds to wait before deletion; 0 deletes immediately.
+    pub fn grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.grace_period_seconds = Some(value.into());
+        self
+    }
+
+    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
+    pub fn orphan_dependents(mut self, value: impl Into<bool>) -> Self {
+        self.0.orphan_dependents = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Garbage collection policy: Orphan, Background or Foreground.
+    pub fn propagation_policy(mut self, value: impl Into<String>) -> Self {
+        self.0.propagation_policy = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> DeleteNamespacedPodQuery {
+        self.0
+    }
+}
+
+impl From<DeleteNamespacedPodQueryBuilder> for DeleteNamespacedPodQuery {
+    fn from(builder: DeleteNamespacedPodQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<DeleteNamespacedPodQuery> for DeleteNamespacedPodQueryBuilder {
+    fn from(query: DeleteNamespacedPodQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Pod::read_namespaced_pod`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadNamespacedPodQuery {
@@ -1363,6 +1950,43 @@ pub struct ReadNamespacedPodQuery {
 impl ::kubegen_runtime::request::QueryParams for ReadNamespacedPodQuery {
     fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
         target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+impl ReadNamespacedPodQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ReadNamespacedPodQueryBuilder {
+        ReadNamespacedPodQueryBuilder::default()
+    }
+}
+
+/// Builds [`ReadNamespacedPodQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ReadNamespacedPodQueryBuilder(ReadNamespacedPodQuery);
+
+impl ReadNamespacedPodQueryBuilder {
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ReadNamespacedPodQuery {
+        self.0
+    }
+}
+
+impl From<ReadNamespacedPodQueryBuilder> for ReadNamespacedPodQuery {
+    fn from(builder: ReadNamespacedPodQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ReadNamespacedPodQuery> for ReadNamespacedPodQueryBuilder {
+    fn from(query: ReadNamespacedPodQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -1391,6 +2015,67 @@ impl ::kubegen_runtime::request::QueryParams for PatchNamespacedPodQuery {
     }
 }
 
+impl PatchNamespacedPodQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> PatchNamespacedPodQueryBuilder {
+        PatchNamespacedPodQueryBuilder::default()
+    }
+}
+
+/// Builds [`PatchNamespacedPodQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct PatchNamespacedPodQueryBuilder(PatchNamespacedPodQuery);
+
+impl PatchNamespacedPodQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
+        self.0.field_manager = Some(value.into());
+        self
+    }
+
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
+        self.0.field_validation = Some(value.into());
+        self
+    }
+
+    /// Let an apply request take over fields owned by other managers; unset for other patch types.
+    pub fn force(mut self, value: impl Into<bool>) -> Self {
+        self.0.force = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> PatchNamespacedPodQuery {
+        self.0
+    }
+}
+
+impl From<PatchNamespacedPodQueryBuilder> for PatchNamespacedPodQuery {
+    fn from(builder: PatchNamespacedPodQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<PatchNamespacedPodQuery> for PatchNamespacedPodQueryBuilder {
+    fn from(query: PatchNamespacedPodQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Pod::replace_namespaced_pod`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReplaceNamespacedPodQuery {
@@ -1410,6 +2095,61 @@ impl ::kubegen_runtime::request::QueryParams for ReplaceNamespacedPodQuery {
         target.push_optional_query("fieldManager", self.field_manager.as_deref());
         target.push_optional_query("fieldValidation", self.field_validation.as_deref());
         target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+impl ReplaceNamespacedPodQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ReplaceNamespacedPodQueryBuilder {
+        ReplaceNamespacedPodQueryBuilder::default()
+    }
+}
+
+/// Builds [`ReplaceNamespacedPodQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ReplaceNamespacedPodQueryBuilder(ReplaceNamespacedPodQuery);
+
+impl ReplaceNamespacedPodQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
+        self.0.field_manager = Some(value.into());
+        self
+    }
+
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
+        self.0.field_validation = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ReplaceNamespacedPodQuery {
+        self.0
+    }
+}
+
+impl From<ReplaceNamespacedPodQueryBuilder> for ReplaceNamespacedPodQuery {
+    fn from(builder: ReplaceNamespacedPodQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ReplaceNamespacedPodQuery> for ReplaceNamespacedPodQueryBuilder {
+    fn from(query: ReplaceNamespacedPodQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -1461,6 +2201,97 @@ impl ::kubegen_runtime::request::QueryParams for WatchNamespacedPodQuery {
     }
 }
 
+impl WatchNamespacedPodQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> WatchNamespacedPodQueryBuilder {
+        WatchNamespacedPodQueryBuilder::default()
+    }
+}
+
+/// Builds [`WatchNamespacedPodQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct WatchNamespacedPodQueryBuilder(WatchNamespacedPodQuery);
+
+impl WatchNamespacedPodQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> WatchNamespacedPodQuery {
+        self.0
+    }
+}
+
+impl From<WatchNamespacedPodQueryBuilder> for WatchNamespacedPodQuery {
+    fn from(builder: WatchNamespacedPodQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<WatchNamespacedPodQuery> for WatchNamespacedPodQueryBuilder {
+    fn from(query: WatchNamespacedPodQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Pod::read_namespaced_pod_ephemeralcontainers`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadNamespacedPodEphemeralcontainersQuery {
@@ -1472,6 +2303,47 @@ impl ::kubegen_runtime::request::QueryParams
 for ReadNamespacedPodEphemeralcontainersQuery {
     fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
         target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+impl ReadNamespacedPodEphemeralcontainersQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ReadNamespacedPodEphemeralcontainersQueryBuilder {
+        ReadNamespacedPodEphemeralcontainersQueryBuilder::default()
+    }
+}
+
+/// Builds [`ReadNamespacedPodEphemeralcontainersQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ReadNamespacedPodEphemeralcontainersQueryBuilder(
+    ReadNamespacedPodEphemeralcontainersQuery,
+);
+
+impl ReadNamespacedPodEphemeralcontainersQueryBuilder {
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ReadNamespacedPodEphemeralcontainersQuery {
+        self.0
+    }
+}
+
+impl From<ReadNamespacedPodEphemeralcontainersQueryBuilder>
+for ReadNamespacedPodEphemeralcontainersQuery {
+    fn from(builder: ReadNamespacedPodEphemeralcontainersQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ReadNamespacedPodEphemeralcontainersQuery>
+for ReadNamespacedPodEphemeralcontainersQueryBuilder {
+    fn from(query: ReadNamespacedPodEphemeralcontainersQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -1501,6 +2373,71 @@ for PatchNamespacedPodEphemeralcontainersQuery {
     }
 }
 
+impl PatchNamespacedPodEphemeralcontainersQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> PatchNamespacedPodEphemeralcontainersQueryBuilder {
+        PatchNamespacedPodEphemeralcontainersQueryBuilder::default()
+    }
+}
+
+/// Builds [`PatchNamespacedPodEphemeralcontainersQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct PatchNamespacedPodEphemeralcontainersQueryBuilder(
+    PatchNamespacedPodEphemeralcontainersQuery,
+);
+
+impl PatchNamespacedPodEphemeralcontainersQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
+        self.0.field_manager = Some(value.into());
+        self
+    }
+
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
+        self.0.field_validation = Some(value.into());
+        self
+    }
+
+    /// Let an apply request take over fields owned by other managers; unset for other patch types.
+    pub fn force(mut self, value: impl Into<bool>) -> Self {
+        self.0.force = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> PatchNamespacedPodEphemeralcontainersQuery {
+        self.0
+    }
+}
+
+impl From<PatchNamespacedPodEphemeralcontainersQueryBuilder>
+for PatchNamespacedPodEphemeralcontainersQuery {
+    fn from(builder: PatchNamespacedPodEphemeralcontainersQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<PatchNamespacedPodEphemeralcontainersQuery>
+for PatchNamespacedPodEphemeralcontainersQueryBuilder {
+    fn from(query: PatchNamespacedPodEphemeralcontainersQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Pod::replace_namespaced_pod_ephemeralcontainers`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReplaceNamespacedPodEphemeralcontainersQuery {
@@ -1521,6 +2458,65 @@ for ReplaceNamespacedPodEphemeralcontainersQuery {
         target.push_optional_query("fieldManager", self.field_manager.as_deref());
         target.push_optional_query("fieldValidation", self.field_validation.as_deref());
         target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+impl ReplaceNamespacedPodEphemeralcontainersQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ReplaceNamespacedPodEphemeralcontainersQueryBuilder {
+        ReplaceNamespacedPodEphemeralcontainersQueryBuilder::default()
+    }
+}
+
+/// Builds [`ReplaceNamespacedPodEphemeralcontainersQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ReplaceNamespacedPodEphemeralcontainersQueryBuilder(
+    ReplaceNamespacedPodEphemeralcontainersQuery,
+);
+
+impl ReplaceNamespacedPodEphemeralcontainersQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
+        self.0.field_manager = Some(value.into());
+        self
+    }
+
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
+        self.0.field_validation = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ReplaceNamespacedPodEphemeralcontainersQuery {
+        self.0
+    }
+}
+
+impl From<ReplaceNamespacedPodEphemeralcontainersQueryBuilder>
+for ReplaceNamespacedPodEphemeralcontainersQuery {
+    fn from(builder: ReplaceNamespacedPodEphemeralcontainersQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ReplaceNamespacedPodEphemeralcontainersQuery>
+for ReplaceNamespacedPodEphemeralcontainersQueryBuilder {
+    fn from(query: ReplaceNamespacedPodEphemeralcontainersQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -1565,6 +2561,91 @@ impl ::kubegen_runtime::request::QueryParams for ReadNamespacedPodLogQuery {
     }
 }
 
+impl ReadNamespacedPodLogQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ReadNamespacedPodLogQueryBuilder {
+        ReadNamespacedPodLogQueryBuilder::default()
+    }
+}
+
+/// Builds [`ReadNamespacedPodLogQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ReadNamespacedPodLogQueryBuilder(ReadNamespacedPodLogQuery);
+
+impl ReadNamespacedPodLogQueryBuilder {
+    /// Container to read logs from; optional when the pod has a single container.
+    pub fn container(mut self, value: impl Into<String>) -> Self {
+        self.0.container = Some(value.into());
+        self
+    }
+
+    /// Keep streaming the log as new lines are written.
+    pub fn follow(mut self, value: impl Into<bool>) -> Self {
+        self.0.follow = Some(value.into());
+        self
+    }
+
+    /// Skip verifying the kubelet's serving certificate when fetching logs.
+    pub fn insecure_skip_tls_verify_backend(mut self, value: impl Into<bool>) -> Self {
+        self.0.insecure_skip_tls_verify_backend = Some(value.into());
+        self
+    }
+
+    /// Stop after this many bytes of log output.
+    pub fn limit_bytes(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit_bytes = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Return logs of the previous, terminated instance of the container.
+    pub fn previous(mut self, value: impl Into<bool>) -> Self {
+        self.0.previous = Some(value.into());
+        self
+    }
+
+    /// Only return log lines newer than this many seconds.
+    pub fn since_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.since_seconds = Some(value.into());
+        self
+    }
+
+    /// Number of lines from the end of the log to return.
+    pub fn tail_lines(mut self, value: impl Into<i64>) -> Self {
+        self.0.tail_lines = Some(value.into());
+        self
+    }
+
+    /// Prefix every log line with an RFC 3339 timestamp.
+    pub fn timestamps(mut self, value: impl Into<bool>) -> Self {
+        self.0.timestamps = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ReadNamespacedPodLogQuery {
+        self.0
+    }
+}
+
+impl From<ReadNamespacedPodLogQueryBuilder> for ReadNamespacedPodLogQuery {
+    fn from(builder: ReadNamespacedPodLogQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ReadNamespacedPodLogQuery> for ReadNamespacedPodLogQueryBuilder {
+    fn from(query: ReadNamespacedPodLogQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Pod::read_namespaced_pod_status`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadNamespacedPodStatusQuery {
@@ -1575,6 +2656,43 @@ pub struct ReadNamespacedPodStatusQuery {
 impl ::kubegen_runtime::request::QueryParams for ReadNamespacedPodStatusQuery {
     fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
         target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+impl ReadNamespacedPodStatusQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ReadNamespacedPodStatusQueryBuilder {
+        ReadNamespacedPodStatusQueryBuilder::default()
+    }
+}
+
+/// Builds [`ReadNamespacedPodStatusQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ReadNamespacedPodStatusQueryBuilder(ReadNamespacedPodStatusQuery);
+
+impl ReadNamespacedPodStatusQueryBuilder {
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ReadNamespacedPodStatusQuery {
+        self.0
+    }
+}
+
+impl From<ReadNamespacedPodStatusQueryBuilder> for ReadNamespacedPodStatusQuery {
+    fn from(builder: ReadNamespacedPodStatusQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ReadNamespacedPodStatusQuery> for ReadNamespacedPodStatusQueryBuilder {
+    fn from(query: ReadNamespacedPodStatusQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -1603,6 +2721,67 @@ impl ::kubegen_runtime::request::QueryParams for PatchNamespacedPodStatusQuery {
     }
 }
 
+impl PatchNamespacedPodStatusQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> PatchNamespacedPodStatusQueryBuilder {
+        PatchNamespacedPodStatusQueryBuilder::default()
+    }
+}
+
+/// Builds [`PatchNamespacedPodStatusQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct PatchNamespacedPodStatusQueryBuilder(PatchNamespacedPodStatusQuery);
+
+impl PatchNamespacedPodStatusQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
+        self.0.field_manager = Some(value.into());
+        self
+    }
+
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
+        self.0.field_validation = Some(value.into());
+        self
+    }
+
+    /// Let an apply request take over fields owned by other managers; unset for other patch types.
+    pub fn force(mut self, value: impl Into<bool>) -> Self {
+        self.0.force = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> PatchNamespacedPodStatusQuery {
+        self.0
+    }
+}
+
+impl From<PatchNamespacedPodStatusQueryBuilder> for PatchNamespacedPodStatusQuery {
+    fn from(builder: PatchNamespacedPodStatusQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<PatchNamespacedPodStatusQuery> for PatchNamespacedPodStatusQueryBuilder {
+    fn from(query: PatchNamespacedPodStatusQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`Pod::replace_namespaced_pod_status`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReplaceNamespacedPodStatusQuery {
@@ -1622,5 +2801,60 @@ impl ::kubegen_runtime::request::QueryParams for ReplaceNamespacedPodStatusQuery
         target.push_optional_query("fieldManager", self.field_manager.as_deref());
         target.push_optional_query("fieldValidation", self.field_validation.as_deref());
         target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+impl ReplaceNamespacedPodStatusQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ReplaceNamespacedPodStatusQueryBuilder {
+        ReplaceNamespacedPodStatusQueryBuilder::default()
+    }
+}
+
+/// Builds [`ReplaceNamespacedPodStatusQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ReplaceNamespacedPodStatusQueryBuilder(ReplaceNamespacedPodStatusQuery);
+
+impl ReplaceNamespacedPodStatusQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
+        self.0.field_manager = Some(value.into());
+        self
+    }
+
+    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
+    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
+        self.0.field_validation = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ReplaceNamespacedPodStatusQuery {
+        self.0
+    }
+}
+
+impl From<ReplaceNamespacedPodStatusQueryBuilder> for ReplaceNamespacedPodStatusQuery {
+    fn from(builder: ReplaceNamespacedPodStatusQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ReplaceNamespacedPodStatusQuery> for ReplaceNamespacedPodStatusQueryBuilder {
+    fn from(query: ReplaceNamespacedPodStatusQuery) -> Self {
+        Self(query)
     }
 }

@@ -907,6 +907,101 @@ impl ::kubegen_runtime::request::QueryParams for ListImageStreamForAllNamespaces
     }
 }
 
+impl ListImageStreamForAllNamespacesQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ListImageStreamForAllNamespacesQueryBuilder {
+        ListImageStreamForAllNamespacesQueryBuilder::default()
+    }
+}
+
+/// Builds [`ListImageStreamForAllNamespacesQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ListImageStreamForAllNamespacesQueryBuilder(
+    ListImageStreamForAllNamespacesQuery,
+);
+
+impl ListImageStreamForAllNamespacesQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ListImageStreamForAllNamespacesQuery {
+        self.0
+    }
+}
+
+impl From<ListImageStreamForAllNamespacesQueryBuilder>
+for ListImageStreamForAllNamespacesQuery {
+    fn from(builder: ListImageStreamForAllNamespacesQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ListImageStreamForAllNamespacesQuery>
+for ListImageStreamForAllNamespacesQueryBuilder {
+    fn from(query: ListImageStreamForAllNamespacesQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`ImageStream::watch_image_stream_list_for_all_namespaces`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WatchImageStreamListForAllNamespacesQuery {
@@ -953,6 +1048,101 @@ for WatchImageStreamListForAllNamespacesQuery {
             );
         target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
         target.push_optional_query("watch", self.watch.as_ref());
+    }
+}
+
+impl WatchImageStreamListForAllNamespacesQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> WatchImageStreamListForAllNamespacesQueryBuilder {
+        WatchImageStreamListForAllNamespacesQueryBuilder::default()
+    }
+}
+
+/// Builds [`WatchImageStreamListForAllNamespacesQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct WatchImageStreamListForAllNamespacesQueryBuilder(
+    WatchImageStreamListForAllNamespacesQuery,
+);
+
+impl WatchImageStreamListForAllNamespacesQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> WatchImageStreamListForAllNamespacesQuery {
+        self.0
+    }
+}
+
+impl From<WatchImageStreamListForAllNamespacesQueryBuilder>
+for WatchImageStreamListForAllNamespacesQuery {
+    fn from(builder: WatchImageStreamListForAllNamespacesQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<WatchImageStreamListForAllNamespacesQuery>
+for WatchImageStreamListForAllNamespacesQueryBuilder {
+    fn from(query: WatchImageStreamListForAllNamespacesQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -1015,6 +1205,113 @@ for DeleteCollectionNamespacedImageStreamQuery {
     }
 }
 
+impl DeleteCollectionNamespacedImageStreamQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> DeleteCollectionNamespacedImageStreamQueryBuilder {
+        DeleteCollectionNamespacedImageStreamQueryBuilder::default()
+    }
+}
+
+/// Builds [`DeleteCollectionNamespacedImageStreamQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct DeleteCollectionNamespacedImageStreamQueryBuilder(
+    DeleteCollectionNamespacedImageStreamQuery,
+);
+
+impl DeleteCollectionNamespacedImageStreamQueryBuilder {
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Seconds to wait before deletion; 0 deletes immediately.
+    pub fn grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.grace_period_seconds = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
+    pub fn orphan_dependents(mut self, value: impl Into<bool>) -> Self {
+        self.0.orphan_dependents = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Garbage collection policy: Orphan, Background or Foreground.
+    pub fn propagation_policy(mut self, value: impl Into<String>) -> Self {
+        self.0.propagation_policy = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> DeleteCollectionNamespacedImageStreamQuery {
+        self.0
+    }
+}
+
+impl From<DeleteCollectionNamespacedImageStreamQueryBuilder>
+for DeleteCollectionNamespacedImageStreamQuery {
+    fn from(builder: DeleteCollectionNamespacedImageStreamQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<DeleteCollectionNamespacedImageStreamQuery>
+for DeleteCollectionNamespacedImageStreamQueryBuilder {
+    fn from(query: DeleteCollectionNamespacedImageStreamQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`ImageStream::list_namespaced_image_stream`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ListNamespacedImageStreamQuery {
@@ -1063,6 +1360,97 @@ impl ::kubegen_runtime::request::QueryParams for ListNamespacedImageStreamQuery 
     }
 }
 
+impl ListNamespacedImageStreamQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ListNamespacedImageStreamQueryBuilder {
+        ListNamespacedImageStreamQueryBuilder::default()
+    }
+}
+
+/// Builds [`ListNamespacedImageStreamQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ListNamespacedImageStreamQueryBuilder(ListNamespacedImageStreamQuery);
+
+impl ListNamespacedImageStreamQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ListNamespacedImageStreamQuery {
+        self.0
+    }
+}
+
+impl From<ListNamespacedImageStreamQueryBuilder> for ListNamespacedImageStreamQuery {
+    fn from(builder: ListNamespacedImageStreamQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ListNamespacedImageStreamQuery> for ListNamespacedImageStreamQueryBuilder {
+    fn from(query: ListNamespacedImageStreamQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`ImageStream::create_namespaced_image_stream`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CreateNamespacedImageStreamQuery {
@@ -1079,6 +1467,55 @@ impl ::kubegen_runtime::request::QueryParams for CreateNamespacedImageStreamQuer
         target.push_optional_query("dryRun", self.dry_run.as_deref());
         target.push_optional_query("fieldManager", self.field_manager.as_deref());
         target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+impl CreateNamespacedImageStreamQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> CreateNamespacedImageStreamQueryBuilder {
+        CreateNamespacedImageStreamQueryBuilder::default()
+    }
+}
+
+/// Builds [`CreateNamespacedImageStreamQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct CreateNamespacedImageStreamQueryBuilder(CreateNamespacedImageStreamQuery);
+
+impl CreateNamespacedImageStreamQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
+        self.0.field_manager = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> CreateNamespacedImageStreamQuery {
+        self.0
+    }
+}
+
+impl From<CreateNamespacedImageStreamQueryBuilder> for CreateNamespacedImageStreamQuery {
+    fn from(builder: CreateNamespacedImageStreamQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<CreateNamespacedImageStreamQuery> for CreateNamespacedImageStreamQueryBuilder {
+    fn from(query: CreateNamespacedImageStreamQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -1130,6 +1567,101 @@ impl ::kubegen_runtime::request::QueryParams for WatchNamespacedImageStreamListQ
     }
 }
 
+impl WatchNamespacedImageStreamListQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> WatchNamespacedImageStreamListQueryBuilder {
+        WatchNamespacedImageStreamListQueryBuilder::default()
+    }
+}
+
+/// Builds [`WatchNamespacedImageStreamListQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct WatchNamespacedImageStreamListQueryBuilder(
+    WatchNamespacedImageStreamListQuery,
+);
+
+impl WatchNamespacedImageStreamListQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> WatchNamespacedImageStreamListQuery {
+        self.0
+    }
+}
+
+impl From<WatchNamespacedImageStreamListQueryBuilder>
+for WatchNamespacedImageStreamListQuery {
+    fn from(builder: WatchNamespacedImageStreamListQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<WatchNamespacedImageStreamListQuery>
+for WatchNamespacedImageStreamListQueryBuilder {
+    fn from(query: WatchNamespacedImageStreamListQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`ImageStream::delete_namespaced_image_stream`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeleteNamespacedImageStreamQuery {
@@ -1163,6 +1695,67 @@ impl ::kubegen_runtime::request::QueryParams for DeleteNamespacedImageStreamQuer
     }
 }
 
+impl DeleteNamespacedImageStreamQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> DeleteNamespacedImageStreamQueryBuilder {
+        DeleteNamespacedImageStreamQueryBuilder::default()
+    }
+}
+
+/// Builds [`DeleteNamespacedImageStreamQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct DeleteNamespacedImageStreamQueryBuilder(DeleteNamespacedImageStreamQuery);
+
+impl DeleteNamespacedImageStreamQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Seconds to wait before deletion; 0 deletes immediately.
+    pub fn grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.grace_period_seconds = Some(value.into());
+        self
+    }
+
+    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
+    pub fn orphan_dependents(mut self, value: impl Into<bool>) -> Self {
+        self.0.orphan_dependents = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Garbage collection policy: Orphan, Background or Foreground.
+    pub fn propagation_policy(mut self, value: impl Into<String>) -> Self {
+        self.0.propagation_policy = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> DeleteNamespacedImageStreamQuery {
+        self.0
+    }
+}
+
+impl From<DeleteNamespacedImageStreamQueryBuilder> for DeleteNamespacedImageStreamQuery {
+    fn from(builder: DeleteNamespacedImageStreamQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<DeleteNamespacedImageStreamQuery> for DeleteNamespacedImageStreamQueryBuilder {
+    fn from(query: DeleteNamespacedImageStreamQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`ImageStream::read_namespaced_image_stream`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadNamespacedImageStreamQuery {
@@ -1173,6 +1766,43 @@ pub struct ReadNamespacedImageStreamQuery {
 impl ::kubegen_runtime::request::QueryParams for ReadNamespacedImageStreamQuery {
     fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
         target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+impl ReadNamespacedImageStreamQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ReadNamespacedImageStreamQueryBuilder {
+        ReadNamespacedImageStreamQueryBuilder::default()
+    }
+}
+
+/// Builds [`ReadNamespacedImageStreamQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ReadNamespacedImageStreamQueryBuilder(ReadNamespacedImageStreamQuery);
+
+impl ReadNamespacedImageStreamQueryBuilder {
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ReadNamespacedImageStreamQuery {
+        self.0
+    }
+}
+
+impl From<ReadNamespacedImageStreamQueryBuilder> for ReadNamespacedImageStreamQuery {
+    fn from(builder: ReadNamespacedImageStreamQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ReadNamespacedImageStreamQuery> for ReadNamespacedImageStreamQueryBuilder {
+    fn from(query: ReadNamespacedImageStreamQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -1198,6 +1828,61 @@ impl ::kubegen_runtime::request::QueryParams for PatchNamespacedImageStreamQuery
     }
 }
 
+impl PatchNamespacedImageStreamQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> PatchNamespacedImageStreamQueryBuilder {
+        PatchNamespacedImageStreamQueryBuilder::default()
+    }
+}
+
+/// Builds [`PatchNamespacedImageStreamQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct PatchNamespacedImageStreamQueryBuilder(PatchNamespacedImageStreamQuery);
+
+impl PatchNamespacedImageStreamQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
+        self.0.field_manager = Some(value.into());
+        self
+    }
+
+    /// Let an apply request take over fields owned by other managers; unset for other patch types.
+    pub fn force(mut self, value: impl Into<bool>) -> Self {
+        self.0.force = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> PatchNamespacedImageStreamQuery {
+        self.0
+    }
+}
+
+impl From<PatchNamespacedImageStreamQueryBuilder> for PatchNamespacedImageStreamQuery {
+    fn from(builder: PatchNamespacedImageStreamQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<PatchNamespacedImageStreamQuery> for PatchNamespacedImageStreamQueryBuilder {
+    fn from(query: PatchNamespacedImageStreamQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`ImageStream::replace_namespaced_image_stream`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReplaceNamespacedImageStreamQuery {
@@ -1214,6 +1899,57 @@ impl ::kubegen_runtime::request::QueryParams for ReplaceNamespacedImageStreamQue
         target.push_optional_query("dryRun", self.dry_run.as_deref());
         target.push_optional_query("fieldManager", self.field_manager.as_deref());
         target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+impl ReplaceNamespacedImageStreamQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ReplaceNamespacedImageStreamQueryBuilder {
+        ReplaceNamespacedImageStreamQueryBuilder::default()
+    }
+}
+
+/// Builds [`ReplaceNamespacedImageStreamQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ReplaceNamespacedImageStreamQueryBuilder(ReplaceNamespacedImageStreamQuery);
+
+impl ReplaceNamespacedImageStreamQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
+        self.0.field_manager = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ReplaceNamespacedImageStreamQuery {
+        self.0
+    }
+}
+
+impl From<ReplaceNamespacedImageStreamQueryBuilder>
+for ReplaceNamespacedImageStreamQuery {
+    fn from(builder: ReplaceNamespacedImageStreamQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ReplaceNamespacedImageStreamQuery>
+for ReplaceNamespacedImageStreamQueryBuilder {
+    fn from(query: ReplaceNamespacedImageStreamQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -1265,6 +2001,97 @@ impl ::kubegen_runtime::request::QueryParams for WatchNamespacedImageStreamQuery
     }
 }
 
+impl WatchNamespacedImageStreamQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> WatchNamespacedImageStreamQueryBuilder {
+        WatchNamespacedImageStreamQueryBuilder::default()
+    }
+}
+
+/// Builds [`WatchNamespacedImageStreamQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct WatchNamespacedImageStreamQueryBuilder(WatchNamespacedImageStreamQuery);
+
+impl WatchNamespacedImageStreamQueryBuilder {
+    /// Asks for BOOKMARK watch events; servers may ignore it.
+    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
+        self.0.allow_watch_bookmarks = Some(value.into());
+        self
+    }
+
+    /// Continue token returned by a previous paged list call.
+    pub fn continue_(mut self, value: impl Into<String>) -> Self {
+        self.0.continue_ = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
+    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.field_selector = Some(value.into());
+        self
+    }
+
+    /// Only return objects whose labels match, e.g. `app in (web,api)`.
+    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
+        self.0.label_selector = Some(value.into());
+        self
+    }
+
+    /// Maximum number of items to return in one page.
+    pub fn limit(mut self, value: impl Into<i64>) -> Self {
+        self.0.limit = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version = Some(value.into());
+        self
+    }
+
+    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
+    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
+        self.0.resource_version_match = Some(value.into());
+        self
+    }
+
+    /// Time limit for the list or watch call, in seconds.
+    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.0.timeout_seconds = Some(value.into());
+        self
+    }
+
+    /// Stream changes as added, modified and deleted events instead of returning a list.
+    pub fn watch(mut self, value: impl Into<bool>) -> Self {
+        self.0.watch = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> WatchNamespacedImageStreamQuery {
+        self.0
+    }
+}
+
+impl From<WatchNamespacedImageStreamQueryBuilder> for WatchNamespacedImageStreamQuery {
+    fn from(builder: WatchNamespacedImageStreamQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<WatchNamespacedImageStreamQuery> for WatchNamespacedImageStreamQueryBuilder {
+    fn from(query: WatchNamespacedImageStreamQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`ImageStream::read_namespaced_image_stream_status`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadNamespacedImageStreamStatusQuery {
@@ -1275,6 +2102,47 @@ pub struct ReadNamespacedImageStreamStatusQuery {
 impl ::kubegen_runtime::request::QueryParams for ReadNamespacedImageStreamStatusQuery {
     fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
         target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+impl ReadNamespacedImageStreamStatusQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ReadNamespacedImageStreamStatusQueryBuilder {
+        ReadNamespacedImageStreamStatusQueryBuilder::default()
+    }
+}
+
+/// Builds [`ReadNamespacedImageStreamStatusQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ReadNamespacedImageStreamStatusQueryBuilder(
+    ReadNamespacedImageStreamStatusQuery,
+);
+
+impl ReadNamespacedImageStreamStatusQueryBuilder {
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ReadNamespacedImageStreamStatusQuery {
+        self.0
+    }
+}
+
+impl From<ReadNamespacedImageStreamStatusQueryBuilder>
+for ReadNamespacedImageStreamStatusQuery {
+    fn from(builder: ReadNamespacedImageStreamStatusQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ReadNamespacedImageStreamStatusQuery>
+for ReadNamespacedImageStreamStatusQueryBuilder {
+    fn from(query: ReadNamespacedImageStreamStatusQuery) -> Self {
+        Self(query)
     }
 }
 
@@ -1300,6 +2168,65 @@ impl ::kubegen_runtime::request::QueryParams for PatchNamespacedImageStreamStatu
     }
 }
 
+impl PatchNamespacedImageStreamStatusQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> PatchNamespacedImageStreamStatusQueryBuilder {
+        PatchNamespacedImageStreamStatusQueryBuilder::default()
+    }
+}
+
+/// Builds [`PatchNamespacedImageStreamStatusQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct PatchNamespacedImageStreamStatusQueryBuilder(
+    PatchNamespacedImageStreamStatusQuery,
+);
+
+impl PatchNamespacedImageStreamStatusQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
+        self.0.field_manager = Some(value.into());
+        self
+    }
+
+    /// Let an apply request take over fields owned by other managers; unset for other patch types.
+    pub fn force(mut self, value: impl Into<bool>) -> Self {
+        self.0.force = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> PatchNamespacedImageStreamStatusQuery {
+        self.0
+    }
+}
+
+impl From<PatchNamespacedImageStreamStatusQueryBuilder>
+for PatchNamespacedImageStreamStatusQuery {
+    fn from(builder: PatchNamespacedImageStreamStatusQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<PatchNamespacedImageStreamStatusQuery>
+for PatchNamespacedImageStreamStatusQueryBuilder {
+    fn from(query: PatchNamespacedImageStreamStatusQuery) -> Self {
+        Self(query)
+    }
+}
+
 /// The optional query parameters of [`ImageStream::replace_namespaced_image_stream_status`]; only those set are sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReplaceNamespacedImageStreamStatusQuery {
@@ -1317,5 +2244,58 @@ for ReplaceNamespacedImageStreamStatusQuery {
         target.push_optional_query("dryRun", self.dry_run.as_deref());
         target.push_optional_query("fieldManager", self.field_manager.as_deref());
         target.push_optional_query("pretty", self.pretty.as_deref());
+    }
+}
+
+impl ReplaceNamespacedImageStreamStatusQuery {
+    /// A builder with no parameter set.
+    pub fn builder() -> ReplaceNamespacedImageStreamStatusQueryBuilder {
+        ReplaceNamespacedImageStreamStatusQueryBuilder::default()
+    }
+}
+
+/// Builds [`ReplaceNamespacedImageStreamStatusQuery`]: each setter sets one parameter; unset ones are not sent.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct ReplaceNamespacedImageStreamStatusQueryBuilder(
+    ReplaceNamespacedImageStreamStatusQuery,
+);
+
+impl ReplaceNamespacedImageStreamStatusQueryBuilder {
+    /// When set to `All`, the request is fully processed but nothing is persisted.
+    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
+        self.0.dry_run = Some(value.into());
+        self
+    }
+
+    /// Name of the actor making the change, at most 128 printable characters.
+    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
+        self.0.field_manager = Some(value.into());
+        self
+    }
+
+    /// Pretty-print the output when set to 'true'.
+    pub fn pretty(mut self, value: impl Into<String>) -> Self {
+        self.0.pretty = Some(value.into());
+        self
+    }
+
+    /// The parameters.
+    pub fn build(self) -> ReplaceNamespacedImageStreamStatusQuery {
+        self.0
+    }
+}
+
+impl From<ReplaceNamespacedImageStreamStatusQueryBuilder>
+for ReplaceNamespacedImageStreamStatusQuery {
+    fn from(builder: ReplaceNamespacedImageStreamStatusQueryBuilder) -> Self {
+        builder.0
+    }
+}
+
+impl From<ReplaceNamespacedImageStreamStatusQuery>
+for ReplaceNamespacedImageStreamStatusQueryBuilder {
+    fn from(query: ReplaceNamespacedImageStreamStatusQuery) -> Self {
+        Self(query)
     }
 }

@@ -5,13 +5,23 @@ pub use self::image_lookup_policy::{ImageLookupPolicy, ImageLookupPolicyBuilder}
 mod image_stream;
 pub use self::image_stream::{
     ImageStream, ImageStreamBuilder, ListImageStreamForAllNamespacesQuery,
+    ListImageStreamForAllNamespacesQueryBuilder,
     WatchImageStreamListForAllNamespacesQuery,
-    DeleteCollectionNamespacedImageStreamQuery, ListNamespacedImageStreamQuery,
-    CreateNamespacedImageStreamQuery, WatchNamespacedImageStreamListQuery,
-    DeleteNamespacedImageStreamQuery, ReadNamespacedImageStreamQuery,
-    PatchNamespacedImageStreamQuery, ReplaceNamespacedImageStreamQuery,
-    WatchNamespacedImageStreamQuery, ReadNamespacedImageStreamStatusQuery,
-    PatchNamespacedImageStreamStatusQuery, ReplaceNamespacedImageStreamStatusQuery,
+    WatchImageStreamListForAllNamespacesQueryBuilder,
+    DeleteCollectionNamespacedImageStreamQuery,
+    DeleteCollectionNamespacedImageStreamQueryBuilder, ListNamespacedImageStreamQuery,
+    ListNamespacedImageStreamQueryBuilder, CreateNamespacedImageStreamQuery,
+    CreateNamespacedImageStreamQueryBuilder, WatchNamespacedImageStreamListQuery,
+    WatchNamespacedImageStreamListQueryBuilder, DeleteNamespacedImageStreamQuery,
+    DeleteNamespacedImageStreamQueryBuilder, ReadNamespacedImageStreamQuery,
+    ReadNamespacedImageStreamQueryBuilder, PatchNamespacedImageStreamQuery,
+    PatchNamespacedImageStreamQueryBuilder, ReplaceNamespacedImageStreamQuery,
+    ReplaceNamespacedImageStreamQueryBuilder, WatchNamespacedImageStreamQuery,
+    WatchNamespacedImageStreamQueryBuilder, ReadNamespacedImageStreamStatusQuery,
+    ReadNamespacedImageStreamStatusQueryBuilder, PatchNamespacedImageStreamStatusQuery,
+    PatchNamespacedImageStreamStatusQueryBuilder,
+    ReplaceNamespacedImageStreamStatusQuery,
+    ReplaceNamespacedImageStreamStatusQueryBuilder,
 };
 mod image_stream_list;
 pub use self::image_stream_list::{ImageStreamList, ImageStreamListBuilder};
