@@ -444,6 +444,7 @@ pub mod com {
                     }
 
                     /// The parameters.
+                    #[must_use]
                     pub fn build(self) -> ListWidgetQuery {
                         self.0
                     }
@@ -510,6 +511,7 @@ pub mod com {
                     }
 
                     /// The parameters.
+                    #[must_use]
                     pub fn build(self) -> ConnectWidgetExecQuery {
                         self.0
                     }

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod peers;
 mod routes;
 
 #[derive(Parser)]
@@ -24,6 +25,24 @@ enum Command {
         /// Arguments for the generator.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<std::ffi::OsString>,
+    },
+    /// Benchmark against the peers (k8s-openapi, matchit) on the Kubernetes corpus and
+    /// write BENCHMARKS.md: generation time, compile time, serde throughput, route matching.
+    Bench {
+        /// How many runs of each measurement; medians and min–max are reported.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// One run with few iterations, for development; writes
+        /// target/bench-peers/BENCHMARKS.md unless --output says otherwise.
+        #[arg(long)]
+        quick: bool,
+        /// Measure only these comparisons (repeatable); a partial report goes to
+        /// target/bench-peers/BENCHMARKS.md unless --output says otherwise.
+        #[arg(long, value_enum)]
+        only: Vec<peers::Section>,
+        /// Where to write the report (default: BENCHMARKS.md for a full run).
+        #[arg(long)]
+        output: Option<PathBuf>,
     },
     /// Time a clean debug build of the generated crate with and without builders.
     BenchBuilders {
@@ -67,6 +86,20 @@ fn main() -> ExitCode {
             inputs,
             no_routes,
         } => bench::run(&root, &inputs, runs, !no_routes),
+        Command::Bench {
+            runs,
+            quick,
+            only,
+            output,
+        } => peers::run(
+            &root,
+            &peers::Options {
+                runs,
+                quick,
+                only,
+                output,
+            },
+        ),
         Command::Routes { json } => routes::run(&root, json),
         Command::Regen { check, no_build } => {
             let status = regen(&root, check);

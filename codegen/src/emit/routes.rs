@@ -467,6 +467,7 @@ fn query_builder(
             #(#setters)*
 
             /// The parameters.
+            #[must_use]
             pub fn build(self) -> #query {
                 self.0
             }

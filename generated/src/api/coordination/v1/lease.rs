@@ -816,6 +816,7 @@ impl ListLeaseForAllNamespacesQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ListLeaseForAllNamespacesQuery {
         self.0
     }
@@ -967,6 +968,7 @@ impl WatchLeaseListForAllNamespacesQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> WatchLeaseListForAllNamespacesQuery {
         self.0
     }
@@ -1142,6 +1144,7 @@ impl DeleteCollectionNamespacedLeaseQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> DeleteCollectionNamespacedLeaseQuery {
         self.0
     }
@@ -1293,6 +1296,7 @@ impl ListNamespacedLeaseQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ListNamespacedLeaseQuery {
         self.0
     }
@@ -1370,6 +1374,7 @@ impl CreateNamespacedLeaseQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> CreateNamespacedLeaseQuery {
         self.0
     }
@@ -1519,6 +1524,7 @@ impl WatchNamespacedLeaseListQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> WatchNamespacedLeaseListQuery {
         self.0
     }
@@ -1613,6 +1619,7 @@ impl DeleteNamespacedLeaseQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> DeleteNamespacedLeaseQuery {
         self.0
     }
@@ -1663,6 +1670,7 @@ impl ReadNamespacedLeaseQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ReadNamespacedLeaseQuery {
         self.0
     }
@@ -1749,6 +1757,7 @@ impl PatchNamespacedLeaseQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> PatchNamespacedLeaseQuery {
         self.0
     }
@@ -1826,6 +1835,7 @@ impl ReplaceNamespacedLeaseQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ReplaceNamespacedLeaseQuery {
         self.0
     }
@@ -1975,6 +1985,7 @@ impl WatchNamespacedLeaseQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> WatchNamespacedLeaseQuery {
         self.0
     }

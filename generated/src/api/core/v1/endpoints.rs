@@ -829,6 +829,7 @@ impl ListEndpointsForAllNamespacesQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ListEndpointsForAllNamespacesQuery {
         self.0
     }
@@ -983,6 +984,7 @@ impl WatchEndpointsListForAllNamespacesQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> WatchEndpointsListForAllNamespacesQuery {
         self.0
     }
@@ -1159,6 +1161,7 @@ impl DeleteCollectionNamespacedEndpointsQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> DeleteCollectionNamespacedEndpointsQuery {
         self.0
     }
@@ -1310,6 +1313,7 @@ impl ListNamespacedEndpointsQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ListNamespacedEndpointsQuery {
         self.0
     }
@@ -1387,6 +1391,7 @@ impl CreateNamespacedEndpointsQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> CreateNamespacedEndpointsQuery {
         self.0
     }
@@ -1536,6 +1541,7 @@ impl WatchNamespacedEndpointsListQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> WatchNamespacedEndpointsListQuery {
         self.0
     }
@@ -1632,6 +1638,7 @@ impl DeleteNamespacedEndpointsQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> DeleteNamespacedEndpointsQuery {
         self.0
     }
@@ -1682,6 +1689,7 @@ impl ReadNamespacedEndpointsQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ReadNamespacedEndpointsQuery {
         self.0
     }
@@ -1768,6 +1776,7 @@ impl PatchNamespacedEndpointsQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> PatchNamespacedEndpointsQuery {
         self.0
     }
@@ -1845,6 +1854,7 @@ impl ReplaceNamespacedEndpointsQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ReplaceNamespacedEndpointsQuery {
         self.0
     }
@@ -1994,6 +2004,7 @@ impl WatchNamespacedEndpointsQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> WatchNamespacedEndpointsQuery {
         self.0
     }

@@ -1170,6 +1170,7 @@ impl ListPodForAllNamespacesQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ListPodForAllNamespacesQuery {
         self.0
     }
@@ -1309,6 +1310,7 @@ impl WatchPodListForAllNamespacesQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> WatchPodListForAllNamespacesQuery {
         self.0
     }
@@ -1472,6 +1474,7 @@ impl DeleteCollectionNamespacedPodQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> DeleteCollectionNamespacedPodQuery {
         self.0
     }
@@ -1613,6 +1616,7 @@ impl ListNamespacedPodQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ListNamespacedPodQuery {
         self.0
     }
@@ -1690,6 +1694,7 @@ impl CreateNamespacedPodQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> CreateNamespacedPodQuery {
         self.0
     }
@@ -1829,6 +1834,7 @@ impl WatchNamespacedPodListQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> WatchNamespacedPodListQuery {
         self.0
     }
@@ -1923,6 +1929,7 @@ impl DeleteNamespacedPodQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> DeleteNamespacedPodQuery {
         self.0
     }
@@ -1973,6 +1980,7 @@ impl ReadNamespacedPodQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ReadNamespacedPodQuery {
         self.0
     }
@@ -2059,6 +2067,7 @@ impl PatchNamespacedPodQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> PatchNamespacedPodQuery {
         self.0
     }
@@ -2136,6 +2145,7 @@ impl ReplaceNamespacedPodQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ReplaceNamespacedPodQuery {
         self.0
     }
@@ -2275,6 +2285,7 @@ impl WatchNamespacedPodQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> WatchNamespacedPodQuery {
         self.0
     }
@@ -2328,6 +2339,7 @@ impl ReadNamespacedPodEphemeralcontainersQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ReadNamespacedPodEphemeralcontainersQuery {
         self.0
     }
@@ -2419,6 +2431,7 @@ impl PatchNamespacedPodEphemeralcontainersQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> PatchNamespacedPodEphemeralcontainersQuery {
         self.0
     }
@@ -2501,6 +2514,7 @@ impl ReplaceNamespacedPodEphemeralcontainersQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ReplaceNamespacedPodEphemeralcontainersQuery {
         self.0
     }
@@ -2629,6 +2643,7 @@ impl ReadNamespacedPodLogQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ReadNamespacedPodLogQuery {
         self.0
     }
@@ -2679,6 +2694,7 @@ impl ReadNamespacedPodStatusQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ReadNamespacedPodStatusQuery {
         self.0
     }
@@ -2765,6 +2781,7 @@ impl PatchNamespacedPodStatusQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> PatchNamespacedPodStatusQuery {
         self.0
     }
@@ -2842,6 +2859,7 @@ impl ReplaceNamespacedPodStatusQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ReplaceNamespacedPodStatusQuery {
         self.0
     }

@@ -983,6 +983,7 @@ impl ListImageStreamForAllNamespacesQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ListImageStreamForAllNamespacesQuery {
         self.0
     }
@@ -1127,6 +1128,7 @@ impl WatchImageStreamListForAllNamespacesQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> WatchImageStreamListForAllNamespacesQuery {
         self.0
     }
@@ -1293,6 +1295,7 @@ impl DeleteCollectionNamespacedImageStreamQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> DeleteCollectionNamespacedImageStreamQuery {
         self.0
     }
@@ -1434,6 +1437,7 @@ impl ListNamespacedImageStreamQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ListNamespacedImageStreamQuery {
         self.0
     }
@@ -1502,6 +1506,7 @@ impl CreateNamespacedImageStreamQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> CreateNamespacedImageStreamQuery {
         self.0
     }
@@ -1643,6 +1648,7 @@ impl WatchNamespacedImageStreamListQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> WatchNamespacedImageStreamListQuery {
         self.0
     }
@@ -1739,6 +1745,7 @@ impl DeleteNamespacedImageStreamQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> DeleteNamespacedImageStreamQuery {
         self.0
     }
@@ -1789,6 +1796,7 @@ impl ReadNamespacedImageStreamQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ReadNamespacedImageStreamQuery {
         self.0
     }
@@ -1866,6 +1874,7 @@ impl PatchNamespacedImageStreamQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> PatchNamespacedImageStreamQuery {
         self.0
     }
@@ -1934,6 +1943,7 @@ impl ReplaceNamespacedImageStreamQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ReplaceNamespacedImageStreamQuery {
         self.0
     }
@@ -2075,6 +2085,7 @@ impl WatchNamespacedImageStreamQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> WatchNamespacedImageStreamQuery {
         self.0
     }
@@ -2127,6 +2138,7 @@ impl ReadNamespacedImageStreamStatusQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ReadNamespacedImageStreamStatusQuery {
         self.0
     }
@@ -2208,6 +2220,7 @@ impl PatchNamespacedImageStreamStatusQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> PatchNamespacedImageStreamStatusQuery {
         self.0
     }
@@ -2281,6 +2294,7 @@ impl ReplaceNamespacedImageStreamStatusQueryBuilder {
     }
 
     /// The parameters.
+    #[must_use]
     pub fn build(self) -> ReplaceNamespacedImageStreamStatusQuery {
         self.0
     }
