@@ -33,6 +33,15 @@ pub struct Args {
     /// group), with dependencies between groups worked out; all are on by default.
     #[arg(long)]
     pub group_features: bool,
+    /// Leave out the builders (types only get plain struct literals).
+    #[arg(long)]
+    pub no_builders: bool,
+    /// Leave out the routes: request functions, decoders, the route table and the matcher.
+    #[arg(long)]
+    pub no_routes: bool,
+    /// Leave out doc comments.
+    #[arg(long)]
+    pub no_docs: bool,
     /// Depend on kubegen-runtime at this path instead of the one beside the generator.
     #[arg(long, conflicts_with = "runtime_version")]
     pub runtime_path: Option<PathBuf>,
@@ -44,7 +53,11 @@ pub struct Args {
 impl Args {
     /// The configuration these arguments describe.
     pub fn config(&self) -> Config {
-        let mut config = Config::new().features(self.group_features);
+        let mut config = Config::new()
+            .features(self.group_features)
+            .builders(!self.no_builders)
+            .routes(!self.no_routes)
+            .docs(!self.no_docs);
         for input in &self.inputs {
             config = config.input(input);
         }

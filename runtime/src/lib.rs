@@ -10,7 +10,8 @@
 //!   [`Scope`];
 //! * the `apiVersion` / `kind` field markers [`ApiVersion`] and [`Kind`];
 //! * watch stream events, [`WatchEvent`] and [`Bookmark`];
-//! * [`string_enum`], the deserializer shared by generated string enums;
+//! * [`string_enum`], the deserializer shared by generated string enums, and
+//!   [`serde_struct`], the generic half of the serde impls generated for structs;
 //! * routes: the [`route`] table entries and what generated matchers return, [`request`]
 //!   helpers that build sans-io `http::Request`s (percent-encoded path segments, query
 //!   strings, JSON and patch bodies), and [`response`] decoders with [`ResponseError`].
@@ -79,6 +80,7 @@ pub mod request;
 mod resource;
 pub mod response;
 pub mod route;
+pub mod serde_struct;
 pub mod string_enum;
 mod time;
 mod type_marker;

@@ -21,17 +21,82 @@ pub mod com {
         pub mod v1 {
             mod policy {
                 /// An item with a required field.
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Policy {
                     /// The policy's name.
                     pub name: String,
+                }
+
+                impl ::serde::Serialize for Policy {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        let len = 1;
+                        let mut state = serializer.serialize_struct("Policy", len)?;
+                        state.serialize_field("name", &self.name)?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Policy {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct PolicyVisitor;
+
+                        impl serde_struct::Fields for PolicyVisitor {
+                            const NAMES: &'static [&'static str] = &["name"];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "name" => 0,
+                                    _ => 1,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for PolicyVisitor {
+                            type Value = Policy;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Policy")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Policy, A::Error> {
+                                let mut name = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut name, "name"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Policy {
+                                    name: serde_struct::required(name, "name")?,
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Policy",
+                                <PolicyVisitor as serde_struct::Fields>::NAMES,
+                                PolicyVisitor,
+                            )
+                    }
                 }
 
                 impl Policy {
@@ -88,25 +153,15 @@ pub mod com {
             pub use self::policy::{Policy, PolicyBuilder};
             mod volume {
                 /// Lists and maps, optional and required.
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Volume {
                     /// A required list: the constructor takes any iterable.
-                    #[serde(rename = "mountOptions")]
                     pub mount_options: Vec<String>,
                     /// A required map: the constructor takes any iterable of pairs.
                     pub attributes: ::std::collections::BTreeMap<String, String>,
                     /// An optional map; `label` inserts one entry.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub labels: Option<::std::collections::BTreeMap<String, String>>,
                     /// A map whose name is no plural; `insert_data` inserts one entry.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub data: Option<
                         ::std::collections::BTreeMap<
                             String,
@@ -114,21 +169,16 @@ pub mod com {
                         >,
                     >,
                     /// A list whose name is no plural; `push_command` appends one item.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub command: Option<Vec<String>>,
                     /// A list whose singular is a field of its own; `push_pod_ips` appends one item.
-                    #[serde(rename = "podIPs", skip_serializing_if = "Option::is_none")]
                     pub pod_ips: Option<Vec<String>>,
                     /// The primary address.
-                    #[serde(rename = "podIP", skip_serializing_if = "Option::is_none")]
                     pub pod_ip: Option<String>,
                     /// A list of objects.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub policies: Option<
                         Vec<crate::golden::builder_collections::com::example::v1::Policy>,
                     >,
                     /// A map of quantities.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub limits: Option<
                         ::std::collections::BTreeMap<
                             String,
@@ -136,8 +186,199 @@ pub mod com {
                         >,
                     >,
                     /// A list of lists.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub matrix: Option<Vec<Vec<i32>>>,
+                }
+
+                impl ::serde::Serialize for Volume {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            2,
+                            &[
+                                self.labels.is_some(),
+                                self.data.is_some(),
+                                self.command.is_some(),
+                                self.pod_ips.is_some(),
+                                self.pod_ip.is_some(),
+                                self.policies.is_some(),
+                                self.limits.is_some(),
+                                self.matrix.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("Volume", len)?;
+                        state.serialize_field("mountOptions", &self.mount_options)?;
+                        state.serialize_field("attributes", &self.attributes)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "labels",
+                            self.labels.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "data",
+                            self.data.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "command",
+                            self.command.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "podIPs",
+                            self.pod_ips.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "podIP",
+                            self.pod_ip.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "policies",
+                            self.policies.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "limits",
+                            self.limits.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "matrix",
+                            self.matrix.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Volume {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct VolumeVisitor;
+
+                        impl serde_struct::Fields for VolumeVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "mountOptions",
+                                "attributes",
+                                "labels",
+                                "data",
+                                "command",
+                                "podIPs",
+                                "podIP",
+                                "policies",
+                                "limits",
+                                "matrix",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "mountOptions" => 0,
+                                    "attributes" => 1,
+                                    "labels" => 2,
+                                    "data" => 3,
+                                    "command" => 4,
+                                    "podIPs" => 5,
+                                    "podIP" => 6,
+                                    "policies" => 7,
+                                    "limits" => 8,
+                                    "matrix" => 9,
+                                    _ => 10,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for VolumeVisitor {
+                            type Value = Volume;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Volume")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Volume, A::Error> {
+                                let mut mount_options = None;
+                                let mut attributes = None;
+                                let mut labels = None;
+                                let mut data = None;
+                                let mut command = None;
+                                let mut pod_ips = None;
+                                let mut pod_ip = None;
+                                let mut policies = None;
+                                let mut limits = None;
+                                let mut matrix = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut mount_options,
+                                                "mountOptions",
+                                            )
+                                        }
+
+                                        1 => {
+                                            serde_struct::value(&mut map, &mut attributes, "attributes")
+                                        }
+
+                                        2 => serde_struct::value(&mut map, &mut labels, "labels"),
+                                        3 => serde_struct::value(&mut map, &mut data, "data"),
+                                        4 => serde_struct::value(&mut map, &mut command, "command"),
+                                        5 => serde_struct::value(&mut map, &mut pod_ips, "podIPs"),
+                                        6 => serde_struct::value(&mut map, &mut pod_ip, "podIP"),
+                                        7 => {
+                                            serde_struct::value(&mut map, &mut policies, "policies")
+                                        }
+
+                                        8 => serde_struct::value(&mut map, &mut limits, "limits"),
+                                        9 => serde_struct::value(&mut map, &mut matrix, "matrix"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Volume {
+                                    mount_options: serde_struct::required(
+                                        mount_options,
+                                        "mountOptions",
+                                    )?,
+                                    attributes: serde_struct::required(
+                                        attributes,
+                                        "attributes",
+                                    )?,
+                                    labels: serde_struct::optional(labels),
+                                    data: serde_struct::optional(data),
+                                    command: serde_struct::optional(command),
+                                    pod_ips: serde_struct::optional(pod_ips),
+                                    pod_ip: serde_struct::optional(pod_ip),
+                                    policies: serde_struct::optional(policies),
+                                    limits: serde_struct::optional(limits),
+                                    matrix: serde_struct::optional(matrix),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Volume",
+                                <VolumeVisitor as serde_struct::Fields>::NAMES,
+                                VolumeVisitor,
+                            )
+                    }
                 }
 
                 impl Volume {

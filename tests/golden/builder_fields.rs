@@ -21,18 +21,86 @@ pub mod com {
         pub mod v1 {
             mod empty {
                 /// A struct whose only property is optional.
-                #[derive(
-                    Clone,
-                    Debug,
-                    Default,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Empty {
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub note: Option<String>,
+                }
+
+                impl ::serde::Serialize for Empty {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(0, &[self.note.is_some()]);
+                        let mut state = serializer.serialize_struct("Empty", len)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "note",
+                            self.note.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Empty {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct EmptyVisitor;
+
+                        impl serde_struct::Fields for EmptyVisitor {
+                            const NAMES: &'static [&'static str] = &["note"];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "note" => 0,
+                                    _ => 1,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for EmptyVisitor {
+                            type Value = Empty;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Empty")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Empty, A::Error> {
+                                let mut note = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut note, "note"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Empty {
+                                    note: serde_struct::optional(note),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Empty",
+                                <EmptyVisitor as serde_struct::Fields>::NAMES,
+                                EmptyVisitor,
+                            )
+                    }
                 }
 
                 impl Empty {
@@ -85,13 +153,7 @@ pub mod com {
             pub use self::empty::{Empty, EmptyBuilder};
             mod port {
                 /// A network port.
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Port {
                     /// The port number; required, so the constructor takes it (its `0` default is Go's zero value and is not applied).
                     pub port: i32,
@@ -100,45 +162,237 @@ pub mod com {
                     /// Required, but the schema's default applies, so it is no argument.
                     pub mode: String,
                     /// An optional name; the empty default is not applied.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub name: Option<String>,
                     /// An optional address with a real default.
-                    #[serde(rename = "hostIP", skip_serializing_if = "Option::is_none")]
                     pub host_ip: Option<String>,
                     /// An optional weight with a default.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub weight: Option<f64>,
                     /// An optional timeout with a default.
-                    #[serde(
-                        rename = "timeoutSeconds",
-                        skip_serializing_if = "Option::is_none"
-                    )]
                     pub timeout_seconds: Option<i64>,
                     /// An optional flag whose default is false, which is not applied.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub enabled: Option<bool>,
                     /// An optional enum with a default.
-                    #[serde(
-                        rename = "appProtocol",
-                        skip_serializing_if = "Option::is_none"
-                    )]
                     pub app_protocol: Option<
                         crate::golden::builder_fields::com::example::v1::PortAppProtocol,
                     >,
                     /// An optional quantity with a default.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub size: Option<
                         crate::golden::builder_fields::apimachinery::pkg::api::resource::Quantity,
                     >,
                     /// A flag whose setter may not start with `is_`, which Rust reserves for borrowing methods.
-                    #[serde(
-                        rename = "isDefault",
-                        skip_serializing_if = "Option::is_none"
-                    )]
                     pub is_default: Option<bool>,
                     /// A field named like the builder's own `build()`.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub build: Option<String>,
+                }
+
+                impl ::serde::Serialize for Port {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            3,
+                            &[
+                                self.name.is_some(),
+                                self.host_ip.is_some(),
+                                self.weight.is_some(),
+                                self.timeout_seconds.is_some(),
+                                self.enabled.is_some(),
+                                self.app_protocol.is_some(),
+                                self.size.is_some(),
+                                self.is_default.is_some(),
+                                self.build.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("Port", len)?;
+                        state.serialize_field("port", &self.port)?;
+                        state.serialize_field("protocol", &self.protocol)?;
+                        state.serialize_field("mode", &self.mode)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "name",
+                            self.name.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "hostIP",
+                            self.host_ip.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "weight",
+                            self.weight.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "timeoutSeconds",
+                            self.timeout_seconds.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "enabled",
+                            self.enabled.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "appProtocol",
+                            self.app_protocol.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "size",
+                            self.size.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "isDefault",
+                            self.is_default.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "build",
+                            self.build.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Port {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct PortVisitor;
+
+                        impl serde_struct::Fields for PortVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "port",
+                                "protocol",
+                                "mode",
+                                "name",
+                                "hostIP",
+                                "weight",
+                                "timeoutSeconds",
+                                "enabled",
+                                "appProtocol",
+                                "size",
+                                "isDefault",
+                                "build",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "port" => 0,
+                                    "protocol" => 1,
+                                    "mode" => 2,
+                                    "name" => 3,
+                                    "hostIP" => 4,
+                                    "weight" => 5,
+                                    "timeoutSeconds" => 6,
+                                    "enabled" => 7,
+                                    "appProtocol" => 8,
+                                    "size" => 9,
+                                    "isDefault" => 10,
+                                    "build" => 11,
+                                    _ => 12,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for PortVisitor {
+                            type Value = Port;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Port")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Port, A::Error> {
+                                let mut port = None;
+                                let mut protocol = None;
+                                let mut mode = None;
+                                let mut name = None;
+                                let mut host_ip = None;
+                                let mut weight = None;
+                                let mut timeout_seconds = None;
+                                let mut enabled = None;
+                                let mut app_protocol = None;
+                                let mut size = None;
+                                let mut is_default = None;
+                                let mut build = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut port, "port"),
+                                        1 => {
+                                            serde_struct::value(&mut map, &mut protocol, "protocol")
+                                        }
+
+                                        2 => serde_struct::value(&mut map, &mut mode, "mode"),
+                                        3 => serde_struct::value(&mut map, &mut name, "name"),
+                                        4 => serde_struct::value(&mut map, &mut host_ip, "hostIP"),
+                                        5 => serde_struct::value(&mut map, &mut weight, "weight"),
+                                        6 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut timeout_seconds,
+                                                "timeoutSeconds",
+                                            )
+                                        }
+
+                                        7 => serde_struct::value(&mut map, &mut enabled, "enabled"),
+                                        8 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut app_protocol,
+                                                "appProtocol",
+                                            )
+                                        }
+
+                                        9 => serde_struct::value(&mut map, &mut size, "size"),
+                                        10 => {
+                                            serde_struct::value(&mut map, &mut is_default, "isDefault")
+                                        }
+
+                                        11 => serde_struct::value(&mut map, &mut build, "build"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Port {
+                                    port: serde_struct::required(port, "port")?,
+                                    protocol: serde_struct::required(protocol, "protocol")?,
+                                    mode: serde_struct::required(mode, "mode")?,
+                                    name: serde_struct::optional(name),
+                                    host_ip: serde_struct::optional(host_ip),
+                                    weight: serde_struct::optional(weight),
+                                    timeout_seconds: serde_struct::optional(timeout_seconds),
+                                    enabled: serde_struct::optional(enabled),
+                                    app_protocol: serde_struct::optional(app_protocol),
+                                    size: serde_struct::optional(size),
+                                    is_default: serde_struct::optional(is_default),
+                                    build: serde_struct::optional(build),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Port",
+                                <PortVisitor as serde_struct::Fields>::NAMES,
+                                PortVisitor,
+                            )
+                    }
                 }
 
                 impl Port {

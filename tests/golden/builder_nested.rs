@@ -6,22 +6,111 @@ pub mod com {
         pub mod v1 {
             mod import_policy {
                 /// All optional.
-                #[derive(
-                    Clone,
-                    Debug,
-                    Default,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct ImportPolicy {
                     /// Whether to import periodically.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub scheduled: Option<bool>,
                     /// Whether to skip TLS verification.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub insecure: Option<bool>,
+                }
+
+                impl ::serde::Serialize for ImportPolicy {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            0,
+                            &[self.scheduled.is_some(), self.insecure.is_some()],
+                        );
+                        let mut state = serializer
+                            .serialize_struct("ImportPolicy", len)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "scheduled",
+                            self.scheduled.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "insecure",
+                            self.insecure.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for ImportPolicy {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct ImportPolicyVisitor;
+
+                        impl serde_struct::Fields for ImportPolicyVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "scheduled",
+                                "insecure",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "scheduled" => 0,
+                                    "insecure" => 1,
+                                    _ => 2,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for ImportPolicyVisitor {
+                            type Value = ImportPolicy;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct ImportPolicy")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<ImportPolicy, A::Error> {
+                                let mut scheduled = None;
+                                let mut insecure = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => {
+                                            serde_struct::value(&mut map, &mut scheduled, "scheduled")
+                                        }
+
+                                        1 => {
+                                            serde_struct::value(&mut map, &mut insecure, "insecure")
+                                        }
+
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(ImportPolicy {
+                                    scheduled: serde_struct::optional(scheduled),
+                                    insecure: serde_struct::optional(insecure),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "ImportPolicy",
+                                <ImportPolicyVisitor as serde_struct::Fields>::NAMES,
+                                ImportPolicyVisitor,
+                            )
+                    }
                 }
 
                 impl ImportPolicy {
@@ -80,19 +169,89 @@ pub mod com {
             pub use self::import_policy::{ImportPolicy, ImportPolicyBuilder};
             mod reference {
                 /// A reference by kind and name.
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Reference {
                     /// The referenced kind.
                     pub kind: String,
                     /// The referenced name.
                     pub name: String,
+                }
+
+                impl ::serde::Serialize for Reference {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        let len = 2;
+                        let mut state = serializer.serialize_struct("Reference", len)?;
+                        state.serialize_field("kind", &self.kind)?;
+                        state.serialize_field("name", &self.name)?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Reference {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct ReferenceVisitor;
+
+                        impl serde_struct::Fields for ReferenceVisitor {
+                            const NAMES: &'static [&'static str] = &["kind", "name"];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "kind" => 0,
+                                    "name" => 1,
+                                    _ => 2,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for ReferenceVisitor {
+                            type Value = Reference;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Reference")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Reference, A::Error> {
+                                let mut kind = None;
+                                let mut name = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut kind, "kind"),
+                                        1 => serde_struct::value(&mut map, &mut name, "name"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Reference {
+                                    kind: serde_struct::required(kind, "kind")?,
+                                    name: serde_struct::required(name, "name")?,
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Reference",
+                                <ReferenceVisitor as serde_struct::Fields>::NAMES,
+                                ReferenceVisitor,
+                            )
+                    }
                 }
 
                 impl Reference {
@@ -162,18 +321,83 @@ pub mod com {
             pub use self::reference::{Reference, ReferenceBuilder};
             mod reference_policy {
                 /// A policy with a required type.
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct ReferencePolicy {
                     /// `Source` or `Local`.
-                    #[serde(rename = "type")]
                     pub type_: String,
+                }
+
+                impl ::serde::Serialize for ReferencePolicy {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        let len = 1;
+                        let mut state = serializer
+                            .serialize_struct("ReferencePolicy", len)?;
+                        state.serialize_field("type", &self.type_)?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for ReferencePolicy {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct ReferencePolicyVisitor;
+
+                        impl serde_struct::Fields for ReferencePolicyVisitor {
+                            const NAMES: &'static [&'static str] = &["type"];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "type" => 0,
+                                    _ => 1,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for ReferencePolicyVisitor {
+                            type Value = ReferencePolicy;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct ReferencePolicy")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<ReferencePolicy, A::Error> {
+                                let mut type_ = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut type_, "type"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(ReferencePolicy {
+                                    type_: serde_struct::required(type_, "type")?,
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "ReferencePolicy",
+                                <ReferencePolicyVisitor as serde_struct::Fields>::NAMES,
+                                ReferencePolicyVisitor,
+                            )
+                    }
                 }
 
                 impl ReferencePolicy {
@@ -230,37 +454,149 @@ pub mod com {
             pub use self::reference_policy::{ReferencePolicy, ReferencePolicyBuilder};
             mod tag {
                 /// Holds nested objects: optional, required, anonymous, and one whose builder needs arguments; each setter takes the nested builder as it is.
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Tag {
                     /// The tag's name.
                     pub name: String,
                     /// A required nested object: a constructor argument, which may be its builder.
                     pub policy: crate::golden::builder_nested::com::example::v1::ReferencePolicy,
                     /// An optional nested object whose `{}` default is Go's zero value and is not applied.
-                    #[serde(
-                        rename = "importPolicy",
-                        skip_serializing_if = "Option::is_none"
-                    )]
                     pub import_policy: Option<
                         crate::golden::builder_nested::com::example::v1::ImportPolicy,
                     >,
                     /// An optional nested object whose builder takes arguments.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub from: Option<
                         crate::golden::builder_nested::com::example::v1::Reference,
                     >,
                     /// An anonymous nested object.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub retry: Option<
                         crate::golden::builder_nested::com::example::v1::TagRetry,
                     >,
+                }
+
+                impl ::serde::Serialize for Tag {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            2,
+                            &[
+                                self.import_policy.is_some(),
+                                self.from.is_some(),
+                                self.retry.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("Tag", len)?;
+                        state.serialize_field("name", &self.name)?;
+                        state.serialize_field("policy", &self.policy)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "importPolicy",
+                            self.import_policy.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "from",
+                            self.from.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "retry",
+                            self.retry.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Tag {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct TagVisitor;
+
+                        impl serde_struct::Fields for TagVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "name",
+                                "policy",
+                                "importPolicy",
+                                "from",
+                                "retry",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "name" => 0,
+                                    "policy" => 1,
+                                    "importPolicy" => 2,
+                                    "from" => 3,
+                                    "retry" => 4,
+                                    _ => 5,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for TagVisitor {
+                            type Value = Tag;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Tag")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Tag, A::Error> {
+                                let mut name = None;
+                                let mut policy = None;
+                                let mut import_policy = None;
+                                let mut from = None;
+                                let mut retry = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut name, "name"),
+                                        1 => serde_struct::value(&mut map, &mut policy, "policy"),
+                                        2 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut import_policy,
+                                                "importPolicy",
+                                            )
+                                        }
+
+                                        3 => serde_struct::value(&mut map, &mut from, "from"),
+                                        4 => serde_struct::value(&mut map, &mut retry, "retry"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Tag {
+                                    name: serde_struct::required(name, "name")?,
+                                    policy: serde_struct::required(policy, "policy")?,
+                                    import_policy: serde_struct::optional(import_policy),
+                                    from: serde_struct::optional(from),
+                                    retry: serde_struct::optional(retry),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Tag",
+                                <TagVisitor as serde_struct::Fields>::NAMES,
+                                TagVisitor,
+                            )
+                    }
                 }
 
                 impl Tag {
@@ -370,19 +706,87 @@ pub mod com {
                 }
 
                 /// An anonymous nested object.
-                #[derive(
-                    Clone,
-                    Debug,
-                    Default,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct TagRetry {
                     /// How often to retry.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub limit: Option<i32>,
+                }
+
+                impl ::serde::Serialize for TagRetry {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(0, &[self.limit.is_some()]);
+                        let mut state = serializer.serialize_struct("TagRetry", len)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "limit",
+                            self.limit.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for TagRetry {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct TagRetryVisitor;
+
+                        impl serde_struct::Fields for TagRetryVisitor {
+                            const NAMES: &'static [&'static str] = &["limit"];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "limit" => 0,
+                                    _ => 1,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for TagRetryVisitor {
+                            type Value = TagRetry;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct TagRetry")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<TagRetry, A::Error> {
+                                let mut limit = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut limit, "limit"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(TagRetry {
+                                    limit: serde_struct::optional(limit),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "TagRetry",
+                                <TagRetryVisitor as serde_struct::Fields>::NAMES,
+                                TagRetryVisitor,
+                            )
+                    }
                 }
 
                 impl TagRetry {

@@ -8,22 +8,91 @@ pub mod apimachinery {
                 pub mod v1 {
                     mod list_meta {
                         /// List metadata.
-                        #[derive(
-                            Clone,
-                            Debug,
-                            Default,
-                            PartialEq,
-                            Eq,
-                            ::serde::Deserialize,
-                            ::serde::Serialize
-                        )]
+                        #[derive(Clone, Debug, Default, PartialEq, Eq)]
                         pub struct ListMeta {
                             /// The continue token.
-                            #[serde(
-                                rename = "continue",
-                                skip_serializing_if = "Option::is_none"
-                            )]
                             pub continue_: Option<String>,
+                        }
+
+                        impl ::serde::Serialize for ListMeta {
+                            #[allow(clippy::too_many_lines)]
+                            fn serialize<S: ::serde::Serializer>(
+                                &self,
+                                serializer: S,
+                            ) -> Result<S::Ok, S::Error> {
+                                use ::serde::ser::SerializeStruct as _;
+                                use ::kubegen_runtime::serde_struct;
+                                let len = serde_struct::len(0, &[self.continue_.is_some()]);
+                                let mut state = serializer
+                                    .serialize_struct("ListMeta", len)?;
+                                serde_struct::optional_field(
+                                    &mut state,
+                                    "continue",
+                                    self.continue_.as_ref(),
+                                )?;
+                                state.end()
+                            }
+                        }
+
+                        impl<'de> ::serde::Deserialize<'de> for ListMeta {
+                            #[allow(clippy::too_many_lines)]
+                            fn deserialize<D: ::serde::Deserializer<'de>>(
+                                deserializer: D,
+                            ) -> Result<Self, D::Error> {
+                                use ::kubegen_runtime::serde_struct;
+                                struct ListMetaVisitor;
+
+                                impl serde_struct::Fields for ListMetaVisitor {
+                                    const NAMES: &'static [&'static str] = &["continue"];
+
+                                    fn index(name: &str) -> usize {
+                                        match name {
+                                            "continue" => 0,
+                                            _ => 1,
+                                        }
+                                    }
+                                }
+
+                                impl<'de> ::serde::de::Visitor<'de> for ListMetaVisitor {
+                                    type Value = ListMeta;
+
+                                    fn expecting(
+                                        &self,
+                                        f: &mut ::std::fmt::Formatter<'_>,
+                                    ) -> ::std::fmt::Result {
+                                        f.write_str("struct ListMeta")
+                                    }
+
+                                    fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                        self,
+                                        mut map: A,
+                                    ) -> Result<ListMeta, A::Error> {
+                                        let mut continue_ = None;
+                                        while let Some(index) = map
+                                            .next_key_seed(serde_struct::Key::<Self>::new())?
+                                        {
+                                            match index {
+                                                0 => {
+                                                    serde_struct::value(&mut map, &mut continue_, "continue")
+                                                }
+
+                                                _ => serde_struct::skip(&mut map),
+                                            }?;
+                                        }
+
+                                        Ok(ListMeta {
+                                            continue_: serde_struct::optional(continue_),
+                                        })
+                                    }
+                                }
+
+                                deserializer
+                                    .deserialize_struct(
+                                        "ListMeta",
+                                        <ListMetaVisitor as serde_struct::Fields>::NAMES,
+                                        ListMetaVisitor,
+                                    )
+                            }
                         }
 
                         impl ListMeta {
@@ -79,27 +148,126 @@ pub mod apimachinery {
                     pub use self::list_meta::{ListMeta, ListMetaBuilder};
                     mod object_meta {
                         /// Object metadata.
-                        #[derive(
-                            Clone,
-                            Debug,
-                            Default,
-                            PartialEq,
-                            Eq,
-                            ::serde::Deserialize,
-                            ::serde::Serialize
-                        )]
+                        #[derive(Clone, Debug, Default, PartialEq, Eq)]
                         pub struct ObjectMeta {
                             /// The object's name.
-                            #[serde(skip_serializing_if = "Option::is_none")]
                             pub name: Option<String>,
                             /// The object's namespace.
-                            #[serde(skip_serializing_if = "Option::is_none")]
                             pub namespace: Option<String>,
                             /// Labels.
-                            #[serde(skip_serializing_if = "Option::is_none")]
                             pub labels: Option<
                                 ::std::collections::BTreeMap<String, String>,
                             >,
+                        }
+
+                        impl ::serde::Serialize for ObjectMeta {
+                            #[allow(clippy::too_many_lines)]
+                            fn serialize<S: ::serde::Serializer>(
+                                &self,
+                                serializer: S,
+                            ) -> Result<S::Ok, S::Error> {
+                                use ::serde::ser::SerializeStruct as _;
+                                use ::kubegen_runtime::serde_struct;
+                                let len = serde_struct::len(
+                                    0,
+                                    &[
+                                        self.name.is_some(),
+                                        self.namespace.is_some(),
+                                        self.labels.is_some(),
+                                    ],
+                                );
+                                let mut state = serializer
+                                    .serialize_struct("ObjectMeta", len)?;
+                                serde_struct::optional_field(
+                                    &mut state,
+                                    "name",
+                                    self.name.as_ref(),
+                                )?;
+                                serde_struct::optional_field(
+                                    &mut state,
+                                    "namespace",
+                                    self.namespace.as_ref(),
+                                )?;
+                                serde_struct::optional_field(
+                                    &mut state,
+                                    "labels",
+                                    self.labels.as_ref(),
+                                )?;
+                                state.end()
+                            }
+                        }
+
+                        impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
+                            #[allow(clippy::too_many_lines)]
+                            fn deserialize<D: ::serde::Deserializer<'de>>(
+                                deserializer: D,
+                            ) -> Result<Self, D::Error> {
+                                use ::kubegen_runtime::serde_struct;
+                                struct ObjectMetaVisitor;
+
+                                impl serde_struct::Fields for ObjectMetaVisitor {
+                                    const NAMES: &'static [&'static str] = &[
+                                        "name",
+                                        "namespace",
+                                        "labels",
+                                    ];
+
+                                    fn index(name: &str) -> usize {
+                                        match name {
+                                            "name" => 0,
+                                            "namespace" => 1,
+                                            "labels" => 2,
+                                            _ => 3,
+                                        }
+                                    }
+                                }
+
+                                impl<'de> ::serde::de::Visitor<'de> for ObjectMetaVisitor {
+                                    type Value = ObjectMeta;
+
+                                    fn expecting(
+                                        &self,
+                                        f: &mut ::std::fmt::Formatter<'_>,
+                                    ) -> ::std::fmt::Result {
+                                        f.write_str("struct ObjectMeta")
+                                    }
+
+                                    fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                        self,
+                                        mut map: A,
+                                    ) -> Result<ObjectMeta, A::Error> {
+                                        let mut name = None;
+                                        let mut namespace = None;
+                                        let mut labels = None;
+                                        while let Some(index) = map
+                                            .next_key_seed(serde_struct::Key::<Self>::new())?
+                                        {
+                                            match index {
+                                                0 => serde_struct::value(&mut map, &mut name, "name"),
+                                                1 => {
+                                                    serde_struct::value(&mut map, &mut namespace, "namespace")
+                                                }
+
+                                                2 => serde_struct::value(&mut map, &mut labels, "labels"),
+                                                _ => serde_struct::skip(&mut map),
+                                            }?;
+                                        }
+
+                                        Ok(ObjectMeta {
+                                            name: serde_struct::optional(name),
+                                            namespace: serde_struct::optional(namespace),
+                                            labels: serde_struct::optional(labels),
+                                        })
+                                    }
+                                }
+
+                                deserializer
+                                    .deserialize_struct(
+                                        "ObjectMeta",
+                                        <ObjectMetaVisitor as serde_struct::Fields>::NAMES,
+                                        ObjectMetaVisitor,
+                                    )
+                            }
                         }
 
                         impl ObjectMeta {
@@ -209,39 +377,147 @@ pub mod com {
                 /// | Method | Path | Description | Query parameters | Function |
                 /// |---|---|---|---|---|
                 /// | `GET` | `/apis/example.com/v1/namespaces/{namespace}/gadgets` |  |  | [`list_namespaced_gadget`](Self::list_namespaced_gadget) |
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Gadget {
                     /// The version.
                     ///
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-                    #[serde(
-                        rename = "apiVersion",
-                        default = "::kubegen_runtime::ApiVersion::absent",
-                        skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
-                    )]
                     pub api_version: ::kubegen_runtime::ApiVersion<Gadget>,
                     /// The kind.
                     ///
                     /// Always `Gadget`: set on construction, checked when deserializing, and omitted when absent from the input.
-                    #[serde(
-                        default = "::kubegen_runtime::Kind::absent",
-                        skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
-                    )]
                     pub kind: ::kubegen_runtime::Kind<Gadget>,
                     /// Standard object metadata.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub metadata: Option<
                         crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMeta,
                     >,
                     /// What the gadget should be.
                     pub spec: crate::golden::builder_resource::com::example::v1::GadgetSpec,
+                }
+
+                impl ::serde::Serialize for Gadget {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            1,
+                            &[
+                                self.api_version.is_present(),
+                                self.kind.is_present(),
+                                self.metadata.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("Gadget", len)?;
+                        serde_struct::field_if(
+                            &mut state,
+                            "apiVersion",
+                            &self.api_version,
+                            self.api_version.is_present(),
+                        )?;
+                        serde_struct::field_if(
+                            &mut state,
+                            "kind",
+                            &self.kind,
+                            self.kind.is_present(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "metadata",
+                            self.metadata.as_ref(),
+                        )?;
+                        state.serialize_field("spec", &self.spec)?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Gadget {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct GadgetVisitor;
+
+                        impl serde_struct::Fields for GadgetVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "apiVersion",
+                                "kind",
+                                "metadata",
+                                "spec",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "apiVersion" => 0,
+                                    "kind" => 1,
+                                    "metadata" => 2,
+                                    "spec" => 3,
+                                    _ => 4,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for GadgetVisitor {
+                            type Value = Gadget;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Gadget")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Gadget, A::Error> {
+                                let mut api_version = None;
+                                let mut kind = None;
+                                let mut metadata = None;
+                                let mut spec = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut api_version,
+                                                "apiVersion",
+                                            )
+                                        }
+
+                                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
+                                        2 => {
+                                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                                        }
+
+                                        3 => serde_struct::value(&mut map, &mut spec, "spec"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Gadget {
+                                    api_version: api_version
+                                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                                    metadata: serde_struct::optional(metadata),
+                                    spec: serde_struct::required(spec, "spec")?,
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Gadget",
+                                <GadgetVisitor as serde_struct::Fields>::NAMES,
+                                GadgetVisitor,
+                            )
+                    }
                 }
 
                 impl ::kubegen_runtime::TypeMeta for Gadget {
@@ -371,6 +647,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// When a path parameter is empty, `.` or `..`.
+                    #[inline]
                     pub fn list_namespaced_gadget(
                         namespace: &str,
                     ) -> Result<
@@ -395,6 +672,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+                    #[inline]
                     pub fn list_namespaced_gadget_response(
                         status: ::kubegen_runtime::http::StatusCode,
                         body: &[u8],
@@ -410,20 +688,94 @@ pub mod com {
                 }
 
                 /// What the gadget should be.
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct GadgetSpec {
                     /// How big.
                     pub size: i32,
                     /// Which color.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub color: Option<String>,
+                }
+
+                impl ::serde::Serialize for GadgetSpec {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(1, &[self.color.is_some()]);
+                        let mut state = serializer.serialize_struct("GadgetSpec", len)?;
+                        state.serialize_field("size", &self.size)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "color",
+                            self.color.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for GadgetSpec {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct GadgetSpecVisitor;
+
+                        impl serde_struct::Fields for GadgetSpecVisitor {
+                            const NAMES: &'static [&'static str] = &["size", "color"];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "size" => 0,
+                                    "color" => 1,
+                                    _ => 2,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for GadgetSpecVisitor {
+                            type Value = GadgetSpec;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct GadgetSpec")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<GadgetSpec, A::Error> {
+                                let mut size = None;
+                                let mut color = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut size, "size"),
+                                        1 => serde_struct::value(&mut map, &mut color, "color"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(GadgetSpec {
+                                    size: serde_struct::required(size, "size")?,
+                                    color: serde_struct::optional(color),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "GadgetSpec",
+                                <GadgetSpecVisitor as serde_struct::Fields>::NAMES,
+                                GadgetSpecVisitor,
+                            )
+                    }
                 }
 
                 impl GadgetSpec {
@@ -493,36 +845,144 @@ pub mod com {
             pub use self::gadget::{Gadget, GadgetBuilder, GadgetSpec, GadgetSpecBuilder};
             mod gadget_list {
                 /// A page of gadgets: a kind, but no resource, so no name argument.
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct GadgetList {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-                    #[serde(
-                        rename = "apiVersion",
-                        default = "::kubegen_runtime::ApiVersion::absent",
-                        skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
-                    )]
                     pub api_version: ::kubegen_runtime::ApiVersion<GadgetList>,
                     /// The gadgets.
                     pub items: Vec<
                         crate::golden::builder_resource::com::example::v1::Gadget,
                     >,
                     /// Always `GadgetList`: set on construction, checked when deserializing, and omitted when absent from the input.
-                    #[serde(
-                        default = "::kubegen_runtime::Kind::absent",
-                        skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
-                    )]
                     pub kind: ::kubegen_runtime::Kind<GadgetList>,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub metadata: Option<
                         crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ListMeta,
                     >,
+                }
+
+                impl ::serde::Serialize for GadgetList {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            1,
+                            &[
+                                self.api_version.is_present(),
+                                self.kind.is_present(),
+                                self.metadata.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("GadgetList", len)?;
+                        serde_struct::field_if(
+                            &mut state,
+                            "apiVersion",
+                            &self.api_version,
+                            self.api_version.is_present(),
+                        )?;
+                        state.serialize_field("items", &self.items)?;
+                        serde_struct::field_if(
+                            &mut state,
+                            "kind",
+                            &self.kind,
+                            self.kind.is_present(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "metadata",
+                            self.metadata.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for GadgetList {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct GadgetListVisitor;
+
+                        impl serde_struct::Fields for GadgetListVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "apiVersion",
+                                "items",
+                                "kind",
+                                "metadata",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "apiVersion" => 0,
+                                    "items" => 1,
+                                    "kind" => 2,
+                                    "metadata" => 3,
+                                    _ => 4,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for GadgetListVisitor {
+                            type Value = GadgetList;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct GadgetList")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<GadgetList, A::Error> {
+                                let mut api_version = None;
+                                let mut items = None;
+                                let mut kind = None;
+                                let mut metadata = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut api_version,
+                                                "apiVersion",
+                                            )
+                                        }
+
+                                        1 => serde_struct::value(&mut map, &mut items, "items"),
+                                        2 => serde_struct::value(&mut map, &mut kind, "kind"),
+                                        3 => {
+                                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                                        }
+
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(GadgetList {
+                                    api_version: api_version
+                                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                                    items: serde_struct::required(items, "items")?,
+                                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                                    metadata: serde_struct::optional(metadata),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "GadgetList",
+                                <GadgetListVisitor as serde_struct::Fields>::NAMES,
+                                GadgetListVisitor,
+                            )
+                    }
                 }
 
                 impl ::kubegen_runtime::TypeMeta for GadgetList {
@@ -640,31 +1100,132 @@ pub mod com {
                 /// | Method | Path | Description | Query parameters | Function |
                 /// |---|---|---|---|---|
                 /// | `GET` | `/apis/example.com/v1/gizmos/{name}` |  |  | [`read_gizmo`](Self::read_gizmo) |
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Gizmo {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-                    #[serde(
-                        rename = "apiVersion",
-                        default = "::kubegen_runtime::ApiVersion::absent",
-                        skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
-                    )]
                     pub api_version: ::kubegen_runtime::ApiVersion<Gizmo>,
                     /// Always `Gizmo`: set on construction, checked when deserializing, and omitted when absent from the input.
-                    #[serde(
-                        default = "::kubegen_runtime::Kind::absent",
-                        skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
-                    )]
                     pub kind: ::kubegen_runtime::Kind<Gizmo>,
                     pub metadata: crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMeta,
                     /// A required field that is also called `name`: the object's name keeps the argument `name`, this one gets `name_2`.
                     pub name: String,
+                }
+
+                impl ::serde::Serialize for Gizmo {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            2,
+                            &[self.api_version.is_present(), self.kind.is_present()],
+                        );
+                        let mut state = serializer.serialize_struct("Gizmo", len)?;
+                        serde_struct::field_if(
+                            &mut state,
+                            "apiVersion",
+                            &self.api_version,
+                            self.api_version.is_present(),
+                        )?;
+                        serde_struct::field_if(
+                            &mut state,
+                            "kind",
+                            &self.kind,
+                            self.kind.is_present(),
+                        )?;
+                        state.serialize_field("metadata", &self.metadata)?;
+                        state.serialize_field("name", &self.name)?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Gizmo {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct GizmoVisitor;
+
+                        impl serde_struct::Fields for GizmoVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "apiVersion",
+                                "kind",
+                                "metadata",
+                                "name",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "apiVersion" => 0,
+                                    "kind" => 1,
+                                    "metadata" => 2,
+                                    "name" => 3,
+                                    _ => 4,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for GizmoVisitor {
+                            type Value = Gizmo;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Gizmo")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Gizmo, A::Error> {
+                                let mut api_version = None;
+                                let mut kind = None;
+                                let mut metadata = None;
+                                let mut name = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut api_version,
+                                                "apiVersion",
+                                            )
+                                        }
+
+                                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
+                                        2 => {
+                                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                                        }
+
+                                        3 => serde_struct::value(&mut map, &mut name, "name"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Gizmo {
+                                    api_version: api_version
+                                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                                    metadata: serde_struct::required(metadata, "metadata")?,
+                                    name: serde_struct::required(name, "name")?,
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Gizmo",
+                                <GizmoVisitor as serde_struct::Fields>::NAMES,
+                                GizmoVisitor,
+                            )
+                    }
                 }
 
                 impl ::kubegen_runtime::TypeMeta for Gizmo {
@@ -777,6 +1338,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// When a path parameter is empty, `.` or `..`.
+                    #[inline]
                     pub fn read_gizmo(
                         name: &str,
                     ) -> Result<
@@ -800,6 +1362,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+                    #[inline]
                     pub fn read_gizmo_response(
                         status: ::kubegen_runtime::http::StatusCode,
                         body: &[u8],

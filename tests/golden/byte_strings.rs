@@ -6,32 +6,141 @@ pub mod io {
         pub mod v1 {
             mod secretish {
                 /// Base64 on the wire, bytes in Rust.
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Secretish {
                     pub checksum: ::kubegen_runtime::ByteString,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub data: Option<
                         ::std::collections::BTreeMap<
                             String,
                             ::kubegen_runtime::ByteString,
                         >,
                     >,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub chunks: Option<Vec<::kubegen_runtime::ByteString>>,
-                    #[serde(
-                        rename = "stringData",
-                        skip_serializing_if = "Option::is_none"
-                    )]
                     pub string_data: Option<
                         ::std::collections::BTreeMap<String, String>,
                     >,
+                }
+
+                impl ::serde::Serialize for Secretish {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            1,
+                            &[
+                                self.data.is_some(),
+                                self.chunks.is_some(),
+                                self.string_data.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("Secretish", len)?;
+                        state.serialize_field("checksum", &self.checksum)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "data",
+                            self.data.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "chunks",
+                            self.chunks.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "stringData",
+                            self.string_data.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Secretish {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct SecretishVisitor;
+
+                        impl serde_struct::Fields for SecretishVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "checksum",
+                                "data",
+                                "chunks",
+                                "stringData",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "checksum" => 0,
+                                    "data" => 1,
+                                    "chunks" => 2,
+                                    "stringData" => 3,
+                                    _ => 4,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for SecretishVisitor {
+                            type Value = Secretish;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Secretish")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Secretish, A::Error> {
+                                let mut checksum = None;
+                                let mut data = None;
+                                let mut chunks = None;
+                                let mut string_data = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => {
+                                            serde_struct::value(&mut map, &mut checksum, "checksum")
+                                        }
+
+                                        1 => serde_struct::value(&mut map, &mut data, "data"),
+                                        2 => serde_struct::value(&mut map, &mut chunks, "chunks"),
+                                        3 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut string_data,
+                                                "stringData",
+                                            )
+                                        }
+
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Secretish {
+                                    checksum: serde_struct::required(checksum, "checksum")?,
+                                    data: serde_struct::optional(data),
+                                    chunks: serde_struct::optional(chunks),
+                                    string_data: serde_struct::optional(string_data),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Secretish",
+                                <SecretishVisitor as serde_struct::Fields>::NAMES,
+                                SecretishVisitor,
+                            )
+                    }
                 }
 
                 impl Secretish {

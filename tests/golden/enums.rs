@@ -68,29 +68,150 @@ pub mod io {
             pub use self::level::Level;
             mod policy {
                 /// Fields with enumerated string values.
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Policy {
                     /// How to restart.
-                    #[serde(rename = "restartPolicy")]
                     pub restart_policy: crate::golden::enums::io::example::v1::PolicyRestartPolicy,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub odd: Option<crate::golden::enums::io::example::v1::PolicyOdd>,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub modes: Option<
                         Vec<crate::golden::enums::io::example::v1::PolicyModes>,
                     >,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub level: Option<crate::golden::enums::io::example::v1::Level>,
                     /// Integer enums keep their integer type.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub count: Option<i64>,
+                }
+
+                impl ::serde::Serialize for Policy {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            1,
+                            &[
+                                self.odd.is_some(),
+                                self.modes.is_some(),
+                                self.level.is_some(),
+                                self.count.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("Policy", len)?;
+                        state.serialize_field("restartPolicy", &self.restart_policy)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "odd",
+                            self.odd.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "modes",
+                            self.modes.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "level",
+                            self.level.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "count",
+                            self.count.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Policy {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct PolicyVisitor;
+
+                        impl serde_struct::Fields for PolicyVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "restartPolicy",
+                                "odd",
+                                "modes",
+                                "level",
+                                "count",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "restartPolicy" => 0,
+                                    "odd" => 1,
+                                    "modes" => 2,
+                                    "level" => 3,
+                                    "count" => 4,
+                                    _ => 5,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for PolicyVisitor {
+                            type Value = Policy;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Policy")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Policy, A::Error> {
+                                let mut restart_policy = None;
+                                let mut odd = None;
+                                let mut modes = None;
+                                let mut level = None;
+                                let mut count = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut restart_policy,
+                                                "restartPolicy",
+                                            )
+                                        }
+
+                                        1 => serde_struct::value(&mut map, &mut odd, "odd"),
+                                        2 => serde_struct::value(&mut map, &mut modes, "modes"),
+                                        3 => serde_struct::value(&mut map, &mut level, "level"),
+                                        4 => serde_struct::value(&mut map, &mut count, "count"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Policy {
+                                    restart_policy: serde_struct::required(
+                                        restart_policy,
+                                        "restartPolicy",
+                                    )?,
+                                    odd: serde_struct::optional(odd),
+                                    modes: serde_struct::optional(modes),
+                                    level: serde_struct::optional(level),
+                                    count: serde_struct::optional(count),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Policy",
+                                <PolicyVisitor as serde_struct::Fields>::NAMES,
+                                PolicyVisitor,
+                            )
+                    }
                 }
 
                 impl Policy {

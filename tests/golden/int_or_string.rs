@@ -21,30 +21,136 @@ pub mod io {
         pub mod v1 {
             mod port {
                 /// The three ways a schema says int-or-string.
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Port {
                     /// By reference.
                     pub target: crate::golden::int_or_string::apimachinery::pkg::util::intstr::IntOrString,
-                    #[serde(
-                        rename = "maxSurge",
-                        skip_serializing_if = "Option::is_none"
-                    )]
                     pub max_surge: Option<::kubegen_runtime::IntOrString>,
-                    #[serde(
-                        rename = "maxUnavailable",
-                        skip_serializing_if = "Option::is_none"
-                    )]
                     pub max_unavailable: Option<::kubegen_runtime::IntOrString>,
                     /// Other alternatives are free-form JSON.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub either: Option<::serde_json::Value>,
+                }
+
+                impl ::serde::Serialize for Port {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            1,
+                            &[
+                                self.max_surge.is_some(),
+                                self.max_unavailable.is_some(),
+                                self.either.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("Port", len)?;
+                        state.serialize_field("target", &self.target)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "maxSurge",
+                            self.max_surge.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "maxUnavailable",
+                            self.max_unavailable.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "either",
+                            self.either.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Port {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct PortVisitor;
+
+                        impl serde_struct::Fields for PortVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "target",
+                                "maxSurge",
+                                "maxUnavailable",
+                                "either",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "target" => 0,
+                                    "maxSurge" => 1,
+                                    "maxUnavailable" => 2,
+                                    "either" => 3,
+                                    _ => 4,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for PortVisitor {
+                            type Value = Port;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Port")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Port, A::Error> {
+                                let mut target = None;
+                                let mut max_surge = None;
+                                let mut max_unavailable = None;
+                                let mut either = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut target, "target"),
+                                        1 => {
+                                            serde_struct::value(&mut map, &mut max_surge, "maxSurge")
+                                        }
+
+                                        2 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut max_unavailable,
+                                                "maxUnavailable",
+                                            )
+                                        }
+
+                                        3 => serde_struct::value(&mut map, &mut either, "either"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Port {
+                                    target: serde_struct::required(target, "target")?,
+                                    max_surge: serde_struct::optional(max_surge),
+                                    max_unavailable: serde_struct::optional(max_unavailable),
+                                    either: serde_struct::optional(either),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Port",
+                                <PortVisitor as serde_struct::Fields>::NAMES,
+                                PortVisitor,
+                            )
+                    }
                 }
 
                 impl Port {

@@ -7,18 +7,86 @@ pub mod io {
             pub mod v1 {
                 mod option {
                     /// A schema in a dashed package, named like a prelude type.
-                    #[derive(
-                        Clone,
-                        Debug,
-                        Default,
-                        PartialEq,
-                        Eq,
-                        ::serde::Deserialize,
-                        ::serde::Serialize
-                    )]
+                    #[derive(Clone, Debug, Default, PartialEq, Eq)]
                     pub struct Option_ {
-                        #[serde(skip_serializing_if = "Option::is_none")]
                         pub value: Option<String>,
+                    }
+
+                    impl ::serde::Serialize for Option_ {
+                        #[allow(clippy::too_many_lines)]
+                        fn serialize<S: ::serde::Serializer>(
+                            &self,
+                            serializer: S,
+                        ) -> Result<S::Ok, S::Error> {
+                            use ::serde::ser::SerializeStruct as _;
+                            use ::kubegen_runtime::serde_struct;
+                            let len = serde_struct::len(0, &[self.value.is_some()]);
+                            let mut state = serializer.serialize_struct("Option_", len)?;
+                            serde_struct::optional_field(
+                                &mut state,
+                                "value",
+                                self.value.as_ref(),
+                            )?;
+                            state.end()
+                        }
+                    }
+
+                    impl<'de> ::serde::Deserialize<'de> for Option_ {
+                        #[allow(clippy::too_many_lines)]
+                        fn deserialize<D: ::serde::Deserializer<'de>>(
+                            deserializer: D,
+                        ) -> Result<Self, D::Error> {
+                            use ::kubegen_runtime::serde_struct;
+                            struct OptionVisitor;
+
+                            impl serde_struct::Fields for OptionVisitor {
+                                const NAMES: &'static [&'static str] = &["value"];
+
+                                fn index(name: &str) -> usize {
+                                    match name {
+                                        "value" => 0,
+                                        _ => 1,
+                                    }
+                                }
+                            }
+
+                            impl<'de> ::serde::de::Visitor<'de> for OptionVisitor {
+                                type Value = Option_;
+
+                                fn expecting(
+                                    &self,
+                                    f: &mut ::std::fmt::Formatter<'_>,
+                                ) -> ::std::fmt::Result {
+                                    f.write_str("struct Option_")
+                                }
+
+                                fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                    self,
+                                    mut map: A,
+                                ) -> Result<Option_, A::Error> {
+                                    let mut value = None;
+                                    while let Some(index) = map
+                                        .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    {
+                                        match index {
+                                            0 => serde_struct::value(&mut map, &mut value, "value"),
+                                            _ => serde_struct::skip(&mut map),
+                                        }?;
+                                    }
+
+                                    Ok(Option_ {
+                                        value: serde_struct::optional(value),
+                                    })
+                                }
+                            }
+
+                            deserializer
+                                .deserialize_struct(
+                                    "Option_",
+                                    <OptionVisitor as serde_struct::Fields>::NAMES,
+                                    OptionVisitor,
+                                )
+                        }
                     }
 
                     impl Option_ {
@@ -75,62 +143,279 @@ pub mod io {
         pub mod v1 {
             mod keywords {
                 /// Properties whose names are Rust keywords or not identifiers at all.
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Keywords {
                     /// A JSON reference.
-                    #[serde(rename = "$ref", skip_serializing_if = "Option::is_none")]
                     pub ref_: Option<String>,
-                    #[serde(rename = "$schema", skip_serializing_if = "Option::is_none")]
                     pub schema: Option<String>,
                     /// Starts with a digit.
-                    #[serde(
-                        rename = "1stPlace",
-                        skip_serializing_if = "Option::is_none"
-                    )]
                     pub _1st_place: Option<String>,
-                    #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
                     pub async_: Option<bool>,
                     /// A list continuation token.
-                    #[serde(
-                        rename = "continue",
-                        skip_serializing_if = "Option::is_none"
-                    )]
                     pub continue_: Option<String>,
-                    #[serde(rename = "crate", skip_serializing_if = "Option::is_none")]
                     pub crate_: Option<String>,
-                    #[serde(
-                        rename = "dash-separated-name",
-                        skip_serializing_if = "Option::is_none"
-                    )]
                     pub dash_separated_name: Option<String>,
-                    #[serde(
-                        rename = "externalIPs",
-                        skip_serializing_if = "Option::is_none"
-                    )]
                     pub external_ips: Option<Vec<String>>,
-                    #[serde(rename = "fooBar", skip_serializing_if = "Option::is_none")]
                     pub foo_bar_2: Option<i32>,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub foo_bar: Option<i64>,
-                    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
                     pub ref_2: Option<String>,
-                    #[serde(rename = "self", skip_serializing_if = "Option::is_none")]
                     pub self_: Option<String>,
                     /// A required keyword field.
-                    #[serde(rename = "type")]
                     pub type_: String,
-                    #[serde(
-                        rename = "x-kubernetes-list-type",
-                        skip_serializing_if = "Option::is_none"
-                    )]
                     pub x_kubernetes_list_type: Option<String>,
+                }
+
+                impl ::serde::Serialize for Keywords {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            1,
+                            &[
+                                self.ref_.is_some(),
+                                self.schema.is_some(),
+                                self._1st_place.is_some(),
+                                self.async_.is_some(),
+                                self.continue_.is_some(),
+                                self.crate_.is_some(),
+                                self.dash_separated_name.is_some(),
+                                self.external_ips.is_some(),
+                                self.foo_bar_2.is_some(),
+                                self.foo_bar.is_some(),
+                                self.ref_2.is_some(),
+                                self.self_.is_some(),
+                                self.x_kubernetes_list_type.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("Keywords", len)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "$ref",
+                            self.ref_.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "$schema",
+                            self.schema.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "1stPlace",
+                            self._1st_place.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "async",
+                            self.async_.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "continue",
+                            self.continue_.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "crate",
+                            self.crate_.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "dash-separated-name",
+                            self.dash_separated_name.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "externalIPs",
+                            self.external_ips.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "fooBar",
+                            self.foo_bar_2.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "foo_bar",
+                            self.foo_bar.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "ref",
+                            self.ref_2.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "self",
+                            self.self_.as_ref(),
+                        )?;
+                        state.serialize_field("type", &self.type_)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "x-kubernetes-list-type",
+                            self.x_kubernetes_list_type.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Keywords {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct KeywordsVisitor;
+
+                        impl serde_struct::Fields for KeywordsVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "$ref",
+                                "$schema",
+                                "1stPlace",
+                                "async",
+                                "continue",
+                                "crate",
+                                "dash-separated-name",
+                                "externalIPs",
+                                "fooBar",
+                                "foo_bar",
+                                "ref",
+                                "self",
+                                "type",
+                                "x-kubernetes-list-type",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "$ref" => 0,
+                                    "$schema" => 1,
+                                    "1stPlace" => 2,
+                                    "async" => 3,
+                                    "continue" => 4,
+                                    "crate" => 5,
+                                    "dash-separated-name" => 6,
+                                    "externalIPs" => 7,
+                                    "fooBar" => 8,
+                                    "foo_bar" => 9,
+                                    "ref" => 10,
+                                    "self" => 11,
+                                    "type" => 12,
+                                    "x-kubernetes-list-type" => 13,
+                                    _ => 14,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for KeywordsVisitor {
+                            type Value = Keywords;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Keywords")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Keywords, A::Error> {
+                                let mut ref_ = None;
+                                let mut schema = None;
+                                let mut _1st_place = None;
+                                let mut async_ = None;
+                                let mut continue_ = None;
+                                let mut crate_ = None;
+                                let mut dash_separated_name = None;
+                                let mut external_ips = None;
+                                let mut foo_bar_2 = None;
+                                let mut foo_bar = None;
+                                let mut ref_2 = None;
+                                let mut self_ = None;
+                                let mut type_ = None;
+                                let mut x_kubernetes_list_type = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut ref_, "$ref"),
+                                        1 => serde_struct::value(&mut map, &mut schema, "$schema"),
+                                        2 => {
+                                            serde_struct::value(&mut map, &mut _1st_place, "1stPlace")
+                                        }
+
+                                        3 => serde_struct::value(&mut map, &mut async_, "async"),
+                                        4 => {
+                                            serde_struct::value(&mut map, &mut continue_, "continue")
+                                        }
+
+                                        5 => serde_struct::value(&mut map, &mut crate_, "crate"),
+                                        6 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut dash_separated_name,
+                                                "dash-separated-name",
+                                            )
+                                        }
+
+                                        7 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut external_ips,
+                                                "externalIPs",
+                                            )
+                                        }
+
+                                        8 => serde_struct::value(&mut map, &mut foo_bar_2, "fooBar"),
+                                        9 => serde_struct::value(&mut map, &mut foo_bar, "foo_bar"),
+                                        10 => serde_struct::value(&mut map, &mut ref_2, "ref"),
+                                        11 => serde_struct::value(&mut map, &mut self_, "self"),
+                                        12 => serde_struct::value(&mut map, &mut type_, "type"),
+                                        13 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut x_kubernetes_list_type,
+                                                "x-kubernetes-list-type",
+                                            )
+                                        }
+
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Keywords {
+                                    ref_: serde_struct::optional(ref_),
+                                    schema: serde_struct::optional(schema),
+                                    _1st_place: serde_struct::optional(_1st_place),
+                                    async_: serde_struct::optional(async_),
+                                    continue_: serde_struct::optional(continue_),
+                                    crate_: serde_struct::optional(crate_),
+                                    dash_separated_name: serde_struct::optional(
+                                        dash_separated_name,
+                                    ),
+                                    external_ips: serde_struct::optional(external_ips),
+                                    foo_bar_2: serde_struct::optional(foo_bar_2),
+                                    foo_bar: serde_struct::optional(foo_bar),
+                                    ref_2: serde_struct::optional(ref_2),
+                                    self_: serde_struct::optional(self_),
+                                    type_: serde_struct::required(type_, "type")?,
+                                    x_kubernetes_list_type: serde_struct::optional(
+                                        x_kubernetes_list_type,
+                                    ),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Keywords",
+                                <KeywordsVisitor as serde_struct::Fields>::NAMES,
+                                KeywordsVisitor,
+                            )
+                    }
                 }
 
                 impl Keywords {
@@ -304,18 +589,86 @@ pub mod io {
             pub use self::keywords::{Keywords, KeywordsBuilder};
             mod type_ {
                 /// A schema whose own name is a keyword.
-                #[derive(
-                    Clone,
-                    Debug,
-                    Default,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Type {
-                    #[serde(rename = "Self", skip_serializing_if = "Option::is_none")]
                     pub self_: Option<String>,
+                }
+
+                impl ::serde::Serialize for Type {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(0, &[self.self_.is_some()]);
+                        let mut state = serializer.serialize_struct("Type", len)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "Self",
+                            self.self_.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Type {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct TypeVisitor;
+
+                        impl serde_struct::Fields for TypeVisitor {
+                            const NAMES: &'static [&'static str] = &["Self"];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "Self" => 0,
+                                    _ => 1,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for TypeVisitor {
+                            type Value = Type;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Type")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Type, A::Error> {
+                                let mut self_ = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut self_, "Self"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Type {
+                                    self_: serde_struct::optional(self_),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Type",
+                                <TypeVisitor as serde_struct::Fields>::NAMES,
+                                TypeVisitor,
+                            )
+                    }
                 }
 
                 impl Type {

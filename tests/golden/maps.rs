@@ -21,46 +21,194 @@ pub mod io {
         pub mod v1 {
             mod maps {
                 /// Every kind of additionalProperties.
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Maps {
                     pub labels: ::std::collections::BTreeMap<String, String>,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub limits: Option<
                         ::std::collections::BTreeMap<
                             String,
                             crate::golden::maps::apimachinery::pkg::api::resource::Quantity,
                         >,
                     >,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub groups: Option<
                         ::std::collections::BTreeMap<String, Vec<String>>,
                     >,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub nested: Option<
                         ::std::collections::BTreeMap<
                             String,
                             ::std::collections::BTreeMap<String, i32>,
                         >,
                     >,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub anything: Option<
                         ::std::collections::BTreeMap<String, ::serde_json::Value>,
                     >,
                     /// An object without properties is free-form JSON.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub free: Option<::serde_json::Value>,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub preserved: Option<::serde_json::Value>,
                     /// No type at all.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub untyped: Option<::serde_json::Value>,
+                }
+
+                impl ::serde::Serialize for Maps {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            1,
+                            &[
+                                self.limits.is_some(),
+                                self.groups.is_some(),
+                                self.nested.is_some(),
+                                self.anything.is_some(),
+                                self.free.is_some(),
+                                self.preserved.is_some(),
+                                self.untyped.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("Maps", len)?;
+                        state.serialize_field("labels", &self.labels)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "limits",
+                            self.limits.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "groups",
+                            self.groups.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "nested",
+                            self.nested.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "anything",
+                            self.anything.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "free",
+                            self.free.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "preserved",
+                            self.preserved.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "untyped",
+                            self.untyped.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Maps {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct MapsVisitor;
+
+                        impl serde_struct::Fields for MapsVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "labels",
+                                "limits",
+                                "groups",
+                                "nested",
+                                "anything",
+                                "free",
+                                "preserved",
+                                "untyped",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "labels" => 0,
+                                    "limits" => 1,
+                                    "groups" => 2,
+                                    "nested" => 3,
+                                    "anything" => 4,
+                                    "free" => 5,
+                                    "preserved" => 6,
+                                    "untyped" => 7,
+                                    _ => 8,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for MapsVisitor {
+                            type Value = Maps;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Maps")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Maps, A::Error> {
+                                let mut labels = None;
+                                let mut limits = None;
+                                let mut groups = None;
+                                let mut nested = None;
+                                let mut anything = None;
+                                let mut free = None;
+                                let mut preserved = None;
+                                let mut untyped = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut labels, "labels"),
+                                        1 => serde_struct::value(&mut map, &mut limits, "limits"),
+                                        2 => serde_struct::value(&mut map, &mut groups, "groups"),
+                                        3 => serde_struct::value(&mut map, &mut nested, "nested"),
+                                        4 => {
+                                            serde_struct::value(&mut map, &mut anything, "anything")
+                                        }
+
+                                        5 => serde_struct::value(&mut map, &mut free, "free"),
+                                        6 => {
+                                            serde_struct::value(&mut map, &mut preserved, "preserved")
+                                        }
+
+                                        7 => serde_struct::value(&mut map, &mut untyped, "untyped"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Maps {
+                                    labels: serde_struct::required(labels, "labels")?,
+                                    limits: serde_struct::optional(limits),
+                                    groups: serde_struct::optional(groups),
+                                    nested: serde_struct::optional(nested),
+                                    anything: serde_struct::optional(anything),
+                                    free: serde_struct::optional(free),
+                                    preserved: serde_struct::optional(preserved),
+                                    untyped: serde_struct::optional(untyped),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Maps",
+                                <MapsVisitor as serde_struct::Fields>::NAMES,
+                                MapsVisitor,
+                            )
+                    }
                 }
 
                 impl Maps {

@@ -6,27 +6,132 @@ pub mod io {
         pub mod v1 {
             mod widget {
                 /// The first Widget: sorts first, keeps the plain name.
-                #[derive(
-                    Clone,
-                    Debug,
-                    Default,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Widget {
                     /// Nested anonymous object whose name collides with a named schema.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub spec: Option<
                         crate::golden::name_collisions::io::example::v1::WidgetSpec2,
                     >,
-                    #[serde(rename = "Name", skip_serializing_if = "Option::is_none")]
                     pub name_3: Option<String>,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub name: Option<String>,
-                    #[serde(rename = "NAME", skip_serializing_if = "Option::is_none")]
                     pub name_2: Option<String>,
+                }
+
+                impl ::serde::Serialize for Widget {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            0,
+                            &[
+                                self.spec.is_some(),
+                                self.name_3.is_some(),
+                                self.name.is_some(),
+                                self.name_2.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("Widget", len)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "spec",
+                            self.spec.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "Name",
+                            self.name_3.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "name",
+                            self.name.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "NAME",
+                            self.name_2.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Widget {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct WidgetVisitor;
+
+                        impl serde_struct::Fields for WidgetVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "spec",
+                                "Name",
+                                "name",
+                                "NAME",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "spec" => 0,
+                                    "Name" => 1,
+                                    "name" => 2,
+                                    "NAME" => 3,
+                                    _ => 4,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for WidgetVisitor {
+                            type Value = Widget;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Widget")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Widget, A::Error> {
+                                let mut spec = None;
+                                let mut name_3 = None;
+                                let mut name = None;
+                                let mut name_2 = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut spec, "spec"),
+                                        1 => serde_struct::value(&mut map, &mut name_3, "Name"),
+                                        2 => serde_struct::value(&mut map, &mut name, "name"),
+                                        3 => serde_struct::value(&mut map, &mut name_2, "NAME"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Widget {
+                                    spec: serde_struct::optional(spec),
+                                    name_3: serde_struct::optional(name_3),
+                                    name: serde_struct::optional(name),
+                                    name_2: serde_struct::optional(name_2),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Widget",
+                                <WidgetVisitor as serde_struct::Fields>::NAMES,
+                                WidgetVisitor,
+                            )
+                    }
                 }
 
                 impl Widget {
@@ -99,18 +204,86 @@ pub mod io {
                 }
 
                 /// Nested anonymous object whose name collides with a named schema.
-                #[derive(
-                    Clone,
-                    Debug,
-                    Default,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct WidgetSpec2 {
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub size: Option<i64>,
+                }
+
+                impl ::serde::Serialize for WidgetSpec2 {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(0, &[self.size.is_some()]);
+                        let mut state = serializer.serialize_struct("WidgetSpec2", len)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "size",
+                            self.size.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for WidgetSpec2 {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct WidgetSpec2Visitor;
+
+                        impl serde_struct::Fields for WidgetSpec2Visitor {
+                            const NAMES: &'static [&'static str] = &["size"];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "size" => 0,
+                                    _ => 1,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for WidgetSpec2Visitor {
+                            type Value = WidgetSpec2;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct WidgetSpec2")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<WidgetSpec2, A::Error> {
+                                let mut size = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut size, "size"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(WidgetSpec2 {
+                                    size: serde_struct::optional(size),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "WidgetSpec2",
+                                <WidgetSpec2Visitor as serde_struct::Fields>::NAMES,
+                                WidgetSpec2Visitor,
+                            )
+                    }
                 }
 
                 impl WidgetSpec2 {
@@ -165,20 +338,88 @@ pub mod io {
             };
             mod widget2 {
                 /// The second Widget: same Rust name, so it is numbered.
-                #[derive(
-                    Clone,
-                    Debug,
-                    Default,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Widget2 {
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub other: Option<
                         crate::golden::name_collisions::io::example::v1::Widget,
                     >,
+                }
+
+                impl ::serde::Serialize for Widget2 {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(0, &[self.other.is_some()]);
+                        let mut state = serializer.serialize_struct("Widget2", len)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "other",
+                            self.other.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Widget2 {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct Widget2Visitor;
+
+                        impl serde_struct::Fields for Widget2Visitor {
+                            const NAMES: &'static [&'static str] = &["other"];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "other" => 0,
+                                    _ => 1,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for Widget2Visitor {
+                            type Value = Widget2;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Widget2")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Widget2, A::Error> {
+                                let mut other = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut other, "other"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Widget2 {
+                                    other: serde_struct::optional(other),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Widget2",
+                                <Widget2Visitor as serde_struct::Fields>::NAMES,
+                                Widget2Visitor,
+                            )
+                    }
                 }
 
                 impl Widget2 {
@@ -236,18 +477,89 @@ pub mod io {
             pub use self::widget2::{Widget2, Widget2Builder};
             mod widget_spec {
                 /// A named schema that owns the name WidgetSpec.
-                #[derive(
-                    Clone,
-                    Debug,
-                    Default,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct WidgetSpec {
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub replicas: Option<i32>,
+                }
+
+                impl ::serde::Serialize for WidgetSpec {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(0, &[self.replicas.is_some()]);
+                        let mut state = serializer.serialize_struct("WidgetSpec", len)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "replicas",
+                            self.replicas.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for WidgetSpec {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct WidgetSpecVisitor;
+
+                        impl serde_struct::Fields for WidgetSpecVisitor {
+                            const NAMES: &'static [&'static str] = &["replicas"];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "replicas" => 0,
+                                    _ => 1,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for WidgetSpecVisitor {
+                            type Value = WidgetSpec;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct WidgetSpec")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<WidgetSpec, A::Error> {
+                                let mut replicas = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => {
+                                            serde_struct::value(&mut map, &mut replicas, "replicas")
+                                        }
+
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(WidgetSpec {
+                                    replicas: serde_struct::optional(replicas),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "WidgetSpec",
+                                <WidgetSpecVisitor as serde_struct::Fields>::NAMES,
+                                WidgetSpecVisitor,
+                            )
+                    }
                 }
 
                 impl WidgetSpec {
@@ -303,20 +615,88 @@ pub mod io {
         pub mod v2 {
             mod widget {
                 /// Same name in another version: a different module, no clash.
-                #[derive(
-                    Clone,
-                    Debug,
-                    Default,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Widget {
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub v1: Option<
                         crate::golden::name_collisions::io::example::v1::Widget2,
                     >,
+                }
+
+                impl ::serde::Serialize for Widget {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(0, &[self.v1.is_some()]);
+                        let mut state = serializer.serialize_struct("Widget", len)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "v1",
+                            self.v1.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Widget {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct WidgetVisitor;
+
+                        impl serde_struct::Fields for WidgetVisitor {
+                            const NAMES: &'static [&'static str] = &["v1"];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "v1" => 0,
+                                    _ => 1,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for WidgetVisitor {
+                            type Value = Widget;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Widget")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Widget, A::Error> {
+                                let mut v1 = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut v1, "v1"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Widget {
+                                    v1: serde_struct::optional(v1),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Widget",
+                                <WidgetVisitor as serde_struct::Fields>::NAMES,
+                                WidgetVisitor,
+                            )
+                    }
                 }
 
                 impl Widget {

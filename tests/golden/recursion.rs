@@ -6,17 +6,82 @@ pub mod io {
         pub mod v1 {
             mod even {
                 /// Half of a mutual recursion: Even contains Odd contains Even.
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Even {
                     /// The odd half.
                     pub odd: Box<crate::golden::recursion::io::example::v1::Odd>,
+                }
+
+                impl ::serde::Serialize for Even {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        let len = 1;
+                        let mut state = serializer.serialize_struct("Even", len)?;
+                        state.serialize_field("odd", &self.odd)?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Even {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct EvenVisitor;
+
+                        impl serde_struct::Fields for EvenVisitor {
+                            const NAMES: &'static [&'static str] = &["odd"];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "odd" => 0,
+                                    _ => 1,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for EvenVisitor {
+                            type Value = Even;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Even")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Even, A::Error> {
+                                let mut odd = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut odd, "odd"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Even {
+                                    odd: serde_struct::required(odd, "odd")?,
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Even",
+                                <EvenVisitor as serde_struct::Fields>::NAMES,
+                                EvenVisitor,
+                            )
+                    }
                 }
 
                 impl Even {
@@ -78,18 +143,86 @@ pub mod io {
             pub use self::even::{Even, EvenBuilder};
             mod leaf {
                 /// Referenced by a cycle but not part of one: never boxed.
-                #[derive(
-                    Clone,
-                    Debug,
-                    Default,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Leaf {
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub name: Option<String>,
+                }
+
+                impl ::serde::Serialize for Leaf {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(0, &[self.name.is_some()]);
+                        let mut state = serializer.serialize_struct("Leaf", len)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "name",
+                            self.name.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Leaf {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct LeafVisitor;
+
+                        impl serde_struct::Fields for LeafVisitor {
+                            const NAMES: &'static [&'static str] = &["name"];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "name" => 0,
+                                    _ => 1,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for LeafVisitor {
+                            type Value = Leaf;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Leaf")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Leaf, A::Error> {
+                                let mut name = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut name, "name"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Leaf {
+                                    name: serde_struct::optional(name),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Leaf",
+                                <LeafVisitor as serde_struct::Fields>::NAMES,
+                                LeafVisitor,
+                            )
+                    }
                 }
 
                 impl Leaf {
@@ -142,33 +275,141 @@ pub mod io {
             pub use self::leaf::{Leaf, LeafBuilder};
             mod node {
                 /// Contains itself directly (boxed) and through a list (not boxed).
-                #[derive(
-                    Clone,
-                    Debug,
-                    Default,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Node {
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub children: Option<
                         Vec<crate::golden::recursion::io::example::v1::Node>,
                     >,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub next: Option<
                         Box<crate::golden::recursion::io::example::v1::Node>,
                     >,
-                    #[serde(rename = "byName", skip_serializing_if = "Option::is_none")]
                     pub by_name: Option<
                         ::std::collections::BTreeMap<
                             String,
                             crate::golden::recursion::io::example::v1::Node,
                         >,
                     >,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub value: Option<String>,
+                }
+
+                impl ::serde::Serialize for Node {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            0,
+                            &[
+                                self.children.is_some(),
+                                self.next.is_some(),
+                                self.by_name.is_some(),
+                                self.value.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("Node", len)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "children",
+                            self.children.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "next",
+                            self.next.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "byName",
+                            self.by_name.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "value",
+                            self.value.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Node {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct NodeVisitor;
+
+                        impl serde_struct::Fields for NodeVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "children",
+                                "next",
+                                "byName",
+                                "value",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "children" => 0,
+                                    "next" => 1,
+                                    "byName" => 2,
+                                    "value" => 3,
+                                    _ => 4,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for NodeVisitor {
+                            type Value = Node;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Node")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Node, A::Error> {
+                                let mut children = None;
+                                let mut next = None;
+                                let mut by_name = None;
+                                let mut value = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => {
+                                            serde_struct::value(&mut map, &mut children, "children")
+                                        }
+
+                                        1 => serde_struct::value(&mut map, &mut next, "next"),
+                                        2 => serde_struct::value(&mut map, &mut by_name, "byName"),
+                                        3 => serde_struct::value(&mut map, &mut value, "value"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Node {
+                                    children: serde_struct::optional(children),
+                                    next: serde_struct::optional(next),
+                                    by_name: serde_struct::optional(by_name),
+                                    value: serde_struct::optional(value),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Node",
+                                <NodeVisitor as serde_struct::Fields>::NAMES,
+                                NodeVisitor,
+                            )
+                    }
                 }
 
                 impl Node {
@@ -294,22 +535,101 @@ pub mod io {
             pub use self::node::{Node, NodeBuilder};
             mod odd {
                 /// The other half of the mutual recursion.
-                #[derive(
-                    Clone,
-                    Debug,
-                    Default,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Odd {
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub even: Option<
                         Box<crate::golden::recursion::io::example::v1::Even>,
                     >,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub leaf: Option<crate::golden::recursion::io::example::v1::Leaf>,
+                }
+
+                impl ::serde::Serialize for Odd {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            0,
+                            &[self.even.is_some(), self.leaf.is_some()],
+                        );
+                        let mut state = serializer.serialize_struct("Odd", len)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "even",
+                            self.even.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "leaf",
+                            self.leaf.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Odd {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct OddVisitor;
+
+                        impl serde_struct::Fields for OddVisitor {
+                            const NAMES: &'static [&'static str] = &["even", "leaf"];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "even" => 0,
+                                    "leaf" => 1,
+                                    _ => 2,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for OddVisitor {
+                            type Value = Odd;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Odd")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Odd, A::Error> {
+                                let mut even = None;
+                                let mut leaf = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut even, "even"),
+                                        1 => serde_struct::value(&mut map, &mut leaf, "leaf"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Odd {
+                                    even: serde_struct::optional(even),
+                                    leaf: serde_struct::optional(leaf),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Odd",
+                                <OddVisitor as serde_struct::Fields>::NAMES,
+                                OddVisitor,
+                            )
+                    }
                 }
 
                 impl Odd {
@@ -374,31 +694,129 @@ pub mod io {
             pub use self::odd::{Odd, OddBuilder};
             mod props {
                 /// Like JSONSchemaProps: a schema of schemas, through an alias.
-                #[derive(
-                    Clone,
-                    Debug,
-                    Default,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Props {
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub not: Option<
                         Box<crate::golden::recursion::io::example::v1::Props>,
                     >,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub items: Option<
                         Box<crate::golden::recursion::io::example::v1::PropsAlias>,
                     >,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub properties: Option<
                         ::std::collections::BTreeMap<
                             String,
                             crate::golden::recursion::io::example::v1::Props,
                         >,
                     >,
+                }
+
+                impl ::serde::Serialize for Props {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            0,
+                            &[
+                                self.not.is_some(),
+                                self.items.is_some(),
+                                self.properties.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("Props", len)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "not",
+                            self.not.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "items",
+                            self.items.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "properties",
+                            self.properties.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Props {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct PropsVisitor;
+
+                        impl serde_struct::Fields for PropsVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "not",
+                                "items",
+                                "properties",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "not" => 0,
+                                    "items" => 1,
+                                    "properties" => 2,
+                                    _ => 3,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for PropsVisitor {
+                            type Value = Props;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Props")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Props, A::Error> {
+                                let mut not = None;
+                                let mut items = None;
+                                let mut properties = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut not, "not"),
+                                        1 => serde_struct::value(&mut map, &mut items, "items"),
+                                        2 => {
+                                            serde_struct::value(&mut map, &mut properties, "properties")
+                                        }
+
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Props {
+                                    not: serde_struct::optional(not),
+                                    items: serde_struct::optional(items),
+                                    properties: serde_struct::optional(properties),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Props",
+                                <PropsVisitor as serde_struct::Fields>::NAMES,
+                                PropsVisitor,
+                            )
+                    }
                 }
 
                 impl Props {

@@ -8,26 +8,113 @@ pub mod apimachinery {
                 pub mod v1 {
                     mod list_meta {
                         /// List metadata.
-                        #[derive(
-                            Clone,
-                            Debug,
-                            Default,
-                            PartialEq,
-                            Eq,
-                            ::serde::Deserialize,
-                            ::serde::Serialize
-                        )]
+                        #[derive(Clone, Debug, Default, PartialEq, Eq)]
                         pub struct ListMeta {
-                            #[serde(
-                                rename = "continue",
-                                skip_serializing_if = "Option::is_none"
-                            )]
                             pub continue_: Option<String>,
-                            #[serde(
-                                rename = "resourceVersion",
-                                skip_serializing_if = "Option::is_none"
-                            )]
                             pub resource_version: Option<String>,
+                        }
+
+                        impl ::serde::Serialize for ListMeta {
+                            #[allow(clippy::too_many_lines)]
+                            fn serialize<S: ::serde::Serializer>(
+                                &self,
+                                serializer: S,
+                            ) -> Result<S::Ok, S::Error> {
+                                use ::serde::ser::SerializeStruct as _;
+                                use ::kubegen_runtime::serde_struct;
+                                let len = serde_struct::len(
+                                    0,
+                                    &[self.continue_.is_some(), self.resource_version.is_some()],
+                                );
+                                let mut state = serializer
+                                    .serialize_struct("ListMeta", len)?;
+                                serde_struct::optional_field(
+                                    &mut state,
+                                    "continue",
+                                    self.continue_.as_ref(),
+                                )?;
+                                serde_struct::optional_field(
+                                    &mut state,
+                                    "resourceVersion",
+                                    self.resource_version.as_ref(),
+                                )?;
+                                state.end()
+                            }
+                        }
+
+                        impl<'de> ::serde::Deserialize<'de> for ListMeta {
+                            #[allow(clippy::too_many_lines)]
+                            fn deserialize<D: ::serde::Deserializer<'de>>(
+                                deserializer: D,
+                            ) -> Result<Self, D::Error> {
+                                use ::kubegen_runtime::serde_struct;
+                                struct ListMetaVisitor;
+
+                                impl serde_struct::Fields for ListMetaVisitor {
+                                    const NAMES: &'static [&'static str] = &[
+                                        "continue",
+                                        "resourceVersion",
+                                    ];
+
+                                    fn index(name: &str) -> usize {
+                                        match name {
+                                            "continue" => 0,
+                                            "resourceVersion" => 1,
+                                            _ => 2,
+                                        }
+                                    }
+                                }
+
+                                impl<'de> ::serde::de::Visitor<'de> for ListMetaVisitor {
+                                    type Value = ListMeta;
+
+                                    fn expecting(
+                                        &self,
+                                        f: &mut ::std::fmt::Formatter<'_>,
+                                    ) -> ::std::fmt::Result {
+                                        f.write_str("struct ListMeta")
+                                    }
+
+                                    fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                        self,
+                                        mut map: A,
+                                    ) -> Result<ListMeta, A::Error> {
+                                        let mut continue_ = None;
+                                        let mut resource_version = None;
+                                        while let Some(index) = map
+                                            .next_key_seed(serde_struct::Key::<Self>::new())?
+                                        {
+                                            match index {
+                                                0 => {
+                                                    serde_struct::value(&mut map, &mut continue_, "continue")
+                                                }
+
+                                                1 => {
+                                                    serde_struct::value(
+                                                        &mut map,
+                                                        &mut resource_version,
+                                                        "resourceVersion",
+                                                    )
+                                                }
+
+                                                _ => serde_struct::skip(&mut map),
+                                            }?;
+                                        }
+
+                                        Ok(ListMeta {
+                                            continue_: serde_struct::optional(continue_),
+                                            resource_version: serde_struct::optional(resource_version),
+                                        })
+                                    }
+                                }
+
+                                deserializer
+                                    .deserialize_struct(
+                                        "ListMeta",
+                                        <ListMetaVisitor as serde_struct::Fields>::NAMES,
+                                        ListMetaVisitor,
+                                    )
+                            }
                         }
 
                         impl ListMeta {
@@ -92,20 +179,106 @@ pub mod apimachinery {
                     pub use self::list_meta::{ListMeta, ListMetaBuilder};
                     mod object_meta {
                         /// Object metadata.
-                        #[derive(
-                            Clone,
-                            Debug,
-                            Default,
-                            PartialEq,
-                            Eq,
-                            ::serde::Deserialize,
-                            ::serde::Serialize
-                        )]
+                        #[derive(Clone, Debug, Default, PartialEq, Eq)]
                         pub struct ObjectMeta {
-                            #[serde(skip_serializing_if = "Option::is_none")]
                             pub name: Option<String>,
-                            #[serde(skip_serializing_if = "Option::is_none")]
                             pub namespace: Option<String>,
+                        }
+
+                        impl ::serde::Serialize for ObjectMeta {
+                            #[allow(clippy::too_many_lines)]
+                            fn serialize<S: ::serde::Serializer>(
+                                &self,
+                                serializer: S,
+                            ) -> Result<S::Ok, S::Error> {
+                                use ::serde::ser::SerializeStruct as _;
+                                use ::kubegen_runtime::serde_struct;
+                                let len = serde_struct::len(
+                                    0,
+                                    &[self.name.is_some(), self.namespace.is_some()],
+                                );
+                                let mut state = serializer
+                                    .serialize_struct("ObjectMeta", len)?;
+                                serde_struct::optional_field(
+                                    &mut state,
+                                    "name",
+                                    self.name.as_ref(),
+                                )?;
+                                serde_struct::optional_field(
+                                    &mut state,
+                                    "namespace",
+                                    self.namespace.as_ref(),
+                                )?;
+                                state.end()
+                            }
+                        }
+
+                        impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
+                            #[allow(clippy::too_many_lines)]
+                            fn deserialize<D: ::serde::Deserializer<'de>>(
+                                deserializer: D,
+                            ) -> Result<Self, D::Error> {
+                                use ::kubegen_runtime::serde_struct;
+                                struct ObjectMetaVisitor;
+
+                                impl serde_struct::Fields for ObjectMetaVisitor {
+                                    const NAMES: &'static [&'static str] = &[
+                                        "name",
+                                        "namespace",
+                                    ];
+
+                                    fn index(name: &str) -> usize {
+                                        match name {
+                                            "name" => 0,
+                                            "namespace" => 1,
+                                            _ => 2,
+                                        }
+                                    }
+                                }
+
+                                impl<'de> ::serde::de::Visitor<'de> for ObjectMetaVisitor {
+                                    type Value = ObjectMeta;
+
+                                    fn expecting(
+                                        &self,
+                                        f: &mut ::std::fmt::Formatter<'_>,
+                                    ) -> ::std::fmt::Result {
+                                        f.write_str("struct ObjectMeta")
+                                    }
+
+                                    fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                        self,
+                                        mut map: A,
+                                    ) -> Result<ObjectMeta, A::Error> {
+                                        let mut name = None;
+                                        let mut namespace = None;
+                                        while let Some(index) = map
+                                            .next_key_seed(serde_struct::Key::<Self>::new())?
+                                        {
+                                            match index {
+                                                0 => serde_struct::value(&mut map, &mut name, "name"),
+                                                1 => {
+                                                    serde_struct::value(&mut map, &mut namespace, "namespace")
+                                                }
+
+                                                _ => serde_struct::skip(&mut map),
+                                            }?;
+                                        }
+
+                                        Ok(ObjectMeta {
+                                            name: serde_struct::optional(name),
+                                            namespace: serde_struct::optional(namespace),
+                                        })
+                                    }
+                                }
+
+                                deserializer
+                                    .deserialize_struct(
+                                        "ObjectMeta",
+                                        <ObjectMetaVisitor as serde_struct::Fields>::NAMES,
+                                        ObjectMetaVisitor,
+                                    )
+                            }
                         }
 
                         impl ObjectMeta {
@@ -167,33 +340,141 @@ pub mod apimachinery {
                     pub use self::object_meta::{ObjectMeta, ObjectMetaBuilder};
                     mod status {
                         /// The body of an error response.
-                        #[derive(
-                            Clone,
-                            Debug,
-                            Default,
-                            PartialEq,
-                            Eq,
-                            ::serde::Deserialize,
-                            ::serde::Serialize
-                        )]
+                        #[derive(Clone, Debug, Default, PartialEq, Eq)]
                         pub struct Status {
                             /// Always `v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-                            #[serde(
-                                rename = "apiVersion",
-                                default = "::kubegen_runtime::ApiVersion::absent",
-                                skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
-                            )]
                             pub api_version: ::kubegen_runtime::ApiVersion<Status>,
                             /// Always `Status`: set on construction, checked when deserializing, and omitted when absent from the input.
-                            #[serde(
-                                default = "::kubegen_runtime::Kind::absent",
-                                skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
-                            )]
                             pub kind: ::kubegen_runtime::Kind<Status>,
-                            #[serde(skip_serializing_if = "Option::is_none")]
                             pub message: Option<String>,
-                            #[serde(skip_serializing_if = "Option::is_none")]
                             pub code: Option<i32>,
+                        }
+
+                        impl ::serde::Serialize for Status {
+                            #[allow(clippy::too_many_lines)]
+                            fn serialize<S: ::serde::Serializer>(
+                                &self,
+                                serializer: S,
+                            ) -> Result<S::Ok, S::Error> {
+                                use ::serde::ser::SerializeStruct as _;
+                                use ::kubegen_runtime::serde_struct;
+                                let len = serde_struct::len(
+                                    0,
+                                    &[
+                                        self.api_version.is_present(),
+                                        self.kind.is_present(),
+                                        self.message.is_some(),
+                                        self.code.is_some(),
+                                    ],
+                                );
+                                let mut state = serializer.serialize_struct("Status", len)?;
+                                serde_struct::field_if(
+                                    &mut state,
+                                    "apiVersion",
+                                    &self.api_version,
+                                    self.api_version.is_present(),
+                                )?;
+                                serde_struct::field_if(
+                                    &mut state,
+                                    "kind",
+                                    &self.kind,
+                                    self.kind.is_present(),
+                                )?;
+                                serde_struct::optional_field(
+                                    &mut state,
+                                    "message",
+                                    self.message.as_ref(),
+                                )?;
+                                serde_struct::optional_field(
+                                    &mut state,
+                                    "code",
+                                    self.code.as_ref(),
+                                )?;
+                                state.end()
+                            }
+                        }
+
+                        impl<'de> ::serde::Deserialize<'de> for Status {
+                            #[allow(clippy::too_many_lines)]
+                            fn deserialize<D: ::serde::Deserializer<'de>>(
+                                deserializer: D,
+                            ) -> Result<Self, D::Error> {
+                                use ::kubegen_runtime::serde_struct;
+                                struct StatusVisitor;
+
+                                impl serde_struct::Fields for StatusVisitor {
+                                    const NAMES: &'static [&'static str] = &[
+                                        "apiVersion",
+                                        "kind",
+                                        "message",
+                                        "code",
+                                    ];
+
+                                    fn index(name: &str) -> usize {
+                                        match name {
+                                            "apiVersion" => 0,
+                                            "kind" => 1,
+                                            "message" => 2,
+                                            "code" => 3,
+                                            _ => 4,
+                                        }
+                                    }
+                                }
+
+                                impl<'de> ::serde::de::Visitor<'de> for StatusVisitor {
+                                    type Value = Status;
+
+                                    fn expecting(
+                                        &self,
+                                        f: &mut ::std::fmt::Formatter<'_>,
+                                    ) -> ::std::fmt::Result {
+                                        f.write_str("struct Status")
+                                    }
+
+                                    fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                        self,
+                                        mut map: A,
+                                    ) -> Result<Status, A::Error> {
+                                        let mut api_version = None;
+                                        let mut kind = None;
+                                        let mut message = None;
+                                        let mut code = None;
+                                        while let Some(index) = map
+                                            .next_key_seed(serde_struct::Key::<Self>::new())?
+                                        {
+                                            match index {
+                                                0 => {
+                                                    serde_struct::value(
+                                                        &mut map,
+                                                        &mut api_version,
+                                                        "apiVersion",
+                                                    )
+                                                }
+
+                                                1 => serde_struct::value(&mut map, &mut kind, "kind"),
+                                                2 => serde_struct::value(&mut map, &mut message, "message"),
+                                                3 => serde_struct::value(&mut map, &mut code, "code"),
+                                                _ => serde_struct::skip(&mut map),
+                                            }?;
+                                        }
+
+                                        Ok(Status {
+                                            api_version: api_version
+                                                .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                                            kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                                            message: serde_struct::optional(message),
+                                            code: serde_struct::optional(code),
+                                        })
+                                    }
+                                }
+
+                                deserializer
+                                    .deserialize_struct(
+                                        "Status",
+                                        <StatusVisitor as serde_struct::Fields>::NAMES,
+                                        StatusVisitor,
+                                    )
+                            }
                         }
 
                         impl ::kubegen_runtime::TypeMeta for Status {
@@ -296,33 +577,141 @@ pub mod com {
                 /// | `GET` | `/apis/example.com/v1/namespaces/{namespace}/gadgets` |  |  | [`list_namespaced_gadget`](Self::list_namespaced_gadget) |
                 /// | `GET` | `/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}` |  |  | [`read_namespaced_gadget`](Self::read_namespaced_gadget) |
                 /// | `GET` | `/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}/status` |  |  | [`read_namespaced_gadget_status`](Self::read_namespaced_gadget_status) |
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Gadget {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-                    #[serde(
-                        rename = "apiVersion",
-                        default = "::kubegen_runtime::ApiVersion::absent",
-                        skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
-                    )]
                     pub api_version: ::kubegen_runtime::ApiVersion<Gadget>,
                     /// Always `Gadget`: set on construction, checked when deserializing, and omitted when absent from the input.
-                    #[serde(
-                        default = "::kubegen_runtime::Kind::absent",
-                        skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
-                    )]
                     pub kind: ::kubegen_runtime::Kind<Gadget>,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub metadata: Option<
                         crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta,
                     >,
                     pub spec: crate::golden::resource::com::example::v1::GadgetSpec,
+                }
+
+                impl ::serde::Serialize for Gadget {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            1,
+                            &[
+                                self.api_version.is_present(),
+                                self.kind.is_present(),
+                                self.metadata.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("Gadget", len)?;
+                        serde_struct::field_if(
+                            &mut state,
+                            "apiVersion",
+                            &self.api_version,
+                            self.api_version.is_present(),
+                        )?;
+                        serde_struct::field_if(
+                            &mut state,
+                            "kind",
+                            &self.kind,
+                            self.kind.is_present(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "metadata",
+                            self.metadata.as_ref(),
+                        )?;
+                        state.serialize_field("spec", &self.spec)?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Gadget {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct GadgetVisitor;
+
+                        impl serde_struct::Fields for GadgetVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "apiVersion",
+                                "kind",
+                                "metadata",
+                                "spec",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "apiVersion" => 0,
+                                    "kind" => 1,
+                                    "metadata" => 2,
+                                    "spec" => 3,
+                                    _ => 4,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for GadgetVisitor {
+                            type Value = Gadget;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Gadget")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Gadget, A::Error> {
+                                let mut api_version = None;
+                                let mut kind = None;
+                                let mut metadata = None;
+                                let mut spec = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut api_version,
+                                                "apiVersion",
+                                            )
+                                        }
+
+                                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
+                                        2 => {
+                                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                                        }
+
+                                        3 => serde_struct::value(&mut map, &mut spec, "spec"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Gadget {
+                                    api_version: api_version
+                                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                                    metadata: serde_struct::optional(metadata),
+                                    spec: serde_struct::required(spec, "spec")?,
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Gadget",
+                                <GadgetVisitor as serde_struct::Fields>::NAMES,
+                                GadgetVisitor,
+                            )
+                    }
                 }
 
                 impl ::kubegen_runtime::TypeMeta for Gadget {
@@ -454,6 +843,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// When a path parameter is empty, `.` or `..`.
+                    #[inline]
                     pub fn list_namespaced_gadget(
                         namespace: &str,
                     ) -> Result<
@@ -478,6 +868,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+                    #[inline]
                     pub fn list_namespaced_gadget_response(
                         status: ::kubegen_runtime::http::StatusCode,
                         body: &[u8],
@@ -495,6 +886,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// When a path parameter is empty, `.` or `..`.
+                    #[inline]
                     pub fn read_namespaced_gadget(
                         namespace: &str,
                         name: &str,
@@ -521,6 +913,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+                    #[inline]
                     pub fn read_namespaced_gadget_response(
                         status: ::kubegen_runtime::http::StatusCode,
                         body: &[u8],
@@ -538,6 +931,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// When a path parameter is empty, `.` or `..`.
+                    #[inline]
                     pub fn read_namespaced_gadget_status(
                         namespace: &str,
                         name: &str,
@@ -565,6 +959,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+                    #[inline]
                     pub fn read_namespaced_gadget_status_response(
                         status: ::kubegen_runtime::http::StatusCode,
                         body: &[u8],
@@ -576,18 +971,92 @@ pub mod com {
                     }
                 }
 
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct GadgetSpec {
                     pub size: i32,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub color: Option<String>,
+                }
+
+                impl ::serde::Serialize for GadgetSpec {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(1, &[self.color.is_some()]);
+                        let mut state = serializer.serialize_struct("GadgetSpec", len)?;
+                        state.serialize_field("size", &self.size)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "color",
+                            self.color.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for GadgetSpec {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct GadgetSpecVisitor;
+
+                        impl serde_struct::Fields for GadgetSpecVisitor {
+                            const NAMES: &'static [&'static str] = &["size", "color"];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "size" => 0,
+                                    "color" => 1,
+                                    _ => 2,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for GadgetSpecVisitor {
+                            type Value = GadgetSpec;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct GadgetSpec")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<GadgetSpec, A::Error> {
+                                let mut size = None;
+                                let mut color = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut size, "size"),
+                                        1 => serde_struct::value(&mut map, &mut color, "color"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(GadgetSpec {
+                                    size: serde_struct::required(size, "size")?,
+                                    color: serde_struct::optional(color),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "GadgetSpec",
+                                <GadgetSpecVisitor as serde_struct::Fields>::NAMES,
+                                GadgetSpecVisitor,
+                            )
+                    }
                 }
 
                 impl GadgetSpec {
@@ -657,33 +1126,141 @@ pub mod com {
             pub use self::gadget::{Gadget, GadgetBuilder, GadgetSpec, GadgetSpecBuilder};
             mod gadget_list {
                 /// A page of gadgets.
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct GadgetList {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-                    #[serde(
-                        rename = "apiVersion",
-                        default = "::kubegen_runtime::ApiVersion::absent",
-                        skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
-                    )]
                     pub api_version: ::kubegen_runtime::ApiVersion<GadgetList>,
                     pub items: Vec<crate::golden::resource::com::example::v1::Gadget>,
                     /// Always `GadgetList`: set on construction, checked when deserializing, and omitted when absent from the input.
-                    #[serde(
-                        default = "::kubegen_runtime::Kind::absent",
-                        skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
-                    )]
                     pub kind: ::kubegen_runtime::Kind<GadgetList>,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub metadata: Option<
                         crate::golden::resource::apimachinery::pkg::apis::meta::v1::ListMeta,
                     >,
+                }
+
+                impl ::serde::Serialize for GadgetList {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            1,
+                            &[
+                                self.api_version.is_present(),
+                                self.kind.is_present(),
+                                self.metadata.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("GadgetList", len)?;
+                        serde_struct::field_if(
+                            &mut state,
+                            "apiVersion",
+                            &self.api_version,
+                            self.api_version.is_present(),
+                        )?;
+                        state.serialize_field("items", &self.items)?;
+                        serde_struct::field_if(
+                            &mut state,
+                            "kind",
+                            &self.kind,
+                            self.kind.is_present(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "metadata",
+                            self.metadata.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for GadgetList {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct GadgetListVisitor;
+
+                        impl serde_struct::Fields for GadgetListVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "apiVersion",
+                                "items",
+                                "kind",
+                                "metadata",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "apiVersion" => 0,
+                                    "items" => 1,
+                                    "kind" => 2,
+                                    "metadata" => 3,
+                                    _ => 4,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for GadgetListVisitor {
+                            type Value = GadgetList;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct GadgetList")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<GadgetList, A::Error> {
+                                let mut api_version = None;
+                                let mut items = None;
+                                let mut kind = None;
+                                let mut metadata = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut api_version,
+                                                "apiVersion",
+                                            )
+                                        }
+
+                                        1 => serde_struct::value(&mut map, &mut items, "items"),
+                                        2 => serde_struct::value(&mut map, &mut kind, "kind"),
+                                        3 => {
+                                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                                        }
+
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(GadgetList {
+                                    api_version: api_version
+                                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                                    items: serde_struct::required(items, "items")?,
+                                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                                    metadata: serde_struct::optional(metadata),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "GadgetList",
+                                <GadgetListVisitor as serde_struct::Fields>::NAMES,
+                                GadgetListVisitor,
+                            )
+                    }
                 }
 
                 impl ::kubegen_runtime::TypeMeta for GadgetList {
@@ -801,33 +1378,134 @@ pub mod com {
                 /// | Method | Path | Description | Query parameters | Function |
                 /// |---|---|---|---|---|
                 /// | `GET` | `/apis/example.com/v1/gizmos` |  |  | [`list_gizmo`](Self::list_gizmo) |
-                #[derive(
-                    Clone,
-                    Debug,
-                    Default,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Gizmo {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-                    #[serde(
-                        rename = "apiVersion",
-                        default = "::kubegen_runtime::ApiVersion::absent",
-                        skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
-                    )]
                     pub api_version: ::kubegen_runtime::ApiVersion<Gizmo>,
                     /// Always `Gizmo`: set on construction, checked when deserializing, and omitted when absent from the input.
-                    #[serde(
-                        default = "::kubegen_runtime::Kind::absent",
-                        skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
-                    )]
                     pub kind: ::kubegen_runtime::Kind<Gizmo>,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub metadata: Option<
                         crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta,
                     >,
+                }
+
+                impl ::serde::Serialize for Gizmo {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            0,
+                            &[
+                                self.api_version.is_present(),
+                                self.kind.is_present(),
+                                self.metadata.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("Gizmo", len)?;
+                        serde_struct::field_if(
+                            &mut state,
+                            "apiVersion",
+                            &self.api_version,
+                            self.api_version.is_present(),
+                        )?;
+                        serde_struct::field_if(
+                            &mut state,
+                            "kind",
+                            &self.kind,
+                            self.kind.is_present(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "metadata",
+                            self.metadata.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Gizmo {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct GizmoVisitor;
+
+                        impl serde_struct::Fields for GizmoVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "apiVersion",
+                                "kind",
+                                "metadata",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "apiVersion" => 0,
+                                    "kind" => 1,
+                                    "metadata" => 2,
+                                    _ => 3,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for GizmoVisitor {
+                            type Value = Gizmo;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Gizmo")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Gizmo, A::Error> {
+                                let mut api_version = None;
+                                let mut kind = None;
+                                let mut metadata = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut api_version,
+                                                "apiVersion",
+                                            )
+                                        }
+
+                                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
+                                        2 => {
+                                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                                        }
+
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Gizmo {
+                                    api_version: api_version
+                                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                                    metadata: serde_struct::optional(metadata),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Gizmo",
+                                <GizmoVisitor as serde_struct::Fields>::NAMES,
+                                GizmoVisitor,
+                            )
+                    }
                 }
 
                 impl ::kubegen_runtime::TypeMeta for Gizmo {
@@ -933,6 +1611,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// Never in practice: the request is always well-formed.
+                    #[inline]
                     pub fn list_gizmo() -> Result<
                         ::kubegen_runtime::http::Request<Vec<u8>>,
                         ::kubegen_runtime::RequestError,
@@ -953,6 +1632,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+                    #[inline]
                     pub fn list_gizmo_response(
                         status: ::kubegen_runtime::http::StatusCode,
                         body: &[u8],
@@ -968,25 +1648,124 @@ pub mod com {
             pub use self::gizmo::{Gizmo, GizmoBuilder};
             mod options {
                 /// Registered in two groups, so apiVersion and kind stay plain strings.
-                #[derive(
-                    Clone,
-                    Debug,
-                    Default,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Options {
-                    #[serde(
-                        rename = "apiVersion",
-                        skip_serializing_if = "Option::is_none"
-                    )]
                     pub api_version: Option<String>,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub kind: Option<String>,
-                    #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
                     pub dry_run: Option<Vec<String>>,
+                }
+
+                impl ::serde::Serialize for Options {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            0,
+                            &[
+                                self.api_version.is_some(),
+                                self.kind.is_some(),
+                                self.dry_run.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("Options", len)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "apiVersion",
+                            self.api_version.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "kind",
+                            self.kind.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "dryRun",
+                            self.dry_run.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Options {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct OptionsVisitor;
+
+                        impl serde_struct::Fields for OptionsVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "apiVersion",
+                                "kind",
+                                "dryRun",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "apiVersion" => 0,
+                                    "kind" => 1,
+                                    "dryRun" => 2,
+                                    _ => 3,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for OptionsVisitor {
+                            type Value = Options;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Options")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Options, A::Error> {
+                                let mut api_version = None;
+                                let mut kind = None;
+                                let mut dry_run = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut api_version,
+                                                "apiVersion",
+                                            )
+                                        }
+
+                                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
+                                        2 => serde_struct::value(&mut map, &mut dry_run, "dryRun"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Options {
+                                    api_version: serde_struct::optional(api_version),
+                                    kind: serde_struct::optional(kind),
+                                    dry_run: serde_struct::optional(dry_run),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Options",
+                                <OptionsVisitor as serde_struct::Fields>::NAMES,
+                                OptionsVisitor,
+                            )
+                    }
                 }
 
                 impl Options {

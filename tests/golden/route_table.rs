@@ -8,33 +8,141 @@ pub mod apimachinery {
                 pub mod v1 {
                     mod status {
                         /// The body of an error response.
-                        #[derive(
-                            Clone,
-                            Debug,
-                            Default,
-                            PartialEq,
-                            Eq,
-                            ::serde::Deserialize,
-                            ::serde::Serialize
-                        )]
+                        #[derive(Clone, Debug, Default, PartialEq, Eq)]
                         pub struct Status {
                             /// Always `v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-                            #[serde(
-                                rename = "apiVersion",
-                                default = "::kubegen_runtime::ApiVersion::absent",
-                                skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
-                            )]
                             pub api_version: ::kubegen_runtime::ApiVersion<Status>,
                             /// Always `Status`: set on construction, checked when deserializing, and omitted when absent from the input.
-                            #[serde(
-                                default = "::kubegen_runtime::Kind::absent",
-                                skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
-                            )]
                             pub kind: ::kubegen_runtime::Kind<Status>,
-                            #[serde(skip_serializing_if = "Option::is_none")]
                             pub message: Option<String>,
-                            #[serde(skip_serializing_if = "Option::is_none")]
                             pub code: Option<i32>,
+                        }
+
+                        impl ::serde::Serialize for Status {
+                            #[allow(clippy::too_many_lines)]
+                            fn serialize<S: ::serde::Serializer>(
+                                &self,
+                                serializer: S,
+                            ) -> Result<S::Ok, S::Error> {
+                                use ::serde::ser::SerializeStruct as _;
+                                use ::kubegen_runtime::serde_struct;
+                                let len = serde_struct::len(
+                                    0,
+                                    &[
+                                        self.api_version.is_present(),
+                                        self.kind.is_present(),
+                                        self.message.is_some(),
+                                        self.code.is_some(),
+                                    ],
+                                );
+                                let mut state = serializer.serialize_struct("Status", len)?;
+                                serde_struct::field_if(
+                                    &mut state,
+                                    "apiVersion",
+                                    &self.api_version,
+                                    self.api_version.is_present(),
+                                )?;
+                                serde_struct::field_if(
+                                    &mut state,
+                                    "kind",
+                                    &self.kind,
+                                    self.kind.is_present(),
+                                )?;
+                                serde_struct::optional_field(
+                                    &mut state,
+                                    "message",
+                                    self.message.as_ref(),
+                                )?;
+                                serde_struct::optional_field(
+                                    &mut state,
+                                    "code",
+                                    self.code.as_ref(),
+                                )?;
+                                state.end()
+                            }
+                        }
+
+                        impl<'de> ::serde::Deserialize<'de> for Status {
+                            #[allow(clippy::too_many_lines)]
+                            fn deserialize<D: ::serde::Deserializer<'de>>(
+                                deserializer: D,
+                            ) -> Result<Self, D::Error> {
+                                use ::kubegen_runtime::serde_struct;
+                                struct StatusVisitor;
+
+                                impl serde_struct::Fields for StatusVisitor {
+                                    const NAMES: &'static [&'static str] = &[
+                                        "apiVersion",
+                                        "kind",
+                                        "message",
+                                        "code",
+                                    ];
+
+                                    fn index(name: &str) -> usize {
+                                        match name {
+                                            "apiVersion" => 0,
+                                            "kind" => 1,
+                                            "message" => 2,
+                                            "code" => 3,
+                                            _ => 4,
+                                        }
+                                    }
+                                }
+
+                                impl<'de> ::serde::de::Visitor<'de> for StatusVisitor {
+                                    type Value = Status;
+
+                                    fn expecting(
+                                        &self,
+                                        f: &mut ::std::fmt::Formatter<'_>,
+                                    ) -> ::std::fmt::Result {
+                                        f.write_str("struct Status")
+                                    }
+
+                                    fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                        self,
+                                        mut map: A,
+                                    ) -> Result<Status, A::Error> {
+                                        let mut api_version = None;
+                                        let mut kind = None;
+                                        let mut message = None;
+                                        let mut code = None;
+                                        while let Some(index) = map
+                                            .next_key_seed(serde_struct::Key::<Self>::new())?
+                                        {
+                                            match index {
+                                                0 => {
+                                                    serde_struct::value(
+                                                        &mut map,
+                                                        &mut api_version,
+                                                        "apiVersion",
+                                                    )
+                                                }
+
+                                                1 => serde_struct::value(&mut map, &mut kind, "kind"),
+                                                2 => serde_struct::value(&mut map, &mut message, "message"),
+                                                3 => serde_struct::value(&mut map, &mut code, "code"),
+                                                _ => serde_struct::skip(&mut map),
+                                            }?;
+                                        }
+
+                                        Ok(Status {
+                                            api_version: api_version
+                                                .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                                            kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                                            message: serde_struct::optional(message),
+                                            code: serde_struct::optional(code),
+                                        })
+                                    }
+                                }
+
+                                deserializer
+                                    .deserialize_struct(
+                                        "Status",
+                                        <StatusVisitor as serde_struct::Fields>::NAMES,
+                                        StatusVisitor,
+                                    )
+                            }
                         }
 
                         impl ::kubegen_runtime::TypeMeta for Status {
@@ -118,31 +226,129 @@ pub mod com {
                 /// | `DELETE` | `/apis/example.com/v1/widgets/{name}` | Delete the specified Widget; \| pipes and \<tags\> are escaped. |  | [`delete_widget`](Self::delete_widget) |
                 /// | `GET` | `/apis/example.com/v1/widgets/{name}` | Read the specified Widget. |  | [`read_widget`](Self::read_widget) |
                 /// | `POST` | `/apis/example.com/v1/widgets/{name}/exec` | Run a command in a Widget. | `command`, `tty` | [`connect_widget_exec`](Self::connect_widget_exec) |
-                #[derive(
-                    Clone,
-                    Debug,
-                    Default,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Widget {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-                    #[serde(
-                        rename = "apiVersion",
-                        default = "::kubegen_runtime::ApiVersion::absent",
-                        skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
-                    )]
                     pub api_version: ::kubegen_runtime::ApiVersion<Widget>,
                     /// Always `Widget`: set on construction, checked when deserializing, and omitted when absent from the input.
-                    #[serde(
-                        default = "::kubegen_runtime::Kind::absent",
-                        skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
-                    )]
                     pub kind: ::kubegen_runtime::Kind<Widget>,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub size: Option<i32>,
+                }
+
+                impl ::serde::Serialize for Widget {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            0,
+                            &[
+                                self.api_version.is_present(),
+                                self.kind.is_present(),
+                                self.size.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("Widget", len)?;
+                        serde_struct::field_if(
+                            &mut state,
+                            "apiVersion",
+                            &self.api_version,
+                            self.api_version.is_present(),
+                        )?;
+                        serde_struct::field_if(
+                            &mut state,
+                            "kind",
+                            &self.kind,
+                            self.kind.is_present(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "size",
+                            self.size.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Widget {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct WidgetVisitor;
+
+                        impl serde_struct::Fields for WidgetVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "apiVersion",
+                                "kind",
+                                "size",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "apiVersion" => 0,
+                                    "kind" => 1,
+                                    "size" => 2,
+                                    _ => 3,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for WidgetVisitor {
+                            type Value = Widget;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Widget")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Widget, A::Error> {
+                                let mut api_version = None;
+                                let mut kind = None;
+                                let mut size = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut api_version,
+                                                "apiVersion",
+                                            )
+                                        }
+
+                                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
+                                        2 => serde_struct::value(&mut map, &mut size, "size"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Widget {
+                                    api_version: api_version
+                                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                                    size: serde_struct::optional(size),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Widget",
+                                <WidgetVisitor as serde_struct::Fields>::NAMES,
+                                WidgetVisitor,
+                            )
+                    }
                 }
 
                 impl ::kubegen_runtime::TypeMeta for Widget {
@@ -220,6 +426,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// Never in practice: the request is always well-formed.
+                    #[inline]
                     pub fn list_widget(
                         query: &ListWidgetQuery,
                     ) -> Result<
@@ -243,6 +450,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+                    #[inline]
                     pub fn list_widget_response(
                         status: ::kubegen_runtime::http::StatusCode,
                         body: &[u8],
@@ -263,6 +471,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+                    #[inline]
                     pub fn delete_widget(
                         name: &str,
                         body: Option<
@@ -289,6 +498,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+                    #[inline]
                     pub fn delete_widget_response(
                         status: ::kubegen_runtime::http::StatusCode,
                         body: &[u8],
@@ -323,6 +533,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// When a path parameter is empty, `.` or `..`.
+                    #[inline]
                     pub fn read_widget(
                         name: &str,
                     ) -> Result<
@@ -346,6 +557,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+                    #[inline]
                     pub fn read_widget_response(
                         status: ::kubegen_runtime::http::StatusCode,
                         body: &[u8],
@@ -366,6 +578,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// When a path parameter is empty, `.` or `..`.
+                    #[inline]
                     pub fn connect_widget_exec(
                         name: &str,
                         command: &[String],
@@ -394,6 +607,7 @@ pub mod com {
                     /// # Errors
                     ///
                     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+                    #[inline]
                     pub fn connect_widget_exec_response(
                         status: ::kubegen_runtime::http::StatusCode,
                         body: &[u8],
@@ -416,6 +630,7 @@ pub mod com {
                 }
 
                 impl ::kubegen_runtime::request::QueryParams for ListWidgetQuery {
+                    #[inline]
                     fn append_to(
                         &self,
                         target: &mut ::kubegen_runtime::request::PathAndQuery,
@@ -426,6 +641,7 @@ pub mod com {
 
                 impl ListWidgetQuery {
                     /// A builder with no parameter set.
+                    #[inline]
                     pub fn builder() -> ListWidgetQueryBuilder {
                         ListWidgetQueryBuilder::default()
                     }
@@ -444,6 +660,7 @@ pub mod com {
                     }
 
                     /// The parameters.
+                    #[inline]
                     #[must_use]
                     pub fn build(self) -> ListWidgetQuery {
                         self.0
@@ -483,6 +700,7 @@ pub mod com {
                 }
 
                 impl ::kubegen_runtime::request::QueryParams for ConnectWidgetExecQuery {
+                    #[inline]
                     fn append_to(
                         &self,
                         target: &mut ::kubegen_runtime::request::PathAndQuery,
@@ -493,6 +711,7 @@ pub mod com {
 
                 impl ConnectWidgetExecQuery {
                     /// A builder with no parameter set.
+                    #[inline]
                     pub fn builder() -> ConnectWidgetExecQueryBuilder {
                         ConnectWidgetExecQueryBuilder::default()
                     }
@@ -511,6 +730,7 @@ pub mod com {
                     }
 
                     /// The parameters.
+                    #[inline]
                     #[must_use]
                     pub fn build(self) -> ConnectWidgetExecQuery {
                         self.0
@@ -537,29 +757,121 @@ pub mod com {
             };
             mod widget_list {
                 /// A page of widgets.
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    Eq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct WidgetList {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-                    #[serde(
-                        rename = "apiVersion",
-                        default = "::kubegen_runtime::ApiVersion::absent",
-                        skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
-                    )]
                     pub api_version: ::kubegen_runtime::ApiVersion<WidgetList>,
                     pub items: Vec<crate::golden::route_table::com::example::v1::Widget>,
                     /// Always `WidgetList`: set on construction, checked when deserializing, and omitted when absent from the input.
-                    #[serde(
-                        default = "::kubegen_runtime::Kind::absent",
-                        skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
-                    )]
                     pub kind: ::kubegen_runtime::Kind<WidgetList>,
+                }
+
+                impl ::serde::Serialize for WidgetList {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            1,
+                            &[self.api_version.is_present(), self.kind.is_present()],
+                        );
+                        let mut state = serializer.serialize_struct("WidgetList", len)?;
+                        serde_struct::field_if(
+                            &mut state,
+                            "apiVersion",
+                            &self.api_version,
+                            self.api_version.is_present(),
+                        )?;
+                        state.serialize_field("items", &self.items)?;
+                        serde_struct::field_if(
+                            &mut state,
+                            "kind",
+                            &self.kind,
+                            self.kind.is_present(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for WidgetList {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct WidgetListVisitor;
+
+                        impl serde_struct::Fields for WidgetListVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "apiVersion",
+                                "items",
+                                "kind",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "apiVersion" => 0,
+                                    "items" => 1,
+                                    "kind" => 2,
+                                    _ => 3,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for WidgetListVisitor {
+                            type Value = WidgetList;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct WidgetList")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<WidgetList, A::Error> {
+                                let mut api_version = None;
+                                let mut items = None;
+                                let mut kind = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut api_version,
+                                                "apiVersion",
+                                            )
+                                        }
+
+                                        1 => serde_struct::value(&mut map, &mut items, "items"),
+                                        2 => serde_struct::value(&mut map, &mut kind, "kind"),
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(WidgetList {
+                                    api_version: api_version
+                                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                                    items: serde_struct::required(items, "items")?,
+                                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "WidgetList",
+                                <WidgetListVisitor as serde_struct::Fields>::NAMES,
+                                WidgetListVisitor,
+                            )
+                    }
                 }
 
                 impl ::kubegen_runtime::TypeMeta for WidgetList {
@@ -809,6 +1121,7 @@ pub mod routes {
         /// # Errors
         ///
         /// Never in practice: the request is always well-formed.
+        #[inline]
         pub fn get_example_com_v1api_resources() -> Result<
             ::kubegen_runtime::http::Request<Vec<u8>>,
             ::kubegen_runtime::RequestError,
@@ -829,6 +1142,7 @@ pub mod routes {
         /// # Errors
         ///
         /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+        #[inline]
         pub fn get_example_com_v1api_resources_response(
             status: ::kubegen_runtime::http::StatusCode,
             body: &[u8],
@@ -849,6 +1163,7 @@ pub mod routes {
         /// # Errors
         ///
         /// Never in practice: the request is always well-formed.
+        #[inline]
         pub fn read_example_com_v1_widget_stats() -> Result<
             ::kubegen_runtime::http::Request<Vec<u8>>,
             ::kubegen_runtime::RequestError,
@@ -869,6 +1184,7 @@ pub mod routes {
         /// # Errors
         ///
         /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+        #[inline]
         pub fn read_example_com_v1_widget_stats_response(
             status: ::kubegen_runtime::http::StatusCode,
             body: &[u8],
@@ -939,14 +1255,7 @@ pub mod routes {
                     scope: ::kubegen_runtime::Scope::Cluster,
                 }),
                 path_params: &[],
-                query: &[
-                    ::kubegen_runtime::route::QueryParamInfo {
-                        name: "limit",
-                        ty: "integer",
-                        description: "Maximum number of items.",
-                        required: false,
-                    },
-                ],
+                query: &[params::LIMIT],
                 body: None,
                 responses: &[
                     ::kubegen_runtime::route::ResponseInfo {
@@ -1043,20 +1352,7 @@ pub mod routes {
                     scope: ::kubegen_runtime::Scope::Cluster,
                 }),
                 path_params: &["name"],
-                query: &[
-                    ::kubegen_runtime::route::QueryParamInfo {
-                        name: "command",
-                        ty: "array",
-                        description: "The command and its arguments.",
-                        required: true,
-                    },
-                    ::kubegen_runtime::route::QueryParamInfo {
-                        name: "tty",
-                        ty: "boolean",
-                        description: "Allocate a terminal.",
-                        required: false,
-                    },
-                ],
+                query: &[params::COMMAND, params::TTY],
                 body: None,
                 responses: &[
                     ::kubegen_runtime::route::ResponseInfo {
@@ -1107,6 +1403,29 @@ pub mod routes {
                 description: "Statistics over all widgets.",
             },
         ];
+
+        /// The query parameters of the table, each spelled once.
+        mod params {
+            use ::kubegen_runtime::route::QueryParamInfo;
+            pub(super) const LIMIT: QueryParamInfo = QueryParamInfo {
+                name: "limit",
+                ty: "integer",
+                description: "Maximum number of items.",
+                required: false,
+            };
+            pub(super) const COMMAND: QueryParamInfo = QueryParamInfo {
+                name: "command",
+                ty: "array",
+                description: "The command and its arguments.",
+                required: true,
+            };
+            pub(super) const TTY: QueryParamInfo = QueryParamInfo {
+                name: "tty",
+                ty: "boolean",
+                description: "Allocate a terminal.",
+                required: false,
+            };
+        }
 
         /// The error of every response decoder: a `Status` from the server, an undeclared
         /// status with a body that is not one, or a body that is not the declared type.

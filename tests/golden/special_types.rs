@@ -49,37 +49,180 @@ pub mod io {
         pub mod v1 {
             mod times {
                 /// Timestamps, quantities and raw JSON.
-                #[derive(
-                    Clone,
-                    Debug,
-                    PartialEq,
-                    ::serde::Deserialize,
-                    ::serde::Serialize
-                )]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Times {
                     pub created: crate::golden::special_types::apimachinery::pkg::apis::meta::v1::Time,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub renewed: Option<
                         crate::golden::special_types::apimachinery::pkg::apis::meta::v1::MicroTime,
                     >,
                     /// A date-time without a named type is a Time.
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub anonymous: Option<::kubegen_runtime::Time>,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub ratio: Option<f64>,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub capacity: Option<
                         crate::golden::special_types::apimachinery::pkg::api::resource::Quantity,
                     >,
-                    #[serde(skip_serializing_if = "Option::is_none")]
                     pub raw: Option<
                         crate::golden::special_types::apimachinery::pkg::runtime::RawExtension,
                     >,
-                    #[serde(
-                        rename = "nullableName",
-                        skip_serializing_if = "Option::is_none"
-                    )]
                     pub nullable_name: Option<String>,
+                }
+
+                impl ::serde::Serialize for Times {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        use ::kubegen_runtime::serde_struct;
+                        let len = serde_struct::len(
+                            1,
+                            &[
+                                self.renewed.is_some(),
+                                self.anonymous.is_some(),
+                                self.ratio.is_some(),
+                                self.capacity.is_some(),
+                                self.raw.is_some(),
+                                self.nullable_name.is_some(),
+                            ],
+                        );
+                        let mut state = serializer.serialize_struct("Times", len)?;
+                        state.serialize_field("created", &self.created)?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "renewed",
+                            self.renewed.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "anonymous",
+                            self.anonymous.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "ratio",
+                            self.ratio.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "capacity",
+                            self.capacity.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "raw",
+                            self.raw.as_ref(),
+                        )?;
+                        serde_struct::optional_field(
+                            &mut state,
+                            "nullableName",
+                            self.nullable_name.as_ref(),
+                        )?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for Times {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubegen_runtime::serde_struct;
+                        struct TimesVisitor;
+
+                        impl serde_struct::Fields for TimesVisitor {
+                            const NAMES: &'static [&'static str] = &[
+                                "created",
+                                "renewed",
+                                "anonymous",
+                                "ratio",
+                                "capacity",
+                                "raw",
+                                "nullableName",
+                            ];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "created" => 0,
+                                    "renewed" => 1,
+                                    "anonymous" => 2,
+                                    "ratio" => 3,
+                                    "capacity" => 4,
+                                    "raw" => 5,
+                                    "nullableName" => 6,
+                                    _ => 7,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de> for TimesVisitor {
+                            type Value = Times;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct Times")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<Times, A::Error> {
+                                let mut created = None;
+                                let mut renewed = None;
+                                let mut anonymous = None;
+                                let mut ratio = None;
+                                let mut capacity = None;
+                                let mut raw = None;
+                                let mut nullable_name = None;
+                                while let Some(index) = map
+                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut created, "created"),
+                                        1 => serde_struct::value(&mut map, &mut renewed, "renewed"),
+                                        2 => {
+                                            serde_struct::value(&mut map, &mut anonymous, "anonymous")
+                                        }
+
+                                        3 => serde_struct::value(&mut map, &mut ratio, "ratio"),
+                                        4 => {
+                                            serde_struct::value(&mut map, &mut capacity, "capacity")
+                                        }
+
+                                        5 => serde_struct::value(&mut map, &mut raw, "raw"),
+                                        6 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut nullable_name,
+                                                "nullableName",
+                                            )
+                                        }
+
+                                        _ => serde_struct::skip(&mut map),
+                                    }?;
+                                }
+
+                                Ok(Times {
+                                    created: serde_struct::required(created, "created")?,
+                                    renewed: serde_struct::optional(renewed),
+                                    anonymous: serde_struct::optional(anonymous),
+                                    ratio: serde_struct::optional(ratio),
+                                    capacity: serde_struct::optional(capacity),
+                                    raw: serde_struct::optional(raw),
+                                    nullable_name: serde_struct::optional(nullable_name),
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "Times",
+                                <TimesVisitor as serde_struct::Fields>::NAMES,
+                                TimesVisitor,
+                            )
+                    }
                 }
 
                 impl Times {

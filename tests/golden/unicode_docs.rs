@@ -9,24 +9,11 @@ pub mod com {
                     /// 租期定义租期概念。
                     ///
                     /// 리스는 리스 개념을 정의합니다.
-                    #[derive(
-                        Clone,
-                        Debug,
-                        Default,
-                        PartialEq,
-                        Eq,
-                        ::serde::Deserialize,
-                        ::serde::Serialize
-                    )]
+                    #[derive(Clone, Debug, Default, PartialEq, Eq)]
                     pub struct Lease {
                         /// holderIdentity 包含当前租期的所有者的身份。
-                        #[serde(
-                            rename = "holderIdentity",
-                            skip_serializing_if = "Option::is_none"
-                        )]
                         pub holder_identity: Option<String>,
                         /// Not HTML: \<script\>alert(1)\</script\> and \<name\> placeholders.
-                        #[serde(skip_serializing_if = "Option::is_none")]
                         pub script: Option<String>,
                         /// Not a doctest:
                         /// \`\`\`
@@ -35,19 +22,161 @@ pub mod com {
                         /// nor this:
                         ///
                         /// indented code
-                        #[serde(skip_serializing_if = "Option::is_none")]
                         pub fence: Option<String>,
                         /// Not links: \[a\], \[b\](c), \[`d`\]; but this is one: <https://kubernetes.io/docs/concepts/> (see <https://example.com/x_(y)>).
-                        #[serde(skip_serializing_if = "Option::is_none")]
                         pub links: Option<String>,
                         /// A */ closing comment, a /* opening one, #\[attr\] and a \\ backslash. Code `<T>` stays.
-                        #[serde(skip_serializing_if = "Option::is_none")]
                         pub comment: Option<String>,
                         /// \# Not a heading
                         /// \> not a quote
                         /// \&lt; not an entity
-                        #[serde(skip_serializing_if = "Option::is_none")]
                         pub heading: Option<String>,
+                    }
+
+                    impl ::serde::Serialize for Lease {
+                        #[allow(clippy::too_many_lines)]
+                        fn serialize<S: ::serde::Serializer>(
+                            &self,
+                            serializer: S,
+                        ) -> Result<S::Ok, S::Error> {
+                            use ::serde::ser::SerializeStruct as _;
+                            use ::kubegen_runtime::serde_struct;
+                            let len = serde_struct::len(
+                                0,
+                                &[
+                                    self.holder_identity.is_some(),
+                                    self.script.is_some(),
+                                    self.fence.is_some(),
+                                    self.links.is_some(),
+                                    self.comment.is_some(),
+                                    self.heading.is_some(),
+                                ],
+                            );
+                            let mut state = serializer.serialize_struct("Lease", len)?;
+                            serde_struct::optional_field(
+                                &mut state,
+                                "holderIdentity",
+                                self.holder_identity.as_ref(),
+                            )?;
+                            serde_struct::optional_field(
+                                &mut state,
+                                "script",
+                                self.script.as_ref(),
+                            )?;
+                            serde_struct::optional_field(
+                                &mut state,
+                                "fence",
+                                self.fence.as_ref(),
+                            )?;
+                            serde_struct::optional_field(
+                                &mut state,
+                                "links",
+                                self.links.as_ref(),
+                            )?;
+                            serde_struct::optional_field(
+                                &mut state,
+                                "comment",
+                                self.comment.as_ref(),
+                            )?;
+                            serde_struct::optional_field(
+                                &mut state,
+                                "heading",
+                                self.heading.as_ref(),
+                            )?;
+                            state.end()
+                        }
+                    }
+
+                    impl<'de> ::serde::Deserialize<'de> for Lease {
+                        #[allow(clippy::too_many_lines)]
+                        fn deserialize<D: ::serde::Deserializer<'de>>(
+                            deserializer: D,
+                        ) -> Result<Self, D::Error> {
+                            use ::kubegen_runtime::serde_struct;
+                            struct LeaseVisitor;
+
+                            impl serde_struct::Fields for LeaseVisitor {
+                                const NAMES: &'static [&'static str] = &[
+                                    "holderIdentity",
+                                    "script",
+                                    "fence",
+                                    "links",
+                                    "comment",
+                                    "heading",
+                                ];
+
+                                fn index(name: &str) -> usize {
+                                    match name {
+                                        "holderIdentity" => 0,
+                                        "script" => 1,
+                                        "fence" => 2,
+                                        "links" => 3,
+                                        "comment" => 4,
+                                        "heading" => 5,
+                                        _ => 6,
+                                    }
+                                }
+                            }
+
+                            impl<'de> ::serde::de::Visitor<'de> for LeaseVisitor {
+                                type Value = Lease;
+
+                                fn expecting(
+                                    &self,
+                                    f: &mut ::std::fmt::Formatter<'_>,
+                                ) -> ::std::fmt::Result {
+                                    f.write_str("struct Lease")
+                                }
+
+                                fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                    self,
+                                    mut map: A,
+                                ) -> Result<Lease, A::Error> {
+                                    let mut holder_identity = None;
+                                    let mut script = None;
+                                    let mut fence = None;
+                                    let mut links = None;
+                                    let mut comment = None;
+                                    let mut heading = None;
+                                    while let Some(index) = map
+                                        .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    {
+                                        match index {
+                                            0 => {
+                                                serde_struct::value(
+                                                    &mut map,
+                                                    &mut holder_identity,
+                                                    "holderIdentity",
+                                                )
+                                            }
+
+                                            1 => serde_struct::value(&mut map, &mut script, "script"),
+                                            2 => serde_struct::value(&mut map, &mut fence, "fence"),
+                                            3 => serde_struct::value(&mut map, &mut links, "links"),
+                                            4 => serde_struct::value(&mut map, &mut comment, "comment"),
+                                            5 => serde_struct::value(&mut map, &mut heading, "heading"),
+                                            _ => serde_struct::skip(&mut map),
+                                        }?;
+                                    }
+
+                                    Ok(Lease {
+                                        holder_identity: serde_struct::optional(holder_identity),
+                                        script: serde_struct::optional(script),
+                                        fence: serde_struct::optional(fence),
+                                        links: serde_struct::optional(links),
+                                        comment: serde_struct::optional(comment),
+                                        heading: serde_struct::optional(heading),
+                                    })
+                                }
+                            }
+
+                            deserializer
+                                .deserialize_struct(
+                                    "Lease",
+                                    <LeaseVisitor as serde_struct::Fields>::NAMES,
+                                    LeaseVisitor,
+                                )
+                        }
                     }
 
                     impl Lease {

@@ -506,8 +506,9 @@ fn every_struct_in_generated_has_a_builder() {
 
 #[test]
 fn query_parameters_have_builders_too() {
-    use kubegen_api::api::coordination::v1::{Lease, ListNamespacedLeaseQuery};
-    let query = ListNamespacedLeaseQuery::builder()
+    use kubegen_api::api::coordination::v1::Lease;
+    use kubegen_api::routes::ListOrWatchQuery2;
+    let query = ListOrWatchQuery2::builder()
         .label_selector("app=web")
         .limit(10)
         .build();
@@ -516,8 +517,7 @@ fn query_parameters_have_builders_too() {
         request.uri().to_string(),
         "/apis/coordination.k8s.io/v1/namespaces/default/leases?labelSelector=app%3Dweb&limit=10"
     );
-    let again: ListNamespacedLeaseQuery =
-        kubegen_api::api::coordination::v1::ListNamespacedLeaseQueryBuilder::from(query.clone())
-            .build();
+    let again: ListOrWatchQuery2 =
+        kubegen_api::routes::ListOrWatchQuery2Builder::from(query.clone()).build();
     assert_eq!(again, query);
 }

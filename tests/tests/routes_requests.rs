@@ -6,7 +6,7 @@
 use kubegen_api::api::coordination::v1 as coordination;
 use kubegen_api::api::core::v1 as core;
 use kubegen_api::apimachinery::pkg::apis::meta::v1::{DeleteOptions, Status};
-use kubegen_api::routes::ResponseError;
+use kubegen_api::routes::{self, ResponseError};
 use kubegen_runtime::http::{Method, Request, StatusCode, header};
 use kubegen_runtime::{Patch, RequestError, WatchEvent};
 use serde_json::{Value, json};
@@ -101,14 +101,13 @@ fn bytes(value: &Value) -> Vec<u8> {
 
 #[test]
 fn lease_list_and_watch() {
-    let request =
-        Lease::list_lease_for_all_namespaces(&coordination::ListLeaseForAllNamespacesQuery {
-            label_selector: Some("app in (web,api)".into()),
-            limit: Some(50),
-            watch: Some(false),
-            ..Default::default()
-        })
-        .unwrap();
+    let request = Lease::list_lease_for_all_namespaces(&routes::ListOrWatchQuery2 {
+        label_selector: Some("app in (web,api)".into()),
+        limit: Some(50),
+        watch: Some(false),
+        ..Default::default()
+    })
+    .unwrap();
     check(
         &request,
         &Method::GET,
@@ -120,7 +119,7 @@ fn lease_list_and_watch() {
 
     let request = Lease::list_namespaced_lease(
         "kube-system",
-        &coordination::ListNamespacedLeaseQuery {
+        &routes::ListOrWatchQuery2 {
             continue_: Some("eyJ2Ijoi+/=".into()),
             ..Default::default()
         },
@@ -144,7 +143,7 @@ fn lease_list_and_watch() {
     // The deprecated /watch/ paths.
     let request = Lease::watch_namespaced_lease_list(
         "kube-system",
-        &coordination::WatchNamespacedLeaseListQuery {
+        &routes::ListOrWatchQuery2 {
             resource_version: Some("7".into()),
             allow_watch_bookmarks: Some(true),
             ..Default::default()
@@ -177,12 +176,9 @@ fn lease_list_and_watch() {
     );
     check_errors(Lease::watch_namespaced_lease_list_response);
 
-    let request = Lease::watch_namespaced_lease(
-        "kube-system",
-        "a",
-        &coordination::WatchNamespacedLeaseQuery::default(),
-    )
-    .unwrap();
+    let request =
+        Lease::watch_namespaced_lease("kube-system", "a", &routes::ListOrWatchQuery2::default())
+            .unwrap();
     check(
         &request,
         &Method::GET,
@@ -190,10 +186,8 @@ fn lease_list_and_watch() {
         None,
         None,
     );
-    let request = Lease::watch_lease_list_for_all_namespaces(
-        &coordination::WatchLeaseListForAllNamespacesQuery::default(),
-    )
-    .unwrap();
+    let request =
+        Lease::watch_lease_list_for_all_namespaces(&routes::ListOrWatchQuery2::default()).unwrap();
     check(
         &request,
         &Method::GET,
@@ -211,7 +205,7 @@ fn lease_create_read_replace_patch_delete() {
     let request = Lease::create_namespaced_lease(
         "kube-system",
         &body,
-        &coordination::CreateNamespacedLeaseQuery {
+        &routes::CreateOrReplaceQuery {
             dry_run: Some("All".into()),
             field_manager: Some("kubegen tests".into()),
             ..Default::default()
@@ -244,12 +238,8 @@ fn lease_create_read_replace_patch_delete() {
     }
     check_errors(Lease::create_namespaced_lease_response);
 
-    let request = Lease::read_namespaced_lease(
-        "kube-system",
-        "a",
-        &coordination::ReadNamespacedLeaseQuery::default(),
-    )
-    .unwrap();
+    let request =
+        Lease::read_namespaced_lease("kube-system", "a", &routes::GetQuery::default()).unwrap();
     check(
         &request,
         &Method::GET,
@@ -268,7 +258,7 @@ fn lease_create_read_replace_patch_delete() {
         "kube-system",
         "a",
         &body,
-        &coordination::ReplaceNamespacedLeaseQuery {
+        &routes::CreateOrReplaceQuery {
             field_validation: Some("Strict".into()),
             ..Default::default()
         },
@@ -312,7 +302,7 @@ fn lease_create_read_replace_patch_delete() {
             "kube-system",
             "a",
             &patch,
-            &coordination::PatchNamespacedLeaseQuery {
+            &routes::PatchQuery {
                 field_manager: Some("me".into()),
                 force: Some(true),
                 ..Default::default()
@@ -346,7 +336,7 @@ fn lease_create_read_replace_patch_delete() {
         "kube-system",
         "a",
         Some(&options),
-        &coordination::DeleteNamespacedLeaseQuery {
+        &routes::DeleteQuery {
             grace_period_seconds: Some(0),
             ..Default::default()
         },
@@ -359,13 +349,9 @@ fn lease_create_read_replace_patch_delete() {
         Some("application/json"),
         Some(json!({"propagationPolicy": "Foreground"})),
     );
-    let request = Lease::delete_namespaced_lease(
-        "kube-system",
-        "a",
-        None,
-        &coordination::DeleteNamespacedLeaseQuery::default(),
-    )
-    .unwrap();
+    let request =
+        Lease::delete_namespaced_lease("kube-system", "a", None, &routes::DeleteQuery::default())
+            .unwrap();
     check(
         &request,
         &Method::DELETE,
@@ -384,7 +370,7 @@ fn lease_create_read_replace_patch_delete() {
     let request = Lease::delete_collection_namespaced_lease(
         "kube-system",
         None,
-        &coordination::DeleteCollectionNamespacedLeaseQuery {
+        &routes::DeleteCollectionQuery2 {
             label_selector: Some("a=b".into()),
             send_initial_events: Some(false),
             ..Default::default()
@@ -406,7 +392,7 @@ fn lease_create_read_replace_patch_delete() {
 
 #[test]
 fn path_parameters_can_never_change_the_path() {
-    let query = coordination::ReadNamespacedLeaseQuery::default();
+    let query = routes::GetQuery::default();
     let cases = [
         ("a/b", "a%2Fb"),
         ("a?watch=true", "a%3Fwatch%3Dtrue"),
@@ -439,7 +425,7 @@ fn path_parameters_can_never_change_the_path() {
     // Query values are escaped too, and unset ones are not sent.
     let request = Lease::list_namespaced_lease(
         "ns",
-        &coordination::ListNamespacedLeaseQuery {
+        &routes::ListOrWatchQuery2 {
             field_selector: Some("metadata.name=a&b#c".into()),
             ..Default::default()
         },
@@ -458,7 +444,7 @@ fn pod_every_action() {
     let pod: Pod = serde_json::from_value(pod_json.clone()).unwrap();
     let ns = "default";
 
-    let request = Pod::list_pod_for_all_namespaces(&core::ListPodForAllNamespacesQuery {
+    let request = Pod::list_pod_for_all_namespaces(&routes::ListOrWatchQuery {
         field_selector: Some("spec.nodeName=node-1".into()),
         ..Default::default()
     })
@@ -479,7 +465,7 @@ fn pod_every_action() {
     );
     check_errors(Pod::list_pod_for_all_namespaces_response);
 
-    let request = Pod::list_namespaced_pod(ns, &core::ListNamespacedPodQuery::default()).unwrap();
+    let request = Pod::list_namespaced_pod(ns, &routes::ListOrWatchQuery::default()).unwrap();
     check(
         &request,
         &Method::GET,
@@ -497,11 +483,9 @@ fn pod_every_action() {
     check_errors(Pod::list_namespaced_pod_response);
 
     let request =
-        Pod::watch_pod_list_for_all_namespaces(&core::WatchPodListForAllNamespacesQuery::default())
-            .unwrap();
+        Pod::watch_pod_list_for_all_namespaces(&routes::ListOrWatchQuery::default()).unwrap();
     check(&request, &Method::GET, "/api/v1/watch/pods", None, None);
-    let request =
-        Pod::watch_namespaced_pod_list(ns, &core::WatchNamespacedPodListQuery::default()).unwrap();
+    let request = Pod::watch_namespaced_pod_list(ns, &routes::ListOrWatchQuery::default()).unwrap();
     check(
         &request,
         &Method::GET,
@@ -510,7 +494,7 @@ fn pod_every_action() {
         None,
     );
     let request =
-        Pod::watch_namespaced_pod(ns, "web", &core::WatchNamespacedPodQuery::default()).unwrap();
+        Pod::watch_namespaced_pod(ns, "web", &routes::ListOrWatchQuery::default()).unwrap();
     check(
         &request,
         &Method::GET,
@@ -536,7 +520,7 @@ fn pod_every_action() {
     check_errors(Pod::watch_pod_list_for_all_namespaces_response);
 
     let request =
-        Pod::create_namespaced_pod(ns, &pod, &core::CreateNamespacedPodQuery::default()).unwrap();
+        Pod::create_namespaced_pod(ns, &pod, &routes::CreateOrReplaceQuery::default()).unwrap();
     check(
         &request,
         &Method::POST,
@@ -553,7 +537,7 @@ fn pod_every_action() {
     let request = Pod::read_namespaced_pod(
         ns,
         "web",
-        &core::ReadNamespacedPodQuery {
+        &routes::GetQuery {
             pretty: Some("true".into()),
         },
     )
@@ -572,7 +556,7 @@ fn pod_every_action() {
     check_errors(Pod::read_namespaced_pod_response);
 
     let request =
-        Pod::replace_namespaced_pod(ns, "web", &pod, &core::ReplaceNamespacedPodQuery::default())
+        Pod::replace_namespaced_pod(ns, "web", &pod, &routes::CreateOrReplaceQuery::default())
             .unwrap();
     check(
         &request,
@@ -589,8 +573,7 @@ fn pod_every_action() {
 
     let patch = Patch::StrategicMerge(json!({"metadata": {"labels": {"app": "web"}}}));
     let request =
-        Pod::patch_namespaced_pod(ns, "web", &patch, &core::PatchNamespacedPodQuery::default())
-            .unwrap();
+        Pod::patch_namespaced_pod(ns, "web", &patch, &routes::PatchQuery::default()).unwrap();
     check(
         &request,
         &Method::PATCH,
@@ -609,7 +592,7 @@ fn pod_every_action() {
         ns,
         "web",
         None,
-        &core::DeleteNamespacedPodQuery {
+        &routes::DeleteQuery {
             propagation_policy: Some("Background".into()),
             ..Default::default()
         },
@@ -628,12 +611,9 @@ fn pod_every_action() {
     );
     check_errors(Pod::delete_namespaced_pod_response);
 
-    let request = Pod::delete_collection_namespaced_pod(
-        ns,
-        None,
-        &core::DeleteCollectionNamespacedPodQuery::default(),
-    )
-    .unwrap();
+    let request =
+        Pod::delete_collection_namespaced_pod(ns, None, &routes::DeleteCollectionQuery::default())
+            .unwrap();
     check(
         &request,
         &Method::DELETE,
@@ -692,12 +672,8 @@ fn pod_subresources_log_status_ephemeral_containers() {
     check_errors(Pod::read_namespaced_pod_log_response);
 
     // status
-    let request = Pod::read_namespaced_pod_status(
-        "default",
-        "web",
-        &core::ReadNamespacedPodStatusQuery::default(),
-    )
-    .unwrap();
+    let request =
+        Pod::read_namespaced_pod_status("default", "web", &routes::GetQuery::default()).unwrap();
     check(
         &request,
         &Method::GET,
@@ -714,7 +690,7 @@ fn pod_subresources_log_status_ephemeral_containers() {
         "default",
         "web",
         &pod,
-        &core::ReplaceNamespacedPodStatusQuery::default(),
+        &routes::CreateOrReplaceQuery::default(),
     )
     .unwrap();
     check(
@@ -730,13 +706,9 @@ fn pod_subresources_log_status_ephemeral_containers() {
     );
     check_errors(Pod::replace_namespaced_pod_status_response);
     let patch = Patch::Merge(json!({"status": {"phase": "Failed"}}));
-    let request = Pod::patch_namespaced_pod_status(
-        "default",
-        "web",
-        &patch,
-        &core::PatchNamespacedPodStatusQuery::default(),
-    )
-    .unwrap();
+    let request =
+        Pod::patch_namespaced_pod_status("default", "web", &patch, &routes::PatchQuery::default())
+            .unwrap();
     check(
         &request,
         &Method::PATCH,
@@ -754,7 +726,7 @@ fn pod_subresources_log_status_ephemeral_containers() {
     let request = Pod::read_namespaced_pod_ephemeralcontainers(
         "default",
         "web",
-        &core::ReadNamespacedPodEphemeralcontainersQuery::default(),
+        &routes::GetQuery::default(),
     )
     .unwrap();
     check(
@@ -774,7 +746,7 @@ fn pod_subresources_log_status_ephemeral_containers() {
         "default",
         "web",
         &pod,
-        &core::ReplaceNamespacedPodEphemeralcontainersQuery::default(),
+        &routes::CreateOrReplaceQuery::default(),
     )
     .unwrap();
     check(
@@ -792,7 +764,7 @@ fn pod_subresources_log_status_ephemeral_containers() {
         "default",
         "web",
         &patch,
-        &core::PatchNamespacedPodEphemeralcontainersQuery::default(),
+        &routes::PatchQuery::default(),
     )
     .unwrap();
     assert_eq!(

@@ -156,6 +156,21 @@ impl Attributes {
         diagnostics.finish(attributes)
     }
 
+    /// Whether the user gave the struct `id` or one of its fields a `#[serde(…)]` attribute,
+    /// which only serde's derive reads.
+    pub(crate) fn has_serde(&self, id: TypeId) -> bool {
+        let is_serde = |tokens: &TokenStream| {
+            syn::Attribute::parse_outer
+                .parse2(tokens.clone())
+                .is_ok_and(|attributes| attributes.iter().any(|a| a.path().is_ident("serde")))
+        };
+        self.types.get(&id).is_some_and(is_serde)
+            || self
+                .fields
+                .range((id, 0)..=(id, usize::MAX))
+                .any(|(_, tokens)| is_serde(tokens))
+    }
+
     /// The attributes of the type `id`.
     pub(crate) fn of_type(&self, id: TypeId) -> Option<&TokenStream> {
         self.types.get(&id)

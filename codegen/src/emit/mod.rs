@@ -8,6 +8,7 @@ mod kube;
 mod matcher;
 mod resource;
 mod routes;
+mod serde_impls;
 mod types;
 
 use std::collections::BTreeMap;

@@ -8,6 +8,10 @@
 //! `…Query` struct of optional query parameters per operation that has any. Crate-wide, in the
 //! `routes` module: the `Route` enum, the `ROUTES` table, the `ResponseError` alias, request
 //! functions of operations on no resource, and the matcher (`matcher.rs`).
+//!
+//! Request functions, decoders and query serialization are `#[inline]`. They are not generic,
+//! so rustc would otherwise compile every operation, and every serde impl its body and response
+//! reach, into the API crate; inline, only the operations a program calls are compiled, in it.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -158,7 +162,12 @@ fn operation_functions(
     let body = body.unwrap_or_else(|| quote!(None));
     let query_arg = op.names.query.as_ref().map(|query| {
         let arg = ident(&args.claim("query"));
-        let ty = ident(query);
+        let name = ident(query);
+        let ty = if op.names.query_shared {
+            quote!(#routes::#name)
+        } else {
+            quote!(#name)
+        };
         params.push(quote!(#arg: &#ty));
         quote!(target.push_params(#arg);)
     });
@@ -221,6 +230,7 @@ fn operation_functions(
 
     quote! {
         #request_doc
+        #[inline]
         pub fn #function(#(#params),*) -> Result<#runtime::http::Request<Vec<u8>>, #runtime::RequestError> {
             #binding = #runtime::request::PathAndQuery::new(#first);
             #(#steps)*
@@ -230,6 +240,7 @@ fn operation_functions(
         }
 
         #decode_doc
+        #[inline]
         pub fn #decoder(
             status: #runtime::http::StatusCode,
             body: &[u8],
@@ -453,6 +464,7 @@ fn query_builder(
     quote! {
         impl #query {
             /// A builder with no parameter set.
+            #[inline]
             pub fn builder() -> #builder {
                 #builder::default()
             }
@@ -467,6 +479,7 @@ fn query_builder(
             #(#setters)*
 
             /// The parameters.
+            #[inline]
             #[must_use]
             pub fn build(self) -> #query {
                 self.0
@@ -494,56 +507,16 @@ fn operation_types(
     owner: &str,
     local: &Local,
 ) -> (TokenStream, Vec<String>) {
-    let runtime = &context.runtime;
     let mut tokens = TokenStream::new();
     let mut names = Vec::new();
-    if let Some(query) = &op.names.query {
-        let name = ident(query);
-        let optional: Vec<_> = op.query_params.iter().filter(|q| !q.required).collect();
-        let eq = optional.iter().all(|q| !contains_float(&q.shape));
-        let derives = if eq {
-            quote!(Clone, Debug, Default, PartialEq, Eq)
-        } else {
-            quote!(Clone, Debug, Default, PartialEq)
-        };
-        let fields = optional.iter().map(|q| {
-            let doc = doc_text(&escaped(q.description.as_deref().unwrap_or_default()));
-            let field = ident(&q.rust_name);
-            let ty = shape_type(context, &q.shape);
-            quote! {
-                #doc
-                pub #field: Option<#ty>,
-            }
-        });
-        let pushes = optional.iter().map(|q| {
-            let field = ident(&q.rust_name);
-            let wire = &q.name;
-            let access = match q.shape {
-                Shape::String | Shape::Vec(_) => quote!(self.#field.as_deref()),
-                _ => quote!(self.#field.as_ref()),
-            };
-            quote!(target.push_optional_query(#wire, #access);)
-        });
-        let doc = doc_text(&format!(
+    if let Some(query) = op.names.query.as_ref().filter(|_| !op.names.query_shared) {
+        let doc = format!(
             "The optional query parameters of [`{owner}{}`]; only those set are sent.",
             op.names.function
-        ));
-        tokens.extend(quote! {
-            #doc
-            #[derive(#derives)]
-            pub struct #name {
-                #(#fields)*
-            }
-
-            impl #runtime::request::QueryParams for #name {
-                fn append_to(&self, target: &mut #runtime::request::PathAndQuery) {
-                    #(#pushes)*
-                }
-            }
-        });
+        );
+        tokens.extend(query_struct(context, op, &doc));
         names.push(query.clone());
         if let Some(builder) = op.names.query_builder.as_ref().filter(|_| context.builders) {
-            tokens.extend(query_builder(context, query, builder, &optional));
             names.push(builder.clone());
         }
     }
@@ -693,6 +666,98 @@ pub(crate) fn endpoint_docs(context: &Context<'_>, id: TypeId) -> TokenStream {
     super::docs::raw_doc_attrs(lines.iter().map(String::as_str))
 }
 
+/// The struct of `op`'s optional query parameters, with its `QueryParams` impl and builder.
+fn query_struct(context: &Context<'_>, op: &Operation, doc: &str) -> TokenStream {
+    let runtime = &context.runtime;
+    let (Some(query), builder) = (&op.names.query, &op.names.query_builder) else {
+        return TokenStream::new();
+    };
+    let name = ident(query);
+    let optional: Vec<_> = op.query_params.iter().filter(|q| !q.required).collect();
+    let eq = optional.iter().all(|q| !contains_float(&q.shape));
+    let derives = if eq {
+        quote!(Clone, Debug, Default, PartialEq, Eq)
+    } else {
+        quote!(Clone, Debug, Default, PartialEq)
+    };
+    let fields = optional.iter().map(|q| {
+        let doc = doc_text(&escaped(q.description.as_deref().unwrap_or_default()));
+        let field = ident(&q.rust_name);
+        let ty = shape_type(context, &q.shape);
+        quote! {
+            #doc
+            pub #field: Option<#ty>,
+        }
+    });
+    let pushes = optional.iter().map(|q| {
+        let field = ident(&q.rust_name);
+        let wire = &q.name;
+        let access = match q.shape {
+            Shape::String | Shape::Vec(_) => quote!(self.#field.as_deref()),
+            _ => quote!(self.#field.as_ref()),
+        };
+        quote!(target.push_optional_query(#wire, #access);)
+    });
+    let doc = doc_text(doc);
+    let mut tokens = quote! {
+        #doc
+        #[derive(#derives)]
+        pub struct #name {
+            #(#fields)*
+        }
+
+        impl #runtime::request::QueryParams for #name {
+            #[inline]
+            fn append_to(&self, target: &mut #runtime::request::PathAndQuery) {
+                #(#pushes)*
+            }
+        }
+    };
+    if let Some(builder) = builder.as_ref().filter(|_| context.builders) {
+        tokens.extend(query_builder(context, query, builder, &optional));
+    }
+    tokens
+}
+
+/// The query structs shared by several operations (`model::operations::shared_query_names`),
+/// for the routes module: each with its fields' docs from its first operation.
+fn shared_query_structs(context: &Context<'_>) -> Option<File> {
+    let mut sets: indexmap::IndexMap<&str, Vec<&Operation>> = indexmap::IndexMap::new();
+    for op in &context.api.operations {
+        if let Some(query) = op.names.query.as_deref().filter(|_| op.names.query_shared) {
+            sets.entry(query).or_default().push(op);
+        }
+    }
+    let first = sets.values().next()?.first()?;
+    let source = Origin {
+        file: first.origin.file.clone(),
+        pointer: "/paths".to_owned(),
+    };
+    let mut tokens = TokenStream::new();
+    let mut exports = Vec::new();
+    for (query, ops) in &sets {
+        let Some(op) = ops.first() else { continue };
+        let actions: std::collections::BTreeSet<&str> =
+            ops.iter().map(|op| op.action.as_str()).collect();
+        let doc = format!(
+            "The optional query parameters of the {} operations ({}) that take exactly these, such as `{}`; only those set are sent.",
+            ops.len(),
+            actions.into_iter().collect::<Vec<_>>().join(", "),
+            op.id,
+        );
+        tokens.extend(query_struct(context, op, &doc));
+        exports.push((*query).to_owned());
+        if let Some(builder) = op.names.query_builder.as_ref().filter(|_| context.builders) {
+            exports.push(builder.clone());
+        }
+    }
+    Some(File {
+        tokens,
+        exports,
+        source,
+    })
+}
+
 /// The crate-wide `routes` module: route enum and table, the error alias, free request
 /// functions for operations on no resource, and the matcher.
 pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
@@ -719,7 +784,12 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
         .operations
         .iter()
         .map(|op| doc_text(&format!("`{} {}`", op.method.as_str(), op.path.text)));
-    let entries = api.operations.iter().map(|op| route_info(context, op));
+    let query_params = SharedQueryParams::new(api);
+    let entries = api
+        .operations
+        .iter()
+        .map(|op| route_info(context, op, &query_params));
+    let query_consts = query_params.constants(context);
     let count = Literal::usize_unsuffixed(api.operations.len());
     let status = status_type(context);
     let route_tokens = quote! {
@@ -746,6 +816,8 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
         /// action, resource, parameters, body and responses. Indexed by [`Route`].
         pub static ROUTES: [#runtime::RouteInfo; #count] = [#(#entries),*];
 
+        #query_consts
+
         /// The error of every response decoder: a `Status` from the server, an undeclared
         /// status with a body that is not one, or a body that is not the declared type.
         pub type ResponseError = #runtime::ResponseError<#status>;
@@ -771,6 +843,10 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
             source: source.clone(),
         },
     );
+
+    if let Some(file) = shared_query_structs(context) {
+        module.files.insert("query".to_owned(), file);
+    }
 
     // Operations on no resource: free functions.
     let free: Vec<&Operation> = api
@@ -801,8 +877,87 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
     Some(module)
 }
 
+/// The distinct query parameters of the table, each spelled once as a constant in a private
+/// `params` module: most operations share most of theirs (`pretty`, `dryRun`, the list
+/// parameters), and spelling each with its description in every entry would make the table
+/// ten times larger, to read, to generate and to compile.
+struct SharedQueryParams<'a> {
+    /// Constant name by parameter, in order of first use.
+    names: indexmap::IndexMap<QueryKey<'a>, String>,
+}
+
+/// What a `QueryParamInfo` says: name, type, description, required.
+type QueryKey<'a> = (&'a str, &'static str, &'a str, bool);
+
+impl<'a> SharedQueryParams<'a> {
+    fn new(api: &'a crate::model::ApiSet) -> Self {
+        let mut namespace = Namespace::default();
+        let mut names = indexmap::IndexMap::new();
+        for q in api.operations.iter().flat_map(|op| &op.query_params) {
+            let key = Self::key(q);
+            if !names.contains_key(&key) {
+                let name = namespace.claim(&crate::model::naming::constant_name(q.name.as_str()));
+                names.insert(key, name);
+            }
+        }
+        Self { names }
+    }
+
+    fn key(q: &operations::QueryParam) -> QueryKey<'_> {
+        (
+            q.name.as_str(),
+            q.type_name(),
+            q.description.as_deref().unwrap_or_default(),
+            q.required,
+        )
+    }
+
+    /// The path of the constant for `q`.
+    fn path(&self, q: &operations::QueryParam) -> TokenStream {
+        // The map is covariant in its keys' lifetime, so it can be looked up with shorter ones.
+        let names: &indexmap::IndexMap<QueryKey<'_>, String> = &self.names;
+        let name = names.get(&Self::key(q)).map_or("MISSING", String::as_str);
+        let name = ident(name);
+        quote!(params::#name)
+    }
+
+    /// The `query` module.
+    fn constants(&self, context: &Context<'_>) -> TokenStream {
+        if self.names.is_empty() {
+            return TokenStream::new();
+        }
+        let runtime = &context.runtime;
+        let constants = self
+            .names
+            .iter()
+            .map(|(&(name, ty, description, required), constant)| {
+                let constant = ident(constant);
+                quote! {
+                    pub(super) const #constant: QueryParamInfo = QueryParamInfo {
+                        name: #name,
+                        ty: #ty,
+                        description: #description,
+                        required: #required,
+                    };
+                }
+            });
+        quote! {
+            /// The query parameters of the table, each spelled once.
+            mod params {
+                use #runtime::route::QueryParamInfo;
+
+                #(#constants)*
+            }
+        }
+    }
+}
+
 /// One `RouteInfo` literal.
-fn route_info(context: &Context<'_>, op: &Operation) -> TokenStream {
+fn route_info(
+    context: &Context<'_>,
+    op: &Operation,
+    query_params: &SharedQueryParams<'_>,
+) -> TokenStream {
     let runtime = &context.runtime;
     let id = &op.id;
     let method = ident(op.method.as_str());
@@ -832,18 +987,7 @@ fn route_info(context: &Context<'_>, op: &Operation) -> TokenStream {
         None => quote!(None),
     };
     let path_params = op.path_params.iter().map(|p| &p.name);
-    let query = op.query_params.iter().map(|q| {
-        let name = &q.name;
-        let ty = q.type_name();
-        let description = q.description.as_deref().unwrap_or_default();
-        let required = q.required;
-        quote!(#runtime::route::QueryParamInfo {
-            name: #name,
-            ty: #ty,
-            description: #description,
-            required: #required,
-        })
-    });
+    let query = op.query_params.iter().map(|q| query_params.path(q));
     let body = match &op.body {
         Some(body) => {
             let ty = match body.kind {

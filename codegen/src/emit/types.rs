@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::docs::{doc_attrs, paragraphs};
-use super::{Context, builders, ident, kube, resource, routes, shape_type, type_path};
+use super::{Context, builders, ident, kube, resource, routes, serde_impls, shape_type, type_path};
 use crate::model::{Field, FieldRole, TypeDef, TypeId, TypeKind, Variant};
 
 /// The item (and its impls) for the type `id`.
@@ -67,19 +67,37 @@ fn struct_item(context: &Context<'_>, id: TypeId, ty: &TypeDef, fields: &[Field]
     if ty.derive_eq {
         derives.push(quote!(Eq));
     }
-    derives.push(quote!(::serde::Deserialize));
-    derives.push(quote!(::serde::Serialize));
-    let fields = fields.iter().enumerate().map(|(index, field)| {
-        field_tokens(context, ty, field, context.attributes.of_field(id, index))
+    // Serde impls are written out (see `serde_impls`) unless the user's attributes need the
+    // derive to read them.
+    let derive_serde = context.attributes.has_serde(id);
+    if derive_serde {
+        derives.push(quote!(::serde::Deserialize));
+        derives.push(quote!(::serde::Serialize));
+    }
+    let field_items = fields.iter().enumerate().map(|(index, field)| {
+        field_tokens(
+            context,
+            ty,
+            field,
+            derive_serde,
+            context.attributes.of_field(id, index),
+        )
     });
     let attributes = context.attributes.of_type(id);
+    let serde_impls = if derive_serde {
+        TokenStream::new()
+    } else {
+        serde_impls::impls(context, ty, fields)
+    };
     quote! {
         #docs
         #[derive(#(#derives),*)]
         #attributes
         pub struct #name {
-            #(#fields)*
+            #(#field_items)*
         }
+
+        #serde_impls
     }
 }
 
@@ -87,6 +105,7 @@ fn field_tokens(
     context: &Context<'_>,
     ty: &TypeDef,
     field: &Field,
+    derive_serde: bool,
     attributes: Option<&TokenStream>,
 ) -> TokenStream {
     let name = ident(&field.rust_name);
@@ -138,7 +157,8 @@ fn field_tokens(
         note.as_deref().unwrap_or_default(),
     ]));
     let serde_args: Vec<TokenStream> = rename.into_iter().chain(extra).collect();
-    let serde = (!serde_args.is_empty()).then(|| quote!(#[serde(#(#serde_args),*)]));
+    let serde =
+        (derive_serde && !serde_args.is_empty()).then(|| quote!(#[serde(#(#serde_args),*)]));
     quote! {
         #docs
         #serde

@@ -172,7 +172,7 @@ pub struct Variant {
 }
 
 /// The type of a value: a primitive, a runtime type, a container or a named type.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Shape {
     /// `bool`.
     Bool,

@@ -97,6 +97,18 @@ pub fn prefixed_method_name(prefix: &str, field_rust_name: &str) -> String {
     format!("{prefix}_{}", field_rust_name.trim_start_matches('_'))
 }
 
+/// The `SCREAMING_SNAKE_CASE` name of a constant named after a JSON name (`labelSelector` →
+/// `LABEL_SELECTOR`, `type` → `TYPE_`).
+pub fn constant_name(json_name: &str) -> String {
+    let snake = snake_name(json_name);
+    // Upper-case names are never keywords: `continue` is `CONTINUE`, not `CONTINUE_`.
+    let name = match snake.strip_suffix('_') {
+        Some(keyword) if is_keyword(keyword) => keyword,
+        _ => &snake,
+    };
+    name.to_ascii_uppercase()
+}
+
 /// The field name for a JSON property.
 pub fn field_name(json_name: &str) -> String {
     snake_name(json_name)
@@ -178,6 +190,12 @@ pub fn variant_name(value: &str) -> String {
 /// case and `OptionBuilder` shadows nothing.
 pub fn builder_type_name(type_name: &str) -> String {
     format!("{}Builder", type_name.trim_end_matches('_'))
+}
+
+/// The name of the serde visitor local to the `Deserialize` impl of `type_name`
+/// (`Lease` → `LeaseVisitor`): never the type's own name, which the impl refers to.
+pub fn visitor_type_name(type_name: &str) -> String {
+    format!("{}Visitor", type_name.trim_end_matches('_'))
 }
 
 /// Plural words whose singular the suffix rules below would get wrong, and words ending in
@@ -317,6 +335,21 @@ mod tests {
         ];
         for (json, rust) in cases {
             assert_eq!(field_name(json), rust, "field name of {json:?}");
+        }
+    }
+
+    #[test]
+    fn constant_names() {
+        let cases = [
+            ("labelSelector", "LABEL_SELECTOR"),
+            ("continue", "CONTINUE"),
+            ("type", "TYPE"),
+            ("1st", "_1ST"),
+            ("dry-run", "DRY_RUN"),
+            ("", "VALUE"),
+        ];
+        for (json, rust) in cases {
+            assert_eq!(constant_name(json), rust, "constant name of {json:?}");
         }
     }
 

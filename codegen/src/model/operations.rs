@@ -87,6 +87,10 @@ pub struct OperationNames {
     pub query: Option<String>,
     /// The builder of that struct.
     pub query_builder: Option<String>,
+    /// Whether that struct is shared with other operations that take exactly the same
+    /// optional query parameters, and so lives in the routes module rather than next to
+    /// the resource (see `assign_names`).
+    pub query_shared: bool,
     /// The enum of responses, when the success responses have different types.
     pub response: Option<String>,
 }
@@ -1747,6 +1751,56 @@ fn short_id(op: &Operation) -> String {
     op.id.clone()
 }
 
+/// The names of the query structs shared by operations, by operation index: operations
+/// whose optional query parameters are the same (names, types) take one struct, in the routes
+/// module. Kubernetes 1.36 has 1,058 operations with optional parameters but 10 distinct sets
+/// of them; one struct per operation was most of the generated routes code.
+///
+/// A struct is named after the actions of its operations (`ListOrWatchQuery`,
+/// `CreateOrReplaceQuery`, `PatchQuery`); the largest set claims that name first, and a set
+/// whose name is taken gets a number (`ConnectQuery2`): documents that differ, such as
+/// OpenShift's and Kubernetes' list parameters, give one action several sets.
+fn shared_query_names(
+    operations: &[Operation],
+    names: &mut Namespace,
+) -> BTreeMap<usize, (String, String)> {
+    type Key<'a> = Vec<(&'a str, &'a Shape)>;
+    let mut sets: indexmap::IndexMap<Key<'_>, Vec<usize>> = indexmap::IndexMap::new();
+    for (index, op) in operations.iter().enumerate() {
+        let key: Key<'_> = op
+            .query_params
+            .iter()
+            .filter(|q| !q.required)
+            .map(|q| (q.name.as_str(), &q.shape))
+            .collect();
+        if !key.is_empty() {
+            sets.entry(key).or_default().push(index);
+        }
+    }
+    let mut shared: Vec<Vec<usize>> = sets.into_values().filter(|ops| ops.len() > 1).collect();
+    // Largest first, then in order of first use: a stable order for claiming names.
+    shared.sort_by_key(|ops| std::cmp::Reverse(ops.len()));
+    let mut result = BTreeMap::new();
+    for ops in shared {
+        let actions: std::collections::BTreeSet<Action> =
+            ops.iter().map(|&i| operations[i].action).collect();
+        let by_action = format!(
+            "{}Query",
+            actions
+                .iter()
+                .map(|a| a.variant())
+                .collect::<Vec<_>>()
+                .join("Or")
+        );
+        let query = names.claim(&by_action);
+        let builder = names.claim(&naming::builder_type_name(&query));
+        for index in ops {
+            result.insert(index, (query.clone(), builder.clone()));
+        }
+    }
+    result
+}
+
 /// Names every operation: route variants are unique in the API, functions per owner (the
 /// resource type, or the routes module), query and response types per module, next to the
 /// types already there.
@@ -1754,37 +1808,43 @@ fn assign_names(operations: &mut [Operation], types: &[TypeDef]) {
     let mut variants = Namespace::default();
     let mut functions: BTreeMap<Option<TypeId>, Namespace> = BTreeMap::new();
     let mut modules: BTreeMap<Option<Vec<String>>, Namespace> = BTreeMap::new();
-    for op in operations.iter_mut() {
+    let mut routes_names = Namespace::default();
+    for name in ["Route", "ROUTES", "ResponseError", "resolve"] {
+        routes_names.reserve(name);
+    }
+    let shared = shared_query_names(operations, &mut routes_names);
+    modules.insert(None, routes_names);
+    for (index, op) in operations.iter_mut().enumerate() {
         let owner = op.resource.as_ref().and_then(|r| r.id);
         let module = owner.map(|id| types[id.0].module.clone());
+        // The routes module's namespace (`None`) was made above.
         let type_names = modules.entry(module.clone()).or_insert_with(|| {
             let mut names = Namespace::default();
-            match &module {
-                Some(module) => {
-                    for ty in types.iter().filter(|t| &t.module == module) {
-                        names.reserve(&ty.name);
-                    }
-                }
-                None => {
-                    for name in ["Route", "ROUTES", "ResponseError", "resolve"] {
-                        names.reserve(name);
-                    }
+            if let Some(module) = &module {
+                for ty in types.iter().filter(|t| &t.module == module) {
+                    names.reserve(&ty.name);
                 }
             }
             names
         });
         let short = short_id(op);
         let camel = naming::type_name(&short);
-        op.names.query = op
-            .query_params
-            .iter()
-            .any(|q| !q.required)
-            .then(|| type_names.claim(&format!("{}Query", camel.trim_end_matches('_'))));
-        op.names.query_builder = op
-            .names
-            .query
-            .as_ref()
-            .map(|query| type_names.claim(&naming::builder_type_name(query)));
+        if let Some((query, builder)) = shared.get(&index) {
+            op.names.query = Some(query.clone());
+            op.names.query_builder = Some(builder.clone());
+            op.names.query_shared = true;
+        } else {
+            op.names.query = op
+                .query_params
+                .iter()
+                .any(|q| !q.required)
+                .then(|| type_names.claim(&format!("{}Query", camel.trim_end_matches('_'))));
+            op.names.query_builder = op
+                .names
+                .query
+                .as_ref()
+                .map(|query| type_names.claim(&naming::builder_type_name(query)));
+        }
         let optional: Vec<String> = op
             .query_params
             .iter()

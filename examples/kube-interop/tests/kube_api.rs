@@ -8,10 +8,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{DeleteOptions, ObjectMeta};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::client::{Body, Client};
 use kube_interop::k8s::openshift::image::v1::{
-    CreateNamespacedImageStreamQuery, DeleteNamespacedImageStreamQuery, ImageLookupPolicy,
-    ImageStream, ImageStreamSpec, ListNamespacedImageStreamQuery, PatchNamespacedImageStreamQuery,
-    ReadNamespacedImageStreamQuery, ReplaceNamespacedImageStreamQuery,
+    DeleteNamespacedImageStreamQuery, ImageLookupPolicy, ImageStream, ImageStreamSpec,
 };
+use kube_interop::k8s::routes::{CreateOrReplaceQuery, GetQuery, ListOrWatchQuery, PatchQuery};
 use serde_json::{Value, json};
 
 /// What the mock saw of one request, and what the generated functions are compared on.
@@ -154,7 +153,7 @@ async fn list_matches() {
     assert_eq!(list.items, vec![stream()]);
     let ours = ImageStream::list_namespaced_image_stream(
         "ci",
-        &ListNamespacedImageStreamQuery {
+        &ListOrWatchQuery {
             label_selector: Some("app=web".into()),
             field_selector: Some("metadata.name=ruby".into()),
             limit: Some(10),
@@ -169,12 +168,8 @@ async fn list_matches() {
 async fn get_matches() {
     let (got, sent) = through_kube(|api| async move { api.get("ruby").await }).await;
     assert_eq!(got, stream());
-    let ours = ImageStream::read_namespaced_image_stream(
-        "ci",
-        "ruby",
-        &ReadNamespacedImageStreamQuery::default(),
-    )
-    .unwrap();
+    let ours =
+        ImageStream::read_namespaced_image_stream("ci", "ruby", &GetQuery::default()).unwrap();
     assert_eq!(sent, Sent::of(&ours));
 }
 
@@ -192,7 +187,7 @@ async fn create_matches() {
     let ours = ImageStream::create_namespaced_image_stream(
         "ci",
         &stream(),
-        &CreateNamespacedImageStreamQuery {
+        &CreateOrReplaceQuery {
             dry_run: Some("All".into()),
             field_manager: Some("kubegen-test".into()),
             ..Default::default()
@@ -214,7 +209,7 @@ async fn replace_matches() {
         "ci",
         "ruby",
         &stream(),
-        &ReplaceNamespacedImageStreamQuery::default(),
+        &CreateOrReplaceQuery::default(),
     )
     .unwrap();
     assert_eq!(sent, Sent::of(&ours));
@@ -240,7 +235,7 @@ async fn apply_patch_matches() {
         "ci",
         "ruby",
         &kubegen_runtime::Patch::Apply(change()),
-        &PatchNamespacedImageStreamQuery {
+        &PatchQuery {
             field_manager: Some("kubegen-test".into()),
             force: Some(true),
             ..Default::default()
@@ -261,7 +256,7 @@ async fn merge_patch_matches() {
         "ci",
         "ruby",
         &kubegen_runtime::Patch::Merge(change()),
-        &PatchNamespacedImageStreamQuery::default(),
+        &PatchQuery::default(),
     )
     .unwrap();
     assert_eq!(sent, Sent::of(&ours));

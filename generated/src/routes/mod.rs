@@ -2,5 +2,14 @@
 
 mod matcher;
 pub use self::matcher::resolve;
+mod query;
+pub use self::query::{
+    ListOrWatchQuery, ListOrWatchQueryBuilder, DeleteCollectionQuery,
+    DeleteCollectionQueryBuilder, CreateOrReplaceQuery2, CreateOrReplaceQuery2Builder,
+    DeleteQuery, DeleteQueryBuilder, GetQuery, GetQueryBuilder, PatchQuery2,
+    PatchQuery2Builder, ListOrWatchQuery2, ListOrWatchQuery2Builder,
+    DeleteCollectionQuery2, DeleteCollectionQuery2Builder, CreateOrReplaceQuery,
+    CreateOrReplaceQueryBuilder, PatchQuery, PatchQueryBuilder,
+};
 mod route;
 pub use self::route::{ROUTES, ResponseError, Route};

@@ -18,31 +18,130 @@
 /// | `PATCH` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}` | Partially update the specified Lease. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_lease`](Self::patch_namespaced_lease) |
 /// | `PUT` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}` | Replace the specified Lease. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_lease`](Self::replace_namespaced_lease) |
 /// | `GET` | `/apis/coordination.k8s.io/v1/watch/namespaces/{namespace}/leases/{name}` | Watch one Lease; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_lease`](Self::watch_namespaced_lease) |
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Lease {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
     /// Always `coordination.k8s.io/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-    #[serde(
-        rename = "apiVersion",
-        default = "::kubegen_runtime::ApiVersion::absent",
-        skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
-    )]
     pub api_version: ::kubegen_runtime::ApiVersion<Lease>,
     /// REST resource kind this object represents, in CamelCase.
     ///
     /// Always `Lease`: set on construction, checked when deserializing, and omitted when absent from the input.
-    #[serde(
-        default = "::kubegen_runtime::Kind::absent",
-        skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
-    )]
     pub kind: ::kubegen_runtime::Kind<Lease>,
     /// Standard object metadata.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     /// Desired lease state: holder, duration and renewal times.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub spec: Option<crate::api::coordination::v1::LeaseSpec>,
+}
+
+impl ::serde::Serialize for Lease {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.api_version.is_present(),
+                self.kind.is_present(),
+                self.metadata.is_some(),
+                self.spec.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("Lease", len)?;
+        serde_struct::field_if(
+            &mut state,
+            "apiVersion",
+            &self.api_version,
+            self.api_version.is_present(),
+        )?;
+        serde_struct::field_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+        serde_struct::optional_field(&mut state, "metadata", self.metadata.as_ref())?;
+        serde_struct::optional_field(&mut state, "spec", self.spec.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for Lease {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct LeaseVisitor;
+
+        impl serde_struct::Fields for LeaseVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "apiVersion",
+                "kind",
+                "metadata",
+                "spec",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "apiVersion" => 0,
+                    "kind" => 1,
+                    "metadata" => 2,
+                    "spec" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for LeaseVisitor {
+            type Value = Lease;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Lease")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Lease, A::Error> {
+                let mut api_version = None;
+                let mut kind = None;
+                let mut metadata = None;
+                let mut spec = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
+                        2 => serde_struct::value(&mut map, &mut metadata, "metadata"),
+                        3 => serde_struct::value(&mut map, &mut spec, "spec"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(Lease {
+                    api_version: api_version
+                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                    metadata: serde_struct::optional(metadata),
+                    spec: serde_struct::optional(spec),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "Lease",
+                <LeaseVisitor as serde_struct::Fields>::NAMES,
+                LeaseVisitor,
+            )
+    }
 }
 
 impl ::kubegen_runtime::TypeMeta for Lease {
@@ -167,8 +266,9 @@ impl Lease {
     /// # Errors
     ///
     /// Never in practice: the request is always well-formed.
+    #[inline]
     pub fn list_lease_for_all_namespaces(
-        query: &ListLeaseForAllNamespacesQuery,
+        query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -190,6 +290,7 @@ impl Lease {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn list_lease_for_all_namespaces_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -207,8 +308,9 @@ impl Lease {
     /// # Errors
     ///
     /// Never in practice: the request is always well-formed.
+    #[inline]
     pub fn watch_lease_list_for_all_namespaces(
-        query: &WatchLeaseListForAllNamespacesQuery,
+        query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -230,6 +332,7 @@ impl Lease {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn watch_lease_list_for_all_namespaces_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -255,10 +358,11 @@ impl Lease {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn delete_collection_namespaced_lease(
         namespace: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-        query: &DeleteCollectionNamespacedLeaseQuery,
+        query: &crate::routes::DeleteCollectionQuery2,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -282,6 +386,7 @@ impl Lease {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn delete_collection_namespaced_lease_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -302,9 +407,10 @@ impl Lease {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn list_namespaced_lease(
         namespace: &str,
-        query: &ListNamespacedLeaseQuery,
+        query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -328,6 +434,7 @@ impl Lease {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn list_namespaced_lease_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -345,10 +452,11 @@ impl Lease {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn create_namespaced_lease(
         namespace: &str,
         body: &Self,
-        query: &CreateNamespacedLeaseQuery,
+        query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -372,6 +480,7 @@ impl Lease {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn create_namespaced_lease_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -389,9 +498,10 @@ impl Lease {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn watch_namespaced_lease_list(
         namespace: &str,
-        query: &WatchNamespacedLeaseListQuery,
+        query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -415,6 +525,7 @@ impl Lease {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn watch_namespaced_lease_list_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -440,11 +551,12 @@ impl Lease {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn delete_namespaced_lease(
         namespace: &str,
         name: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-        query: &DeleteNamespacedLeaseQuery,
+        query: &crate::routes::DeleteQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -469,6 +581,7 @@ impl Lease {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn delete_namespaced_lease_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -489,10 +602,11 @@ impl Lease {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn read_namespaced_lease(
         namespace: &str,
         name: &str,
-        query: &ReadNamespacedLeaseQuery,
+        query: &crate::routes::GetQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -517,6 +631,7 @@ impl Lease {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn read_namespaced_lease_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -534,11 +649,12 @@ impl Lease {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the operation does not accept this kind of patch.
+    #[inline]
     pub fn patch_namespaced_lease(
         namespace: &str,
         name: &str,
         body: &::kubegen_runtime::Patch,
-        query: &PatchNamespacedLeaseQuery,
+        query: &crate::routes::PatchQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -574,6 +690,7 @@ impl Lease {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn patch_namespaced_lease_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -591,11 +708,12 @@ impl Lease {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn replace_namespaced_lease(
         namespace: &str,
         name: &str,
         body: &Self,
-        query: &ReplaceNamespacedLeaseQuery,
+        query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -620,6 +738,7 @@ impl Lease {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn replace_namespaced_lease_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -637,10 +756,11 @@ impl Lease {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn watch_namespaced_lease(
         namespace: &str,
         name: &str,
-        query: &WatchNamespacedLeaseQuery,
+        query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -665,6 +785,7 @@ impl Lease {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn watch_namespaced_lease_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -681,1324 +802,5 @@ impl Lease {
             200 => ::kubegen_runtime::response::watch_events(status, body),
             _ => Err(::kubegen_runtime::response::error(status, body)),
         }
-    }
-}
-
-/// The optional query parameters of [`Lease::list_lease_for_all_namespaces`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ListLeaseForAllNamespacesQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub send_initial_events: Option<bool>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ListLeaseForAllNamespacesQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target
-            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl ListLeaseForAllNamespacesQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ListLeaseForAllNamespacesQueryBuilder {
-        ListLeaseForAllNamespacesQueryBuilder::default()
-    }
-}
-
-/// Builds [`ListLeaseForAllNamespacesQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ListLeaseForAllNamespacesQueryBuilder(ListLeaseForAllNamespacesQuery);
-
-impl ListLeaseForAllNamespacesQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
-        self.0.send_initial_events = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ListLeaseForAllNamespacesQuery {
-        self.0
-    }
-}
-
-impl From<ListLeaseForAllNamespacesQueryBuilder> for ListLeaseForAllNamespacesQuery {
-    fn from(builder: ListLeaseForAllNamespacesQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ListLeaseForAllNamespacesQuery> for ListLeaseForAllNamespacesQueryBuilder {
-    fn from(query: ListLeaseForAllNamespacesQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Lease::watch_lease_list_for_all_namespaces`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WatchLeaseListForAllNamespacesQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub send_initial_events: Option<bool>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for WatchLeaseListForAllNamespacesQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target
-            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl WatchLeaseListForAllNamespacesQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> WatchLeaseListForAllNamespacesQueryBuilder {
-        WatchLeaseListForAllNamespacesQueryBuilder::default()
-    }
-}
-
-/// Builds [`WatchLeaseListForAllNamespacesQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct WatchLeaseListForAllNamespacesQueryBuilder(
-    WatchLeaseListForAllNamespacesQuery,
-);
-
-impl WatchLeaseListForAllNamespacesQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
-        self.0.send_initial_events = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> WatchLeaseListForAllNamespacesQuery {
-        self.0
-    }
-}
-
-impl From<WatchLeaseListForAllNamespacesQueryBuilder>
-for WatchLeaseListForAllNamespacesQuery {
-    fn from(builder: WatchLeaseListForAllNamespacesQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<WatchLeaseListForAllNamespacesQuery>
-for WatchLeaseListForAllNamespacesQueryBuilder {
-    fn from(query: WatchLeaseListForAllNamespacesQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Lease::delete_collection_namespaced_lease`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DeleteCollectionNamespacedLeaseQuery {
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Seconds to wait before deletion; 0 deletes immediately.
-    pub grace_period_seconds: Option<i64>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
-    pub orphan_dependents: Option<bool>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Garbage collection policy: Orphan, Background or Foreground.
-    pub propagation_policy: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub send_initial_events: Option<bool>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for DeleteCollectionNamespacedLeaseQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target
-            .push_optional_query(
-                "gracePeriodSeconds",
-                self.grace_period_seconds.as_ref(),
-            );
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target
-            .push_optional_query(
-                "propagationPolicy",
-                self.propagation_policy.as_deref(),
-            );
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target
-            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-    }
-}
-
-impl DeleteCollectionNamespacedLeaseQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> DeleteCollectionNamespacedLeaseQueryBuilder {
-        DeleteCollectionNamespacedLeaseQueryBuilder::default()
-    }
-}
-
-/// Builds [`DeleteCollectionNamespacedLeaseQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct DeleteCollectionNamespacedLeaseQueryBuilder(
-    DeleteCollectionNamespacedLeaseQuery,
-);
-
-impl DeleteCollectionNamespacedLeaseQueryBuilder {
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Seconds to wait before deletion; 0 deletes immediately.
-    pub fn grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.grace_period_seconds = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
-    pub fn orphan_dependents(mut self, value: impl Into<bool>) -> Self {
-        self.0.orphan_dependents = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Garbage collection policy: Orphan, Background or Foreground.
-    pub fn propagation_policy(mut self, value: impl Into<String>) -> Self {
-        self.0.propagation_policy = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
-        self.0.send_initial_events = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> DeleteCollectionNamespacedLeaseQuery {
-        self.0
-    }
-}
-
-impl From<DeleteCollectionNamespacedLeaseQueryBuilder>
-for DeleteCollectionNamespacedLeaseQuery {
-    fn from(builder: DeleteCollectionNamespacedLeaseQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<DeleteCollectionNamespacedLeaseQuery>
-for DeleteCollectionNamespacedLeaseQueryBuilder {
-    fn from(query: DeleteCollectionNamespacedLeaseQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Lease::list_namespaced_lease`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ListNamespacedLeaseQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub send_initial_events: Option<bool>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ListNamespacedLeaseQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target
-            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl ListNamespacedLeaseQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ListNamespacedLeaseQueryBuilder {
-        ListNamespacedLeaseQueryBuilder::default()
-    }
-}
-
-/// Builds [`ListNamespacedLeaseQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ListNamespacedLeaseQueryBuilder(ListNamespacedLeaseQuery);
-
-impl ListNamespacedLeaseQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
-        self.0.send_initial_events = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ListNamespacedLeaseQuery {
-        self.0
-    }
-}
-
-impl From<ListNamespacedLeaseQueryBuilder> for ListNamespacedLeaseQuery {
-    fn from(builder: ListNamespacedLeaseQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ListNamespacedLeaseQuery> for ListNamespacedLeaseQueryBuilder {
-    fn from(query: ListNamespacedLeaseQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Lease::create_namespaced_lease`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CreateNamespacedLeaseQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub field_manager: Option<String>,
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub field_validation: Option<String>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for CreateNamespacedLeaseQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldManager", self.field_manager.as_deref());
-        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl CreateNamespacedLeaseQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> CreateNamespacedLeaseQueryBuilder {
-        CreateNamespacedLeaseQueryBuilder::default()
-    }
-}
-
-/// Builds [`CreateNamespacedLeaseQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct CreateNamespacedLeaseQueryBuilder(CreateNamespacedLeaseQuery);
-
-impl CreateNamespacedLeaseQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
-        self.0.field_manager = Some(value.into());
-        self
-    }
-
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
-        self.0.field_validation = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> CreateNamespacedLeaseQuery {
-        self.0
-    }
-}
-
-impl From<CreateNamespacedLeaseQueryBuilder> for CreateNamespacedLeaseQuery {
-    fn from(builder: CreateNamespacedLeaseQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<CreateNamespacedLeaseQuery> for CreateNamespacedLeaseQueryBuilder {
-    fn from(query: CreateNamespacedLeaseQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Lease::watch_namespaced_lease_list`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WatchNamespacedLeaseListQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub send_initial_events: Option<bool>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for WatchNamespacedLeaseListQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target
-            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl WatchNamespacedLeaseListQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> WatchNamespacedLeaseListQueryBuilder {
-        WatchNamespacedLeaseListQueryBuilder::default()
-    }
-}
-
-/// Builds [`WatchNamespacedLeaseListQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct WatchNamespacedLeaseListQueryBuilder(WatchNamespacedLeaseListQuery);
-
-impl WatchNamespacedLeaseListQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
-        self.0.send_initial_events = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> WatchNamespacedLeaseListQuery {
-        self.0
-    }
-}
-
-impl From<WatchNamespacedLeaseListQueryBuilder> for WatchNamespacedLeaseListQuery {
-    fn from(builder: WatchNamespacedLeaseListQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<WatchNamespacedLeaseListQuery> for WatchNamespacedLeaseListQueryBuilder {
-    fn from(query: WatchNamespacedLeaseListQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Lease::delete_namespaced_lease`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DeleteNamespacedLeaseQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Seconds to wait before deletion; 0 deletes immediately.
-    pub grace_period_seconds: Option<i64>,
-    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
-    pub orphan_dependents: Option<bool>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Garbage collection policy: Orphan, Background or Foreground.
-    pub propagation_policy: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for DeleteNamespacedLeaseQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target
-            .push_optional_query(
-                "gracePeriodSeconds",
-                self.grace_period_seconds.as_ref(),
-            );
-        target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target
-            .push_optional_query(
-                "propagationPolicy",
-                self.propagation_policy.as_deref(),
-            );
-    }
-}
-
-impl DeleteNamespacedLeaseQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> DeleteNamespacedLeaseQueryBuilder {
-        DeleteNamespacedLeaseQueryBuilder::default()
-    }
-}
-
-/// Builds [`DeleteNamespacedLeaseQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct DeleteNamespacedLeaseQueryBuilder(DeleteNamespacedLeaseQuery);
-
-impl DeleteNamespacedLeaseQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Seconds to wait before deletion; 0 deletes immediately.
-    pub fn grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.grace_period_seconds = Some(value.into());
-        self
-    }
-
-    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
-    pub fn orphan_dependents(mut self, value: impl Into<bool>) -> Self {
-        self.0.orphan_dependents = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Garbage collection policy: Orphan, Background or Foreground.
-    pub fn propagation_policy(mut self, value: impl Into<String>) -> Self {
-        self.0.propagation_policy = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> DeleteNamespacedLeaseQuery {
-        self.0
-    }
-}
-
-impl From<DeleteNamespacedLeaseQueryBuilder> for DeleteNamespacedLeaseQuery {
-    fn from(builder: DeleteNamespacedLeaseQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<DeleteNamespacedLeaseQuery> for DeleteNamespacedLeaseQueryBuilder {
-    fn from(query: DeleteNamespacedLeaseQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Lease::read_namespaced_lease`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReadNamespacedLeaseQuery {
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ReadNamespacedLeaseQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl ReadNamespacedLeaseQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ReadNamespacedLeaseQueryBuilder {
-        ReadNamespacedLeaseQueryBuilder::default()
-    }
-}
-
-/// Builds [`ReadNamespacedLeaseQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ReadNamespacedLeaseQueryBuilder(ReadNamespacedLeaseQuery);
-
-impl ReadNamespacedLeaseQueryBuilder {
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ReadNamespacedLeaseQuery {
-        self.0
-    }
-}
-
-impl From<ReadNamespacedLeaseQueryBuilder> for ReadNamespacedLeaseQuery {
-    fn from(builder: ReadNamespacedLeaseQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ReadNamespacedLeaseQuery> for ReadNamespacedLeaseQueryBuilder {
-    fn from(query: ReadNamespacedLeaseQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Lease::patch_namespaced_lease`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PatchNamespacedLeaseQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub field_manager: Option<String>,
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub field_validation: Option<String>,
-    /// Let an apply request take over fields owned by other managers; unset for other patch types.
-    pub force: Option<bool>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for PatchNamespacedLeaseQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldManager", self.field_manager.as_deref());
-        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
-        target.push_optional_query("force", self.force.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl PatchNamespacedLeaseQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> PatchNamespacedLeaseQueryBuilder {
-        PatchNamespacedLeaseQueryBuilder::default()
-    }
-}
-
-/// Builds [`PatchNamespacedLeaseQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct PatchNamespacedLeaseQueryBuilder(PatchNamespacedLeaseQuery);
-
-impl PatchNamespacedLeaseQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
-        self.0.field_manager = Some(value.into());
-        self
-    }
-
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
-        self.0.field_validation = Some(value.into());
-        self
-    }
-
-    /// Let an apply request take over fields owned by other managers; unset for other patch types.
-    pub fn force(mut self, value: impl Into<bool>) -> Self {
-        self.0.force = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> PatchNamespacedLeaseQuery {
-        self.0
-    }
-}
-
-impl From<PatchNamespacedLeaseQueryBuilder> for PatchNamespacedLeaseQuery {
-    fn from(builder: PatchNamespacedLeaseQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<PatchNamespacedLeaseQuery> for PatchNamespacedLeaseQueryBuilder {
-    fn from(query: PatchNamespacedLeaseQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Lease::replace_namespaced_lease`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReplaceNamespacedLeaseQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub field_manager: Option<String>,
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub field_validation: Option<String>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ReplaceNamespacedLeaseQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldManager", self.field_manager.as_deref());
-        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl ReplaceNamespacedLeaseQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ReplaceNamespacedLeaseQueryBuilder {
-        ReplaceNamespacedLeaseQueryBuilder::default()
-    }
-}
-
-/// Builds [`ReplaceNamespacedLeaseQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ReplaceNamespacedLeaseQueryBuilder(ReplaceNamespacedLeaseQuery);
-
-impl ReplaceNamespacedLeaseQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
-        self.0.field_manager = Some(value.into());
-        self
-    }
-
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
-        self.0.field_validation = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ReplaceNamespacedLeaseQuery {
-        self.0
-    }
-}
-
-impl From<ReplaceNamespacedLeaseQueryBuilder> for ReplaceNamespacedLeaseQuery {
-    fn from(builder: ReplaceNamespacedLeaseQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ReplaceNamespacedLeaseQuery> for ReplaceNamespacedLeaseQueryBuilder {
-    fn from(query: ReplaceNamespacedLeaseQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Lease::watch_namespaced_lease`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WatchNamespacedLeaseQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub send_initial_events: Option<bool>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for WatchNamespacedLeaseQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target
-            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl WatchNamespacedLeaseQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> WatchNamespacedLeaseQueryBuilder {
-        WatchNamespacedLeaseQueryBuilder::default()
-    }
-}
-
-/// Builds [`WatchNamespacedLeaseQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct WatchNamespacedLeaseQueryBuilder(WatchNamespacedLeaseQuery);
-
-impl WatchNamespacedLeaseQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
-        self.0.send_initial_events = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> WatchNamespacedLeaseQuery {
-        self.0
-    }
-}
-
-impl From<WatchNamespacedLeaseQueryBuilder> for WatchNamespacedLeaseQuery {
-    fn from(builder: WatchNamespacedLeaseQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<WatchNamespacedLeaseQuery> for WatchNamespacedLeaseQueryBuilder {
-    fn from(query: WatchNamespacedLeaseQuery) -> Self {
-        Self(query)
     }
 }

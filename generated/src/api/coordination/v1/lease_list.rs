@@ -2,30 +2,129 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.api.coordination.v1.LeaseList
 
 /// A list of Lease objects.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeaseList {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
     /// Always `coordination.k8s.io/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-    #[serde(
-        rename = "apiVersion",
-        default = "::kubegen_runtime::ApiVersion::absent",
-        skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
-    )]
     pub api_version: ::kubegen_runtime::ApiVersion<LeaseList>,
     /// The Leases in this list.
     pub items: Vec<crate::api::coordination::v1::Lease>,
     /// REST resource kind this object represents, in CamelCase.
     ///
     /// Always `LeaseList`: set on construction, checked when deserializing, and omitted when absent from the input.
-    #[serde(
-        default = "::kubegen_runtime::Kind::absent",
-        skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
-    )]
     pub kind: ::kubegen_runtime::Kind<LeaseList>,
     /// Standard list metadata.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta>,
+}
+
+impl ::serde::Serialize for LeaseList {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.api_version.is_present(),
+                self.kind.is_present(),
+                self.metadata.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("LeaseList", len)?;
+        serde_struct::field_if(
+            &mut state,
+            "apiVersion",
+            &self.api_version,
+            self.api_version.is_present(),
+        )?;
+        state.serialize_field("items", &self.items)?;
+        serde_struct::field_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+        serde_struct::optional_field(&mut state, "metadata", self.metadata.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for LeaseList {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct LeaseListVisitor;
+
+        impl serde_struct::Fields for LeaseListVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "apiVersion",
+                "items",
+                "kind",
+                "metadata",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "apiVersion" => 0,
+                    "items" => 1,
+                    "kind" => 2,
+                    "metadata" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for LeaseListVisitor {
+            type Value = LeaseList;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LeaseList")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<LeaseList, A::Error> {
+                let mut api_version = None;
+                let mut items = None;
+                let mut kind = None;
+                let mut metadata = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut items, "items"),
+                        2 => serde_struct::value(&mut map, &mut kind, "kind"),
+                        3 => serde_struct::value(&mut map, &mut metadata, "metadata"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(LeaseList {
+                    api_version: api_version
+                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                    items: serde_struct::required(items, "items")?,
+                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                    metadata: serde_struct::optional(metadata),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "LeaseList",
+                <LeaseListVisitor as serde_struct::Fields>::NAMES,
+                LeaseListVisitor,
+            )
+    }
 }
 
 impl ::kubegen_runtime::TypeMeta for LeaseList {

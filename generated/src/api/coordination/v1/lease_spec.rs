@@ -2,29 +2,201 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.api.coordination.v1.LeaseSpec
 
 /// Specification of a Lease.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LeaseSpec {
     /// When the current holder acquired the lease.
-    #[serde(rename = "acquireTime", skip_serializing_if = "Option::is_none")]
     pub acquire_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
     /// Identity of the current lease holder.
-    #[serde(rename = "holderIdentity", skip_serializing_if = "Option::is_none")]
     pub holder_identity: Option<String>,
     /// Seconds candidates must wait after the last renewal before they may take the lease over.
-    #[serde(rename = "leaseDurationSeconds", skip_serializing_if = "Option::is_none")]
     pub lease_duration_seconds: Option<i32>,
     /// How many times the lease has changed holders.
-    #[serde(rename = "leaseTransitions", skip_serializing_if = "Option::is_none")]
     pub lease_transitions: Option<i32>,
     /// Holder that the current holder should hand the lease over to; requires `strategy` to be set.
-    #[serde(rename = "preferredHolder", skip_serializing_if = "Option::is_none")]
     pub preferred_holder: Option<String>,
     /// When the current holder last renewed the lease.
-    #[serde(rename = "renewTime", skip_serializing_if = "Option::is_none")]
     pub renew_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
     /// Leader-election strategy used for coordinated leader election (alpha).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub strategy: Option<String>,
+}
+
+impl ::serde::Serialize for LeaseSpec {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.acquire_time.is_some(),
+                self.holder_identity.is_some(),
+                self.lease_duration_seconds.is_some(),
+                self.lease_transitions.is_some(),
+                self.preferred_holder.is_some(),
+                self.renew_time.is_some(),
+                self.strategy.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("LeaseSpec", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "acquireTime",
+            self.acquire_time.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "holderIdentity",
+            self.holder_identity.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "leaseDurationSeconds",
+            self.lease_duration_seconds.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "leaseTransitions",
+            self.lease_transitions.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "preferredHolder",
+            self.preferred_holder.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "renewTime", self.renew_time.as_ref())?;
+        serde_struct::optional_field(&mut state, "strategy", self.strategy.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct LeaseSpecVisitor;
+
+        impl serde_struct::Fields for LeaseSpecVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "acquireTime",
+                "holderIdentity",
+                "leaseDurationSeconds",
+                "leaseTransitions",
+                "preferredHolder",
+                "renewTime",
+                "strategy",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "acquireTime" => 0,
+                    "holderIdentity" => 1,
+                    "leaseDurationSeconds" => 2,
+                    "leaseTransitions" => 3,
+                    "preferredHolder" => 4,
+                    "renewTime" => 5,
+                    "strategy" => 6,
+                    _ => 7,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for LeaseSpecVisitor {
+            type Value = LeaseSpec;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LeaseSpec")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<LeaseSpec, A::Error> {
+                let mut acquire_time = None;
+                let mut holder_identity = None;
+                let mut lease_duration_seconds = None;
+                let mut lease_transitions = None;
+                let mut preferred_holder = None;
+                let mut renew_time = None;
+                let mut strategy = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut acquire_time,
+                                "acquireTime",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut holder_identity,
+                                "holderIdentity",
+                            )
+                        }
+
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut lease_duration_seconds,
+                                "leaseDurationSeconds",
+                            )
+                        }
+
+                        3 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut lease_transitions,
+                                "leaseTransitions",
+                            )
+                        }
+
+                        4 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut preferred_holder,
+                                "preferredHolder",
+                            )
+                        }
+
+                        5 => serde_struct::value(&mut map, &mut renew_time, "renewTime"),
+                        6 => serde_struct::value(&mut map, &mut strategy, "strategy"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(LeaseSpec {
+                    acquire_time: serde_struct::optional(acquire_time),
+                    holder_identity: serde_struct::optional(holder_identity),
+                    lease_duration_seconds: serde_struct::optional(
+                        lease_duration_seconds,
+                    ),
+                    lease_transitions: serde_struct::optional(lease_transitions),
+                    preferred_holder: serde_struct::optional(preferred_holder),
+                    renew_time: serde_struct::optional(renew_time),
+                    strategy: serde_struct::optional(strategy),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "LeaseSpec",
+                <LeaseSpecVisitor as serde_struct::Fields>::NAMES,
+                LeaseSpecVisitor,
+            )
+    }
 }
 
 impl LeaseSpec {

@@ -2,17 +2,141 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.Affinity
 
 /// Groups the pod's affinity scheduling rules.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Affinity {
     /// Node affinity rules for the pod.
-    #[serde(rename = "nodeAffinity", skip_serializing_if = "Option::is_none")]
     pub node_affinity: Option<crate::api::core::v1::NodeAffinity>,
     /// Rules to place the pod near other pods.
-    #[serde(rename = "podAffinity", skip_serializing_if = "Option::is_none")]
     pub pod_affinity: Option<crate::api::core::v1::PodAffinity>,
     /// Rules to keep the pod away from other pods.
-    #[serde(rename = "podAntiAffinity", skip_serializing_if = "Option::is_none")]
     pub pod_anti_affinity: Option<crate::api::core::v1::PodAntiAffinity>,
+}
+
+impl ::serde::Serialize for Affinity {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.node_affinity.is_some(),
+                self.pod_affinity.is_some(),
+                self.pod_anti_affinity.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("Affinity", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "nodeAffinity",
+            self.node_affinity.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "podAffinity",
+            self.pod_affinity.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "podAntiAffinity",
+            self.pod_anti_affinity.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for Affinity {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct AffinityVisitor;
+
+        impl serde_struct::Fields for AffinityVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "nodeAffinity",
+                "podAffinity",
+                "podAntiAffinity",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "nodeAffinity" => 0,
+                    "podAffinity" => 1,
+                    "podAntiAffinity" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for AffinityVisitor {
+            type Value = Affinity;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Affinity")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Affinity, A::Error> {
+                let mut node_affinity = None;
+                let mut pod_affinity = None;
+                let mut pod_anti_affinity = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut node_affinity,
+                                "nodeAffinity",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut pod_affinity,
+                                "podAffinity",
+                            )
+                        }
+
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut pod_anti_affinity,
+                                "podAntiAffinity",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(Affinity {
+                    node_affinity: serde_struct::optional(node_affinity),
+                    pod_affinity: serde_struct::optional(pod_affinity),
+                    pod_anti_affinity: serde_struct::optional(pod_anti_affinity),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "Affinity",
+                <AffinityVisitor as serde_struct::Fields>::NAMES,
+                AffinityVisitor,
+            )
+    }
 }
 
 impl Affinity {

@@ -2,20 +2,113 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource
 
 /// An AWS EBS volume mounted into a pod (deprecated in-tree plugin).
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AWSElasticBlockStoreVolumeSource {
     /// Filesystem type to mount, e.g. `ext4`; defaults to ext4.
-    #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
     pub fs_type: Option<String>,
     /// Partition number to mount; omit to mount the whole volume.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub partition: Option<i32>,
     /// Forces the mount to be read-only when true.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// ID of the EBS volume.
-    #[serde(rename = "volumeID")]
     pub volume_id: String,
+}
+
+impl ::serde::Serialize for AWSElasticBlockStoreVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[self.fs_type.is_some(), self.partition.is_some(), self.read_only.is_some()],
+        );
+        let mut state = serializer
+            .serialize_struct("AWSElasticBlockStoreVolumeSource", len)?;
+        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_field(&mut state, "partition", self.partition.as_ref())?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        state.serialize_field("volumeID", &self.volume_id)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct AWSElasticBlockStoreVolumeSourceVisitor;
+
+        impl serde_struct::Fields for AWSElasticBlockStoreVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "fsType",
+                "partition",
+                "readOnly",
+                "volumeID",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "fsType" => 0,
+                    "partition" => 1,
+                    "readOnly" => 2,
+                    "volumeID" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for AWSElasticBlockStoreVolumeSourceVisitor {
+            type Value = AWSElasticBlockStoreVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AWSElasticBlockStoreVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<AWSElasticBlockStoreVolumeSource, A::Error> {
+                let mut fs_type = None;
+                let mut partition = None;
+                let mut read_only = None;
+                let mut volume_id = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
+                        1 => serde_struct::value(&mut map, &mut partition, "partition"),
+                        2 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        3 => serde_struct::value(&mut map, &mut volume_id, "volumeID"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(AWSElasticBlockStoreVolumeSource {
+                    fs_type: serde_struct::optional(fs_type),
+                    partition: serde_struct::optional(partition),
+                    read_only: serde_struct::optional(read_only),
+                    volume_id: serde_struct::required(volume_id, "volumeID")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "AWSElasticBlockStoreVolumeSource",
+                <AWSElasticBlockStoreVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                AWSElasticBlockStoreVolumeSourceVisitor,
+            )
+    }
 }
 
 impl AWSElasticBlockStoreVolumeSource {

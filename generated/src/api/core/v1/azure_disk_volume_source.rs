@@ -2,26 +2,144 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.AzureDiskVolumeSource
 
 /// An Azure data disk mounted into a pod (deprecated in-tree plugin).
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AzureDiskVolumeSource {
     /// Host caching mode: None, ReadOnly or ReadWrite.
-    #[serde(rename = "cachingMode", skip_serializing_if = "Option::is_none")]
     pub caching_mode: Option<String>,
     /// Name of the data disk in blob storage.
-    #[serde(rename = "diskName")]
     pub disk_name: String,
     /// URI of the data disk in blob storage.
-    #[serde(rename = "diskURI")]
     pub disk_uri: String,
     /// Filesystem type to mount; defaults to ext4.
-    #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
     pub fs_type: Option<String>,
     /// Disk kind: Shared, Dedicated or Managed.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Forces the mount to be read-only when true.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
+}
+
+impl ::serde::Serialize for AzureDiskVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            2,
+            &[
+                self.caching_mode.is_some(),
+                self.fs_type.is_some(),
+                self.kind.is_some(),
+                self.read_only.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("AzureDiskVolumeSource", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "cachingMode",
+            self.caching_mode.as_ref(),
+        )?;
+        state.serialize_field("diskName", &self.disk_name)?;
+        state.serialize_field("diskURI", &self.disk_uri)?;
+        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_field(&mut state, "kind", self.kind.as_ref())?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct AzureDiskVolumeSourceVisitor;
+
+        impl serde_struct::Fields for AzureDiskVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "cachingMode",
+                "diskName",
+                "diskURI",
+                "fsType",
+                "kind",
+                "readOnly",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "cachingMode" => 0,
+                    "diskName" => 1,
+                    "diskURI" => 2,
+                    "fsType" => 3,
+                    "kind" => 4,
+                    "readOnly" => 5,
+                    _ => 6,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for AzureDiskVolumeSourceVisitor {
+            type Value = AzureDiskVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AzureDiskVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<AzureDiskVolumeSource, A::Error> {
+                let mut caching_mode = None;
+                let mut disk_name = None;
+                let mut disk_uri = None;
+                let mut fs_type = None;
+                let mut kind = None;
+                let mut read_only = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut caching_mode,
+                                "cachingMode",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut disk_name, "diskName"),
+                        2 => serde_struct::value(&mut map, &mut disk_uri, "diskURI"),
+                        3 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
+                        4 => serde_struct::value(&mut map, &mut kind, "kind"),
+                        5 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(AzureDiskVolumeSource {
+                    caching_mode: serde_struct::optional(caching_mode),
+                    disk_name: serde_struct::required(disk_name, "diskName")?,
+                    disk_uri: serde_struct::required(disk_uri, "diskURI")?,
+                    fs_type: serde_struct::optional(fs_type),
+                    kind: serde_struct::optional(kind),
+                    read_only: serde_struct::optional(read_only),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "AzureDiskVolumeSource",
+                <AzureDiskVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                AzureDiskVolumeSourceVisitor,
+            )
+    }
 }
 
 impl AzureDiskVolumeSource {

@@ -2,17 +2,104 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.AzureFileVolumeSource
 
 /// An Azure File share mounted into a pod (deprecated in-tree plugin).
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AzureFileVolumeSource {
     /// Forces the mount to be read-only when true.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// Secret holding the Azure storage account name and key.
-    #[serde(rename = "secretName")]
     pub secret_name: String,
     /// Name of the Azure file share.
-    #[serde(rename = "shareName")]
     pub share_name: String,
+}
+
+impl ::serde::Serialize for AzureFileVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(2, &[self.read_only.is_some()]);
+        let mut state = serializer.serialize_struct("AzureFileVolumeSource", len)?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        state.serialize_field("secretName", &self.secret_name)?;
+        state.serialize_field("shareName", &self.share_name)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct AzureFileVolumeSourceVisitor;
+
+        impl serde_struct::Fields for AzureFileVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "readOnly",
+                "secretName",
+                "shareName",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "readOnly" => 0,
+                    "secretName" => 1,
+                    "shareName" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for AzureFileVolumeSourceVisitor {
+            type Value = AzureFileVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AzureFileVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<AzureFileVolumeSource, A::Error> {
+                let mut read_only = None;
+                let mut secret_name = None;
+                let mut share_name = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        1 => {
+                            serde_struct::value(&mut map, &mut secret_name, "secretName")
+                        }
+
+                        2 => serde_struct::value(&mut map, &mut share_name, "shareName"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(AzureFileVolumeSource {
+                    read_only: serde_struct::optional(read_only),
+                    secret_name: serde_struct::required(secret_name, "secretName")?,
+                    share_name: serde_struct::required(share_name, "shareName")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "AzureFileVolumeSource",
+                <AzureFileVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                AzureFileVolumeSourceVisitor,
+            )
+    }
 }
 
 impl AzureFileVolumeSource {

@@ -2,14 +2,90 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.Capabilities
 
 /// POSIX capabilities to add to or drop from a container.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Capabilities {
     /// Capabilities to add.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub add: Option<Vec<String>>,
     /// Capabilities to drop.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub drop: Option<Vec<String>>,
+}
+
+impl ::serde::Serialize for Capabilities {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(0, &[self.add.is_some(), self.drop.is_some()]);
+        let mut state = serializer.serialize_struct("Capabilities", len)?;
+        serde_struct::optional_field(&mut state, "add", self.add.as_ref())?;
+        serde_struct::optional_field(&mut state, "drop", self.drop.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for Capabilities {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct CapabilitiesVisitor;
+
+        impl serde_struct::Fields for CapabilitiesVisitor {
+            const NAMES: &'static [&'static str] = &["add", "drop"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "add" => 0,
+                    "drop" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for CapabilitiesVisitor {
+            type Value = Capabilities;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Capabilities")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Capabilities, A::Error> {
+                let mut add = None;
+                let mut drop = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut add, "add"),
+                        1 => serde_struct::value(&mut map, &mut drop, "drop"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(Capabilities {
+                    add: serde_struct::optional(add),
+                    drop: serde_struct::optional(drop),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "Capabilities",
+                <CapabilitiesVisitor as serde_struct::Fields>::NAMES,
+                CapabilitiesVisitor,
+            )
+    }
 }
 
 impl Capabilities {

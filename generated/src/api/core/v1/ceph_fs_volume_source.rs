@@ -2,25 +2,141 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.CephFSVolumeSource
 
 /// A CephFS mount that lives as long as the pod (deprecated).
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CephFSVolumeSource {
     /// Ceph monitor addresses.
     pub monitors: Vec<String>,
     /// Root path inside the Ceph tree to mount; defaults to `/`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// Forces the mount to be read-only when true.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// Path to the user's key ring file.
-    #[serde(rename = "secretFile", skip_serializing_if = "Option::is_none")]
     pub secret_file: Option<String>,
     /// Secret holding the authentication key for the user.
-    #[serde(rename = "secretRef", skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
     /// RADOS user name; defaults to admin.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub user: Option<String>,
+}
+
+impl ::serde::Serialize for CephFSVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.path.is_some(),
+                self.read_only.is_some(),
+                self.secret_file.is_some(),
+                self.secret_ref.is_some(),
+                self.user.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("CephFSVolumeSource", len)?;
+        state.serialize_field("monitors", &self.monitors)?;
+        serde_struct::optional_field(&mut state, "path", self.path.as_ref())?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "secretFile",
+            self.secret_file.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "secretRef", self.secret_ref.as_ref())?;
+        serde_struct::optional_field(&mut state, "user", self.user.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct CephFSVolumeSourceVisitor;
+
+        impl serde_struct::Fields for CephFSVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "monitors",
+                "path",
+                "readOnly",
+                "secretFile",
+                "secretRef",
+                "user",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "monitors" => 0,
+                    "path" => 1,
+                    "readOnly" => 2,
+                    "secretFile" => 3,
+                    "secretRef" => 4,
+                    "user" => 5,
+                    _ => 6,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for CephFSVolumeSourceVisitor {
+            type Value = CephFSVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CephFSVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<CephFSVolumeSource, A::Error> {
+                let mut monitors = None;
+                let mut path = None;
+                let mut read_only = None;
+                let mut secret_file = None;
+                let mut secret_ref = None;
+                let mut user = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut monitors, "monitors"),
+                        1 => serde_struct::value(&mut map, &mut path, "path"),
+                        2 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        3 => {
+                            serde_struct::value(&mut map, &mut secret_file, "secretFile")
+                        }
+
+                        4 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
+                        5 => serde_struct::value(&mut map, &mut user, "user"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(CephFSVolumeSource {
+                    monitors: serde_struct::required(monitors, "monitors")?,
+                    path: serde_struct::optional(path),
+                    read_only: serde_struct::optional(read_only),
+                    secret_file: serde_struct::optional(secret_file),
+                    secret_ref: serde_struct::optional(secret_ref),
+                    user: serde_struct::optional(user),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "CephFSVolumeSource",
+                <CephFSVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                CephFSVolumeSourceVisitor,
+            )
+    }
 }
 
 impl CephFSVolumeSource {

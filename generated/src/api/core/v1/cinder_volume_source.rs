@@ -2,20 +2,116 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.CinderVolumeSource
 
 /// An OpenStack Cinder volume mounted into a pod (deprecated in-tree plugin).
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CinderVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
-    #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
     pub fs_type: Option<String>,
     /// Forces the mount to be read-only when true.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// Secret with parameters for connecting to OpenStack.
-    #[serde(rename = "secretRef", skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
     /// ID of the Cinder volume.
-    #[serde(rename = "volumeID")]
     pub volume_id: String,
+}
+
+impl ::serde::Serialize for CinderVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.fs_type.is_some(),
+                self.read_only.is_some(),
+                self.secret_ref.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("CinderVolumeSource", len)?;
+        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_field(&mut state, "secretRef", self.secret_ref.as_ref())?;
+        state.serialize_field("volumeID", &self.volume_id)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct CinderVolumeSourceVisitor;
+
+        impl serde_struct::Fields for CinderVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "fsType",
+                "readOnly",
+                "secretRef",
+                "volumeID",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "fsType" => 0,
+                    "readOnly" => 1,
+                    "secretRef" => 2,
+                    "volumeID" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for CinderVolumeSourceVisitor {
+            type Value = CinderVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CinderVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<CinderVolumeSource, A::Error> {
+                let mut fs_type = None;
+                let mut read_only = None;
+                let mut secret_ref = None;
+                let mut volume_id = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
+                        1 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        2 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
+                        3 => serde_struct::value(&mut map, &mut volume_id, "volumeID"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(CinderVolumeSource {
+                    fs_type: serde_struct::optional(fs_type),
+                    read_only: serde_struct::optional(read_only),
+                    secret_ref: serde_struct::optional(secret_ref),
+                    volume_id: serde_struct::required(volume_id, "volumeID")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "CinderVolumeSource",
+                <CinderVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                CinderVolumeSourceVisitor,
+            )
+    }
 }
 
 impl CinderVolumeSource {

@@ -2,22 +2,144 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ClusterTrustBundleProjection
 
 /// Projects the contents of selected ClusterTrustBundle objects into a file.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClusterTrustBundleProjection {
     /// Selects bundles by label; only used together with signerName.
-    #[serde(rename = "labelSelector", skip_serializing_if = "Option::is_none")]
     pub label_selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     /// Selects a single bundle by object name.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// When true, pod startup does not wait for the bundle to exist.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
     /// File path, relative to the volume root, to write the bundle to.
     pub path: String,
     /// Selects all bundles for this signer name.
-    #[serde(rename = "signerName", skip_serializing_if = "Option::is_none")]
     pub signer_name: Option<String>,
+}
+
+impl ::serde::Serialize for ClusterTrustBundleProjection {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.label_selector.is_some(),
+                self.name.is_some(),
+                self.optional.is_some(),
+                self.signer_name.is_some(),
+            ],
+        );
+        let mut state = serializer
+            .serialize_struct("ClusterTrustBundleProjection", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "labelSelector",
+            self.label_selector.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
+        serde_struct::optional_field(&mut state, "optional", self.optional.as_ref())?;
+        state.serialize_field("path", &self.path)?;
+        serde_struct::optional_field(
+            &mut state,
+            "signerName",
+            self.signer_name.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ClusterTrustBundleProjectionVisitor;
+
+        impl serde_struct::Fields for ClusterTrustBundleProjectionVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "labelSelector",
+                "name",
+                "optional",
+                "path",
+                "signerName",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "labelSelector" => 0,
+                    "name" => 1,
+                    "optional" => 2,
+                    "path" => 3,
+                    "signerName" => 4,
+                    _ => 5,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ClusterTrustBundleProjectionVisitor {
+            type Value = ClusterTrustBundleProjection;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ClusterTrustBundleProjection")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ClusterTrustBundleProjection, A::Error> {
+                let mut label_selector = None;
+                let mut name = None;
+                let mut optional = None;
+                let mut path = None;
+                let mut signer_name = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut label_selector,
+                                "labelSelector",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut name, "name"),
+                        2 => serde_struct::value(&mut map, &mut optional, "optional"),
+                        3 => serde_struct::value(&mut map, &mut path, "path"),
+                        4 => {
+                            serde_struct::value(&mut map, &mut signer_name, "signerName")
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ClusterTrustBundleProjection {
+                    label_selector: serde_struct::optional(label_selector),
+                    name: serde_struct::optional(name),
+                    optional: serde_struct::optional(optional),
+                    path: serde_struct::required(path, "path")?,
+                    signer_name: serde_struct::optional(signer_name),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ClusterTrustBundleProjection",
+                <ClusterTrustBundleProjectionVisitor as serde_struct::Fields>::NAMES,
+                ClusterTrustBundleProjectionVisitor,
+            )
+    }
 }
 
 impl ClusterTrustBundleProjection {

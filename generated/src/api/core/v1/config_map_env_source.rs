@@ -2,14 +2,90 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ConfigMapEnvSource
 
 /// Imports all keys of a ConfigMap as environment variables.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ConfigMapEnvSource {
     /// Name of the ConfigMap.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Whether the ConfigMap may be missing.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
+}
+
+impl ::serde::Serialize for ConfigMapEnvSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(0, &[self.name.is_some(), self.optional.is_some()]);
+        let mut state = serializer.serialize_struct("ConfigMapEnvSource", len)?;
+        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
+        serde_struct::optional_field(&mut state, "optional", self.optional.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ConfigMapEnvSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ConfigMapEnvSourceVisitor;
+
+        impl serde_struct::Fields for ConfigMapEnvSourceVisitor {
+            const NAMES: &'static [&'static str] = &["name", "optional"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "name" => 0,
+                    "optional" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ConfigMapEnvSourceVisitor {
+            type Value = ConfigMapEnvSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ConfigMapEnvSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ConfigMapEnvSource, A::Error> {
+                let mut name = None;
+                let mut optional = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut name, "name"),
+                        1 => serde_struct::value(&mut map, &mut optional, "optional"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ConfigMapEnvSource {
+                    name: serde_struct::optional(name),
+                    optional: serde_struct::optional(optional),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ConfigMapEnvSource",
+                <ConfigMapEnvSourceVisitor as serde_struct::Fields>::NAMES,
+                ConfigMapEnvSourceVisitor,
+            )
+    }
 }
 
 impl ConfigMapEnvSource {

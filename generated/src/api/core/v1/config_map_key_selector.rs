@@ -2,16 +2,97 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ConfigMapKeySelector
 
 /// Picks one key from a ConfigMap.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigMapKeySelector {
     /// The key to read.
     pub key: String,
     /// Name of the ConfigMap.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Whether the ConfigMap or key may be missing.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
+}
+
+impl ::serde::Serialize for ConfigMapKeySelector {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(1, &[self.name.is_some(), self.optional.is_some()]);
+        let mut state = serializer.serialize_struct("ConfigMapKeySelector", len)?;
+        state.serialize_field("key", &self.key)?;
+        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
+        serde_struct::optional_field(&mut state, "optional", self.optional.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ConfigMapKeySelectorVisitor;
+
+        impl serde_struct::Fields for ConfigMapKeySelectorVisitor {
+            const NAMES: &'static [&'static str] = &["key", "name", "optional"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "key" => 0,
+                    "name" => 1,
+                    "optional" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ConfigMapKeySelectorVisitor {
+            type Value = ConfigMapKeySelector;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ConfigMapKeySelector")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ConfigMapKeySelector, A::Error> {
+                let mut key = None;
+                let mut name = None;
+                let mut optional = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut key, "key"),
+                        1 => serde_struct::value(&mut map, &mut name, "name"),
+                        2 => serde_struct::value(&mut map, &mut optional, "optional"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ConfigMapKeySelector {
+                    key: serde_struct::required(key, "key")?,
+                    name: serde_struct::optional(name),
+                    optional: serde_struct::optional(optional),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ConfigMapKeySelector",
+                <ConfigMapKeySelectorVisitor as serde_struct::Fields>::NAMES,
+                ConfigMapKeySelectorVisitor,
+            )
+    }
 }
 
 impl ConfigMapKeySelector {

@@ -2,20 +2,128 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ConfigMapVolumeSource
 
 /// A volume whose files come from a ConfigMap.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ConfigMapVolumeSource {
     /// Default permission bits for created files, e.g. 0644.
-    #[serde(rename = "defaultMode", skip_serializing_if = "Option::is_none")]
     pub default_mode: Option<i32>,
     /// Explicit key-to-path mappings; when empty every key becomes a file.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<crate::api::core::v1::KeyToPath>>,
     /// Name of the ConfigMap.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Whether the ConfigMap or its keys may be missing.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
+}
+
+impl ::serde::Serialize for ConfigMapVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.default_mode.is_some(),
+                self.items.is_some(),
+                self.name.is_some(),
+                self.optional.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("ConfigMapVolumeSource", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "defaultMode",
+            self.default_mode.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "items", self.items.as_ref())?;
+        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
+        serde_struct::optional_field(&mut state, "optional", self.optional.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ConfigMapVolumeSourceVisitor;
+
+        impl serde_struct::Fields for ConfigMapVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "defaultMode",
+                "items",
+                "name",
+                "optional",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "defaultMode" => 0,
+                    "items" => 1,
+                    "name" => 2,
+                    "optional" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ConfigMapVolumeSourceVisitor {
+            type Value = ConfigMapVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ConfigMapVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ConfigMapVolumeSource, A::Error> {
+                let mut default_mode = None;
+                let mut items = None;
+                let mut name = None;
+                let mut optional = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut default_mode,
+                                "defaultMode",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut items, "items"),
+                        2 => serde_struct::value(&mut map, &mut name, "name"),
+                        3 => serde_struct::value(&mut map, &mut optional, "optional"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ConfigMapVolumeSource {
+                    default_mode: serde_struct::optional(default_mode),
+                    items: serde_struct::optional(items),
+                    name: serde_struct::optional(name),
+                    optional: serde_struct::optional(optional),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ConfigMapVolumeSource",
+                <ConfigMapVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                ConfigMapVolumeSourceVisitor,
+            )
+    }
 }
 
 impl ConfigMapVolumeSource {

@@ -2,85 +2,448 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.Container
 
 /// An application container run inside a pod.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Container {
     /// Arguments to the entrypoint; `$(VAR_NAME)` references are expanded.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub args: Option<Vec<String>>,
     /// Entrypoint array, run without a shell; overrides the image ENTRYPOINT.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<Vec<String>>,
     /// Environment variables to set in the container.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub env: Option<Vec<crate::api::core::v1::EnvVar>>,
     /// Sources whose keys are all imported as environment variables.
-    #[serde(rename = "envFrom", skip_serializing_if = "Option::is_none")]
     pub env_from: Option<Vec<crate::api::core::v1::EnvFromSource>>,
     /// Container image reference, e.g. `registry.example.com/app:1.0`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
     /// When to pull the image: Always, Never or IfNotPresent.
-    #[serde(rename = "imagePullPolicy", skip_serializing_if = "Option::is_none")]
     pub image_pull_policy: Option<String>,
     /// Hooks run after the container starts and before it stops.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<crate::api::core::v1::Lifecycle>,
     /// Probe that restarts the container when it fails.
-    #[serde(rename = "livenessProbe", skip_serializing_if = "Option::is_none")]
     pub liveness_probe: Option<crate::api::core::v1::Probe>,
     /// Container name, a DNS label unique within the pod.
     pub name: String,
     /// Network ports the container exposes.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ports: Option<Vec<crate::api::core::v1::ContainerPort>>,
     /// Probe that removes the pod from service endpoints when it fails.
-    #[serde(rename = "readinessProbe", skip_serializing_if = "Option::is_none")]
     pub readiness_probe: Option<crate::api::core::v1::Probe>,
     /// How each resource may be resized in place.
-    #[serde(rename = "resizePolicy", skip_serializing_if = "Option::is_none")]
     pub resize_policy: Option<Vec<crate::api::core::v1::ContainerResizePolicy>>,
     /// Compute resource requests and limits.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub resources: Option<crate::api::core::v1::ResourceRequirements>,
     /// Per-container restart behaviour; overrides the pod restart policy.
-    #[serde(rename = "restartPolicy", skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<String>,
     /// Ordered rules deciding whether an exited container is restarted.
-    #[serde(rename = "restartPolicyRules", skip_serializing_if = "Option::is_none")]
     pub restart_policy_rules: Option<Vec<crate::api::core::v1::ContainerRestartRule>>,
     /// Container-level security settings.
-    #[serde(rename = "securityContext", skip_serializing_if = "Option::is_none")]
     pub security_context: Option<crate::api::core::v1::SecurityContext>,
     /// Probe that must succeed before other probes run.
-    #[serde(rename = "startupProbe", skip_serializing_if = "Option::is_none")]
     pub startup_probe: Option<crate::api::core::v1::Probe>,
     /// Whether to allocate a stdin buffer for the container.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub stdin: Option<bool>,
     /// Whether stdin is closed after the first attach disconnects.
-    #[serde(rename = "stdinOnce", skip_serializing_if = "Option::is_none")]
     pub stdin_once: Option<bool>,
     /// File whose contents become the container's termination message.
-    #[serde(rename = "terminationMessagePath", skip_serializing_if = "Option::is_none")]
     pub termination_message_path: Option<String>,
     /// Where the termination message comes from: File or FallbackToLogsOnError.
-    #[serde(
-        rename = "terminationMessagePolicy",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub termination_message_policy: Option<String>,
     /// Whether to allocate a TTY; requires `stdin`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tty: Option<bool>,
     /// Raw block devices mapped into the container.
-    #[serde(rename = "volumeDevices", skip_serializing_if = "Option::is_none")]
     pub volume_devices: Option<Vec<crate::api::core::v1::VolumeDevice>>,
     /// Pod volumes mounted into the container's filesystem.
-    #[serde(rename = "volumeMounts", skip_serializing_if = "Option::is_none")]
     pub volume_mounts: Option<Vec<crate::api::core::v1::VolumeMount>>,
     /// Working directory; the runtime default is used when empty.
-    #[serde(rename = "workingDir", skip_serializing_if = "Option::is_none")]
     pub working_dir: Option<String>,
+}
+
+impl ::serde::Serialize for Container {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.args.is_some(),
+                self.command.is_some(),
+                self.env.is_some(),
+                self.env_from.is_some(),
+                self.image.is_some(),
+                self.image_pull_policy.is_some(),
+                self.lifecycle.is_some(),
+                self.liveness_probe.is_some(),
+                self.ports.is_some(),
+                self.readiness_probe.is_some(),
+                self.resize_policy.is_some(),
+                self.resources.is_some(),
+                self.restart_policy.is_some(),
+                self.restart_policy_rules.is_some(),
+                self.security_context.is_some(),
+                self.startup_probe.is_some(),
+                self.stdin.is_some(),
+                self.stdin_once.is_some(),
+                self.termination_message_path.is_some(),
+                self.termination_message_policy.is_some(),
+                self.tty.is_some(),
+                self.volume_devices.is_some(),
+                self.volume_mounts.is_some(),
+                self.working_dir.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("Container", len)?;
+        serde_struct::optional_field(&mut state, "args", self.args.as_ref())?;
+        serde_struct::optional_field(&mut state, "command", self.command.as_ref())?;
+        serde_struct::optional_field(&mut state, "env", self.env.as_ref())?;
+        serde_struct::optional_field(&mut state, "envFrom", self.env_from.as_ref())?;
+        serde_struct::optional_field(&mut state, "image", self.image.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "imagePullPolicy",
+            self.image_pull_policy.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "lifecycle", self.lifecycle.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "livenessProbe",
+            self.liveness_probe.as_ref(),
+        )?;
+        state.serialize_field("name", &self.name)?;
+        serde_struct::optional_field(&mut state, "ports", self.ports.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "readinessProbe",
+            self.readiness_probe.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "resizePolicy",
+            self.resize_policy.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "resources", self.resources.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "restartPolicy",
+            self.restart_policy.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "restartPolicyRules",
+            self.restart_policy_rules.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "securityContext",
+            self.security_context.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "startupProbe",
+            self.startup_probe.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "stdin", self.stdin.as_ref())?;
+        serde_struct::optional_field(&mut state, "stdinOnce", self.stdin_once.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "terminationMessagePath",
+            self.termination_message_path.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "terminationMessagePolicy",
+            self.termination_message_policy.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "tty", self.tty.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "volumeDevices",
+            self.volume_devices.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "volumeMounts",
+            self.volume_mounts.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "workingDir",
+            self.working_dir.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for Container {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ContainerVisitor;
+
+        impl serde_struct::Fields for ContainerVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "args",
+                "command",
+                "env",
+                "envFrom",
+                "image",
+                "imagePullPolicy",
+                "lifecycle",
+                "livenessProbe",
+                "name",
+                "ports",
+                "readinessProbe",
+                "resizePolicy",
+                "resources",
+                "restartPolicy",
+                "restartPolicyRules",
+                "securityContext",
+                "startupProbe",
+                "stdin",
+                "stdinOnce",
+                "terminationMessagePath",
+                "terminationMessagePolicy",
+                "tty",
+                "volumeDevices",
+                "volumeMounts",
+                "workingDir",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "args" => 0,
+                    "command" => 1,
+                    "env" => 2,
+                    "envFrom" => 3,
+                    "image" => 4,
+                    "imagePullPolicy" => 5,
+                    "lifecycle" => 6,
+                    "livenessProbe" => 7,
+                    "name" => 8,
+                    "ports" => 9,
+                    "readinessProbe" => 10,
+                    "resizePolicy" => 11,
+                    "resources" => 12,
+                    "restartPolicy" => 13,
+                    "restartPolicyRules" => 14,
+                    "securityContext" => 15,
+                    "startupProbe" => 16,
+                    "stdin" => 17,
+                    "stdinOnce" => 18,
+                    "terminationMessagePath" => 19,
+                    "terminationMessagePolicy" => 20,
+                    "tty" => 21,
+                    "volumeDevices" => 22,
+                    "volumeMounts" => 23,
+                    "workingDir" => 24,
+                    _ => 25,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ContainerVisitor {
+            type Value = Container;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Container")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Container, A::Error> {
+                let mut args = None;
+                let mut command = None;
+                let mut env = None;
+                let mut env_from = None;
+                let mut image = None;
+                let mut image_pull_policy = None;
+                let mut lifecycle = None;
+                let mut liveness_probe = None;
+                let mut name = None;
+                let mut ports = None;
+                let mut readiness_probe = None;
+                let mut resize_policy = None;
+                let mut resources = None;
+                let mut restart_policy = None;
+                let mut restart_policy_rules = None;
+                let mut security_context = None;
+                let mut startup_probe = None;
+                let mut stdin = None;
+                let mut stdin_once = None;
+                let mut termination_message_path = None;
+                let mut termination_message_policy = None;
+                let mut tty = None;
+                let mut volume_devices = None;
+                let mut volume_mounts = None;
+                let mut working_dir = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut args, "args"),
+                        1 => serde_struct::value(&mut map, &mut command, "command"),
+                        2 => serde_struct::value(&mut map, &mut env, "env"),
+                        3 => serde_struct::value(&mut map, &mut env_from, "envFrom"),
+                        4 => serde_struct::value(&mut map, &mut image, "image"),
+                        5 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut image_pull_policy,
+                                "imagePullPolicy",
+                            )
+                        }
+
+                        6 => serde_struct::value(&mut map, &mut lifecycle, "lifecycle"),
+                        7 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut liveness_probe,
+                                "livenessProbe",
+                            )
+                        }
+
+                        8 => serde_struct::value(&mut map, &mut name, "name"),
+                        9 => serde_struct::value(&mut map, &mut ports, "ports"),
+                        10 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut readiness_probe,
+                                "readinessProbe",
+                            )
+                        }
+
+                        11 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut resize_policy,
+                                "resizePolicy",
+                            )
+                        }
+
+                        12 => serde_struct::value(&mut map, &mut resources, "resources"),
+                        13 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut restart_policy,
+                                "restartPolicy",
+                            )
+                        }
+
+                        14 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut restart_policy_rules,
+                                "restartPolicyRules",
+                            )
+                        }
+
+                        15 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut security_context,
+                                "securityContext",
+                            )
+                        }
+
+                        16 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut startup_probe,
+                                "startupProbe",
+                            )
+                        }
+
+                        17 => serde_struct::value(&mut map, &mut stdin, "stdin"),
+                        18 => serde_struct::value(&mut map, &mut stdin_once, "stdinOnce"),
+                        19 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut termination_message_path,
+                                "terminationMessagePath",
+                            )
+                        }
+
+                        20 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut termination_message_policy,
+                                "terminationMessagePolicy",
+                            )
+                        }
+
+                        21 => serde_struct::value(&mut map, &mut tty, "tty"),
+                        22 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut volume_devices,
+                                "volumeDevices",
+                            )
+                        }
+
+                        23 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut volume_mounts,
+                                "volumeMounts",
+                            )
+                        }
+
+                        24 => {
+                            serde_struct::value(&mut map, &mut working_dir, "workingDir")
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(Container {
+                    args: serde_struct::optional(args),
+                    command: serde_struct::optional(command),
+                    env: serde_struct::optional(env),
+                    env_from: serde_struct::optional(env_from),
+                    image: serde_struct::optional(image),
+                    image_pull_policy: serde_struct::optional(image_pull_policy),
+                    lifecycle: serde_struct::optional(lifecycle),
+                    liveness_probe: serde_struct::optional(liveness_probe),
+                    name: serde_struct::required(name, "name")?,
+                    ports: serde_struct::optional(ports),
+                    readiness_probe: serde_struct::optional(readiness_probe),
+                    resize_policy: serde_struct::optional(resize_policy),
+                    resources: serde_struct::optional(resources),
+                    restart_policy: serde_struct::optional(restart_policy),
+                    restart_policy_rules: serde_struct::optional(restart_policy_rules),
+                    security_context: serde_struct::optional(security_context),
+                    startup_probe: serde_struct::optional(startup_probe),
+                    stdin: serde_struct::optional(stdin),
+                    stdin_once: serde_struct::optional(stdin_once),
+                    termination_message_path: serde_struct::optional(
+                        termination_message_path,
+                    ),
+                    termination_message_policy: serde_struct::optional(
+                        termination_message_policy,
+                    ),
+                    tty: serde_struct::optional(tty),
+                    volume_devices: serde_struct::optional(volume_devices),
+                    volume_mounts: serde_struct::optional(volume_mounts),
+                    working_dir: serde_struct::optional(working_dir),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "Container",
+                <ContainerVisitor as serde_struct::Fields>::NAMES,
+                ContainerVisitor,
+            )
+    }
 }
 
 impl Container {

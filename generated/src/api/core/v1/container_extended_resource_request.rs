@@ -2,17 +2,125 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerExtendedResourceRequest
 
 /// Maps a container's extended resource to a device request in a generated ResourceClaim.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContainerExtendedResourceRequest {
     /// Container that requests the resource.
-    #[serde(rename = "containerName")]
     pub container_name: String,
     /// Request name in the generated ResourceClaim.
-    #[serde(rename = "requestName")]
     pub request_name: String,
     /// Extended resource name backed by dynamic resource allocation.
-    #[serde(rename = "resourceName")]
     pub resource_name: String,
+}
+
+impl ::serde::Serialize for ContainerExtendedResourceRequest {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        let len = 3;
+        let mut state = serializer
+            .serialize_struct("ContainerExtendedResourceRequest", len)?;
+        state.serialize_field("containerName", &self.container_name)?;
+        state.serialize_field("requestName", &self.request_name)?;
+        state.serialize_field("resourceName", &self.resource_name)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ContainerExtendedResourceRequestVisitor;
+
+        impl serde_struct::Fields for ContainerExtendedResourceRequestVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "containerName",
+                "requestName",
+                "resourceName",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "containerName" => 0,
+                    "requestName" => 1,
+                    "resourceName" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ContainerExtendedResourceRequestVisitor {
+            type Value = ContainerExtendedResourceRequest;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContainerExtendedResourceRequest")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContainerExtendedResourceRequest, A::Error> {
+                let mut container_name = None;
+                let mut request_name = None;
+                let mut resource_name = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut container_name,
+                                "containerName",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut request_name,
+                                "requestName",
+                            )
+                        }
+
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut resource_name,
+                                "resourceName",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ContainerExtendedResourceRequest {
+                    container_name: serde_struct::required(
+                        container_name,
+                        "containerName",
+                    )?,
+                    request_name: serde_struct::required(request_name, "requestName")?,
+                    resource_name: serde_struct::required(resource_name, "resourceName")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ContainerExtendedResourceRequest",
+                <ContainerExtendedResourceRequestVisitor as serde_struct::Fields>::NAMES,
+                ContainerExtendedResourceRequestVisitor,
+            )
+    }
 }
 
 impl ContainerExtendedResourceRequest {

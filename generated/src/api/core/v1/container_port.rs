@@ -2,23 +2,135 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerPort
 
 /// A network port exposed by a container.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContainerPort {
     /// Port number on the pod IP, between 1 and 65535.
-    #[serde(rename = "containerPort")]
     pub container_port: i32,
     /// Host IP to bind the host port to.
-    #[serde(rename = "hostIP", skip_serializing_if = "Option::is_none")]
     pub host_ip: Option<String>,
     /// Port number to expose on the host, if any.
-    #[serde(rename = "hostPort", skip_serializing_if = "Option::is_none")]
     pub host_port: Option<i32>,
     /// Optional IANA_SVC_NAME, unique within the pod.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Protocol: UDP, TCP or SCTP; defaults to TCP.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
+}
+
+impl ::serde::Serialize for ContainerPort {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.host_ip.is_some(),
+                self.host_port.is_some(),
+                self.name.is_some(),
+                self.protocol.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("ContainerPort", len)?;
+        state.serialize_field("containerPort", &self.container_port)?;
+        serde_struct::optional_field(&mut state, "hostIP", self.host_ip.as_ref())?;
+        serde_struct::optional_field(&mut state, "hostPort", self.host_port.as_ref())?;
+        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
+        serde_struct::optional_field(&mut state, "protocol", self.protocol.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ContainerPort {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ContainerPortVisitor;
+
+        impl serde_struct::Fields for ContainerPortVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "containerPort",
+                "hostIP",
+                "hostPort",
+                "name",
+                "protocol",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "containerPort" => 0,
+                    "hostIP" => 1,
+                    "hostPort" => 2,
+                    "name" => 3,
+                    "protocol" => 4,
+                    _ => 5,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ContainerPortVisitor {
+            type Value = ContainerPort;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContainerPort")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContainerPort, A::Error> {
+                let mut container_port = None;
+                let mut host_ip = None;
+                let mut host_port = None;
+                let mut name = None;
+                let mut protocol = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut container_port,
+                                "containerPort",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut host_ip, "hostIP"),
+                        2 => serde_struct::value(&mut map, &mut host_port, "hostPort"),
+                        3 => serde_struct::value(&mut map, &mut name, "name"),
+                        4 => serde_struct::value(&mut map, &mut protocol, "protocol"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ContainerPort {
+                    container_port: serde_struct::required(
+                        container_port,
+                        "containerPort",
+                    )?,
+                    host_ip: serde_struct::optional(host_ip),
+                    host_port: serde_struct::optional(host_port),
+                    name: serde_struct::optional(name),
+                    protocol: serde_struct::optional(protocol),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ContainerPort",
+                <ContainerPortVisitor as serde_struct::Fields>::NAMES,
+                ContainerPortVisitor,
+            )
+    }
 }
 
 impl ContainerPort {

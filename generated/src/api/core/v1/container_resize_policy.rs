@@ -2,14 +2,109 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerResizePolicy
 
 /// Resize policy for one container resource.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContainerResizePolicy {
     /// Resource the policy applies to: cpu or memory.
-    #[serde(rename = "resourceName")]
     pub resource_name: String,
     /// Whether a resize restarts the container; defaults to NotRequired.
-    #[serde(rename = "restartPolicy")]
     pub restart_policy: String,
+}
+
+impl ::serde::Serialize for ContainerResizePolicy {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        let len = 2;
+        let mut state = serializer.serialize_struct("ContainerResizePolicy", len)?;
+        state.serialize_field("resourceName", &self.resource_name)?;
+        state.serialize_field("restartPolicy", &self.restart_policy)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ContainerResizePolicyVisitor;
+
+        impl serde_struct::Fields for ContainerResizePolicyVisitor {
+            const NAMES: &'static [&'static str] = &["resourceName", "restartPolicy"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "resourceName" => 0,
+                    "restartPolicy" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ContainerResizePolicyVisitor {
+            type Value = ContainerResizePolicy;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContainerResizePolicy")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContainerResizePolicy, A::Error> {
+                let mut resource_name = None;
+                let mut restart_policy = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut resource_name,
+                                "resourceName",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut restart_policy,
+                                "restartPolicy",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ContainerResizePolicy {
+                    resource_name: serde_struct::required(
+                        resource_name,
+                        "resourceName",
+                    )?,
+                    restart_policy: serde_struct::required(
+                        restart_policy,
+                        "restartPolicy",
+                    )?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ContainerResizePolicy",
+                <ContainerResizePolicyVisitor as serde_struct::Fields>::NAMES,
+                ContainerResizePolicyVisitor,
+            )
+    }
 }
 
 impl ContainerResizePolicy {

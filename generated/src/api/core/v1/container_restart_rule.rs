@@ -2,13 +2,90 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerRestartRule
 
 /// Rule deciding what happens when a container exits.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContainerRestartRule {
     /// Action to take when the rule matches; only `Restart` is allowed.
     pub action: String,
     /// Exit codes the rule matches on.
-    #[serde(rename = "exitCodes", skip_serializing_if = "Option::is_none")]
     pub exit_codes: Option<crate::api::core::v1::ContainerRestartRuleOnExitCodes>,
+}
+
+impl ::serde::Serialize for ContainerRestartRule {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(1, &[self.exit_codes.is_some()]);
+        let mut state = serializer.serialize_struct("ContainerRestartRule", len)?;
+        state.serialize_field("action", &self.action)?;
+        serde_struct::optional_field(&mut state, "exitCodes", self.exit_codes.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ContainerRestartRule {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ContainerRestartRuleVisitor;
+
+        impl serde_struct::Fields for ContainerRestartRuleVisitor {
+            const NAMES: &'static [&'static str] = &["action", "exitCodes"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "action" => 0,
+                    "exitCodes" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ContainerRestartRuleVisitor {
+            type Value = ContainerRestartRule;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContainerRestartRule")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContainerRestartRule, A::Error> {
+                let mut action = None;
+                let mut exit_codes = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut action, "action"),
+                        1 => serde_struct::value(&mut map, &mut exit_codes, "exitCodes"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ContainerRestartRule {
+                    action: serde_struct::required(action, "action")?,
+                    exit_codes: serde_struct::optional(exit_codes),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ContainerRestartRule",
+                <ContainerRestartRuleVisitor as serde_struct::Fields>::NAMES,
+                ContainerRestartRuleVisitor,
+            )
+    }
 }
 
 impl ContainerRestartRule {

@@ -2,13 +2,91 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes
 
 /// Matches a container exit against a set of exit codes.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContainerRestartRuleOnExitCodes {
     /// How exit codes are compared with values: In or NotIn.
     pub operator: String,
     /// Exit code values to compare against (at most 255).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub values: Option<Vec<i32>>,
+}
+
+impl ::serde::Serialize for ContainerRestartRuleOnExitCodes {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(1, &[self.values.is_some()]);
+        let mut state = serializer
+            .serialize_struct("ContainerRestartRuleOnExitCodes", len)?;
+        state.serialize_field("operator", &self.operator)?;
+        serde_struct::optional_field(&mut state, "values", self.values.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ContainerRestartRuleOnExitCodesVisitor;
+
+        impl serde_struct::Fields for ContainerRestartRuleOnExitCodesVisitor {
+            const NAMES: &'static [&'static str] = &["operator", "values"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "operator" => 0,
+                    "values" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ContainerRestartRuleOnExitCodesVisitor {
+            type Value = ContainerRestartRuleOnExitCodes;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContainerRestartRuleOnExitCodes")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContainerRestartRuleOnExitCodes, A::Error> {
+                let mut operator = None;
+                let mut values = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut operator, "operator"),
+                        1 => serde_struct::value(&mut map, &mut values, "values"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ContainerRestartRuleOnExitCodes {
+                    operator: serde_struct::required(operator, "operator")?,
+                    values: serde_struct::optional(values),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ContainerRestartRuleOnExitCodes",
+                <ContainerRestartRuleOnExitCodesVisitor as serde_struct::Fields>::NAMES,
+                ContainerRestartRuleOnExitCodesVisitor,
+            )
+    }
 }
 
 impl ContainerRestartRuleOnExitCodes {

@@ -2,17 +2,104 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerState
 
 /// Current state of a container; only one member is set.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ContainerState {
     /// Set while the container is running.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub running: Option<crate::api::core::v1::ContainerStateRunning>,
     /// Set once the container has terminated.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub terminated: Option<crate::api::core::v1::ContainerStateTerminated>,
     /// Set while the container is waiting to run.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub waiting: Option<crate::api::core::v1::ContainerStateWaiting>,
+}
+
+impl ::serde::Serialize for ContainerState {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[self.running.is_some(), self.terminated.is_some(), self.waiting.is_some()],
+        );
+        let mut state = serializer.serialize_struct("ContainerState", len)?;
+        serde_struct::optional_field(&mut state, "running", self.running.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "terminated",
+            self.terminated.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "waiting", self.waiting.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ContainerState {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ContainerStateVisitor;
+
+        impl serde_struct::Fields for ContainerStateVisitor {
+            const NAMES: &'static [&'static str] = &["running", "terminated", "waiting"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "running" => 0,
+                    "terminated" => 1,
+                    "waiting" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ContainerStateVisitor {
+            type Value = ContainerState;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContainerState")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContainerState, A::Error> {
+                let mut running = None;
+                let mut terminated = None;
+                let mut waiting = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut running, "running"),
+                        1 => serde_struct::value(&mut map, &mut terminated, "terminated"),
+                        2 => serde_struct::value(&mut map, &mut waiting, "waiting"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ContainerState {
+                    running: serde_struct::optional(running),
+                    terminated: serde_struct::optional(terminated),
+                    waiting: serde_struct::optional(waiting),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ContainerState",
+                <ContainerStateVisitor as serde_struct::Fields>::NAMES,
+                ContainerStateVisitor,
+            )
+    }
 }
 
 impl ContainerState {

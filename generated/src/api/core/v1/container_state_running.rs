@@ -2,11 +2,83 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerStateRunning
 
 /// Details of a running container.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ContainerStateRunning {
     /// When the container was last (re)started.
-    #[serde(rename = "startedAt", skip_serializing_if = "Option::is_none")]
     pub started_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+}
+
+impl ::serde::Serialize for ContainerStateRunning {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(0, &[self.started_at.is_some()]);
+        let mut state = serializer.serialize_struct("ContainerStateRunning", len)?;
+        serde_struct::optional_field(&mut state, "startedAt", self.started_at.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ContainerStateRunning {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ContainerStateRunningVisitor;
+
+        impl serde_struct::Fields for ContainerStateRunningVisitor {
+            const NAMES: &'static [&'static str] = &["startedAt"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "startedAt" => 0,
+                    _ => 1,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ContainerStateRunningVisitor {
+            type Value = ContainerStateRunning;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContainerStateRunning")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContainerStateRunning, A::Error> {
+                let mut started_at = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut started_at, "startedAt"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ContainerStateRunning {
+                    started_at: serde_struct::optional(started_at),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ContainerStateRunning",
+                <ContainerStateRunningVisitor as serde_struct::Fields>::NAMES,
+                ContainerStateRunningVisitor,
+            )
+    }
 }
 
 impl ContainerStateRunning {

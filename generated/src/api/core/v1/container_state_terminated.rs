@@ -2,29 +2,161 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerStateTerminated
 
 /// Details of a terminated container.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContainerStateTerminated {
     /// Container ID in the form \<type\>://\<container_id\>.
-    #[serde(rename = "containerID", skip_serializing_if = "Option::is_none")]
     pub container_id: Option<String>,
     /// Exit status of the last run.
-    #[serde(rename = "exitCode")]
     pub exit_code: i32,
     /// When the container last terminated.
-    #[serde(rename = "finishedAt", skip_serializing_if = "Option::is_none")]
     pub finished_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// Message about the last termination.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// Short reason for the last termination.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Signal that ended the last run, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,
     /// When the previous run started.
-    #[serde(rename = "startedAt", skip_serializing_if = "Option::is_none")]
     pub started_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+}
+
+impl ::serde::Serialize for ContainerStateTerminated {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.container_id.is_some(),
+                self.finished_at.is_some(),
+                self.message.is_some(),
+                self.reason.is_some(),
+                self.signal.is_some(),
+                self.started_at.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("ContainerStateTerminated", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "containerID",
+            self.container_id.as_ref(),
+        )?;
+        state.serialize_field("exitCode", &self.exit_code)?;
+        serde_struct::optional_field(
+            &mut state,
+            "finishedAt",
+            self.finished_at.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "message", self.message.as_ref())?;
+        serde_struct::optional_field(&mut state, "reason", self.reason.as_ref())?;
+        serde_struct::optional_field(&mut state, "signal", self.signal.as_ref())?;
+        serde_struct::optional_field(&mut state, "startedAt", self.started_at.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ContainerStateTerminatedVisitor;
+
+        impl serde_struct::Fields for ContainerStateTerminatedVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "containerID",
+                "exitCode",
+                "finishedAt",
+                "message",
+                "reason",
+                "signal",
+                "startedAt",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "containerID" => 0,
+                    "exitCode" => 1,
+                    "finishedAt" => 2,
+                    "message" => 3,
+                    "reason" => 4,
+                    "signal" => 5,
+                    "startedAt" => 6,
+                    _ => 7,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ContainerStateTerminatedVisitor {
+            type Value = ContainerStateTerminated;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContainerStateTerminated")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContainerStateTerminated, A::Error> {
+                let mut container_id = None;
+                let mut exit_code = None;
+                let mut finished_at = None;
+                let mut message = None;
+                let mut reason = None;
+                let mut signal = None;
+                let mut started_at = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut container_id,
+                                "containerID",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut exit_code, "exitCode"),
+                        2 => {
+                            serde_struct::value(&mut map, &mut finished_at, "finishedAt")
+                        }
+
+                        3 => serde_struct::value(&mut map, &mut message, "message"),
+                        4 => serde_struct::value(&mut map, &mut reason, "reason"),
+                        5 => serde_struct::value(&mut map, &mut signal, "signal"),
+                        6 => serde_struct::value(&mut map, &mut started_at, "startedAt"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ContainerStateTerminated {
+                    container_id: serde_struct::optional(container_id),
+                    exit_code: serde_struct::required(exit_code, "exitCode")?,
+                    finished_at: serde_struct::optional(finished_at),
+                    message: serde_struct::optional(message),
+                    reason: serde_struct::optional(reason),
+                    signal: serde_struct::optional(signal),
+                    started_at: serde_struct::optional(started_at),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ContainerStateTerminated",
+                <ContainerStateTerminatedVisitor as serde_struct::Fields>::NAMES,
+                ContainerStateTerminatedVisitor,
+            )
+    }
 }
 
 impl ContainerStateTerminated {

@@ -2,14 +2,90 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerStateWaiting
 
 /// Details of a container that is not yet running.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ContainerStateWaiting {
     /// Message explaining why the container is waiting.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// Short reason why the container is waiting.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+}
+
+impl ::serde::Serialize for ContainerStateWaiting {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(0, &[self.message.is_some(), self.reason.is_some()]);
+        let mut state = serializer.serialize_struct("ContainerStateWaiting", len)?;
+        serde_struct::optional_field(&mut state, "message", self.message.as_ref())?;
+        serde_struct::optional_field(&mut state, "reason", self.reason.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ContainerStateWaiting {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ContainerStateWaitingVisitor;
+
+        impl serde_struct::Fields for ContainerStateWaitingVisitor {
+            const NAMES: &'static [&'static str] = &["message", "reason"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "message" => 0,
+                    "reason" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ContainerStateWaitingVisitor {
+            type Value = ContainerStateWaiting;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContainerStateWaiting")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContainerStateWaiting, A::Error> {
+                let mut message = None;
+                let mut reason = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut message, "message"),
+                        1 => serde_struct::value(&mut map, &mut reason, "reason"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ContainerStateWaiting {
+                    message: serde_struct::optional(message),
+                    reason: serde_struct::optional(reason),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ContainerStateWaiting",
+                <ContainerStateWaitingVisitor as serde_struct::Fields>::NAMES,
+                ContainerStateWaitingVisitor,
+            )
+    }
 }
 
 impl ContainerStateWaiting {

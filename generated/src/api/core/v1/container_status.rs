@@ -2,10 +2,9 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerStatus
 
 /// Observed status of one container in a pod.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContainerStatus {
     /// Resources the node has allocated to the container.
-    #[serde(rename = "allocatedResources", skip_serializing_if = "Option::is_none")]
     pub allocated_resources: Option<
         ::std::collections::BTreeMap<
             String,
@@ -13,47 +12,269 @@ pub struct ContainerStatus {
         >,
     >,
     /// Health of the resources allocated to the container.
-    #[serde(
-        rename = "allocatedResourcesStatus",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub allocated_resources_status: Option<Vec<crate::api::core::v1::ResourceStatus>>,
     /// Container ID in the form \<type\>://\<container_id\>, e.g. containerd://abc123.
-    #[serde(rename = "containerID", skip_serializing_if = "Option::is_none")]
     pub container_id: Option<String>,
     /// Image the container is running, as resolved by the runtime.
     pub image: String,
     /// ID of the image the container is running.
-    #[serde(rename = "imageID")]
     pub image_id: String,
     /// Last termination state, useful for debugging restarts.
-    #[serde(rename = "lastState", skip_serializing_if = "Option::is_none")]
     pub last_state: Option<crate::api::core::v1::ContainerState>,
     /// Container name, unique within the pod.
     pub name: String,
     /// Whether the container currently passes its readiness check.
     pub ready: bool,
     /// Resource requests and limits currently applied to the container.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub resources: Option<crate::api::core::v1::ResourceRequirements>,
     /// Number of times the container has been restarted.
-    #[serde(rename = "restartCount")]
     pub restart_count: i32,
     /// Whether the container finished its startup hooks and startup probe.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub started: Option<bool>,
     /// Current state of the container.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<crate::api::core::v1::ContainerState>,
     /// Effective stop signal of the container.
-    #[serde(rename = "stopSignal", skip_serializing_if = "Option::is_none")]
     pub stop_signal: Option<String>,
     /// User identity attached to the container's first process.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub user: Option<crate::api::core::v1::ContainerUser>,
     /// Status of the container's volume mounts.
-    #[serde(rename = "volumeMounts", skip_serializing_if = "Option::is_none")]
     pub volume_mounts: Option<Vec<crate::api::core::v1::VolumeMountStatus>>,
+}
+
+impl ::serde::Serialize for ContainerStatus {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            5,
+            &[
+                self.allocated_resources.is_some(),
+                self.allocated_resources_status.is_some(),
+                self.container_id.is_some(),
+                self.last_state.is_some(),
+                self.resources.is_some(),
+                self.started.is_some(),
+                self.state.is_some(),
+                self.stop_signal.is_some(),
+                self.user.is_some(),
+                self.volume_mounts.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("ContainerStatus", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "allocatedResources",
+            self.allocated_resources.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "allocatedResourcesStatus",
+            self.allocated_resources_status.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "containerID",
+            self.container_id.as_ref(),
+        )?;
+        state.serialize_field("image", &self.image)?;
+        state.serialize_field("imageID", &self.image_id)?;
+        serde_struct::optional_field(&mut state, "lastState", self.last_state.as_ref())?;
+        state.serialize_field("name", &self.name)?;
+        state.serialize_field("ready", &self.ready)?;
+        serde_struct::optional_field(&mut state, "resources", self.resources.as_ref())?;
+        state.serialize_field("restartCount", &self.restart_count)?;
+        serde_struct::optional_field(&mut state, "started", self.started.as_ref())?;
+        serde_struct::optional_field(&mut state, "state", self.state.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "stopSignal",
+            self.stop_signal.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "user", self.user.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "volumeMounts",
+            self.volume_mounts.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ContainerStatusVisitor;
+
+        impl serde_struct::Fields for ContainerStatusVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "allocatedResources",
+                "allocatedResourcesStatus",
+                "containerID",
+                "image",
+                "imageID",
+                "lastState",
+                "name",
+                "ready",
+                "resources",
+                "restartCount",
+                "started",
+                "state",
+                "stopSignal",
+                "user",
+                "volumeMounts",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "allocatedResources" => 0,
+                    "allocatedResourcesStatus" => 1,
+                    "containerID" => 2,
+                    "image" => 3,
+                    "imageID" => 4,
+                    "lastState" => 5,
+                    "name" => 6,
+                    "ready" => 7,
+                    "resources" => 8,
+                    "restartCount" => 9,
+                    "started" => 10,
+                    "state" => 11,
+                    "stopSignal" => 12,
+                    "user" => 13,
+                    "volumeMounts" => 14,
+                    _ => 15,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ContainerStatusVisitor {
+            type Value = ContainerStatus;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContainerStatus")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContainerStatus, A::Error> {
+                let mut allocated_resources = None;
+                let mut allocated_resources_status = None;
+                let mut container_id = None;
+                let mut image = None;
+                let mut image_id = None;
+                let mut last_state = None;
+                let mut name = None;
+                let mut ready = None;
+                let mut resources = None;
+                let mut restart_count = None;
+                let mut started = None;
+                let mut state = None;
+                let mut stop_signal = None;
+                let mut user = None;
+                let mut volume_mounts = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut allocated_resources,
+                                "allocatedResources",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut allocated_resources_status,
+                                "allocatedResourcesStatus",
+                            )
+                        }
+
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut container_id,
+                                "containerID",
+                            )
+                        }
+
+                        3 => serde_struct::value(&mut map, &mut image, "image"),
+                        4 => serde_struct::value(&mut map, &mut image_id, "imageID"),
+                        5 => serde_struct::value(&mut map, &mut last_state, "lastState"),
+                        6 => serde_struct::value(&mut map, &mut name, "name"),
+                        7 => serde_struct::value(&mut map, &mut ready, "ready"),
+                        8 => serde_struct::value(&mut map, &mut resources, "resources"),
+                        9 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut restart_count,
+                                "restartCount",
+                            )
+                        }
+
+                        10 => serde_struct::value(&mut map, &mut started, "started"),
+                        11 => serde_struct::value(&mut map, &mut state, "state"),
+                        12 => {
+                            serde_struct::value(&mut map, &mut stop_signal, "stopSignal")
+                        }
+
+                        13 => serde_struct::value(&mut map, &mut user, "user"),
+                        14 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut volume_mounts,
+                                "volumeMounts",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ContainerStatus {
+                    allocated_resources: serde_struct::optional(allocated_resources),
+                    allocated_resources_status: serde_struct::optional(
+                        allocated_resources_status,
+                    ),
+                    container_id: serde_struct::optional(container_id),
+                    image: serde_struct::required(image, "image")?,
+                    image_id: serde_struct::required(image_id, "imageID")?,
+                    last_state: serde_struct::optional(last_state),
+                    name: serde_struct::required(name, "name")?,
+                    ready: serde_struct::required(ready, "ready")?,
+                    resources: serde_struct::optional(resources),
+                    restart_count: serde_struct::required(
+                        restart_count,
+                        "restartCount",
+                    )?,
+                    started: serde_struct::optional(started),
+                    state: serde_struct::optional(state),
+                    stop_signal: serde_struct::optional(stop_signal),
+                    user: serde_struct::optional(user),
+                    volume_mounts: serde_struct::optional(volume_mounts),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ContainerStatus",
+                <ContainerStatusVisitor as serde_struct::Fields>::NAMES,
+                ContainerStatusVisitor,
+            )
+    }
 }
 
 impl ContainerStatus {

@@ -2,11 +2,83 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerUser
 
 /// User identity of a container's first process.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ContainerUser {
     /// Linux user identity details.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub linux: Option<crate::api::core::v1::LinuxContainerUser>,
+}
+
+impl ::serde::Serialize for ContainerUser {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(0, &[self.linux.is_some()]);
+        let mut state = serializer.serialize_struct("ContainerUser", len)?;
+        serde_struct::optional_field(&mut state, "linux", self.linux.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ContainerUser {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ContainerUserVisitor;
+
+        impl serde_struct::Fields for ContainerUserVisitor {
+            const NAMES: &'static [&'static str] = &["linux"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "linux" => 0,
+                    _ => 1,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ContainerUserVisitor {
+            type Value = ContainerUser;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ContainerUser")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContainerUser, A::Error> {
+                let mut linux = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut linux, "linux"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ContainerUser {
+                    linux: serde_struct::optional(linux),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ContainerUser",
+                <ContainerUserVisitor as serde_struct::Fields>::NAMES,
+                ContainerUserVisitor,
+            )
+    }
 }
 
 impl ContainerUser {

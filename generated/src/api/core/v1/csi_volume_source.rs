@@ -2,22 +2,149 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.CSIVolumeSource
 
 /// An ephemeral volume provided by an external CSI driver.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CSIVolumeSource {
     /// Name of the CSI driver serving this volume.
     pub driver: String,
     /// Filesystem type to mount; the driver picks a default when empty.
-    #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
     pub fs_type: Option<String>,
     /// Secret passed to the driver's NodePublishVolume and NodeUnpublishVolume calls.
-    #[serde(rename = "nodePublishSecretRef", skip_serializing_if = "Option::is_none")]
     pub node_publish_secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
     /// Requests a read-only volume when true.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// Driver-specific attributes passed to the CSI driver.
-    #[serde(rename = "volumeAttributes", skip_serializing_if = "Option::is_none")]
     pub volume_attributes: Option<::std::collections::BTreeMap<String, String>>,
+}
+
+impl ::serde::Serialize for CSIVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.fs_type.is_some(),
+                self.node_publish_secret_ref.is_some(),
+                self.read_only.is_some(),
+                self.volume_attributes.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("CSIVolumeSource", len)?;
+        state.serialize_field("driver", &self.driver)?;
+        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "nodePublishSecretRef",
+            self.node_publish_secret_ref.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "volumeAttributes",
+            self.volume_attributes.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct CSIVolumeSourceVisitor;
+
+        impl serde_struct::Fields for CSIVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "driver",
+                "fsType",
+                "nodePublishSecretRef",
+                "readOnly",
+                "volumeAttributes",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "driver" => 0,
+                    "fsType" => 1,
+                    "nodePublishSecretRef" => 2,
+                    "readOnly" => 3,
+                    "volumeAttributes" => 4,
+                    _ => 5,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for CSIVolumeSourceVisitor {
+            type Value = CSIVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CSIVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<CSIVolumeSource, A::Error> {
+                let mut driver = None;
+                let mut fs_type = None;
+                let mut node_publish_secret_ref = None;
+                let mut read_only = None;
+                let mut volume_attributes = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut driver, "driver"),
+                        1 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut node_publish_secret_ref,
+                                "nodePublishSecretRef",
+                            )
+                        }
+
+                        3 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        4 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut volume_attributes,
+                                "volumeAttributes",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(CSIVolumeSource {
+                    driver: serde_struct::required(driver, "driver")?,
+                    fs_type: serde_struct::optional(fs_type),
+                    node_publish_secret_ref: serde_struct::optional(
+                        node_publish_secret_ref,
+                    ),
+                    read_only: serde_struct::optional(read_only),
+                    volume_attributes: serde_struct::optional(volume_attributes),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "CSIVolumeSource",
+                <CSIVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                CSIVolumeSourceVisitor,
+            )
+    }
 }
 
 impl CSIVolumeSource {

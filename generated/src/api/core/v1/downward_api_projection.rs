@@ -2,11 +2,83 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.DownwardAPIProjection
 
 /// Projects downward API data into a projected volume.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DownwardAPIProjection {
     /// Files to create from pod fields or container resources.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<crate::api::core::v1::DownwardAPIVolumeFile>>,
+}
+
+impl ::serde::Serialize for DownwardAPIProjection {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(0, &[self.items.is_some()]);
+        let mut state = serializer.serialize_struct("DownwardAPIProjection", len)?;
+        serde_struct::optional_field(&mut state, "items", self.items.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for DownwardAPIProjection {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct DownwardAPIProjectionVisitor;
+
+        impl serde_struct::Fields for DownwardAPIProjectionVisitor {
+            const NAMES: &'static [&'static str] = &["items"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "items" => 0,
+                    _ => 1,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for DownwardAPIProjectionVisitor {
+            type Value = DownwardAPIProjection;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DownwardAPIProjection")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<DownwardAPIProjection, A::Error> {
+                let mut items = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut items, "items"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(DownwardAPIProjection {
+                    items: serde_struct::optional(items),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "DownwardAPIProjection",
+                <DownwardAPIProjectionVisitor as serde_struct::Fields>::NAMES,
+                DownwardAPIProjectionVisitor,
+            )
+    }
 }
 
 impl DownwardAPIProjection {

@@ -2,19 +2,127 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.DownwardAPIVolumeFile
 
 /// One file in a downward API volume.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DownwardAPIVolumeFile {
     /// Pod field to expose: annotations, labels, name, namespace or uid.
-    #[serde(rename = "fieldRef", skip_serializing_if = "Option::is_none")]
     pub field_ref: Option<crate::api::core::v1::ObjectFieldSelector>,
     /// Permission bits for this file.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<i32>,
     /// Relative file path to create; must not contain `..`.
     pub path: String,
     /// Container resource limit or request to expose.
-    #[serde(rename = "resourceFieldRef", skip_serializing_if = "Option::is_none")]
     pub resource_field_ref: Option<crate::api::core::v1::ResourceFieldSelector>,
+}
+
+impl ::serde::Serialize for DownwardAPIVolumeFile {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.field_ref.is_some(),
+                self.mode.is_some(),
+                self.resource_field_ref.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("DownwardAPIVolumeFile", len)?;
+        serde_struct::optional_field(&mut state, "fieldRef", self.field_ref.as_ref())?;
+        serde_struct::optional_field(&mut state, "mode", self.mode.as_ref())?;
+        state.serialize_field("path", &self.path)?;
+        serde_struct::optional_field(
+            &mut state,
+            "resourceFieldRef",
+            self.resource_field_ref.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct DownwardAPIVolumeFileVisitor;
+
+        impl serde_struct::Fields for DownwardAPIVolumeFileVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "fieldRef",
+                "mode",
+                "path",
+                "resourceFieldRef",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "fieldRef" => 0,
+                    "mode" => 1,
+                    "path" => 2,
+                    "resourceFieldRef" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for DownwardAPIVolumeFileVisitor {
+            type Value = DownwardAPIVolumeFile;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DownwardAPIVolumeFile")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<DownwardAPIVolumeFile, A::Error> {
+                let mut field_ref = None;
+                let mut mode = None;
+                let mut path = None;
+                let mut resource_field_ref = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut field_ref, "fieldRef"),
+                        1 => serde_struct::value(&mut map, &mut mode, "mode"),
+                        2 => serde_struct::value(&mut map, &mut path, "path"),
+                        3 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut resource_field_ref,
+                                "resourceFieldRef",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(DownwardAPIVolumeFile {
+                    field_ref: serde_struct::optional(field_ref),
+                    mode: serde_struct::optional(mode),
+                    path: serde_struct::required(path, "path")?,
+                    resource_field_ref: serde_struct::optional(resource_field_ref),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "DownwardAPIVolumeFile",
+                <DownwardAPIVolumeFileVisitor as serde_struct::Fields>::NAMES,
+                DownwardAPIVolumeFileVisitor,
+            )
+    }
 }
 
 impl DownwardAPIVolumeFile {

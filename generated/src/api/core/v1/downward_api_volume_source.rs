@@ -2,14 +2,104 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.DownwardAPIVolumeSource
 
 /// A volume exposing pod information as files.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DownwardAPIVolumeSource {
     /// Default permission bits for created files.
-    #[serde(rename = "defaultMode", skip_serializing_if = "Option::is_none")]
     pub default_mode: Option<i32>,
     /// Files to create in the volume.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<crate::api::core::v1::DownwardAPIVolumeFile>>,
+}
+
+impl ::serde::Serialize for DownwardAPIVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[self.default_mode.is_some(), self.items.is_some()],
+        );
+        let mut state = serializer.serialize_struct("DownwardAPIVolumeSource", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "defaultMode",
+            self.default_mode.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "items", self.items.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct DownwardAPIVolumeSourceVisitor;
+
+        impl serde_struct::Fields for DownwardAPIVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &["defaultMode", "items"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "defaultMode" => 0,
+                    "items" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for DownwardAPIVolumeSourceVisitor {
+            type Value = DownwardAPIVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DownwardAPIVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<DownwardAPIVolumeSource, A::Error> {
+                let mut default_mode = None;
+                let mut items = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut default_mode,
+                                "defaultMode",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut items, "items"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(DownwardAPIVolumeSource {
+                    default_mode: serde_struct::optional(default_mode),
+                    items: serde_struct::optional(items),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "DownwardAPIVolumeSource",
+                <DownwardAPIVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                DownwardAPIVolumeSourceVisitor,
+            )
+    }
 }
 
 impl DownwardAPIVolumeSource {

@@ -2,14 +2,93 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.EmptyDirVolumeSource
 
 /// An empty directory that lives as long as the pod.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EmptyDirVolumeSource {
     /// Backing storage medium: empty for node default or `Memory`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub medium: Option<String>,
     /// Maximum amount of local storage the directory may use.
-    #[serde(rename = "sizeLimit", skip_serializing_if = "Option::is_none")]
     pub size_limit: Option<crate::apimachinery::pkg::api::resource::Quantity>,
+}
+
+impl ::serde::Serialize for EmptyDirVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[self.medium.is_some(), self.size_limit.is_some()],
+        );
+        let mut state = serializer.serialize_struct("EmptyDirVolumeSource", len)?;
+        serde_struct::optional_field(&mut state, "medium", self.medium.as_ref())?;
+        serde_struct::optional_field(&mut state, "sizeLimit", self.size_limit.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct EmptyDirVolumeSourceVisitor;
+
+        impl serde_struct::Fields for EmptyDirVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &["medium", "sizeLimit"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "medium" => 0,
+                    "sizeLimit" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for EmptyDirVolumeSourceVisitor {
+            type Value = EmptyDirVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct EmptyDirVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<EmptyDirVolumeSource, A::Error> {
+                let mut medium = None;
+                let mut size_limit = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut medium, "medium"),
+                        1 => serde_struct::value(&mut map, &mut size_limit, "sizeLimit"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(EmptyDirVolumeSource {
+                    medium: serde_struct::optional(medium),
+                    size_limit: serde_struct::optional(size_limit),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "EmptyDirVolumeSource",
+                <EmptyDirVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                EmptyDirVolumeSourceVisitor,
+            )
+    }
 }
 
 impl EmptyDirVolumeSource {

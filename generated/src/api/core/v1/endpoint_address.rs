@@ -2,19 +2,116 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.EndpointAddress
 
 /// One IP address of an endpoint (deprecated since v1.33).
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EndpointAddress {
     /// Hostname of the endpoint.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub hostname: Option<String>,
     /// IP address of the endpoint; must not be loopback or link-local.
     pub ip: String,
     /// Node that hosts the endpoint.
-    #[serde(rename = "nodeName", skip_serializing_if = "Option::is_none")]
     pub node_name: Option<String>,
     /// Object, usually a Pod, that provides the endpoint.
-    #[serde(rename = "targetRef", skip_serializing_if = "Option::is_none")]
     pub target_ref: Option<crate::api::core::v1::ObjectReference>,
+}
+
+impl ::serde::Serialize for EndpointAddress {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.hostname.is_some(),
+                self.node_name.is_some(),
+                self.target_ref.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("EndpointAddress", len)?;
+        serde_struct::optional_field(&mut state, "hostname", self.hostname.as_ref())?;
+        state.serialize_field("ip", &self.ip)?;
+        serde_struct::optional_field(&mut state, "nodeName", self.node_name.as_ref())?;
+        serde_struct::optional_field(&mut state, "targetRef", self.target_ref.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct EndpointAddressVisitor;
+
+        impl serde_struct::Fields for EndpointAddressVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "hostname",
+                "ip",
+                "nodeName",
+                "targetRef",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "hostname" => 0,
+                    "ip" => 1,
+                    "nodeName" => 2,
+                    "targetRef" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for EndpointAddressVisitor {
+            type Value = EndpointAddress;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct EndpointAddress")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<EndpointAddress, A::Error> {
+                let mut hostname = None;
+                let mut ip = None;
+                let mut node_name = None;
+                let mut target_ref = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut hostname, "hostname"),
+                        1 => serde_struct::value(&mut map, &mut ip, "ip"),
+                        2 => serde_struct::value(&mut map, &mut node_name, "nodeName"),
+                        3 => serde_struct::value(&mut map, &mut target_ref, "targetRef"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(EndpointAddress {
+                    hostname: serde_struct::optional(hostname),
+                    ip: serde_struct::required(ip, "ip")?,
+                    node_name: serde_struct::optional(node_name),
+                    target_ref: serde_struct::optional(target_ref),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "EndpointAddress",
+                <EndpointAddressVisitor as serde_struct::Fields>::NAMES,
+                EndpointAddressVisitor,
+            )
+    }
 }
 
 impl EndpointAddress {

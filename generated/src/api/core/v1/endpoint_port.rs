@@ -2,19 +2,123 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.EndpointPort
 
 /// One port of an endpoint (deprecated since v1.33).
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EndpointPort {
     /// Application protocol hint, e.g. `http` or `kubernetes.io/h2c`.
-    #[serde(rename = "appProtocol", skip_serializing_if = "Option::is_none")]
     pub app_protocol: Option<String>,
     /// Port name matching the corresponding ServicePort name.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Port number.
     pub port: i32,
     /// IP protocol: UDP, TCP or SCTP; defaults to TCP.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
+}
+
+impl ::serde::Serialize for EndpointPort {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[self.app_protocol.is_some(), self.name.is_some(), self.protocol.is_some()],
+        );
+        let mut state = serializer.serialize_struct("EndpointPort", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "appProtocol",
+            self.app_protocol.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
+        state.serialize_field("port", &self.port)?;
+        serde_struct::optional_field(&mut state, "protocol", self.protocol.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for EndpointPort {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct EndpointPortVisitor;
+
+        impl serde_struct::Fields for EndpointPortVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "appProtocol",
+                "name",
+                "port",
+                "protocol",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "appProtocol" => 0,
+                    "name" => 1,
+                    "port" => 2,
+                    "protocol" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for EndpointPortVisitor {
+            type Value = EndpointPort;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct EndpointPort")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<EndpointPort, A::Error> {
+                let mut app_protocol = None;
+                let mut name = None;
+                let mut port = None;
+                let mut protocol = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut app_protocol,
+                                "appProtocol",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut name, "name"),
+                        2 => serde_struct::value(&mut map, &mut port, "port"),
+                        3 => serde_struct::value(&mut map, &mut protocol, "protocol"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(EndpointPort {
+                    app_protocol: serde_struct::optional(app_protocol),
+                    name: serde_struct::optional(name),
+                    port: serde_struct::required(port, "port")?,
+                    protocol: serde_struct::optional(protocol),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "EndpointPort",
+                <EndpointPortVisitor as serde_struct::Fields>::NAMES,
+                EndpointPortVisitor,
+            )
+    }
 }
 
 impl EndpointPort {

@@ -2,17 +2,119 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.EndpointSubset
 
 /// A set of addresses sharing a common set of ports; the endpoints are their cross product, e.g. \[10.0.0.1:80, 10.0.0.2:80\].
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EndpointSubset {
     /// Addresses that are ready to receive traffic.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub addresses: Option<Vec<crate::api::core::v1::EndpointAddress>>,
     /// Addresses that are not ready yet.
-    #[serde(rename = "notReadyAddresses", skip_serializing_if = "Option::is_none")]
     pub not_ready_addresses: Option<Vec<crate::api::core::v1::EndpointAddress>>,
     /// Ports available on these addresses.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ports: Option<Vec<crate::api::core::v1::EndpointPort>>,
+}
+
+impl ::serde::Serialize for EndpointSubset {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.addresses.is_some(),
+                self.not_ready_addresses.is_some(),
+                self.ports.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("EndpointSubset", len)?;
+        serde_struct::optional_field(&mut state, "addresses", self.addresses.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "notReadyAddresses",
+            self.not_ready_addresses.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "ports", self.ports.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct EndpointSubsetVisitor;
+
+        impl serde_struct::Fields for EndpointSubsetVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "addresses",
+                "notReadyAddresses",
+                "ports",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "addresses" => 0,
+                    "notReadyAddresses" => 1,
+                    "ports" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for EndpointSubsetVisitor {
+            type Value = EndpointSubset;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct EndpointSubset")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<EndpointSubset, A::Error> {
+                let mut addresses = None;
+                let mut not_ready_addresses = None;
+                let mut ports = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut addresses, "addresses"),
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut not_ready_addresses,
+                                "notReadyAddresses",
+                            )
+                        }
+
+                        2 => serde_struct::value(&mut map, &mut ports, "ports"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(EndpointSubset {
+                    addresses: serde_struct::optional(addresses),
+                    not_ready_addresses: serde_struct::optional(not_ready_addresses),
+                    ports: serde_struct::optional(ports),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "EndpointSubset",
+                <EndpointSubsetVisitor as serde_struct::Fields>::NAMES,
+                EndpointSubsetVisitor,
+            )
+    }
 }
 
 impl EndpointSubset {

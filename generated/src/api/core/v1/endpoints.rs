@@ -18,31 +18,130 @@
 /// | `PATCH` | `/api/v1/namespaces/{namespace}/endpoints/{name}` | Partially update the specified Endpoints. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_endpoints`](Self::patch_namespaced_endpoints) |
 /// | `PUT` | `/api/v1/namespaces/{namespace}/endpoints/{name}` | Replace the specified Endpoints. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_endpoints`](Self::replace_namespaced_endpoints) |
 /// | `GET` | `/api/v1/watch/namespaces/{namespace}/endpoints/{name}` | Watch one Endpoints; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_endpoints`](Self::watch_namespaced_endpoints) |
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Endpoints {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
     /// Always `v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-    #[serde(
-        rename = "apiVersion",
-        default = "::kubegen_runtime::ApiVersion::absent",
-        skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
-    )]
     pub api_version: ::kubegen_runtime::ApiVersion<Endpoints>,
     /// REST resource kind this object represents, in CamelCase.
     ///
     /// Always `Endpoints`: set on construction, checked when deserializing, and omitted when absent from the input.
-    #[serde(
-        default = "::kubegen_runtime::Kind::absent",
-        skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
-    )]
     pub kind: ::kubegen_runtime::Kind<Endpoints>,
     /// Standard object metadata.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     /// Groups of addresses and ports that make up the service.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub subsets: Option<Vec<crate::api::core::v1::EndpointSubset>>,
+}
+
+impl ::serde::Serialize for Endpoints {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.api_version.is_present(),
+                self.kind.is_present(),
+                self.metadata.is_some(),
+                self.subsets.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("Endpoints", len)?;
+        serde_struct::field_if(
+            &mut state,
+            "apiVersion",
+            &self.api_version,
+            self.api_version.is_present(),
+        )?;
+        serde_struct::field_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+        serde_struct::optional_field(&mut state, "metadata", self.metadata.as_ref())?;
+        serde_struct::optional_field(&mut state, "subsets", self.subsets.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for Endpoints {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct EndpointsVisitor;
+
+        impl serde_struct::Fields for EndpointsVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "apiVersion",
+                "kind",
+                "metadata",
+                "subsets",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "apiVersion" => 0,
+                    "kind" => 1,
+                    "metadata" => 2,
+                    "subsets" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for EndpointsVisitor {
+            type Value = Endpoints;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Endpoints")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Endpoints, A::Error> {
+                let mut api_version = None;
+                let mut kind = None;
+                let mut metadata = None;
+                let mut subsets = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
+                        2 => serde_struct::value(&mut map, &mut metadata, "metadata"),
+                        3 => serde_struct::value(&mut map, &mut subsets, "subsets"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(Endpoints {
+                    api_version: api_version
+                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                    metadata: serde_struct::optional(metadata),
+                    subsets: serde_struct::optional(subsets),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "Endpoints",
+                <EndpointsVisitor as serde_struct::Fields>::NAMES,
+                EndpointsVisitor,
+            )
+    }
 }
 
 impl ::kubegen_runtime::TypeMeta for Endpoints {
@@ -180,8 +279,9 @@ impl Endpoints {
     /// # Errors
     ///
     /// Never in practice: the request is always well-formed.
+    #[inline]
     pub fn list_endpoints_for_all_namespaces(
-        query: &ListEndpointsForAllNamespacesQuery,
+        query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -203,6 +303,7 @@ impl Endpoints {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn list_endpoints_for_all_namespaces_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -220,8 +321,9 @@ impl Endpoints {
     /// # Errors
     ///
     /// Never in practice: the request is always well-formed.
+    #[inline]
     pub fn watch_endpoints_list_for_all_namespaces(
-        query: &WatchEndpointsListForAllNamespacesQuery,
+        query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -243,6 +345,7 @@ impl Endpoints {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn watch_endpoints_list_for_all_namespaces_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -268,10 +371,11 @@ impl Endpoints {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn delete_collection_namespaced_endpoints(
         namespace: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-        query: &DeleteCollectionNamespacedEndpointsQuery,
+        query: &crate::routes::DeleteCollectionQuery2,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -295,6 +399,7 @@ impl Endpoints {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn delete_collection_namespaced_endpoints_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -315,9 +420,10 @@ impl Endpoints {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn list_namespaced_endpoints(
         namespace: &str,
-        query: &ListNamespacedEndpointsQuery,
+        query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -341,6 +447,7 @@ impl Endpoints {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn list_namespaced_endpoints_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -358,10 +465,11 @@ impl Endpoints {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn create_namespaced_endpoints(
         namespace: &str,
         body: &Self,
-        query: &CreateNamespacedEndpointsQuery,
+        query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -385,6 +493,7 @@ impl Endpoints {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn create_namespaced_endpoints_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -402,9 +511,10 @@ impl Endpoints {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn watch_namespaced_endpoints_list(
         namespace: &str,
-        query: &WatchNamespacedEndpointsListQuery,
+        query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -428,6 +538,7 @@ impl Endpoints {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn watch_namespaced_endpoints_list_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -453,11 +564,12 @@ impl Endpoints {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn delete_namespaced_endpoints(
         namespace: &str,
         name: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-        query: &DeleteNamespacedEndpointsQuery,
+        query: &crate::routes::DeleteQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -482,6 +594,7 @@ impl Endpoints {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn delete_namespaced_endpoints_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -502,10 +615,11 @@ impl Endpoints {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn read_namespaced_endpoints(
         namespace: &str,
         name: &str,
-        query: &ReadNamespacedEndpointsQuery,
+        query: &crate::routes::GetQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -530,6 +644,7 @@ impl Endpoints {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn read_namespaced_endpoints_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -547,11 +662,12 @@ impl Endpoints {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the operation does not accept this kind of patch.
+    #[inline]
     pub fn patch_namespaced_endpoints(
         namespace: &str,
         name: &str,
         body: &::kubegen_runtime::Patch,
-        query: &PatchNamespacedEndpointsQuery,
+        query: &crate::routes::PatchQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -587,6 +703,7 @@ impl Endpoints {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn patch_namespaced_endpoints_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -604,11 +721,12 @@ impl Endpoints {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn replace_namespaced_endpoints(
         namespace: &str,
         name: &str,
         body: &Self,
-        query: &ReplaceNamespacedEndpointsQuery,
+        query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -633,6 +751,7 @@ impl Endpoints {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn replace_namespaced_endpoints_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -650,10 +769,11 @@ impl Endpoints {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn watch_namespaced_endpoints(
         namespace: &str,
         name: &str,
-        query: &WatchNamespacedEndpointsQuery,
+        query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -678,6 +798,7 @@ impl Endpoints {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn watch_namespaced_endpoints_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -694,1330 +815,5 @@ impl Endpoints {
             200 => ::kubegen_runtime::response::watch_events(status, body),
             _ => Err(::kubegen_runtime::response::error(status, body)),
         }
-    }
-}
-
-/// The optional query parameters of [`Endpoints::list_endpoints_for_all_namespaces`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ListEndpointsForAllNamespacesQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub send_initial_events: Option<bool>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ListEndpointsForAllNamespacesQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target
-            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl ListEndpointsForAllNamespacesQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ListEndpointsForAllNamespacesQueryBuilder {
-        ListEndpointsForAllNamespacesQueryBuilder::default()
-    }
-}
-
-/// Builds [`ListEndpointsForAllNamespacesQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ListEndpointsForAllNamespacesQueryBuilder(ListEndpointsForAllNamespacesQuery);
-
-impl ListEndpointsForAllNamespacesQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
-        self.0.send_initial_events = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ListEndpointsForAllNamespacesQuery {
-        self.0
-    }
-}
-
-impl From<ListEndpointsForAllNamespacesQueryBuilder>
-for ListEndpointsForAllNamespacesQuery {
-    fn from(builder: ListEndpointsForAllNamespacesQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ListEndpointsForAllNamespacesQuery>
-for ListEndpointsForAllNamespacesQueryBuilder {
-    fn from(query: ListEndpointsForAllNamespacesQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Endpoints::watch_endpoints_list_for_all_namespaces`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WatchEndpointsListForAllNamespacesQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub send_initial_events: Option<bool>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams
-for WatchEndpointsListForAllNamespacesQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target
-            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl WatchEndpointsListForAllNamespacesQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> WatchEndpointsListForAllNamespacesQueryBuilder {
-        WatchEndpointsListForAllNamespacesQueryBuilder::default()
-    }
-}
-
-/// Builds [`WatchEndpointsListForAllNamespacesQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct WatchEndpointsListForAllNamespacesQueryBuilder(
-    WatchEndpointsListForAllNamespacesQuery,
-);
-
-impl WatchEndpointsListForAllNamespacesQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
-        self.0.send_initial_events = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> WatchEndpointsListForAllNamespacesQuery {
-        self.0
-    }
-}
-
-impl From<WatchEndpointsListForAllNamespacesQueryBuilder>
-for WatchEndpointsListForAllNamespacesQuery {
-    fn from(builder: WatchEndpointsListForAllNamespacesQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<WatchEndpointsListForAllNamespacesQuery>
-for WatchEndpointsListForAllNamespacesQueryBuilder {
-    fn from(query: WatchEndpointsListForAllNamespacesQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Endpoints::delete_collection_namespaced_endpoints`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DeleteCollectionNamespacedEndpointsQuery {
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Seconds to wait before deletion; 0 deletes immediately.
-    pub grace_period_seconds: Option<i64>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
-    pub orphan_dependents: Option<bool>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Garbage collection policy: Orphan, Background or Foreground.
-    pub propagation_policy: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub send_initial_events: Option<bool>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-}
-
-impl ::kubegen_runtime::request::QueryParams
-for DeleteCollectionNamespacedEndpointsQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target
-            .push_optional_query(
-                "gracePeriodSeconds",
-                self.grace_period_seconds.as_ref(),
-            );
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target
-            .push_optional_query(
-                "propagationPolicy",
-                self.propagation_policy.as_deref(),
-            );
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target
-            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-    }
-}
-
-impl DeleteCollectionNamespacedEndpointsQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> DeleteCollectionNamespacedEndpointsQueryBuilder {
-        DeleteCollectionNamespacedEndpointsQueryBuilder::default()
-    }
-}
-
-/// Builds [`DeleteCollectionNamespacedEndpointsQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct DeleteCollectionNamespacedEndpointsQueryBuilder(
-    DeleteCollectionNamespacedEndpointsQuery,
-);
-
-impl DeleteCollectionNamespacedEndpointsQueryBuilder {
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Seconds to wait before deletion; 0 deletes immediately.
-    pub fn grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.grace_period_seconds = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
-    pub fn orphan_dependents(mut self, value: impl Into<bool>) -> Self {
-        self.0.orphan_dependents = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Garbage collection policy: Orphan, Background or Foreground.
-    pub fn propagation_policy(mut self, value: impl Into<String>) -> Self {
-        self.0.propagation_policy = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
-        self.0.send_initial_events = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> DeleteCollectionNamespacedEndpointsQuery {
-        self.0
-    }
-}
-
-impl From<DeleteCollectionNamespacedEndpointsQueryBuilder>
-for DeleteCollectionNamespacedEndpointsQuery {
-    fn from(builder: DeleteCollectionNamespacedEndpointsQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<DeleteCollectionNamespacedEndpointsQuery>
-for DeleteCollectionNamespacedEndpointsQueryBuilder {
-    fn from(query: DeleteCollectionNamespacedEndpointsQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Endpoints::list_namespaced_endpoints`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ListNamespacedEndpointsQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub send_initial_events: Option<bool>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ListNamespacedEndpointsQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target
-            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl ListNamespacedEndpointsQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ListNamespacedEndpointsQueryBuilder {
-        ListNamespacedEndpointsQueryBuilder::default()
-    }
-}
-
-/// Builds [`ListNamespacedEndpointsQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ListNamespacedEndpointsQueryBuilder(ListNamespacedEndpointsQuery);
-
-impl ListNamespacedEndpointsQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
-        self.0.send_initial_events = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ListNamespacedEndpointsQuery {
-        self.0
-    }
-}
-
-impl From<ListNamespacedEndpointsQueryBuilder> for ListNamespacedEndpointsQuery {
-    fn from(builder: ListNamespacedEndpointsQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ListNamespacedEndpointsQuery> for ListNamespacedEndpointsQueryBuilder {
-    fn from(query: ListNamespacedEndpointsQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Endpoints::create_namespaced_endpoints`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CreateNamespacedEndpointsQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub field_manager: Option<String>,
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub field_validation: Option<String>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for CreateNamespacedEndpointsQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldManager", self.field_manager.as_deref());
-        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl CreateNamespacedEndpointsQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> CreateNamespacedEndpointsQueryBuilder {
-        CreateNamespacedEndpointsQueryBuilder::default()
-    }
-}
-
-/// Builds [`CreateNamespacedEndpointsQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct CreateNamespacedEndpointsQueryBuilder(CreateNamespacedEndpointsQuery);
-
-impl CreateNamespacedEndpointsQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
-        self.0.field_manager = Some(value.into());
-        self
-    }
-
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
-        self.0.field_validation = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> CreateNamespacedEndpointsQuery {
-        self.0
-    }
-}
-
-impl From<CreateNamespacedEndpointsQueryBuilder> for CreateNamespacedEndpointsQuery {
-    fn from(builder: CreateNamespacedEndpointsQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<CreateNamespacedEndpointsQuery> for CreateNamespacedEndpointsQueryBuilder {
-    fn from(query: CreateNamespacedEndpointsQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Endpoints::watch_namespaced_endpoints_list`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WatchNamespacedEndpointsListQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub send_initial_events: Option<bool>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for WatchNamespacedEndpointsListQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target
-            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl WatchNamespacedEndpointsListQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> WatchNamespacedEndpointsListQueryBuilder {
-        WatchNamespacedEndpointsListQueryBuilder::default()
-    }
-}
-
-/// Builds [`WatchNamespacedEndpointsListQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct WatchNamespacedEndpointsListQueryBuilder(WatchNamespacedEndpointsListQuery);
-
-impl WatchNamespacedEndpointsListQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
-        self.0.send_initial_events = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> WatchNamespacedEndpointsListQuery {
-        self.0
-    }
-}
-
-impl From<WatchNamespacedEndpointsListQueryBuilder>
-for WatchNamespacedEndpointsListQuery {
-    fn from(builder: WatchNamespacedEndpointsListQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<WatchNamespacedEndpointsListQuery>
-for WatchNamespacedEndpointsListQueryBuilder {
-    fn from(query: WatchNamespacedEndpointsListQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Endpoints::delete_namespaced_endpoints`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DeleteNamespacedEndpointsQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Seconds to wait before deletion; 0 deletes immediately.
-    pub grace_period_seconds: Option<i64>,
-    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
-    pub orphan_dependents: Option<bool>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Garbage collection policy: Orphan, Background or Foreground.
-    pub propagation_policy: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for DeleteNamespacedEndpointsQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target
-            .push_optional_query(
-                "gracePeriodSeconds",
-                self.grace_period_seconds.as_ref(),
-            );
-        target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target
-            .push_optional_query(
-                "propagationPolicy",
-                self.propagation_policy.as_deref(),
-            );
-    }
-}
-
-impl DeleteNamespacedEndpointsQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> DeleteNamespacedEndpointsQueryBuilder {
-        DeleteNamespacedEndpointsQueryBuilder::default()
-    }
-}
-
-/// Builds [`DeleteNamespacedEndpointsQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct DeleteNamespacedEndpointsQueryBuilder(DeleteNamespacedEndpointsQuery);
-
-impl DeleteNamespacedEndpointsQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Seconds to wait before deletion; 0 deletes immediately.
-    pub fn grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.grace_period_seconds = Some(value.into());
-        self
-    }
-
-    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
-    pub fn orphan_dependents(mut self, value: impl Into<bool>) -> Self {
-        self.0.orphan_dependents = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Garbage collection policy: Orphan, Background or Foreground.
-    pub fn propagation_policy(mut self, value: impl Into<String>) -> Self {
-        self.0.propagation_policy = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> DeleteNamespacedEndpointsQuery {
-        self.0
-    }
-}
-
-impl From<DeleteNamespacedEndpointsQueryBuilder> for DeleteNamespacedEndpointsQuery {
-    fn from(builder: DeleteNamespacedEndpointsQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<DeleteNamespacedEndpointsQuery> for DeleteNamespacedEndpointsQueryBuilder {
-    fn from(query: DeleteNamespacedEndpointsQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Endpoints::read_namespaced_endpoints`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReadNamespacedEndpointsQuery {
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ReadNamespacedEndpointsQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl ReadNamespacedEndpointsQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ReadNamespacedEndpointsQueryBuilder {
-        ReadNamespacedEndpointsQueryBuilder::default()
-    }
-}
-
-/// Builds [`ReadNamespacedEndpointsQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ReadNamespacedEndpointsQueryBuilder(ReadNamespacedEndpointsQuery);
-
-impl ReadNamespacedEndpointsQueryBuilder {
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ReadNamespacedEndpointsQuery {
-        self.0
-    }
-}
-
-impl From<ReadNamespacedEndpointsQueryBuilder> for ReadNamespacedEndpointsQuery {
-    fn from(builder: ReadNamespacedEndpointsQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ReadNamespacedEndpointsQuery> for ReadNamespacedEndpointsQueryBuilder {
-    fn from(query: ReadNamespacedEndpointsQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Endpoints::patch_namespaced_endpoints`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PatchNamespacedEndpointsQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub field_manager: Option<String>,
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub field_validation: Option<String>,
-    /// Let an apply request take over fields owned by other managers; unset for other patch types.
-    pub force: Option<bool>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for PatchNamespacedEndpointsQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldManager", self.field_manager.as_deref());
-        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
-        target.push_optional_query("force", self.force.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl PatchNamespacedEndpointsQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> PatchNamespacedEndpointsQueryBuilder {
-        PatchNamespacedEndpointsQueryBuilder::default()
-    }
-}
-
-/// Builds [`PatchNamespacedEndpointsQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct PatchNamespacedEndpointsQueryBuilder(PatchNamespacedEndpointsQuery);
-
-impl PatchNamespacedEndpointsQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
-        self.0.field_manager = Some(value.into());
-        self
-    }
-
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
-        self.0.field_validation = Some(value.into());
-        self
-    }
-
-    /// Let an apply request take over fields owned by other managers; unset for other patch types.
-    pub fn force(mut self, value: impl Into<bool>) -> Self {
-        self.0.force = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> PatchNamespacedEndpointsQuery {
-        self.0
-    }
-}
-
-impl From<PatchNamespacedEndpointsQueryBuilder> for PatchNamespacedEndpointsQuery {
-    fn from(builder: PatchNamespacedEndpointsQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<PatchNamespacedEndpointsQuery> for PatchNamespacedEndpointsQueryBuilder {
-    fn from(query: PatchNamespacedEndpointsQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Endpoints::replace_namespaced_endpoints`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReplaceNamespacedEndpointsQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub field_manager: Option<String>,
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub field_validation: Option<String>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ReplaceNamespacedEndpointsQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldManager", self.field_manager.as_deref());
-        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl ReplaceNamespacedEndpointsQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ReplaceNamespacedEndpointsQueryBuilder {
-        ReplaceNamespacedEndpointsQueryBuilder::default()
-    }
-}
-
-/// Builds [`ReplaceNamespacedEndpointsQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ReplaceNamespacedEndpointsQueryBuilder(ReplaceNamespacedEndpointsQuery);
-
-impl ReplaceNamespacedEndpointsQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
-        self.0.field_manager = Some(value.into());
-        self
-    }
-
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
-        self.0.field_validation = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ReplaceNamespacedEndpointsQuery {
-        self.0
-    }
-}
-
-impl From<ReplaceNamespacedEndpointsQueryBuilder> for ReplaceNamespacedEndpointsQuery {
-    fn from(builder: ReplaceNamespacedEndpointsQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ReplaceNamespacedEndpointsQuery> for ReplaceNamespacedEndpointsQueryBuilder {
-    fn from(query: ReplaceNamespacedEndpointsQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Endpoints::watch_namespaced_endpoints`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WatchNamespacedEndpointsQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub send_initial_events: Option<bool>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for WatchNamespacedEndpointsQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target
-            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl WatchNamespacedEndpointsQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> WatchNamespacedEndpointsQueryBuilder {
-        WatchNamespacedEndpointsQueryBuilder::default()
-    }
-}
-
-/// Builds [`WatchNamespacedEndpointsQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct WatchNamespacedEndpointsQueryBuilder(WatchNamespacedEndpointsQuery);
-
-impl WatchNamespacedEndpointsQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// With `watch=true`, first stream the current state as synthetic events, then a bookmark.
-    pub fn send_initial_events(mut self, value: impl Into<bool>) -> Self {
-        self.0.send_initial_events = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> WatchNamespacedEndpointsQuery {
-        self.0
-    }
-}
-
-impl From<WatchNamespacedEndpointsQueryBuilder> for WatchNamespacedEndpointsQuery {
-    fn from(builder: WatchNamespacedEndpointsQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<WatchNamespacedEndpointsQuery> for WatchNamespacedEndpointsQueryBuilder {
-    fn from(query: WatchNamespacedEndpointsQuery) -> Self {
-        Self(query)
     }
 }

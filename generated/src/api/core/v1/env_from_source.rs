@@ -2,17 +2,119 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.EnvFromSource
 
 /// A source whose keys become environment variables.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EnvFromSource {
     /// ConfigMap to import.
-    #[serde(rename = "configMapRef", skip_serializing_if = "Option::is_none")]
     pub config_map_ref: Option<crate::api::core::v1::ConfigMapEnvSource>,
     /// Text prepended to every imported variable name.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prefix: Option<String>,
     /// Secret to import.
-    #[serde(rename = "secretRef", skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<crate::api::core::v1::SecretEnvSource>,
+}
+
+impl ::serde::Serialize for EnvFromSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.config_map_ref.is_some(),
+                self.prefix.is_some(),
+                self.secret_ref.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("EnvFromSource", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "configMapRef",
+            self.config_map_ref.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "prefix", self.prefix.as_ref())?;
+        serde_struct::optional_field(&mut state, "secretRef", self.secret_ref.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct EnvFromSourceVisitor;
+
+        impl serde_struct::Fields for EnvFromSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "configMapRef",
+                "prefix",
+                "secretRef",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "configMapRef" => 0,
+                    "prefix" => 1,
+                    "secretRef" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for EnvFromSourceVisitor {
+            type Value = EnvFromSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct EnvFromSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<EnvFromSource, A::Error> {
+                let mut config_map_ref = None;
+                let mut prefix = None;
+                let mut secret_ref = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut config_map_ref,
+                                "configMapRef",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut prefix, "prefix"),
+                        2 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(EnvFromSource {
+                    config_map_ref: serde_struct::optional(config_map_ref),
+                    prefix: serde_struct::optional(prefix),
+                    secret_ref: serde_struct::optional(secret_ref),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "EnvFromSource",
+                <EnvFromSourceVisitor as serde_struct::Fields>::NAMES,
+                EnvFromSourceVisitor,
+            )
+    }
 }
 
 impl EnvFromSource {

@@ -2,16 +2,100 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.EnvVar
 
 /// An environment variable in a container.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EnvVar {
     /// Variable name.
     pub name: String,
     /// Literal value; `$(VAR_NAME)` references are expanded.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
     /// Source of the value when `value` is empty.
-    #[serde(rename = "valueFrom", skip_serializing_if = "Option::is_none")]
     pub value_from: Option<crate::api::core::v1::EnvVarSource>,
+}
+
+impl ::serde::Serialize for EnvVar {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[self.value.is_some(), self.value_from.is_some()],
+        );
+        let mut state = serializer.serialize_struct("EnvVar", len)?;
+        state.serialize_field("name", &self.name)?;
+        serde_struct::optional_field(&mut state, "value", self.value.as_ref())?;
+        serde_struct::optional_field(&mut state, "valueFrom", self.value_from.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for EnvVar {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct EnvVarVisitor;
+
+        impl serde_struct::Fields for EnvVarVisitor {
+            const NAMES: &'static [&'static str] = &["name", "value", "valueFrom"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "name" => 0,
+                    "value" => 1,
+                    "valueFrom" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for EnvVarVisitor {
+            type Value = EnvVar;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct EnvVar")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<EnvVar, A::Error> {
+                let mut name = None;
+                let mut value = None;
+                let mut value_from = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut name, "name"),
+                        1 => serde_struct::value(&mut map, &mut value, "value"),
+                        2 => serde_struct::value(&mut map, &mut value_from, "valueFrom"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(EnvVar {
+                    name: serde_struct::required(name, "name")?,
+                    value: serde_struct::optional(value),
+                    value_from: serde_struct::optional(value_from),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "EnvVar",
+                <EnvVarVisitor as serde_struct::Fields>::NAMES,
+                EnvVarVisitor,
+            )
+    }
 }
 
 impl EnvVar {

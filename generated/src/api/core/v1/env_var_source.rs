@@ -2,23 +2,170 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.EnvVarSource
 
 /// Where an environment variable's value comes from.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EnvVarSource {
     /// A key of a ConfigMap.
-    #[serde(rename = "configMapKeyRef", skip_serializing_if = "Option::is_none")]
     pub config_map_key_ref: Option<crate::api::core::v1::ConfigMapKeySelector>,
     /// A pod field, e.g. `metadata.labels['<KEY>']`.
-    #[serde(rename = "fieldRef", skip_serializing_if = "Option::is_none")]
     pub field_ref: Option<crate::api::core::v1::ObjectFieldSelector>,
     /// A key of an env file in a volume.
-    #[serde(rename = "fileKeyRef", skip_serializing_if = "Option::is_none")]
     pub file_key_ref: Option<crate::api::core::v1::FileKeySelector>,
     /// A container resource limit or request.
-    #[serde(rename = "resourceFieldRef", skip_serializing_if = "Option::is_none")]
     pub resource_field_ref: Option<crate::api::core::v1::ResourceFieldSelector>,
     /// A key of a Secret in the pod's namespace.
-    #[serde(rename = "secretKeyRef", skip_serializing_if = "Option::is_none")]
     pub secret_key_ref: Option<crate::api::core::v1::SecretKeySelector>,
+}
+
+impl ::serde::Serialize for EnvVarSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.config_map_key_ref.is_some(),
+                self.field_ref.is_some(),
+                self.file_key_ref.is_some(),
+                self.resource_field_ref.is_some(),
+                self.secret_key_ref.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("EnvVarSource", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "configMapKeyRef",
+            self.config_map_key_ref.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "fieldRef", self.field_ref.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "fileKeyRef",
+            self.file_key_ref.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "resourceFieldRef",
+            self.resource_field_ref.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "secretKeyRef",
+            self.secret_key_ref.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct EnvVarSourceVisitor;
+
+        impl serde_struct::Fields for EnvVarSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "configMapKeyRef",
+                "fieldRef",
+                "fileKeyRef",
+                "resourceFieldRef",
+                "secretKeyRef",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "configMapKeyRef" => 0,
+                    "fieldRef" => 1,
+                    "fileKeyRef" => 2,
+                    "resourceFieldRef" => 3,
+                    "secretKeyRef" => 4,
+                    _ => 5,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for EnvVarSourceVisitor {
+            type Value = EnvVarSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct EnvVarSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<EnvVarSource, A::Error> {
+                let mut config_map_key_ref = None;
+                let mut field_ref = None;
+                let mut file_key_ref = None;
+                let mut resource_field_ref = None;
+                let mut secret_key_ref = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut config_map_key_ref,
+                                "configMapKeyRef",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut field_ref, "fieldRef"),
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut file_key_ref,
+                                "fileKeyRef",
+                            )
+                        }
+
+                        3 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut resource_field_ref,
+                                "resourceFieldRef",
+                            )
+                        }
+
+                        4 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut secret_key_ref,
+                                "secretKeyRef",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(EnvVarSource {
+                    config_map_key_ref: serde_struct::optional(config_map_key_ref),
+                    field_ref: serde_struct::optional(field_ref),
+                    file_key_ref: serde_struct::optional(file_key_ref),
+                    resource_field_ref: serde_struct::optional(resource_field_ref),
+                    secret_key_ref: serde_struct::optional(secret_key_ref),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "EnvVarSource",
+                <EnvVarSourceVisitor as serde_struct::Fields>::NAMES,
+                EnvVarSourceVisitor,
+            )
+    }
 }
 
 impl EnvVarSource {

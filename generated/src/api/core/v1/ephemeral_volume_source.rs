@@ -2,13 +2,96 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.EphemeralVolumeSource
 
 /// A volume backed by a PVC created and deleted together with the pod.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EphemeralVolumeSource {
     /// Template for the PVC, which is named `<pod name>-<volume name>`.
-    #[serde(rename = "volumeClaimTemplate", skip_serializing_if = "Option::is_none")]
     pub volume_claim_template: Option<
         crate::api::core::v1::PersistentVolumeClaimTemplate,
     >,
+}
+
+impl ::serde::Serialize for EphemeralVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(0, &[self.volume_claim_template.is_some()]);
+        let mut state = serializer.serialize_struct("EphemeralVolumeSource", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "volumeClaimTemplate",
+            self.volume_claim_template.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct EphemeralVolumeSourceVisitor;
+
+        impl serde_struct::Fields for EphemeralVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &["volumeClaimTemplate"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "volumeClaimTemplate" => 0,
+                    _ => 1,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for EphemeralVolumeSourceVisitor {
+            type Value = EphemeralVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct EphemeralVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<EphemeralVolumeSource, A::Error> {
+                let mut volume_claim_template = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut volume_claim_template,
+                                "volumeClaimTemplate",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(EphemeralVolumeSource {
+                    volume_claim_template: serde_struct::optional(volume_claim_template),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "EphemeralVolumeSource",
+                <EphemeralVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                EphemeralVolumeSourceVisitor,
+            )
+    }
 }
 
 impl EphemeralVolumeSource {

@@ -2,11 +2,83 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ExecAction
 
 /// Runs a command inside the container.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ExecAction {
     /// Command line to execute, without a shell.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<Vec<String>>,
+}
+
+impl ::serde::Serialize for ExecAction {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(0, &[self.command.is_some()]);
+        let mut state = serializer.serialize_struct("ExecAction", len)?;
+        serde_struct::optional_field(&mut state, "command", self.command.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ExecAction {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ExecActionVisitor;
+
+        impl serde_struct::Fields for ExecActionVisitor {
+            const NAMES: &'static [&'static str] = &["command"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "command" => 0,
+                    _ => 1,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ExecActionVisitor {
+            type Value = ExecAction;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ExecAction")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ExecAction, A::Error> {
+                let mut command = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut command, "command"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ExecAction {
+                    command: serde_struct::optional(command),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ExecAction",
+                <ExecActionVisitor as serde_struct::Fields>::NAMES,
+                ExecActionVisitor,
+            )
+    }
 }
 
 impl ExecAction {

@@ -2,23 +2,133 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.FCVolumeSource
 
 /// A Fibre Channel volume.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FCVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
-    #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
     pub fs_type: Option<String>,
     /// Target LUN number.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub lun: Option<i32>,
     /// Forces the mount to be read-only when true.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// Target worldwide names.
-    #[serde(rename = "targetWWNs", skip_serializing_if = "Option::is_none")]
     pub target_wwns: Option<Vec<String>>,
     /// Volume worldwide identifiers; alternative to targetWWNs plus lun.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub wwids: Option<Vec<String>>,
+}
+
+impl ::serde::Serialize for FCVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.fs_type.is_some(),
+                self.lun.is_some(),
+                self.read_only.is_some(),
+                self.target_wwns.is_some(),
+                self.wwids.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("FCVolumeSource", len)?;
+        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_field(&mut state, "lun", self.lun.as_ref())?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "targetWWNs",
+            self.target_wwns.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "wwids", self.wwids.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct FCVolumeSourceVisitor;
+
+        impl serde_struct::Fields for FCVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "fsType",
+                "lun",
+                "readOnly",
+                "targetWWNs",
+                "wwids",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "fsType" => 0,
+                    "lun" => 1,
+                    "readOnly" => 2,
+                    "targetWWNs" => 3,
+                    "wwids" => 4,
+                    _ => 5,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for FCVolumeSourceVisitor {
+            type Value = FCVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct FCVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<FCVolumeSource, A::Error> {
+                let mut fs_type = None;
+                let mut lun = None;
+                let mut read_only = None;
+                let mut target_wwns = None;
+                let mut wwids = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
+                        1 => serde_struct::value(&mut map, &mut lun, "lun"),
+                        2 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        3 => {
+                            serde_struct::value(&mut map, &mut target_wwns, "targetWWNs")
+                        }
+
+                        4 => serde_struct::value(&mut map, &mut wwids, "wwids"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(FCVolumeSource {
+                    fs_type: serde_struct::optional(fs_type),
+                    lun: serde_struct::optional(lun),
+                    read_only: serde_struct::optional(read_only),
+                    target_wwns: serde_struct::optional(target_wwns),
+                    wwids: serde_struct::optional(wwids),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "FCVolumeSource",
+                <FCVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                FCVolumeSourceVisitor,
+            )
+    }
 }
 
 impl FCVolumeSource {

@@ -2,18 +2,112 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.FileKeySelector
 
 /// Picks one key from an env file stored in a volume.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileKeySelector {
     /// Key to read from the env file.
     pub key: String,
     /// Whether the file or key may be missing.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
     /// Relative path of the env file inside the volume.
     pub path: String,
     /// Name of the volume that holds the env file.
-    #[serde(rename = "volumeName")]
     pub volume_name: String,
+}
+
+impl ::serde::Serialize for FileKeySelector {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(3, &[self.optional.is_some()]);
+        let mut state = serializer.serialize_struct("FileKeySelector", len)?;
+        state.serialize_field("key", &self.key)?;
+        serde_struct::optional_field(&mut state, "optional", self.optional.as_ref())?;
+        state.serialize_field("path", &self.path)?;
+        state.serialize_field("volumeName", &self.volume_name)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct FileKeySelectorVisitor;
+
+        impl serde_struct::Fields for FileKeySelectorVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "key",
+                "optional",
+                "path",
+                "volumeName",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "key" => 0,
+                    "optional" => 1,
+                    "path" => 2,
+                    "volumeName" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for FileKeySelectorVisitor {
+            type Value = FileKeySelector;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct FileKeySelector")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<FileKeySelector, A::Error> {
+                let mut key = None;
+                let mut optional = None;
+                let mut path = None;
+                let mut volume_name = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut key, "key"),
+                        1 => serde_struct::value(&mut map, &mut optional, "optional"),
+                        2 => serde_struct::value(&mut map, &mut path, "path"),
+                        3 => {
+                            serde_struct::value(&mut map, &mut volume_name, "volumeName")
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(FileKeySelector {
+                    key: serde_struct::required(key, "key")?,
+                    optional: serde_struct::optional(optional),
+                    path: serde_struct::required(path, "path")?,
+                    volume_name: serde_struct::required(volume_name, "volumeName")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "FileKeySelector",
+                <FileKeySelectorVisitor as serde_struct::Fields>::NAMES,
+                FileKeySelectorVisitor,
+            )
+    }
 }
 
 impl FileKeySelector {

@@ -2,22 +2,125 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.FlexVolumeSource
 
 /// A volume provisioned by an exec-based FlexVolume driver (deprecated).
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FlexVolumeSource {
     /// Name of the driver.
     pub driver: String,
     /// Filesystem type to mount.
-    #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
     pub fs_type: Option<String>,
     /// Extra driver command options.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub options: Option<::std::collections::BTreeMap<String, String>>,
     /// Forces the mount to be read-only when true.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// Secret passed to the driver scripts.
-    #[serde(rename = "secretRef", skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
+}
+
+impl ::serde::Serialize for FlexVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.fs_type.is_some(),
+                self.options.is_some(),
+                self.read_only.is_some(),
+                self.secret_ref.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("FlexVolumeSource", len)?;
+        state.serialize_field("driver", &self.driver)?;
+        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_field(&mut state, "options", self.options.as_ref())?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_field(&mut state, "secretRef", self.secret_ref.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct FlexVolumeSourceVisitor;
+
+        impl serde_struct::Fields for FlexVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "driver",
+                "fsType",
+                "options",
+                "readOnly",
+                "secretRef",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "driver" => 0,
+                    "fsType" => 1,
+                    "options" => 2,
+                    "readOnly" => 3,
+                    "secretRef" => 4,
+                    _ => 5,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for FlexVolumeSourceVisitor {
+            type Value = FlexVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct FlexVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<FlexVolumeSource, A::Error> {
+                let mut driver = None;
+                let mut fs_type = None;
+                let mut options = None;
+                let mut read_only = None;
+                let mut secret_ref = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut driver, "driver"),
+                        1 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
+                        2 => serde_struct::value(&mut map, &mut options, "options"),
+                        3 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        4 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(FlexVolumeSource {
+                    driver: serde_struct::required(driver, "driver")?,
+                    fs_type: serde_struct::optional(fs_type),
+                    options: serde_struct::optional(options),
+                    read_only: serde_struct::optional(read_only),
+                    secret_ref: serde_struct::optional(secret_ref),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "FlexVolumeSource",
+                <FlexVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                FlexVolumeSourceVisitor,
+            )
+    }
 }
 
 impl FlexVolumeSource {

@@ -2,14 +2,115 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.FlockerVolumeSource
 
 /// A Flocker volume (deprecated).
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FlockerVolumeSource {
     /// Dataset name (deprecated).
-    #[serde(rename = "datasetName", skip_serializing_if = "Option::is_none")]
     pub dataset_name: Option<String>,
     /// Dataset UUID.
-    #[serde(rename = "datasetUUID", skip_serializing_if = "Option::is_none")]
     pub dataset_uuid: Option<String>,
+}
+
+impl ::serde::Serialize for FlockerVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[self.dataset_name.is_some(), self.dataset_uuid.is_some()],
+        );
+        let mut state = serializer.serialize_struct("FlockerVolumeSource", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "datasetName",
+            self.dataset_name.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "datasetUUID",
+            self.dataset_uuid.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct FlockerVolumeSourceVisitor;
+
+        impl serde_struct::Fields for FlockerVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &["datasetName", "datasetUUID"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "datasetName" => 0,
+                    "datasetUUID" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for FlockerVolumeSourceVisitor {
+            type Value = FlockerVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct FlockerVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<FlockerVolumeSource, A::Error> {
+                let mut dataset_name = None;
+                let mut dataset_uuid = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut dataset_name,
+                                "datasetName",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut dataset_uuid,
+                                "datasetUUID",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(FlockerVolumeSource {
+                    dataset_name: serde_struct::optional(dataset_name),
+                    dataset_uuid: serde_struct::optional(dataset_uuid),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "FlockerVolumeSource",
+                <FlockerVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                FlockerVolumeSourceVisitor,
+            )
+    }
 }
 
 impl FlockerVolumeSource {

@@ -2,16 +2,104 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.GitRepoVolumeSource
 
 /// A volume cloned from a git repository (deprecated).
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GitRepoVolumeSource {
     /// Target directory name; `.` uses the volume root.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub directory: Option<String>,
     /// Repository URL.
     pub repository: String,
     /// Commit hash to check out.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub revision: Option<String>,
+}
+
+impl ::serde::Serialize for GitRepoVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[self.directory.is_some(), self.revision.is_some()],
+        );
+        let mut state = serializer.serialize_struct("GitRepoVolumeSource", len)?;
+        serde_struct::optional_field(&mut state, "directory", self.directory.as_ref())?;
+        state.serialize_field("repository", &self.repository)?;
+        serde_struct::optional_field(&mut state, "revision", self.revision.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct GitRepoVolumeSourceVisitor;
+
+        impl serde_struct::Fields for GitRepoVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "directory",
+                "repository",
+                "revision",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "directory" => 0,
+                    "repository" => 1,
+                    "revision" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for GitRepoVolumeSourceVisitor {
+            type Value = GitRepoVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GitRepoVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<GitRepoVolumeSource, A::Error> {
+                let mut directory = None;
+                let mut repository = None;
+                let mut revision = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut directory, "directory"),
+                        1 => serde_struct::value(&mut map, &mut repository, "repository"),
+                        2 => serde_struct::value(&mut map, &mut revision, "revision"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(GitRepoVolumeSource {
+                    directory: serde_struct::optional(directory),
+                    repository: serde_struct::required(repository, "repository")?,
+                    revision: serde_struct::optional(revision),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "GitRepoVolumeSource",
+                <GitRepoVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                GitRepoVolumeSourceVisitor,
+            )
+    }
 }
 
 impl GitRepoVolumeSource {

@@ -2,15 +2,97 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.GlusterfsVolumeSource
 
 /// A GlusterFS mount (deprecated).
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GlusterfsVolumeSource {
     /// Name of the endpoints describing the Glusterfs topology.
     pub endpoints: String,
     /// Glusterfs volume path.
     pub path: String,
     /// Forces the mount to be read-only when true.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
+}
+
+impl ::serde::Serialize for GlusterfsVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(2, &[self.read_only.is_some()]);
+        let mut state = serializer.serialize_struct("GlusterfsVolumeSource", len)?;
+        state.serialize_field("endpoints", &self.endpoints)?;
+        state.serialize_field("path", &self.path)?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct GlusterfsVolumeSourceVisitor;
+
+        impl serde_struct::Fields for GlusterfsVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &["endpoints", "path", "readOnly"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "endpoints" => 0,
+                    "path" => 1,
+                    "readOnly" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for GlusterfsVolumeSourceVisitor {
+            type Value = GlusterfsVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GlusterfsVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<GlusterfsVolumeSource, A::Error> {
+                let mut endpoints = None;
+                let mut path = None;
+                let mut read_only = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut endpoints, "endpoints"),
+                        1 => serde_struct::value(&mut map, &mut path, "path"),
+                        2 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(GlusterfsVolumeSource {
+                    endpoints: serde_struct::required(endpoints, "endpoints")?,
+                    path: serde_struct::required(path, "path")?,
+                    read_only: serde_struct::optional(read_only),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "GlusterfsVolumeSource",
+                <GlusterfsVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                GlusterfsVolumeSourceVisitor,
+            )
+    }
 }
 
 impl GlusterfsVolumeSource {

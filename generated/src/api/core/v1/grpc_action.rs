@@ -2,13 +2,90 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.GRPCAction
 
 /// A gRPC health check.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GRPCAction {
     /// Port number of the gRPC service.
     pub port: i32,
     /// Service name sent in the HealthCheckRequest, see <https://github.com/grpc/grpc/blob/master/doc/health-checking.md>.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub service: Option<String>,
+}
+
+impl ::serde::Serialize for GRPCAction {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(1, &[self.service.is_some()]);
+        let mut state = serializer.serialize_struct("GRPCAction", len)?;
+        state.serialize_field("port", &self.port)?;
+        serde_struct::optional_field(&mut state, "service", self.service.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for GRPCAction {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct GRPCActionVisitor;
+
+        impl serde_struct::Fields for GRPCActionVisitor {
+            const NAMES: &'static [&'static str] = &["port", "service"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "port" => 0,
+                    "service" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for GRPCActionVisitor {
+            type Value = GRPCAction;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GRPCAction")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<GRPCAction, A::Error> {
+                let mut port = None;
+                let mut service = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut port, "port"),
+                        1 => serde_struct::value(&mut map, &mut service, "service"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(GRPCAction {
+                    port: serde_struct::required(port, "port")?,
+                    service: serde_struct::optional(service),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "GRPCAction",
+                <GRPCActionVisitor as serde_struct::Fields>::NAMES,
+                GRPCActionVisitor,
+            )
+    }
 }
 
 impl GRPCAction {

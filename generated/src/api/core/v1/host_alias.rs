@@ -2,13 +2,90 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.HostAlias
 
 /// An extra entry for the pod's hosts file.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostAlias {
     /// Hostnames for the IP address.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub hostnames: Option<Vec<String>>,
     /// IP address of the entry.
     pub ip: String,
+}
+
+impl ::serde::Serialize for HostAlias {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(1, &[self.hostnames.is_some()]);
+        let mut state = serializer.serialize_struct("HostAlias", len)?;
+        serde_struct::optional_field(&mut state, "hostnames", self.hostnames.as_ref())?;
+        state.serialize_field("ip", &self.ip)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for HostAlias {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct HostAliasVisitor;
+
+        impl serde_struct::Fields for HostAliasVisitor {
+            const NAMES: &'static [&'static str] = &["hostnames", "ip"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "hostnames" => 0,
+                    "ip" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for HostAliasVisitor {
+            type Value = HostAlias;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct HostAlias")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<HostAlias, A::Error> {
+                let mut hostnames = None;
+                let mut ip = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut hostnames, "hostnames"),
+                        1 => serde_struct::value(&mut map, &mut ip, "ip"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(HostAlias {
+                    hostnames: serde_struct::optional(hostnames),
+                    ip: serde_struct::required(ip, "ip")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "HostAlias",
+                <HostAliasVisitor as serde_struct::Fields>::NAMES,
+                HostAliasVisitor,
+            )
+    }
 }
 
 impl HostAlias {

@@ -2,10 +2,82 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.HostIP
 
 /// An IP address allocated to the host.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostIP {
     /// The IP address.
     pub ip: String,
+}
+
+impl ::serde::Serialize for HostIP {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        let len = 1;
+        let mut state = serializer.serialize_struct("HostIP", len)?;
+        state.serialize_field("ip", &self.ip)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for HostIP {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct HostIPVisitor;
+
+        impl serde_struct::Fields for HostIPVisitor {
+            const NAMES: &'static [&'static str] = &["ip"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "ip" => 0,
+                    _ => 1,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for HostIPVisitor {
+            type Value = HostIP;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct HostIP")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<HostIP, A::Error> {
+                let mut ip = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut ip, "ip"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(HostIP {
+                    ip: serde_struct::required(ip, "ip")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "HostIP",
+                <HostIPVisitor as serde_struct::Fields>::NAMES,
+                HostIPVisitor,
+            )
+    }
 }
 
 impl HostIP {

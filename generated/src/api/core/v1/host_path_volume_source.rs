@@ -2,13 +2,90 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.HostPathVolumeSource
 
 /// A file or directory on the host mapped into the pod.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostPathVolumeSource {
     /// Path on the host.
     pub path: String,
     /// Expected type of the path, e.g. Directory or File; defaults to no check.
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
+}
+
+impl ::serde::Serialize for HostPathVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(1, &[self.type_.is_some()]);
+        let mut state = serializer.serialize_struct("HostPathVolumeSource", len)?;
+        state.serialize_field("path", &self.path)?;
+        serde_struct::optional_field(&mut state, "type", self.type_.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct HostPathVolumeSourceVisitor;
+
+        impl serde_struct::Fields for HostPathVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &["path", "type"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "path" => 0,
+                    "type" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for HostPathVolumeSourceVisitor {
+            type Value = HostPathVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct HostPathVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<HostPathVolumeSource, A::Error> {
+                let mut path = None;
+                let mut type_ = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut path, "path"),
+                        1 => serde_struct::value(&mut map, &mut type_, "type"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(HostPathVolumeSource {
+                    path: serde_struct::required(path, "path")?,
+                    type_: serde_struct::optional(type_),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "HostPathVolumeSource",
+                <HostPathVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                HostPathVolumeSourceVisitor,
+            )
+    }
 }
 
 impl HostPathVolumeSource {

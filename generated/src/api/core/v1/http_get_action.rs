@@ -2,22 +2,136 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.HTTPGetAction
 
 /// An HTTP GET request used as a probe or hook.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HTTPGetAction {
     /// Host to connect to; defaults to the pod IP.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
     /// Custom request headers.
-    #[serde(rename = "httpHeaders", skip_serializing_if = "Option::is_none")]
     pub http_headers: Option<Vec<crate::api::core::v1::HTTPHeader>>,
     /// Request path.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// Port name or number on the container.
     pub port: crate::apimachinery::pkg::util::intstr::IntOrString,
     /// Scheme: HTTP or HTTPS; defaults to HTTP.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub scheme: Option<String>,
+}
+
+impl ::serde::Serialize for HTTPGetAction {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.host.is_some(),
+                self.http_headers.is_some(),
+                self.path.is_some(),
+                self.scheme.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("HTTPGetAction", len)?;
+        serde_struct::optional_field(&mut state, "host", self.host.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "httpHeaders",
+            self.http_headers.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "path", self.path.as_ref())?;
+        state.serialize_field("port", &self.port)?;
+        serde_struct::optional_field(&mut state, "scheme", self.scheme.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct HTTPGetActionVisitor;
+
+        impl serde_struct::Fields for HTTPGetActionVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "host",
+                "httpHeaders",
+                "path",
+                "port",
+                "scheme",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "host" => 0,
+                    "httpHeaders" => 1,
+                    "path" => 2,
+                    "port" => 3,
+                    "scheme" => 4,
+                    _ => 5,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for HTTPGetActionVisitor {
+            type Value = HTTPGetAction;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct HTTPGetAction")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<HTTPGetAction, A::Error> {
+                let mut host = None;
+                let mut http_headers = None;
+                let mut path = None;
+                let mut port = None;
+                let mut scheme = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut host, "host"),
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut http_headers,
+                                "httpHeaders",
+                            )
+                        }
+
+                        2 => serde_struct::value(&mut map, &mut path, "path"),
+                        3 => serde_struct::value(&mut map, &mut port, "port"),
+                        4 => serde_struct::value(&mut map, &mut scheme, "scheme"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(HTTPGetAction {
+                    host: serde_struct::optional(host),
+                    http_headers: serde_struct::optional(http_headers),
+                    path: serde_struct::optional(path),
+                    port: serde_struct::required(port, "port")?,
+                    scheme: serde_struct::optional(scheme),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "HTTPGetAction",
+                <HTTPGetActionVisitor as serde_struct::Fields>::NAMES,
+                HTTPGetActionVisitor,
+            )
+    }
 }
 
 impl HTTPGetAction {

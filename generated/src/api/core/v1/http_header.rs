@@ -2,12 +2,89 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.HTTPHeader
 
 /// A custom HTTP header.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HTTPHeader {
     /// Header name.
     pub name: String,
     /// Header value.
     pub value: String,
+}
+
+impl ::serde::Serialize for HTTPHeader {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        let len = 2;
+        let mut state = serializer.serialize_struct("HTTPHeader", len)?;
+        state.serialize_field("name", &self.name)?;
+        state.serialize_field("value", &self.value)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for HTTPHeader {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct HTTPHeaderVisitor;
+
+        impl serde_struct::Fields for HTTPHeaderVisitor {
+            const NAMES: &'static [&'static str] = &["name", "value"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "name" => 0,
+                    "value" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for HTTPHeaderVisitor {
+            type Value = HTTPHeader;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct HTTPHeader")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<HTTPHeader, A::Error> {
+                let mut name = None;
+                let mut value = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut name, "name"),
+                        1 => serde_struct::value(&mut map, &mut value, "value"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(HTTPHeader {
+                    name: serde_struct::required(name, "name")?,
+                    value: serde_struct::required(value, "value")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "HTTPHeader",
+                <HTTPHeaderVisitor as serde_struct::Fields>::NAMES,
+                HTTPHeaderVisitor,
+            )
+    }
 }
 
 impl HTTPHeader {

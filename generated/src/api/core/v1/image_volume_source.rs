@@ -2,14 +2,100 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ImageVolumeSource
 
 /// A volume holding the contents of an OCI image or artifact.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ImageVolumeSource {
     /// When to pull: Always, Never or IfNotPresent.
-    #[serde(rename = "pullPolicy", skip_serializing_if = "Option::is_none")]
     pub pull_policy: Option<String>,
     /// Image or artifact reference to mount.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reference: Option<String>,
+}
+
+impl ::serde::Serialize for ImageVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[self.pull_policy.is_some(), self.reference.is_some()],
+        );
+        let mut state = serializer.serialize_struct("ImageVolumeSource", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "pullPolicy",
+            self.pull_policy.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "reference", self.reference.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ImageVolumeSourceVisitor;
+
+        impl serde_struct::Fields for ImageVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &["pullPolicy", "reference"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "pullPolicy" => 0,
+                    "reference" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ImageVolumeSourceVisitor {
+            type Value = ImageVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ImageVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ImageVolumeSource, A::Error> {
+                let mut pull_policy = None;
+                let mut reference = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(&mut map, &mut pull_policy, "pullPolicy")
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut reference, "reference"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ImageVolumeSource {
+                    pull_policy: serde_struct::optional(pull_policy),
+                    reference: serde_struct::optional(reference),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ImageVolumeSource",
+                <ImageVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                ImageVolumeSourceVisitor,
+            )
+    }
 }
 
 impl ImageVolumeSource {

@@ -2,39 +2,228 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ISCSIVolumeSource
 
 /// An iSCSI disk.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ISCSIVolumeSource {
     /// Enables CHAP authentication for discovery.
-    #[serde(rename = "chapAuthDiscovery", skip_serializing_if = "Option::is_none")]
     pub chap_auth_discovery: Option<bool>,
     /// Enables CHAP authentication for the session.
-    #[serde(rename = "chapAuthSession", skip_serializing_if = "Option::is_none")]
     pub chap_auth_session: Option<bool>,
     /// Filesystem type to mount; defaults to ext4.
-    #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
     pub fs_type: Option<String>,
     /// Custom initiator name; creates the interface `<target portal>:<volume name>`.
-    #[serde(rename = "initiatorName", skip_serializing_if = "Option::is_none")]
     pub initiator_name: Option<String>,
     /// Target iSCSI qualified name.
     pub iqn: String,
     /// iSCSI transport interface; defaults to `default` (tcp).
-    #[serde(rename = "iscsiInterface", skip_serializing_if = "Option::is_none")]
     pub iscsi_interface: Option<String>,
     /// Target LUN number.
     pub lun: i32,
     /// Additional target portals.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub portals: Option<Vec<String>>,
     /// Forces the mount to be read-only when true.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// Secret for CHAP authentication.
-    #[serde(rename = "secretRef", skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
     /// Target portal as IP or `ip:port`.
-    #[serde(rename = "targetPortal")]
     pub target_portal: String,
+}
+
+impl ::serde::Serialize for ISCSIVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            3,
+            &[
+                self.chap_auth_discovery.is_some(),
+                self.chap_auth_session.is_some(),
+                self.fs_type.is_some(),
+                self.initiator_name.is_some(),
+                self.iscsi_interface.is_some(),
+                self.portals.is_some(),
+                self.read_only.is_some(),
+                self.secret_ref.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("ISCSIVolumeSource", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "chapAuthDiscovery",
+            self.chap_auth_discovery.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "chapAuthSession",
+            self.chap_auth_session.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "initiatorName",
+            self.initiator_name.as_ref(),
+        )?;
+        state.serialize_field("iqn", &self.iqn)?;
+        serde_struct::optional_field(
+            &mut state,
+            "iscsiInterface",
+            self.iscsi_interface.as_ref(),
+        )?;
+        state.serialize_field("lun", &self.lun)?;
+        serde_struct::optional_field(&mut state, "portals", self.portals.as_ref())?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_field(&mut state, "secretRef", self.secret_ref.as_ref())?;
+        state.serialize_field("targetPortal", &self.target_portal)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ISCSIVolumeSourceVisitor;
+
+        impl serde_struct::Fields for ISCSIVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "chapAuthDiscovery",
+                "chapAuthSession",
+                "fsType",
+                "initiatorName",
+                "iqn",
+                "iscsiInterface",
+                "lun",
+                "portals",
+                "readOnly",
+                "secretRef",
+                "targetPortal",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "chapAuthDiscovery" => 0,
+                    "chapAuthSession" => 1,
+                    "fsType" => 2,
+                    "initiatorName" => 3,
+                    "iqn" => 4,
+                    "iscsiInterface" => 5,
+                    "lun" => 6,
+                    "portals" => 7,
+                    "readOnly" => 8,
+                    "secretRef" => 9,
+                    "targetPortal" => 10,
+                    _ => 11,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ISCSIVolumeSourceVisitor {
+            type Value = ISCSIVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ISCSIVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ISCSIVolumeSource, A::Error> {
+                let mut chap_auth_discovery = None;
+                let mut chap_auth_session = None;
+                let mut fs_type = None;
+                let mut initiator_name = None;
+                let mut iqn = None;
+                let mut iscsi_interface = None;
+                let mut lun = None;
+                let mut portals = None;
+                let mut read_only = None;
+                let mut secret_ref = None;
+                let mut target_portal = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut chap_auth_discovery,
+                                "chapAuthDiscovery",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut chap_auth_session,
+                                "chapAuthSession",
+                            )
+                        }
+
+                        2 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
+                        3 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut initiator_name,
+                                "initiatorName",
+                            )
+                        }
+
+                        4 => serde_struct::value(&mut map, &mut iqn, "iqn"),
+                        5 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut iscsi_interface,
+                                "iscsiInterface",
+                            )
+                        }
+
+                        6 => serde_struct::value(&mut map, &mut lun, "lun"),
+                        7 => serde_struct::value(&mut map, &mut portals, "portals"),
+                        8 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        9 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
+                        10 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut target_portal,
+                                "targetPortal",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ISCSIVolumeSource {
+                    chap_auth_discovery: serde_struct::optional(chap_auth_discovery),
+                    chap_auth_session: serde_struct::optional(chap_auth_session),
+                    fs_type: serde_struct::optional(fs_type),
+                    initiator_name: serde_struct::optional(initiator_name),
+                    iqn: serde_struct::required(iqn, "iqn")?,
+                    iscsi_interface: serde_struct::optional(iscsi_interface),
+                    lun: serde_struct::required(lun, "lun")?,
+                    portals: serde_struct::optional(portals),
+                    read_only: serde_struct::optional(read_only),
+                    secret_ref: serde_struct::optional(secret_ref),
+                    target_portal: serde_struct::required(target_portal, "targetPortal")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ISCSIVolumeSource",
+                <ISCSIVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                ISCSIVolumeSourceVisitor,
+            )
+    }
 }
 
 impl ISCSIVolumeSource {

@@ -2,15 +2,97 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.KeyToPath
 
 /// Maps a key to a file path in a volume.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeyToPath {
     /// Key to project.
     pub key: String,
     /// Permission bits for the file.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<i32>,
     /// Relative file path; must not contain `..`.
     pub path: String,
+}
+
+impl ::serde::Serialize for KeyToPath {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(2, &[self.mode.is_some()]);
+        let mut state = serializer.serialize_struct("KeyToPath", len)?;
+        state.serialize_field("key", &self.key)?;
+        serde_struct::optional_field(&mut state, "mode", self.mode.as_ref())?;
+        state.serialize_field("path", &self.path)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for KeyToPath {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct KeyToPathVisitor;
+
+        impl serde_struct::Fields for KeyToPathVisitor {
+            const NAMES: &'static [&'static str] = &["key", "mode", "path"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "key" => 0,
+                    "mode" => 1,
+                    "path" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for KeyToPathVisitor {
+            type Value = KeyToPath;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct KeyToPath")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<KeyToPath, A::Error> {
+                let mut key = None;
+                let mut mode = None;
+                let mut path = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut key, "key"),
+                        1 => serde_struct::value(&mut map, &mut mode, "mode"),
+                        2 => serde_struct::value(&mut map, &mut path, "path"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(KeyToPath {
+                    key: serde_struct::required(key, "key")?,
+                    mode: serde_struct::optional(mode),
+                    path: serde_struct::required(path, "path")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "KeyToPath",
+                <KeyToPathVisitor as serde_struct::Fields>::NAMES,
+                KeyToPathVisitor,
+            )
+    }
 }
 
 impl KeyToPath {

@@ -2,17 +2,115 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.Lifecycle
 
 /// Actions run in response to container lifecycle events.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Lifecycle {
     /// Handler run right after the container is created.
-    #[serde(rename = "postStart", skip_serializing_if = "Option::is_none")]
     pub post_start: Option<crate::api::core::v1::LifecycleHandler>,
     /// Handler run right before the container is terminated.
-    #[serde(rename = "preStop", skip_serializing_if = "Option::is_none")]
     pub pre_stop: Option<crate::api::core::v1::LifecycleHandler>,
     /// Signal sent to stop the container.
-    #[serde(rename = "stopSignal", skip_serializing_if = "Option::is_none")]
     pub stop_signal: Option<String>,
+}
+
+impl ::serde::Serialize for Lifecycle {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.post_start.is_some(),
+                self.pre_stop.is_some(),
+                self.stop_signal.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("Lifecycle", len)?;
+        serde_struct::optional_field(&mut state, "postStart", self.post_start.as_ref())?;
+        serde_struct::optional_field(&mut state, "preStop", self.pre_stop.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "stopSignal",
+            self.stop_signal.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for Lifecycle {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct LifecycleVisitor;
+
+        impl serde_struct::Fields for LifecycleVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "postStart",
+                "preStop",
+                "stopSignal",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "postStart" => 0,
+                    "preStop" => 1,
+                    "stopSignal" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for LifecycleVisitor {
+            type Value = Lifecycle;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Lifecycle")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Lifecycle, A::Error> {
+                let mut post_start = None;
+                let mut pre_stop = None;
+                let mut stop_signal = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut post_start, "postStart"),
+                        1 => serde_struct::value(&mut map, &mut pre_stop, "preStop"),
+                        2 => {
+                            serde_struct::value(&mut map, &mut stop_signal, "stopSignal")
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(Lifecycle {
+                    post_start: serde_struct::optional(post_start),
+                    pre_stop: serde_struct::optional(pre_stop),
+                    stop_signal: serde_struct::optional(stop_signal),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "Lifecycle",
+                <LifecycleVisitor as serde_struct::Fields>::NAMES,
+                LifecycleVisitor,
+            )
+    }
 }
 
 impl Lifecycle {

@@ -2,20 +2,117 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.LifecycleHandler
 
 /// A single lifecycle hook action.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LifecycleHandler {
     /// Command to run in the container.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub exec: Option<crate::api::core::v1::ExecAction>,
     /// HTTP GET request to send.
-    #[serde(rename = "httpGet", skip_serializing_if = "Option::is_none")]
     pub http_get: Option<crate::api::core::v1::HTTPGetAction>,
     /// Duration to sleep.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub sleep: Option<crate::api::core::v1::SleepAction>,
     /// Deprecated and unsupported for lifecycle hooks.
-    #[serde(rename = "tcpSocket", skip_serializing_if = "Option::is_none")]
     pub tcp_socket: Option<crate::api::core::v1::TCPSocketAction>,
+}
+
+impl ::serde::Serialize for LifecycleHandler {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.exec.is_some(),
+                self.http_get.is_some(),
+                self.sleep.is_some(),
+                self.tcp_socket.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("LifecycleHandler", len)?;
+        serde_struct::optional_field(&mut state, "exec", self.exec.as_ref())?;
+        serde_struct::optional_field(&mut state, "httpGet", self.http_get.as_ref())?;
+        serde_struct::optional_field(&mut state, "sleep", self.sleep.as_ref())?;
+        serde_struct::optional_field(&mut state, "tcpSocket", self.tcp_socket.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct LifecycleHandlerVisitor;
+
+        impl serde_struct::Fields for LifecycleHandlerVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "exec",
+                "httpGet",
+                "sleep",
+                "tcpSocket",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "exec" => 0,
+                    "httpGet" => 1,
+                    "sleep" => 2,
+                    "tcpSocket" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for LifecycleHandlerVisitor {
+            type Value = LifecycleHandler;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LifecycleHandler")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<LifecycleHandler, A::Error> {
+                let mut exec = None;
+                let mut http_get = None;
+                let mut sleep = None;
+                let mut tcp_socket = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut exec, "exec"),
+                        1 => serde_struct::value(&mut map, &mut http_get, "httpGet"),
+                        2 => serde_struct::value(&mut map, &mut sleep, "sleep"),
+                        3 => serde_struct::value(&mut map, &mut tcp_socket, "tcpSocket"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(LifecycleHandler {
+                    exec: serde_struct::optional(exec),
+                    http_get: serde_struct::optional(http_get),
+                    sleep: serde_struct::optional(sleep),
+                    tcp_socket: serde_struct::optional(tcp_socket),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "LifecycleHandler",
+                <LifecycleHandlerVisitor as serde_struct::Fields>::NAMES,
+                LifecycleHandlerVisitor,
+            )
+    }
 }
 
 impl LifecycleHandler {

@@ -2,15 +2,108 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.LinuxContainerUser
 
 /// Linux user identity of a container's first process.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LinuxContainerUser {
     /// Primary group ID.
     pub gid: i64,
     /// Supplemental group IDs.
-    #[serde(rename = "supplementalGroups", skip_serializing_if = "Option::is_none")]
     pub supplemental_groups: Option<Vec<i64>>,
     /// User ID.
     pub uid: i64,
+}
+
+impl ::serde::Serialize for LinuxContainerUser {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(2, &[self.supplemental_groups.is_some()]);
+        let mut state = serializer.serialize_struct("LinuxContainerUser", len)?;
+        state.serialize_field("gid", &self.gid)?;
+        serde_struct::optional_field(
+            &mut state,
+            "supplementalGroups",
+            self.supplemental_groups.as_ref(),
+        )?;
+        state.serialize_field("uid", &self.uid)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct LinuxContainerUserVisitor;
+
+        impl serde_struct::Fields for LinuxContainerUserVisitor {
+            const NAMES: &'static [&'static str] = &["gid", "supplementalGroups", "uid"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "gid" => 0,
+                    "supplementalGroups" => 1,
+                    "uid" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for LinuxContainerUserVisitor {
+            type Value = LinuxContainerUser;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LinuxContainerUser")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<LinuxContainerUser, A::Error> {
+                let mut gid = None;
+                let mut supplemental_groups = None;
+                let mut uid = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut gid, "gid"),
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut supplemental_groups,
+                                "supplementalGroups",
+                            )
+                        }
+
+                        2 => serde_struct::value(&mut map, &mut uid, "uid"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(LinuxContainerUser {
+                    gid: serde_struct::required(gid, "gid")?,
+                    supplemental_groups: serde_struct::optional(supplemental_groups),
+                    uid: serde_struct::required(uid, "uid")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "LinuxContainerUser",
+                <LinuxContainerUserVisitor as serde_struct::Fields>::NAMES,
+                LinuxContainerUserVisitor,
+            )
+    }
 }
 
 impl LinuxContainerUser {

@@ -2,11 +2,83 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.LocalObjectReference
 
 /// Reference to an object by name in the same namespace.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LocalObjectReference {
     /// Name of the referenced object.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+}
+
+impl ::serde::Serialize for LocalObjectReference {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(0, &[self.name.is_some()]);
+        let mut state = serializer.serialize_struct("LocalObjectReference", len)?;
+        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for LocalObjectReference {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct LocalObjectReferenceVisitor;
+
+        impl serde_struct::Fields for LocalObjectReferenceVisitor {
+            const NAMES: &'static [&'static str] = &["name"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "name" => 0,
+                    _ => 1,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for LocalObjectReferenceVisitor {
+            type Value = LocalObjectReference;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LocalObjectReference")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<LocalObjectReference, A::Error> {
+                let mut name = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut name, "name"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(LocalObjectReference {
+                    name: serde_struct::optional(name),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "LocalObjectReference",
+                <LocalObjectReferenceVisitor as serde_struct::Fields>::NAMES,
+                LocalObjectReferenceVisitor,
+            )
+    }
 }
 
 impl LocalObjectReference {

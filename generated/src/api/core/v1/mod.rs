@@ -101,21 +101,7 @@ pub use self::endpoint_port::{EndpointPort, EndpointPortBuilder};
 mod endpoint_subset;
 pub use self::endpoint_subset::{EndpointSubset, EndpointSubsetBuilder};
 mod endpoints;
-pub use self::endpoints::{
-    Endpoints, EndpointsBuilder, ListEndpointsForAllNamespacesQuery,
-    ListEndpointsForAllNamespacesQueryBuilder, WatchEndpointsListForAllNamespacesQuery,
-    WatchEndpointsListForAllNamespacesQueryBuilder,
-    DeleteCollectionNamespacedEndpointsQuery,
-    DeleteCollectionNamespacedEndpointsQueryBuilder, ListNamespacedEndpointsQuery,
-    ListNamespacedEndpointsQueryBuilder, CreateNamespacedEndpointsQuery,
-    CreateNamespacedEndpointsQueryBuilder, WatchNamespacedEndpointsListQuery,
-    WatchNamespacedEndpointsListQueryBuilder, DeleteNamespacedEndpointsQuery,
-    DeleteNamespacedEndpointsQueryBuilder, ReadNamespacedEndpointsQuery,
-    ReadNamespacedEndpointsQueryBuilder, PatchNamespacedEndpointsQuery,
-    PatchNamespacedEndpointsQueryBuilder, ReplaceNamespacedEndpointsQuery,
-    ReplaceNamespacedEndpointsQueryBuilder, WatchNamespacedEndpointsQuery,
-    WatchNamespacedEndpointsQueryBuilder,
-};
+pub use self::endpoints::{Endpoints, EndpointsBuilder};
 mod endpoints_list;
 pub use self::endpoints_list::{EndpointsList, EndpointsListBuilder};
 mod env_from_source;
@@ -214,26 +200,7 @@ pub use self::photon_persistent_disk_volume_source::{
 };
 mod pod;
 pub use self::pod::{
-    Pod, PodBuilder, ListPodForAllNamespacesQuery, ListPodForAllNamespacesQueryBuilder,
-    WatchPodListForAllNamespacesQuery, WatchPodListForAllNamespacesQueryBuilder,
-    DeleteCollectionNamespacedPodQuery, DeleteCollectionNamespacedPodQueryBuilder,
-    ListNamespacedPodQuery, ListNamespacedPodQueryBuilder, CreateNamespacedPodQuery,
-    CreateNamespacedPodQueryBuilder, WatchNamespacedPodListQuery,
-    WatchNamespacedPodListQueryBuilder, DeleteNamespacedPodQuery,
-    DeleteNamespacedPodQueryBuilder, ReadNamespacedPodQuery,
-    ReadNamespacedPodQueryBuilder, PatchNamespacedPodQuery,
-    PatchNamespacedPodQueryBuilder, ReplaceNamespacedPodQuery,
-    ReplaceNamespacedPodQueryBuilder, WatchNamespacedPodQuery,
-    WatchNamespacedPodQueryBuilder, ReadNamespacedPodEphemeralcontainersQuery,
-    ReadNamespacedPodEphemeralcontainersQueryBuilder,
-    PatchNamespacedPodEphemeralcontainersQuery,
-    PatchNamespacedPodEphemeralcontainersQueryBuilder,
-    ReplaceNamespacedPodEphemeralcontainersQuery,
-    ReplaceNamespacedPodEphemeralcontainersQueryBuilder, ReadNamespacedPodLogQuery,
-    ReadNamespacedPodLogQueryBuilder, ReadNamespacedPodStatusQuery,
-    ReadNamespacedPodStatusQueryBuilder, PatchNamespacedPodStatusQuery,
-    PatchNamespacedPodStatusQueryBuilder, ReplaceNamespacedPodStatusQuery,
-    ReplaceNamespacedPodStatusQueryBuilder,
+    Pod, PodBuilder, ReadNamespacedPodLogQuery, ReadNamespacedPodLogQueryBuilder,
 };
 mod pod_affinity;
 pub use self::pod_affinity::{PodAffinity, PodAffinityBuilder};

@@ -2,15 +2,97 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.NFSVolumeSource
 
 /// An NFS export mounted into the pod.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NFSVolumeSource {
     /// Exported path on the server.
     pub path: String,
     /// Mounts the export read-only when true.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// Hostname or IP of the NFS server.
     pub server: String,
+}
+
+impl ::serde::Serialize for NFSVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(2, &[self.read_only.is_some()]);
+        let mut state = serializer.serialize_struct("NFSVolumeSource", len)?;
+        state.serialize_field("path", &self.path)?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        state.serialize_field("server", &self.server)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct NFSVolumeSourceVisitor;
+
+        impl serde_struct::Fields for NFSVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &["path", "readOnly", "server"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "path" => 0,
+                    "readOnly" => 1,
+                    "server" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for NFSVolumeSourceVisitor {
+            type Value = NFSVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct NFSVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<NFSVolumeSource, A::Error> {
+                let mut path = None;
+                let mut read_only = None;
+                let mut server = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut path, "path"),
+                        1 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        2 => serde_struct::value(&mut map, &mut server, "server"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(NFSVolumeSource {
+                    path: serde_struct::required(path, "path")?,
+                    read_only: serde_struct::optional(read_only),
+                    server: serde_struct::required(server, "server")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "NFSVolumeSource",
+                <NFSVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                NFSVolumeSourceVisitor,
+            )
+    }
 }
 
 impl NFSVolumeSource {

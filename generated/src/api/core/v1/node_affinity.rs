@@ -2,24 +2,129 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.NodeAffinity
 
 /// Node affinity scheduling rules.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NodeAffinity {
     /// Weighted node preferences the scheduler tries to honour.
-    #[serde(
-        rename = "preferredDuringSchedulingIgnoredDuringExecution",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub preferred_during_scheduling_ignored_during_execution: Option<
         Vec<crate::api::core::v1::PreferredSchedulingTerm>,
     >,
     /// Node requirements that must hold at scheduling time.
-    #[serde(
-        rename = "requiredDuringSchedulingIgnoredDuringExecution",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub required_during_scheduling_ignored_during_execution: Option<
         crate::api::core::v1::NodeSelector,
     >,
+}
+
+impl ::serde::Serialize for NodeAffinity {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.preferred_during_scheduling_ignored_during_execution.is_some(),
+                self.required_during_scheduling_ignored_during_execution.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("NodeAffinity", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "preferredDuringSchedulingIgnoredDuringExecution",
+            self.preferred_during_scheduling_ignored_during_execution.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "requiredDuringSchedulingIgnoredDuringExecution",
+            self.required_during_scheduling_ignored_during_execution.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for NodeAffinity {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct NodeAffinityVisitor;
+
+        impl serde_struct::Fields for NodeAffinityVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "preferredDuringSchedulingIgnoredDuringExecution",
+                "requiredDuringSchedulingIgnoredDuringExecution",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "preferredDuringSchedulingIgnoredDuringExecution" => 0,
+                    "requiredDuringSchedulingIgnoredDuringExecution" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for NodeAffinityVisitor {
+            type Value = NodeAffinity;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct NodeAffinity")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<NodeAffinity, A::Error> {
+                let mut preferred_during_scheduling_ignored_during_execution = None;
+                let mut required_during_scheduling_ignored_during_execution = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut preferred_during_scheduling_ignored_during_execution,
+                                "preferredDuringSchedulingIgnoredDuringExecution",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut required_during_scheduling_ignored_during_execution,
+                                "requiredDuringSchedulingIgnoredDuringExecution",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(NodeAffinity {
+                    preferred_during_scheduling_ignored_during_execution: serde_struct::optional(
+                        preferred_during_scheduling_ignored_during_execution,
+                    ),
+                    required_during_scheduling_ignored_during_execution: serde_struct::optional(
+                        required_during_scheduling_ignored_during_execution,
+                    ),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "NodeAffinity",
+                <NodeAffinityVisitor as serde_struct::Fields>::NAMES,
+                NodeAffinityVisitor,
+            )
+    }
 }
 
 impl NodeAffinity {

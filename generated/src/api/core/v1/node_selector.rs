@@ -2,11 +2,92 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.NodeSelector
 
 /// A set of node selector terms combined with OR.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeSelector {
     /// The terms; a node matching any of them matches.
-    #[serde(rename = "nodeSelectorTerms")]
     pub node_selector_terms: Vec<crate::api::core::v1::NodeSelectorTerm>,
+}
+
+impl ::serde::Serialize for NodeSelector {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        let len = 1;
+        let mut state = serializer.serialize_struct("NodeSelector", len)?;
+        state.serialize_field("nodeSelectorTerms", &self.node_selector_terms)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for NodeSelector {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct NodeSelectorVisitor;
+
+        impl serde_struct::Fields for NodeSelectorVisitor {
+            const NAMES: &'static [&'static str] = &["nodeSelectorTerms"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "nodeSelectorTerms" => 0,
+                    _ => 1,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for NodeSelectorVisitor {
+            type Value = NodeSelector;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct NodeSelector")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<NodeSelector, A::Error> {
+                let mut node_selector_terms = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut node_selector_terms,
+                                "nodeSelectorTerms",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(NodeSelector {
+                    node_selector_terms: serde_struct::required(
+                        node_selector_terms,
+                        "nodeSelectorTerms",
+                    )?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "NodeSelector",
+                <NodeSelectorVisitor as serde_struct::Fields>::NAMES,
+                NodeSelectorVisitor,
+            )
+    }
 }
 
 impl NodeSelector {

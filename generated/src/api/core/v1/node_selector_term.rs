@@ -2,14 +2,115 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.NodeSelectorTerm
 
 /// Node selector requirements combined with AND.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NodeSelectorTerm {
     /// Requirements on node labels.
-    #[serde(rename = "matchExpressions", skip_serializing_if = "Option::is_none")]
     pub match_expressions: Option<Vec<crate::api::core::v1::NodeSelectorRequirement>>,
     /// Requirements on node fields.
-    #[serde(rename = "matchFields", skip_serializing_if = "Option::is_none")]
     pub match_fields: Option<Vec<crate::api::core::v1::NodeSelectorRequirement>>,
+}
+
+impl ::serde::Serialize for NodeSelectorTerm {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[self.match_expressions.is_some(), self.match_fields.is_some()],
+        );
+        let mut state = serializer.serialize_struct("NodeSelectorTerm", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "matchExpressions",
+            self.match_expressions.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "matchFields",
+            self.match_fields.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct NodeSelectorTermVisitor;
+
+        impl serde_struct::Fields for NodeSelectorTermVisitor {
+            const NAMES: &'static [&'static str] = &["matchExpressions", "matchFields"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "matchExpressions" => 0,
+                    "matchFields" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for NodeSelectorTermVisitor {
+            type Value = NodeSelectorTerm;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct NodeSelectorTerm")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<NodeSelectorTerm, A::Error> {
+                let mut match_expressions = None;
+                let mut match_fields = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut match_expressions,
+                                "matchExpressions",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut match_fields,
+                                "matchFields",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(NodeSelectorTerm {
+                    match_expressions: serde_struct::optional(match_expressions),
+                    match_fields: serde_struct::optional(match_fields),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "NodeSelectorTerm",
+                <NodeSelectorTermVisitor as serde_struct::Fields>::NAMES,
+                NodeSelectorTermVisitor,
+            )
+    }
 }
 
 impl NodeSelectorTerm {

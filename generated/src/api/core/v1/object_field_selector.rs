@@ -2,14 +2,97 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ObjectFieldSelector
 
 /// Selects a field of an object.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ObjectFieldSelector {
     /// API version the field path refers to; defaults to `v1`.
-    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// Path of the field to select.
-    #[serde(rename = "fieldPath")]
     pub field_path: String,
+}
+
+impl ::serde::Serialize for ObjectFieldSelector {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(1, &[self.api_version.is_some()]);
+        let mut state = serializer.serialize_struct("ObjectFieldSelector", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "apiVersion",
+            self.api_version.as_ref(),
+        )?;
+        state.serialize_field("fieldPath", &self.field_path)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ObjectFieldSelectorVisitor;
+
+        impl serde_struct::Fields for ObjectFieldSelectorVisitor {
+            const NAMES: &'static [&'static str] = &["apiVersion", "fieldPath"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "apiVersion" => 0,
+                    "fieldPath" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ObjectFieldSelectorVisitor {
+            type Value = ObjectFieldSelector;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ObjectFieldSelector")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ObjectFieldSelector, A::Error> {
+                let mut api_version = None;
+                let mut field_path = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut field_path, "fieldPath"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ObjectFieldSelector {
+                    api_version: serde_struct::optional(api_version),
+                    field_path: serde_struct::required(field_path, "fieldPath")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ObjectFieldSelector",
+                <ObjectFieldSelectorVisitor as serde_struct::Fields>::NAMES,
+                ObjectFieldSelectorVisitor,
+            )
+    }
 }
 
 impl ObjectFieldSelector {

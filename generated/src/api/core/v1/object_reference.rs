@@ -2,29 +2,162 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ObjectReference
 
 /// Reference to another object, with enough detail to inspect it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ObjectReference {
     /// API version of the referenced object.
-    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// Field within the object, e.g. `spec.containers[2]`.
-    #[serde(rename = "fieldPath", skip_serializing_if = "Option::is_none")]
     pub field_path: Option<String>,
     /// Kind of the referenced object.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Name of the referenced object.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Namespace of the referenced object.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
     /// Resource version the reference was taken at.
-    #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
     pub resource_version: Option<String>,
     /// UID of the referenced object.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
+}
+
+impl ::serde::Serialize for ObjectReference {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.api_version.is_some(),
+                self.field_path.is_some(),
+                self.kind.is_some(),
+                self.name.is_some(),
+                self.namespace.is_some(),
+                self.resource_version.is_some(),
+                self.uid.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("ObjectReference", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "apiVersion",
+            self.api_version.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "fieldPath", self.field_path.as_ref())?;
+        serde_struct::optional_field(&mut state, "kind", self.kind.as_ref())?;
+        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
+        serde_struct::optional_field(&mut state, "namespace", self.namespace.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "resourceVersion",
+            self.resource_version.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "uid", self.uid.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ObjectReference {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ObjectReferenceVisitor;
+
+        impl serde_struct::Fields for ObjectReferenceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "apiVersion",
+                "fieldPath",
+                "kind",
+                "name",
+                "namespace",
+                "resourceVersion",
+                "uid",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "apiVersion" => 0,
+                    "fieldPath" => 1,
+                    "kind" => 2,
+                    "name" => 3,
+                    "namespace" => 4,
+                    "resourceVersion" => 5,
+                    "uid" => 6,
+                    _ => 7,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ObjectReferenceVisitor {
+            type Value = ObjectReference;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ObjectReference")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ObjectReference, A::Error> {
+                let mut api_version = None;
+                let mut field_path = None;
+                let mut kind = None;
+                let mut name = None;
+                let mut namespace = None;
+                let mut resource_version = None;
+                let mut uid = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut field_path, "fieldPath"),
+                        2 => serde_struct::value(&mut map, &mut kind, "kind"),
+                        3 => serde_struct::value(&mut map, &mut name, "name"),
+                        4 => serde_struct::value(&mut map, &mut namespace, "namespace"),
+                        5 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut resource_version,
+                                "resourceVersion",
+                            )
+                        }
+
+                        6 => serde_struct::value(&mut map, &mut uid, "uid"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ObjectReference {
+                    api_version: serde_struct::optional(api_version),
+                    field_path: serde_struct::optional(field_path),
+                    kind: serde_struct::optional(kind),
+                    name: serde_struct::optional(name),
+                    namespace: serde_struct::optional(namespace),
+                    resource_version: serde_struct::optional(resource_version),
+                    uid: serde_struct::optional(uid),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ObjectReference",
+                <ObjectReferenceVisitor as serde_struct::Fields>::NAMES,
+                ObjectReferenceVisitor,
+            )
+    }
 }
 
 impl ObjectReference {

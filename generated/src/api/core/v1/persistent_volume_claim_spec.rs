@@ -2,38 +2,229 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PersistentVolumeClaimSpec
 
 /// Desired attributes of a PersistentVolumeClaim.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PersistentVolumeClaimSpec {
     /// Access modes the volume must support, e.g. ReadWriteOnce.
-    #[serde(rename = "accessModes", skip_serializing_if = "Option::is_none")]
     pub access_modes: Option<Vec<String>>,
     /// Existing snapshot or PVC to populate the volume from.
-    #[serde(rename = "dataSource", skip_serializing_if = "Option::is_none")]
     pub data_source: Option<crate::api::core::v1::TypedLocalObjectReference>,
     /// Any populator object to fill the volume from.
-    #[serde(rename = "dataSourceRef", skip_serializing_if = "Option::is_none")]
     pub data_source_ref: Option<crate::api::core::v1::TypedObjectReference>,
     /// Minimum storage resources the volume must have.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub resources: Option<crate::api::core::v1::VolumeResourceRequirements>,
     /// Label query over volumes to bind to.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     /// StorageClass the claim requires.
-    #[serde(rename = "storageClassName", skip_serializing_if = "Option::is_none")]
     pub storage_class_name: Option<String>,
     /// VolumeAttributesClass to apply to the volume.
-    #[serde(
-        rename = "volumeAttributesClassName",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub volume_attributes_class_name: Option<String>,
     /// Filesystem or Block; defaults to Filesystem.
-    #[serde(rename = "volumeMode", skip_serializing_if = "Option::is_none")]
     pub volume_mode: Option<String>,
     /// Name of the PersistentVolume bound to the claim.
-    #[serde(rename = "volumeName", skip_serializing_if = "Option::is_none")]
     pub volume_name: Option<String>,
+}
+
+impl ::serde::Serialize for PersistentVolumeClaimSpec {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.access_modes.is_some(),
+                self.data_source.is_some(),
+                self.data_source_ref.is_some(),
+                self.resources.is_some(),
+                self.selector.is_some(),
+                self.storage_class_name.is_some(),
+                self.volume_attributes_class_name.is_some(),
+                self.volume_mode.is_some(),
+                self.volume_name.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("PersistentVolumeClaimSpec", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "accessModes",
+            self.access_modes.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "dataSource",
+            self.data_source.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "dataSourceRef",
+            self.data_source_ref.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "resources", self.resources.as_ref())?;
+        serde_struct::optional_field(&mut state, "selector", self.selector.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "storageClassName",
+            self.storage_class_name.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "volumeAttributesClassName",
+            self.volume_attributes_class_name.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "volumeMode",
+            self.volume_mode.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "volumeName",
+            self.volume_name.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PersistentVolumeClaimSpecVisitor;
+
+        impl serde_struct::Fields for PersistentVolumeClaimSpecVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "accessModes",
+                "dataSource",
+                "dataSourceRef",
+                "resources",
+                "selector",
+                "storageClassName",
+                "volumeAttributesClassName",
+                "volumeMode",
+                "volumeName",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "accessModes" => 0,
+                    "dataSource" => 1,
+                    "dataSourceRef" => 2,
+                    "resources" => 3,
+                    "selector" => 4,
+                    "storageClassName" => 5,
+                    "volumeAttributesClassName" => 6,
+                    "volumeMode" => 7,
+                    "volumeName" => 8,
+                    _ => 9,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PersistentVolumeClaimSpecVisitor {
+            type Value = PersistentVolumeClaimSpec;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PersistentVolumeClaimSpec")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PersistentVolumeClaimSpec, A::Error> {
+                let mut access_modes = None;
+                let mut data_source = None;
+                let mut data_source_ref = None;
+                let mut resources = None;
+                let mut selector = None;
+                let mut storage_class_name = None;
+                let mut volume_attributes_class_name = None;
+                let mut volume_mode = None;
+                let mut volume_name = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut access_modes,
+                                "accessModes",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(&mut map, &mut data_source, "dataSource")
+                        }
+
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut data_source_ref,
+                                "dataSourceRef",
+                            )
+                        }
+
+                        3 => serde_struct::value(&mut map, &mut resources, "resources"),
+                        4 => serde_struct::value(&mut map, &mut selector, "selector"),
+                        5 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut storage_class_name,
+                                "storageClassName",
+                            )
+                        }
+
+                        6 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut volume_attributes_class_name,
+                                "volumeAttributesClassName",
+                            )
+                        }
+
+                        7 => {
+                            serde_struct::value(&mut map, &mut volume_mode, "volumeMode")
+                        }
+
+                        8 => {
+                            serde_struct::value(&mut map, &mut volume_name, "volumeName")
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PersistentVolumeClaimSpec {
+                    access_modes: serde_struct::optional(access_modes),
+                    data_source: serde_struct::optional(data_source),
+                    data_source_ref: serde_struct::optional(data_source_ref),
+                    resources: serde_struct::optional(resources),
+                    selector: serde_struct::optional(selector),
+                    storage_class_name: serde_struct::optional(storage_class_name),
+                    volume_attributes_class_name: serde_struct::optional(
+                        volume_attributes_class_name,
+                    ),
+                    volume_mode: serde_struct::optional(volume_mode),
+                    volume_name: serde_struct::optional(volume_name),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PersistentVolumeClaimSpec",
+                <PersistentVolumeClaimSpecVisitor as serde_struct::Fields>::NAMES,
+                PersistentVolumeClaimSpecVisitor,
+            )
+    }
 }
 
 impl PersistentVolumeClaimSpec {

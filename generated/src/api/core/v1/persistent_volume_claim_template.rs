@@ -2,13 +2,91 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PersistentVolumeClaimTemplate
 
 /// Template for a PVC created for an ephemeral volume.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PersistentVolumeClaimTemplate {
     /// Labels and annotations copied into the PVC.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     /// Spec copied unchanged into the PVC.
     pub spec: crate::api::core::v1::PersistentVolumeClaimSpec,
+}
+
+impl ::serde::Serialize for PersistentVolumeClaimTemplate {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(1, &[self.metadata.is_some()]);
+        let mut state = serializer
+            .serialize_struct("PersistentVolumeClaimTemplate", len)?;
+        serde_struct::optional_field(&mut state, "metadata", self.metadata.as_ref())?;
+        state.serialize_field("spec", &self.spec)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PersistentVolumeClaimTemplateVisitor;
+
+        impl serde_struct::Fields for PersistentVolumeClaimTemplateVisitor {
+            const NAMES: &'static [&'static str] = &["metadata", "spec"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "metadata" => 0,
+                    "spec" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PersistentVolumeClaimTemplateVisitor {
+            type Value = PersistentVolumeClaimTemplate;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PersistentVolumeClaimTemplate")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PersistentVolumeClaimTemplate, A::Error> {
+                let mut metadata = None;
+                let mut spec = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut metadata, "metadata"),
+                        1 => serde_struct::value(&mut map, &mut spec, "spec"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PersistentVolumeClaimTemplate {
+                    metadata: serde_struct::optional(metadata),
+                    spec: serde_struct::required(spec, "spec")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PersistentVolumeClaimTemplate",
+                <PersistentVolumeClaimTemplateVisitor as serde_struct::Fields>::NAMES,
+                PersistentVolumeClaimTemplateVisitor,
+            )
+    }
 }
 
 impl PersistentVolumeClaimTemplate {

@@ -2,14 +2,92 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource
 
 /// Mounts the volume bound to a PVC in the same namespace.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PersistentVolumeClaimVolumeSource {
     /// Name of the PersistentVolumeClaim.
-    #[serde(rename = "claimName")]
     pub claim_name: String,
     /// Forces the mount to be read-only when true.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
+}
+
+impl ::serde::Serialize for PersistentVolumeClaimVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(1, &[self.read_only.is_some()]);
+        let mut state = serializer
+            .serialize_struct("PersistentVolumeClaimVolumeSource", len)?;
+        state.serialize_field("claimName", &self.claim_name)?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PersistentVolumeClaimVolumeSourceVisitor;
+
+        impl serde_struct::Fields for PersistentVolumeClaimVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &["claimName", "readOnly"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "claimName" => 0,
+                    "readOnly" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de>
+        for PersistentVolumeClaimVolumeSourceVisitor {
+            type Value = PersistentVolumeClaimVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PersistentVolumeClaimVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PersistentVolumeClaimVolumeSource, A::Error> {
+                let mut claim_name = None;
+                let mut read_only = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut claim_name, "claimName"),
+                        1 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PersistentVolumeClaimVolumeSource {
+                    claim_name: serde_struct::required(claim_name, "claimName")?,
+                    read_only: serde_struct::optional(read_only),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PersistentVolumeClaimVolumeSource",
+                <PersistentVolumeClaimVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                PersistentVolumeClaimVolumeSourceVisitor,
+            )
+    }
 }
 
 impl PersistentVolumeClaimVolumeSource {

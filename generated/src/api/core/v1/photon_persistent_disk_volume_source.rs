@@ -2,14 +2,91 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource
 
 /// A Photon Controller persistent disk (deprecated).
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PhotonPersistentDiskVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
-    #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
     pub fs_type: Option<String>,
     /// ID of the persistent disk.
-    #[serde(rename = "pdID")]
     pub pd_id: String,
+}
+
+impl ::serde::Serialize for PhotonPersistentDiskVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(1, &[self.fs_type.is_some()]);
+        let mut state = serializer
+            .serialize_struct("PhotonPersistentDiskVolumeSource", len)?;
+        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
+        state.serialize_field("pdID", &self.pd_id)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PhotonPersistentDiskVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PhotonPersistentDiskVolumeSourceVisitor;
+
+        impl serde_struct::Fields for PhotonPersistentDiskVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &["fsType", "pdID"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "fsType" => 0,
+                    "pdID" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PhotonPersistentDiskVolumeSourceVisitor {
+            type Value = PhotonPersistentDiskVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PhotonPersistentDiskVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PhotonPersistentDiskVolumeSource, A::Error> {
+                let mut fs_type = None;
+                let mut pd_id = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
+                        1 => serde_struct::value(&mut map, &mut pd_id, "pdID"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PhotonPersistentDiskVolumeSource {
+                    fs_type: serde_struct::optional(fs_type),
+                    pd_id: serde_struct::required(pd_id, "pdID")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PhotonPersistentDiskVolumeSource",
+                <PhotonPersistentDiskVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                PhotonPersistentDiskVolumeSourceVisitor,
+            )
+    }
 }
 
 impl PhotonPersistentDiskVolumeSource {

@@ -25,34 +25,139 @@
 /// | `GET` | `/api/v1/namespaces/{namespace}/pods/{name}/status` | Read the status of the specified Pod. | `pretty` | [`read_namespaced_pod_status`](Self::read_namespaced_pod_status) |
 /// | `PATCH` | `/api/v1/namespaces/{namespace}/pods/{name}/status` | Partially update the status of the specified Pod. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_pod_status`](Self::patch_namespaced_pod_status) |
 /// | `PUT` | `/api/v1/namespaces/{namespace}/pods/{name}/status` | Replace the status of the specified Pod. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_pod_status`](Self::replace_namespaced_pod_status) |
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Pod {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
     /// Always `v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-    #[serde(
-        rename = "apiVersion",
-        default = "::kubegen_runtime::ApiVersion::absent",
-        skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
-    )]
     pub api_version: ::kubegen_runtime::ApiVersion<Pod>,
     /// REST resource kind this object represents, in CamelCase.
     ///
     /// Always `Pod`: set on construction, checked when deserializing, and omitted when absent from the input.
-    #[serde(
-        default = "::kubegen_runtime::Kind::absent",
-        skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
-    )]
     pub kind: ::kubegen_runtime::Kind<Pod>,
     /// Standard object metadata.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     /// Desired behaviour of the pod.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub spec: Option<crate::api::core::v1::PodSpec>,
     /// Most recently observed status of the pod; read-only.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<crate::api::core::v1::PodStatus>,
+}
+
+impl ::serde::Serialize for Pod {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.api_version.is_present(),
+                self.kind.is_present(),
+                self.metadata.is_some(),
+                self.spec.is_some(),
+                self.status.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("Pod", len)?;
+        serde_struct::field_if(
+            &mut state,
+            "apiVersion",
+            &self.api_version,
+            self.api_version.is_present(),
+        )?;
+        serde_struct::field_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+        serde_struct::optional_field(&mut state, "metadata", self.metadata.as_ref())?;
+        serde_struct::optional_field(&mut state, "spec", self.spec.as_ref())?;
+        serde_struct::optional_field(&mut state, "status", self.status.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for Pod {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PodVisitor;
+
+        impl serde_struct::Fields for PodVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "apiVersion",
+                "kind",
+                "metadata",
+                "spec",
+                "status",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "apiVersion" => 0,
+                    "kind" => 1,
+                    "metadata" => 2,
+                    "spec" => 3,
+                    "status" => 4,
+                    _ => 5,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PodVisitor {
+            type Value = Pod;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Pod")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Pod, A::Error> {
+                let mut api_version = None;
+                let mut kind = None;
+                let mut metadata = None;
+                let mut spec = None;
+                let mut status = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
+                        2 => serde_struct::value(&mut map, &mut metadata, "metadata"),
+                        3 => serde_struct::value(&mut map, &mut spec, "spec"),
+                        4 => serde_struct::value(&mut map, &mut status, "status"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(Pod {
+                    api_version: api_version
+                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                    metadata: serde_struct::optional(metadata),
+                    spec: serde_struct::optional(spec),
+                    status: serde_struct::optional(status),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "Pod",
+                <PodVisitor as serde_struct::Fields>::NAMES,
+                PodVisitor,
+            )
+    }
 }
 
 impl ::kubegen_runtime::TypeMeta for Pod {
@@ -188,8 +293,9 @@ impl Pod {
     /// # Errors
     ///
     /// Never in practice: the request is always well-formed.
+    #[inline]
     pub fn list_pod_for_all_namespaces(
-        query: &ListPodForAllNamespacesQuery,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -209,6 +315,7 @@ impl Pod {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn list_pod_for_all_namespaces_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -226,8 +333,9 @@ impl Pod {
     /// # Errors
     ///
     /// Never in practice: the request is always well-formed.
+    #[inline]
     pub fn watch_pod_list_for_all_namespaces(
-        query: &WatchPodListForAllNamespacesQuery,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -249,6 +357,7 @@ impl Pod {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn watch_pod_list_for_all_namespaces_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -274,10 +383,11 @@ impl Pod {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn delete_collection_namespaced_pod(
         namespace: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-        query: &DeleteCollectionNamespacedPodQuery,
+        query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -301,6 +411,7 @@ impl Pod {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn delete_collection_namespaced_pod_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -321,9 +432,10 @@ impl Pod {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn list_namespaced_pod(
         namespace: &str,
-        query: &ListNamespacedPodQuery,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -347,6 +459,7 @@ impl Pod {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn list_namespaced_pod_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -364,10 +477,11 @@ impl Pod {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn create_namespaced_pod(
         namespace: &str,
         body: &Self,
-        query: &CreateNamespacedPodQuery,
+        query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -391,6 +505,7 @@ impl Pod {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn create_namespaced_pod_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -408,9 +523,10 @@ impl Pod {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn watch_namespaced_pod_list(
         namespace: &str,
-        query: &WatchNamespacedPodListQuery,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -434,6 +550,7 @@ impl Pod {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn watch_namespaced_pod_list_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -459,11 +576,12 @@ impl Pod {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn delete_namespaced_pod(
         namespace: &str,
         name: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-        query: &DeleteNamespacedPodQuery,
+        query: &crate::routes::DeleteQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -488,6 +606,7 @@ impl Pod {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn delete_namespaced_pod_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -505,10 +624,11 @@ impl Pod {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn read_namespaced_pod(
         namespace: &str,
         name: &str,
-        query: &ReadNamespacedPodQuery,
+        query: &crate::routes::GetQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -533,6 +653,7 @@ impl Pod {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn read_namespaced_pod_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -550,11 +671,12 @@ impl Pod {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the operation does not accept this kind of patch.
+    #[inline]
     pub fn patch_namespaced_pod(
         namespace: &str,
         name: &str,
         body: &::kubegen_runtime::Patch,
-        query: &PatchNamespacedPodQuery,
+        query: &crate::routes::PatchQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -590,6 +712,7 @@ impl Pod {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn patch_namespaced_pod_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -607,11 +730,12 @@ impl Pod {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn replace_namespaced_pod(
         namespace: &str,
         name: &str,
         body: &Self,
-        query: &ReplaceNamespacedPodQuery,
+        query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -636,6 +760,7 @@ impl Pod {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn replace_namespaced_pod_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -653,10 +778,11 @@ impl Pod {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn watch_namespaced_pod(
         namespace: &str,
         name: &str,
-        query: &WatchNamespacedPodQuery,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -681,6 +807,7 @@ impl Pod {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn watch_namespaced_pod_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -706,10 +833,11 @@ impl Pod {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn read_namespaced_pod_ephemeralcontainers(
         namespace: &str,
         name: &str,
-        query: &ReadNamespacedPodEphemeralcontainersQuery,
+        query: &crate::routes::GetQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -735,6 +863,7 @@ impl Pod {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn read_namespaced_pod_ephemeralcontainers_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -752,11 +881,12 @@ impl Pod {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the operation does not accept this kind of patch.
+    #[inline]
     pub fn patch_namespaced_pod_ephemeralcontainers(
         namespace: &str,
         name: &str,
         body: &::kubegen_runtime::Patch,
-        query: &PatchNamespacedPodEphemeralcontainersQuery,
+        query: &crate::routes::PatchQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -793,6 +923,7 @@ impl Pod {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn patch_namespaced_pod_ephemeralcontainers_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -810,11 +941,12 @@ impl Pod {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn replace_namespaced_pod_ephemeralcontainers(
         namespace: &str,
         name: &str,
         body: &Self,
-        query: &ReplaceNamespacedPodEphemeralcontainersQuery,
+        query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -840,6 +972,7 @@ impl Pod {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn replace_namespaced_pod_ephemeralcontainers_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -857,6 +990,7 @@ impl Pod {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn read_namespaced_pod_log(
         namespace: &str,
         name: &str,
@@ -886,6 +1020,7 @@ impl Pod {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn read_namespaced_pod_log_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -903,10 +1038,11 @@ impl Pod {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn read_namespaced_pod_status(
         namespace: &str,
         name: &str,
-        query: &ReadNamespacedPodStatusQuery,
+        query: &crate::routes::GetQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -932,6 +1068,7 @@ impl Pod {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn read_namespaced_pod_status_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -949,11 +1086,12 @@ impl Pod {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the operation does not accept this kind of patch.
+    #[inline]
     pub fn patch_namespaced_pod_status(
         namespace: &str,
         name: &str,
         body: &::kubegen_runtime::Patch,
-        query: &PatchNamespacedPodStatusQuery,
+        query: &crate::routes::PatchQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -990,6 +1128,7 @@ impl Pod {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn patch_namespaced_pod_status_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -1007,11 +1146,12 @@ impl Pod {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn replace_namespaced_pod_status(
         namespace: &str,
         name: &str,
         body: &Self,
-        query: &ReplaceNamespacedPodStatusQuery,
+        query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -1037,6 +1177,7 @@ impl Pod {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn replace_namespaced_pod_status_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -1045,1492 +1186,6 @@ impl Pod {
             200 | 201 => ::kubegen_runtime::response::json(status, body),
             _ => Err(::kubegen_runtime::response::error(status, body)),
         }
-    }
-}
-
-/// The optional query parameters of [`Pod::list_pod_for_all_namespaces`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ListPodForAllNamespacesQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ListPodForAllNamespacesQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl ListPodForAllNamespacesQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ListPodForAllNamespacesQueryBuilder {
-        ListPodForAllNamespacesQueryBuilder::default()
-    }
-}
-
-/// Builds [`ListPodForAllNamespacesQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ListPodForAllNamespacesQueryBuilder(ListPodForAllNamespacesQuery);
-
-impl ListPodForAllNamespacesQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ListPodForAllNamespacesQuery {
-        self.0
-    }
-}
-
-impl From<ListPodForAllNamespacesQueryBuilder> for ListPodForAllNamespacesQuery {
-    fn from(builder: ListPodForAllNamespacesQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ListPodForAllNamespacesQuery> for ListPodForAllNamespacesQueryBuilder {
-    fn from(query: ListPodForAllNamespacesQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Pod::watch_pod_list_for_all_namespaces`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WatchPodListForAllNamespacesQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for WatchPodListForAllNamespacesQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl WatchPodListForAllNamespacesQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> WatchPodListForAllNamespacesQueryBuilder {
-        WatchPodListForAllNamespacesQueryBuilder::default()
-    }
-}
-
-/// Builds [`WatchPodListForAllNamespacesQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct WatchPodListForAllNamespacesQueryBuilder(WatchPodListForAllNamespacesQuery);
-
-impl WatchPodListForAllNamespacesQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> WatchPodListForAllNamespacesQuery {
-        self.0
-    }
-}
-
-impl From<WatchPodListForAllNamespacesQueryBuilder>
-for WatchPodListForAllNamespacesQuery {
-    fn from(builder: WatchPodListForAllNamespacesQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<WatchPodListForAllNamespacesQuery>
-for WatchPodListForAllNamespacesQueryBuilder {
-    fn from(query: WatchPodListForAllNamespacesQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Pod::delete_collection_namespaced_pod`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DeleteCollectionNamespacedPodQuery {
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Seconds to wait before deletion; 0 deletes immediately.
-    pub grace_period_seconds: Option<i64>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
-    pub orphan_dependents: Option<bool>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Garbage collection policy: Orphan, Background or Foreground.
-    pub propagation_policy: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for DeleteCollectionNamespacedPodQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target
-            .push_optional_query(
-                "gracePeriodSeconds",
-                self.grace_period_seconds.as_ref(),
-            );
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target
-            .push_optional_query(
-                "propagationPolicy",
-                self.propagation_policy.as_deref(),
-            );
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-    }
-}
-
-impl DeleteCollectionNamespacedPodQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> DeleteCollectionNamespacedPodQueryBuilder {
-        DeleteCollectionNamespacedPodQueryBuilder::default()
-    }
-}
-
-/// Builds [`DeleteCollectionNamespacedPodQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct DeleteCollectionNamespacedPodQueryBuilder(DeleteCollectionNamespacedPodQuery);
-
-impl DeleteCollectionNamespacedPodQueryBuilder {
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Seconds to wait before deletion; 0 deletes immediately.
-    pub fn grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.grace_period_seconds = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
-    pub fn orphan_dependents(mut self, value: impl Into<bool>) -> Self {
-        self.0.orphan_dependents = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Garbage collection policy: Orphan, Background or Foreground.
-    pub fn propagation_policy(mut self, value: impl Into<String>) -> Self {
-        self.0.propagation_policy = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> DeleteCollectionNamespacedPodQuery {
-        self.0
-    }
-}
-
-impl From<DeleteCollectionNamespacedPodQueryBuilder>
-for DeleteCollectionNamespacedPodQuery {
-    fn from(builder: DeleteCollectionNamespacedPodQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<DeleteCollectionNamespacedPodQuery>
-for DeleteCollectionNamespacedPodQueryBuilder {
-    fn from(query: DeleteCollectionNamespacedPodQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Pod::list_namespaced_pod`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ListNamespacedPodQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ListNamespacedPodQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl ListNamespacedPodQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ListNamespacedPodQueryBuilder {
-        ListNamespacedPodQueryBuilder::default()
-    }
-}
-
-/// Builds [`ListNamespacedPodQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ListNamespacedPodQueryBuilder(ListNamespacedPodQuery);
-
-impl ListNamespacedPodQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ListNamespacedPodQuery {
-        self.0
-    }
-}
-
-impl From<ListNamespacedPodQueryBuilder> for ListNamespacedPodQuery {
-    fn from(builder: ListNamespacedPodQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ListNamespacedPodQuery> for ListNamespacedPodQueryBuilder {
-    fn from(query: ListNamespacedPodQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Pod::create_namespaced_pod`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CreateNamespacedPodQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub field_manager: Option<String>,
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub field_validation: Option<String>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for CreateNamespacedPodQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldManager", self.field_manager.as_deref());
-        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl CreateNamespacedPodQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> CreateNamespacedPodQueryBuilder {
-        CreateNamespacedPodQueryBuilder::default()
-    }
-}
-
-/// Builds [`CreateNamespacedPodQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct CreateNamespacedPodQueryBuilder(CreateNamespacedPodQuery);
-
-impl CreateNamespacedPodQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
-        self.0.field_manager = Some(value.into());
-        self
-    }
-
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
-        self.0.field_validation = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> CreateNamespacedPodQuery {
-        self.0
-    }
-}
-
-impl From<CreateNamespacedPodQueryBuilder> for CreateNamespacedPodQuery {
-    fn from(builder: CreateNamespacedPodQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<CreateNamespacedPodQuery> for CreateNamespacedPodQueryBuilder {
-    fn from(query: CreateNamespacedPodQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Pod::watch_namespaced_pod_list`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WatchNamespacedPodListQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for WatchNamespacedPodListQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl WatchNamespacedPodListQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> WatchNamespacedPodListQueryBuilder {
-        WatchNamespacedPodListQueryBuilder::default()
-    }
-}
-
-/// Builds [`WatchNamespacedPodListQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct WatchNamespacedPodListQueryBuilder(WatchNamespacedPodListQuery);
-
-impl WatchNamespacedPodListQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> WatchNamespacedPodListQuery {
-        self.0
-    }
-}
-
-impl From<WatchNamespacedPodListQueryBuilder> for WatchNamespacedPodListQuery {
-    fn from(builder: WatchNamespacedPodListQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<WatchNamespacedPodListQuery> for WatchNamespacedPodListQueryBuilder {
-    fn from(query: WatchNamespacedPodListQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Pod::delete_namespaced_pod`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DeleteNamespacedPodQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Seconds to wait before deletion; 0 deletes immediately.
-    pub grace_period_seconds: Option<i64>,
-    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
-    pub orphan_dependents: Option<bool>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Garbage collection policy: Orphan, Background or Foreground.
-    pub propagation_policy: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for DeleteNamespacedPodQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target
-            .push_optional_query(
-                "gracePeriodSeconds",
-                self.grace_period_seconds.as_ref(),
-            );
-        target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target
-            .push_optional_query(
-                "propagationPolicy",
-                self.propagation_policy.as_deref(),
-            );
-    }
-}
-
-impl DeleteNamespacedPodQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> DeleteNamespacedPodQueryBuilder {
-        DeleteNamespacedPodQueryBuilder::default()
-    }
-}
-
-/// Builds [`DeleteNamespacedPodQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct DeleteNamespacedPodQueryBuilder(DeleteNamespacedPodQuery);
-
-impl DeleteNamespacedPodQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Seconds to wait before deletion; 0 deletes immediately.
-    pub fn grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.grace_period_seconds = Some(value.into());
-        self
-    }
-
-    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
-    pub fn orphan_dependents(mut self, value: impl Into<bool>) -> Self {
-        self.0.orphan_dependents = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Garbage collection policy: Orphan, Background or Foreground.
-    pub fn propagation_policy(mut self, value: impl Into<String>) -> Self {
-        self.0.propagation_policy = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> DeleteNamespacedPodQuery {
-        self.0
-    }
-}
-
-impl From<DeleteNamespacedPodQueryBuilder> for DeleteNamespacedPodQuery {
-    fn from(builder: DeleteNamespacedPodQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<DeleteNamespacedPodQuery> for DeleteNamespacedPodQueryBuilder {
-    fn from(query: DeleteNamespacedPodQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Pod::read_namespaced_pod`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReadNamespacedPodQuery {
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ReadNamespacedPodQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl ReadNamespacedPodQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ReadNamespacedPodQueryBuilder {
-        ReadNamespacedPodQueryBuilder::default()
-    }
-}
-
-/// Builds [`ReadNamespacedPodQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ReadNamespacedPodQueryBuilder(ReadNamespacedPodQuery);
-
-impl ReadNamespacedPodQueryBuilder {
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ReadNamespacedPodQuery {
-        self.0
-    }
-}
-
-impl From<ReadNamespacedPodQueryBuilder> for ReadNamespacedPodQuery {
-    fn from(builder: ReadNamespacedPodQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ReadNamespacedPodQuery> for ReadNamespacedPodQueryBuilder {
-    fn from(query: ReadNamespacedPodQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Pod::patch_namespaced_pod`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PatchNamespacedPodQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub field_manager: Option<String>,
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub field_validation: Option<String>,
-    /// Let an apply request take over fields owned by other managers; unset for other patch types.
-    pub force: Option<bool>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for PatchNamespacedPodQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldManager", self.field_manager.as_deref());
-        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
-        target.push_optional_query("force", self.force.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl PatchNamespacedPodQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> PatchNamespacedPodQueryBuilder {
-        PatchNamespacedPodQueryBuilder::default()
-    }
-}
-
-/// Builds [`PatchNamespacedPodQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct PatchNamespacedPodQueryBuilder(PatchNamespacedPodQuery);
-
-impl PatchNamespacedPodQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
-        self.0.field_manager = Some(value.into());
-        self
-    }
-
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
-        self.0.field_validation = Some(value.into());
-        self
-    }
-
-    /// Let an apply request take over fields owned by other managers; unset for other patch types.
-    pub fn force(mut self, value: impl Into<bool>) -> Self {
-        self.0.force = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> PatchNamespacedPodQuery {
-        self.0
-    }
-}
-
-impl From<PatchNamespacedPodQueryBuilder> for PatchNamespacedPodQuery {
-    fn from(builder: PatchNamespacedPodQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<PatchNamespacedPodQuery> for PatchNamespacedPodQueryBuilder {
-    fn from(query: PatchNamespacedPodQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Pod::replace_namespaced_pod`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReplaceNamespacedPodQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub field_manager: Option<String>,
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub field_validation: Option<String>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ReplaceNamespacedPodQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldManager", self.field_manager.as_deref());
-        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl ReplaceNamespacedPodQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ReplaceNamespacedPodQueryBuilder {
-        ReplaceNamespacedPodQueryBuilder::default()
-    }
-}
-
-/// Builds [`ReplaceNamespacedPodQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ReplaceNamespacedPodQueryBuilder(ReplaceNamespacedPodQuery);
-
-impl ReplaceNamespacedPodQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
-        self.0.field_manager = Some(value.into());
-        self
-    }
-
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
-        self.0.field_validation = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ReplaceNamespacedPodQuery {
-        self.0
-    }
-}
-
-impl From<ReplaceNamespacedPodQueryBuilder> for ReplaceNamespacedPodQuery {
-    fn from(builder: ReplaceNamespacedPodQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ReplaceNamespacedPodQuery> for ReplaceNamespacedPodQueryBuilder {
-    fn from(query: ReplaceNamespacedPodQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Pod::watch_namespaced_pod`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WatchNamespacedPodQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for WatchNamespacedPodQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl WatchNamespacedPodQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> WatchNamespacedPodQueryBuilder {
-        WatchNamespacedPodQueryBuilder::default()
-    }
-}
-
-/// Builds [`WatchNamespacedPodQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct WatchNamespacedPodQueryBuilder(WatchNamespacedPodQuery);
-
-impl WatchNamespacedPodQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> WatchNamespacedPodQuery {
-        self.0
-    }
-}
-
-impl From<WatchNamespacedPodQueryBuilder> for WatchNamespacedPodQuery {
-    fn from(builder: WatchNamespacedPodQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<WatchNamespacedPodQuery> for WatchNamespacedPodQueryBuilder {
-    fn from(query: WatchNamespacedPodQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Pod::read_namespaced_pod_ephemeralcontainers`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReadNamespacedPodEphemeralcontainersQuery {
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams
-for ReadNamespacedPodEphemeralcontainersQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl ReadNamespacedPodEphemeralcontainersQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ReadNamespacedPodEphemeralcontainersQueryBuilder {
-        ReadNamespacedPodEphemeralcontainersQueryBuilder::default()
-    }
-}
-
-/// Builds [`ReadNamespacedPodEphemeralcontainersQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ReadNamespacedPodEphemeralcontainersQueryBuilder(
-    ReadNamespacedPodEphemeralcontainersQuery,
-);
-
-impl ReadNamespacedPodEphemeralcontainersQueryBuilder {
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ReadNamespacedPodEphemeralcontainersQuery {
-        self.0
-    }
-}
-
-impl From<ReadNamespacedPodEphemeralcontainersQueryBuilder>
-for ReadNamespacedPodEphemeralcontainersQuery {
-    fn from(builder: ReadNamespacedPodEphemeralcontainersQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ReadNamespacedPodEphemeralcontainersQuery>
-for ReadNamespacedPodEphemeralcontainersQueryBuilder {
-    fn from(query: ReadNamespacedPodEphemeralcontainersQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Pod::patch_namespaced_pod_ephemeralcontainers`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PatchNamespacedPodEphemeralcontainersQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub field_manager: Option<String>,
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub field_validation: Option<String>,
-    /// Let an apply request take over fields owned by other managers; unset for other patch types.
-    pub force: Option<bool>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams
-for PatchNamespacedPodEphemeralcontainersQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldManager", self.field_manager.as_deref());
-        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
-        target.push_optional_query("force", self.force.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl PatchNamespacedPodEphemeralcontainersQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> PatchNamespacedPodEphemeralcontainersQueryBuilder {
-        PatchNamespacedPodEphemeralcontainersQueryBuilder::default()
-    }
-}
-
-/// Builds [`PatchNamespacedPodEphemeralcontainersQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct PatchNamespacedPodEphemeralcontainersQueryBuilder(
-    PatchNamespacedPodEphemeralcontainersQuery,
-);
-
-impl PatchNamespacedPodEphemeralcontainersQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
-        self.0.field_manager = Some(value.into());
-        self
-    }
-
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
-        self.0.field_validation = Some(value.into());
-        self
-    }
-
-    /// Let an apply request take over fields owned by other managers; unset for other patch types.
-    pub fn force(mut self, value: impl Into<bool>) -> Self {
-        self.0.force = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> PatchNamespacedPodEphemeralcontainersQuery {
-        self.0
-    }
-}
-
-impl From<PatchNamespacedPodEphemeralcontainersQueryBuilder>
-for PatchNamespacedPodEphemeralcontainersQuery {
-    fn from(builder: PatchNamespacedPodEphemeralcontainersQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<PatchNamespacedPodEphemeralcontainersQuery>
-for PatchNamespacedPodEphemeralcontainersQueryBuilder {
-    fn from(query: PatchNamespacedPodEphemeralcontainersQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Pod::replace_namespaced_pod_ephemeralcontainers`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReplaceNamespacedPodEphemeralcontainersQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub field_manager: Option<String>,
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub field_validation: Option<String>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams
-for ReplaceNamespacedPodEphemeralcontainersQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldManager", self.field_manager.as_deref());
-        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl ReplaceNamespacedPodEphemeralcontainersQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ReplaceNamespacedPodEphemeralcontainersQueryBuilder {
-        ReplaceNamespacedPodEphemeralcontainersQueryBuilder::default()
-    }
-}
-
-/// Builds [`ReplaceNamespacedPodEphemeralcontainersQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ReplaceNamespacedPodEphemeralcontainersQueryBuilder(
-    ReplaceNamespacedPodEphemeralcontainersQuery,
-);
-
-impl ReplaceNamespacedPodEphemeralcontainersQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
-        self.0.field_manager = Some(value.into());
-        self
-    }
-
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
-        self.0.field_validation = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ReplaceNamespacedPodEphemeralcontainersQuery {
-        self.0
-    }
-}
-
-impl From<ReplaceNamespacedPodEphemeralcontainersQueryBuilder>
-for ReplaceNamespacedPodEphemeralcontainersQuery {
-    fn from(builder: ReplaceNamespacedPodEphemeralcontainersQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ReplaceNamespacedPodEphemeralcontainersQuery>
-for ReplaceNamespacedPodEphemeralcontainersQueryBuilder {
-    fn from(query: ReplaceNamespacedPodEphemeralcontainersQuery) -> Self {
-        Self(query)
     }
 }
 
@@ -2558,6 +1213,7 @@ pub struct ReadNamespacedPodLogQuery {
 }
 
 impl ::kubegen_runtime::request::QueryParams for ReadNamespacedPodLogQuery {
+    #[inline]
     fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
         target.push_optional_query("container", self.container.as_deref());
         target.push_optional_query("follow", self.follow.as_ref());
@@ -2577,6 +1233,7 @@ impl ::kubegen_runtime::request::QueryParams for ReadNamespacedPodLogQuery {
 
 impl ReadNamespacedPodLogQuery {
     /// A builder with no parameter set.
+    #[inline]
     pub fn builder() -> ReadNamespacedPodLogQueryBuilder {
         ReadNamespacedPodLogQueryBuilder::default()
     }
@@ -2643,6 +1300,7 @@ impl ReadNamespacedPodLogQueryBuilder {
     }
 
     /// The parameters.
+    #[inline]
     #[must_use]
     pub fn build(self) -> ReadNamespacedPodLogQuery {
         self.0
@@ -2657,222 +1315,6 @@ impl From<ReadNamespacedPodLogQueryBuilder> for ReadNamespacedPodLogQuery {
 
 impl From<ReadNamespacedPodLogQuery> for ReadNamespacedPodLogQueryBuilder {
     fn from(query: ReadNamespacedPodLogQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Pod::read_namespaced_pod_status`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReadNamespacedPodStatusQuery {
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ReadNamespacedPodStatusQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl ReadNamespacedPodStatusQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ReadNamespacedPodStatusQueryBuilder {
-        ReadNamespacedPodStatusQueryBuilder::default()
-    }
-}
-
-/// Builds [`ReadNamespacedPodStatusQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ReadNamespacedPodStatusQueryBuilder(ReadNamespacedPodStatusQuery);
-
-impl ReadNamespacedPodStatusQueryBuilder {
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ReadNamespacedPodStatusQuery {
-        self.0
-    }
-}
-
-impl From<ReadNamespacedPodStatusQueryBuilder> for ReadNamespacedPodStatusQuery {
-    fn from(builder: ReadNamespacedPodStatusQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ReadNamespacedPodStatusQuery> for ReadNamespacedPodStatusQueryBuilder {
-    fn from(query: ReadNamespacedPodStatusQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Pod::patch_namespaced_pod_status`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PatchNamespacedPodStatusQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub field_manager: Option<String>,
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub field_validation: Option<String>,
-    /// Let an apply request take over fields owned by other managers; unset for other patch types.
-    pub force: Option<bool>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for PatchNamespacedPodStatusQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldManager", self.field_manager.as_deref());
-        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
-        target.push_optional_query("force", self.force.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl PatchNamespacedPodStatusQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> PatchNamespacedPodStatusQueryBuilder {
-        PatchNamespacedPodStatusQueryBuilder::default()
-    }
-}
-
-/// Builds [`PatchNamespacedPodStatusQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct PatchNamespacedPodStatusQueryBuilder(PatchNamespacedPodStatusQuery);
-
-impl PatchNamespacedPodStatusQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
-        self.0.field_manager = Some(value.into());
-        self
-    }
-
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
-        self.0.field_validation = Some(value.into());
-        self
-    }
-
-    /// Let an apply request take over fields owned by other managers; unset for other patch types.
-    pub fn force(mut self, value: impl Into<bool>) -> Self {
-        self.0.force = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> PatchNamespacedPodStatusQuery {
-        self.0
-    }
-}
-
-impl From<PatchNamespacedPodStatusQueryBuilder> for PatchNamespacedPodStatusQuery {
-    fn from(builder: PatchNamespacedPodStatusQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<PatchNamespacedPodStatusQuery> for PatchNamespacedPodStatusQueryBuilder {
-    fn from(query: PatchNamespacedPodStatusQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`Pod::replace_namespaced_pod_status`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReplaceNamespacedPodStatusQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub field_manager: Option<String>,
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub field_validation: Option<String>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ReplaceNamespacedPodStatusQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldManager", self.field_manager.as_deref());
-        target.push_optional_query("fieldValidation", self.field_validation.as_deref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl ReplaceNamespacedPodStatusQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ReplaceNamespacedPodStatusQueryBuilder {
-        ReplaceNamespacedPodStatusQueryBuilder::default()
-    }
-}
-
-/// Builds [`ReplaceNamespacedPodStatusQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ReplaceNamespacedPodStatusQueryBuilder(ReplaceNamespacedPodStatusQuery);
-
-impl ReplaceNamespacedPodStatusQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
-        self.0.field_manager = Some(value.into());
-        self
-    }
-
-    /// How unknown or duplicate fields are handled: Ignore, Warn or Strict.
-    pub fn field_validation(mut self, value: impl Into<String>) -> Self {
-        self.0.field_validation = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ReplaceNamespacedPodStatusQuery {
-        self.0
-    }
-}
-
-impl From<ReplaceNamespacedPodStatusQueryBuilder> for ReplaceNamespacedPodStatusQuery {
-    fn from(builder: ReplaceNamespacedPodStatusQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ReplaceNamespacedPodStatusQuery> for ReplaceNamespacedPodStatusQueryBuilder {
-    fn from(query: ReplaceNamespacedPodStatusQuery) -> Self {
         Self(query)
     }
 }

@@ -2,24 +2,129 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodAffinity
 
 /// Rules for placing a pod near other pods.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PodAffinity {
     /// Weighted co-location preferences.
-    #[serde(
-        rename = "preferredDuringSchedulingIgnoredDuringExecution",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub preferred_during_scheduling_ignored_during_execution: Option<
         Vec<crate::api::core::v1::WeightedPodAffinityTerm>,
     >,
     /// Co-location requirements that must hold at scheduling time.
-    #[serde(
-        rename = "requiredDuringSchedulingIgnoredDuringExecution",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub required_during_scheduling_ignored_during_execution: Option<
         Vec<crate::api::core::v1::PodAffinityTerm>,
     >,
+}
+
+impl ::serde::Serialize for PodAffinity {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.preferred_during_scheduling_ignored_during_execution.is_some(),
+                self.required_during_scheduling_ignored_during_execution.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("PodAffinity", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "preferredDuringSchedulingIgnoredDuringExecution",
+            self.preferred_during_scheduling_ignored_during_execution.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "requiredDuringSchedulingIgnoredDuringExecution",
+            self.required_during_scheduling_ignored_during_execution.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PodAffinity {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PodAffinityVisitor;
+
+        impl serde_struct::Fields for PodAffinityVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "preferredDuringSchedulingIgnoredDuringExecution",
+                "requiredDuringSchedulingIgnoredDuringExecution",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "preferredDuringSchedulingIgnoredDuringExecution" => 0,
+                    "requiredDuringSchedulingIgnoredDuringExecution" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PodAffinityVisitor {
+            type Value = PodAffinity;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PodAffinity")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PodAffinity, A::Error> {
+                let mut preferred_during_scheduling_ignored_during_execution = None;
+                let mut required_during_scheduling_ignored_during_execution = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut preferred_during_scheduling_ignored_during_execution,
+                                "preferredDuringSchedulingIgnoredDuringExecution",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut required_during_scheduling_ignored_during_execution,
+                                "requiredDuringSchedulingIgnoredDuringExecution",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PodAffinity {
+                    preferred_during_scheduling_ignored_during_execution: serde_struct::optional(
+                        preferred_during_scheduling_ignored_during_execution,
+                    ),
+                    required_during_scheduling_ignored_during_execution: serde_struct::optional(
+                        required_during_scheduling_ignored_during_execution,
+                    ),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PodAffinity",
+                <PodAffinityVisitor as serde_struct::Fields>::NAMES,
+                PodAffinityVisitor,
+            )
+    }
 }
 
 impl PodAffinity {

@@ -2,28 +2,191 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodAffinityTerm
 
 /// Selects pods that this pod should (or should not) share a topology domain with.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodAffinityTerm {
     /// Label query over the pods to match.
-    #[serde(rename = "labelSelector", skip_serializing_if = "Option::is_none")]
     pub label_selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     /// Incoming pod label keys added to the selector with `In`.
-    #[serde(rename = "matchLabelKeys", skip_serializing_if = "Option::is_none")]
     pub match_label_keys: Option<Vec<String>>,
     /// Incoming pod label keys added to the selector with `NotIn`.
-    #[serde(rename = "mismatchLabelKeys", skip_serializing_if = "Option::is_none")]
     pub mismatch_label_keys: Option<Vec<String>>,
     /// Label query over the namespaces to consider.
-    #[serde(rename = "namespaceSelector", skip_serializing_if = "Option::is_none")]
     pub namespace_selector: Option<
         crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
     >,
     /// Static list of namespaces to consider.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub namespaces: Option<Vec<String>>,
     /// Node label key that defines the topology domain, e.g. `topology.kubernetes.io/zone`.
-    #[serde(rename = "topologyKey")]
     pub topology_key: String,
+}
+
+impl ::serde::Serialize for PodAffinityTerm {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.label_selector.is_some(),
+                self.match_label_keys.is_some(),
+                self.mismatch_label_keys.is_some(),
+                self.namespace_selector.is_some(),
+                self.namespaces.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("PodAffinityTerm", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "labelSelector",
+            self.label_selector.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "matchLabelKeys",
+            self.match_label_keys.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "mismatchLabelKeys",
+            self.mismatch_label_keys.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "namespaceSelector",
+            self.namespace_selector.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "namespaces",
+            self.namespaces.as_ref(),
+        )?;
+        state.serialize_field("topologyKey", &self.topology_key)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PodAffinityTermVisitor;
+
+        impl serde_struct::Fields for PodAffinityTermVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "labelSelector",
+                "matchLabelKeys",
+                "mismatchLabelKeys",
+                "namespaceSelector",
+                "namespaces",
+                "topologyKey",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "labelSelector" => 0,
+                    "matchLabelKeys" => 1,
+                    "mismatchLabelKeys" => 2,
+                    "namespaceSelector" => 3,
+                    "namespaces" => 4,
+                    "topologyKey" => 5,
+                    _ => 6,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PodAffinityTermVisitor {
+            type Value = PodAffinityTerm;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PodAffinityTerm")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PodAffinityTerm, A::Error> {
+                let mut label_selector = None;
+                let mut match_label_keys = None;
+                let mut mismatch_label_keys = None;
+                let mut namespace_selector = None;
+                let mut namespaces = None;
+                let mut topology_key = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut label_selector,
+                                "labelSelector",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut match_label_keys,
+                                "matchLabelKeys",
+                            )
+                        }
+
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut mismatch_label_keys,
+                                "mismatchLabelKeys",
+                            )
+                        }
+
+                        3 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut namespace_selector,
+                                "namespaceSelector",
+                            )
+                        }
+
+                        4 => serde_struct::value(&mut map, &mut namespaces, "namespaces"),
+                        5 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut topology_key,
+                                "topologyKey",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PodAffinityTerm {
+                    label_selector: serde_struct::optional(label_selector),
+                    match_label_keys: serde_struct::optional(match_label_keys),
+                    mismatch_label_keys: serde_struct::optional(mismatch_label_keys),
+                    namespace_selector: serde_struct::optional(namespace_selector),
+                    namespaces: serde_struct::optional(namespaces),
+                    topology_key: serde_struct::required(topology_key, "topologyKey")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PodAffinityTerm",
+                <PodAffinityTermVisitor as serde_struct::Fields>::NAMES,
+                PodAffinityTermVisitor,
+            )
+    }
 }
 
 impl PodAffinityTerm {

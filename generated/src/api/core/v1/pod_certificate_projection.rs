@@ -2,29 +2,195 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodCertificateProjection
 
 /// Projects a kubelet-managed private key and X.509 certificate chain into the pod.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodCertificateProjection {
     /// Path for the certificate chain file.
-    #[serde(rename = "certificateChainPath", skip_serializing_if = "Option::is_none")]
     pub certificate_chain_path: Option<String>,
     /// Path for a single PEM file with key and certificate chain.
-    #[serde(rename = "credentialBundlePath", skip_serializing_if = "Option::is_none")]
     pub credential_bundle_path: Option<String>,
     /// Path for the private key file.
-    #[serde(rename = "keyPath", skip_serializing_if = "Option::is_none")]
     pub key_path: Option<String>,
     /// Key pair type, e.g. `ECDSAP256` or `ED25519`.
-    #[serde(rename = "keyType")]
     pub key_type: String,
     /// Maximum certificate lifetime in seconds.
-    #[serde(rename = "maxExpirationSeconds", skip_serializing_if = "Option::is_none")]
     pub max_expiration_seconds: Option<i32>,
     /// Signer that the certificate requests are addressed to.
-    #[serde(rename = "signerName")]
     pub signer_name: String,
     /// Extra information passed verbatim to the signer.
-    #[serde(rename = "userAnnotations", skip_serializing_if = "Option::is_none")]
     pub user_annotations: Option<::std::collections::BTreeMap<String, String>>,
+}
+
+impl ::serde::Serialize for PodCertificateProjection {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            2,
+            &[
+                self.certificate_chain_path.is_some(),
+                self.credential_bundle_path.is_some(),
+                self.key_path.is_some(),
+                self.max_expiration_seconds.is_some(),
+                self.user_annotations.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("PodCertificateProjection", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "certificateChainPath",
+            self.certificate_chain_path.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "credentialBundlePath",
+            self.credential_bundle_path.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "keyPath", self.key_path.as_ref())?;
+        state.serialize_field("keyType", &self.key_type)?;
+        serde_struct::optional_field(
+            &mut state,
+            "maxExpirationSeconds",
+            self.max_expiration_seconds.as_ref(),
+        )?;
+        state.serialize_field("signerName", &self.signer_name)?;
+        serde_struct::optional_field(
+            &mut state,
+            "userAnnotations",
+            self.user_annotations.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PodCertificateProjectionVisitor;
+
+        impl serde_struct::Fields for PodCertificateProjectionVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "certificateChainPath",
+                "credentialBundlePath",
+                "keyPath",
+                "keyType",
+                "maxExpirationSeconds",
+                "signerName",
+                "userAnnotations",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "certificateChainPath" => 0,
+                    "credentialBundlePath" => 1,
+                    "keyPath" => 2,
+                    "keyType" => 3,
+                    "maxExpirationSeconds" => 4,
+                    "signerName" => 5,
+                    "userAnnotations" => 6,
+                    _ => 7,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PodCertificateProjectionVisitor {
+            type Value = PodCertificateProjection;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PodCertificateProjection")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PodCertificateProjection, A::Error> {
+                let mut certificate_chain_path = None;
+                let mut credential_bundle_path = None;
+                let mut key_path = None;
+                let mut key_type = None;
+                let mut max_expiration_seconds = None;
+                let mut signer_name = None;
+                let mut user_annotations = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut certificate_chain_path,
+                                "certificateChainPath",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut credential_bundle_path,
+                                "credentialBundlePath",
+                            )
+                        }
+
+                        2 => serde_struct::value(&mut map, &mut key_path, "keyPath"),
+                        3 => serde_struct::value(&mut map, &mut key_type, "keyType"),
+                        4 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut max_expiration_seconds,
+                                "maxExpirationSeconds",
+                            )
+                        }
+
+                        5 => {
+                            serde_struct::value(&mut map, &mut signer_name, "signerName")
+                        }
+
+                        6 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut user_annotations,
+                                "userAnnotations",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PodCertificateProjection {
+                    certificate_chain_path: serde_struct::optional(
+                        certificate_chain_path,
+                    ),
+                    credential_bundle_path: serde_struct::optional(
+                        credential_bundle_path,
+                    ),
+                    key_path: serde_struct::optional(key_path),
+                    key_type: serde_struct::required(key_type, "keyType")?,
+                    max_expiration_seconds: serde_struct::optional(
+                        max_expiration_seconds,
+                    ),
+                    signer_name: serde_struct::required(signer_name, "signerName")?,
+                    user_annotations: serde_struct::optional(user_annotations),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PodCertificateProjection",
+                <PodCertificateProjectionVisitor as serde_struct::Fields>::NAMES,
+                PodCertificateProjectionVisitor,
+            )
+    }
 }
 
 impl PodCertificateProjection {

@@ -2,28 +2,175 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodCondition
 
 /// One condition of a pod, such as Ready.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodCondition {
     /// When the condition was last probed.
-    #[serde(rename = "lastProbeTime", skip_serializing_if = "Option::is_none")]
     pub last_probe_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// When the condition last changed status.
-    #[serde(rename = "lastTransitionTime", skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// Human-readable details about the last transition.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// Pod `.metadata.generation` the condition is based on.
-    #[serde(rename = "observedGeneration", skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
     /// One-word CamelCase reason for the last transition.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Condition status: True, False or Unknown.
     pub status: String,
     /// Condition type.
-    #[serde(rename = "type")]
     pub type_: String,
+}
+
+impl ::serde::Serialize for PodCondition {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            2,
+            &[
+                self.last_probe_time.is_some(),
+                self.last_transition_time.is_some(),
+                self.message.is_some(),
+                self.observed_generation.is_some(),
+                self.reason.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("PodCondition", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "lastProbeTime",
+            self.last_probe_time.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "lastTransitionTime",
+            self.last_transition_time.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "message", self.message.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "observedGeneration",
+            self.observed_generation.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "reason", self.reason.as_ref())?;
+        state.serialize_field("status", &self.status)?;
+        state.serialize_field("type", &self.type_)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PodCondition {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PodConditionVisitor;
+
+        impl serde_struct::Fields for PodConditionVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "lastProbeTime",
+                "lastTransitionTime",
+                "message",
+                "observedGeneration",
+                "reason",
+                "status",
+                "type",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "lastProbeTime" => 0,
+                    "lastTransitionTime" => 1,
+                    "message" => 2,
+                    "observedGeneration" => 3,
+                    "reason" => 4,
+                    "status" => 5,
+                    "type" => 6,
+                    _ => 7,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PodConditionVisitor {
+            type Value = PodCondition;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PodCondition")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PodCondition, A::Error> {
+                let mut last_probe_time = None;
+                let mut last_transition_time = None;
+                let mut message = None;
+                let mut observed_generation = None;
+                let mut reason = None;
+                let mut status = None;
+                let mut type_ = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut last_probe_time,
+                                "lastProbeTime",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut last_transition_time,
+                                "lastTransitionTime",
+                            )
+                        }
+
+                        2 => serde_struct::value(&mut map, &mut message, "message"),
+                        3 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut observed_generation,
+                                "observedGeneration",
+                            )
+                        }
+
+                        4 => serde_struct::value(&mut map, &mut reason, "reason"),
+                        5 => serde_struct::value(&mut map, &mut status, "status"),
+                        6 => serde_struct::value(&mut map, &mut type_, "type"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PodCondition {
+                    last_probe_time: serde_struct::optional(last_probe_time),
+                    last_transition_time: serde_struct::optional(last_transition_time),
+                    message: serde_struct::optional(message),
+                    observed_generation: serde_struct::optional(observed_generation),
+                    reason: serde_struct::optional(reason),
+                    status: serde_struct::required(status, "status")?,
+                    type_: serde_struct::required(type_, "type")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PodCondition",
+                <PodConditionVisitor as serde_struct::Fields>::NAMES,
+                PodConditionVisitor,
+            )
+    }
 }
 
 impl PodCondition {

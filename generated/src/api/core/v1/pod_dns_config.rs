@@ -2,17 +2,119 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodDNSConfig
 
 /// Extra DNS settings for a pod.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PodDNSConfig {
     /// Additional DNS server IP addresses.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub nameservers: Option<Vec<String>>,
     /// Additional resolver options.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub options: Option<Vec<crate::api::core::v1::PodDNSConfigOption>>,
     /// Additional DNS search domains.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub searches: Option<Vec<String>>,
+}
+
+impl ::serde::Serialize for PodDNSConfig {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.nameservers.is_some(),
+                self.options.is_some(),
+                self.searches.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("PodDNSConfig", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "nameservers",
+            self.nameservers.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "options", self.options.as_ref())?;
+        serde_struct::optional_field(&mut state, "searches", self.searches.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PodDNSConfigVisitor;
+
+        impl serde_struct::Fields for PodDNSConfigVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "nameservers",
+                "options",
+                "searches",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "nameservers" => 0,
+                    "options" => 1,
+                    "searches" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PodDNSConfigVisitor {
+            type Value = PodDNSConfig;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PodDNSConfig")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PodDNSConfig, A::Error> {
+                let mut nameservers = None;
+                let mut options = None;
+                let mut searches = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut nameservers,
+                                "nameservers",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut options, "options"),
+                        2 => serde_struct::value(&mut map, &mut searches, "searches"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PodDNSConfig {
+                    nameservers: serde_struct::optional(nameservers),
+                    options: serde_struct::optional(options),
+                    searches: serde_struct::optional(searches),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PodDNSConfig",
+                <PodDNSConfigVisitor as serde_struct::Fields>::NAMES,
+                PodDNSConfigVisitor,
+            )
+    }
 }
 
 impl PodDNSConfig {

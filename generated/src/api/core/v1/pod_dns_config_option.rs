@@ -2,14 +2,90 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodDNSConfigOption
 
 /// A DNS resolver option.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PodDNSConfigOption {
     /// Option name.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Option value.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
+}
+
+impl ::serde::Serialize for PodDNSConfigOption {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(0, &[self.name.is_some(), self.value.is_some()]);
+        let mut state = serializer.serialize_struct("PodDNSConfigOption", len)?;
+        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
+        serde_struct::optional_field(&mut state, "value", self.value.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PodDNSConfigOption {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PodDNSConfigOptionVisitor;
+
+        impl serde_struct::Fields for PodDNSConfigOptionVisitor {
+            const NAMES: &'static [&'static str] = &["name", "value"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "name" => 0,
+                    "value" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PodDNSConfigOptionVisitor {
+            type Value = PodDNSConfigOption;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PodDNSConfigOption")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PodDNSConfigOption, A::Error> {
+                let mut name = None;
+                let mut value = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut name, "name"),
+                        1 => serde_struct::value(&mut map, &mut value, "value"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PodDNSConfigOption {
+                    name: serde_struct::optional(name),
+                    value: serde_struct::optional(value),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PodDNSConfigOption",
+                <PodDNSConfigOptionVisitor as serde_struct::Fields>::NAMES,
+                PodDNSConfigOptionVisitor,
+            )
+    }
 }
 
 impl PodDNSConfigOption {

@@ -2,14 +2,113 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodExtendedResourceClaimStatus
 
 /// Records the ResourceClaim generated for a pod's extended resource requests.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodExtendedResourceClaimStatus {
     /// Mappings from container extended resources to device requests.
-    #[serde(rename = "requestMappings")]
     pub request_mappings: Vec<crate::api::core::v1::ContainerExtendedResourceRequest>,
     /// Name of the generated ResourceClaim.
-    #[serde(rename = "resourceClaimName")]
     pub resource_claim_name: String,
+}
+
+impl ::serde::Serialize for PodExtendedResourceClaimStatus {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        let len = 2;
+        let mut state = serializer
+            .serialize_struct("PodExtendedResourceClaimStatus", len)?;
+        state.serialize_field("requestMappings", &self.request_mappings)?;
+        state.serialize_field("resourceClaimName", &self.resource_claim_name)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PodExtendedResourceClaimStatusVisitor;
+
+        impl serde_struct::Fields for PodExtendedResourceClaimStatusVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "requestMappings",
+                "resourceClaimName",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "requestMappings" => 0,
+                    "resourceClaimName" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PodExtendedResourceClaimStatusVisitor {
+            type Value = PodExtendedResourceClaimStatus;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PodExtendedResourceClaimStatus")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PodExtendedResourceClaimStatus, A::Error> {
+                let mut request_mappings = None;
+                let mut resource_claim_name = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut request_mappings,
+                                "requestMappings",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut resource_claim_name,
+                                "resourceClaimName",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PodExtendedResourceClaimStatus {
+                    request_mappings: serde_struct::required(
+                        request_mappings,
+                        "requestMappings",
+                    )?,
+                    resource_claim_name: serde_struct::required(
+                        resource_claim_name,
+                        "resourceClaimName",
+                    )?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PodExtendedResourceClaimStatus",
+                <PodExtendedResourceClaimStatusVisitor as serde_struct::Fields>::NAMES,
+                PodExtendedResourceClaimStatusVisitor,
+            )
+    }
 }
 
 impl PodExtendedResourceClaimStatus {

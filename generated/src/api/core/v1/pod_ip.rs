@@ -2,10 +2,82 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodIP
 
 /// An IP address allocated to a pod.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodIP {
     /// The IP address.
     pub ip: String,
+}
+
+impl ::serde::Serialize for PodIP {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        let len = 1;
+        let mut state = serializer.serialize_struct("PodIP", len)?;
+        state.serialize_field("ip", &self.ip)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PodIP {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PodIPVisitor;
+
+        impl serde_struct::Fields for PodIPVisitor {
+            const NAMES: &'static [&'static str] = &["ip"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "ip" => 0,
+                    _ => 1,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PodIPVisitor {
+            type Value = PodIP;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PodIP")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PodIP, A::Error> {
+                let mut ip = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut ip, "ip"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PodIP {
+                    ip: serde_struct::required(ip, "ip")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PodIP",
+                <PodIPVisitor as serde_struct::Fields>::NAMES,
+                PodIPVisitor,
+            )
+    }
 }
 
 impl PodIP {

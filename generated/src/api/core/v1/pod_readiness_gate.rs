@@ -2,11 +2,92 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodReadinessGate
 
 /// An extra condition required for pod readiness.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodReadinessGate {
     /// Pod condition type that must be True.
-    #[serde(rename = "conditionType")]
     pub condition_type: String,
+}
+
+impl ::serde::Serialize for PodReadinessGate {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        let len = 1;
+        let mut state = serializer.serialize_struct("PodReadinessGate", len)?;
+        state.serialize_field("conditionType", &self.condition_type)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PodReadinessGateVisitor;
+
+        impl serde_struct::Fields for PodReadinessGateVisitor {
+            const NAMES: &'static [&'static str] = &["conditionType"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "conditionType" => 0,
+                    _ => 1,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PodReadinessGateVisitor {
+            type Value = PodReadinessGate;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PodReadinessGate")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PodReadinessGate, A::Error> {
+                let mut condition_type = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut condition_type,
+                                "conditionType",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PodReadinessGate {
+                    condition_type: serde_struct::required(
+                        condition_type,
+                        "conditionType",
+                    )?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PodReadinessGate",
+                <PodReadinessGateVisitor as serde_struct::Fields>::NAMES,
+                PodReadinessGateVisitor,
+            )
+    }
 }
 
 impl PodReadinessGate {

@@ -2,19 +2,131 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodResourceClaim
 
 /// Names a ResourceClaim, or a template for one, used by the pod.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodResourceClaim {
     /// Name of the claim inside the pod.
     pub name: String,
     /// Existing ResourceClaim to use.
-    #[serde(rename = "resourceClaimName", skip_serializing_if = "Option::is_none")]
     pub resource_claim_name: Option<String>,
     /// ResourceClaimTemplate to create a claim from.
-    #[serde(
-        rename = "resourceClaimTemplateName",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub resource_claim_template_name: Option<String>,
+}
+
+impl ::serde::Serialize for PodResourceClaim {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.resource_claim_name.is_some(),
+                self.resource_claim_template_name.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("PodResourceClaim", len)?;
+        state.serialize_field("name", &self.name)?;
+        serde_struct::optional_field(
+            &mut state,
+            "resourceClaimName",
+            self.resource_claim_name.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "resourceClaimTemplateName",
+            self.resource_claim_template_name.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PodResourceClaimVisitor;
+
+        impl serde_struct::Fields for PodResourceClaimVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "name",
+                "resourceClaimName",
+                "resourceClaimTemplateName",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "name" => 0,
+                    "resourceClaimName" => 1,
+                    "resourceClaimTemplateName" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PodResourceClaimVisitor {
+            type Value = PodResourceClaim;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PodResourceClaim")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PodResourceClaim, A::Error> {
+                let mut name = None;
+                let mut resource_claim_name = None;
+                let mut resource_claim_template_name = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut name, "name"),
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut resource_claim_name,
+                                "resourceClaimName",
+                            )
+                        }
+
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut resource_claim_template_name,
+                                "resourceClaimTemplateName",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PodResourceClaim {
+                    name: serde_struct::required(name, "name")?,
+                    resource_claim_name: serde_struct::optional(resource_claim_name),
+                    resource_claim_template_name: serde_struct::optional(
+                        resource_claim_template_name,
+                    ),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PodResourceClaim",
+                <PodResourceClaimVisitor as serde_struct::Fields>::NAMES,
+                PodResourceClaimVisitor,
+            )
+    }
 }
 
 impl PodResourceClaim {

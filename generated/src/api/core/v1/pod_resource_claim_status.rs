@@ -2,13 +2,101 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodResourceClaimStatus
 
 /// Records the ResourceClaim generated for a pod resource claim.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodResourceClaimStatus {
     /// Name of the matching entry in `spec.resourceClaims`.
     pub name: String,
     /// Name of the generated ResourceClaim, if any.
-    #[serde(rename = "resourceClaimName", skip_serializing_if = "Option::is_none")]
     pub resource_claim_name: Option<String>,
+}
+
+impl ::serde::Serialize for PodResourceClaimStatus {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(1, &[self.resource_claim_name.is_some()]);
+        let mut state = serializer.serialize_struct("PodResourceClaimStatus", len)?;
+        state.serialize_field("name", &self.name)?;
+        serde_struct::optional_field(
+            &mut state,
+            "resourceClaimName",
+            self.resource_claim_name.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PodResourceClaimStatusVisitor;
+
+        impl serde_struct::Fields for PodResourceClaimStatusVisitor {
+            const NAMES: &'static [&'static str] = &["name", "resourceClaimName"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "name" => 0,
+                    "resourceClaimName" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PodResourceClaimStatusVisitor {
+            type Value = PodResourceClaimStatus;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PodResourceClaimStatus")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PodResourceClaimStatus, A::Error> {
+                let mut name = None;
+                let mut resource_claim_name = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut name, "name"),
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut resource_claim_name,
+                                "resourceClaimName",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PodResourceClaimStatus {
+                    name: serde_struct::required(name, "name")?,
+                    resource_claim_name: serde_struct::optional(resource_claim_name),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PodResourceClaimStatus",
+                <PodResourceClaimStatusVisitor as serde_struct::Fields>::NAMES,
+                PodResourceClaimStatusVisitor,
+            )
+    }
 }
 
 impl PodResourceClaimStatus {

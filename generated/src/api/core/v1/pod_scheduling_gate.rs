@@ -2,10 +2,82 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodSchedulingGate
 
 /// A gate that holds a pod back from scheduling.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodSchedulingGate {
     /// Unique name of the gate.
     pub name: String,
+}
+
+impl ::serde::Serialize for PodSchedulingGate {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        let len = 1;
+        let mut state = serializer.serialize_struct("PodSchedulingGate", len)?;
+        state.serialize_field("name", &self.name)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PodSchedulingGate {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PodSchedulingGateVisitor;
+
+        impl serde_struct::Fields for PodSchedulingGateVisitor {
+            const NAMES: &'static [&'static str] = &["name"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "name" => 0,
+                    _ => 1,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PodSchedulingGateVisitor {
+            type Value = PodSchedulingGate;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PodSchedulingGate")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PodSchedulingGate, A::Error> {
+                let mut name = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut name, "name"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PodSchedulingGate {
+                    name: serde_struct::required(name, "name")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PodSchedulingGate",
+                <PodSchedulingGateVisitor as serde_struct::Fields>::NAMES,
+                PodSchedulingGateVisitor,
+            )
+    }
 }
 
 impl PodSchedulingGate {

@@ -2,50 +2,318 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodSecurityContext
 
 /// Pod-level security settings shared by all containers.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PodSecurityContext {
     /// AppArmor profile for the pod's containers.
-    #[serde(rename = "appArmorProfile", skip_serializing_if = "Option::is_none")]
     pub app_armor_profile: Option<crate::api::core::v1::AppArmorProfile>,
     /// Supplemental group that owns supported volumes.
-    #[serde(rename = "fsGroup", skip_serializing_if = "Option::is_none")]
     pub fs_group: Option<i64>,
     /// When volume ownership is changed: OnRootMismatch or Always.
-    #[serde(rename = "fsGroupChangePolicy", skip_serializing_if = "Option::is_none")]
     pub fs_group_change_policy: Option<String>,
     /// Group ID for container processes.
-    #[serde(rename = "runAsGroup", skip_serializing_if = "Option::is_none")]
     pub run_as_group: Option<i64>,
     /// Requires containers to run as a non-root user.
-    #[serde(rename = "runAsNonRoot", skip_serializing_if = "Option::is_none")]
     pub run_as_non_root: Option<bool>,
     /// User ID for container processes.
-    #[serde(rename = "runAsUser", skip_serializing_if = "Option::is_none")]
     pub run_as_user: Option<i64>,
     /// How SELinux labels are applied to volumes: MountOption or Recursive.
-    #[serde(rename = "seLinuxChangePolicy", skip_serializing_if = "Option::is_none")]
     pub se_linux_change_policy: Option<String>,
     /// SELinux context for all containers.
-    #[serde(rename = "seLinuxOptions", skip_serializing_if = "Option::is_none")]
     pub se_linux_options: Option<crate::api::core::v1::SELinuxOptions>,
     /// Seccomp profile for the pod's containers.
-    #[serde(rename = "seccompProfile", skip_serializing_if = "Option::is_none")]
     pub seccomp_profile: Option<crate::api::core::v1::SeccompProfile>,
     /// Extra group IDs for the first process of each container.
-    #[serde(rename = "supplementalGroups", skip_serializing_if = "Option::is_none")]
     pub supplemental_groups: Option<Vec<i64>>,
     /// How supplemental groups are computed: Merge or Strict.
-    #[serde(
-        rename = "supplementalGroupsPolicy",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub supplemental_groups_policy: Option<String>,
     /// Namespaced sysctls to set for the pod.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub sysctls: Option<Vec<crate::api::core::v1::Sysctl>>,
     /// Windows-specific settings for all containers.
-    #[serde(rename = "windowsOptions", skip_serializing_if = "Option::is_none")]
     pub windows_options: Option<crate::api::core::v1::WindowsSecurityContextOptions>,
+}
+
+impl ::serde::Serialize for PodSecurityContext {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.app_armor_profile.is_some(),
+                self.fs_group.is_some(),
+                self.fs_group_change_policy.is_some(),
+                self.run_as_group.is_some(),
+                self.run_as_non_root.is_some(),
+                self.run_as_user.is_some(),
+                self.se_linux_change_policy.is_some(),
+                self.se_linux_options.is_some(),
+                self.seccomp_profile.is_some(),
+                self.supplemental_groups.is_some(),
+                self.supplemental_groups_policy.is_some(),
+                self.sysctls.is_some(),
+                self.windows_options.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("PodSecurityContext", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "appArmorProfile",
+            self.app_armor_profile.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "fsGroup", self.fs_group.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "fsGroupChangePolicy",
+            self.fs_group_change_policy.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "runAsGroup",
+            self.run_as_group.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "runAsNonRoot",
+            self.run_as_non_root.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "runAsUser",
+            self.run_as_user.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "seLinuxChangePolicy",
+            self.se_linux_change_policy.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "seLinuxOptions",
+            self.se_linux_options.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "seccompProfile",
+            self.seccomp_profile.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "supplementalGroups",
+            self.supplemental_groups.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "supplementalGroupsPolicy",
+            self.supplemental_groups_policy.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "sysctls", self.sysctls.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "windowsOptions",
+            self.windows_options.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PodSecurityContextVisitor;
+
+        impl serde_struct::Fields for PodSecurityContextVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "appArmorProfile",
+                "fsGroup",
+                "fsGroupChangePolicy",
+                "runAsGroup",
+                "runAsNonRoot",
+                "runAsUser",
+                "seLinuxChangePolicy",
+                "seLinuxOptions",
+                "seccompProfile",
+                "supplementalGroups",
+                "supplementalGroupsPolicy",
+                "sysctls",
+                "windowsOptions",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "appArmorProfile" => 0,
+                    "fsGroup" => 1,
+                    "fsGroupChangePolicy" => 2,
+                    "runAsGroup" => 3,
+                    "runAsNonRoot" => 4,
+                    "runAsUser" => 5,
+                    "seLinuxChangePolicy" => 6,
+                    "seLinuxOptions" => 7,
+                    "seccompProfile" => 8,
+                    "supplementalGroups" => 9,
+                    "supplementalGroupsPolicy" => 10,
+                    "sysctls" => 11,
+                    "windowsOptions" => 12,
+                    _ => 13,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PodSecurityContextVisitor {
+            type Value = PodSecurityContext;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PodSecurityContext")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PodSecurityContext, A::Error> {
+                let mut app_armor_profile = None;
+                let mut fs_group = None;
+                let mut fs_group_change_policy = None;
+                let mut run_as_group = None;
+                let mut run_as_non_root = None;
+                let mut run_as_user = None;
+                let mut se_linux_change_policy = None;
+                let mut se_linux_options = None;
+                let mut seccomp_profile = None;
+                let mut supplemental_groups = None;
+                let mut supplemental_groups_policy = None;
+                let mut sysctls = None;
+                let mut windows_options = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut app_armor_profile,
+                                "appArmorProfile",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut fs_group, "fsGroup"),
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut fs_group_change_policy,
+                                "fsGroupChangePolicy",
+                            )
+                        }
+
+                        3 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut run_as_group,
+                                "runAsGroup",
+                            )
+                        }
+
+                        4 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut run_as_non_root,
+                                "runAsNonRoot",
+                            )
+                        }
+
+                        5 => serde_struct::value(&mut map, &mut run_as_user, "runAsUser"),
+                        6 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut se_linux_change_policy,
+                                "seLinuxChangePolicy",
+                            )
+                        }
+
+                        7 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut se_linux_options,
+                                "seLinuxOptions",
+                            )
+                        }
+
+                        8 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut seccomp_profile,
+                                "seccompProfile",
+                            )
+                        }
+
+                        9 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut supplemental_groups,
+                                "supplementalGroups",
+                            )
+                        }
+
+                        10 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut supplemental_groups_policy,
+                                "supplementalGroupsPolicy",
+                            )
+                        }
+
+                        11 => serde_struct::value(&mut map, &mut sysctls, "sysctls"),
+                        12 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut windows_options,
+                                "windowsOptions",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PodSecurityContext {
+                    app_armor_profile: serde_struct::optional(app_armor_profile),
+                    fs_group: serde_struct::optional(fs_group),
+                    fs_group_change_policy: serde_struct::optional(
+                        fs_group_change_policy,
+                    ),
+                    run_as_group: serde_struct::optional(run_as_group),
+                    run_as_non_root: serde_struct::optional(run_as_non_root),
+                    run_as_user: serde_struct::optional(run_as_user),
+                    se_linux_change_policy: serde_struct::optional(
+                        se_linux_change_policy,
+                    ),
+                    se_linux_options: serde_struct::optional(se_linux_options),
+                    seccomp_profile: serde_struct::optional(seccomp_profile),
+                    supplemental_groups: serde_struct::optional(supplemental_groups),
+                    supplemental_groups_policy: serde_struct::optional(
+                        supplemental_groups_policy,
+                    ),
+                    sysctls: serde_struct::optional(sysctls),
+                    windows_options: serde_struct::optional(windows_options),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PodSecurityContext",
+                <PodSecurityContextVisitor as serde_struct::Fields>::NAMES,
+                PodSecurityContextVisitor,
+            )
+    }
 }
 
 impl PodSecurityContext {

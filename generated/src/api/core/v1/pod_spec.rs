@@ -2,72 +2,49 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodSpec
 
 /// Desired state of a pod.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodSpec {
     /// Seconds the pod may run before it is marked failed.
-    #[serde(rename = "activeDeadlineSeconds", skip_serializing_if = "Option::is_none")]
     pub active_deadline_seconds: Option<i64>,
     /// Scheduling affinity constraints.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub affinity: Option<crate::api::core::v1::Affinity>,
     /// Whether to mount a service account token automatically.
-    #[serde(
-        rename = "automountServiceAccountToken",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub automount_service_account_token: Option<bool>,
     /// Containers of the pod; at least one is required.
     pub containers: Vec<crate::api::core::v1::Container>,
     /// Extra DNS settings merged with the DNS policy.
-    #[serde(rename = "dnsConfig", skip_serializing_if = "Option::is_none")]
     pub dns_config: Option<crate::api::core::v1::PodDNSConfig>,
     /// DNS policy, e.g. ClusterFirst or None.
-    #[serde(rename = "dnsPolicy", skip_serializing_if = "Option::is_none")]
     pub dns_policy: Option<String>,
     /// Whether Service details are injected as Docker-link style environment variables.
-    #[serde(rename = "enableServiceLinks", skip_serializing_if = "Option::is_none")]
     pub enable_service_links: Option<bool>,
     /// Ephemeral containers added to the running pod.
-    #[serde(rename = "ephemeralContainers", skip_serializing_if = "Option::is_none")]
     pub ephemeral_containers: Option<Vec<crate::api::core::v1::EphemeralContainer>>,
     /// Extra entries for the pod's hosts file.
-    #[serde(rename = "hostAliases", skip_serializing_if = "Option::is_none")]
     pub host_aliases: Option<Vec<crate::api::core::v1::HostAlias>>,
     /// Use the host's IPC namespace.
-    #[serde(rename = "hostIPC", skip_serializing_if = "Option::is_none")]
     pub host_ipc: Option<bool>,
     /// Use the host's network namespace.
-    #[serde(rename = "hostNetwork", skip_serializing_if = "Option::is_none")]
     pub host_network: Option<bool>,
     /// Use the host's PID namespace.
-    #[serde(rename = "hostPID", skip_serializing_if = "Option::is_none")]
     pub host_pid: Option<bool>,
     /// Use the host's user namespace; defaults to true.
-    #[serde(rename = "hostUsers", skip_serializing_if = "Option::is_none")]
     pub host_users: Option<bool>,
     /// Hostname of the pod.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub hostname: Option<String>,
     /// Explicit hostname seen inside the pod.
-    #[serde(rename = "hostnameOverride", skip_serializing_if = "Option::is_none")]
     pub hostname_override: Option<String>,
     /// Secrets used to pull the pod's images.
-    #[serde(rename = "imagePullSecrets", skip_serializing_if = "Option::is_none")]
     pub image_pull_secrets: Option<Vec<crate::api::core::v1::LocalObjectReference>>,
     /// Containers run in order before the app containers start.
-    #[serde(rename = "initContainers", skip_serializing_if = "Option::is_none")]
     pub init_containers: Option<Vec<crate::api::core::v1::Container>>,
     /// Node the pod is bound to.
-    #[serde(rename = "nodeName", skip_serializing_if = "Option::is_none")]
     pub node_name: Option<String>,
     /// Node labels that must match for the pod to be scheduled.
-    #[serde(rename = "nodeSelector", skip_serializing_if = "Option::is_none")]
     pub node_selector: Option<::std::collections::BTreeMap<String, String>>,
     /// Operating system of the pod's containers.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub os: Option<crate::api::core::v1::PodOS>,
     /// Extra resources consumed by the pod sandbox.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub overhead: Option<
         ::std::collections::BTreeMap<
             String,
@@ -75,76 +52,722 @@ pub struct PodSpec {
         >,
     >,
     /// Whether the pod may preempt lower-priority pods.
-    #[serde(rename = "preemptionPolicy", skip_serializing_if = "Option::is_none")]
     pub preemption_policy: Option<String>,
     /// Priority value of the pod.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub priority: Option<i32>,
     /// Name of the PriorityClass of the pod.
-    #[serde(rename = "priorityClassName", skip_serializing_if = "Option::is_none")]
     pub priority_class_name: Option<String>,
     /// Extra conditions required for the pod to be ready.
-    #[serde(rename = "readinessGates", skip_serializing_if = "Option::is_none")]
     pub readiness_gates: Option<Vec<crate::api::core::v1::PodReadinessGate>>,
     /// ResourceClaims that must be allocated before the pod starts.
-    #[serde(rename = "resourceClaims", skip_serializing_if = "Option::is_none")]
     pub resource_claims: Option<Vec<crate::api::core::v1::PodResourceClaim>>,
     /// Pod-level resource requests and limits.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub resources: Option<crate::api::core::v1::ResourceRequirements>,
     /// Restart policy: Always, OnFailure or Never.
-    #[serde(rename = "restartPolicy", skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<String>,
     /// RuntimeClass used to run the pod.
-    #[serde(rename = "runtimeClassName", skip_serializing_if = "Option::is_none")]
     pub runtime_class_name: Option<String>,
     /// Scheduler responsible for the pod.
-    #[serde(rename = "schedulerName", skip_serializing_if = "Option::is_none")]
     pub scheduler_name: Option<String>,
     /// Gates that must be removed before scheduling.
-    #[serde(rename = "schedulingGates", skip_serializing_if = "Option::is_none")]
     pub scheduling_gates: Option<Vec<crate::api::core::v1::PodSchedulingGate>>,
     /// Pod-level security settings.
-    #[serde(rename = "securityContext", skip_serializing_if = "Option::is_none")]
     pub security_context: Option<crate::api::core::v1::PodSecurityContext>,
     /// Deprecated alias of serviceAccountName.
-    #[serde(rename = "serviceAccount", skip_serializing_if = "Option::is_none")]
     pub service_account: Option<String>,
     /// ServiceAccount the pod runs as.
-    #[serde(rename = "serviceAccountName", skip_serializing_if = "Option::is_none")]
     pub service_account_name: Option<String>,
     /// Use the FQDN as the pod hostname.
-    #[serde(rename = "setHostnameAsFQDN", skip_serializing_if = "Option::is_none")]
     pub set_hostname_as_fqdn: Option<bool>,
     /// Share one process namespace between all containers.
-    #[serde(rename = "shareProcessNamespace", skip_serializing_if = "Option::is_none")]
     pub share_process_namespace: Option<bool>,
     /// Subdomain; the FQDN becomes `<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub subdomain: Option<String>,
     /// Seconds allowed for graceful termination.
-    #[serde(
-        rename = "terminationGracePeriodSeconds",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub termination_grace_period_seconds: Option<i64>,
     /// Taints the pod tolerates.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tolerations: Option<Vec<crate::api::core::v1::Toleration>>,
     /// How the pod is spread across topology domains.
-    #[serde(
-        rename = "topologySpreadConstraints",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub topology_spread_constraints: Option<
         Vec<crate::api::core::v1::TopologySpreadConstraint>,
     >,
     /// Volumes that containers of the pod can mount.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub volumes: Option<Vec<crate::api::core::v1::Volume>>,
     /// Workload and pod group the pod belongs to.
-    #[serde(rename = "workloadRef", skip_serializing_if = "Option::is_none")]
     pub workload_ref: Option<crate::api::core::v1::WorkloadReference>,
+}
+
+impl ::serde::Serialize for PodSpec {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.active_deadline_seconds.is_some(),
+                self.affinity.is_some(),
+                self.automount_service_account_token.is_some(),
+                self.dns_config.is_some(),
+                self.dns_policy.is_some(),
+                self.enable_service_links.is_some(),
+                self.ephemeral_containers.is_some(),
+                self.host_aliases.is_some(),
+                self.host_ipc.is_some(),
+                self.host_network.is_some(),
+                self.host_pid.is_some(),
+                self.host_users.is_some(),
+                self.hostname.is_some(),
+                self.hostname_override.is_some(),
+                self.image_pull_secrets.is_some(),
+                self.init_containers.is_some(),
+                self.node_name.is_some(),
+                self.node_selector.is_some(),
+                self.os.is_some(),
+                self.overhead.is_some(),
+                self.preemption_policy.is_some(),
+                self.priority.is_some(),
+                self.priority_class_name.is_some(),
+                self.readiness_gates.is_some(),
+                self.resource_claims.is_some(),
+                self.resources.is_some(),
+                self.restart_policy.is_some(),
+                self.runtime_class_name.is_some(),
+                self.scheduler_name.is_some(),
+                self.scheduling_gates.is_some(),
+                self.security_context.is_some(),
+                self.service_account.is_some(),
+                self.service_account_name.is_some(),
+                self.set_hostname_as_fqdn.is_some(),
+                self.share_process_namespace.is_some(),
+                self.subdomain.is_some(),
+                self.termination_grace_period_seconds.is_some(),
+                self.tolerations.is_some(),
+                self.topology_spread_constraints.is_some(),
+                self.volumes.is_some(),
+                self.workload_ref.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("PodSpec", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "activeDeadlineSeconds",
+            self.active_deadline_seconds.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "affinity", self.affinity.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "automountServiceAccountToken",
+            self.automount_service_account_token.as_ref(),
+        )?;
+        state.serialize_field("containers", &self.containers)?;
+        serde_struct::optional_field(&mut state, "dnsConfig", self.dns_config.as_ref())?;
+        serde_struct::optional_field(&mut state, "dnsPolicy", self.dns_policy.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "enableServiceLinks",
+            self.enable_service_links.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "ephemeralContainers",
+            self.ephemeral_containers.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "hostAliases",
+            self.host_aliases.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "hostIPC", self.host_ipc.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "hostNetwork",
+            self.host_network.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "hostPID", self.host_pid.as_ref())?;
+        serde_struct::optional_field(&mut state, "hostUsers", self.host_users.as_ref())?;
+        serde_struct::optional_field(&mut state, "hostname", self.hostname.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "hostnameOverride",
+            self.hostname_override.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "imagePullSecrets",
+            self.image_pull_secrets.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "initContainers",
+            self.init_containers.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "nodeName", self.node_name.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "nodeSelector",
+            self.node_selector.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "os", self.os.as_ref())?;
+        serde_struct::optional_field(&mut state, "overhead", self.overhead.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "preemptionPolicy",
+            self.preemption_policy.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "priority", self.priority.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "priorityClassName",
+            self.priority_class_name.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "readinessGates",
+            self.readiness_gates.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "resourceClaims",
+            self.resource_claims.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "resources", self.resources.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "restartPolicy",
+            self.restart_policy.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "runtimeClassName",
+            self.runtime_class_name.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "schedulerName",
+            self.scheduler_name.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "schedulingGates",
+            self.scheduling_gates.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "securityContext",
+            self.security_context.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "serviceAccount",
+            self.service_account.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "serviceAccountName",
+            self.service_account_name.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "setHostnameAsFQDN",
+            self.set_hostname_as_fqdn.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "shareProcessNamespace",
+            self.share_process_namespace.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "subdomain", self.subdomain.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "terminationGracePeriodSeconds",
+            self.termination_grace_period_seconds.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "tolerations",
+            self.tolerations.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "topologySpreadConstraints",
+            self.topology_spread_constraints.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "volumes", self.volumes.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "workloadRef",
+            self.workload_ref.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PodSpec {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PodSpecVisitor;
+
+        impl serde_struct::Fields for PodSpecVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "activeDeadlineSeconds",
+                "affinity",
+                "automountServiceAccountToken",
+                "containers",
+                "dnsConfig",
+                "dnsPolicy",
+                "enableServiceLinks",
+                "ephemeralContainers",
+                "hostAliases",
+                "hostIPC",
+                "hostNetwork",
+                "hostPID",
+                "hostUsers",
+                "hostname",
+                "hostnameOverride",
+                "imagePullSecrets",
+                "initContainers",
+                "nodeName",
+                "nodeSelector",
+                "os",
+                "overhead",
+                "preemptionPolicy",
+                "priority",
+                "priorityClassName",
+                "readinessGates",
+                "resourceClaims",
+                "resources",
+                "restartPolicy",
+                "runtimeClassName",
+                "schedulerName",
+                "schedulingGates",
+                "securityContext",
+                "serviceAccount",
+                "serviceAccountName",
+                "setHostnameAsFQDN",
+                "shareProcessNamespace",
+                "subdomain",
+                "terminationGracePeriodSeconds",
+                "tolerations",
+                "topologySpreadConstraints",
+                "volumes",
+                "workloadRef",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "activeDeadlineSeconds" => 0,
+                    "affinity" => 1,
+                    "automountServiceAccountToken" => 2,
+                    "containers" => 3,
+                    "dnsConfig" => 4,
+                    "dnsPolicy" => 5,
+                    "enableServiceLinks" => 6,
+                    "ephemeralContainers" => 7,
+                    "hostAliases" => 8,
+                    "hostIPC" => 9,
+                    "hostNetwork" => 10,
+                    "hostPID" => 11,
+                    "hostUsers" => 12,
+                    "hostname" => 13,
+                    "hostnameOverride" => 14,
+                    "imagePullSecrets" => 15,
+                    "initContainers" => 16,
+                    "nodeName" => 17,
+                    "nodeSelector" => 18,
+                    "os" => 19,
+                    "overhead" => 20,
+                    "preemptionPolicy" => 21,
+                    "priority" => 22,
+                    "priorityClassName" => 23,
+                    "readinessGates" => 24,
+                    "resourceClaims" => 25,
+                    "resources" => 26,
+                    "restartPolicy" => 27,
+                    "runtimeClassName" => 28,
+                    "schedulerName" => 29,
+                    "schedulingGates" => 30,
+                    "securityContext" => 31,
+                    "serviceAccount" => 32,
+                    "serviceAccountName" => 33,
+                    "setHostnameAsFQDN" => 34,
+                    "shareProcessNamespace" => 35,
+                    "subdomain" => 36,
+                    "terminationGracePeriodSeconds" => 37,
+                    "tolerations" => 38,
+                    "topologySpreadConstraints" => 39,
+                    "volumes" => 40,
+                    "workloadRef" => 41,
+                    _ => 42,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PodSpecVisitor {
+            type Value = PodSpec;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PodSpec")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PodSpec, A::Error> {
+                let mut active_deadline_seconds = None;
+                let mut affinity = None;
+                let mut automount_service_account_token = None;
+                let mut containers = None;
+                let mut dns_config = None;
+                let mut dns_policy = None;
+                let mut enable_service_links = None;
+                let mut ephemeral_containers = None;
+                let mut host_aliases = None;
+                let mut host_ipc = None;
+                let mut host_network = None;
+                let mut host_pid = None;
+                let mut host_users = None;
+                let mut hostname = None;
+                let mut hostname_override = None;
+                let mut image_pull_secrets = None;
+                let mut init_containers = None;
+                let mut node_name = None;
+                let mut node_selector = None;
+                let mut os = None;
+                let mut overhead = None;
+                let mut preemption_policy = None;
+                let mut priority = None;
+                let mut priority_class_name = None;
+                let mut readiness_gates = None;
+                let mut resource_claims = None;
+                let mut resources = None;
+                let mut restart_policy = None;
+                let mut runtime_class_name = None;
+                let mut scheduler_name = None;
+                let mut scheduling_gates = None;
+                let mut security_context = None;
+                let mut service_account = None;
+                let mut service_account_name = None;
+                let mut set_hostname_as_fqdn = None;
+                let mut share_process_namespace = None;
+                let mut subdomain = None;
+                let mut termination_grace_period_seconds = None;
+                let mut tolerations = None;
+                let mut topology_spread_constraints = None;
+                let mut volumes = None;
+                let mut workload_ref = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut active_deadline_seconds,
+                                "activeDeadlineSeconds",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut affinity, "affinity"),
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut automount_service_account_token,
+                                "automountServiceAccountToken",
+                            )
+                        }
+
+                        3 => serde_struct::value(&mut map, &mut containers, "containers"),
+                        4 => serde_struct::value(&mut map, &mut dns_config, "dnsConfig"),
+                        5 => serde_struct::value(&mut map, &mut dns_policy, "dnsPolicy"),
+                        6 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut enable_service_links,
+                                "enableServiceLinks",
+                            )
+                        }
+
+                        7 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut ephemeral_containers,
+                                "ephemeralContainers",
+                            )
+                        }
+
+                        8 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut host_aliases,
+                                "hostAliases",
+                            )
+                        }
+
+                        9 => serde_struct::value(&mut map, &mut host_ipc, "hostIPC"),
+                        10 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut host_network,
+                                "hostNetwork",
+                            )
+                        }
+
+                        11 => serde_struct::value(&mut map, &mut host_pid, "hostPID"),
+                        12 => serde_struct::value(&mut map, &mut host_users, "hostUsers"),
+                        13 => serde_struct::value(&mut map, &mut hostname, "hostname"),
+                        14 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut hostname_override,
+                                "hostnameOverride",
+                            )
+                        }
+
+                        15 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut image_pull_secrets,
+                                "imagePullSecrets",
+                            )
+                        }
+
+                        16 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut init_containers,
+                                "initContainers",
+                            )
+                        }
+
+                        17 => serde_struct::value(&mut map, &mut node_name, "nodeName"),
+                        18 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut node_selector,
+                                "nodeSelector",
+                            )
+                        }
+
+                        19 => serde_struct::value(&mut map, &mut os, "os"),
+                        20 => serde_struct::value(&mut map, &mut overhead, "overhead"),
+                        21 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut preemption_policy,
+                                "preemptionPolicy",
+                            )
+                        }
+
+                        22 => serde_struct::value(&mut map, &mut priority, "priority"),
+                        23 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut priority_class_name,
+                                "priorityClassName",
+                            )
+                        }
+
+                        24 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut readiness_gates,
+                                "readinessGates",
+                            )
+                        }
+
+                        25 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut resource_claims,
+                                "resourceClaims",
+                            )
+                        }
+
+                        26 => serde_struct::value(&mut map, &mut resources, "resources"),
+                        27 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut restart_policy,
+                                "restartPolicy",
+                            )
+                        }
+
+                        28 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut runtime_class_name,
+                                "runtimeClassName",
+                            )
+                        }
+
+                        29 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut scheduler_name,
+                                "schedulerName",
+                            )
+                        }
+
+                        30 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut scheduling_gates,
+                                "schedulingGates",
+                            )
+                        }
+
+                        31 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut security_context,
+                                "securityContext",
+                            )
+                        }
+
+                        32 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut service_account,
+                                "serviceAccount",
+                            )
+                        }
+
+                        33 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut service_account_name,
+                                "serviceAccountName",
+                            )
+                        }
+
+                        34 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut set_hostname_as_fqdn,
+                                "setHostnameAsFQDN",
+                            )
+                        }
+
+                        35 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut share_process_namespace,
+                                "shareProcessNamespace",
+                            )
+                        }
+
+                        36 => serde_struct::value(&mut map, &mut subdomain, "subdomain"),
+                        37 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut termination_grace_period_seconds,
+                                "terminationGracePeriodSeconds",
+                            )
+                        }
+
+                        38 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut tolerations,
+                                "tolerations",
+                            )
+                        }
+
+                        39 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut topology_spread_constraints,
+                                "topologySpreadConstraints",
+                            )
+                        }
+
+                        40 => serde_struct::value(&mut map, &mut volumes, "volumes"),
+                        41 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut workload_ref,
+                                "workloadRef",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PodSpec {
+                    active_deadline_seconds: serde_struct::optional(
+                        active_deadline_seconds,
+                    ),
+                    affinity: serde_struct::optional(affinity),
+                    automount_service_account_token: serde_struct::optional(
+                        automount_service_account_token,
+                    ),
+                    containers: serde_struct::required(containers, "containers")?,
+                    dns_config: serde_struct::optional(dns_config),
+                    dns_policy: serde_struct::optional(dns_policy),
+                    enable_service_links: serde_struct::optional(enable_service_links),
+                    ephemeral_containers: serde_struct::optional(ephemeral_containers),
+                    host_aliases: serde_struct::optional(host_aliases),
+                    host_ipc: serde_struct::optional(host_ipc),
+                    host_network: serde_struct::optional(host_network),
+                    host_pid: serde_struct::optional(host_pid),
+                    host_users: serde_struct::optional(host_users),
+                    hostname: serde_struct::optional(hostname),
+                    hostname_override: serde_struct::optional(hostname_override),
+                    image_pull_secrets: serde_struct::optional(image_pull_secrets),
+                    init_containers: serde_struct::optional(init_containers),
+                    node_name: serde_struct::optional(node_name),
+                    node_selector: serde_struct::optional(node_selector),
+                    os: serde_struct::optional(os),
+                    overhead: serde_struct::optional(overhead),
+                    preemption_policy: serde_struct::optional(preemption_policy),
+                    priority: serde_struct::optional(priority),
+                    priority_class_name: serde_struct::optional(priority_class_name),
+                    readiness_gates: serde_struct::optional(readiness_gates),
+                    resource_claims: serde_struct::optional(resource_claims),
+                    resources: serde_struct::optional(resources),
+                    restart_policy: serde_struct::optional(restart_policy),
+                    runtime_class_name: serde_struct::optional(runtime_class_name),
+                    scheduler_name: serde_struct::optional(scheduler_name),
+                    scheduling_gates: serde_struct::optional(scheduling_gates),
+                    security_context: serde_struct::optional(security_context),
+                    service_account: serde_struct::optional(service_account),
+                    service_account_name: serde_struct::optional(service_account_name),
+                    set_hostname_as_fqdn: serde_struct::optional(set_hostname_as_fqdn),
+                    share_process_namespace: serde_struct::optional(
+                        share_process_namespace,
+                    ),
+                    subdomain: serde_struct::optional(subdomain),
+                    termination_grace_period_seconds: serde_struct::optional(
+                        termination_grace_period_seconds,
+                    ),
+                    tolerations: serde_struct::optional(tolerations),
+                    topology_spread_constraints: serde_struct::optional(
+                        topology_spread_constraints,
+                    ),
+                    volumes: serde_struct::optional(volumes),
+                    workload_ref: serde_struct::optional(workload_ref),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PodSpec",
+                <PodSpecVisitor as serde_struct::Fields>::NAMES,
+                PodSpecVisitor,
+            )
+    }
 }
 
 impl PodSpec {

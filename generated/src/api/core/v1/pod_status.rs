@@ -2,10 +2,9 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodStatus
 
 /// Observed state of a pod.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PodStatus {
     /// Total resources allocated to the pod by the node.
-    #[serde(rename = "allocatedResources", skip_serializing_if = "Option::is_none")]
     pub allocated_resources: Option<
         ::std::collections::BTreeMap<
             String,
@@ -13,72 +12,360 @@ pub struct PodStatus {
         >,
     >,
     /// Current conditions of the pod.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Vec<crate::api::core::v1::PodCondition>>,
     /// Status of each app container.
-    #[serde(rename = "containerStatuses", skip_serializing_if = "Option::is_none")]
     pub container_statuses: Option<Vec<crate::api::core::v1::ContainerStatus>>,
     /// Status of each ephemeral container.
-    #[serde(
-        rename = "ephemeralContainerStatuses",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub ephemeral_container_statuses: Option<Vec<crate::api::core::v1::ContainerStatus>>,
     /// ResourceClaim generated for extended resources.
-    #[serde(
-        rename = "extendedResourceClaimStatus",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub extended_resource_claim_status: Option<
         crate::api::core::v1::PodExtendedResourceClaimStatus,
     >,
     /// Primary IP of the node running the pod.
-    #[serde(rename = "hostIP", skip_serializing_if = "Option::is_none")]
     pub host_ip: Option<String>,
     /// IPs of the node running the pod.
-    #[serde(rename = "hostIPs", skip_serializing_if = "Option::is_none")]
     pub host_ips: Option<Vec<crate::api::core::v1::HostIP>>,
     /// Status of each init container.
-    #[serde(rename = "initContainerStatuses", skip_serializing_if = "Option::is_none")]
     pub init_container_statuses: Option<Vec<crate::api::core::v1::ContainerStatus>>,
     /// Human-readable details about the pod's state.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// Node the pod may be scheduled to after preemption.
-    #[serde(rename = "nominatedNodeName", skip_serializing_if = "Option::is_none")]
     pub nominated_node_name: Option<String>,
     /// Pod `.metadata.generation` the status is based on.
-    #[serde(rename = "observedGeneration", skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
     /// Lifecycle phase: Pending, Running, Succeeded, Failed or Unknown.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub phase: Option<String>,
     /// Primary IP of the pod.
-    #[serde(rename = "podIP", skip_serializing_if = "Option::is_none")]
     pub pod_ip: Option<String>,
     /// IPs of the pod, at most one per IP family.
-    #[serde(rename = "podIPs", skip_serializing_if = "Option::is_none")]
     pub pod_ips: Option<Vec<crate::api::core::v1::PodIP>>,
     /// QoS class: Guaranteed, Burstable or BestEffort.
-    #[serde(rename = "qosClass", skip_serializing_if = "Option::is_none")]
     pub qos_class: Option<String>,
     /// Short CamelCase reason for the pod's state, e.g. `Evicted`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Deprecated status of a pending resource resize.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub resize: Option<String>,
     /// Status of the pod's resource claims.
-    #[serde(rename = "resourceClaimStatuses", skip_serializing_if = "Option::is_none")]
     pub resource_claim_statuses: Option<
         Vec<crate::api::core::v1::PodResourceClaimStatus>,
     >,
     /// Pod-level resources currently applied.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub resources: Option<crate::api::core::v1::ResourceRequirements>,
     /// When the kubelet acknowledged the pod.
-    #[serde(rename = "startTime", skip_serializing_if = "Option::is_none")]
     pub start_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+}
+
+impl ::serde::Serialize for PodStatus {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.allocated_resources.is_some(),
+                self.conditions.is_some(),
+                self.container_statuses.is_some(),
+                self.ephemeral_container_statuses.is_some(),
+                self.extended_resource_claim_status.is_some(),
+                self.host_ip.is_some(),
+                self.host_ips.is_some(),
+                self.init_container_statuses.is_some(),
+                self.message.is_some(),
+                self.nominated_node_name.is_some(),
+                self.observed_generation.is_some(),
+                self.phase.is_some(),
+                self.pod_ip.is_some(),
+                self.pod_ips.is_some(),
+                self.qos_class.is_some(),
+                self.reason.is_some(),
+                self.resize.is_some(),
+                self.resource_claim_statuses.is_some(),
+                self.resources.is_some(),
+                self.start_time.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("PodStatus", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "allocatedResources",
+            self.allocated_resources.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "conditions",
+            self.conditions.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "containerStatuses",
+            self.container_statuses.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "ephemeralContainerStatuses",
+            self.ephemeral_container_statuses.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "extendedResourceClaimStatus",
+            self.extended_resource_claim_status.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "hostIP", self.host_ip.as_ref())?;
+        serde_struct::optional_field(&mut state, "hostIPs", self.host_ips.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "initContainerStatuses",
+            self.init_container_statuses.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "message", self.message.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "nominatedNodeName",
+            self.nominated_node_name.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "observedGeneration",
+            self.observed_generation.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "phase", self.phase.as_ref())?;
+        serde_struct::optional_field(&mut state, "podIP", self.pod_ip.as_ref())?;
+        serde_struct::optional_field(&mut state, "podIPs", self.pod_ips.as_ref())?;
+        serde_struct::optional_field(&mut state, "qosClass", self.qos_class.as_ref())?;
+        serde_struct::optional_field(&mut state, "reason", self.reason.as_ref())?;
+        serde_struct::optional_field(&mut state, "resize", self.resize.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "resourceClaimStatuses",
+            self.resource_claim_statuses.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "resources", self.resources.as_ref())?;
+        serde_struct::optional_field(&mut state, "startTime", self.start_time.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PodStatus {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PodStatusVisitor;
+
+        impl serde_struct::Fields for PodStatusVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "allocatedResources",
+                "conditions",
+                "containerStatuses",
+                "ephemeralContainerStatuses",
+                "extendedResourceClaimStatus",
+                "hostIP",
+                "hostIPs",
+                "initContainerStatuses",
+                "message",
+                "nominatedNodeName",
+                "observedGeneration",
+                "phase",
+                "podIP",
+                "podIPs",
+                "qosClass",
+                "reason",
+                "resize",
+                "resourceClaimStatuses",
+                "resources",
+                "startTime",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "allocatedResources" => 0,
+                    "conditions" => 1,
+                    "containerStatuses" => 2,
+                    "ephemeralContainerStatuses" => 3,
+                    "extendedResourceClaimStatus" => 4,
+                    "hostIP" => 5,
+                    "hostIPs" => 6,
+                    "initContainerStatuses" => 7,
+                    "message" => 8,
+                    "nominatedNodeName" => 9,
+                    "observedGeneration" => 10,
+                    "phase" => 11,
+                    "podIP" => 12,
+                    "podIPs" => 13,
+                    "qosClass" => 14,
+                    "reason" => 15,
+                    "resize" => 16,
+                    "resourceClaimStatuses" => 17,
+                    "resources" => 18,
+                    "startTime" => 19,
+                    _ => 20,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PodStatusVisitor {
+            type Value = PodStatus;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PodStatus")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PodStatus, A::Error> {
+                let mut allocated_resources = None;
+                let mut conditions = None;
+                let mut container_statuses = None;
+                let mut ephemeral_container_statuses = None;
+                let mut extended_resource_claim_status = None;
+                let mut host_ip = None;
+                let mut host_ips = None;
+                let mut init_container_statuses = None;
+                let mut message = None;
+                let mut nominated_node_name = None;
+                let mut observed_generation = None;
+                let mut phase = None;
+                let mut pod_ip = None;
+                let mut pod_ips = None;
+                let mut qos_class = None;
+                let mut reason = None;
+                let mut resize = None;
+                let mut resource_claim_statuses = None;
+                let mut resources = None;
+                let mut start_time = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut allocated_resources,
+                                "allocatedResources",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut conditions, "conditions"),
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut container_statuses,
+                                "containerStatuses",
+                            )
+                        }
+
+                        3 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut ephemeral_container_statuses,
+                                "ephemeralContainerStatuses",
+                            )
+                        }
+
+                        4 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut extended_resource_claim_status,
+                                "extendedResourceClaimStatus",
+                            )
+                        }
+
+                        5 => serde_struct::value(&mut map, &mut host_ip, "hostIP"),
+                        6 => serde_struct::value(&mut map, &mut host_ips, "hostIPs"),
+                        7 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut init_container_statuses,
+                                "initContainerStatuses",
+                            )
+                        }
+
+                        8 => serde_struct::value(&mut map, &mut message, "message"),
+                        9 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut nominated_node_name,
+                                "nominatedNodeName",
+                            )
+                        }
+
+                        10 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut observed_generation,
+                                "observedGeneration",
+                            )
+                        }
+
+                        11 => serde_struct::value(&mut map, &mut phase, "phase"),
+                        12 => serde_struct::value(&mut map, &mut pod_ip, "podIP"),
+                        13 => serde_struct::value(&mut map, &mut pod_ips, "podIPs"),
+                        14 => serde_struct::value(&mut map, &mut qos_class, "qosClass"),
+                        15 => serde_struct::value(&mut map, &mut reason, "reason"),
+                        16 => serde_struct::value(&mut map, &mut resize, "resize"),
+                        17 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut resource_claim_statuses,
+                                "resourceClaimStatuses",
+                            )
+                        }
+
+                        18 => serde_struct::value(&mut map, &mut resources, "resources"),
+                        19 => serde_struct::value(&mut map, &mut start_time, "startTime"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PodStatus {
+                    allocated_resources: serde_struct::optional(allocated_resources),
+                    conditions: serde_struct::optional(conditions),
+                    container_statuses: serde_struct::optional(container_statuses),
+                    ephemeral_container_statuses: serde_struct::optional(
+                        ephemeral_container_statuses,
+                    ),
+                    extended_resource_claim_status: serde_struct::optional(
+                        extended_resource_claim_status,
+                    ),
+                    host_ip: serde_struct::optional(host_ip),
+                    host_ips: serde_struct::optional(host_ips),
+                    init_container_statuses: serde_struct::optional(
+                        init_container_statuses,
+                    ),
+                    message: serde_struct::optional(message),
+                    nominated_node_name: serde_struct::optional(nominated_node_name),
+                    observed_generation: serde_struct::optional(observed_generation),
+                    phase: serde_struct::optional(phase),
+                    pod_ip: serde_struct::optional(pod_ip),
+                    pod_ips: serde_struct::optional(pod_ips),
+                    qos_class: serde_struct::optional(qos_class),
+                    reason: serde_struct::optional(reason),
+                    resize: serde_struct::optional(resize),
+                    resource_claim_statuses: serde_struct::optional(
+                        resource_claim_statuses,
+                    ),
+                    resources: serde_struct::optional(resources),
+                    start_time: serde_struct::optional(start_time),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PodStatus",
+                <PodStatusVisitor as serde_struct::Fields>::NAMES,
+                PodStatusVisitor,
+            )
+    }
 }
 
 impl PodStatus {

@@ -2,17 +2,100 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PortworxVolumeSource
 
 /// A Portworx volume (deprecated in-tree plugin).
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PortworxVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
-    #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
     pub fs_type: Option<String>,
     /// Forces the mount to be read-only when true.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// ID of the Portworx volume.
-    #[serde(rename = "volumeID")]
     pub volume_id: String,
+}
+
+impl ::serde::Serialize for PortworxVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[self.fs_type.is_some(), self.read_only.is_some()],
+        );
+        let mut state = serializer.serialize_struct("PortworxVolumeSource", len)?;
+        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        state.serialize_field("volumeID", &self.volume_id)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PortworxVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PortworxVolumeSourceVisitor;
+
+        impl serde_struct::Fields for PortworxVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &["fsType", "readOnly", "volumeID"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "fsType" => 0,
+                    "readOnly" => 1,
+                    "volumeID" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PortworxVolumeSourceVisitor {
+            type Value = PortworxVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PortworxVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PortworxVolumeSource, A::Error> {
+                let mut fs_type = None;
+                let mut read_only = None;
+                let mut volume_id = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
+                        1 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        2 => serde_struct::value(&mut map, &mut volume_id, "volumeID"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PortworxVolumeSource {
+                    fs_type: serde_struct::optional(fs_type),
+                    read_only: serde_struct::optional(read_only),
+                    volume_id: serde_struct::required(volume_id, "volumeID")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PortworxVolumeSource",
+                <PortworxVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                PortworxVolumeSourceVisitor,
+            )
+    }
 }
 
 impl PortworxVolumeSource {

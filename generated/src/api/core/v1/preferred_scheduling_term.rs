@@ -2,12 +2,89 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PreferredSchedulingTerm
 
 /// A weighted node selector term.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PreferredSchedulingTerm {
     /// Node selector term.
     pub preference: crate::api::core::v1::NodeSelectorTerm,
     /// Weight between 1 and 100.
     pub weight: i32,
+}
+
+impl ::serde::Serialize for PreferredSchedulingTerm {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        let len = 2;
+        let mut state = serializer.serialize_struct("PreferredSchedulingTerm", len)?;
+        state.serialize_field("preference", &self.preference)?;
+        state.serialize_field("weight", &self.weight)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PreferredSchedulingTerm {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PreferredSchedulingTermVisitor;
+
+        impl serde_struct::Fields for PreferredSchedulingTermVisitor {
+            const NAMES: &'static [&'static str] = &["preference", "weight"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "preference" => 0,
+                    "weight" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PreferredSchedulingTermVisitor {
+            type Value = PreferredSchedulingTerm;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PreferredSchedulingTerm")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PreferredSchedulingTerm, A::Error> {
+                let mut preference = None;
+                let mut weight = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut preference, "preference"),
+                        1 => serde_struct::value(&mut map, &mut weight, "weight"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(PreferredSchedulingTerm {
+                    preference: serde_struct::required(preference, "preference")?,
+                    weight: serde_struct::required(weight, "weight")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "PreferredSchedulingTerm",
+                <PreferredSchedulingTermVisitor as serde_struct::Fields>::NAMES,
+                PreferredSchedulingTermVisitor,
+            )
+    }
 }
 
 impl PreferredSchedulingTerm {

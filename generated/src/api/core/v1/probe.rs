@@ -2,41 +2,239 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.Probe
 
 /// A health check run against a container.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Probe {
     /// Command to run in the container.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub exec: Option<crate::api::core::v1::ExecAction>,
     /// Consecutive failures before the probe counts as failed.
-    #[serde(rename = "failureThreshold", skip_serializing_if = "Option::is_none")]
     pub failure_threshold: Option<i32>,
     /// gRPC health check to perform.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub grpc: Option<crate::api::core::v1::GRPCAction>,
     /// HTTP GET request to perform.
-    #[serde(rename = "httpGet", skip_serializing_if = "Option::is_none")]
     pub http_get: Option<crate::api::core::v1::HTTPGetAction>,
     /// Delay after container start before probing.
-    #[serde(rename = "initialDelaySeconds", skip_serializing_if = "Option::is_none")]
     pub initial_delay_seconds: Option<i32>,
     /// Probe interval in seconds.
-    #[serde(rename = "periodSeconds", skip_serializing_if = "Option::is_none")]
     pub period_seconds: Option<i32>,
     /// Consecutive successes before the probe counts as passed.
-    #[serde(rename = "successThreshold", skip_serializing_if = "Option::is_none")]
     pub success_threshold: Option<i32>,
     /// TCP port to connect to.
-    #[serde(rename = "tcpSocket", skip_serializing_if = "Option::is_none")]
     pub tcp_socket: Option<crate::api::core::v1::TCPSocketAction>,
     /// Grace period used when the probe fails.
-    #[serde(
-        rename = "terminationGracePeriodSeconds",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub termination_grace_period_seconds: Option<i64>,
     /// Seconds before a probe attempt times out.
-    #[serde(rename = "timeoutSeconds", skip_serializing_if = "Option::is_none")]
     pub timeout_seconds: Option<i32>,
+}
+
+impl ::serde::Serialize for Probe {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.exec.is_some(),
+                self.failure_threshold.is_some(),
+                self.grpc.is_some(),
+                self.http_get.is_some(),
+                self.initial_delay_seconds.is_some(),
+                self.period_seconds.is_some(),
+                self.success_threshold.is_some(),
+                self.tcp_socket.is_some(),
+                self.termination_grace_period_seconds.is_some(),
+                self.timeout_seconds.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("Probe", len)?;
+        serde_struct::optional_field(&mut state, "exec", self.exec.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "failureThreshold",
+            self.failure_threshold.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "grpc", self.grpc.as_ref())?;
+        serde_struct::optional_field(&mut state, "httpGet", self.http_get.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "initialDelaySeconds",
+            self.initial_delay_seconds.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "periodSeconds",
+            self.period_seconds.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "successThreshold",
+            self.success_threshold.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "tcpSocket", self.tcp_socket.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "terminationGracePeriodSeconds",
+            self.termination_grace_period_seconds.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "timeoutSeconds",
+            self.timeout_seconds.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for Probe {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ProbeVisitor;
+
+        impl serde_struct::Fields for ProbeVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "exec",
+                "failureThreshold",
+                "grpc",
+                "httpGet",
+                "initialDelaySeconds",
+                "periodSeconds",
+                "successThreshold",
+                "tcpSocket",
+                "terminationGracePeriodSeconds",
+                "timeoutSeconds",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "exec" => 0,
+                    "failureThreshold" => 1,
+                    "grpc" => 2,
+                    "httpGet" => 3,
+                    "initialDelaySeconds" => 4,
+                    "periodSeconds" => 5,
+                    "successThreshold" => 6,
+                    "tcpSocket" => 7,
+                    "terminationGracePeriodSeconds" => 8,
+                    "timeoutSeconds" => 9,
+                    _ => 10,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ProbeVisitor {
+            type Value = Probe;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Probe")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Probe, A::Error> {
+                let mut exec = None;
+                let mut failure_threshold = None;
+                let mut grpc = None;
+                let mut http_get = None;
+                let mut initial_delay_seconds = None;
+                let mut period_seconds = None;
+                let mut success_threshold = None;
+                let mut tcp_socket = None;
+                let mut termination_grace_period_seconds = None;
+                let mut timeout_seconds = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut exec, "exec"),
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut failure_threshold,
+                                "failureThreshold",
+                            )
+                        }
+
+                        2 => serde_struct::value(&mut map, &mut grpc, "grpc"),
+                        3 => serde_struct::value(&mut map, &mut http_get, "httpGet"),
+                        4 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut initial_delay_seconds,
+                                "initialDelaySeconds",
+                            )
+                        }
+
+                        5 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut period_seconds,
+                                "periodSeconds",
+                            )
+                        }
+
+                        6 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut success_threshold,
+                                "successThreshold",
+                            )
+                        }
+
+                        7 => serde_struct::value(&mut map, &mut tcp_socket, "tcpSocket"),
+                        8 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut termination_grace_period_seconds,
+                                "terminationGracePeriodSeconds",
+                            )
+                        }
+
+                        9 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut timeout_seconds,
+                                "timeoutSeconds",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(Probe {
+                    exec: serde_struct::optional(exec),
+                    failure_threshold: serde_struct::optional(failure_threshold),
+                    grpc: serde_struct::optional(grpc),
+                    http_get: serde_struct::optional(http_get),
+                    initial_delay_seconds: serde_struct::optional(initial_delay_seconds),
+                    period_seconds: serde_struct::optional(period_seconds),
+                    success_threshold: serde_struct::optional(success_threshold),
+                    tcp_socket: serde_struct::optional(tcp_socket),
+                    termination_grace_period_seconds: serde_struct::optional(
+                        termination_grace_period_seconds,
+                    ),
+                    timeout_seconds: serde_struct::optional(timeout_seconds),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "Probe",
+                <ProbeVisitor as serde_struct::Fields>::NAMES,
+                ProbeVisitor,
+            )
+    }
 }
 
 impl Probe {

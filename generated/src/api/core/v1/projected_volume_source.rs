@@ -2,14 +2,104 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ProjectedVolumeSource
 
 /// A volume combining several projected sources.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProjectedVolumeSource {
     /// Default permission bits for created files.
-    #[serde(rename = "defaultMode", skip_serializing_if = "Option::is_none")]
     pub default_mode: Option<i32>,
     /// Sources to project into the volume.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub sources: Option<Vec<crate::api::core::v1::VolumeProjection>>,
+}
+
+impl ::serde::Serialize for ProjectedVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[self.default_mode.is_some(), self.sources.is_some()],
+        );
+        let mut state = serializer.serialize_struct("ProjectedVolumeSource", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "defaultMode",
+            self.default_mode.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "sources", self.sources.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ProjectedVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ProjectedVolumeSourceVisitor;
+
+        impl serde_struct::Fields for ProjectedVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &["defaultMode", "sources"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "defaultMode" => 0,
+                    "sources" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ProjectedVolumeSourceVisitor {
+            type Value = ProjectedVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ProjectedVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ProjectedVolumeSource, A::Error> {
+                let mut default_mode = None;
+                let mut sources = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut default_mode,
+                                "defaultMode",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut sources, "sources"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ProjectedVolumeSource {
+                    default_mode: serde_struct::optional(default_mode),
+                    sources: serde_struct::optional(sources),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ProjectedVolumeSource",
+                <ProjectedVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                ProjectedVolumeSourceVisitor,
+            )
+    }
 }
 
 impl ProjectedVolumeSource {

@@ -2,24 +2,133 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.QuobyteVolumeSource
 
 /// A Quobyte mount (deprecated).
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QuobyteVolumeSource {
     /// Group to map volume access to.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
     /// Forces the mount to be read-only when true.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// Quobyte registry address(es) as `host:port`.
     pub registry: String,
     /// Tenant that owns the volume.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tenant: Option<String>,
     /// User to map volume access to.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub user: Option<String>,
     /// Name of the Quobyte volume.
     pub volume: String,
+}
+
+impl ::serde::Serialize for QuobyteVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            2,
+            &[
+                self.group.is_some(),
+                self.read_only.is_some(),
+                self.tenant.is_some(),
+                self.user.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("QuobyteVolumeSource", len)?;
+        serde_struct::optional_field(&mut state, "group", self.group.as_ref())?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        state.serialize_field("registry", &self.registry)?;
+        serde_struct::optional_field(&mut state, "tenant", self.tenant.as_ref())?;
+        serde_struct::optional_field(&mut state, "user", self.user.as_ref())?;
+        state.serialize_field("volume", &self.volume)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct QuobyteVolumeSourceVisitor;
+
+        impl serde_struct::Fields for QuobyteVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "group",
+                "readOnly",
+                "registry",
+                "tenant",
+                "user",
+                "volume",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "group" => 0,
+                    "readOnly" => 1,
+                    "registry" => 2,
+                    "tenant" => 3,
+                    "user" => 4,
+                    "volume" => 5,
+                    _ => 6,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for QuobyteVolumeSourceVisitor {
+            type Value = QuobyteVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct QuobyteVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<QuobyteVolumeSource, A::Error> {
+                let mut group = None;
+                let mut read_only = None;
+                let mut registry = None;
+                let mut tenant = None;
+                let mut user = None;
+                let mut volume = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut group, "group"),
+                        1 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        2 => serde_struct::value(&mut map, &mut registry, "registry"),
+                        3 => serde_struct::value(&mut map, &mut tenant, "tenant"),
+                        4 => serde_struct::value(&mut map, &mut user, "user"),
+                        5 => serde_struct::value(&mut map, &mut volume, "volume"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(QuobyteVolumeSource {
+                    group: serde_struct::optional(group),
+                    read_only: serde_struct::optional(read_only),
+                    registry: serde_struct::required(registry, "registry")?,
+                    tenant: serde_struct::optional(tenant),
+                    user: serde_struct::optional(user),
+                    volume: serde_struct::required(volume, "volume")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "QuobyteVolumeSource",
+                <QuobyteVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                QuobyteVolumeSourceVisitor,
+            )
+    }
 }
 
 impl QuobyteVolumeSource {

@@ -2,30 +2,151 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.RBDVolumeSource
 
 /// A Rados Block Device mount (deprecated).
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RBDVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
-    #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
     pub fs_type: Option<String>,
     /// RADOS image name.
     pub image: String,
     /// Path to the key ring; defaults to `/etc/ceph/keyring`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub keyring: Option<String>,
     /// Ceph monitor addresses.
     pub monitors: Vec<String>,
     /// RADOS pool name; defaults to rbd.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub pool: Option<String>,
     /// Forces the mount to be read-only when true.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// Secret with the authentication key; overrides keyring.
-    #[serde(rename = "secretRef", skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
     /// RADOS user name; defaults to admin.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub user: Option<String>,
+}
+
+impl ::serde::Serialize for RBDVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            2,
+            &[
+                self.fs_type.is_some(),
+                self.keyring.is_some(),
+                self.pool.is_some(),
+                self.read_only.is_some(),
+                self.secret_ref.is_some(),
+                self.user.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("RBDVolumeSource", len)?;
+        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
+        state.serialize_field("image", &self.image)?;
+        serde_struct::optional_field(&mut state, "keyring", self.keyring.as_ref())?;
+        state.serialize_field("monitors", &self.monitors)?;
+        serde_struct::optional_field(&mut state, "pool", self.pool.as_ref())?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_field(&mut state, "secretRef", self.secret_ref.as_ref())?;
+        serde_struct::optional_field(&mut state, "user", self.user.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct RBDVolumeSourceVisitor;
+
+        impl serde_struct::Fields for RBDVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "fsType",
+                "image",
+                "keyring",
+                "monitors",
+                "pool",
+                "readOnly",
+                "secretRef",
+                "user",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "fsType" => 0,
+                    "image" => 1,
+                    "keyring" => 2,
+                    "monitors" => 3,
+                    "pool" => 4,
+                    "readOnly" => 5,
+                    "secretRef" => 6,
+                    "user" => 7,
+                    _ => 8,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for RBDVolumeSourceVisitor {
+            type Value = RBDVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct RBDVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<RBDVolumeSource, A::Error> {
+                let mut fs_type = None;
+                let mut image = None;
+                let mut keyring = None;
+                let mut monitors = None;
+                let mut pool = None;
+                let mut read_only = None;
+                let mut secret_ref = None;
+                let mut user = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
+                        1 => serde_struct::value(&mut map, &mut image, "image"),
+                        2 => serde_struct::value(&mut map, &mut keyring, "keyring"),
+                        3 => serde_struct::value(&mut map, &mut monitors, "monitors"),
+                        4 => serde_struct::value(&mut map, &mut pool, "pool"),
+                        5 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        6 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
+                        7 => serde_struct::value(&mut map, &mut user, "user"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(RBDVolumeSource {
+                    fs_type: serde_struct::optional(fs_type),
+                    image: serde_struct::required(image, "image")?,
+                    keyring: serde_struct::optional(keyring),
+                    monitors: serde_struct::required(monitors, "monitors")?,
+                    pool: serde_struct::optional(pool),
+                    read_only: serde_struct::optional(read_only),
+                    secret_ref: serde_struct::optional(secret_ref),
+                    user: serde_struct::optional(user),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "RBDVolumeSource",
+                <RBDVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                RBDVolumeSourceVisitor,
+            )
+    }
 }
 
 impl RBDVolumeSource {

@@ -2,13 +2,90 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ResourceClaim
 
 /// A container's reference to one pod resource claim.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceClaim {
     /// Name of the entry in `spec.resourceClaims`.
     pub name: String,
     /// Request within the claim to use; empty means all.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub request: Option<String>,
+}
+
+impl ::serde::Serialize for ResourceClaim {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(1, &[self.request.is_some()]);
+        let mut state = serializer.serialize_struct("ResourceClaim", len)?;
+        state.serialize_field("name", &self.name)?;
+        serde_struct::optional_field(&mut state, "request", self.request.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ResourceClaim {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ResourceClaimVisitor;
+
+        impl serde_struct::Fields for ResourceClaimVisitor {
+            const NAMES: &'static [&'static str] = &["name", "request"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "name" => 0,
+                    "request" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ResourceClaimVisitor {
+            type Value = ResourceClaim;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceClaim")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ResourceClaim, A::Error> {
+                let mut name = None;
+                let mut request = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut name, "name"),
+                        1 => serde_struct::value(&mut map, &mut request, "request"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ResourceClaim {
+                    name: serde_struct::required(name, "name")?,
+                    request: serde_struct::optional(request),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ResourceClaim",
+                <ResourceClaimVisitor as serde_struct::Fields>::NAMES,
+                ResourceClaimVisitor,
+            )
+    }
 }
 
 impl ResourceClaim {

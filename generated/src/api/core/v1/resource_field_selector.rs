@@ -2,16 +2,115 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ResourceFieldSelector
 
 /// Selects a container resource and its output format.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceFieldSelector {
     /// Container name; required for volumes.
-    #[serde(rename = "containerName", skip_serializing_if = "Option::is_none")]
     pub container_name: Option<String>,
     /// Unit to express the value in; defaults to 1.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub divisor: Option<crate::apimachinery::pkg::api::resource::Quantity>,
     /// Resource to select, e.g. `limits.cpu`.
     pub resource: String,
+}
+
+impl ::serde::Serialize for ResourceFieldSelector {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[self.container_name.is_some(), self.divisor.is_some()],
+        );
+        let mut state = serializer.serialize_struct("ResourceFieldSelector", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "containerName",
+            self.container_name.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "divisor", self.divisor.as_ref())?;
+        state.serialize_field("resource", &self.resource)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ResourceFieldSelectorVisitor;
+
+        impl serde_struct::Fields for ResourceFieldSelectorVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "containerName",
+                "divisor",
+                "resource",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "containerName" => 0,
+                    "divisor" => 1,
+                    "resource" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ResourceFieldSelectorVisitor {
+            type Value = ResourceFieldSelector;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceFieldSelector")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ResourceFieldSelector, A::Error> {
+                let mut container_name = None;
+                let mut divisor = None;
+                let mut resource = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut container_name,
+                                "containerName",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut divisor, "divisor"),
+                        2 => serde_struct::value(&mut map, &mut resource, "resource"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ResourceFieldSelector {
+                    container_name: serde_struct::optional(container_name),
+                    divisor: serde_struct::optional(divisor),
+                    resource: serde_struct::required(resource, "resource")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ResourceFieldSelector",
+                <ResourceFieldSelectorVisitor as serde_struct::Fields>::NAMES,
+                ResourceFieldSelectorVisitor,
+            )
+    }
 }
 
 impl ResourceFieldSelector {

@@ -2,14 +2,93 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ResourceHealth
 
 /// Health of one allocated device.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceHealth {
     /// Health: Healthy, Unhealthy or Unknown.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub health: Option<String>,
     /// Unique ID of the resource.
-    #[serde(rename = "resourceID")]
     pub resource_id: String,
+}
+
+impl ::serde::Serialize for ResourceHealth {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(1, &[self.health.is_some()]);
+        let mut state = serializer.serialize_struct("ResourceHealth", len)?;
+        serde_struct::optional_field(&mut state, "health", self.health.as_ref())?;
+        state.serialize_field("resourceID", &self.resource_id)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ResourceHealthVisitor;
+
+        impl serde_struct::Fields for ResourceHealthVisitor {
+            const NAMES: &'static [&'static str] = &["health", "resourceID"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "health" => 0,
+                    "resourceID" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ResourceHealthVisitor {
+            type Value = ResourceHealth;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceHealth")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ResourceHealth, A::Error> {
+                let mut health = None;
+                let mut resource_id = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut health, "health"),
+                        1 => {
+                            serde_struct::value(&mut map, &mut resource_id, "resourceID")
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ResourceHealth {
+                    health: serde_struct::optional(health),
+                    resource_id: serde_struct::required(resource_id, "resourceID")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ResourceHealth",
+                <ResourceHealthVisitor as serde_struct::Fields>::NAMES,
+                ResourceHealthVisitor,
+            )
+    }
 }
 
 impl ResourceHealth {

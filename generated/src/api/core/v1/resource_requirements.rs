@@ -2,13 +2,11 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ResourceRequirements
 
 /// Compute resource requests and limits.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ResourceRequirements {
     /// Pod resource claims used by the container.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub claims: Option<Vec<crate::api::core::v1::ResourceClaim>>,
     /// Maximum allowed resources.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub limits: Option<
         ::std::collections::BTreeMap<
             String,
@@ -16,13 +14,98 @@ pub struct ResourceRequirements {
         >,
     >,
     /// Minimum required resources.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub requests: Option<
         ::std::collections::BTreeMap<
             String,
             crate::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
+}
+
+impl ::serde::Serialize for ResourceRequirements {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[self.claims.is_some(), self.limits.is_some(), self.requests.is_some()],
+        );
+        let mut state = serializer.serialize_struct("ResourceRequirements", len)?;
+        serde_struct::optional_field(&mut state, "claims", self.claims.as_ref())?;
+        serde_struct::optional_field(&mut state, "limits", self.limits.as_ref())?;
+        serde_struct::optional_field(&mut state, "requests", self.requests.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ResourceRequirementsVisitor;
+
+        impl serde_struct::Fields for ResourceRequirementsVisitor {
+            const NAMES: &'static [&'static str] = &["claims", "limits", "requests"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "claims" => 0,
+                    "limits" => 1,
+                    "requests" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ResourceRequirementsVisitor {
+            type Value = ResourceRequirements;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceRequirements")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ResourceRequirements, A::Error> {
+                let mut claims = None;
+                let mut limits = None;
+                let mut requests = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut claims, "claims"),
+                        1 => serde_struct::value(&mut map, &mut limits, "limits"),
+                        2 => serde_struct::value(&mut map, &mut requests, "requests"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ResourceRequirements {
+                    claims: serde_struct::optional(claims),
+                    limits: serde_struct::optional(limits),
+                    requests: serde_struct::optional(requests),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ResourceRequirements",
+                <ResourceRequirementsVisitor as serde_struct::Fields>::NAMES,
+                ResourceRequirementsVisitor,
+            )
+    }
 }
 
 impl ResourceRequirements {

@@ -2,13 +2,90 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ResourceStatus
 
 /// Health of one resource allocated to a pod.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceStatus {
     /// Resource name; for DRA resources it has the form claim:\<claim_name\>/\<request\>.
     pub name: String,
     /// Health of each device of the resource.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub resources: Option<Vec<crate::api::core::v1::ResourceHealth>>,
+}
+
+impl ::serde::Serialize for ResourceStatus {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(1, &[self.resources.is_some()]);
+        let mut state = serializer.serialize_struct("ResourceStatus", len)?;
+        state.serialize_field("name", &self.name)?;
+        serde_struct::optional_field(&mut state, "resources", self.resources.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ResourceStatusVisitor;
+
+        impl serde_struct::Fields for ResourceStatusVisitor {
+            const NAMES: &'static [&'static str] = &["name", "resources"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "name" => 0,
+                    "resources" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ResourceStatusVisitor {
+            type Value = ResourceStatus;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceStatus")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ResourceStatus, A::Error> {
+                let mut name = None;
+                let mut resources = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut name, "name"),
+                        1 => serde_struct::value(&mut map, &mut resources, "resources"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ResourceStatus {
+                    name: serde_struct::required(name, "name")?,
+                    resources: serde_struct::optional(resources),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ResourceStatus",
+                <ResourceStatusVisitor as serde_struct::Fields>::NAMES,
+                ResourceStatusVisitor,
+            )
+    }
 }
 
 impl ResourceStatus {

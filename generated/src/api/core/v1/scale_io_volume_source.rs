@@ -2,36 +2,215 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ScaleIOVolumeSource
 
 /// A ScaleIO volume (deprecated).
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScaleIOVolumeSource {
     /// Filesystem type to mount; defaults to xfs.
-    #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
     pub fs_type: Option<String>,
     /// Address of the ScaleIO API gateway.
     pub gateway: String,
     /// ScaleIO protection domain.
-    #[serde(rename = "protectionDomain", skip_serializing_if = "Option::is_none")]
     pub protection_domain: Option<String>,
     /// Forces the mount to be read-only when true.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// Secret with ScaleIO credentials.
-    #[serde(rename = "secretRef")]
     pub secret_ref: crate::api::core::v1::LocalObjectReference,
     /// Use SSL to talk to the gateway.
-    #[serde(rename = "sslEnabled", skip_serializing_if = "Option::is_none")]
     pub ssl_enabled: Option<bool>,
     /// ThickProvisioned or ThinProvisioned.
-    #[serde(rename = "storageMode", skip_serializing_if = "Option::is_none")]
     pub storage_mode: Option<String>,
     /// ScaleIO storage pool.
-    #[serde(rename = "storagePool", skip_serializing_if = "Option::is_none")]
     pub storage_pool: Option<String>,
     /// ScaleIO storage system name.
     pub system: String,
     /// Existing ScaleIO volume name.
-    #[serde(rename = "volumeName", skip_serializing_if = "Option::is_none")]
     pub volume_name: Option<String>,
+}
+
+impl ::serde::Serialize for ScaleIOVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            3,
+            &[
+                self.fs_type.is_some(),
+                self.protection_domain.is_some(),
+                self.read_only.is_some(),
+                self.ssl_enabled.is_some(),
+                self.storage_mode.is_some(),
+                self.storage_pool.is_some(),
+                self.volume_name.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("ScaleIOVolumeSource", len)?;
+        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
+        state.serialize_field("gateway", &self.gateway)?;
+        serde_struct::optional_field(
+            &mut state,
+            "protectionDomain",
+            self.protection_domain.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        state.serialize_field("secretRef", &self.secret_ref)?;
+        serde_struct::optional_field(
+            &mut state,
+            "sslEnabled",
+            self.ssl_enabled.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "storageMode",
+            self.storage_mode.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "storagePool",
+            self.storage_pool.as_ref(),
+        )?;
+        state.serialize_field("system", &self.system)?;
+        serde_struct::optional_field(
+            &mut state,
+            "volumeName",
+            self.volume_name.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ScaleIOVolumeSourceVisitor;
+
+        impl serde_struct::Fields for ScaleIOVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "fsType",
+                "gateway",
+                "protectionDomain",
+                "readOnly",
+                "secretRef",
+                "sslEnabled",
+                "storageMode",
+                "storagePool",
+                "system",
+                "volumeName",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "fsType" => 0,
+                    "gateway" => 1,
+                    "protectionDomain" => 2,
+                    "readOnly" => 3,
+                    "secretRef" => 4,
+                    "sslEnabled" => 5,
+                    "storageMode" => 6,
+                    "storagePool" => 7,
+                    "system" => 8,
+                    "volumeName" => 9,
+                    _ => 10,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ScaleIOVolumeSourceVisitor {
+            type Value = ScaleIOVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ScaleIOVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ScaleIOVolumeSource, A::Error> {
+                let mut fs_type = None;
+                let mut gateway = None;
+                let mut protection_domain = None;
+                let mut read_only = None;
+                let mut secret_ref = None;
+                let mut ssl_enabled = None;
+                let mut storage_mode = None;
+                let mut storage_pool = None;
+                let mut system = None;
+                let mut volume_name = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
+                        1 => serde_struct::value(&mut map, &mut gateway, "gateway"),
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut protection_domain,
+                                "protectionDomain",
+                            )
+                        }
+
+                        3 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        4 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
+                        5 => {
+                            serde_struct::value(&mut map, &mut ssl_enabled, "sslEnabled")
+                        }
+
+                        6 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut storage_mode,
+                                "storageMode",
+                            )
+                        }
+
+                        7 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut storage_pool,
+                                "storagePool",
+                            )
+                        }
+
+                        8 => serde_struct::value(&mut map, &mut system, "system"),
+                        9 => {
+                            serde_struct::value(&mut map, &mut volume_name, "volumeName")
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ScaleIOVolumeSource {
+                    fs_type: serde_struct::optional(fs_type),
+                    gateway: serde_struct::required(gateway, "gateway")?,
+                    protection_domain: serde_struct::optional(protection_domain),
+                    read_only: serde_struct::optional(read_only),
+                    secret_ref: serde_struct::required(secret_ref, "secretRef")?,
+                    ssl_enabled: serde_struct::optional(ssl_enabled),
+                    storage_mode: serde_struct::optional(storage_mode),
+                    storage_pool: serde_struct::optional(storage_pool),
+                    system: serde_struct::required(system, "system")?,
+                    volume_name: serde_struct::optional(volume_name),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ScaleIOVolumeSource",
+                <ScaleIOVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                ScaleIOVolumeSourceVisitor,
+            )
+    }
 }
 
 impl ScaleIOVolumeSource {

@@ -2,20 +2,112 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.SELinuxOptions
 
 /// SELinux labels applied to a container.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SELinuxOptions {
     /// SELinux level label.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub level: Option<String>,
     /// SELinux role label.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
     /// SELinux type label.
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
     /// SELinux user label.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub user: Option<String>,
+}
+
+impl ::serde::Serialize for SELinuxOptions {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.level.is_some(),
+                self.role.is_some(),
+                self.type_.is_some(),
+                self.user.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("SELinuxOptions", len)?;
+        serde_struct::optional_field(&mut state, "level", self.level.as_ref())?;
+        serde_struct::optional_field(&mut state, "role", self.role.as_ref())?;
+        serde_struct::optional_field(&mut state, "type", self.type_.as_ref())?;
+        serde_struct::optional_field(&mut state, "user", self.user.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct SELinuxOptionsVisitor;
+
+        impl serde_struct::Fields for SELinuxOptionsVisitor {
+            const NAMES: &'static [&'static str] = &["level", "role", "type", "user"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "level" => 0,
+                    "role" => 1,
+                    "type" => 2,
+                    "user" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for SELinuxOptionsVisitor {
+            type Value = SELinuxOptions;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SELinuxOptions")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<SELinuxOptions, A::Error> {
+                let mut level = None;
+                let mut role = None;
+                let mut type_ = None;
+                let mut user = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut level, "level"),
+                        1 => serde_struct::value(&mut map, &mut role, "role"),
+                        2 => serde_struct::value(&mut map, &mut type_, "type"),
+                        3 => serde_struct::value(&mut map, &mut user, "user"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(SELinuxOptions {
+                    level: serde_struct::optional(level),
+                    role: serde_struct::optional(role),
+                    type_: serde_struct::optional(type_),
+                    user: serde_struct::optional(user),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "SELinuxOptions",
+                <SELinuxOptionsVisitor as serde_struct::Fields>::NAMES,
+                SELinuxOptionsVisitor,
+            )
+    }
 }
 
 impl SELinuxOptions {

@@ -2,14 +2,101 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.SeccompProfile
 
 /// Seccomp settings of a pod or container.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SeccompProfile {
     /// Profile file path on the node; required only when type is `Localhost`.
-    #[serde(rename = "localhostProfile", skip_serializing_if = "Option::is_none")]
     pub localhost_profile: Option<String>,
     /// Profile kind: `Localhost`, `RuntimeDefault` or `Unconfined`.
-    #[serde(rename = "type")]
     pub type_: String,
+}
+
+impl ::serde::Serialize for SeccompProfile {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(1, &[self.localhost_profile.is_some()]);
+        let mut state = serializer.serialize_struct("SeccompProfile", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "localhostProfile",
+            self.localhost_profile.as_ref(),
+        )?;
+        state.serialize_field("type", &self.type_)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for SeccompProfile {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct SeccompProfileVisitor;
+
+        impl serde_struct::Fields for SeccompProfileVisitor {
+            const NAMES: &'static [&'static str] = &["localhostProfile", "type"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "localhostProfile" => 0,
+                    "type" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for SeccompProfileVisitor {
+            type Value = SeccompProfile;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SeccompProfile")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<SeccompProfile, A::Error> {
+                let mut localhost_profile = None;
+                let mut type_ = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut localhost_profile,
+                                "localhostProfile",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut type_, "type"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(SeccompProfile {
+                    localhost_profile: serde_struct::optional(localhost_profile),
+                    type_: serde_struct::required(type_, "type")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "SeccompProfile",
+                <SeccompProfileVisitor as serde_struct::Fields>::NAMES,
+                SeccompProfileVisitor,
+            )
+    }
 }
 
 impl SeccompProfile {

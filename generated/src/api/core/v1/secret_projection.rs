@@ -2,17 +2,100 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.SecretProjection
 
 /// Projects Secret keys as files into a projected volume.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SecretProjection {
     /// Explicit key-to-path mappings; when empty every key becomes a file.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<crate::api::core::v1::KeyToPath>>,
     /// Name of the Secret.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Whether the Secret or its keys may be missing.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
+}
+
+impl ::serde::Serialize for SecretProjection {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[self.items.is_some(), self.name.is_some(), self.optional.is_some()],
+        );
+        let mut state = serializer.serialize_struct("SecretProjection", len)?;
+        serde_struct::optional_field(&mut state, "items", self.items.as_ref())?;
+        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
+        serde_struct::optional_field(&mut state, "optional", self.optional.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for SecretProjection {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct SecretProjectionVisitor;
+
+        impl serde_struct::Fields for SecretProjectionVisitor {
+            const NAMES: &'static [&'static str] = &["items", "name", "optional"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "items" => 0,
+                    "name" => 1,
+                    "optional" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for SecretProjectionVisitor {
+            type Value = SecretProjection;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SecretProjection")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<SecretProjection, A::Error> {
+                let mut items = None;
+                let mut name = None;
+                let mut optional = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut items, "items"),
+                        1 => serde_struct::value(&mut map, &mut name, "name"),
+                        2 => serde_struct::value(&mut map, &mut optional, "optional"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(SecretProjection {
+                    items: serde_struct::optional(items),
+                    name: serde_struct::optional(name),
+                    optional: serde_struct::optional(optional),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "SecretProjection",
+                <SecretProjectionVisitor as serde_struct::Fields>::NAMES,
+                SecretProjectionVisitor,
+            )
+    }
 }
 
 impl SecretProjection {

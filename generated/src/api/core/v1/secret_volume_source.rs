@@ -2,20 +2,135 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.SecretVolumeSource
 
 /// A volume whose files come from a Secret.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SecretVolumeSource {
     /// Default permission bits for created files.
-    #[serde(rename = "defaultMode", skip_serializing_if = "Option::is_none")]
     pub default_mode: Option<i32>,
     /// Explicit key-to-path mappings; when empty every key becomes a file.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<crate::api::core::v1::KeyToPath>>,
     /// Whether the Secret or its keys may be missing.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
     /// Name of the Secret in the pod's namespace.
-    #[serde(rename = "secretName", skip_serializing_if = "Option::is_none")]
     pub secret_name: Option<String>,
+}
+
+impl ::serde::Serialize for SecretVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.default_mode.is_some(),
+                self.items.is_some(),
+                self.optional.is_some(),
+                self.secret_name.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("SecretVolumeSource", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "defaultMode",
+            self.default_mode.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "items", self.items.as_ref())?;
+        serde_struct::optional_field(&mut state, "optional", self.optional.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "secretName",
+            self.secret_name.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct SecretVolumeSourceVisitor;
+
+        impl serde_struct::Fields for SecretVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "defaultMode",
+                "items",
+                "optional",
+                "secretName",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "defaultMode" => 0,
+                    "items" => 1,
+                    "optional" => 2,
+                    "secretName" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for SecretVolumeSourceVisitor {
+            type Value = SecretVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SecretVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<SecretVolumeSource, A::Error> {
+                let mut default_mode = None;
+                let mut items = None;
+                let mut optional = None;
+                let mut secret_name = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut default_mode,
+                                "defaultMode",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut items, "items"),
+                        2 => serde_struct::value(&mut map, &mut optional, "optional"),
+                        3 => {
+                            serde_struct::value(&mut map, &mut secret_name, "secretName")
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(SecretVolumeSource {
+                    default_mode: serde_struct::optional(default_mode),
+                    items: serde_struct::optional(items),
+                    optional: serde_struct::optional(optional),
+                    secret_name: serde_struct::optional(secret_name),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "SecretVolumeSource",
+                <SecretVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                SecretVolumeSourceVisitor,
+            )
+    }
 }
 
 impl SecretVolumeSource {

@@ -2,47 +2,300 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.SecurityContext
 
 /// Container-level security settings; they override pod-level ones.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SecurityContext {
     /// Whether a process may gain more privileges than its parent.
-    #[serde(
-        rename = "allowPrivilegeEscalation",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub allow_privilege_escalation: Option<bool>,
     /// AppArmor profile for the container.
-    #[serde(rename = "appArmorProfile", skip_serializing_if = "Option::is_none")]
     pub app_armor_profile: Option<crate::api::core::v1::AppArmorProfile>,
     /// Capabilities to add or drop.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub capabilities: Option<crate::api::core::v1::Capabilities>,
     /// Run the container in privileged mode.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub privileged: Option<bool>,
     /// Type of /proc mount: Default or Unmasked.
-    #[serde(rename = "procMount", skip_serializing_if = "Option::is_none")]
     pub proc_mount: Option<String>,
     /// Mount the root filesystem read-only.
-    #[serde(rename = "readOnlyRootFilesystem", skip_serializing_if = "Option::is_none")]
     pub read_only_root_filesystem: Option<bool>,
     /// Group ID for the container process.
-    #[serde(rename = "runAsGroup", skip_serializing_if = "Option::is_none")]
     pub run_as_group: Option<i64>,
     /// Require a non-root user.
-    #[serde(rename = "runAsNonRoot", skip_serializing_if = "Option::is_none")]
     pub run_as_non_root: Option<bool>,
     /// User ID for the container process.
-    #[serde(rename = "runAsUser", skip_serializing_if = "Option::is_none")]
     pub run_as_user: Option<i64>,
     /// SELinux context for the container.
-    #[serde(rename = "seLinuxOptions", skip_serializing_if = "Option::is_none")]
     pub se_linux_options: Option<crate::api::core::v1::SELinuxOptions>,
     /// Seccomp profile for the container.
-    #[serde(rename = "seccompProfile", skip_serializing_if = "Option::is_none")]
     pub seccomp_profile: Option<crate::api::core::v1::SeccompProfile>,
     /// Windows-specific settings.
-    #[serde(rename = "windowsOptions", skip_serializing_if = "Option::is_none")]
     pub windows_options: Option<crate::api::core::v1::WindowsSecurityContextOptions>,
+}
+
+impl ::serde::Serialize for SecurityContext {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.allow_privilege_escalation.is_some(),
+                self.app_armor_profile.is_some(),
+                self.capabilities.is_some(),
+                self.privileged.is_some(),
+                self.proc_mount.is_some(),
+                self.read_only_root_filesystem.is_some(),
+                self.run_as_group.is_some(),
+                self.run_as_non_root.is_some(),
+                self.run_as_user.is_some(),
+                self.se_linux_options.is_some(),
+                self.seccomp_profile.is_some(),
+                self.windows_options.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("SecurityContext", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "allowPrivilegeEscalation",
+            self.allow_privilege_escalation.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "appArmorProfile",
+            self.app_armor_profile.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "capabilities",
+            self.capabilities.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "privileged",
+            self.privileged.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "procMount", self.proc_mount.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "readOnlyRootFilesystem",
+            self.read_only_root_filesystem.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "runAsGroup",
+            self.run_as_group.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "runAsNonRoot",
+            self.run_as_non_root.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "runAsUser",
+            self.run_as_user.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "seLinuxOptions",
+            self.se_linux_options.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "seccompProfile",
+            self.seccomp_profile.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "windowsOptions",
+            self.windows_options.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for SecurityContext {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct SecurityContextVisitor;
+
+        impl serde_struct::Fields for SecurityContextVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "allowPrivilegeEscalation",
+                "appArmorProfile",
+                "capabilities",
+                "privileged",
+                "procMount",
+                "readOnlyRootFilesystem",
+                "runAsGroup",
+                "runAsNonRoot",
+                "runAsUser",
+                "seLinuxOptions",
+                "seccompProfile",
+                "windowsOptions",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "allowPrivilegeEscalation" => 0,
+                    "appArmorProfile" => 1,
+                    "capabilities" => 2,
+                    "privileged" => 3,
+                    "procMount" => 4,
+                    "readOnlyRootFilesystem" => 5,
+                    "runAsGroup" => 6,
+                    "runAsNonRoot" => 7,
+                    "runAsUser" => 8,
+                    "seLinuxOptions" => 9,
+                    "seccompProfile" => 10,
+                    "windowsOptions" => 11,
+                    _ => 12,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for SecurityContextVisitor {
+            type Value = SecurityContext;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SecurityContext")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<SecurityContext, A::Error> {
+                let mut allow_privilege_escalation = None;
+                let mut app_armor_profile = None;
+                let mut capabilities = None;
+                let mut privileged = None;
+                let mut proc_mount = None;
+                let mut read_only_root_filesystem = None;
+                let mut run_as_group = None;
+                let mut run_as_non_root = None;
+                let mut run_as_user = None;
+                let mut se_linux_options = None;
+                let mut seccomp_profile = None;
+                let mut windows_options = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut allow_privilege_escalation,
+                                "allowPrivilegeEscalation",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut app_armor_profile,
+                                "appArmorProfile",
+                            )
+                        }
+
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut capabilities,
+                                "capabilities",
+                            )
+                        }
+
+                        3 => serde_struct::value(&mut map, &mut privileged, "privileged"),
+                        4 => serde_struct::value(&mut map, &mut proc_mount, "procMount"),
+                        5 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut read_only_root_filesystem,
+                                "readOnlyRootFilesystem",
+                            )
+                        }
+
+                        6 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut run_as_group,
+                                "runAsGroup",
+                            )
+                        }
+
+                        7 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut run_as_non_root,
+                                "runAsNonRoot",
+                            )
+                        }
+
+                        8 => serde_struct::value(&mut map, &mut run_as_user, "runAsUser"),
+                        9 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut se_linux_options,
+                                "seLinuxOptions",
+                            )
+                        }
+
+                        10 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut seccomp_profile,
+                                "seccompProfile",
+                            )
+                        }
+
+                        11 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut windows_options,
+                                "windowsOptions",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(SecurityContext {
+                    allow_privilege_escalation: serde_struct::optional(
+                        allow_privilege_escalation,
+                    ),
+                    app_armor_profile: serde_struct::optional(app_armor_profile),
+                    capabilities: serde_struct::optional(capabilities),
+                    privileged: serde_struct::optional(privileged),
+                    proc_mount: serde_struct::optional(proc_mount),
+                    read_only_root_filesystem: serde_struct::optional(
+                        read_only_root_filesystem,
+                    ),
+                    run_as_group: serde_struct::optional(run_as_group),
+                    run_as_non_root: serde_struct::optional(run_as_non_root),
+                    run_as_user: serde_struct::optional(run_as_user),
+                    se_linux_options: serde_struct::optional(se_linux_options),
+                    seccomp_profile: serde_struct::optional(seccomp_profile),
+                    windows_options: serde_struct::optional(windows_options),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "SecurityContext",
+                <SecurityContextVisitor as serde_struct::Fields>::NAMES,
+                SecurityContextVisitor,
+            )
+    }
 }
 
 impl SecurityContext {

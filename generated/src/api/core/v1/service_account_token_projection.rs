@@ -2,16 +2,116 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ServiceAccountTokenProjection
 
 /// Projects a service account token into the pod.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServiceAccountTokenProjection {
     /// Intended audience of the token.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub audience: Option<String>,
     /// Requested token lifetime in seconds.
-    #[serde(rename = "expirationSeconds", skip_serializing_if = "Option::is_none")]
     pub expiration_seconds: Option<i64>,
     /// File path, relative to the mount point, for the token.
     pub path: String,
+}
+
+impl ::serde::Serialize for ServiceAccountTokenProjection {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[self.audience.is_some(), self.expiration_seconds.is_some()],
+        );
+        let mut state = serializer
+            .serialize_struct("ServiceAccountTokenProjection", len)?;
+        serde_struct::optional_field(&mut state, "audience", self.audience.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "expirationSeconds",
+            self.expiration_seconds.as_ref(),
+        )?;
+        state.serialize_field("path", &self.path)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ServiceAccountTokenProjectionVisitor;
+
+        impl serde_struct::Fields for ServiceAccountTokenProjectionVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "audience",
+                "expirationSeconds",
+                "path",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "audience" => 0,
+                    "expirationSeconds" => 1,
+                    "path" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ServiceAccountTokenProjectionVisitor {
+            type Value = ServiceAccountTokenProjection;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ServiceAccountTokenProjection")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ServiceAccountTokenProjection, A::Error> {
+                let mut audience = None;
+                let mut expiration_seconds = None;
+                let mut path = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut audience, "audience"),
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut expiration_seconds,
+                                "expirationSeconds",
+                            )
+                        }
+
+                        2 => serde_struct::value(&mut map, &mut path, "path"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ServiceAccountTokenProjection {
+                    audience: serde_struct::optional(audience),
+                    expiration_seconds: serde_struct::optional(expiration_seconds),
+                    path: serde_struct::required(path, "path")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ServiceAccountTokenProjection",
+                <ServiceAccountTokenProjectionVisitor as serde_struct::Fields>::NAMES,
+                ServiceAccountTokenProjectionVisitor,
+            )
+    }
 }
 
 impl ServiceAccountTokenProjection {

@@ -2,10 +2,82 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.SleepAction
 
 /// Sleeps for a while.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SleepAction {
     /// Number of seconds to sleep.
     pub seconds: i64,
+}
+
+impl ::serde::Serialize for SleepAction {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        let len = 1;
+        let mut state = serializer.serialize_struct("SleepAction", len)?;
+        state.serialize_field("seconds", &self.seconds)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for SleepAction {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct SleepActionVisitor;
+
+        impl serde_struct::Fields for SleepActionVisitor {
+            const NAMES: &'static [&'static str] = &["seconds"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "seconds" => 0,
+                    _ => 1,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for SleepActionVisitor {
+            type Value = SleepAction;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SleepAction")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<SleepAction, A::Error> {
+                let mut seconds = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut seconds, "seconds"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(SleepAction {
+                    seconds: serde_struct::required(seconds, "seconds")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "SleepAction",
+                <SleepActionVisitor as serde_struct::Fields>::NAMES,
+                SleepActionVisitor,
+            )
+    }
 }
 
 impl SleepAction {

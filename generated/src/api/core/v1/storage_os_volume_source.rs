@@ -2,23 +2,144 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.StorageOSVolumeSource
 
 /// A StorageOS volume (deprecated).
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StorageOSVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
-    #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
     pub fs_type: Option<String>,
     /// Forces the mount to be read-only when true.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// Secret with StorageOS API credentials.
-    #[serde(rename = "secretRef", skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
     /// Name of the StorageOS volume.
-    #[serde(rename = "volumeName", skip_serializing_if = "Option::is_none")]
     pub volume_name: Option<String>,
     /// StorageOS namespace of the volume; defaults to the pod namespace.
-    #[serde(rename = "volumeNamespace", skip_serializing_if = "Option::is_none")]
     pub volume_namespace: Option<String>,
+}
+
+impl ::serde::Serialize for StorageOSVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.fs_type.is_some(),
+                self.read_only.is_some(),
+                self.secret_ref.is_some(),
+                self.volume_name.is_some(),
+                self.volume_namespace.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("StorageOSVolumeSource", len)?;
+        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_field(&mut state, "secretRef", self.secret_ref.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "volumeName",
+            self.volume_name.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "volumeNamespace",
+            self.volume_namespace.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct StorageOSVolumeSourceVisitor;
+
+        impl serde_struct::Fields for StorageOSVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "fsType",
+                "readOnly",
+                "secretRef",
+                "volumeName",
+                "volumeNamespace",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "fsType" => 0,
+                    "readOnly" => 1,
+                    "secretRef" => 2,
+                    "volumeName" => 3,
+                    "volumeNamespace" => 4,
+                    _ => 5,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for StorageOSVolumeSourceVisitor {
+            type Value = StorageOSVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct StorageOSVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<StorageOSVolumeSource, A::Error> {
+                let mut fs_type = None;
+                let mut read_only = None;
+                let mut secret_ref = None;
+                let mut volume_name = None;
+                let mut volume_namespace = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
+                        1 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        2 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
+                        3 => {
+                            serde_struct::value(&mut map, &mut volume_name, "volumeName")
+                        }
+
+                        4 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut volume_namespace,
+                                "volumeNamespace",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(StorageOSVolumeSource {
+                    fs_type: serde_struct::optional(fs_type),
+                    read_only: serde_struct::optional(read_only),
+                    secret_ref: serde_struct::optional(secret_ref),
+                    volume_name: serde_struct::optional(volume_name),
+                    volume_namespace: serde_struct::optional(volume_namespace),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "StorageOSVolumeSource",
+                <StorageOSVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                StorageOSVolumeSourceVisitor,
+            )
+    }
 }
 
 impl StorageOSVolumeSource {

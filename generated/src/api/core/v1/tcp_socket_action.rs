@@ -2,13 +2,90 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.TCPSocketAction
 
 /// Opens a TCP connection.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TCPSocketAction {
     /// Host to connect to; defaults to the pod IP.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
     /// Port name or number on the container.
     pub port: crate::apimachinery::pkg::util::intstr::IntOrString,
+}
+
+impl ::serde::Serialize for TCPSocketAction {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(1, &[self.host.is_some()]);
+        let mut state = serializer.serialize_struct("TCPSocketAction", len)?;
+        serde_struct::optional_field(&mut state, "host", self.host.as_ref())?;
+        state.serialize_field("port", &self.port)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct TCPSocketActionVisitor;
+
+        impl serde_struct::Fields for TCPSocketActionVisitor {
+            const NAMES: &'static [&'static str] = &["host", "port"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "host" => 0,
+                    "port" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for TCPSocketActionVisitor {
+            type Value = TCPSocketAction;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TCPSocketAction")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<TCPSocketAction, A::Error> {
+                let mut host = None;
+                let mut port = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut host, "host"),
+                        1 => serde_struct::value(&mut map, &mut port, "port"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(TCPSocketAction {
+                    host: serde_struct::optional(host),
+                    port: serde_struct::required(port, "port")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "TCPSocketAction",
+                <TCPSocketActionVisitor as serde_struct::Fields>::NAMES,
+                TCPSocketActionVisitor,
+            )
+    }
 }
 
 impl TCPSocketAction {

@@ -2,23 +2,137 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.Toleration
 
 /// Lets a pod tolerate taints matching `<key,value,effect>`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Toleration {
     /// Taint effect to match; empty matches all.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub effect: Option<String>,
     /// Taint key to match; empty matches all keys.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
     /// Operator: Exists, Equal, Lt or Gt; defaults to Equal.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub operator: Option<String>,
     /// How long a NoExecute taint is tolerated.
-    #[serde(rename = "tolerationSeconds", skip_serializing_if = "Option::is_none")]
     pub toleration_seconds: Option<i64>,
     /// Taint value to match.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
+}
+
+impl ::serde::Serialize for Toleration {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.effect.is_some(),
+                self.key.is_some(),
+                self.operator.is_some(),
+                self.toleration_seconds.is_some(),
+                self.value.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("Toleration", len)?;
+        serde_struct::optional_field(&mut state, "effect", self.effect.as_ref())?;
+        serde_struct::optional_field(&mut state, "key", self.key.as_ref())?;
+        serde_struct::optional_field(&mut state, "operator", self.operator.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "tolerationSeconds",
+            self.toleration_seconds.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "value", self.value.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for Toleration {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct TolerationVisitor;
+
+        impl serde_struct::Fields for TolerationVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "effect",
+                "key",
+                "operator",
+                "tolerationSeconds",
+                "value",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "effect" => 0,
+                    "key" => 1,
+                    "operator" => 2,
+                    "tolerationSeconds" => 3,
+                    "value" => 4,
+                    _ => 5,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for TolerationVisitor {
+            type Value = Toleration;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Toleration")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Toleration, A::Error> {
+                let mut effect = None;
+                let mut key = None;
+                let mut operator = None;
+                let mut toleration_seconds = None;
+                let mut value = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut effect, "effect"),
+                        1 => serde_struct::value(&mut map, &mut key, "key"),
+                        2 => serde_struct::value(&mut map, &mut operator, "operator"),
+                        3 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut toleration_seconds,
+                                "tolerationSeconds",
+                            )
+                        }
+
+                        4 => serde_struct::value(&mut map, &mut value, "value"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(Toleration {
+                    effect: serde_struct::optional(effect),
+                    key: serde_struct::optional(key),
+                    operator: serde_struct::optional(operator),
+                    toleration_seconds: serde_struct::optional(toleration_seconds),
+                    value: serde_struct::optional(value),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "Toleration",
+                <TolerationVisitor as serde_struct::Fields>::NAMES,
+                TolerationVisitor,
+            )
+    }
 }
 
 impl Toleration {

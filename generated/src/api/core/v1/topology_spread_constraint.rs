@@ -2,32 +2,218 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.TopologySpreadConstraint
 
 /// How matching pods are spread across topology domains.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TopologySpreadConstraint {
     /// Selects the pods that are counted.
-    #[serde(rename = "labelSelector", skip_serializing_if = "Option::is_none")]
     pub label_selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     /// Incoming pod label keys added to the selector.
-    #[serde(rename = "matchLabelKeys", skip_serializing_if = "Option::is_none")]
     pub match_label_keys: Option<Vec<String>>,
     /// Maximum allowed difference in matching pods between domains.
-    #[serde(rename = "maxSkew")]
     pub max_skew: i32,
     /// Minimum number of eligible domains.
-    #[serde(rename = "minDomains", skip_serializing_if = "Option::is_none")]
     pub min_domains: Option<i32>,
     /// Whether node affinity is honoured when counting: Honor or Ignore.
-    #[serde(rename = "nodeAffinityPolicy", skip_serializing_if = "Option::is_none")]
     pub node_affinity_policy: Option<String>,
     /// Whether node taints are honoured when counting: Honor or Ignore.
-    #[serde(rename = "nodeTaintsPolicy", skip_serializing_if = "Option::is_none")]
     pub node_taints_policy: Option<String>,
     /// Node label key that defines the domains.
-    #[serde(rename = "topologyKey")]
     pub topology_key: String,
     /// What to do when the constraint cannot be met: DoNotSchedule or ScheduleAnyway.
-    #[serde(rename = "whenUnsatisfiable")]
     pub when_unsatisfiable: String,
+}
+
+impl ::serde::Serialize for TopologySpreadConstraint {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            3,
+            &[
+                self.label_selector.is_some(),
+                self.match_label_keys.is_some(),
+                self.min_domains.is_some(),
+                self.node_affinity_policy.is_some(),
+                self.node_taints_policy.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("TopologySpreadConstraint", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "labelSelector",
+            self.label_selector.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "matchLabelKeys",
+            self.match_label_keys.as_ref(),
+        )?;
+        state.serialize_field("maxSkew", &self.max_skew)?;
+        serde_struct::optional_field(
+            &mut state,
+            "minDomains",
+            self.min_domains.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "nodeAffinityPolicy",
+            self.node_affinity_policy.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "nodeTaintsPolicy",
+            self.node_taints_policy.as_ref(),
+        )?;
+        state.serialize_field("topologyKey", &self.topology_key)?;
+        state.serialize_field("whenUnsatisfiable", &self.when_unsatisfiable)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct TopologySpreadConstraintVisitor;
+
+        impl serde_struct::Fields for TopologySpreadConstraintVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "labelSelector",
+                "matchLabelKeys",
+                "maxSkew",
+                "minDomains",
+                "nodeAffinityPolicy",
+                "nodeTaintsPolicy",
+                "topologyKey",
+                "whenUnsatisfiable",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "labelSelector" => 0,
+                    "matchLabelKeys" => 1,
+                    "maxSkew" => 2,
+                    "minDomains" => 3,
+                    "nodeAffinityPolicy" => 4,
+                    "nodeTaintsPolicy" => 5,
+                    "topologyKey" => 6,
+                    "whenUnsatisfiable" => 7,
+                    _ => 8,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for TopologySpreadConstraintVisitor {
+            type Value = TopologySpreadConstraint;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TopologySpreadConstraint")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<TopologySpreadConstraint, A::Error> {
+                let mut label_selector = None;
+                let mut match_label_keys = None;
+                let mut max_skew = None;
+                let mut min_domains = None;
+                let mut node_affinity_policy = None;
+                let mut node_taints_policy = None;
+                let mut topology_key = None;
+                let mut when_unsatisfiable = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut label_selector,
+                                "labelSelector",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut match_label_keys,
+                                "matchLabelKeys",
+                            )
+                        }
+
+                        2 => serde_struct::value(&mut map, &mut max_skew, "maxSkew"),
+                        3 => {
+                            serde_struct::value(&mut map, &mut min_domains, "minDomains")
+                        }
+
+                        4 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut node_affinity_policy,
+                                "nodeAffinityPolicy",
+                            )
+                        }
+
+                        5 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut node_taints_policy,
+                                "nodeTaintsPolicy",
+                            )
+                        }
+
+                        6 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut topology_key,
+                                "topologyKey",
+                            )
+                        }
+
+                        7 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut when_unsatisfiable,
+                                "whenUnsatisfiable",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(TopologySpreadConstraint {
+                    label_selector: serde_struct::optional(label_selector),
+                    match_label_keys: serde_struct::optional(match_label_keys),
+                    max_skew: serde_struct::required(max_skew, "maxSkew")?,
+                    min_domains: serde_struct::optional(min_domains),
+                    node_affinity_policy: serde_struct::optional(node_affinity_policy),
+                    node_taints_policy: serde_struct::optional(node_taints_policy),
+                    topology_key: serde_struct::required(topology_key, "topologyKey")?,
+                    when_unsatisfiable: serde_struct::required(
+                        when_unsatisfiable,
+                        "whenUnsatisfiable",
+                    )?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "TopologySpreadConstraint",
+                <TopologySpreadConstraintVisitor as serde_struct::Fields>::NAMES,
+                TopologySpreadConstraintVisitor,
+            )
+    }
 }
 
 impl TopologySpreadConstraint {

@@ -2,15 +2,97 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.TypedLocalObjectReference
 
 /// Typed reference to an object in the same namespace.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TypedLocalObjectReference {
     /// API group of the object; empty means the core group.
-    #[serde(rename = "apiGroup", skip_serializing_if = "Option::is_none")]
     pub api_group: Option<String>,
     /// Kind of the object.
     pub kind: String,
     /// Name of the object.
     pub name: String,
+}
+
+impl ::serde::Serialize for TypedLocalObjectReference {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(2, &[self.api_group.is_some()]);
+        let mut state = serializer.serialize_struct("TypedLocalObjectReference", len)?;
+        serde_struct::optional_field(&mut state, "apiGroup", self.api_group.as_ref())?;
+        state.serialize_field("kind", &self.kind)?;
+        state.serialize_field("name", &self.name)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct TypedLocalObjectReferenceVisitor;
+
+        impl serde_struct::Fields for TypedLocalObjectReferenceVisitor {
+            const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "apiGroup" => 0,
+                    "kind" => 1,
+                    "name" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for TypedLocalObjectReferenceVisitor {
+            type Value = TypedLocalObjectReference;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TypedLocalObjectReference")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<TypedLocalObjectReference, A::Error> {
+                let mut api_group = None;
+                let mut kind = None;
+                let mut name = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut api_group, "apiGroup"),
+                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
+                        2 => serde_struct::value(&mut map, &mut name, "name"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(TypedLocalObjectReference {
+                    api_group: serde_struct::optional(api_group),
+                    kind: serde_struct::required(kind, "kind")?,
+                    name: serde_struct::required(name, "name")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "TypedLocalObjectReference",
+                <TypedLocalObjectReferenceVisitor as serde_struct::Fields>::NAMES,
+                TypedLocalObjectReferenceVisitor,
+            )
+    }
 }
 
 impl TypedLocalObjectReference {

@@ -2,106 +2,455 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.Volume
 
 /// A named volume that containers of the pod can mount.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Volume {
     /// AWS EBS disk (deprecated).
-    #[serde(rename = "awsElasticBlockStore", skip_serializing_if = "Option::is_none")]
     pub aws_elastic_block_store: Option<
         crate::api::core::v1::AWSElasticBlockStoreVolumeSource,
     >,
     /// Azure data disk (deprecated).
-    #[serde(rename = "azureDisk", skip_serializing_if = "Option::is_none")]
     pub azure_disk: Option<crate::api::core::v1::AzureDiskVolumeSource>,
     /// Azure file share (deprecated).
-    #[serde(rename = "azureFile", skip_serializing_if = "Option::is_none")]
     pub azure_file: Option<crate::api::core::v1::AzureFileVolumeSource>,
     /// CephFS mount (deprecated).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cephfs: Option<crate::api::core::v1::CephFSVolumeSource>,
     /// OpenStack Cinder volume (deprecated).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cinder: Option<crate::api::core::v1::CinderVolumeSource>,
     /// ConfigMap contents.
-    #[serde(rename = "configMap", skip_serializing_if = "Option::is_none")]
     pub config_map: Option<crate::api::core::v1::ConfigMapVolumeSource>,
     /// Ephemeral volume from a CSI driver.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub csi: Option<crate::api::core::v1::CSIVolumeSource>,
     /// Pod information exposed as files.
-    #[serde(rename = "downwardAPI", skip_serializing_if = "Option::is_none")]
     pub downward_api: Option<crate::api::core::v1::DownwardAPIVolumeSource>,
     /// Temporary directory sharing the pod's lifetime.
-    #[serde(rename = "emptyDir", skip_serializing_if = "Option::is_none")]
     pub empty_dir: Option<crate::api::core::v1::EmptyDirVolumeSource>,
     /// Volume backed by a PVC that lives with the pod.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ephemeral: Option<crate::api::core::v1::EphemeralVolumeSource>,
     /// Fibre Channel volume.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub fc: Option<crate::api::core::v1::FCVolumeSource>,
     /// FlexVolume driver volume (deprecated).
-    #[serde(rename = "flexVolume", skip_serializing_if = "Option::is_none")]
     pub flex_volume: Option<crate::api::core::v1::FlexVolumeSource>,
     /// Flocker volume (deprecated).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub flocker: Option<crate::api::core::v1::FlockerVolumeSource>,
     /// GCE persistent disk (deprecated).
-    #[serde(rename = "gcePersistentDisk", skip_serializing_if = "Option::is_none")]
     pub gce_persistent_disk: Option<crate::api::core::v1::GCEPersistentDiskVolumeSource>,
     /// Git repository checkout (deprecated).
-    #[serde(rename = "gitRepo", skip_serializing_if = "Option::is_none")]
     pub git_repo: Option<crate::api::core::v1::GitRepoVolumeSource>,
     /// GlusterFS mount (deprecated).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub glusterfs: Option<crate::api::core::v1::GlusterfsVolumeSource>,
     /// File or directory on the host.
-    #[serde(rename = "hostPath", skip_serializing_if = "Option::is_none")]
     pub host_path: Option<crate::api::core::v1::HostPathVolumeSource>,
     /// OCI image or artifact contents.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub image: Option<crate::api::core::v1::ImageVolumeSource>,
     /// iSCSI disk.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub iscsi: Option<crate::api::core::v1::ISCSIVolumeSource>,
     /// Volume name, a DNS label unique within the pod.
     pub name: String,
     /// NFS export.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub nfs: Option<crate::api::core::v1::NFSVolumeSource>,
     /// Volume bound to a PVC in the same namespace.
-    #[serde(rename = "persistentVolumeClaim", skip_serializing_if = "Option::is_none")]
     pub persistent_volume_claim: Option<
         crate::api::core::v1::PersistentVolumeClaimVolumeSource,
     >,
     /// Photon Controller disk (deprecated).
-    #[serde(rename = "photonPersistentDisk", skip_serializing_if = "Option::is_none")]
     pub photon_persistent_disk: Option<
         crate::api::core::v1::PhotonPersistentDiskVolumeSource,
     >,
     /// Portworx volume (deprecated).
-    #[serde(rename = "portworxVolume", skip_serializing_if = "Option::is_none")]
     pub portworx_volume: Option<crate::api::core::v1::PortworxVolumeSource>,
     /// Combination of secrets, ConfigMaps, downward API and tokens.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub projected: Option<crate::api::core::v1::ProjectedVolumeSource>,
     /// Quobyte mount (deprecated).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub quobyte: Option<crate::api::core::v1::QuobyteVolumeSource>,
     /// Rados Block Device (deprecated).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rbd: Option<crate::api::core::v1::RBDVolumeSource>,
     /// ScaleIO volume (deprecated).
-    #[serde(rename = "scaleIO", skip_serializing_if = "Option::is_none")]
     pub scale_io: Option<crate::api::core::v1::ScaleIOVolumeSource>,
     /// Secret contents.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub secret: Option<crate::api::core::v1::SecretVolumeSource>,
     /// StorageOS volume (deprecated).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub storageos: Option<crate::api::core::v1::StorageOSVolumeSource>,
     /// vSphere virtual disk (deprecated).
-    #[serde(rename = "vsphereVolume", skip_serializing_if = "Option::is_none")]
     pub vsphere_volume: Option<crate::api::core::v1::VsphereVirtualDiskVolumeSource>,
+}
+
+impl ::serde::Serialize for Volume {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.aws_elastic_block_store.is_some(),
+                self.azure_disk.is_some(),
+                self.azure_file.is_some(),
+                self.cephfs.is_some(),
+                self.cinder.is_some(),
+                self.config_map.is_some(),
+                self.csi.is_some(),
+                self.downward_api.is_some(),
+                self.empty_dir.is_some(),
+                self.ephemeral.is_some(),
+                self.fc.is_some(),
+                self.flex_volume.is_some(),
+                self.flocker.is_some(),
+                self.gce_persistent_disk.is_some(),
+                self.git_repo.is_some(),
+                self.glusterfs.is_some(),
+                self.host_path.is_some(),
+                self.image.is_some(),
+                self.iscsi.is_some(),
+                self.nfs.is_some(),
+                self.persistent_volume_claim.is_some(),
+                self.photon_persistent_disk.is_some(),
+                self.portworx_volume.is_some(),
+                self.projected.is_some(),
+                self.quobyte.is_some(),
+                self.rbd.is_some(),
+                self.scale_io.is_some(),
+                self.secret.is_some(),
+                self.storageos.is_some(),
+                self.vsphere_volume.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("Volume", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "awsElasticBlockStore",
+            self.aws_elastic_block_store.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "azureDisk", self.azure_disk.as_ref())?;
+        serde_struct::optional_field(&mut state, "azureFile", self.azure_file.as_ref())?;
+        serde_struct::optional_field(&mut state, "cephfs", self.cephfs.as_ref())?;
+        serde_struct::optional_field(&mut state, "cinder", self.cinder.as_ref())?;
+        serde_struct::optional_field(&mut state, "configMap", self.config_map.as_ref())?;
+        serde_struct::optional_field(&mut state, "csi", self.csi.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "downwardAPI",
+            self.downward_api.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "emptyDir", self.empty_dir.as_ref())?;
+        serde_struct::optional_field(&mut state, "ephemeral", self.ephemeral.as_ref())?;
+        serde_struct::optional_field(&mut state, "fc", self.fc.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "flexVolume",
+            self.flex_volume.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "flocker", self.flocker.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "gcePersistentDisk",
+            self.gce_persistent_disk.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "gitRepo", self.git_repo.as_ref())?;
+        serde_struct::optional_field(&mut state, "glusterfs", self.glusterfs.as_ref())?;
+        serde_struct::optional_field(&mut state, "hostPath", self.host_path.as_ref())?;
+        serde_struct::optional_field(&mut state, "image", self.image.as_ref())?;
+        serde_struct::optional_field(&mut state, "iscsi", self.iscsi.as_ref())?;
+        state.serialize_field("name", &self.name)?;
+        serde_struct::optional_field(&mut state, "nfs", self.nfs.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "persistentVolumeClaim",
+            self.persistent_volume_claim.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "photonPersistentDisk",
+            self.photon_persistent_disk.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "portworxVolume",
+            self.portworx_volume.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "projected", self.projected.as_ref())?;
+        serde_struct::optional_field(&mut state, "quobyte", self.quobyte.as_ref())?;
+        serde_struct::optional_field(&mut state, "rbd", self.rbd.as_ref())?;
+        serde_struct::optional_field(&mut state, "scaleIO", self.scale_io.as_ref())?;
+        serde_struct::optional_field(&mut state, "secret", self.secret.as_ref())?;
+        serde_struct::optional_field(&mut state, "storageos", self.storageos.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "vsphereVolume",
+            self.vsphere_volume.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for Volume {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct VolumeVisitor;
+
+        impl serde_struct::Fields for VolumeVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "awsElasticBlockStore",
+                "azureDisk",
+                "azureFile",
+                "cephfs",
+                "cinder",
+                "configMap",
+                "csi",
+                "downwardAPI",
+                "emptyDir",
+                "ephemeral",
+                "fc",
+                "flexVolume",
+                "flocker",
+                "gcePersistentDisk",
+                "gitRepo",
+                "glusterfs",
+                "hostPath",
+                "image",
+                "iscsi",
+                "name",
+                "nfs",
+                "persistentVolumeClaim",
+                "photonPersistentDisk",
+                "portworxVolume",
+                "projected",
+                "quobyte",
+                "rbd",
+                "scaleIO",
+                "secret",
+                "storageos",
+                "vsphereVolume",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "awsElasticBlockStore" => 0,
+                    "azureDisk" => 1,
+                    "azureFile" => 2,
+                    "cephfs" => 3,
+                    "cinder" => 4,
+                    "configMap" => 5,
+                    "csi" => 6,
+                    "downwardAPI" => 7,
+                    "emptyDir" => 8,
+                    "ephemeral" => 9,
+                    "fc" => 10,
+                    "flexVolume" => 11,
+                    "flocker" => 12,
+                    "gcePersistentDisk" => 13,
+                    "gitRepo" => 14,
+                    "glusterfs" => 15,
+                    "hostPath" => 16,
+                    "image" => 17,
+                    "iscsi" => 18,
+                    "name" => 19,
+                    "nfs" => 20,
+                    "persistentVolumeClaim" => 21,
+                    "photonPersistentDisk" => 22,
+                    "portworxVolume" => 23,
+                    "projected" => 24,
+                    "quobyte" => 25,
+                    "rbd" => 26,
+                    "scaleIO" => 27,
+                    "secret" => 28,
+                    "storageos" => 29,
+                    "vsphereVolume" => 30,
+                    _ => 31,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for VolumeVisitor {
+            type Value = Volume;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Volume")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Volume, A::Error> {
+                let mut aws_elastic_block_store = None;
+                let mut azure_disk = None;
+                let mut azure_file = None;
+                let mut cephfs = None;
+                let mut cinder = None;
+                let mut config_map = None;
+                let mut csi = None;
+                let mut downward_api = None;
+                let mut empty_dir = None;
+                let mut ephemeral = None;
+                let mut fc = None;
+                let mut flex_volume = None;
+                let mut flocker = None;
+                let mut gce_persistent_disk = None;
+                let mut git_repo = None;
+                let mut glusterfs = None;
+                let mut host_path = None;
+                let mut image = None;
+                let mut iscsi = None;
+                let mut name = None;
+                let mut nfs = None;
+                let mut persistent_volume_claim = None;
+                let mut photon_persistent_disk = None;
+                let mut portworx_volume = None;
+                let mut projected = None;
+                let mut quobyte = None;
+                let mut rbd = None;
+                let mut scale_io = None;
+                let mut secret = None;
+                let mut storageos = None;
+                let mut vsphere_volume = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut aws_elastic_block_store,
+                                "awsElasticBlockStore",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut azure_disk, "azureDisk"),
+                        2 => serde_struct::value(&mut map, &mut azure_file, "azureFile"),
+                        3 => serde_struct::value(&mut map, &mut cephfs, "cephfs"),
+                        4 => serde_struct::value(&mut map, &mut cinder, "cinder"),
+                        5 => serde_struct::value(&mut map, &mut config_map, "configMap"),
+                        6 => serde_struct::value(&mut map, &mut csi, "csi"),
+                        7 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut downward_api,
+                                "downwardAPI",
+                            )
+                        }
+
+                        8 => serde_struct::value(&mut map, &mut empty_dir, "emptyDir"),
+                        9 => serde_struct::value(&mut map, &mut ephemeral, "ephemeral"),
+                        10 => serde_struct::value(&mut map, &mut fc, "fc"),
+                        11 => {
+                            serde_struct::value(&mut map, &mut flex_volume, "flexVolume")
+                        }
+
+                        12 => serde_struct::value(&mut map, &mut flocker, "flocker"),
+                        13 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut gce_persistent_disk,
+                                "gcePersistentDisk",
+                            )
+                        }
+
+                        14 => serde_struct::value(&mut map, &mut git_repo, "gitRepo"),
+                        15 => serde_struct::value(&mut map, &mut glusterfs, "glusterfs"),
+                        16 => serde_struct::value(&mut map, &mut host_path, "hostPath"),
+                        17 => serde_struct::value(&mut map, &mut image, "image"),
+                        18 => serde_struct::value(&mut map, &mut iscsi, "iscsi"),
+                        19 => serde_struct::value(&mut map, &mut name, "name"),
+                        20 => serde_struct::value(&mut map, &mut nfs, "nfs"),
+                        21 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut persistent_volume_claim,
+                                "persistentVolumeClaim",
+                            )
+                        }
+
+                        22 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut photon_persistent_disk,
+                                "photonPersistentDisk",
+                            )
+                        }
+
+                        23 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut portworx_volume,
+                                "portworxVolume",
+                            )
+                        }
+
+                        24 => serde_struct::value(&mut map, &mut projected, "projected"),
+                        25 => serde_struct::value(&mut map, &mut quobyte, "quobyte"),
+                        26 => serde_struct::value(&mut map, &mut rbd, "rbd"),
+                        27 => serde_struct::value(&mut map, &mut scale_io, "scaleIO"),
+                        28 => serde_struct::value(&mut map, &mut secret, "secret"),
+                        29 => serde_struct::value(&mut map, &mut storageos, "storageos"),
+                        30 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut vsphere_volume,
+                                "vsphereVolume",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(Volume {
+                    aws_elastic_block_store: serde_struct::optional(
+                        aws_elastic_block_store,
+                    ),
+                    azure_disk: serde_struct::optional(azure_disk),
+                    azure_file: serde_struct::optional(azure_file),
+                    cephfs: serde_struct::optional(cephfs),
+                    cinder: serde_struct::optional(cinder),
+                    config_map: serde_struct::optional(config_map),
+                    csi: serde_struct::optional(csi),
+                    downward_api: serde_struct::optional(downward_api),
+                    empty_dir: serde_struct::optional(empty_dir),
+                    ephemeral: serde_struct::optional(ephemeral),
+                    fc: serde_struct::optional(fc),
+                    flex_volume: serde_struct::optional(flex_volume),
+                    flocker: serde_struct::optional(flocker),
+                    gce_persistent_disk: serde_struct::optional(gce_persistent_disk),
+                    git_repo: serde_struct::optional(git_repo),
+                    glusterfs: serde_struct::optional(glusterfs),
+                    host_path: serde_struct::optional(host_path),
+                    image: serde_struct::optional(image),
+                    iscsi: serde_struct::optional(iscsi),
+                    name: serde_struct::required(name, "name")?,
+                    nfs: serde_struct::optional(nfs),
+                    persistent_volume_claim: serde_struct::optional(
+                        persistent_volume_claim,
+                    ),
+                    photon_persistent_disk: serde_struct::optional(
+                        photon_persistent_disk,
+                    ),
+                    portworx_volume: serde_struct::optional(portworx_volume),
+                    projected: serde_struct::optional(projected),
+                    quobyte: serde_struct::optional(quobyte),
+                    rbd: serde_struct::optional(rbd),
+                    scale_io: serde_struct::optional(scale_io),
+                    secret: serde_struct::optional(secret),
+                    storageos: serde_struct::optional(storageos),
+                    vsphere_volume: serde_struct::optional(vsphere_volume),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "Volume",
+                <VolumeVisitor as serde_struct::Fields>::NAMES,
+                VolumeVisitor,
+            )
+    }
 }
 
 impl Volume {

@@ -2,13 +2,92 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.VolumeDevice
 
 /// Maps a raw block device into a container.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VolumeDevice {
     /// Path inside the container for the device.
-    #[serde(rename = "devicePath")]
     pub device_path: String,
     /// Name of the PVC volume in the pod.
     pub name: String,
+}
+
+impl ::serde::Serialize for VolumeDevice {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        let len = 2;
+        let mut state = serializer.serialize_struct("VolumeDevice", len)?;
+        state.serialize_field("devicePath", &self.device_path)?;
+        state.serialize_field("name", &self.name)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct VolumeDeviceVisitor;
+
+        impl serde_struct::Fields for VolumeDeviceVisitor {
+            const NAMES: &'static [&'static str] = &["devicePath", "name"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "devicePath" => 0,
+                    "name" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for VolumeDeviceVisitor {
+            type Value = VolumeDevice;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct VolumeDevice")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<VolumeDevice, A::Error> {
+                let mut device_path = None;
+                let mut name = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(&mut map, &mut device_path, "devicePath")
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut name, "name"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(VolumeDevice {
+                    device_path: serde_struct::required(device_path, "devicePath")?,
+                    name: serde_struct::required(name, "name")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "VolumeDevice",
+                <VolumeDeviceVisitor as serde_struct::Fields>::NAMES,
+                VolumeDeviceVisitor,
+            )
+    }
 }
 
 impl VolumeDevice {

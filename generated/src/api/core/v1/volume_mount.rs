@@ -2,28 +2,175 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.VolumeMount
 
 /// Mounts a volume into a container.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VolumeMount {
     /// Path in the container; must not contain `:`.
-    #[serde(rename = "mountPath")]
     pub mount_path: String,
     /// Mount propagation mode; defaults to None.
-    #[serde(rename = "mountPropagation", skip_serializing_if = "Option::is_none")]
     pub mount_propagation: Option<String>,
     /// Name of the volume to mount.
     pub name: String,
     /// Mount read-only when true.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// Whether read-only is applied recursively: Disabled, IfPossible or Enabled.
-    #[serde(rename = "recursiveReadOnly", skip_serializing_if = "Option::is_none")]
     pub recursive_read_only: Option<String>,
     /// Sub-path of the volume to mount; defaults to the root.
-    #[serde(rename = "subPath", skip_serializing_if = "Option::is_none")]
     pub sub_path: Option<String>,
     /// Like subPath, with `$(VAR_NAME)` expansion.
-    #[serde(rename = "subPathExpr", skip_serializing_if = "Option::is_none")]
     pub sub_path_expr: Option<String>,
+}
+
+impl ::serde::Serialize for VolumeMount {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            2,
+            &[
+                self.mount_propagation.is_some(),
+                self.read_only.is_some(),
+                self.recursive_read_only.is_some(),
+                self.sub_path.is_some(),
+                self.sub_path_expr.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("VolumeMount", len)?;
+        state.serialize_field("mountPath", &self.mount_path)?;
+        serde_struct::optional_field(
+            &mut state,
+            "mountPropagation",
+            self.mount_propagation.as_ref(),
+        )?;
+        state.serialize_field("name", &self.name)?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "recursiveReadOnly",
+            self.recursive_read_only.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "subPath", self.sub_path.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "subPathExpr",
+            self.sub_path_expr.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for VolumeMount {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct VolumeMountVisitor;
+
+        impl serde_struct::Fields for VolumeMountVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "mountPath",
+                "mountPropagation",
+                "name",
+                "readOnly",
+                "recursiveReadOnly",
+                "subPath",
+                "subPathExpr",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "mountPath" => 0,
+                    "mountPropagation" => 1,
+                    "name" => 2,
+                    "readOnly" => 3,
+                    "recursiveReadOnly" => 4,
+                    "subPath" => 5,
+                    "subPathExpr" => 6,
+                    _ => 7,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for VolumeMountVisitor {
+            type Value = VolumeMount;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct VolumeMount")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<VolumeMount, A::Error> {
+                let mut mount_path = None;
+                let mut mount_propagation = None;
+                let mut name = None;
+                let mut read_only = None;
+                let mut recursive_read_only = None;
+                let mut sub_path = None;
+                let mut sub_path_expr = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut mount_path, "mountPath"),
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut mount_propagation,
+                                "mountPropagation",
+                            )
+                        }
+
+                        2 => serde_struct::value(&mut map, &mut name, "name"),
+                        3 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        4 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut recursive_read_only,
+                                "recursiveReadOnly",
+                            )
+                        }
+
+                        5 => serde_struct::value(&mut map, &mut sub_path, "subPath"),
+                        6 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut sub_path_expr,
+                                "subPathExpr",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(VolumeMount {
+                    mount_path: serde_struct::required(mount_path, "mountPath")?,
+                    mount_propagation: serde_struct::optional(mount_propagation),
+                    name: serde_struct::required(name, "name")?,
+                    read_only: serde_struct::optional(read_only),
+                    recursive_read_only: serde_struct::optional(recursive_read_only),
+                    sub_path: serde_struct::optional(sub_path),
+                    sub_path_expr: serde_struct::optional(sub_path_expr),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "VolumeMount",
+                <VolumeMountVisitor as serde_struct::Fields>::NAMES,
+                VolumeMountVisitor,
+            )
+    }
 }
 
 impl VolumeMount {

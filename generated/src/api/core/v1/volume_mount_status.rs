@@ -2,19 +2,123 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.VolumeMountStatus
 
 /// Observed state of a volume mount.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VolumeMountStatus {
     /// Mount path of the original mount.
-    #[serde(rename = "mountPath")]
     pub mount_path: String,
     /// Name of the original mount.
     pub name: String,
     /// Read-only flag of the original mount.
-    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// Effective recursive read-only mode: Disabled or Enabled.
-    #[serde(rename = "recursiveReadOnly", skip_serializing_if = "Option::is_none")]
     pub recursive_read_only: Option<String>,
+}
+
+impl ::serde::Serialize for VolumeMountStatus {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            2,
+            &[self.read_only.is_some(), self.recursive_read_only.is_some()],
+        );
+        let mut state = serializer.serialize_struct("VolumeMountStatus", len)?;
+        state.serialize_field("mountPath", &self.mount_path)?;
+        state.serialize_field("name", &self.name)?;
+        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "recursiveReadOnly",
+            self.recursive_read_only.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct VolumeMountStatusVisitor;
+
+        impl serde_struct::Fields for VolumeMountStatusVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "mountPath",
+                "name",
+                "readOnly",
+                "recursiveReadOnly",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "mountPath" => 0,
+                    "name" => 1,
+                    "readOnly" => 2,
+                    "recursiveReadOnly" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for VolumeMountStatusVisitor {
+            type Value = VolumeMountStatus;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct VolumeMountStatus")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<VolumeMountStatus, A::Error> {
+                let mut mount_path = None;
+                let mut name = None;
+                let mut read_only = None;
+                let mut recursive_read_only = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut mount_path, "mountPath"),
+                        1 => serde_struct::value(&mut map, &mut name, "name"),
+                        2 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
+                        3 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut recursive_read_only,
+                                "recursiveReadOnly",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(VolumeMountStatus {
+                    mount_path: serde_struct::required(mount_path, "mountPath")?,
+                    name: serde_struct::required(name, "name")?,
+                    read_only: serde_struct::optional(read_only),
+                    recursive_read_only: serde_struct::optional(recursive_read_only),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "VolumeMountStatus",
+                <VolumeMountStatusVisitor as serde_struct::Fields>::NAMES,
+                VolumeMountStatusVisitor,
+            )
+    }
 }
 
 impl VolumeMountStatus {

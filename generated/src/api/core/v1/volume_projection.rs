@@ -2,28 +2,181 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.VolumeProjection
 
 /// One source of a projected volume; exactly one field is set.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct VolumeProjection {
     /// ClusterTrustBundle contents, e.g. their `.spec.trustBundle`.
-    #[serde(rename = "clusterTrustBundle", skip_serializing_if = "Option::is_none")]
     pub cluster_trust_bundle: Option<crate::api::core::v1::ClusterTrustBundleProjection>,
     /// ConfigMap data to project.
-    #[serde(rename = "configMap", skip_serializing_if = "Option::is_none")]
     pub config_map: Option<crate::api::core::v1::ConfigMapProjection>,
     /// Downward API data to project.
-    #[serde(rename = "downwardAPI", skip_serializing_if = "Option::is_none")]
     pub downward_api: Option<crate::api::core::v1::DownwardAPIProjection>,
     /// Kubelet-managed key and certificate to project.
-    #[serde(rename = "podCertificate", skip_serializing_if = "Option::is_none")]
     pub pod_certificate: Option<crate::api::core::v1::PodCertificateProjection>,
     /// Secret data to project.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub secret: Option<crate::api::core::v1::SecretProjection>,
     /// Service account token to project.
-    #[serde(rename = "serviceAccountToken", skip_serializing_if = "Option::is_none")]
     pub service_account_token: Option<
         crate::api::core::v1::ServiceAccountTokenProjection,
     >,
+}
+
+impl ::serde::Serialize for VolumeProjection {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.cluster_trust_bundle.is_some(),
+                self.config_map.is_some(),
+                self.downward_api.is_some(),
+                self.pod_certificate.is_some(),
+                self.secret.is_some(),
+                self.service_account_token.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("VolumeProjection", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "clusterTrustBundle",
+            self.cluster_trust_bundle.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "configMap", self.config_map.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "downwardAPI",
+            self.downward_api.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "podCertificate",
+            self.pod_certificate.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "secret", self.secret.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "serviceAccountToken",
+            self.service_account_token.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct VolumeProjectionVisitor;
+
+        impl serde_struct::Fields for VolumeProjectionVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "clusterTrustBundle",
+                "configMap",
+                "downwardAPI",
+                "podCertificate",
+                "secret",
+                "serviceAccountToken",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "clusterTrustBundle" => 0,
+                    "configMap" => 1,
+                    "downwardAPI" => 2,
+                    "podCertificate" => 3,
+                    "secret" => 4,
+                    "serviceAccountToken" => 5,
+                    _ => 6,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for VolumeProjectionVisitor {
+            type Value = VolumeProjection;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct VolumeProjection")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<VolumeProjection, A::Error> {
+                let mut cluster_trust_bundle = None;
+                let mut config_map = None;
+                let mut downward_api = None;
+                let mut pod_certificate = None;
+                let mut secret = None;
+                let mut service_account_token = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut cluster_trust_bundle,
+                                "clusterTrustBundle",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut config_map, "configMap"),
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut downward_api,
+                                "downwardAPI",
+                            )
+                        }
+
+                        3 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut pod_certificate,
+                                "podCertificate",
+                            )
+                        }
+
+                        4 => serde_struct::value(&mut map, &mut secret, "secret"),
+                        5 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut service_account_token,
+                                "serviceAccountToken",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(VolumeProjection {
+                    cluster_trust_bundle: serde_struct::optional(cluster_trust_bundle),
+                    config_map: serde_struct::optional(config_map),
+                    downward_api: serde_struct::optional(downward_api),
+                    pod_certificate: serde_struct::optional(pod_certificate),
+                    secret: serde_struct::optional(secret),
+                    service_account_token: serde_struct::optional(service_account_token),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "VolumeProjection",
+                <VolumeProjectionVisitor as serde_struct::Fields>::NAMES,
+                VolumeProjectionVisitor,
+            )
+    }
 }
 
 impl VolumeProjection {

@@ -2,10 +2,9 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.VolumeResourceRequirements
 
 /// Storage resource requirements of a volume.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct VolumeResourceRequirements {
     /// Maximum allowed resources.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub limits: Option<
         ::std::collections::BTreeMap<
             String,
@@ -13,13 +12,93 @@ pub struct VolumeResourceRequirements {
         >,
     >,
     /// Minimum required resources.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub requests: Option<
         ::std::collections::BTreeMap<
             String,
             crate::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
+}
+
+impl ::serde::Serialize for VolumeResourceRequirements {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[self.limits.is_some(), self.requests.is_some()],
+        );
+        let mut state = serializer.serialize_struct("VolumeResourceRequirements", len)?;
+        serde_struct::optional_field(&mut state, "limits", self.limits.as_ref())?;
+        serde_struct::optional_field(&mut state, "requests", self.requests.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for VolumeResourceRequirements {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct VolumeResourceRequirementsVisitor;
+
+        impl serde_struct::Fields for VolumeResourceRequirementsVisitor {
+            const NAMES: &'static [&'static str] = &["limits", "requests"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "limits" => 0,
+                    "requests" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for VolumeResourceRequirementsVisitor {
+            type Value = VolumeResourceRequirements;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct VolumeResourceRequirements")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<VolumeResourceRequirements, A::Error> {
+                let mut limits = None;
+                let mut requests = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut limits, "limits"),
+                        1 => serde_struct::value(&mut map, &mut requests, "requests"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(VolumeResourceRequirements {
+                    limits: serde_struct::optional(limits),
+                    requests: serde_struct::optional(requests),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "VolumeResourceRequirements",
+                <VolumeResourceRequirementsVisitor as serde_struct::Fields>::NAMES,
+                VolumeResourceRequirementsVisitor,
+            )
+    }
 }
 
 impl VolumeResourceRequirements {

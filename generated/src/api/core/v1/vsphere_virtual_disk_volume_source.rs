@@ -2,20 +2,142 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource
 
 /// A vSphere virtual disk (deprecated in-tree plugin).
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VsphereVirtualDiskVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
-    #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
     pub fs_type: Option<String>,
     /// SPBM storage policy ID.
-    #[serde(rename = "storagePolicyID", skip_serializing_if = "Option::is_none")]
     pub storage_policy_id: Option<String>,
     /// SPBM storage policy name.
-    #[serde(rename = "storagePolicyName", skip_serializing_if = "Option::is_none")]
     pub storage_policy_name: Option<String>,
     /// Path of the vmdk volume.
-    #[serde(rename = "volumePath")]
     pub volume_path: String,
+}
+
+impl ::serde::Serialize for VsphereVirtualDiskVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.fs_type.is_some(),
+                self.storage_policy_id.is_some(),
+                self.storage_policy_name.is_some(),
+            ],
+        );
+        let mut state = serializer
+            .serialize_struct("VsphereVirtualDiskVolumeSource", len)?;
+        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "storagePolicyID",
+            self.storage_policy_id.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "storagePolicyName",
+            self.storage_policy_name.as_ref(),
+        )?;
+        state.serialize_field("volumePath", &self.volume_path)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct VsphereVirtualDiskVolumeSourceVisitor;
+
+        impl serde_struct::Fields for VsphereVirtualDiskVolumeSourceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "fsType",
+                "storagePolicyID",
+                "storagePolicyName",
+                "volumePath",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "fsType" => 0,
+                    "storagePolicyID" => 1,
+                    "storagePolicyName" => 2,
+                    "volumePath" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for VsphereVirtualDiskVolumeSourceVisitor {
+            type Value = VsphereVirtualDiskVolumeSource;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct VsphereVirtualDiskVolumeSource")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<VsphereVirtualDiskVolumeSource, A::Error> {
+                let mut fs_type = None;
+                let mut storage_policy_id = None;
+                let mut storage_policy_name = None;
+                let mut volume_path = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut storage_policy_id,
+                                "storagePolicyID",
+                            )
+                        }
+
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut storage_policy_name,
+                                "storagePolicyName",
+                            )
+                        }
+
+                        3 => {
+                            serde_struct::value(&mut map, &mut volume_path, "volumePath")
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(VsphereVirtualDiskVolumeSource {
+                    fs_type: serde_struct::optional(fs_type),
+                    storage_policy_id: serde_struct::optional(storage_policy_id),
+                    storage_policy_name: serde_struct::optional(storage_policy_name),
+                    volume_path: serde_struct::required(volume_path, "volumePath")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "VsphereVirtualDiskVolumeSource",
+                <VsphereVirtualDiskVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+                VsphereVirtualDiskVolumeSourceVisitor,
+            )
+    }
 }
 
 impl VsphereVirtualDiskVolumeSource {

@@ -2,13 +2,99 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.WeightedPodAffinityTerm
 
 /// A pod affinity term with a weight.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WeightedPodAffinityTerm {
     /// The affinity term.
-    #[serde(rename = "podAffinityTerm")]
     pub pod_affinity_term: crate::api::core::v1::PodAffinityTerm,
     /// Weight between 1 and 100.
     pub weight: i32,
+}
+
+impl ::serde::Serialize for WeightedPodAffinityTerm {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        let len = 2;
+        let mut state = serializer.serialize_struct("WeightedPodAffinityTerm", len)?;
+        state.serialize_field("podAffinityTerm", &self.pod_affinity_term)?;
+        state.serialize_field("weight", &self.weight)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct WeightedPodAffinityTermVisitor;
+
+        impl serde_struct::Fields for WeightedPodAffinityTermVisitor {
+            const NAMES: &'static [&'static str] = &["podAffinityTerm", "weight"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "podAffinityTerm" => 0,
+                    "weight" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for WeightedPodAffinityTermVisitor {
+            type Value = WeightedPodAffinityTerm;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct WeightedPodAffinityTerm")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<WeightedPodAffinityTerm, A::Error> {
+                let mut pod_affinity_term = None;
+                let mut weight = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut pod_affinity_term,
+                                "podAffinityTerm",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut weight, "weight"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(WeightedPodAffinityTerm {
+                    pod_affinity_term: serde_struct::required(
+                        pod_affinity_term,
+                        "podAffinityTerm",
+                    )?,
+                    weight: serde_struct::required(weight, "weight")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "WeightedPodAffinityTerm",
+                <WeightedPodAffinityTermVisitor as serde_struct::Fields>::NAMES,
+                WeightedPodAffinityTermVisitor,
+            )
+    }
 }
 
 impl WeightedPodAffinityTerm {

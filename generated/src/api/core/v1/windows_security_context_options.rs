@@ -2,20 +2,164 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.WindowsSecurityContextOptions
 
 /// Windows-specific security settings.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WindowsSecurityContextOptions {
     /// Inlined GMSA credential spec.
-    #[serde(rename = "gmsaCredentialSpec", skip_serializing_if = "Option::is_none")]
     pub gmsa_credential_spec: Option<String>,
     /// Name of the GMSA credential spec.
-    #[serde(rename = "gmsaCredentialSpecName", skip_serializing_if = "Option::is_none")]
     pub gmsa_credential_spec_name: Option<String>,
     /// Run as a Windows HostProcess container.
-    #[serde(rename = "hostProcess", skip_serializing_if = "Option::is_none")]
     pub host_process: Option<bool>,
     /// Windows user name for the container process.
-    #[serde(rename = "runAsUserName", skip_serializing_if = "Option::is_none")]
     pub run_as_user_name: Option<String>,
+}
+
+impl ::serde::Serialize for WindowsSecurityContextOptions {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.gmsa_credential_spec.is_some(),
+                self.gmsa_credential_spec_name.is_some(),
+                self.host_process.is_some(),
+                self.run_as_user_name.is_some(),
+            ],
+        );
+        let mut state = serializer
+            .serialize_struct("WindowsSecurityContextOptions", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "gmsaCredentialSpec",
+            self.gmsa_credential_spec.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "gmsaCredentialSpecName",
+            self.gmsa_credential_spec_name.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "hostProcess",
+            self.host_process.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "runAsUserName",
+            self.run_as_user_name.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct WindowsSecurityContextOptionsVisitor;
+
+        impl serde_struct::Fields for WindowsSecurityContextOptionsVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "gmsaCredentialSpec",
+                "gmsaCredentialSpecName",
+                "hostProcess",
+                "runAsUserName",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "gmsaCredentialSpec" => 0,
+                    "gmsaCredentialSpecName" => 1,
+                    "hostProcess" => 2,
+                    "runAsUserName" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for WindowsSecurityContextOptionsVisitor {
+            type Value = WindowsSecurityContextOptions;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct WindowsSecurityContextOptions")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<WindowsSecurityContextOptions, A::Error> {
+                let mut gmsa_credential_spec = None;
+                let mut gmsa_credential_spec_name = None;
+                let mut host_process = None;
+                let mut run_as_user_name = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut gmsa_credential_spec,
+                                "gmsaCredentialSpec",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut gmsa_credential_spec_name,
+                                "gmsaCredentialSpecName",
+                            )
+                        }
+
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut host_process,
+                                "hostProcess",
+                            )
+                        }
+
+                        3 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut run_as_user_name,
+                                "runAsUserName",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(WindowsSecurityContextOptions {
+                    gmsa_credential_spec: serde_struct::optional(gmsa_credential_spec),
+                    gmsa_credential_spec_name: serde_struct::optional(
+                        gmsa_credential_spec_name,
+                    ),
+                    host_process: serde_struct::optional(host_process),
+                    run_as_user_name: serde_struct::optional(run_as_user_name),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "WindowsSecurityContextOptions",
+                <WindowsSecurityContextOptionsVisitor as serde_struct::Fields>::NAMES,
+                WindowsSecurityContextOptionsVisitor,
+            )
+    }
 }
 
 impl WindowsSecurityContextOptions {

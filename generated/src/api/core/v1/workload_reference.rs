@@ -2,16 +2,112 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.WorkloadReference
 
 /// Identifies the Workload and pod group a pod belongs to.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkloadReference {
     /// Name of the Workload in the pod's namespace.
     pub name: String,
     /// Pod group within the Workload.
-    #[serde(rename = "podGroup")]
     pub pod_group: String,
     /// Replica key of the pod group.
-    #[serde(rename = "podGroupReplicaKey", skip_serializing_if = "Option::is_none")]
     pub pod_group_replica_key: Option<String>,
+}
+
+impl ::serde::Serialize for WorkloadReference {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(2, &[self.pod_group_replica_key.is_some()]);
+        let mut state = serializer.serialize_struct("WorkloadReference", len)?;
+        state.serialize_field("name", &self.name)?;
+        state.serialize_field("podGroup", &self.pod_group)?;
+        serde_struct::optional_field(
+            &mut state,
+            "podGroupReplicaKey",
+            self.pod_group_replica_key.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct WorkloadReferenceVisitor;
+
+        impl serde_struct::Fields for WorkloadReferenceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "name",
+                "podGroup",
+                "podGroupReplicaKey",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "name" => 0,
+                    "podGroup" => 1,
+                    "podGroupReplicaKey" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for WorkloadReferenceVisitor {
+            type Value = WorkloadReference;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct WorkloadReference")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<WorkloadReference, A::Error> {
+                let mut name = None;
+                let mut pod_group = None;
+                let mut pod_group_replica_key = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut name, "name"),
+                        1 => serde_struct::value(&mut map, &mut pod_group, "podGroup"),
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut pod_group_replica_key,
+                                "podGroupReplicaKey",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(WorkloadReference {
+                    name: serde_struct::required(name, "name")?,
+                    pod_group: serde_struct::required(pod_group, "podGroup")?,
+                    pod_group_replica_key: serde_struct::optional(pod_group_replica_key),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "WorkloadReference",
+                <WorkloadReferenceVisitor as serde_struct::Fields>::NAMES,
+                WorkloadReferenceVisitor,
+            )
+    }
 }
 
 impl WorkloadReference {

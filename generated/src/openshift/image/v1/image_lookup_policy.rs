@@ -2,10 +2,82 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.ImageLookupPolicy
 
 /// ImageLookupPolicy 描述了如何使用镜像流覆盖命名空间中 pod、构建和其他资源使用的镜像引用。
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImageLookupPolicy {
     /// 每当与此镜像流匹配时,local 会将这个命名空间中的对象上的 docker 短镜像引用(如 "mysql" 或 "php:latest")更改为镜像 ID,而不是到达远程 registry。如果找到,该名称将完全限定到镜像 ID。标签的 referencePolicy 会考虑替换的值。仅在当前命名空间中工作。
     pub local: bool,
+}
+
+impl ::serde::Serialize for ImageLookupPolicy {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        let len = 1;
+        let mut state = serializer.serialize_struct("ImageLookupPolicy", len)?;
+        state.serialize_field("local", &self.local)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ImageLookupPolicy {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ImageLookupPolicyVisitor;
+
+        impl serde_struct::Fields for ImageLookupPolicyVisitor {
+            const NAMES: &'static [&'static str] = &["local"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "local" => 0,
+                    _ => 1,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ImageLookupPolicyVisitor {
+            type Value = ImageLookupPolicy;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ImageLookupPolicy")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ImageLookupPolicy, A::Error> {
+                let mut local = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut local, "local"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ImageLookupPolicy {
+                    local: serde_struct::required(local, "local")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ImageLookupPolicy",
+                <ImageLookupPolicyVisitor as serde_struct::Fields>::NAMES,
+                ImageLookupPolicyVisitor,
+            )
+    }
 }
 
 impl ImageLookupPolicy {

@@ -21,34 +21,139 @@
 /// | `GET` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status` | Read the status of the specified ImageStream. | `pretty` | [`read_namespaced_image_stream_status`](Self::read_namespaced_image_stream_status) |
 /// | `PATCH` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status` | Partially update the status of the specified ImageStream. | `dryRun`, `fieldManager`, `force`, `pretty` | [`patch_namespaced_image_stream_status`](Self::patch_namespaced_image_stream_status) |
 /// | `PUT` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status` | Replace the status of the specified ImageStream. | `dryRun`, `fieldManager`, `pretty` | [`replace_namespaced_image_stream_status`](Self::replace_namespaced_image_stream_status) |
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ImageStream {
     /// APIVersion 定义对象的这个表示法的版本化的 schema。服务器应该将识别的模式转换为最新的内部值,并可拒绝未识别的值。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources>
     ///
     /// Always `image.openshift.io/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-    #[serde(
-        rename = "apiVersion",
-        default = "::kubegen_runtime::ApiVersion::absent",
-        skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
-    )]
     pub api_version: ::kubegen_runtime::ApiVersion<ImageStream>,
     /// kind 是一个字符串值,代表此对象所代表的 REST 资源。服务器可以从客户端向其提交请求的端点推断。无法更新。采用驼峰拼写法 (CamelCase)。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds>
     ///
     /// Always `ImageStream`: set on construction, checked when deserializing, and omitted when absent from the input.
-    #[serde(
-        default = "::kubegen_runtime::Kind::absent",
-        skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
-    )]
     pub kind: ::kubegen_runtime::Kind<ImageStream>,
     /// metadata 是标准对象的元数据。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata>
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     /// ImageStreamSpec 代表 ImageStreams 的选项。
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub spec: Option<crate::openshift::image::v1::ImageStreamSpec>,
     /// ImageStreamStatus 包含此镜像流状态的信息。
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<crate::openshift::image::v1::ImageStreamStatus>,
+}
+
+impl ::serde::Serialize for ImageStream {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.api_version.is_present(),
+                self.kind.is_present(),
+                self.metadata.is_some(),
+                self.spec.is_some(),
+                self.status.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("ImageStream", len)?;
+        serde_struct::field_if(
+            &mut state,
+            "apiVersion",
+            &self.api_version,
+            self.api_version.is_present(),
+        )?;
+        serde_struct::field_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+        serde_struct::optional_field(&mut state, "metadata", self.metadata.as_ref())?;
+        serde_struct::optional_field(&mut state, "spec", self.spec.as_ref())?;
+        serde_struct::optional_field(&mut state, "status", self.status.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ImageStream {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ImageStreamVisitor;
+
+        impl serde_struct::Fields for ImageStreamVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "apiVersion",
+                "kind",
+                "metadata",
+                "spec",
+                "status",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "apiVersion" => 0,
+                    "kind" => 1,
+                    "metadata" => 2,
+                    "spec" => 3,
+                    "status" => 4,
+                    _ => 5,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ImageStreamVisitor {
+            type Value = ImageStream;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ImageStream")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ImageStream, A::Error> {
+                let mut api_version = None;
+                let mut kind = None;
+                let mut metadata = None;
+                let mut spec = None;
+                let mut status = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
+                        2 => serde_struct::value(&mut map, &mut metadata, "metadata"),
+                        3 => serde_struct::value(&mut map, &mut spec, "spec"),
+                        4 => serde_struct::value(&mut map, &mut status, "status"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ImageStream {
+                    api_version: api_version
+                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                    metadata: serde_struct::optional(metadata),
+                    spec: serde_struct::optional(spec),
+                    status: serde_struct::optional(status),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ImageStream",
+                <ImageStreamVisitor as serde_struct::Fields>::NAMES,
+                ImageStreamVisitor,
+            )
+    }
 }
 
 impl ::kubegen_runtime::TypeMeta for ImageStream {
@@ -185,8 +290,9 @@ impl ImageStream {
     /// # Errors
     ///
     /// Never in practice: the request is always well-formed.
+    #[inline]
     pub fn list_image_stream_for_all_namespaces(
-        query: &ListImageStreamForAllNamespacesQuery,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -208,6 +314,7 @@ impl ImageStream {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn list_image_stream_for_all_namespaces_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -228,8 +335,9 @@ impl ImageStream {
     /// # Errors
     ///
     /// Never in practice: the request is always well-formed.
+    #[inline]
     pub fn watch_image_stream_list_for_all_namespaces(
-        query: &WatchImageStreamListForAllNamespacesQuery,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -251,6 +359,7 @@ impl ImageStream {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn watch_image_stream_list_for_all_namespaces_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -276,10 +385,11 @@ impl ImageStream {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn delete_collection_namespaced_image_stream(
         namespace: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-        query: &DeleteCollectionNamespacedImageStreamQuery,
+        query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -303,6 +413,7 @@ impl ImageStream {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn delete_collection_namespaced_image_stream_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -323,9 +434,10 @@ impl ImageStream {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn list_namespaced_image_stream(
         namespace: &str,
-        query: &ListNamespacedImageStreamQuery,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -349,6 +461,7 @@ impl ImageStream {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn list_namespaced_image_stream_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -369,10 +482,11 @@ impl ImageStream {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn create_namespaced_image_stream(
         namespace: &str,
         body: &Self,
-        query: &CreateNamespacedImageStreamQuery,
+        query: &crate::routes::CreateOrReplaceQuery2,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -396,6 +510,7 @@ impl ImageStream {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn create_namespaced_image_stream_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -413,9 +528,10 @@ impl ImageStream {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn watch_namespaced_image_stream_list(
         namespace: &str,
-        query: &WatchNamespacedImageStreamListQuery,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -439,6 +555,7 @@ impl ImageStream {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn watch_namespaced_image_stream_list_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -464,11 +581,12 @@ impl ImageStream {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn delete_namespaced_image_stream(
         namespace: &str,
         name: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-        query: &DeleteNamespacedImageStreamQuery,
+        query: &crate::routes::DeleteQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -493,6 +611,7 @@ impl ImageStream {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn delete_namespaced_image_stream_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -513,10 +632,11 @@ impl ImageStream {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn read_namespaced_image_stream(
         namespace: &str,
         name: &str,
-        query: &ReadNamespacedImageStreamQuery,
+        query: &crate::routes::GetQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -541,6 +661,7 @@ impl ImageStream {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn read_namespaced_image_stream_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -558,11 +679,12 @@ impl ImageStream {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the operation does not accept this kind of patch.
+    #[inline]
     pub fn patch_namespaced_image_stream(
         namespace: &str,
         name: &str,
         body: &::kubegen_runtime::Patch,
-        query: &PatchNamespacedImageStreamQuery,
+        query: &crate::routes::PatchQuery2,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -598,6 +720,7 @@ impl ImageStream {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn patch_namespaced_image_stream_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -615,11 +738,12 @@ impl ImageStream {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn replace_namespaced_image_stream(
         namespace: &str,
         name: &str,
         body: &Self,
-        query: &ReplaceNamespacedImageStreamQuery,
+        query: &crate::routes::CreateOrReplaceQuery2,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -644,6 +768,7 @@ impl ImageStream {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn replace_namespaced_image_stream_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -661,10 +786,11 @@ impl ImageStream {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn watch_namespaced_image_stream(
         namespace: &str,
         name: &str,
-        query: &WatchNamespacedImageStreamQuery,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -689,6 +815,7 @@ impl ImageStream {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn watch_namespaced_image_stream_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -714,10 +841,11 @@ impl ImageStream {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`.
+    #[inline]
     pub fn read_namespaced_image_stream_status(
         namespace: &str,
         name: &str,
-        query: &ReadNamespacedImageStreamStatusQuery,
+        query: &crate::routes::GetQuery,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -743,6 +871,7 @@ impl ImageStream {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn read_namespaced_image_stream_status_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -760,11 +889,12 @@ impl ImageStream {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the operation does not accept this kind of patch.
+    #[inline]
     pub fn patch_namespaced_image_stream_status(
         namespace: &str,
         name: &str,
         body: &::kubegen_runtime::Patch,
-        query: &PatchNamespacedImageStreamStatusQuery,
+        query: &crate::routes::PatchQuery2,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -801,6 +931,7 @@ impl ImageStream {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn patch_namespaced_image_stream_status_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -818,11 +949,12 @@ impl ImageStream {
     /// # Errors
     ///
     /// When a path parameter is empty, `.` or `..`, or the body cannot be serialized.
+    #[inline]
     pub fn replace_namespaced_image_stream_status(
         namespace: &str,
         name: &str,
         body: &Self,
-        query: &ReplaceNamespacedImageStreamStatusQuery,
+        query: &crate::routes::CreateOrReplaceQuery2,
     ) -> Result<
         ::kubegen_runtime::http::Request<Vec<u8>>,
         ::kubegen_runtime::RequestError,
@@ -848,6 +980,7 @@ impl ImageStream {
     /// # Errors
     ///
     /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    #[inline]
     pub fn replace_namespaced_image_stream_status_response(
         status: ::kubegen_runtime::http::StatusCode,
         body: &[u8],
@@ -856,1460 +989,5 @@ impl ImageStream {
             200 | 201 => ::kubegen_runtime::response::json(status, body),
             _ => Err(::kubegen_runtime::response::error(status, body)),
         }
-    }
-}
-
-/// The optional query parameters of [`ImageStream::list_image_stream_for_all_namespaces`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ListImageStreamForAllNamespacesQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ListImageStreamForAllNamespacesQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl ListImageStreamForAllNamespacesQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ListImageStreamForAllNamespacesQueryBuilder {
-        ListImageStreamForAllNamespacesQueryBuilder::default()
-    }
-}
-
-/// Builds [`ListImageStreamForAllNamespacesQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ListImageStreamForAllNamespacesQueryBuilder(
-    ListImageStreamForAllNamespacesQuery,
-);
-
-impl ListImageStreamForAllNamespacesQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ListImageStreamForAllNamespacesQuery {
-        self.0
-    }
-}
-
-impl From<ListImageStreamForAllNamespacesQueryBuilder>
-for ListImageStreamForAllNamespacesQuery {
-    fn from(builder: ListImageStreamForAllNamespacesQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ListImageStreamForAllNamespacesQuery>
-for ListImageStreamForAllNamespacesQueryBuilder {
-    fn from(query: ListImageStreamForAllNamespacesQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`ImageStream::watch_image_stream_list_for_all_namespaces`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WatchImageStreamListForAllNamespacesQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams
-for WatchImageStreamListForAllNamespacesQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl WatchImageStreamListForAllNamespacesQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> WatchImageStreamListForAllNamespacesQueryBuilder {
-        WatchImageStreamListForAllNamespacesQueryBuilder::default()
-    }
-}
-
-/// Builds [`WatchImageStreamListForAllNamespacesQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct WatchImageStreamListForAllNamespacesQueryBuilder(
-    WatchImageStreamListForAllNamespacesQuery,
-);
-
-impl WatchImageStreamListForAllNamespacesQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> WatchImageStreamListForAllNamespacesQuery {
-        self.0
-    }
-}
-
-impl From<WatchImageStreamListForAllNamespacesQueryBuilder>
-for WatchImageStreamListForAllNamespacesQuery {
-    fn from(builder: WatchImageStreamListForAllNamespacesQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<WatchImageStreamListForAllNamespacesQuery>
-for WatchImageStreamListForAllNamespacesQueryBuilder {
-    fn from(query: WatchImageStreamListForAllNamespacesQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`ImageStream::delete_collection_namespaced_image_stream`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DeleteCollectionNamespacedImageStreamQuery {
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Seconds to wait before deletion; 0 deletes immediately.
-    pub grace_period_seconds: Option<i64>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
-    pub orphan_dependents: Option<bool>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Garbage collection policy: Orphan, Background or Foreground.
-    pub propagation_policy: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-}
-
-impl ::kubegen_runtime::request::QueryParams
-for DeleteCollectionNamespacedImageStreamQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target
-            .push_optional_query(
-                "gracePeriodSeconds",
-                self.grace_period_seconds.as_ref(),
-            );
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target
-            .push_optional_query(
-                "propagationPolicy",
-                self.propagation_policy.as_deref(),
-            );
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-    }
-}
-
-impl DeleteCollectionNamespacedImageStreamQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> DeleteCollectionNamespacedImageStreamQueryBuilder {
-        DeleteCollectionNamespacedImageStreamQueryBuilder::default()
-    }
-}
-
-/// Builds [`DeleteCollectionNamespacedImageStreamQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct DeleteCollectionNamespacedImageStreamQueryBuilder(
-    DeleteCollectionNamespacedImageStreamQuery,
-);
-
-impl DeleteCollectionNamespacedImageStreamQueryBuilder {
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Seconds to wait before deletion; 0 deletes immediately.
-    pub fn grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.grace_period_seconds = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
-    pub fn orphan_dependents(mut self, value: impl Into<bool>) -> Self {
-        self.0.orphan_dependents = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Garbage collection policy: Orphan, Background or Foreground.
-    pub fn propagation_policy(mut self, value: impl Into<String>) -> Self {
-        self.0.propagation_policy = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> DeleteCollectionNamespacedImageStreamQuery {
-        self.0
-    }
-}
-
-impl From<DeleteCollectionNamespacedImageStreamQueryBuilder>
-for DeleteCollectionNamespacedImageStreamQuery {
-    fn from(builder: DeleteCollectionNamespacedImageStreamQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<DeleteCollectionNamespacedImageStreamQuery>
-for DeleteCollectionNamespacedImageStreamQueryBuilder {
-    fn from(query: DeleteCollectionNamespacedImageStreamQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`ImageStream::list_namespaced_image_stream`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ListNamespacedImageStreamQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ListNamespacedImageStreamQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl ListNamespacedImageStreamQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ListNamespacedImageStreamQueryBuilder {
-        ListNamespacedImageStreamQueryBuilder::default()
-    }
-}
-
-/// Builds [`ListNamespacedImageStreamQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ListNamespacedImageStreamQueryBuilder(ListNamespacedImageStreamQuery);
-
-impl ListNamespacedImageStreamQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ListNamespacedImageStreamQuery {
-        self.0
-    }
-}
-
-impl From<ListNamespacedImageStreamQueryBuilder> for ListNamespacedImageStreamQuery {
-    fn from(builder: ListNamespacedImageStreamQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ListNamespacedImageStreamQuery> for ListNamespacedImageStreamQueryBuilder {
-    fn from(query: ListNamespacedImageStreamQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`ImageStream::create_namespaced_image_stream`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CreateNamespacedImageStreamQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub field_manager: Option<String>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for CreateNamespacedImageStreamQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldManager", self.field_manager.as_deref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl CreateNamespacedImageStreamQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> CreateNamespacedImageStreamQueryBuilder {
-        CreateNamespacedImageStreamQueryBuilder::default()
-    }
-}
-
-/// Builds [`CreateNamespacedImageStreamQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct CreateNamespacedImageStreamQueryBuilder(CreateNamespacedImageStreamQuery);
-
-impl CreateNamespacedImageStreamQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
-        self.0.field_manager = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> CreateNamespacedImageStreamQuery {
-        self.0
-    }
-}
-
-impl From<CreateNamespacedImageStreamQueryBuilder> for CreateNamespacedImageStreamQuery {
-    fn from(builder: CreateNamespacedImageStreamQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<CreateNamespacedImageStreamQuery> for CreateNamespacedImageStreamQueryBuilder {
-    fn from(query: CreateNamespacedImageStreamQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`ImageStream::watch_namespaced_image_stream_list`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WatchNamespacedImageStreamListQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for WatchNamespacedImageStreamListQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl WatchNamespacedImageStreamListQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> WatchNamespacedImageStreamListQueryBuilder {
-        WatchNamespacedImageStreamListQueryBuilder::default()
-    }
-}
-
-/// Builds [`WatchNamespacedImageStreamListQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct WatchNamespacedImageStreamListQueryBuilder(
-    WatchNamespacedImageStreamListQuery,
-);
-
-impl WatchNamespacedImageStreamListQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> WatchNamespacedImageStreamListQuery {
-        self.0
-    }
-}
-
-impl From<WatchNamespacedImageStreamListQueryBuilder>
-for WatchNamespacedImageStreamListQuery {
-    fn from(builder: WatchNamespacedImageStreamListQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<WatchNamespacedImageStreamListQuery>
-for WatchNamespacedImageStreamListQueryBuilder {
-    fn from(query: WatchNamespacedImageStreamListQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`ImageStream::delete_namespaced_image_stream`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DeleteNamespacedImageStreamQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Seconds to wait before deletion; 0 deletes immediately.
-    pub grace_period_seconds: Option<i64>,
-    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
-    pub orphan_dependents: Option<bool>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Garbage collection policy: Orphan, Background or Foreground.
-    pub propagation_policy: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for DeleteNamespacedImageStreamQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target
-            .push_optional_query(
-                "gracePeriodSeconds",
-                self.grace_period_seconds.as_ref(),
-            );
-        target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target
-            .push_optional_query(
-                "propagationPolicy",
-                self.propagation_policy.as_deref(),
-            );
-    }
-}
-
-impl DeleteNamespacedImageStreamQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> DeleteNamespacedImageStreamQueryBuilder {
-        DeleteNamespacedImageStreamQueryBuilder::default()
-    }
-}
-
-/// Builds [`DeleteNamespacedImageStreamQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct DeleteNamespacedImageStreamQueryBuilder(DeleteNamespacedImageStreamQuery);
-
-impl DeleteNamespacedImageStreamQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Seconds to wait before deletion; 0 deletes immediately.
-    pub fn grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.grace_period_seconds = Some(value.into());
-        self
-    }
-
-    /// Deprecated: whether dependents are orphaned; use propagationPolicy instead.
-    pub fn orphan_dependents(mut self, value: impl Into<bool>) -> Self {
-        self.0.orphan_dependents = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Garbage collection policy: Orphan, Background or Foreground.
-    pub fn propagation_policy(mut self, value: impl Into<String>) -> Self {
-        self.0.propagation_policy = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> DeleteNamespacedImageStreamQuery {
-        self.0
-    }
-}
-
-impl From<DeleteNamespacedImageStreamQueryBuilder> for DeleteNamespacedImageStreamQuery {
-    fn from(builder: DeleteNamespacedImageStreamQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<DeleteNamespacedImageStreamQuery> for DeleteNamespacedImageStreamQueryBuilder {
-    fn from(query: DeleteNamespacedImageStreamQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`ImageStream::read_namespaced_image_stream`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReadNamespacedImageStreamQuery {
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ReadNamespacedImageStreamQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl ReadNamespacedImageStreamQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ReadNamespacedImageStreamQueryBuilder {
-        ReadNamespacedImageStreamQueryBuilder::default()
-    }
-}
-
-/// Builds [`ReadNamespacedImageStreamQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ReadNamespacedImageStreamQueryBuilder(ReadNamespacedImageStreamQuery);
-
-impl ReadNamespacedImageStreamQueryBuilder {
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ReadNamespacedImageStreamQuery {
-        self.0
-    }
-}
-
-impl From<ReadNamespacedImageStreamQueryBuilder> for ReadNamespacedImageStreamQuery {
-    fn from(builder: ReadNamespacedImageStreamQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ReadNamespacedImageStreamQuery> for ReadNamespacedImageStreamQueryBuilder {
-    fn from(query: ReadNamespacedImageStreamQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`ImageStream::patch_namespaced_image_stream`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PatchNamespacedImageStreamQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub field_manager: Option<String>,
-    /// Let an apply request take over fields owned by other managers; unset for other patch types.
-    pub force: Option<bool>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for PatchNamespacedImageStreamQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldManager", self.field_manager.as_deref());
-        target.push_optional_query("force", self.force.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl PatchNamespacedImageStreamQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> PatchNamespacedImageStreamQueryBuilder {
-        PatchNamespacedImageStreamQueryBuilder::default()
-    }
-}
-
-/// Builds [`PatchNamespacedImageStreamQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct PatchNamespacedImageStreamQueryBuilder(PatchNamespacedImageStreamQuery);
-
-impl PatchNamespacedImageStreamQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
-        self.0.field_manager = Some(value.into());
-        self
-    }
-
-    /// Let an apply request take over fields owned by other managers; unset for other patch types.
-    pub fn force(mut self, value: impl Into<bool>) -> Self {
-        self.0.force = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> PatchNamespacedImageStreamQuery {
-        self.0
-    }
-}
-
-impl From<PatchNamespacedImageStreamQueryBuilder> for PatchNamespacedImageStreamQuery {
-    fn from(builder: PatchNamespacedImageStreamQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<PatchNamespacedImageStreamQuery> for PatchNamespacedImageStreamQueryBuilder {
-    fn from(query: PatchNamespacedImageStreamQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`ImageStream::replace_namespaced_image_stream`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReplaceNamespacedImageStreamQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub field_manager: Option<String>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ReplaceNamespacedImageStreamQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldManager", self.field_manager.as_deref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl ReplaceNamespacedImageStreamQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ReplaceNamespacedImageStreamQueryBuilder {
-        ReplaceNamespacedImageStreamQueryBuilder::default()
-    }
-}
-
-/// Builds [`ReplaceNamespacedImageStreamQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ReplaceNamespacedImageStreamQueryBuilder(ReplaceNamespacedImageStreamQuery);
-
-impl ReplaceNamespacedImageStreamQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
-        self.0.field_manager = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ReplaceNamespacedImageStreamQuery {
-        self.0
-    }
-}
-
-impl From<ReplaceNamespacedImageStreamQueryBuilder>
-for ReplaceNamespacedImageStreamQuery {
-    fn from(builder: ReplaceNamespacedImageStreamQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ReplaceNamespacedImageStreamQuery>
-for ReplaceNamespacedImageStreamQueryBuilder {
-    fn from(query: ReplaceNamespacedImageStreamQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`ImageStream::watch_namespaced_image_stream`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WatchNamespacedImageStreamQuery {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Continue token returned by a previous paged list call.
-    pub continue_: Option<String>,
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub field_selector: Option<String>,
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return in one page.
-    pub limit: Option<i64>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub resource_version_match: Option<String>,
-    /// Time limit for the list or watch call, in seconds.
-    pub timeout_seconds: Option<i64>,
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub watch: Option<bool>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for WatchNamespacedImageStreamQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target
-            .push_optional_query(
-                "allowWatchBookmarks",
-                self.allow_watch_bookmarks.as_ref(),
-            );
-        target.push_optional_query("continue", self.continue_.as_deref());
-        target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("labelSelector", self.label_selector.as_deref());
-        target.push_optional_query("limit", self.limit.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target
-            .push_optional_query(
-                "resourceVersionMatch",
-                self.resource_version_match.as_deref(),
-            );
-        target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
-        target.push_optional_query("watch", self.watch.as_ref());
-    }
-}
-
-impl WatchNamespacedImageStreamQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> WatchNamespacedImageStreamQueryBuilder {
-        WatchNamespacedImageStreamQueryBuilder::default()
-    }
-}
-
-/// Builds [`WatchNamespacedImageStreamQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct WatchNamespacedImageStreamQueryBuilder(WatchNamespacedImageStreamQuery);
-
-impl WatchNamespacedImageStreamQueryBuilder {
-    /// Asks for BOOKMARK watch events; servers may ignore it.
-    pub fn allow_watch_bookmarks(mut self, value: impl Into<bool>) -> Self {
-        self.0.allow_watch_bookmarks = Some(value.into());
-        self
-    }
-
-    /// Continue token returned by a previous paged list call.
-    pub fn continue_(mut self, value: impl Into<String>) -> Self {
-        self.0.continue_ = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose fields match, e.g. `metadata.name=<name>`.
-    pub fn field_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.field_selector = Some(value.into());
-        self
-    }
-
-    /// Only return objects whose labels match, e.g. `app in (web,api)`.
-    pub fn label_selector(mut self, value: impl Into<String>) -> Self {
-        self.0.label_selector = Some(value.into());
-        self
-    }
-
-    /// Maximum number of items to return in one page.
-    pub fn limit(mut self, value: impl Into<i64>) -> Self {
-        self.0.limit = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// Resource version the request must be served from; see <https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions>.
-    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version = Some(value.into());
-        self
-    }
-
-    /// How resourceVersion applies to a list call: Exact or NotOlderThan.
-    pub fn resource_version_match(mut self, value: impl Into<String>) -> Self {
-        self.0.resource_version_match = Some(value.into());
-        self
-    }
-
-    /// Time limit for the list or watch call, in seconds.
-    pub fn timeout_seconds(mut self, value: impl Into<i64>) -> Self {
-        self.0.timeout_seconds = Some(value.into());
-        self
-    }
-
-    /// Stream changes as added, modified and deleted events instead of returning a list.
-    pub fn watch(mut self, value: impl Into<bool>) -> Self {
-        self.0.watch = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> WatchNamespacedImageStreamQuery {
-        self.0
-    }
-}
-
-impl From<WatchNamespacedImageStreamQueryBuilder> for WatchNamespacedImageStreamQuery {
-    fn from(builder: WatchNamespacedImageStreamQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<WatchNamespacedImageStreamQuery> for WatchNamespacedImageStreamQueryBuilder {
-    fn from(query: WatchNamespacedImageStreamQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`ImageStream::read_namespaced_image_stream_status`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReadNamespacedImageStreamStatusQuery {
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for ReadNamespacedImageStreamStatusQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl ReadNamespacedImageStreamStatusQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ReadNamespacedImageStreamStatusQueryBuilder {
-        ReadNamespacedImageStreamStatusQueryBuilder::default()
-    }
-}
-
-/// Builds [`ReadNamespacedImageStreamStatusQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ReadNamespacedImageStreamStatusQueryBuilder(
-    ReadNamespacedImageStreamStatusQuery,
-);
-
-impl ReadNamespacedImageStreamStatusQueryBuilder {
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ReadNamespacedImageStreamStatusQuery {
-        self.0
-    }
-}
-
-impl From<ReadNamespacedImageStreamStatusQueryBuilder>
-for ReadNamespacedImageStreamStatusQuery {
-    fn from(builder: ReadNamespacedImageStreamStatusQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ReadNamespacedImageStreamStatusQuery>
-for ReadNamespacedImageStreamStatusQueryBuilder {
-    fn from(query: ReadNamespacedImageStreamStatusQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`ImageStream::patch_namespaced_image_stream_status`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PatchNamespacedImageStreamStatusQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub field_manager: Option<String>,
-    /// Let an apply request take over fields owned by other managers; unset for other patch types.
-    pub force: Option<bool>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams for PatchNamespacedImageStreamStatusQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldManager", self.field_manager.as_deref());
-        target.push_optional_query("force", self.force.as_ref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl PatchNamespacedImageStreamStatusQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> PatchNamespacedImageStreamStatusQueryBuilder {
-        PatchNamespacedImageStreamStatusQueryBuilder::default()
-    }
-}
-
-/// Builds [`PatchNamespacedImageStreamStatusQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct PatchNamespacedImageStreamStatusQueryBuilder(
-    PatchNamespacedImageStreamStatusQuery,
-);
-
-impl PatchNamespacedImageStreamStatusQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
-        self.0.field_manager = Some(value.into());
-        self
-    }
-
-    /// Let an apply request take over fields owned by other managers; unset for other patch types.
-    pub fn force(mut self, value: impl Into<bool>) -> Self {
-        self.0.force = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> PatchNamespacedImageStreamStatusQuery {
-        self.0
-    }
-}
-
-impl From<PatchNamespacedImageStreamStatusQueryBuilder>
-for PatchNamespacedImageStreamStatusQuery {
-    fn from(builder: PatchNamespacedImageStreamStatusQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<PatchNamespacedImageStreamStatusQuery>
-for PatchNamespacedImageStreamStatusQueryBuilder {
-    fn from(query: PatchNamespacedImageStreamStatusQuery) -> Self {
-        Self(query)
-    }
-}
-
-/// The optional query parameters of [`ImageStream::replace_namespaced_image_stream_status`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReplaceNamespacedImageStreamStatusQuery {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub field_manager: Option<String>,
-    /// Pretty-print the output when set to 'true'.
-    pub pretty: Option<String>,
-}
-
-impl ::kubegen_runtime::request::QueryParams
-for ReplaceNamespacedImageStreamStatusQuery {
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
-        target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("fieldManager", self.field_manager.as_deref());
-        target.push_optional_query("pretty", self.pretty.as_deref());
-    }
-}
-
-impl ReplaceNamespacedImageStreamStatusQuery {
-    /// A builder with no parameter set.
-    pub fn builder() -> ReplaceNamespacedImageStreamStatusQueryBuilder {
-        ReplaceNamespacedImageStreamStatusQueryBuilder::default()
-    }
-}
-
-/// Builds [`ReplaceNamespacedImageStreamStatusQuery`]: each setter sets one parameter; unset ones are not sent.
-#[derive(Clone, Debug, Default)]
-#[must_use]
-pub struct ReplaceNamespacedImageStreamStatusQueryBuilder(
-    ReplaceNamespacedImageStreamStatusQuery,
-);
-
-impl ReplaceNamespacedImageStreamStatusQueryBuilder {
-    /// When set to `All`, the request is fully processed but nothing is persisted.
-    pub fn dry_run(mut self, value: impl Into<String>) -> Self {
-        self.0.dry_run = Some(value.into());
-        self
-    }
-
-    /// Name of the actor making the change, at most 128 printable characters.
-    pub fn field_manager(mut self, value: impl Into<String>) -> Self {
-        self.0.field_manager = Some(value.into());
-        self
-    }
-
-    /// Pretty-print the output when set to 'true'.
-    pub fn pretty(mut self, value: impl Into<String>) -> Self {
-        self.0.pretty = Some(value.into());
-        self
-    }
-
-    /// The parameters.
-    #[must_use]
-    pub fn build(self) -> ReplaceNamespacedImageStreamStatusQuery {
-        self.0
-    }
-}
-
-impl From<ReplaceNamespacedImageStreamStatusQueryBuilder>
-for ReplaceNamespacedImageStreamStatusQuery {
-    fn from(builder: ReplaceNamespacedImageStreamStatusQueryBuilder) -> Self {
-        builder.0
-    }
-}
-
-impl From<ReplaceNamespacedImageStreamStatusQuery>
-for ReplaceNamespacedImageStreamStatusQueryBuilder {
-    fn from(query: ReplaceNamespacedImageStreamStatusQuery) -> Self {
-        Self(query)
     }
 }

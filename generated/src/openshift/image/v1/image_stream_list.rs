@@ -2,30 +2,129 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.ImageStreamList
 
 /// ImageStreamList 是 ImageStream 对象的列表。
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImageStreamList {
     /// APIVersion 定义对象的这个表示法的版本化的 schema。服务器应该将识别的模式转换为最新的内部值,并可拒绝未识别的值。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources>
     ///
     /// Always `image.openshift.io/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-    #[serde(
-        rename = "apiVersion",
-        default = "::kubegen_runtime::ApiVersion::absent",
-        skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
-    )]
     pub api_version: ::kubegen_runtime::ApiVersion<ImageStreamList>,
     /// items 是镜像流的列表。
     pub items: Vec<crate::openshift::image::v1::ImageStream>,
     /// kind 是一个字符串值,代表此对象所代表的 REST 资源。服务器可以从客户端向其提交请求的端点推断。无法更新。采用驼峰拼写法 (CamelCase)。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds>
     ///
     /// Always `ImageStreamList`: set on construction, checked when deserializing, and omitted when absent from the input.
-    #[serde(
-        default = "::kubegen_runtime::Kind::absent",
-        skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
-    )]
     pub kind: ::kubegen_runtime::Kind<ImageStreamList>,
     /// metadata 是标准的列表元数据。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata>
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta>,
+}
+
+impl ::serde::Serialize for ImageStreamList {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.api_version.is_present(),
+                self.kind.is_present(),
+                self.metadata.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("ImageStreamList", len)?;
+        serde_struct::field_if(
+            &mut state,
+            "apiVersion",
+            &self.api_version,
+            self.api_version.is_present(),
+        )?;
+        state.serialize_field("items", &self.items)?;
+        serde_struct::field_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+        serde_struct::optional_field(&mut state, "metadata", self.metadata.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ImageStreamListVisitor;
+
+        impl serde_struct::Fields for ImageStreamListVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "apiVersion",
+                "items",
+                "kind",
+                "metadata",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "apiVersion" => 0,
+                    "items" => 1,
+                    "kind" => 2,
+                    "metadata" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ImageStreamListVisitor {
+            type Value = ImageStreamList;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ImageStreamList")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ImageStreamList, A::Error> {
+                let mut api_version = None;
+                let mut items = None;
+                let mut kind = None;
+                let mut metadata = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut items, "items"),
+                        2 => serde_struct::value(&mut map, &mut kind, "kind"),
+                        3 => serde_struct::value(&mut map, &mut metadata, "metadata"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ImageStreamList {
+                    api_version: api_version
+                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                    items: serde_struct::required(items, "items")?,
+                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                    metadata: serde_struct::optional(metadata),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ImageStreamList",
+                <ImageStreamListVisitor as serde_struct::Fields>::NAMES,
+                ImageStreamListVisitor,
+            )
+    }
 }
 
 impl ::kubegen_runtime::TypeMeta for ImageStreamList {

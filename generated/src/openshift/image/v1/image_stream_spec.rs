@@ -2,17 +2,132 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.ImageStreamSpec
 
 /// ImageStreamSpec 代表 ImageStreams 的选项。
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ImageStreamSpec {
     /// dockerImageRepository 是可选的,如果指定此流由这个服务器上的容器存储库支持:从 v3.7 开始已弃用,并将在以后的发行版本中删除。通过 spec.tags.from 引用来指定每个标签中要导入的标签的源。
-    #[serde(rename = "dockerImageRepository", skip_serializing_if = "Option::is_none")]
     pub docker_image_repository: Option<String>,
     /// ImageLookupPolicy 描述了如何使用镜像流覆盖命名空间中 pod、构建和其他资源使用的镜像引用。
-    #[serde(rename = "lookupPolicy", skip_serializing_if = "Option::is_none")]
     pub lookup_policy: Option<crate::openshift::image::v1::ImageLookupPolicy>,
     /// 标签将任意字符串值映射到特定的镜像 locators
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<crate::openshift::image::v1::TagReference>>,
+}
+
+impl ::serde::Serialize for ImageStreamSpec {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.docker_image_repository.is_some(),
+                self.lookup_policy.is_some(),
+                self.tags.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("ImageStreamSpec", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "dockerImageRepository",
+            self.docker_image_repository.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "lookupPolicy",
+            self.lookup_policy.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "tags", self.tags.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ImageStreamSpecVisitor;
+
+        impl serde_struct::Fields for ImageStreamSpecVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "dockerImageRepository",
+                "lookupPolicy",
+                "tags",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "dockerImageRepository" => 0,
+                    "lookupPolicy" => 1,
+                    "tags" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ImageStreamSpecVisitor {
+            type Value = ImageStreamSpec;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ImageStreamSpec")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ImageStreamSpec, A::Error> {
+                let mut docker_image_repository = None;
+                let mut lookup_policy = None;
+                let mut tags = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut docker_image_repository,
+                                "dockerImageRepository",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut lookup_policy,
+                                "lookupPolicy",
+                            )
+                        }
+
+                        2 => serde_struct::value(&mut map, &mut tags, "tags"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ImageStreamSpec {
+                    docker_image_repository: serde_struct::optional(
+                        docker_image_repository,
+                    ),
+                    lookup_policy: serde_struct::optional(lookup_policy),
+                    tags: serde_struct::optional(tags),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ImageStreamSpec",
+                <ImageStreamSpecVisitor as serde_struct::Fields>::NAMES,
+                ImageStreamSpecVisitor,
+            )
+    }
 }
 
 impl ImageStreamSpec {

@@ -2,20 +2,134 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.ImageStreamStatus
 
 /// ImageStreamStatus 包含此镜像流状态的信息。
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ImageStreamStatus {
     /// dockerImageRepository 代表此流可在其访问的有效位置。可以为空,直到服务器确定存储库所在的位置
-    #[serde(rename = "dockerImageRepository", skip_serializing_if = "Option::is_none")]
     pub docker_image_repository: Option<String>,
     /// publicDockerImageRepository 代表可以从集群外拉取镜像的公共位置。如果管理员没有在外部公开集成的 registry,则此字段可能为空。
-    #[serde(
-        rename = "publicDockerImageRepository",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub public_docker_image_repository: Option<String>,
     /// 标签是与每个标签关联的镜像的历史记录。TagEvent 数组中的第一个条目是当前标记的镜像。
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<crate::openshift::image::v1::NamedTagEventList>>,
+}
+
+impl ::serde::Serialize for ImageStreamStatus {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.docker_image_repository.is_some(),
+                self.public_docker_image_repository.is_some(),
+                self.tags.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("ImageStreamStatus", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "dockerImageRepository",
+            self.docker_image_repository.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "publicDockerImageRepository",
+            self.public_docker_image_repository.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "tags", self.tags.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ImageStreamStatusVisitor;
+
+        impl serde_struct::Fields for ImageStreamStatusVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "dockerImageRepository",
+                "publicDockerImageRepository",
+                "tags",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "dockerImageRepository" => 0,
+                    "publicDockerImageRepository" => 1,
+                    "tags" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ImageStreamStatusVisitor {
+            type Value = ImageStreamStatus;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ImageStreamStatus")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ImageStreamStatus, A::Error> {
+                let mut docker_image_repository = None;
+                let mut public_docker_image_repository = None;
+                let mut tags = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut docker_image_repository,
+                                "dockerImageRepository",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut public_docker_image_repository,
+                                "publicDockerImageRepository",
+                            )
+                        }
+
+                        2 => serde_struct::value(&mut map, &mut tags, "tags"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ImageStreamStatus {
+                    docker_image_repository: serde_struct::optional(
+                        docker_image_repository,
+                    ),
+                    public_docker_image_repository: serde_struct::optional(
+                        public_docker_image_repository,
+                    ),
+                    tags: serde_struct::optional(tags),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ImageStreamStatus",
+                <ImageStreamStatusVisitor as serde_struct::Fields>::NAMES,
+                ImageStreamStatusVisitor,
+            )
+    }
 }
 
 impl ImageStreamStatus {

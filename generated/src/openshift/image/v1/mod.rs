@@ -3,26 +3,7 @@
 mod image_lookup_policy;
 pub use self::image_lookup_policy::{ImageLookupPolicy, ImageLookupPolicyBuilder};
 mod image_stream;
-pub use self::image_stream::{
-    ImageStream, ImageStreamBuilder, ListImageStreamForAllNamespacesQuery,
-    ListImageStreamForAllNamespacesQueryBuilder,
-    WatchImageStreamListForAllNamespacesQuery,
-    WatchImageStreamListForAllNamespacesQueryBuilder,
-    DeleteCollectionNamespacedImageStreamQuery,
-    DeleteCollectionNamespacedImageStreamQueryBuilder, ListNamespacedImageStreamQuery,
-    ListNamespacedImageStreamQueryBuilder, CreateNamespacedImageStreamQuery,
-    CreateNamespacedImageStreamQueryBuilder, WatchNamespacedImageStreamListQuery,
-    WatchNamespacedImageStreamListQueryBuilder, DeleteNamespacedImageStreamQuery,
-    DeleteNamespacedImageStreamQueryBuilder, ReadNamespacedImageStreamQuery,
-    ReadNamespacedImageStreamQueryBuilder, PatchNamespacedImageStreamQuery,
-    PatchNamespacedImageStreamQueryBuilder, ReplaceNamespacedImageStreamQuery,
-    ReplaceNamespacedImageStreamQueryBuilder, WatchNamespacedImageStreamQuery,
-    WatchNamespacedImageStreamQueryBuilder, ReadNamespacedImageStreamStatusQuery,
-    ReadNamespacedImageStreamStatusQueryBuilder, PatchNamespacedImageStreamStatusQuery,
-    PatchNamespacedImageStreamStatusQueryBuilder,
-    ReplaceNamespacedImageStreamStatusQuery,
-    ReplaceNamespacedImageStreamStatusQueryBuilder,
-};
+pub use self::image_stream::{ImageStream, ImageStreamBuilder};
 mod image_stream_list;
 pub use self::image_stream_list::{ImageStreamList, ImageStreamListBuilder};
 mod image_stream_spec;

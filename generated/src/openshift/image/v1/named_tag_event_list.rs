@@ -2,15 +2,101 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.NamedTagEventList
 
 /// NamedTagEventList 将标签与其镜像历史记录相关联。
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NamedTagEventList {
     /// conditions 是应用到标签事件列表的条件数组。
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Vec<crate::openshift::image::v1::TagEventCondition>>,
     /// 标准对象元数据。
     pub items: Vec<crate::openshift::image::v1::TagEvent>,
     /// tag 是记录历史记录的标签
     pub tag: String,
+}
+
+impl ::serde::Serialize for NamedTagEventList {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(2, &[self.conditions.is_some()]);
+        let mut state = serializer.serialize_struct("NamedTagEventList", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "conditions",
+            self.conditions.as_ref(),
+        )?;
+        state.serialize_field("items", &self.items)?;
+        state.serialize_field("tag", &self.tag)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct NamedTagEventListVisitor;
+
+        impl serde_struct::Fields for NamedTagEventListVisitor {
+            const NAMES: &'static [&'static str] = &["conditions", "items", "tag"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "conditions" => 0,
+                    "items" => 1,
+                    "tag" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for NamedTagEventListVisitor {
+            type Value = NamedTagEventList;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct NamedTagEventList")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<NamedTagEventList, A::Error> {
+                let mut conditions = None;
+                let mut items = None;
+                let mut tag = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut conditions, "conditions"),
+                        1 => serde_struct::value(&mut map, &mut items, "items"),
+                        2 => serde_struct::value(&mut map, &mut tag, "tag"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(NamedTagEventList {
+                    conditions: serde_struct::optional(conditions),
+                    items: serde_struct::required(items, "items")?,
+                    tag: serde_struct::required(tag, "tag")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "NamedTagEventList",
+                <NamedTagEventListVisitor as serde_struct::Fields>::NAMES,
+                NamedTagEventListVisitor,
+            )
+    }
 }
 
 impl NamedTagEventList {

@@ -2,17 +2,118 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.TagEvent
 
 /// ImageStreamStatus 使用 TagEvent 来保留与标签关联的镜像的历史记录。
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TagEvent {
     /// created 包含 TagEvent 创建的时间
     pub created: crate::apimachinery::pkg::apis::meta::v1::Time,
     /// dockerImageReference 是可用于拉取此镜像的字符串
-    #[serde(rename = "dockerImageReference")]
     pub docker_image_reference: String,
     /// 生成是导致此标签的 spec 标签生成更新
     pub generation: i64,
     /// image 是镜像
     pub image: String,
+}
+
+impl ::serde::Serialize for TagEvent {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        let len = 4;
+        let mut state = serializer.serialize_struct("TagEvent", len)?;
+        state.serialize_field("created", &self.created)?;
+        state.serialize_field("dockerImageReference", &self.docker_image_reference)?;
+        state.serialize_field("generation", &self.generation)?;
+        state.serialize_field("image", &self.image)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for TagEvent {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct TagEventVisitor;
+
+        impl serde_struct::Fields for TagEventVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "created",
+                "dockerImageReference",
+                "generation",
+                "image",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "created" => 0,
+                    "dockerImageReference" => 1,
+                    "generation" => 2,
+                    "image" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for TagEventVisitor {
+            type Value = TagEvent;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TagEvent")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<TagEvent, A::Error> {
+                let mut created = None;
+                let mut docker_image_reference = None;
+                let mut generation = None;
+                let mut image = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut created, "created"),
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut docker_image_reference,
+                                "dockerImageReference",
+                            )
+                        }
+
+                        2 => serde_struct::value(&mut map, &mut generation, "generation"),
+                        3 => serde_struct::value(&mut map, &mut image, "image"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(TagEvent {
+                    created: serde_struct::required(created, "created")?,
+                    docker_image_reference: serde_struct::required(
+                        docker_image_reference,
+                        "dockerImageReference",
+                    )?,
+                    generation: serde_struct::required(generation, "generation")?,
+                    image: serde_struct::required(image, "image")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "TagEvent",
+                <TagEventVisitor as serde_struct::Fields>::NAMES,
+                TagEventVisitor,
+            )
+    }
 }
 
 impl TagEvent {

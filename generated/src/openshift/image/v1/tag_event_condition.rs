@@ -2,24 +2,143 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.TagEventCondition
 
 /// TagEventCondition 包含标签事件的条件信息。
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TagEventCondition {
     /// 生成是此状态对应的 spec 标签生成
     pub generation: i64,
     /// lastTransitionTime 是条件从一个状态转换到另一个状态的时间。
-    #[serde(rename = "lastTransitionTime", skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// 消息是最后一次转换的详细信息的人类可读描述,补充原因。
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// reason 是条件最后一次转换的简短机器可读说明。
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// 条件的状态,True, False, Unknown 之一。
     pub status: String,
     /// 标签事件状况类型,目前只有 ImportSuccess
-    #[serde(rename = "type")]
     pub type_: String,
+}
+
+impl ::serde::Serialize for TagEventCondition {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            3,
+            &[
+                self.last_transition_time.is_some(),
+                self.message.is_some(),
+                self.reason.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("TagEventCondition", len)?;
+        state.serialize_field("generation", &self.generation)?;
+        serde_struct::optional_field(
+            &mut state,
+            "lastTransitionTime",
+            self.last_transition_time.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "message", self.message.as_ref())?;
+        serde_struct::optional_field(&mut state, "reason", self.reason.as_ref())?;
+        state.serialize_field("status", &self.status)?;
+        state.serialize_field("type", &self.type_)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct TagEventConditionVisitor;
+
+        impl serde_struct::Fields for TagEventConditionVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "generation",
+                "lastTransitionTime",
+                "message",
+                "reason",
+                "status",
+                "type",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "generation" => 0,
+                    "lastTransitionTime" => 1,
+                    "message" => 2,
+                    "reason" => 3,
+                    "status" => 4,
+                    "type" => 5,
+                    _ => 6,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for TagEventConditionVisitor {
+            type Value = TagEventCondition;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TagEventCondition")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<TagEventCondition, A::Error> {
+                let mut generation = None;
+                let mut last_transition_time = None;
+                let mut message = None;
+                let mut reason = None;
+                let mut status = None;
+                let mut type_ = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut generation, "generation"),
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut last_transition_time,
+                                "lastTransitionTime",
+                            )
+                        }
+
+                        2 => serde_struct::value(&mut map, &mut message, "message"),
+                        3 => serde_struct::value(&mut map, &mut reason, "reason"),
+                        4 => serde_struct::value(&mut map, &mut status, "status"),
+                        5 => serde_struct::value(&mut map, &mut type_, "type"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(TagEventCondition {
+                    generation: serde_struct::required(generation, "generation")?,
+                    last_transition_time: serde_struct::optional(last_transition_time),
+                    message: serde_struct::optional(message),
+                    reason: serde_struct::optional(reason),
+                    status: serde_struct::required(status, "status")?,
+                    type_: serde_struct::required(type_, "type")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "TagEventCondition",
+                <TagEventConditionVisitor as serde_struct::Fields>::NAMES,
+                TagEventConditionVisitor,
+            )
+    }
 }
 
 impl TagEventCondition {

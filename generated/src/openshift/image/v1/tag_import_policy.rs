@@ -2,17 +2,115 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.TagImportPolicy
 
 /// TagImportPolicy 控制如何导入与此标签相关的镜像。
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TagImportPolicy {
     /// importMode 描述如何导入镜像清单。
-    #[serde(rename = "importMode", skip_serializing_if = "Option::is_none")]
     pub import_mode: Option<String>,
     /// 如果服务器可以在镜像导入过程中绕过证书验证或直接通过 HTTP 连接,则不安全为 true。
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub insecure: Option<bool>,
     /// scheduled 表示应定期检查该标签的服务器以确保它最新并导入
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduled: Option<bool>,
+}
+
+impl ::serde::Serialize for TagImportPolicy {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.import_mode.is_some(),
+                self.insecure.is_some(),
+                self.scheduled.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("TagImportPolicy", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "importMode",
+            self.import_mode.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "insecure", self.insecure.as_ref())?;
+        serde_struct::optional_field(&mut state, "scheduled", self.scheduled.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct TagImportPolicyVisitor;
+
+        impl serde_struct::Fields for TagImportPolicyVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "importMode",
+                "insecure",
+                "scheduled",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "importMode" => 0,
+                    "insecure" => 1,
+                    "scheduled" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for TagImportPolicyVisitor {
+            type Value = TagImportPolicy;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TagImportPolicy")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<TagImportPolicy, A::Error> {
+                let mut import_mode = None;
+                let mut insecure = None;
+                let mut scheduled = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(&mut map, &mut import_mode, "importMode")
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut insecure, "insecure"),
+                        2 => serde_struct::value(&mut map, &mut scheduled, "scheduled"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(TagImportPolicy {
+                    import_mode: serde_struct::optional(import_mode),
+                    insecure: serde_struct::optional(insecure),
+                    scheduled: serde_struct::optional(scheduled),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "TagImportPolicy",
+                <TagImportPolicyVisitor as serde_struct::Fields>::NAMES,
+                TagImportPolicyVisitor,
+            )
+    }
 }
 
 impl TagImportPolicy {

@@ -2,28 +2,180 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.TagReference
 
 /// TagReference 为使用此标签的镜像指定可选注解,以及此标签应跟踪的 ImageStreamTag、ImageStreamImage 或 DockerImage 的可选引用。
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TagReference {
     /// 可选;如果指定,则应用于通过 ImageStreamTags 检索的镜像的注解。
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub annotations: Option<::std::collections::BTreeMap<String, String>>,
     /// 可选;如果指定,则对此标签应指向的另一个镜像的引用。有效值为 ImageStreamTag、ImageStreamImage 和 DockerImage。ImageStreamTag 引用只能引用同一 ImageStream 中的标签。
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub from: Option<crate::api::core::v1::ObjectReference>,
     /// 生成是一个计数器,可跟踪到 spec 标签(用户意图)的变异。更改标签引用时,将生成设置为与当前流生成匹配(每次更改 spec 时就会递增)。镜像导入程序等系统中的其他进程会观察生成 spec 标签比状态中记录的生成更新,并使用该触发器导入最新的远程标签。要触发新导入,客户端可能会将此值设置为零,这会将生成重置为最新的流生成。旧客户端会将此值发送为 nil,该值将与当前标签生成合并。
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub generation: Option<i64>,
     /// TagImportPolicy 控制如何导入与此标签相关的镜像。
-    #[serde(rename = "importPolicy", skip_serializing_if = "Option::is_none")]
     pub import_policy: Option<crate::openshift::image::v1::TagImportPolicy>,
     /// 标签的名称
     pub name: String,
     /// 引用状态,如果标签将导入。默认值为 false,这意味着将导入标签。
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reference: Option<bool>,
     /// TagReferencePolicy 描述了当部署配置或构建中的镜像更改触发器时,此镜像流标签中镜像的 pull-specs 是如何生成的。这允许镜像流作者控制镜像的访问方式。
-    #[serde(rename = "referencePolicy", skip_serializing_if = "Option::is_none")]
     pub reference_policy: Option<crate::openshift::image::v1::TagReferencePolicy>,
+}
+
+impl ::serde::Serialize for TagReference {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            1,
+            &[
+                self.annotations.is_some(),
+                self.from.is_some(),
+                self.generation.is_some(),
+                self.import_policy.is_some(),
+                self.reference.is_some(),
+                self.reference_policy.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("TagReference", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "annotations",
+            self.annotations.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "from", self.from.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "generation",
+            self.generation.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "importPolicy",
+            self.import_policy.as_ref(),
+        )?;
+        state.serialize_field("name", &self.name)?;
+        serde_struct::optional_field(&mut state, "reference", self.reference.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "referencePolicy",
+            self.reference_policy.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for TagReference {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct TagReferenceVisitor;
+
+        impl serde_struct::Fields for TagReferenceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "annotations",
+                "from",
+                "generation",
+                "importPolicy",
+                "name",
+                "reference",
+                "referencePolicy",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "annotations" => 0,
+                    "from" => 1,
+                    "generation" => 2,
+                    "importPolicy" => 3,
+                    "name" => 4,
+                    "reference" => 5,
+                    "referencePolicy" => 6,
+                    _ => 7,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for TagReferenceVisitor {
+            type Value = TagReference;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TagReference")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<TagReference, A::Error> {
+                let mut annotations = None;
+                let mut from = None;
+                let mut generation = None;
+                let mut import_policy = None;
+                let mut name = None;
+                let mut reference = None;
+                let mut reference_policy = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut annotations,
+                                "annotations",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut from, "from"),
+                        2 => serde_struct::value(&mut map, &mut generation, "generation"),
+                        3 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut import_policy,
+                                "importPolicy",
+                            )
+                        }
+
+                        4 => serde_struct::value(&mut map, &mut name, "name"),
+                        5 => serde_struct::value(&mut map, &mut reference, "reference"),
+                        6 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut reference_policy,
+                                "referencePolicy",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(TagReference {
+                    annotations: serde_struct::optional(annotations),
+                    from: serde_struct::optional(from),
+                    generation: serde_struct::optional(generation),
+                    import_policy: serde_struct::optional(import_policy),
+                    name: serde_struct::required(name, "name")?,
+                    reference: serde_struct::optional(reference),
+                    reference_policy: serde_struct::optional(reference_policy),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "TagReference",
+                <TagReferenceVisitor as serde_struct::Fields>::NAMES,
+                TagReferenceVisitor,
+            )
+    }
 }
 
 impl TagReference {

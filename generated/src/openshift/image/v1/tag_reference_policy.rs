@@ -2,11 +2,82 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.TagReferencePolicy
 
 /// TagReferencePolicy 描述了当部署配置或构建中的镜像更改触发器时,此镜像流标签中镜像的 pull-specs 是如何生成的。这允许镜像流作者控制镜像的访问方式。
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TagReferencePolicy {
     /// Type 决定在部署配置触发器或新构建中使用镜像流标签时,应该如何转换镜像拉取规格。默认值为 `Source`,表示使用镜像的原始位置(如果已导入);也可以设置为 `Local`,表示拉取规格指向集成的容器镜像 registry。
-    #[serde(rename = "type")]
     pub type_: String,
+}
+
+impl ::serde::Serialize for TagReferencePolicy {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        let len = 1;
+        let mut state = serializer.serialize_struct("TagReferencePolicy", len)?;
+        state.serialize_field("type", &self.type_)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for TagReferencePolicy {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct TagReferencePolicyVisitor;
+
+        impl serde_struct::Fields for TagReferencePolicyVisitor {
+            const NAMES: &'static [&'static str] = &["type"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "type" => 0,
+                    _ => 1,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for TagReferencePolicyVisitor {
+            type Value = TagReferencePolicy;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TagReferencePolicy")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<TagReferencePolicy, A::Error> {
+                let mut type_ = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut type_, "type"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(TagReferencePolicy {
+                    type_: serde_struct::required(type_, "type")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "TagReferencePolicy",
+                <TagReferencePolicyVisitor as serde_struct::Fields>::NAMES,
+                TagReferencePolicyVisitor,
+            )
+    }
 }
 
 impl TagReferencePolicy {

@@ -2,35 +2,217 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions
 
 /// Options for a delete request.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeleteOptions {
     /// Versioned schema of this object representation, e.g. `v1`.
-    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// Dry-run stages to apply; `All` means nothing is persisted.
-    #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
     pub dry_run: Option<Vec<String>>,
     /// Seconds to wait before the object is deleted; 0 deletes immediately.
-    #[serde(rename = "gracePeriodSeconds", skip_serializing_if = "Option::is_none")]
     pub grace_period_seconds: Option<i64>,
     /// Allows unsafe deletion of objects that cannot be read from storage.
-    #[serde(
-        rename = "ignoreStoreReadErrorWithClusterBreakingPotential",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub ignore_store_read_error_with_cluster_breaking_potential: Option<bool>,
     /// REST resource kind this object represents, in CamelCase.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Deprecated; whether dependents are orphaned.
-    #[serde(rename = "orphanDependents", skip_serializing_if = "Option::is_none")]
     pub orphan_dependents: Option<bool>,
     /// Conditions that must hold, otherwise the server returns 409 Conflict.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub preconditions: Option<crate::apimachinery::pkg::apis::meta::v1::Preconditions>,
     /// Garbage collection policy: Orphan, Background or Foreground.
-    #[serde(rename = "propagationPolicy", skip_serializing_if = "Option::is_none")]
     pub propagation_policy: Option<String>,
+}
+
+impl ::serde::Serialize for DeleteOptions {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.api_version.is_some(),
+                self.dry_run.is_some(),
+                self.grace_period_seconds.is_some(),
+                self.ignore_store_read_error_with_cluster_breaking_potential.is_some(),
+                self.kind.is_some(),
+                self.orphan_dependents.is_some(),
+                self.preconditions.is_some(),
+                self.propagation_policy.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("DeleteOptions", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "apiVersion",
+            self.api_version.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "dryRun", self.dry_run.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "gracePeriodSeconds",
+            self.grace_period_seconds.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "ignoreStoreReadErrorWithClusterBreakingPotential",
+            self.ignore_store_read_error_with_cluster_breaking_potential.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "kind", self.kind.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "orphanDependents",
+            self.orphan_dependents.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "preconditions",
+            self.preconditions.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "propagationPolicy",
+            self.propagation_policy.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct DeleteOptionsVisitor;
+
+        impl serde_struct::Fields for DeleteOptionsVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "apiVersion",
+                "dryRun",
+                "gracePeriodSeconds",
+                "ignoreStoreReadErrorWithClusterBreakingPotential",
+                "kind",
+                "orphanDependents",
+                "preconditions",
+                "propagationPolicy",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "apiVersion" => 0,
+                    "dryRun" => 1,
+                    "gracePeriodSeconds" => 2,
+                    "ignoreStoreReadErrorWithClusterBreakingPotential" => 3,
+                    "kind" => 4,
+                    "orphanDependents" => 5,
+                    "preconditions" => 6,
+                    "propagationPolicy" => 7,
+                    _ => 8,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for DeleteOptionsVisitor {
+            type Value = DeleteOptions;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DeleteOptions")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<DeleteOptions, A::Error> {
+                let mut api_version = None;
+                let mut dry_run = None;
+                let mut grace_period_seconds = None;
+                let mut ignore_store_read_error_with_cluster_breaking_potential = None;
+                let mut kind = None;
+                let mut orphan_dependents = None;
+                let mut preconditions = None;
+                let mut propagation_policy = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut dry_run, "dryRun"),
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut grace_period_seconds,
+                                "gracePeriodSeconds",
+                            )
+                        }
+
+                        3 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut ignore_store_read_error_with_cluster_breaking_potential,
+                                "ignoreStoreReadErrorWithClusterBreakingPotential",
+                            )
+                        }
+
+                        4 => serde_struct::value(&mut map, &mut kind, "kind"),
+                        5 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut orphan_dependents,
+                                "orphanDependents",
+                            )
+                        }
+
+                        6 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut preconditions,
+                                "preconditions",
+                            )
+                        }
+
+                        7 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut propagation_policy,
+                                "propagationPolicy",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(DeleteOptions {
+                    api_version: serde_struct::optional(api_version),
+                    dry_run: serde_struct::optional(dry_run),
+                    grace_period_seconds: serde_struct::optional(grace_period_seconds),
+                    ignore_store_read_error_with_cluster_breaking_potential: serde_struct::optional(
+                        ignore_store_read_error_with_cluster_breaking_potential,
+                    ),
+                    kind: serde_struct::optional(kind),
+                    orphan_dependents: serde_struct::optional(orphan_dependents),
+                    preconditions: serde_struct::optional(preconditions),
+                    propagation_policy: serde_struct::optional(propagation_policy),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "DeleteOptions",
+                <DeleteOptionsVisitor as serde_struct::Fields>::NAMES,
+                DeleteOptionsVisitor,
+            )
+    }
 }
 
 impl DeleteOptions {

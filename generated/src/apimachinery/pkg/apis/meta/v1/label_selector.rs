@@ -2,16 +2,117 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector
 
 /// A label query; matchLabels and matchExpressions are combined with AND.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LabelSelector {
     /// Label requirements.
-    #[serde(rename = "matchExpressions", skip_serializing_if = "Option::is_none")]
     pub match_expressions: Option<
         Vec<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement>,
     >,
     /// Exact `{key: value}` pairs to match.
-    #[serde(rename = "matchLabels", skip_serializing_if = "Option::is_none")]
     pub match_labels: Option<::std::collections::BTreeMap<String, String>>,
+}
+
+impl ::serde::Serialize for LabelSelector {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[self.match_expressions.is_some(), self.match_labels.is_some()],
+        );
+        let mut state = serializer.serialize_struct("LabelSelector", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "matchExpressions",
+            self.match_expressions.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "matchLabels",
+            self.match_labels.as_ref(),
+        )?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for LabelSelector {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct LabelSelectorVisitor;
+
+        impl serde_struct::Fields for LabelSelectorVisitor {
+            const NAMES: &'static [&'static str] = &["matchExpressions", "matchLabels"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "matchExpressions" => 0,
+                    "matchLabels" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for LabelSelectorVisitor {
+            type Value = LabelSelector;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LabelSelector")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<LabelSelector, A::Error> {
+                let mut match_expressions = None;
+                let mut match_labels = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut match_expressions,
+                                "matchExpressions",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut match_labels,
+                                "matchLabels",
+                            )
+                        }
+
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(LabelSelector {
+                    match_expressions: serde_struct::optional(match_expressions),
+                    match_labels: serde_struct::optional(match_labels),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "LabelSelector",
+                <LabelSelectorVisitor as serde_struct::Fields>::NAMES,
+                LabelSelectorVisitor,
+            )
+    }
 }
 
 impl LabelSelector {

@@ -2,15 +2,97 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement
 
 /// A key, an operator and values matched against labels.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LabelSelectorRequirement {
     /// Label key.
     pub key: String,
     /// Operator: In, NotIn, Exists or DoesNotExist.
     pub operator: String,
     /// Values for the operator.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub values: Option<Vec<String>>,
+}
+
+impl ::serde::Serialize for LabelSelectorRequirement {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(2, &[self.values.is_some()]);
+        let mut state = serializer.serialize_struct("LabelSelectorRequirement", len)?;
+        state.serialize_field("key", &self.key)?;
+        state.serialize_field("operator", &self.operator)?;
+        serde_struct::optional_field(&mut state, "values", self.values.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for LabelSelectorRequirement {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct LabelSelectorRequirementVisitor;
+
+        impl serde_struct::Fields for LabelSelectorRequirementVisitor {
+            const NAMES: &'static [&'static str] = &["key", "operator", "values"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "key" => 0,
+                    "operator" => 1,
+                    "values" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for LabelSelectorRequirementVisitor {
+            type Value = LabelSelectorRequirement;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LabelSelectorRequirement")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<LabelSelectorRequirement, A::Error> {
+                let mut key = None;
+                let mut operator = None;
+                let mut values = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut key, "key"),
+                        1 => serde_struct::value(&mut map, &mut operator, "operator"),
+                        2 => serde_struct::value(&mut map, &mut values, "values"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(LabelSelectorRequirement {
+                    key: serde_struct::required(key, "key")?,
+                    operator: serde_struct::required(operator, "operator")?,
+                    values: serde_struct::optional(values),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "LabelSelectorRequirement",
+                <LabelSelectorRequirementVisitor as serde_struct::Fields>::NAMES,
+                LabelSelectorRequirementVisitor,
+            )
+    }
 }
 
 impl LabelSelectorRequirement {

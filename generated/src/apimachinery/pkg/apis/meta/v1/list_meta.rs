@@ -2,20 +2,139 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta
 
 /// Metadata of list responses.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ListMeta {
     /// Token to fetch the next chunk when a limit was set.
-    #[serde(rename = "continue", skip_serializing_if = "Option::is_none")]
     pub continue_: Option<String>,
     /// Number of items not included in this response, if known.
-    #[serde(rename = "remainingItemCount", skip_serializing_if = "Option::is_none")]
     pub remaining_item_count: Option<i64>,
     /// Resource version of the list, for use with watch.
-    #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
     pub resource_version: Option<String>,
     /// Deprecated and no longer populated.
-    #[serde(rename = "selfLink", skip_serializing_if = "Option::is_none")]
     pub self_link: Option<String>,
+}
+
+impl ::serde::Serialize for ListMeta {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.continue_.is_some(),
+                self.remaining_item_count.is_some(),
+                self.resource_version.is_some(),
+                self.self_link.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("ListMeta", len)?;
+        serde_struct::optional_field(&mut state, "continue", self.continue_.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "remainingItemCount",
+            self.remaining_item_count.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "resourceVersion",
+            self.resource_version.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "selfLink", self.self_link.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ListMeta {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ListMetaVisitor;
+
+        impl serde_struct::Fields for ListMetaVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "continue",
+                "remainingItemCount",
+                "resourceVersion",
+                "selfLink",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "continue" => 0,
+                    "remainingItemCount" => 1,
+                    "resourceVersion" => 2,
+                    "selfLink" => 3,
+                    _ => 4,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ListMetaVisitor {
+            type Value = ListMeta;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListMeta")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ListMeta, A::Error> {
+                let mut continue_ = None;
+                let mut remaining_item_count = None;
+                let mut resource_version = None;
+                let mut self_link = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut continue_, "continue"),
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut remaining_item_count,
+                                "remainingItemCount",
+                            )
+                        }
+
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut resource_version,
+                                "resourceVersion",
+                            )
+                        }
+
+                        3 => serde_struct::value(&mut map, &mut self_link, "selfLink"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ListMeta {
+                    continue_: serde_struct::optional(continue_),
+                    remaining_item_count: serde_struct::optional(remaining_item_count),
+                    resource_version: serde_struct::optional(resource_version),
+                    self_link: serde_struct::optional(self_link),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ListMeta",
+                <ListMetaVisitor as serde_struct::Fields>::NAMES,
+                ListMetaVisitor,
+            )
+    }
 }
 
 impl ListMeta {

@@ -2,29 +2,169 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry
 
 /// Records which manager owns which fields of an object.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ManagedFieldsEntry {
     /// API version of the object the field set refers to.
-    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// Format of the field set; only `FieldsV1` exists.
-    #[serde(rename = "fieldsType", skip_serializing_if = "Option::is_none")]
     pub fields_type: Option<String>,
     /// The owned fields.
-    #[serde(rename = "fieldsV1", skip_serializing_if = "Option::is_none")]
     pub fields_v1: Option<crate::apimachinery::pkg::apis::meta::v1::FieldsV1>,
     /// Name of the managing workflow.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub manager: Option<String>,
     /// Operation that created the entry: Apply or Update.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub operation: Option<String>,
     /// Subresource used for the update, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub subresource: Option<String>,
     /// When the entry was last updated.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+}
+
+impl ::serde::Serialize for ManagedFieldsEntry {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.api_version.is_some(),
+                self.fields_type.is_some(),
+                self.fields_v1.is_some(),
+                self.manager.is_some(),
+                self.operation.is_some(),
+                self.subresource.is_some(),
+                self.time.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("ManagedFieldsEntry", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "apiVersion",
+            self.api_version.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "fieldsType",
+            self.fields_type.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "fieldsV1", self.fields_v1.as_ref())?;
+        serde_struct::optional_field(&mut state, "manager", self.manager.as_ref())?;
+        serde_struct::optional_field(&mut state, "operation", self.operation.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "subresource",
+            self.subresource.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "time", self.time.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ManagedFieldsEntryVisitor;
+
+        impl serde_struct::Fields for ManagedFieldsEntryVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "apiVersion",
+                "fieldsType",
+                "fieldsV1",
+                "manager",
+                "operation",
+                "subresource",
+                "time",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "apiVersion" => 0,
+                    "fieldsType" => 1,
+                    "fieldsV1" => 2,
+                    "manager" => 3,
+                    "operation" => 4,
+                    "subresource" => 5,
+                    "time" => 6,
+                    _ => 7,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ManagedFieldsEntryVisitor {
+            type Value = ManagedFieldsEntry;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ManagedFieldsEntry")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ManagedFieldsEntry, A::Error> {
+                let mut api_version = None;
+                let mut fields_type = None;
+                let mut fields_v1 = None;
+                let mut manager = None;
+                let mut operation = None;
+                let mut subresource = None;
+                let mut time = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                        }
+
+                        1 => {
+                            serde_struct::value(&mut map, &mut fields_type, "fieldsType")
+                        }
+
+                        2 => serde_struct::value(&mut map, &mut fields_v1, "fieldsV1"),
+                        3 => serde_struct::value(&mut map, &mut manager, "manager"),
+                        4 => serde_struct::value(&mut map, &mut operation, "operation"),
+                        5 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut subresource,
+                                "subresource",
+                            )
+                        }
+
+                        6 => serde_struct::value(&mut map, &mut time, "time"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ManagedFieldsEntry {
+                    api_version: serde_struct::optional(api_version),
+                    fields_type: serde_struct::optional(fields_type),
+                    fields_v1: serde_struct::optional(fields_v1),
+                    manager: serde_struct::optional(manager),
+                    operation: serde_struct::optional(operation),
+                    subresource: serde_struct::optional(subresource),
+                    time: serde_struct::optional(time),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ManagedFieldsEntry",
+                <ManagedFieldsEntryVisitor as serde_struct::Fields>::NAMES,
+                ManagedFieldsEntryVisitor,
+            )
+    }
 }
 
 impl ManagedFieldsEntry {

@@ -2,60 +2,318 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta
 
 /// Metadata carried by every persisted object.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ObjectMeta {
     /// Unqueryable key-value metadata set by tools.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub annotations: Option<::std::collections::BTreeMap<String, String>>,
     /// When the object was created (RFC 3339, UTC).
-    #[serde(rename = "creationTimestamp", skip_serializing_if = "Option::is_none")]
     pub creation_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// Grace period granted for deletion, in seconds.
-    #[serde(
-        rename = "deletionGracePeriodSeconds",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub deletion_grace_period_seconds: Option<i64>,
     /// When the object will be deleted; set by the server.
-    #[serde(rename = "deletionTimestamp", skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// Finalizers that must be cleared before deletion.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub finalizers: Option<Vec<String>>,
     /// Prefix used to generate a unique name when `name` is empty.
-    #[serde(rename = "generateName", skip_serializing_if = "Option::is_none")]
     pub generate_name: Option<String>,
     /// Sequence number of the desired state.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub generation: Option<i64>,
     /// Labels used to organise and select objects.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub labels: Option<::std::collections::BTreeMap<String, String>>,
     /// Field ownership records for server-side apply.
-    #[serde(rename = "managedFields", skip_serializing_if = "Option::is_none")]
     pub managed_fields: Option<
         Vec<crate::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>,
     >,
     /// Name, unique within the namespace.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Namespace the object lives in.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
     /// Objects this object depends on, used for garbage collection.
-    #[serde(rename = "ownerReferences", skip_serializing_if = "Option::is_none")]
     pub owner_references: Option<
         Vec<crate::apimachinery::pkg::apis::meta::v1::OwnerReference>,
     >,
     /// Opaque version used for concurrency control and watches.
-    #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
     pub resource_version: Option<String>,
     /// Deprecated and no longer populated.
-    #[serde(rename = "selfLink", skip_serializing_if = "Option::is_none")]
     pub self_link: Option<String>,
     /// Unique ID assigned by the server.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
+}
+
+impl ::serde::Serialize for ObjectMeta {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.annotations.is_some(),
+                self.creation_timestamp.is_some(),
+                self.deletion_grace_period_seconds.is_some(),
+                self.deletion_timestamp.is_some(),
+                self.finalizers.is_some(),
+                self.generate_name.is_some(),
+                self.generation.is_some(),
+                self.labels.is_some(),
+                self.managed_fields.is_some(),
+                self.name.is_some(),
+                self.namespace.is_some(),
+                self.owner_references.is_some(),
+                self.resource_version.is_some(),
+                self.self_link.is_some(),
+                self.uid.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("ObjectMeta", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "annotations",
+            self.annotations.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "creationTimestamp",
+            self.creation_timestamp.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "deletionGracePeriodSeconds",
+            self.deletion_grace_period_seconds.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "deletionTimestamp",
+            self.deletion_timestamp.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "finalizers",
+            self.finalizers.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "generateName",
+            self.generate_name.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "generation",
+            self.generation.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "labels", self.labels.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "managedFields",
+            self.managed_fields.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
+        serde_struct::optional_field(&mut state, "namespace", self.namespace.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "ownerReferences",
+            self.owner_references.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "resourceVersion",
+            self.resource_version.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "selfLink", self.self_link.as_ref())?;
+        serde_struct::optional_field(&mut state, "uid", self.uid.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct ObjectMetaVisitor;
+
+        impl serde_struct::Fields for ObjectMetaVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "annotations",
+                "creationTimestamp",
+                "deletionGracePeriodSeconds",
+                "deletionTimestamp",
+                "finalizers",
+                "generateName",
+                "generation",
+                "labels",
+                "managedFields",
+                "name",
+                "namespace",
+                "ownerReferences",
+                "resourceVersion",
+                "selfLink",
+                "uid",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "annotations" => 0,
+                    "creationTimestamp" => 1,
+                    "deletionGracePeriodSeconds" => 2,
+                    "deletionTimestamp" => 3,
+                    "finalizers" => 4,
+                    "generateName" => 5,
+                    "generation" => 6,
+                    "labels" => 7,
+                    "managedFields" => 8,
+                    "name" => 9,
+                    "namespace" => 10,
+                    "ownerReferences" => 11,
+                    "resourceVersion" => 12,
+                    "selfLink" => 13,
+                    "uid" => 14,
+                    _ => 15,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for ObjectMetaVisitor {
+            type Value = ObjectMeta;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ObjectMeta")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ObjectMeta, A::Error> {
+                let mut annotations = None;
+                let mut creation_timestamp = None;
+                let mut deletion_grace_period_seconds = None;
+                let mut deletion_timestamp = None;
+                let mut finalizers = None;
+                let mut generate_name = None;
+                let mut generation = None;
+                let mut labels = None;
+                let mut managed_fields = None;
+                let mut name = None;
+                let mut namespace = None;
+                let mut owner_references = None;
+                let mut resource_version = None;
+                let mut self_link = None;
+                let mut uid = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut annotations,
+                                "annotations",
+                            )
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut creation_timestamp,
+                                "creationTimestamp",
+                            )
+                        }
+
+                        2 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut deletion_grace_period_seconds,
+                                "deletionGracePeriodSeconds",
+                            )
+                        }
+
+                        3 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut deletion_timestamp,
+                                "deletionTimestamp",
+                            )
+                        }
+
+                        4 => serde_struct::value(&mut map, &mut finalizers, "finalizers"),
+                        5 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut generate_name,
+                                "generateName",
+                            )
+                        }
+
+                        6 => serde_struct::value(&mut map, &mut generation, "generation"),
+                        7 => serde_struct::value(&mut map, &mut labels, "labels"),
+                        8 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut managed_fields,
+                                "managedFields",
+                            )
+                        }
+
+                        9 => serde_struct::value(&mut map, &mut name, "name"),
+                        10 => serde_struct::value(&mut map, &mut namespace, "namespace"),
+                        11 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut owner_references,
+                                "ownerReferences",
+                            )
+                        }
+
+                        12 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut resource_version,
+                                "resourceVersion",
+                            )
+                        }
+
+                        13 => serde_struct::value(&mut map, &mut self_link, "selfLink"),
+                        14 => serde_struct::value(&mut map, &mut uid, "uid"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(ObjectMeta {
+                    annotations: serde_struct::optional(annotations),
+                    creation_timestamp: serde_struct::optional(creation_timestamp),
+                    deletion_grace_period_seconds: serde_struct::optional(
+                        deletion_grace_period_seconds,
+                    ),
+                    deletion_timestamp: serde_struct::optional(deletion_timestamp),
+                    finalizers: serde_struct::optional(finalizers),
+                    generate_name: serde_struct::optional(generate_name),
+                    generation: serde_struct::optional(generation),
+                    labels: serde_struct::optional(labels),
+                    managed_fields: serde_struct::optional(managed_fields),
+                    name: serde_struct::optional(name),
+                    namespace: serde_struct::optional(namespace),
+                    owner_references: serde_struct::optional(owner_references),
+                    resource_version: serde_struct::optional(resource_version),
+                    self_link: serde_struct::optional(self_link),
+                    uid: serde_struct::optional(uid),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "ObjectMeta",
+                <ObjectMetaVisitor as serde_struct::Fields>::NAMES,
+                ObjectMetaVisitor,
+            )
+    }
 }
 
 impl ObjectMeta {

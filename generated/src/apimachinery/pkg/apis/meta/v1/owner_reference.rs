@@ -2,16 +2,13 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference
 
 /// Identifies an owner of an object.
-#[derive(Clone, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OwnerReference {
     /// API version of the owner.
-    #[serde(rename = "apiVersion")]
     pub api_version: String,
     /// Whether foreground deletion of the owner waits for this object.
-    #[serde(rename = "blockOwnerDeletion", skip_serializing_if = "Option::is_none")]
     pub block_owner_deletion: Option<bool>,
     /// Whether the owner is the managing controller.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub controller: Option<bool>,
     /// Kind of the owner.
     pub kind: String,
@@ -19,6 +16,132 @@ pub struct OwnerReference {
     pub name: String,
     /// UID of the owner.
     pub uid: String,
+}
+
+impl ::serde::Serialize for OwnerReference {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            4,
+            &[self.block_owner_deletion.is_some(), self.controller.is_some()],
+        );
+        let mut state = serializer.serialize_struct("OwnerReference", len)?;
+        state.serialize_field("apiVersion", &self.api_version)?;
+        serde_struct::optional_field(
+            &mut state,
+            "blockOwnerDeletion",
+            self.block_owner_deletion.as_ref(),
+        )?;
+        serde_struct::optional_field(
+            &mut state,
+            "controller",
+            self.controller.as_ref(),
+        )?;
+        state.serialize_field("kind", &self.kind)?;
+        state.serialize_field("name", &self.name)?;
+        state.serialize_field("uid", &self.uid)?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for OwnerReference {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct OwnerReferenceVisitor;
+
+        impl serde_struct::Fields for OwnerReferenceVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "apiVersion",
+                "blockOwnerDeletion",
+                "controller",
+                "kind",
+                "name",
+                "uid",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "apiVersion" => 0,
+                    "blockOwnerDeletion" => 1,
+                    "controller" => 2,
+                    "kind" => 3,
+                    "name" => 4,
+                    "uid" => 5,
+                    _ => 6,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for OwnerReferenceVisitor {
+            type Value = OwnerReference;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct OwnerReference")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<OwnerReference, A::Error> {
+                let mut api_version = None;
+                let mut block_owner_deletion = None;
+                let mut controller = None;
+                let mut kind = None;
+                let mut name = None;
+                let mut uid = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                        }
+
+                        1 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut block_owner_deletion,
+                                "blockOwnerDeletion",
+                            )
+                        }
+
+                        2 => serde_struct::value(&mut map, &mut controller, "controller"),
+                        3 => serde_struct::value(&mut map, &mut kind, "kind"),
+                        4 => serde_struct::value(&mut map, &mut name, "name"),
+                        5 => serde_struct::value(&mut map, &mut uid, "uid"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(OwnerReference {
+                    api_version: serde_struct::required(api_version, "apiVersion")?,
+                    block_owner_deletion: serde_struct::optional(block_owner_deletion),
+                    controller: serde_struct::optional(controller),
+                    kind: serde_struct::required(kind, "kind")?,
+                    name: serde_struct::required(name, "name")?,
+                    uid: serde_struct::required(uid, "uid")?,
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "OwnerReference",
+                <OwnerReferenceVisitor as serde_struct::Fields>::NAMES,
+                OwnerReferenceVisitor,
+            )
+    }
 }
 
 impl OwnerReference {

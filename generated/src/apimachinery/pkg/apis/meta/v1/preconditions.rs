@@ -2,14 +2,104 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Preconditions
 
 /// Conditions that must hold before an operation runs.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Preconditions {
     /// Required resource version.
-    #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
     pub resource_version: Option<String>,
     /// Required UID.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
+}
+
+impl ::serde::Serialize for Preconditions {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[self.resource_version.is_some(), self.uid.is_some()],
+        );
+        let mut state = serializer.serialize_struct("Preconditions", len)?;
+        serde_struct::optional_field(
+            &mut state,
+            "resourceVersion",
+            self.resource_version.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "uid", self.uid.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for Preconditions {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct PreconditionsVisitor;
+
+        impl serde_struct::Fields for PreconditionsVisitor {
+            const NAMES: &'static [&'static str] = &["resourceVersion", "uid"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "resourceVersion" => 0,
+                    "uid" => 1,
+                    _ => 2,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for PreconditionsVisitor {
+            type Value = Preconditions;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Preconditions")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Preconditions, A::Error> {
+                let mut resource_version = None;
+                let mut uid = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut resource_version,
+                                "resourceVersion",
+                            )
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut uid, "uid"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(Preconditions {
+                    resource_version: serde_struct::optional(resource_version),
+                    uid: serde_struct::optional(uid),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "Preconditions",
+                <PreconditionsVisitor as serde_struct::Fields>::NAMES,
+                PreconditionsVisitor,
+            )
+    }
 }
 
 impl Preconditions {

@@ -2,43 +2,166 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Status
 
 /// Result of an operation that returns no other object.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Status {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
     /// Always `v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-    #[serde(
-        rename = "apiVersion",
-        default = "::kubegen_runtime::ApiVersion::absent",
-        skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
-    )]
     pub api_version: ::kubegen_runtime::ApiVersion<Status>,
     /// Suggested HTTP status code.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<i32>,
     /// Extra data about the reason.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub details: Option<crate::apimachinery::pkg::apis::meta::v1::StatusDetails>,
     /// REST resource kind this object represents, in CamelCase.
     ///
     /// Always `Status`: set on construction, checked when deserializing, and omitted when absent from the input.
-    #[serde(
-        default = "::kubegen_runtime::Kind::absent",
-        skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
-    )]
     pub kind: ::kubegen_runtime::Kind<Status>,
     /// Human-readable description of the status.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// Standard list metadata.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta>,
     /// Machine-readable reason for a failure.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// `Success` or `Failure`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+}
+
+impl ::serde::Serialize for Status {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.api_version.is_present(),
+                self.code.is_some(),
+                self.details.is_some(),
+                self.kind.is_present(),
+                self.message.is_some(),
+                self.metadata.is_some(),
+                self.reason.is_some(),
+                self.status.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("Status", len)?;
+        serde_struct::field_if(
+            &mut state,
+            "apiVersion",
+            &self.api_version,
+            self.api_version.is_present(),
+        )?;
+        serde_struct::optional_field(&mut state, "code", self.code.as_ref())?;
+        serde_struct::optional_field(&mut state, "details", self.details.as_ref())?;
+        serde_struct::field_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+        serde_struct::optional_field(&mut state, "message", self.message.as_ref())?;
+        serde_struct::optional_field(&mut state, "metadata", self.metadata.as_ref())?;
+        serde_struct::optional_field(&mut state, "reason", self.reason.as_ref())?;
+        serde_struct::optional_field(&mut state, "status", self.status.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for Status {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct StatusVisitor;
+
+        impl serde_struct::Fields for StatusVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "apiVersion",
+                "code",
+                "details",
+                "kind",
+                "message",
+                "metadata",
+                "reason",
+                "status",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "apiVersion" => 0,
+                    "code" => 1,
+                    "details" => 2,
+                    "kind" => 3,
+                    "message" => 4,
+                    "metadata" => 5,
+                    "reason" => 6,
+                    "status" => 7,
+                    _ => 8,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for StatusVisitor {
+            type Value = Status;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Status")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Status, A::Error> {
+                let mut api_version = None;
+                let mut code = None;
+                let mut details = None;
+                let mut kind = None;
+                let mut message = None;
+                let mut metadata = None;
+                let mut reason = None;
+                let mut status = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => {
+                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                        }
+
+                        1 => serde_struct::value(&mut map, &mut code, "code"),
+                        2 => serde_struct::value(&mut map, &mut details, "details"),
+                        3 => serde_struct::value(&mut map, &mut kind, "kind"),
+                        4 => serde_struct::value(&mut map, &mut message, "message"),
+                        5 => serde_struct::value(&mut map, &mut metadata, "metadata"),
+                        6 => serde_struct::value(&mut map, &mut reason, "reason"),
+                        7 => serde_struct::value(&mut map, &mut status, "status"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(Status {
+                    api_version: api_version
+                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                    code: serde_struct::optional(code),
+                    details: serde_struct::optional(details),
+                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                    message: serde_struct::optional(message),
+                    metadata: serde_struct::optional(metadata),
+                    reason: serde_struct::optional(reason),
+                    status: serde_struct::optional(status),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "Status",
+                <StatusVisitor as serde_struct::Fields>::NAMES,
+                StatusVisitor,
+            )
+    }
 }
 
 impl ::kubegen_runtime::TypeMeta for Status {

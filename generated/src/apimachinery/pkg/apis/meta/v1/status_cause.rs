@@ -2,17 +2,100 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.StatusCause
 
 /// One cause of a failed operation.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StatusCause {
     /// Field that caused the error, e.g. `spec.containers[0].image`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
     /// Human-readable description of the cause.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// Machine-readable reason for the cause.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+}
+
+impl ::serde::Serialize for StatusCause {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[self.field.is_some(), self.message.is_some(), self.reason.is_some()],
+        );
+        let mut state = serializer.serialize_struct("StatusCause", len)?;
+        serde_struct::optional_field(&mut state, "field", self.field.as_ref())?;
+        serde_struct::optional_field(&mut state, "message", self.message.as_ref())?;
+        serde_struct::optional_field(&mut state, "reason", self.reason.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for StatusCause {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct StatusCauseVisitor;
+
+        impl serde_struct::Fields for StatusCauseVisitor {
+            const NAMES: &'static [&'static str] = &["field", "message", "reason"];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "field" => 0,
+                    "message" => 1,
+                    "reason" => 2,
+                    _ => 3,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for StatusCauseVisitor {
+            type Value = StatusCause;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct StatusCause")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<StatusCause, A::Error> {
+                let mut field = None;
+                let mut message = None;
+                let mut reason = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut field, "field"),
+                        1 => serde_struct::value(&mut map, &mut message, "message"),
+                        2 => serde_struct::value(&mut map, &mut reason, "reason"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(StatusCause {
+                    field: serde_struct::optional(field),
+                    message: serde_struct::optional(message),
+                    reason: serde_struct::optional(reason),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "StatusCause",
+                <StatusCauseVisitor as serde_struct::Fields>::NAMES,
+                StatusCauseVisitor,
+            )
+    }
 }
 
 impl StatusCause {

@@ -2,26 +2,146 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails
 
 /// Extra details attached to a Status.
-#[derive(Clone, Debug, Default, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StatusDetails {
     /// Individual causes of the failure.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub causes: Option<Vec<crate::apimachinery::pkg::apis::meta::v1::StatusCause>>,
     /// Group of the affected resource.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
     /// Kind of the affected resource.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Name of the affected resource.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Seconds to wait before retrying.
-    #[serde(rename = "retryAfterSeconds", skip_serializing_if = "Option::is_none")]
     pub retry_after_seconds: Option<i32>,
     /// UID of the affected resource.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
+}
+
+impl ::serde::Serialize for StatusDetails {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeStruct as _;
+        use ::kubegen_runtime::serde_struct;
+        let len = serde_struct::len(
+            0,
+            &[
+                self.causes.is_some(),
+                self.group.is_some(),
+                self.kind.is_some(),
+                self.name.is_some(),
+                self.retry_after_seconds.is_some(),
+                self.uid.is_some(),
+            ],
+        );
+        let mut state = serializer.serialize_struct("StatusDetails", len)?;
+        serde_struct::optional_field(&mut state, "causes", self.causes.as_ref())?;
+        serde_struct::optional_field(&mut state, "group", self.group.as_ref())?;
+        serde_struct::optional_field(&mut state, "kind", self.kind.as_ref())?;
+        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
+        serde_struct::optional_field(
+            &mut state,
+            "retryAfterSeconds",
+            self.retry_after_seconds.as_ref(),
+        )?;
+        serde_struct::optional_field(&mut state, "uid", self.uid.as_ref())?;
+        state.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for StatusDetails {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        use ::kubegen_runtime::serde_struct;
+        struct StatusDetailsVisitor;
+
+        impl serde_struct::Fields for StatusDetailsVisitor {
+            const NAMES: &'static [&'static str] = &[
+                "causes",
+                "group",
+                "kind",
+                "name",
+                "retryAfterSeconds",
+                "uid",
+            ];
+
+            fn index(name: &str) -> usize {
+                match name {
+                    "causes" => 0,
+                    "group" => 1,
+                    "kind" => 2,
+                    "name" => 3,
+                    "retryAfterSeconds" => 4,
+                    "uid" => 5,
+                    _ => 6,
+                }
+            }
+        }
+
+        impl<'de> ::serde::de::Visitor<'de> for StatusDetailsVisitor {
+            type Value = StatusDetails;
+
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct StatusDetails")
+            }
+
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<StatusDetails, A::Error> {
+                let mut causes = None;
+                let mut group = None;
+                let mut kind = None;
+                let mut name = None;
+                let mut retry_after_seconds = None;
+                let mut uid = None;
+                while let Some(index) = map
+                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                {
+                    match index {
+                        0 => serde_struct::value(&mut map, &mut causes, "causes"),
+                        1 => serde_struct::value(&mut map, &mut group, "group"),
+                        2 => serde_struct::value(&mut map, &mut kind, "kind"),
+                        3 => serde_struct::value(&mut map, &mut name, "name"),
+                        4 => {
+                            serde_struct::value(
+                                &mut map,
+                                &mut retry_after_seconds,
+                                "retryAfterSeconds",
+                            )
+                        }
+
+                        5 => serde_struct::value(&mut map, &mut uid, "uid"),
+                        _ => serde_struct::skip(&mut map),
+                    }?;
+                }
+
+                Ok(StatusDetails {
+                    causes: serde_struct::optional(causes),
+                    group: serde_struct::optional(group),
+                    kind: serde_struct::optional(kind),
+                    name: serde_struct::optional(name),
+                    retry_after_seconds: serde_struct::optional(retry_after_seconds),
+                    uid: serde_struct::optional(uid),
+                })
+            }
+        }
+
+        deserializer
+            .deserialize_struct(
+                "StatusDetails",
+                <StatusDetailsVisitor as serde_struct::Fields>::NAMES,
+                StatusDetailsVisitor,
+            )
+    }
 }
 
 impl StatusDetails {

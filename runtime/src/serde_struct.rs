@@ -1,0 +1,242 @@
+//! Support for the `Serialize` and `Deserialize` impls that kubegen writes for structs.
+//!
+//! kubegen spells each struct's impls out instead of deriving them: the derive's output is
+//! general (sequences, byte and integer field identifiers, a field enum with its own
+//! `Deserialize` impl per struct) and costs most of the compile time of a generated API crate.
+//! A generated impl is only what a Kubernetes object needs, and the generic parts live here,
+//! compiled once:
+//!
+//! ```
+//! use kubegen_runtime::serde_struct::{self, Fields, Key};
+//!
+//! #[derive(Debug, PartialEq)]
+//! pub struct Port {
+//!     pub port: i32,
+//!     pub name: Option<String>,
+//! }
+//!
+//! impl<'de> serde::Deserialize<'de> for Port {
+//!     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+//!         struct Visitor;
+//!
+//!         impl Fields for Visitor {
+//!             const NAMES: &'static [&'static str] = &["port", "name"];
+//!
+//!             fn index(name: &str) -> usize {
+//!                 match name {
+//!                     "port" => 0,
+//!                     "name" => 1,
+//!                     _ => 2,
+//!                 }
+//!             }
+//!         }
+//!
+//!         impl<'de> serde::de::Visitor<'de> for Visitor {
+//!             type Value = Port;
+//!
+//!             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+//!                 f.write_str("a Port object")
+//!             }
+//!
+//!             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Port, A::Error> {
+//!                 let (mut port, mut name) = (None, None);
+//!                 while let Some(index) = map.next_key_seed(Key::<Self>::new())? {
+//!                     match index {
+//!                         0 => serde_struct::value(&mut map, &mut port, "port")?,
+//!                         1 => serde_struct::value(&mut map, &mut name, "name")?,
+//!                         _ => serde_struct::skip(&mut map)?,
+//!                     }
+//!                 }
+//!                 Ok(Port {
+//!                     port: serde_struct::required(port, "port")?,
+//!                     name: serde_struct::optional(name),
+//!                 })
+//!             }
+//!         }
+//!
+//!         deserializer.deserialize_struct("Port", Visitor::NAMES, Visitor)
+//!     }
+//! }
+//!
+//! let port: Port = serde_json::from_str(r#"{"name":null,"port":80,"extra":[1]}"#)?;
+//! assert_eq!(port, Port { port: 80, name: None });
+//! let twice = serde_json::from_str::<Port>(r#"{"port":80,"port":81}"#).unwrap_err();
+//! assert!(twice.to_string().starts_with("duplicate field `port`"));
+//! let missing = serde_json::from_str::<Port>(r#"{"name":"http"}"#).unwrap_err();
+//! assert!(missing.to_string().starts_with("missing field `port`"));
+//! # Ok::<(), serde_json::Error>(())
+//! ```
+//!
+//! Their behaviour is the derive's with `skip_serializing_if = "Option::is_none"` on optional
+//! fields: unknown fields are skipped, a duplicate field or a missing required one is an
+//! error, `null` reads as an absent optional field, and absent optional fields are not
+//! written. Unlike the derive, a struct cannot be read from a sequence; JSON objects never are.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Serialize};
+
+/// The fields of one struct, implemented by its generated `Deserialize` impl.
+pub trait Fields {
+    /// The JSON names of the fields, in declaration order.
+    const NAMES: &'static [&'static str];
+
+    /// The index in [`NAMES`](Self::NAMES) of the field named `name`, or any larger number
+    /// for a name the struct does not have.
+    fn index(name: &str) -> usize;
+}
+
+/// Reads an object key as the index of the field it names (see [`Fields::index`]), without
+/// allocating: the key is looked up where the deserializer hands it over, borrowed or not.
+pub struct Key<F>(PhantomData<fn() -> F>);
+
+impl<F: Fields> Key<F> {
+    /// The seed for [`MapAccess::next_key_seed`].
+    #[inline]
+    #[must_use]
+    pub const fn new() -> Self {
+        Self(PhantomData)
+    }
+}
+
+impl<F: Fields> Default for Key<F> {
+    #[inline]
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<'de, F: Fields> DeserializeSeed<'de> for Key<F> {
+    type Value = usize;
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl<F: Fields> Visitor<'_> for Key<F> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    #[inline]
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<usize, E> {
+        Ok(F::index(name))
+    }
+
+    #[inline]
+    fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<usize, E> {
+        // A name that is not UTF-8 names no field.
+        Ok(std::str::from_utf8(name).map_or(F::NAMES.len(), F::index))
+    }
+}
+
+/// Reads the value of a field into its slot; a field seen twice is an error, as with the
+/// derive (`duplicate field `name``).
+///
+/// # Errors
+///
+/// When the field was already read, or its value does not deserialize as `T`.
+#[inline]
+pub fn value<'de, A, T>(
+    map: &mut A,
+    slot: &mut Option<T>,
+    name: &'static str,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: Deserialize<'de>,
+{
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(name));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+/// Skips the value of a key the struct does not have.
+///
+/// # Errors
+///
+/// When the value is not well-formed.
+#[inline]
+pub fn skip<'de, A: MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> {
+    map.next_value::<IgnoredAny>().map(|IgnoredAny| ())
+}
+
+/// The value of a required field.
+///
+/// # Errors
+///
+/// `missing field `name`` when the input did not have it.
+#[inline]
+pub fn required<T, E: de::Error>(slot: Option<T>, name: &'static str) -> Result<T, E> {
+    slot.ok_or_else(|| E::missing_field(name))
+}
+
+/// The value of an optional field: absent and `null` are both `None`.
+#[inline]
+#[must_use]
+pub fn optional<T>(slot: Option<Option<T>>) -> Option<T> {
+    slot.flatten()
+}
+
+/// The number of fields a struct writes: `always` plus one for each `true` in `present`
+/// (a flat array rather than a sum, which for a struct with thousands of optional fields
+/// would be an expression nested thousands deep).
+#[inline]
+#[must_use]
+pub fn len(always: usize, present: &[bool]) -> usize {
+    always + present.iter().filter(|&&present| present).count()
+}
+
+/// Writes a field that is only written when present (optional fields, and the `apiVersion`
+/// and `kind` markers), or tells the serializer it is skipped.
+///
+/// # Errors
+///
+/// The serializer's.
+#[inline]
+pub fn field_if<S, T>(
+    state: &mut S,
+    name: &'static str,
+    value: &T,
+    present: bool,
+) -> Result<(), S::Error>
+where
+    S: SerializeStruct,
+    T: Serialize + ?Sized,
+{
+    if present {
+        state.serialize_field(name, value)
+    } else {
+        state.skip_field(name)
+    }
+}
+
+/// Writes an optional field: its value when `Some`, nothing when `None`.
+///
+/// # Errors
+///
+/// The serializer's.
+#[inline]
+pub fn optional_field<S, T>(
+    state: &mut S,
+    name: &'static str,
+    value: Option<&T>,
+) -> Result<(), S::Error>
+where
+    S: SerializeStruct,
+    T: Serialize + ?Sized,
+{
+    match value {
+        Some(value) => state.serialize_field(name, value),
+        None => state.skip_field(name),
+    }
+}
