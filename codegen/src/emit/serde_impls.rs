@@ -86,14 +86,13 @@ fn serialize_impl(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> Toke
             }
         }
     }
+    let use_runtime = (always < fields.len()).then(|| quote!(use #runtime::serde_struct;));
+    let always = Literal::usize_unsuffixed(always);
     let len = if present.is_empty() {
-        let always = Literal::usize_unsuffixed(always);
         quote!(#always)
     } else {
-        let always = Literal::usize_unsuffixed(always);
         quote!(serde_struct::len(#always, &[#(#present),*]))
     };
-    let use_runtime = (always < fields.len()).then(|| quote!(use #runtime::serde_struct;));
     let binding = if fields.is_empty() {
         quote!(let state)
     } else {
