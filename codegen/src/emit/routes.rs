@@ -5,9 +5,10 @@
 //! Per resource, in the resource's file: `impl Lease { pub const ROUTES; pub fn
 //! read_namespaced_lease(…) -> Result<http::Request<Vec<u8>>, RequestError>; pub fn
 //! read_namespaced_lease_response(status, body) -> Result<Lease, ResponseError>; … }`, plus a
-//! `…Query` struct of optional query parameters per operation that has any. Crate-wide, in the
-//! `routes` module: the `Route` enum, the `ROUTES` table, the `ResponseError` alias, request
-//! functions of operations on no resource, and the matcher (`matcher.rs`).
+//! `…Query` struct for an operation whose optional query parameters no other operation takes.
+//! Crate-wide, in the `routes` module: the `Route` enum, the `ROUTES` table, the
+//! `ResponseError` alias, the query structs operations share (`query.rs`), request functions
+//! of operations on no resource, and the matcher (`matcher.rs`).
 //!
 //! Request functions, decoders and query serialization are `#[inline]`. They are not generic,
 //! so rustc would otherwise compile every operation, and every serde impl its body and response
