@@ -1,5 +1,5 @@
-//! The command line: `kubegen <inputs…> --out <dir> [--crate-name N] [--select …]`, writing a
-//! complete, buildable crate from any mix of supported documents. The installed `kubegen`
+//! The command line: `kubeforge <inputs…> --out <dir> [--crate-name N] [--select …]`, writing a
+//! complete, buildable crate from any mix of supported documents. The installed `kubeforge`
 //! binary and `cargo xtask generate` both run this.
 
 use std::ffi::OsString;
@@ -13,7 +13,7 @@ use crate::{Config, Selector};
 
 /// Generate a Rust crate from Kubernetes OpenAPI documents or CRDs.
 #[derive(Debug, Parser)]
-#[command(name = "kubegen", version)]
+#[command(name = "kubeforge", version)]
 pub struct Args {
     /// Input documents: OpenAPI v3 or Swagger 2.0 (JSON or YAML), or CRDs (YAML or JSON,
     /// several per file allowed).
@@ -42,10 +42,10 @@ pub struct Args {
     /// Leave out doc comments.
     #[arg(long)]
     pub no_docs: bool,
-    /// Depend on kubegen-runtime at this path instead of the one beside the generator.
+    /// Depend on kubeforge-runtime at this path instead of the one beside the generator.
     #[arg(long, conflicts_with = "runtime_version")]
     pub runtime_path: Option<PathBuf>,
-    /// Depend on kubegen-runtime from a registry, with this version requirement.
+    /// Depend on kubeforge-runtime from a registry, with this version requirement.
     #[arg(long)]
     pub runtime_version: Option<String>,
 }

@@ -21,7 +21,7 @@ use crate::diagnostics::{Diagnostic, Error, ErrorKind, Origin};
 use crate::write::{Layout, MARKER, WriteReport};
 
 /// The include file's name unless [`Config::include_file`] says otherwise.
-pub(crate) const DEFAULT_INCLUDE_FILE: &str = "kubegen.rs";
+pub(crate) const DEFAULT_INCLUDE_FILE: &str = "kubeforge.rs";
 
 fn error(path: &Path, message: impl Into<String>) -> Diagnostic {
     Diagnostic::new(ErrorKind::Output, &Origin::root(path), message)
@@ -34,7 +34,7 @@ impl Config {
     /// ```no_run
     /// // In build.rs's `main`:
     /// println!("cargo::rerun-if-changed=schemas/image.openshift.io_v1.json");
-    /// kubegen::Config::new()
+    /// kubeforge::Config::new()
     ///     .input("schemas/image.openshift.io_v1.json")
     ///     .root_path("crate::k8s")
     ///     .include_file("k8s.rs")
@@ -132,7 +132,7 @@ fn write_include(out_dir: &Path, relative: &Path, content: &[u8]) -> Result<Writ
                     &parent,
                     "expected a directory inside the output directory, but this is a file or a symbolic link",
                 )
-                .with_hint("kubegen writes only inside the output directory; remove the link or choose another include file name")
+                .with_hint("kubeforge writes only inside the output directory; remove the link or choose another include file name")
                 .into());
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -163,7 +163,7 @@ fn write_include(out_dir: &Path, relative: &Path, content: &[u8]) -> Result<Writ
                 &target,
                 "expected to replace a generated file, but this is a symbolic link or not a file",
             )
-            .with_hint("kubegen writes only regular files inside the output directory; remove it or choose another include file name")
+            .with_hint("kubeforge writes only regular files inside the output directory; remove it or choose another include file name")
             .into());
         }
         Ok(_) => {
@@ -189,7 +189,7 @@ fn write_include(out_dir: &Path, relative: &Path, content: &[u8]) -> Result<Writ
     // Staged beside the target, inside the output directory, then renamed over it.
     let mut staging_name = OsString::from(".");
     staging_name.push(file_name);
-    staging_name.push(format!(".kubegen-{}.tmp", std::process::id()));
+    staging_name.push(format!(".kubeforge-{}.tmp", std::process::id()));
     let staging = resolved.join(staging_name);
     let written = (|| -> std::io::Result<()> {
         match fs::remove_file(&staging) {

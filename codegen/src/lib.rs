@@ -1,4 +1,4 @@
-//! kubegen generates Rust types for Kubernetes-style APIs from OpenAPI documents.
+//! kubeforge generates Rust types for Kubernetes-style APIs from OpenAPI documents.
 //!
 //! The pipeline has four stages, one module each:
 //!
@@ -9,11 +9,11 @@
 //! [`Config`] drives it, the same way from `cargo xtask regen` and from a `build.rs`:
 //!
 //! ```no_run
-//! let output = kubegen::Config::new()
+//! let output = kubeforge::Config::new()
 //!     .input("schemas/coordination.k8s.io_v1.json")
 //!     .generate()?;
 //! output.write("generated/src")?;
-//! # Ok::<(), kubegen::Error>(())
+//! # Ok::<(), kubeforge::Error>(())
 //! ```
 //!
 //! A build script calls [`Config::compile`] instead, which writes one include file into
@@ -163,7 +163,7 @@ impl Config {
             modules: ModuleRules::default(),
             options: emit::Options::default(),
             layout: Layout::Crate,
-            generated_by: "kubegen".to_owned(),
+            generated_by: "kubeforge".to_owned(),
             externs: Vec::new(),
             out_dir: None,
             include_file: PathBuf::from(compile::DEFAULT_INCLUDE_FILE),
@@ -228,7 +228,7 @@ impl Config {
         self
     }
 
-    /// The Rust path of the runtime crate, `::kubegen_runtime` by default.
+    /// The Rust path of the runtime crate, `::kubeforge_runtime` by default.
     #[must_use]
     pub fn runtime_path(mut self, path: impl Into<String>) -> Self {
         self.options.runtime_path = path.into();
@@ -281,7 +281,7 @@ impl Config {
     /// package to the module plus the name as the schema spells it:
     ///
     /// ```no_run
-    /// let config = kubegen::Config::new().extern_type(
+    /// let config = kubeforge::Config::new().extern_type(
     ///     "io.k8s.apimachinery.pkg.apis.meta.v1.*",
     ///     "::k8s_openapi::apimachinery::pkg::apis::meta::v1::*",
     /// );
@@ -385,7 +385,7 @@ impl Config {
     }
 
     /// The name of the include file [`Config::compile`] writes, relative to the output
-    /// directory (`kubegen.rs` by default). It must stay inside it: an absolute path or one
+    /// directory (`kubeforge.rs` by default). It must stay inside it: an absolute path or one
     /// with `..` is refused.
     #[must_use]
     pub fn include_file(mut self, name: impl Into<PathBuf>) -> Self {

@@ -109,7 +109,7 @@ impl Output {
             return Ok(report);
         }
 
-        let staging = sibling(dir, "kubegen-new");
+        let staging = sibling(dir, "kubeforge-new");
         remove_tree(&staging)?;
         let mut carried = Vec::new();
         collect_all(dir, Path::new(""), &mut carried)?;
@@ -265,7 +265,7 @@ fn swap_in(staging: &Path, dir: &Path) -> Result<(), Error> {
             return remove_tree(staging);
         }
     }
-    let old = sibling(dir, "kubegen-old");
+    let old = sibling(dir, "kubeforge-old");
     remove_tree(&old)?;
     fs::rename(dir, &old)
         .map_err(|e| output_error(dir, &format!("cannot move the old output aside: {e}")))?;
@@ -276,7 +276,7 @@ fn swap_in(staging: &Path, dir: &Path) -> Result<(), Error> {
 
 /// Undoes the effect of a run killed between the two renames of the fallback swap.
 fn recover_interrupted_swap(dir: &Path) -> Result<(), Error> {
-    let old = sibling(dir, "kubegen-old");
+    let old = sibling(dir, "kubeforge-old");
     if !dir.exists() && old.is_dir() {
         fs::rename(&old, dir)
             .map_err(|e| output_error(dir, &format!("cannot restore the previous output: {e}")))?;

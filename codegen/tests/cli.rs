@@ -1,4 +1,4 @@
-//! The `kubegen` binary, as a user without this workspace runs it: a CRD file in, a crate
+//! The `kubeforge` binary, as a user without this workspace runs it: a CRD file in, a crate
 //! out (in a directory outside the workspace), and the crate builds and works.
 
 use std::process::Command;
@@ -39,13 +39,13 @@ spec:
     )
     .expect("write CRD");
     let out = work.path().join("widgets");
-    let status = Command::new(env!("CARGO_BIN_EXE_kubegen"))
+    let status = Command::new(env!("CARGO_BIN_EXE_kubeforge"))
         .arg(&crd)
         .args(["--out"])
         .arg(&out)
         .args(["--crate-name", "widgets"])
         .status()
-        .expect("kubegen runs");
+        .expect("kubeforge runs");
     assert!(status.success());
 
     // A test of the user's own, using the generated crate.

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use kubegen::Config;
+use kubeforge::Config;
 
 /// A document of `count` schemas whose names and fields depend on `variant`, so the two
 /// variants' outputs share no file content.
@@ -27,7 +27,7 @@ fn document(dir: &Path, variant: &str, count: usize) -> PathBuf {
 }
 
 fn run(input: &Path, out: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_kubegen"));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kubeforge"));
     command
         .arg(input)
         .arg("--out")
@@ -44,7 +44,7 @@ fn killed_writes_leave_old_or_new() {
         document(work.path(), "alpha", 400),
         document(work.path(), "beta", 400),
     ];
-    let expected: Vec<kubegen::Output> = inputs
+    let expected: Vec<kubeforge::Output> = inputs
         .iter()
         .map(|input| Config::new().input(input).generate().expect("generates"))
         .collect();

@@ -7,10 +7,10 @@ pub(crate) const SCHEMA: &str = "../../schemas/image.openshift.io_v1.json";
 
 /// Every option that changes the code, at once: included as `crate::custom` from
 /// `OUT_DIR/nested/custom.rs`.
-pub(crate) fn custom() -> kubegen::Config {
-    kubegen::Config::new()
+pub(crate) fn custom() -> kubeforge::Config {
+    kubeforge::Config::new()
         .input(SCHEMA)
-        .select(kubegen::Selector::Kind("ImageStream".into()))
+        .select(kubeforge::Selector::Kind("ImageStream".into()))
         .root_path("crate::custom")
         .include_file("nested/custom.rs")
         .map_type("::std::collections::HashMap")
@@ -34,10 +34,10 @@ pub(crate) fn custom() -> kubegen::Config {
 }
 
 /// Everything optional off: included as `crate::lean` from `OUT_DIR/lean.rs`.
-pub(crate) fn lean() -> kubegen::Config {
-    kubegen::Config::new()
+pub(crate) fn lean() -> kubeforge::Config {
+    kubeforge::Config::new()
         .input(SCHEMA)
-        .select(kubegen::Selector::Kind("ImageStream".into()))
+        .select(kubeforge::Selector::Kind("ImageStream".into()))
         .root_path("crate::lean")
         .include_file("lean.rs")
         .builders(false)
@@ -50,7 +50,7 @@ pub(crate) fn lean() -> kubegen::Config {
 /// # Errors
 ///
 /// Any generator error.
-pub(crate) fn run(out_dir: &Path) -> Result<Vec<kubegen::WriteReport>, kubegen::Error> {
+pub(crate) fn run(out_dir: &Path) -> Result<Vec<kubeforge::WriteReport>, kubeforge::Error> {
     Ok(vec![
         custom().compile_to(out_dir)?,
         lean().compile_to(out_dir)?,

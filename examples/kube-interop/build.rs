@@ -2,9 +2,9 @@
 fn main() {
     let schema = "../../schemas/image.openshift.io_v1.json";
     println!("cargo::rerun-if-changed={schema}");
-    kubegen::Config::new()
+    kubeforge::Config::new()
         .input(schema)
-        .select(kubegen::Selector::Kind("ImageStream".into()))
+        .select(kubeforge::Selector::Kind("ImageStream".into()))
         .extern_type(
             "io.k8s.apimachinery.pkg.apis.meta.v1.*",
             "::k8s_openapi::apimachinery::pkg::apis::meta::v1::*",

@@ -2,9 +2,9 @@
 fn main() {
     let schema = "../../schemas/image.openshift.io_v1.json";
     println!("cargo::rerun-if-changed={schema}");
-    kubegen::Config::new()
+    kubeforge::Config::new()
         .input(schema)
-        .select(kubegen::Selector::Kind("ImageStream".into()))
+        .select(kubeforge::Selector::Kind("ImageStream".into()))
         .root_path("crate::k8s") // where the file is included
         .derive(
             "com.github.openshift.api.image.v1.TagReferencePolicy",

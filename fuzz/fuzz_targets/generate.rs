@@ -6,5 +6,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = kubegen::Config::new().input_bytes("fuzz-input", data).generate();
+    let _ = kubeforge::Config::new().input_bytes("fuzz-input", data).generate();
 });

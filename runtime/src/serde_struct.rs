@@ -1,13 +1,13 @@
-//! Support for the `Serialize` and `Deserialize` impls that kubegen writes for structs.
+//! Support for the `Serialize` and `Deserialize` impls that kubeforge writes for structs.
 //!
-//! kubegen spells each struct's impls out instead of deriving them: the derive's output is
+//! kubeforge spells each struct's impls out instead of deriving them: the derive's output is
 //! general (sequences, byte and integer field identifiers, a field enum with its own
 //! `Deserialize` impl per struct) and costs most of the compile time of a generated API crate.
 //! A generated impl is only what a Kubernetes object needs, and the generic parts live here,
 //! compiled once:
 //!
 //! ```
-//! use kubegen_runtime::serde_struct::{self, Fields, Key};
+//! use kubeforge_runtime::serde_struct::{self, Fields, Key};
 //!
 //! #[derive(Debug, PartialEq)]
 //! pub struct Port {

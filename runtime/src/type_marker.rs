@@ -151,8 +151,8 @@ type_marker! {
     /// `"coordination.k8s.io/v1"`. Reading any other string is an error such
     /// as `invalid apiVersion "v2": expected "coordination.k8s.io/v1"`.
     /// Generated fields use
-    /// `default = "::kubegen_runtime::ApiVersion::absent"` and
-    /// `skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"`, so
+    /// `default = "::kubeforge_runtime::ApiVersion::absent"` and
+    /// `skip_serializing_if = "::kubeforge_runtime::ApiVersion::is_absent"`, so
     /// a missing key reads as absent and stays missing when written back.
     /// [`Default`] is present, so constructed values carry their apiVersion.
     ApiVersion, field = "apiVersion", constant = API_VERSION,
@@ -163,8 +163,8 @@ type_marker! {
     ///
     /// Wire form: the JSON string `T::KIND`, e.g. `"Lease"`. Reading any other
     /// string is an error such as `invalid kind "Pod": expected "Lease"`.
-    /// Generated fields use `default = "::kubegen_runtime::Kind::absent"` and
-    /// `skip_serializing_if = "::kubegen_runtime::Kind::is_absent"`, so a
+    /// Generated fields use `default = "::kubeforge_runtime::Kind::absent"` and
+    /// `skip_serializing_if = "::kubeforge_runtime::Kind::is_absent"`, so a
     /// missing key reads as absent and stays missing when written back.
     /// [`Default`] is present, so constructed values carry their kind.
     Kind, field = "kind", constant = KIND,

@@ -1,7 +1,7 @@
 //! Hostile input: mutated JSON fed to every deserializer must produce a
 //! value or an error, never a panic.
 
-use kubegen_runtime::{ByteString, IntOrString, MicroTime, Quantity, Time, WatchEvent};
+use kubeforge_runtime::{ByteString, IntOrString, MicroTime, Quantity, Time, WatchEvent};
 use serde::Deserialize;
 
 /// A small deterministic generator (xorshift64*), so failures reproduce.

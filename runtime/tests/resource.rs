@@ -3,22 +3,22 @@
 
 use std::collections::HashSet;
 
-use kubegen_runtime::{ApiVersion, Kind, ListResource, Resource, Scope, TypeMeta};
+use kubeforge_runtime::{ApiVersion, Kind, ListResource, Resource, Scope, TypeMeta};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Lease {
     #[serde(
         rename = "apiVersion",
-        default = "::kubegen_runtime::ApiVersion::absent",
-        skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
+        default = "::kubeforge_runtime::ApiVersion::absent",
+        skip_serializing_if = "::kubeforge_runtime::ApiVersion::is_absent"
     )]
-    pub api_version: ::kubegen_runtime::ApiVersion<Lease>,
+    pub api_version: ::kubeforge_runtime::ApiVersion<Lease>,
     #[serde(
-        default = "::kubegen_runtime::Kind::absent",
-        skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
+        default = "::kubeforge_runtime::Kind::absent",
+        skip_serializing_if = "::kubeforge_runtime::Kind::is_absent"
     )]
-    pub kind: ::kubegen_runtime::Kind<Lease>,
+    pub kind: ::kubeforge_runtime::Kind<Lease>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub holder: Option<String>,
 }
@@ -40,15 +40,15 @@ impl Resource for Lease {
 pub struct LeaseList {
     #[serde(
         rename = "apiVersion",
-        default = "::kubegen_runtime::ApiVersion::absent",
-        skip_serializing_if = "::kubegen_runtime::ApiVersion::is_absent"
+        default = "::kubeforge_runtime::ApiVersion::absent",
+        skip_serializing_if = "::kubeforge_runtime::ApiVersion::is_absent"
     )]
-    pub api_version: ::kubegen_runtime::ApiVersion<LeaseList>,
+    pub api_version: ::kubeforge_runtime::ApiVersion<LeaseList>,
     #[serde(
-        default = "::kubegen_runtime::Kind::absent",
-        skip_serializing_if = "::kubegen_runtime::Kind::is_absent"
+        default = "::kubeforge_runtime::Kind::absent",
+        skip_serializing_if = "::kubeforge_runtime::Kind::is_absent"
     )]
-    pub kind: ::kubegen_runtime::Kind<LeaseList>,
+    pub kind: ::kubeforge_runtime::Kind<LeaseList>,
     pub items: Vec<Lease>,
 }
 

@@ -1,10 +1,10 @@
 //! The request, response and route helpers that generated route code calls.
 
-use kubegen_runtime::http::{Method, StatusCode};
-use kubegen_runtime::request::{self, PathAndQuery};
-use kubegen_runtime::response::{self, DecodeError};
-use kubegen_runtime::route::is_param_value;
-use kubegen_runtime::{Bookmark, MethodSet, PathParams, RequestError, ResponseError, WatchEvent};
+use kubeforge_runtime::http::{Method, StatusCode};
+use kubeforge_runtime::request::{self, PathAndQuery};
+use kubeforge_runtime::response::{self, DecodeError};
+use kubeforge_runtime::route::is_param_value;
+use kubeforge_runtime::{Bookmark, MethodSet, PathParams, RequestError, ResponseError, WatchEvent};
 use serde_json::Value;
 
 #[test]

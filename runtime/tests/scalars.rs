@@ -1,6 +1,6 @@
 //! Wire-form tests for `Quantity`, `IntOrString` and `ByteString`.
 
-use kubegen_runtime::{ByteString, IntOrString, Quantity};
+use kubeforge_runtime::{ByteString, IntOrString, Quantity};
 use serde::{Deserialize, Serialize};
 
 fn to_json<T: Serialize>(v: &T) -> String {

@@ -1,4 +1,4 @@
-//! Tests for `kubegen_runtime::string_enum`, with an enum written exactly as
+//! Tests for `kubeforge_runtime::string_enum`, with an enum written exactly as
 //! the generator emits it.
 
 use std::cell::Cell;
@@ -48,7 +48,7 @@ impl ::serde::Serialize for ReferencePolicyType {
 
 impl<'de> ::serde::Deserialize<'de> for ReferencePolicyType {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        ::kubegen_runtime::string_enum::deserialize(d)
+        ::kubeforge_runtime::string_enum::deserialize(d)
     }
 }
 

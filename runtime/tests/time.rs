@@ -1,7 +1,7 @@
 //! Wire-form tests for `Time` and `MicroTime`.
 
 use jiff::Timestamp;
-use kubegen_runtime::{MicroTime, Time};
+use kubeforge_runtime::{MicroTime, Time};
 use serde::{Deserialize, Serialize};
 
 fn ts(s: &str) -> Timestamp {

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use kubegen_runtime::{Bookmark, WatchEvent};
+use kubeforge_runtime::{Bookmark, WatchEvent};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 

@@ -1,4 +1,4 @@
-//! Integration and golden tests for kubegen and the generated crate.
+//! Integration and golden tests for kubeforge and the generated crate.
 //!
 //! The tests themselves are in `tests/`; this library holds what they share, and compiles
 //! every golden output (`golden/<case>.rs`) so that a golden that does not build, or does
@@ -44,7 +44,7 @@ pub fn build_modules_as_crate(name: &str, modules: &[(String, String)]) {
     std::fs::write(src.join("lib.rs"), lib).expect("write lib");
     let manifest = format!(
         "[package]\nname = {name:?}\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [dependencies]\nkubegen-runtime = {{ path = {:?} }}\nserde = {{ version = \"1\", features = [\"derive\"] }}\n\
+         [dependencies]\nkubeforge-runtime = {{ path = {:?} }}\nserde = {{ version = \"1\", features = [\"derive\"] }}\n\
          serde_json = \"1\"\n\n[workspace]\n",
         workspace_root().join("runtime").display().to_string()
     );
@@ -64,7 +64,7 @@ pub fn build_modules_as_crate(name: &str, modules: &[(String, String)]) {
     );
 }
 
-/// Whether goldens should be rewritten instead of compared (`KUBEGEN_BLESS=1`).
+/// Whether goldens should be rewritten instead of compared (`KUBEFORGE_BLESS=1`).
 pub fn bless() -> bool {
-    std::env::var_os("KUBEGEN_BLESS").is_some_and(|v| v == "1")
+    std::env::var_os("KUBEFORGE_BLESS").is_some_and(|v| v == "1")
 }

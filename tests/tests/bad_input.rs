@@ -4,10 +4,10 @@
 use std::fs;
 use std::path::Path;
 
-use kubegen::{Config, Error, ErrorKind};
+use kubeforge::{Config, Error, ErrorKind};
 use serde_json::{Value, json};
 
-fn generate(documents: &[(&str, &str)]) -> Result<kubegen::Output, Error> {
+fn generate(documents: &[(&str, &str)]) -> Result<kubeforge::Output, Error> {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut config = Config::new();
     for (name, text) in documents {

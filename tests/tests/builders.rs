@@ -6,19 +6,19 @@
 use std::fs;
 use std::path::Path;
 
-use kubegen::model::{TypeId, TypeKind};
+use kubeforge::model::{TypeId, TypeKind};
 
-use kubegen_api::api::coordination::v1::{Lease, LeaseSpec};
-use kubegen_api::api::core::v1::{
+use kubeforge_api::api::coordination::v1::{Lease, LeaseSpec};
+use kubeforge_api::api::core::v1::{
     ConfigMapEnvSource, Container, ContainerPort, ContainerPortBuilder, EnvVar, ObjectReference,
     ResourceRequirements,
 };
-use kubegen_api::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
-use kubegen_api::openshift::image::v1::{
+use kubeforge_api::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
+use kubeforge_api::openshift::image::v1::{
     ImageStream, ImageStreamSpec, TagImportPolicy, TagReference, TagReferenceBuilder,
     TagReferencePolicy,
 };
-use kubegen_tests::workspace_root;
+use kubeforge_tests::workspace_root;
 use serde_json::{Value, json};
 
 // README example start
@@ -336,7 +336,7 @@ fn an_existing_object_gives_its_builder_back() {
     // This object came without apiVersion and kind (as list items do); its builder keeps
     // them absent, and every field it does not touch.
     let changed = Lease::from(
-        kubegen_api::api::coordination::v1::LeaseBuilder::from(original.clone())
+        kubeforge_api::api::coordination::v1::LeaseBuilder::from(original.clone())
             .metadata_with(|meta| meta.label("app", "web")),
     );
     assert_eq!(
@@ -353,7 +353,7 @@ fn an_existing_object_gives_its_builder_back() {
     );
     // A nested object's builder comes back the same way, to change one field of it.
     let spec = original.spec.clone().expect("has a spec");
-    let spec = kubegen_api::api::coordination::v1::LeaseSpecBuilder::from(spec)
+    let spec = kubeforge_api::api::coordination::v1::LeaseSpecBuilder::from(spec)
         .holder_identity("y")
         .build();
     assert_eq!(
@@ -361,7 +361,7 @@ fn an_existing_object_gives_its_builder_back() {
         (Some("y"), Some(30))
     );
     // Without changes, the round trip is the identity.
-    let builder: kubegen_api::api::coordination::v1::LeaseBuilder = original.clone().into();
+    let builder: kubeforge_api::api::coordination::v1::LeaseBuilder = original.clone().into();
     assert_eq!(builder.build(), original);
 
     // `TagReferenceBuilder` has a `from` setter (for the field `from`), so `From` is
@@ -440,9 +440,9 @@ fn builders_can_be_turned_off() {
     let root = workspace_root();
     let input = Path::new("tests/golden/builder_nested.json");
     let generate = |builders: bool| -> String {
-        let output = kubegen::Config::new()
+        let output = kubeforge::Config::new()
             .input_named(root.join(input), input)
-            .layout(kubegen::Layout::SingleFile)
+            .layout(kubeforge::Layout::SingleFile)
             .builders(builders)
             .generate()
             .expect("generates");
@@ -490,7 +490,7 @@ fn every_struct_in_generated_has_a_builder() {
     }
     let mut names = Vec::new();
     structs(
-        &kubegen_tests::workspace_root().join("generated/src"),
+        &kubeforge_tests::workspace_root().join("generated/src"),
         &mut names,
     );
     let all: std::collections::BTreeSet<&str> = names.iter().map(String::as_str).collect();
@@ -506,8 +506,8 @@ fn every_struct_in_generated_has_a_builder() {
 
 #[test]
 fn query_parameters_have_builders_too() {
-    use kubegen_api::api::coordination::v1::Lease;
-    use kubegen_api::routes::ListOrWatchQuery2;
+    use kubeforge_api::api::coordination::v1::Lease;
+    use kubeforge_api::routes::ListOrWatchQuery2;
     let query = ListOrWatchQuery2::builder()
         .label_selector("app=web")
         .limit(10)
@@ -518,6 +518,6 @@ fn query_parameters_have_builders_too() {
         "/apis/coordination.k8s.io/v1/namespaces/default/leases?labelSelector=app%3Dweb&limit=10"
     );
     let again: ListOrWatchQuery2 =
-        kubegen_api::routes::ListOrWatchQuery2Builder::from(query.clone()).build();
+        kubeforge_api::routes::ListOrWatchQuery2Builder::from(query.clone()).build();
     assert_eq!(again, query);
 }

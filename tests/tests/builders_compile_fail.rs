@@ -1,6 +1,6 @@
 //! Forgetting a required field does not compile: required fields are the constructor's
 //! arguments, and a builder cannot be made any other way. The expected errors are
-//! `ui/*.stderr`; regenerate them with `TRYBUILD=overwrite cargo test -p kubegen-tests --test
+//! `ui/*.stderr`; regenerate them with `TRYBUILD=overwrite cargo test -p kubeforge-tests --test
 //! builders_compile_fail` when the compiler's wording changes.
 
 #[test]

@@ -1,7 +1,7 @@
 //! The committed `generated/` crate must be exactly what `cargo xtask regen` produces from
 //! `schemas/`, in the manner of rust-analyzer's sourcegen tests.
 
-use kubegen_tests::workspace_root;
+use kubeforge_tests::workspace_root;
 
 #[test]
 fn generated_crate_is_up_to_date() {

@@ -1,12 +1,12 @@
 //! Golden tests: each `golden/<case>.json` generates `golden/<case>.rs` exactly. Bless new
-//! output with `KUBEGEN_BLESS=1 cargo test -p kubegen-tests --test golden`; the outputs are
+//! output with `KUBEFORGE_BLESS=1 cargo test -p kubeforge-tests --test golden`; the outputs are
 //! compiled as modules of this crate (src/golden.rs), so every golden also builds.
 
 use std::fs;
 use std::path::Path;
 
-use kubegen::{Config, Layout};
-use kubegen_tests::{bless, workspace_root};
+use kubeforge::{Config, Layout};
+use kubeforge_tests::{bless, workspace_root};
 
 fn cases() -> Vec<String> {
     let dir = workspace_root().join("tests/golden");
@@ -31,7 +31,7 @@ fn generate(case: &str) -> String {
         .input_named(root.join(&input), &input)
         .layout(Layout::SingleFile)
         .root_path(format!("crate::golden::{case}"))
-        .generated_by("KUBEGEN_BLESS=1 cargo test -p kubegen-tests --test golden")
+        .generated_by("KUBEFORGE_BLESS=1 cargo test -p kubeforge-tests --test golden")
         .generate()
         .unwrap_or_else(|e| panic!("golden case {case} does not generate:\n{e}"));
     output
@@ -64,7 +64,7 @@ fn goldens_match() {
     }
     assert!(
         failures.is_empty(),
-        "golden outputs differ; if the change is intended, run\n    KUBEGEN_BLESS=1 cargo test -p kubegen-tests --test golden\n\n{}",
+        "golden outputs differ; if the change is intended, run\n    KUBEFORGE_BLESS=1 cargo test -p kubeforge-tests --test golden\n\n{}",
         failures.join("\n")
     );
 }

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use kubegen::{Config, ErrorKind, Layout};
-use kubegen_tests::{build_modules_as_crate, workspace_root};
+use kubeforge::{Config, ErrorKind, Layout};
+use kubeforge_tests::{build_modules_as_crate, workspace_root};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Expect {
@@ -80,7 +80,7 @@ const CASES: &[(&str, Expect)] = &[
 
 /// Generates `path` on a thread with a deadline, so a hang fails instead of blocking CI,
 /// and a panic is reported as such.
-fn generate(path: &Path, module: &str) -> Result<Result<String, kubegen::Error>, String> {
+fn generate(path: &Path, module: &str) -> Result<Result<String, kubeforge::Error>, String> {
     let (send, receive) = mpsc::channel();
     let input = path.to_path_buf();
     let root = format!("crate::{module}");

@@ -5,11 +5,11 @@
 use std::fs;
 use std::path::Path;
 
-use kubegen_api::api::coordination::v1::Lease;
-use kubegen_api::api::core::v1::{Endpoints, Pod};
-use kubegen_api::openshift::image::v1::ImageStream;
-use kubegen_runtime::WatchEvent;
-use kubegen_tests::workspace_root;
+use kubeforge_api::api::coordination::v1::Lease;
+use kubeforge_api::api::core::v1::{Endpoints, Pod};
+use kubeforge_api::openshift::image::v1::ImageStream;
+use kubeforge_runtime::WatchEvent;
+use kubeforge_tests::workspace_root;
 use serde::de::DeserializeOwned;
 
 fn rejects<T: DeserializeOwned>(name: &str, text: &str) -> String {

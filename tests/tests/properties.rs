@@ -4,8 +4,8 @@
 
 use std::fs;
 
-use kubegen::{Config, Layout};
-use kubegen_tests::build_modules_as_crate;
+use kubeforge::{Config, Layout};
+use kubeforge_tests::build_modules_as_crate;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use serde_json::{Map, Value, json};

@@ -1,9 +1,9 @@
 //! The generated types deserialize and re-serialize real objects losslessly, compared as
 //! JSON values: Kubernetes' own round-trip fixtures and the example of seed page 002.
 
-use kubegen_api::api::coordination::v1::Lease;
-use kubegen_api::api::core::v1::{Endpoints, Pod};
-use kubegen_tests::{corpus_dir, json_diff::differences};
+use kubeforge_api::api::coordination::v1::Lease;
+use kubeforge_api::api::core::v1::{Endpoints, Pod};
+use kubeforge_tests::{corpus_dir, json_diff::differences};
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::{Value, json};
 

@@ -1,4 +1,4 @@
-//! The generated route table (`kubegen_api::routes::ROUTES`) against the endpoint tables: the
+//! The generated route table (`kubeforge_api::routes::ROUTES`) against the endpoint tables: the
 //! seed pages' counts, and exactly the parameters, actions and responses each operation
 //! lists in `schemas/` (transcribed from the seed pages), read independently here with
 //! serde_json. Also: synthesizing a resource's table from its group, version, plural, scope
@@ -8,12 +8,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use kubegen::ErrorKind;
-use kubegen_api::api::coordination::v1::Lease;
-use kubegen_api::api::core::v1::Pod;
-use kubegen_api::routes::{ROUTES, Route};
-use kubegen_runtime::{Action, RouteInfo};
-use kubegen_tests::workspace_root;
+use kubeforge::ErrorKind;
+use kubeforge_api::api::coordination::v1::Lease;
+use kubeforge_api::api::core::v1::Pod;
+use kubeforge_api::routes::{ROUTES, Route};
+use kubeforge_runtime::{Action, RouteInfo};
+use kubeforge_tests::workspace_root;
 use serde_json::{Value, json};
 
 fn routes_of(kind: &str) -> Vec<&'static RouteInfo> {
@@ -318,7 +318,7 @@ fn resource_tables_follow_the_reference_order() {
 fn synthesized_lease_table_equals_the_one_read_from_paths() {
     let root = workspace_root();
     let input = Path::new("schemas/coordination.k8s.io_v1.json");
-    let api = kubegen::Config::new()
+    let api = kubeforge::Config::new()
         .input_named(root.join(input), input)
         .model()
         .expect("model");
@@ -328,7 +328,7 @@ fn synthesized_lease_table_equals_the_one_read_from_paths() {
         .find(|(_, r)| r.gvk.kind == "Lease")
         .expect("Lease is a resource");
     let read: Vec<_> = api.operations_of(*id).cloned().collect();
-    let mut synthesized = kubegen::model::operations::synthesize(&api, *id);
+    let mut synthesized = kubeforge::model::operations::synthesize(&api, *id);
     assert_eq!(read.len(), 11);
     assert_eq!(synthesized.len(), read.len());
     for (s, r) in synthesized.iter_mut().zip(&read) {
@@ -357,12 +357,12 @@ fn a_resource_without_paths_gets_the_conventional_table() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("gizmo.json");
     std::fs::write(&path, document.to_string()).unwrap();
-    let api = kubegen::Config::new()
+    let api = kubeforge::Config::new()
         .input_named(&path, "gizmo.json")
         .model()
         .unwrap();
     let (id, _) = api.resources.iter().next().unwrap();
-    let table: Vec<(String, String, &str)> = kubegen::model::operations::synthesize(&api, *id)
+    let table: Vec<(String, String, &str)> = kubeforge::model::operations::synthesize(&api, *id)
         .iter()
         .map(|op| {
             (
@@ -401,7 +401,7 @@ fn a_resource_without_paths_gets_the_conventional_table() {
     assert_eq!(table, expected);
 }
 
-fn model_error(paths: Value) -> kubegen::Error {
+fn model_error(paths: Value) -> kubeforge::Error {
     let document = json!({
         "openapi": "3.0.0",
         "info": {"title": "t", "version": "v1"},
@@ -411,7 +411,7 @@ fn model_error(paths: Value) -> kubegen::Error {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.json");
     std::fs::write(&path, document.to_string()).unwrap();
-    kubegen::Config::new()
+    kubeforge::Config::new()
         .input_named(&path, "bad.json")
         .model()
         .expect_err("malformed operations are refused")

@@ -3,9 +3,9 @@
 
 use std::alloc::System;
 
-use kubegen_api::routes::resolve;
-use kubegen_runtime::Resolution;
-use kubegen_runtime::http::Method;
+use kubeforge_api::routes::resolve;
+use kubeforge_runtime::Resolution;
+use kubeforge_runtime::http::Method;
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 #[global_allocator]

@@ -1,4 +1,4 @@
-//! The generated matcher (`kubegen_api::routes::resolve`): every route of the table
+//! The generated matcher (`kubeforge_api::routes::resolve`): every route of the table
 //! resolves, with its parameters, for its method, and gives `MethodNotAllowed` with the
 //! path's methods for every other; requests built by the generated builders, with hostile
 //! names, resolve back to their route and names; and adversarial paths are rejected. That
@@ -6,11 +6,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use kubegen_api::api::coordination::v1::Lease;
-use kubegen_api::api::core::v1::Pod;
-use kubegen_api::routes::{ROUTES, Route, resolve};
-use kubegen_runtime::http::{Method, Uri};
-use kubegen_runtime::{MethodSet, Resolution};
+use kubeforge_api::api::coordination::v1::Lease;
+use kubeforge_api::api::core::v1::Pod;
+use kubeforge_api::routes::{ROUTES, Route, resolve};
+use kubeforge_runtime::http::{Method, Uri};
+use kubeforge_runtime::{MethodSet, Resolution};
 
 /// A concrete path for a template, with `value(name)` for each parameter.
 fn fill(template: &str, value: impl Fn(&str) -> String) -> String {
@@ -306,7 +306,7 @@ fn every_path_of_the_table_has_a_route_per_method_and_no_more() {
 fn a_static_segment_beside_a_parameter_backtracks() {
     // The golden `route_table`: `/widgets/special/stats` beside `/widgets/{name}`,
     // `/widgets/{name}/exec`, and `/` of the group-version (a static empty segment).
-    use kubegen_tests::golden::route_table::routes::{Route as R, resolve as golden};
+    use kubeforge_tests::golden::route_table::routes::{Route as R, resolve as golden};
     fn found<'p>(method: &Method, path: &'p str) -> Option<(R, Option<&'p str>)> {
         golden(method, path)
             .found()

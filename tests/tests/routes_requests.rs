@@ -3,12 +3,12 @@
 //! query string, headers and body of each request; each decoder on its declared statuses,
 //! on a `Status` error, on a non-Status error page and on a body of the wrong type.
 
-use kubegen_api::api::coordination::v1 as coordination;
-use kubegen_api::api::core::v1 as core;
-use kubegen_api::apimachinery::pkg::apis::meta::v1::{DeleteOptions, Status};
-use kubegen_api::routes::{self, ResponseError};
-use kubegen_runtime::http::{Method, Request, StatusCode, header};
-use kubegen_runtime::{Patch, RequestError, WatchEvent};
+use kubeforge_api::api::coordination::v1 as coordination;
+use kubeforge_api::api::core::v1 as core;
+use kubeforge_api::apimachinery::pkg::apis::meta::v1::{DeleteOptions, Status};
+use kubeforge_api::routes::{self, ResponseError};
+use kubeforge_runtime::http::{Method, Request, StatusCode, header};
+use kubeforge_runtime::{Patch, RequestError, WatchEvent};
 use serde_json::{Value, json};
 
 use coordination::Lease;
@@ -207,7 +207,7 @@ fn lease_create_read_replace_patch_delete() {
         &body,
         &routes::CreateOrReplaceQuery {
             dry_run: Some("All".into()),
-            field_manager: Some("kubegen tests".into()),
+            field_manager: Some("kubeforge tests".into()),
             ..Default::default()
         },
     )
@@ -215,7 +215,7 @@ fn lease_create_read_replace_patch_delete() {
     check(
         &request,
         &Method::POST,
-        "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases?dryRun=All&fieldManager=kubegen%20tests",
+        "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases?dryRun=All&fieldManager=kubeforge%20tests",
         Some("application/json"),
         Some(lease_json("a")),
     );
@@ -795,10 +795,10 @@ fn requests_can_be_sent_by_any_client() {
 #[test]
 fn required_and_list_query_parameters_text_and_enum_responses() {
     // The golden `route_table`.
-    use kubegen_tests::golden::route_table::com::example::v1::{
+    use kubeforge_tests::golden::route_table::com::example::v1::{
         ConnectWidgetExecQuery, DeleteWidgetResponse, Widget,
     };
-    use kubegen_tests::golden::route_table::routes;
+    use kubeforge_tests::golden::route_table::routes;
 
     let command = [
         "sh".to_owned(),

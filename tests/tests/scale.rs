@@ -9,9 +9,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use kubegen::Config;
-use kubegen::package::{CrateOptions, RuntimeDependency, write_crate};
-use kubegen_tests::{corpus_dir, workspace_root};
+use kubeforge::Config;
+use kubeforge::package::{CrateOptions, RuntimeDependency, write_crate};
+use kubeforge_tests::{corpus_dir, workspace_root};
 
 fn scale_dir() -> PathBuf {
     workspace_root().join("target/scale")
@@ -149,7 +149,7 @@ fn kubernetes_swagger_builds_and_round_trips_every_fixture() {
     // The dispatch table: (apiVersion, kind) → the generated type.
     let mut arms = String::new();
     for ty in &api.types {
-        let (Some(gvk), kubegen::model::TypeKind::Struct(_)) = (&ty.gvk, &ty.kind) else {
+        let (Some(gvk), kubeforge::model::TypeKind::Struct(_)) = (&ty.gvk, &ty.kind) else {
             continue;
         };
         let path = ty
@@ -168,7 +168,7 @@ fn kubernetes_swagger_builds_and_round_trips_every_fixture() {
         .expect("write to string");
     }
     let program = format!(
-        r#"//! Written by kubegen's scale test: round-trips every fixture it is given.
+        r#"//! Written by kubeforge's scale test: round-trips every fixture it is given.
 use serde::{{de::DeserializeOwned, Serialize}};
 use serde_json::Value;
 

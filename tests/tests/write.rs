@@ -5,10 +5,10 @@ use std::fs;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use kubegen::Config;
+use kubeforge::Config;
 use serde_json::json;
 
-fn output_for(properties: &[&str]) -> kubegen::Output {
+fn output_for(properties: &[&str]) -> kubeforge::Output {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut schemas = serde_json::Map::new();
     for name in properties {

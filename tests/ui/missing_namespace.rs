@@ -1,5 +1,5 @@
 // A Lease is namespaced, so its constructor takes the namespace after the name.
-use kubegen_api::api::coordination::v1::Lease;
+use kubeforge_api::api::coordination::v1::Lease;
 
 fn main() {
     let _lease = Lease::builder("scheduler").build();

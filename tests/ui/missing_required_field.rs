@@ -1,5 +1,5 @@
 // `containerPort` is required, so `ContainerPort::builder` takes it.
-use kubegen_api::api::core::v1::ContainerPort;
+use kubeforge_api::api::core::v1::ContainerPort;
 
 fn main() {
     let _port = ContainerPort::builder().name("http").build();

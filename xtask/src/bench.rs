@@ -44,15 +44,17 @@ fn measure(root: &Path, inputs: &[PathBuf], runs: usize, routes: bool) -> Result
     } else {
         inputs
             .iter()
-            .fold(kubegen::Config::new(), |config, input| config.input(input))
+            .fold(kubeforge::Config::new(), |config, input| {
+                config.input(input)
+            })
     }
     .generated_by("cargo xtask bench-builders")
     .routes(routes);
     let bench_dir = root.join("target/bench-builders");
     let target_dir = bench_dir.join("target");
     let mut variants = [
-        ("kubegen-api-with-builders", true),
-        ("kubegen-api-without-builders", false),
+        ("kubeforge-api-with-builders", true),
+        ("kubeforge-api-without-builders", false),
     ]
     .map(|(package, builders)| Variant {
         package,
@@ -175,7 +177,7 @@ edition = "2024"
 publish = false
 
 [dependencies]
-kubegen-runtime = {{ path = {runtime:?} }}
+kubeforge-runtime = {{ path = {runtime:?} }}
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = {{ version = "1", features = ["preserve_order"] }}
 

@@ -11,7 +11,7 @@ pub const OUTPUT_DIR: &str = "generated/src";
 
 /// The configuration that generates `generated/src` from every `schemas/*.json`, in file
 /// name order, named by their paths relative to the workspace root.
-pub fn regen_config(root: &Path) -> Result<kubegen::Config, String> {
+pub fn regen_config(root: &Path) -> Result<kubeforge::Config, String> {
     let dir = root.join(SCHEMAS_DIR);
     let entries =
         std::fs::read_dir(&dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
@@ -24,7 +24,7 @@ pub fn regen_config(root: &Path) -> Result<kubegen::Config, String> {
     if names.is_empty() {
         return Err(format!("no *.json documents in {}", dir.display()));
     }
-    let mut config = kubegen::Config::new().generated_by("cargo xtask regen");
+    let mut config = kubeforge::Config::new().generated_by("cargo xtask regen");
     for name in names {
         config = config.input_named(dir.join(&name), Path::new(SCHEMAS_DIR).join(&name));
     }

@@ -10,7 +10,7 @@ mod peers;
 mod routes;
 
 #[derive(Parser)]
-#[command(about = "kubegen project tasks")]
+#[command(about = "kubeforge project tasks")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -18,7 +18,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Generate a complete crate from any inputs (the same as the `kubegen` binary; run
+    /// Generate a complete crate from any inputs (the same as the `kubeforge` binary; run
     /// `cargo xtask generate --help`).
     #[command(disable_help_flag = true)]
     Generate {
@@ -78,7 +78,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let root = workspace_root();
     match cli.command {
-        Command::Generate { args } => kubegen::cli::run(
+        Command::Generate { args } => kubeforge::cli::run(
             std::iter::once(std::ffi::OsString::from("cargo xtask generate")).chain(args),
         ),
         Command::BenchBuilders {
@@ -116,7 +116,7 @@ fn main() -> ExitCode {
 fn build_generated(root: &Path) -> ExitCode {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = std::process::Command::new(cargo)
-        .args(["build", "--package", "kubegen-api"])
+        .args(["build", "--package", "kubeforge-api"])
         .current_dir(root)
         .status();
     match status {

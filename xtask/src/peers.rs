@@ -1,7 +1,7 @@
-//! `cargo xtask bench`: kubegen against its peers, on the real Kubernetes 1.36 corpus, all in
+//! `cargo xtask bench`: kubeforge against its peers, on the real Kubernetes 1.36 corpus, all in
 //! one run, written to `BENCHMARKS.md`.
 //!
-//! - **generation**: the release `kubegen` binary generating the whole of `swagger.json`
+//! - **generation**: the release `kubeforge` binary generating the whole of `swagger.json`
 //!   (types, builders, routes, formatted, written) against serde_json parsing the same file
 //!   into a `Value`, both as fresh processes;
 //! - **builds**: a clean `cargo build` (dev and release) of the generated crate against
@@ -190,7 +190,7 @@ fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> {
         root: root.to_path_buf(),
         corpus: corpus.clone(),
         swagger: swagger.clone(),
-        generator: target.join("release/kubegen"),
+        generator: target.join("release/kubeforge"),
         ours: bench.join("kube-api-gen"),
         peer: bench.join("peer-k8s-openapi"),
         harness: bench.join("harness"),
@@ -206,9 +206,9 @@ fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> {
             "build",
             "--release",
             "--package",
-            "kubegen",
+            "kubeforge",
             "--bin",
-            "kubegen",
+            "kubeforge",
         ],
     )?;
 
@@ -419,7 +419,7 @@ fn generation(paths: &Paths, runs: usize) -> Result<Generation, String> {
                     ],
                 )?;
                 eprintln!(
-                    "bench: generation run {}/{runs}: kubegen {:.2}s, {:.0} MiB",
+                    "bench: generation run {}/{runs}: kubeforge {:.2}s, {:.0} MiB",
                     run + 1,
                     usage.wall,
                     usage.maxrss_mib
@@ -503,7 +503,7 @@ fn builds(paths: &Paths, runs: usize) -> Result<Builds, String> {
         release: [Vec::new(), Vec::new()],
     };
     let contenders = [
-        (&paths.ours, "kube-api-gen", "kubegen"),
+        (&paths.ours, "kube-api-gen", "kubeforge"),
         (&paths.peer, "k8s-openapi", "k8s-openapi"),
     ];
     let cargo = which_cargo()?;
@@ -721,7 +721,7 @@ impl Report {
             w,
             "## a. Generation\n\n\
              The full Kubernetes 1.36 API (`kubernetes/swagger.json`, {:.1} MB): the release \
-             `kubegen` binary loads it, builds the model, emits types, builders and routes, \
+             `kubeforge` binary loads it, builds the model, emits types, builders and routes, \
              formats them with prettyplease and writes the crate ({} files, {} lines) into an \
              empty directory. The floor is a process that reads the file and parses it with \
              serde_json into a `Value` (feature `preserve_order`, as the generator uses). Peak \
@@ -734,7 +734,7 @@ impl Report {
         let _ = writeln!(w, "|---|---|---|---|");
         let _ = writeln!(
             w,
-            "| kubegen (types, builders, routes, formatted, written) | {} | {} | {} |",
+            "| kubeforge (types, builders, routes, formatted, written) | {} | {} | {} |",
             ours.show(3),
             ours_cpu.show(3),
             ours_mem.show(0)
@@ -761,7 +761,7 @@ fn render_builds(w: &mut String, b: &Builds) {
          A clean `cargo build` of the crate alone (`cargo clean -p` of it, then `cargo build`; \
          its dependencies stay built, as they would in a user's project), both without \
          incremental compilation (`CARGO_INCREMENTAL=0`, as cargo builds registry \
-         dependencies such as k8s-openapi): the crate kubegen \
+         dependencies such as k8s-openapi): the crate kubeforge \
          generates from `swagger.json` (types, builders and routes, every group) against \
          k8s-openapi 0.29 with only feature `v1_36` (types only). CPU time is user + system \
          of cargo and every process it ran; peak memory is the largest resident set among \
@@ -769,7 +769,7 @@ fn render_builds(w: &mut String, b: &Builds) {
     );
     let _ = writeln!(
         w,
-        "| build | kubegen wall (s) | k8s-openapi wall (s) | ratio (wall) | kubegen CPU (s) | k8s-openapi CPU (s) | ratio (CPU) | kubegen peak (MiB) | k8s-openapi peak (MiB) |"
+        "| build | kubeforge wall (s) | k8s-openapi wall (s) | ratio (wall) | kubeforge CPU (s) | k8s-openapi CPU (s) | ratio (CPU) | kubeforge peak (MiB) | k8s-openapi peak (MiB) |"
     );
     let _ = writeln!(w, "|---|---|---|---|---|---|---|---|---|");
     let mut dev_ratio = f64::NAN;
@@ -797,7 +797,7 @@ fn render_builds(w: &mut String, b: &Builds) {
     }
     let _ = writeln!(
         w,
-        "\nDev build, kubegen ÷ k8s-openapi (wall medians): **{dev_ratio:.2}×**. Target ≤ {TARGET_DEV_BUILD}×: {}.\n",
+        "\nDev build, kubeforge ÷ k8s-openapi (wall medians): **{dev_ratio:.2}×**. Target ≤ {TARGET_DEV_BUILD}×: {}.\n",
         verdict(dev_ratio <= TARGET_DEV_BUILD)
     );
 }
@@ -823,7 +823,7 @@ fn render_serde(w: &mut String, serde: &Serde) {
     let mut summary = Vec::new();
     for (name, [ours, peer, floor]) in &serde.fixtures {
         let input = field(&floor[0], "in_bytes").to_owned();
-        for (label, runs) in [("kubegen", ours), ("k8s-openapi 0.29", peer)] {
+        for (label, runs) in [("kubeforge", ours), ("k8s-openapi 0.29", peer)] {
             let _ = writeln!(
                 w,
                 "| {name} ({input} bytes) | {label} | {} | {} | {} | {} |",
@@ -852,7 +852,7 @@ fn render_serde(w: &mut String, serde: &Serde) {
     }
     let _ = writeln!(
         w,
-        "\n| fixture | deserialize, kubegen ÷ k8s-openapi | serialize, kubegen ÷ k8s-openapi | kubegen deserialize ÷ floor | target ≥ {TARGET_SERDE}× both |"
+        "\n| fixture | deserialize, kubeforge ÷ k8s-openapi | serialize, kubeforge ÷ k8s-openapi | kubeforge deserialize ÷ floor | target ≥ {TARGET_SERDE}× both |"
     );
     let _ = writeln!(w, "|---|---|---|---|---|");
     for (name, de, ser, floor_share) in summary {
@@ -872,7 +872,7 @@ fn render_routes(w: &mut String, r: &Routes) {
         "## d. Route matching\n\n\
          All {} path templates of `swagger.json`; {REQUESTS} concrete requests (method and \
          path) drawn uniformly across them with a fixed seed, parameters filled with random \
-         names; {} passes over them per run. kubegen's generated `routes::resolve(&Method, \
+         names; {} passes over them per run. kubeforge's generated `routes::resolve(&Method, \
          path)` against matchit 0.9 holding the same templates, followed by a lookup of the \
          method among the template's (what the generated matcher's leaves do). Before \
          timing, both answers (template and parameter values) were asserted identical on \
@@ -890,7 +890,10 @@ fn render_routes(w: &mut String, r: &Routes) {
                 .collect::<Vec<_>>(),
         )
     };
-    for (label, runs) in [("kubegen `routes::resolve`", ours), ("matchit 0.9", theirs)] {
+    for (label, runs) in [
+        ("kubeforge `routes::resolve`", ours),
+        ("matchit 0.9", theirs),
+    ] {
         let _ = writeln!(
             w,
             "| {label} | {} | {} |",
@@ -901,7 +904,7 @@ fn render_routes(w: &mut String, r: &Routes) {
     let ratio = per_s(ours).median / per_s(theirs).median;
     let _ = writeln!(
         w,
-        "\nkubegen ÷ matchit (medians): **{ratio:.2}×**. Target ≥ {TARGET_ROUTES}×: {}.\n",
+        "\nkubeforge ÷ matchit (medians): **{ratio:.2}×**. Target ≥ {TARGET_ROUTES}×: {}.\n",
         verdict(ratio >= TARGET_ROUTES)
     );
 }
@@ -956,8 +959,8 @@ fn machine(w: &mut String, paths: &Paths) {
     let _ = writeln!(w, "| compiler | {rustc} |");
     let _ = writeln!(
         w,
-        "| kubegen | this repository at commit {commit} (with the working tree's changes), kubegen-runtime {} |",
-        version("kubegen-runtime")
+        "| kubeforge | this repository at commit {commit} (with the working tree's changes), kubeforge-runtime {} |",
+        version("kubeforge-runtime")
     );
     let _ = writeln!(
         w,

@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
-use kubegen::model::operations::{Operation, ResponseBody};
-use kubegen::model::{ApiSet, Scope, Shape};
+use kubeforge::model::operations::{Operation, ResponseBody};
+use kubeforge::model::{ApiSet, Scope, Shape};
 use serde_json::{Value, json};
 
 /// Prints every operation: one JSON object per line with `--json`, a table otherwise.

@@ -24,7 +24,7 @@ use crate::model::{ApiSet, Shape, TypeDef, TypeId, TypeKind};
 pub struct Options {
     /// The path of the generated root module (`crate` by default).
     pub root_path: String,
-    /// The path of the runtime crate (`::kubegen_runtime` by default).
+    /// The path of the runtime crate (`::kubeforge_runtime` by default).
     pub runtime_path: String,
     /// Whether every struct gets a builder (`T::builder(…)`, `TBuilder`); true by default.
     pub builders: bool,
@@ -52,7 +52,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             root_path: "crate".to_owned(),
-            runtime_path: "::kubegen_runtime".to_owned(),
+            runtime_path: "::kubeforge_runtime".to_owned(),
             builders: true,
             routes: true,
             features: false,

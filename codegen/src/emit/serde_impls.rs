@@ -6,7 +6,7 @@
 //! 22 of the 24 seconds its types take). The impls written here are only what an object
 //! needs: one map visitor that matches each key to a field in a plain `match`, and one
 //! serializer; the generic steps (duplicate and missing fields, skipping) are shared
-//! functions in `kubegen_runtime::serde_struct`. Behaviour is the derive's with our
+//! functions in `kubeforge_runtime::serde_struct`. Behaviour is the derive's with our
 //! attributes (see that module).
 //!
 //! A struct the user gives a `#[serde(…)]` attribute (`Config::type_attribute`,

@@ -263,7 +263,7 @@ pub(crate) fn builtin() -> Document {
     // The file is part of this crate and tested to load; an error here is a build defect.
     load_bytes(
         BUILTIN.as_bytes(),
-        Path::new("<kubegen built-in meta types>"),
+        Path::new("<kubeforge built-in meta types>"),
     )
     .unwrap_or(Document {
         kind: DocumentKind::OpenApiV3,

@@ -1,4 +1,4 @@
-//! kubegen's build.rs options, each visible in the generated code.
+//! kubeforge's build.rs options, each visible in the generated code.
 
 use serde::{Deserialize, Serialize};
 

@@ -178,7 +178,7 @@ async fn create_matches() {
     let (created, sent) = through_kube(|api| async move {
         let params = PostParams {
             dry_run: true,
-            field_manager: Some("kubegen-test".into()),
+            field_manager: Some("kubeforge-test".into()),
         };
         api.create(&params, &stream()).await
     })
@@ -189,7 +189,7 @@ async fn create_matches() {
         &stream(),
         &CreateOrReplaceQuery {
             dry_run: Some("All".into()),
-            field_manager: Some("kubegen-test".into()),
+            field_manager: Some("kubeforge-test".into()),
             ..Default::default()
         },
     )
@@ -226,7 +226,7 @@ fn change() -> Value {
 #[tokio::test]
 async fn apply_patch_matches() {
     let (patched, sent) = through_kube(|api| async move {
-        let params = PatchParams::apply("kubegen-test").force();
+        let params = PatchParams::apply("kubeforge-test").force();
         api.patch("ruby", &params, &Patch::Apply(&change())).await
     })
     .await;
@@ -234,9 +234,9 @@ async fn apply_patch_matches() {
     let ours = ImageStream::patch_namespaced_image_stream(
         "ci",
         "ruby",
-        &kubegen_runtime::Patch::Apply(change()),
+        &kubeforge_runtime::Patch::Apply(change()),
         &PatchQuery {
-            field_manager: Some("kubegen-test".into()),
+            field_manager: Some("kubeforge-test".into()),
             force: Some(true),
             ..Default::default()
         },
@@ -255,7 +255,7 @@ async fn merge_patch_matches() {
     let ours = ImageStream::patch_namespaced_image_stream(
         "ci",
         "ruby",
-        &kubegen_runtime::Patch::Merge(change()),
+        &kubeforge_runtime::Patch::Merge(change()),
         &PatchQuery::default(),
     )
     .unwrap();

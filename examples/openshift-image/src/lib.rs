@@ -1,4 +1,4 @@
-//! A downstream crate using kubegen from `build.rs`: the generated `image.openshift.io/v1`
+//! A downstream crate using kubeforge from `build.rs`: the generated `image.openshift.io/v1`
 //! types are included as the module `k8s`, with builders and request functions.
 
 /// The generated API: `k8s::openshift::image::v1::ImageStream` and what it references.

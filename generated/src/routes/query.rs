@@ -26,9 +26,9 @@ pub struct ListOrWatchQuery {
     pub watch: Option<bool>,
 }
 
-impl ::kubegen_runtime::request::QueryParams for ListOrWatchQuery {
+impl ::kubeforge_runtime::request::QueryParams for ListOrWatchQuery {
     #[inline]
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+    fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
         target
             .push_optional_query(
                 "allowWatchBookmarks",
@@ -173,9 +173,9 @@ pub struct DeleteCollectionQuery {
     pub timeout_seconds: Option<i64>,
 }
 
-impl ::kubegen_runtime::request::QueryParams for DeleteCollectionQuery {
+impl ::kubeforge_runtime::request::QueryParams for DeleteCollectionQuery {
     #[inline]
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+    fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
         target.push_optional_query("continue", self.continue_.as_deref());
         target.push_optional_query("dryRun", self.dry_run.as_deref());
         target.push_optional_query("fieldSelector", self.field_selector.as_deref());
@@ -320,9 +320,9 @@ pub struct CreateOrReplaceQuery2 {
     pub pretty: Option<String>,
 }
 
-impl ::kubegen_runtime::request::QueryParams for CreateOrReplaceQuery2 {
+impl ::kubeforge_runtime::request::QueryParams for CreateOrReplaceQuery2 {
     #[inline]
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+    fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
         target.push_optional_query("dryRun", self.dry_run.as_deref());
         target.push_optional_query("fieldManager", self.field_manager.as_deref());
         target.push_optional_query("pretty", self.pretty.as_deref());
@@ -396,9 +396,9 @@ pub struct DeleteQuery {
     pub propagation_policy: Option<String>,
 }
 
-impl ::kubegen_runtime::request::QueryParams for DeleteQuery {
+impl ::kubeforge_runtime::request::QueryParams for DeleteQuery {
     #[inline]
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+    fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
         target.push_optional_query("dryRun", self.dry_run.as_deref());
         target
             .push_optional_query(
@@ -486,9 +486,9 @@ pub struct GetQuery {
     pub pretty: Option<String>,
 }
 
-impl ::kubegen_runtime::request::QueryParams for GetQuery {
+impl ::kubeforge_runtime::request::QueryParams for GetQuery {
     #[inline]
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+    fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
         target.push_optional_query("pretty", self.pretty.as_deref());
     }
 }
@@ -546,9 +546,9 @@ pub struct PatchQuery2 {
     pub pretty: Option<String>,
 }
 
-impl ::kubegen_runtime::request::QueryParams for PatchQuery2 {
+impl ::kubeforge_runtime::request::QueryParams for PatchQuery2 {
     #[inline]
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+    fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
         target.push_optional_query("dryRun", self.dry_run.as_deref());
         target.push_optional_query("fieldManager", self.field_manager.as_deref());
         target.push_optional_query("force", self.force.as_ref());
@@ -641,9 +641,9 @@ pub struct ListOrWatchQuery2 {
     pub watch: Option<bool>,
 }
 
-impl ::kubegen_runtime::request::QueryParams for ListOrWatchQuery2 {
+impl ::kubeforge_runtime::request::QueryParams for ListOrWatchQuery2 {
     #[inline]
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+    fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
         target
             .push_optional_query(
                 "allowWatchBookmarks",
@@ -798,9 +798,9 @@ pub struct DeleteCollectionQuery2 {
     pub timeout_seconds: Option<i64>,
 }
 
-impl ::kubegen_runtime::request::QueryParams for DeleteCollectionQuery2 {
+impl ::kubeforge_runtime::request::QueryParams for DeleteCollectionQuery2 {
     #[inline]
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+    fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
         target.push_optional_query("continue", self.continue_.as_deref());
         target.push_optional_query("dryRun", self.dry_run.as_deref());
         target.push_optional_query("fieldSelector", self.field_selector.as_deref());
@@ -955,9 +955,9 @@ pub struct CreateOrReplaceQuery {
     pub pretty: Option<String>,
 }
 
-impl ::kubegen_runtime::request::QueryParams for CreateOrReplaceQuery {
+impl ::kubeforge_runtime::request::QueryParams for CreateOrReplaceQuery {
     #[inline]
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+    fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
         target.push_optional_query("dryRun", self.dry_run.as_deref());
         target.push_optional_query("fieldManager", self.field_manager.as_deref());
         target.push_optional_query("fieldValidation", self.field_validation.as_deref());
@@ -1038,9 +1038,9 @@ pub struct PatchQuery {
     pub pretty: Option<String>,
 }
 
-impl ::kubegen_runtime::request::QueryParams for PatchQuery {
+impl ::kubeforge_runtime::request::QueryParams for PatchQuery {
     #[inline]
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+    fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
         target.push_optional_query("dryRun", self.dry_run.as_deref());
         target.push_optional_query("fieldManager", self.field_manager.as_deref());
         target.push_optional_query("fieldValidation", self.field_validation.as_deref());

@@ -177,26 +177,26 @@ impl Route {
 
     /// The route's entry in [`ROUTES`].
     #[must_use]
-    pub fn info(self) -> &'static ::kubegen_runtime::RouteInfo {
+    pub fn info(self) -> &'static ::kubeforge_runtime::RouteInfo {
         &ROUTES[self as usize]
     }
 }
 
 /// The route table: every operation of the API, with its method, path template,
 /// action, resource, parameters, body and responses. Indexed by [`Route`].
-pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
-    ::kubegen_runtime::RouteInfo {
+pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "listImageOpenshiftIoV1ImageStreamForAllNamespaces",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/apis/image.openshift.io/v1/imagestreams",
-        action: ::kubegen_runtime::Action::List,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::List,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "image.openshift.io",
             version: "v1",
             kind: "ImageStream",
             plural: "imagestreams",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &[],
         query: &[
@@ -213,12 +213,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("openshift::image::v1::ImageStreamList"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -227,18 +227,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "List or watch ImageStream objects across all namespaces.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "watchImageOpenshiftIoV1ImageStreamListForAllNamespaces",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/apis/image.openshift.io/v1/watch/imagestreams",
-        action: ::kubegen_runtime::Action::Watch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Watch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "image.openshift.io",
             version: "v1",
             kind: "ImageStream",
             plural: "imagestreams",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &[],
         query: &[
@@ -255,12 +255,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("WatchEvent<openshift::image::v1::ImageStream>"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -269,18 +269,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: true,
         description: "Watch ImageStream objects across all namespaces; deprecated, use a list call with `watch=true`.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "deleteImageOpenshiftIoV1CollectionNamespacedImageStream",
-        method: ::kubegen_runtime::http::Method::DELETE,
+        method: ::kubeforge_runtime::http::Method::DELETE,
         path: "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams",
-        action: ::kubegen_runtime::Action::DeleteCollection,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::DeleteCollection,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "image.openshift.io",
             version: "v1",
             kind: "ImageStream",
             plural: "imagestreams",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
         query: &[
@@ -297,18 +297,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::RESOURCE_VERSION_MATCH,
             params::TIMEOUT_SECONDS,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "apimachinery::pkg::apis::meta::v1::DeleteOptions",
             content_types: &["*/*"],
             required: false,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -317,18 +317,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Delete a collection of ImageStream objects in a namespace.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "listImageOpenshiftIoV1NamespacedImageStream",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams",
-        action: ::kubegen_runtime::Action::List,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::List,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "image.openshift.io",
             version: "v1",
             kind: "ImageStream",
             plural: "imagestreams",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
         query: &[
@@ -345,12 +345,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("openshift::image::v1::ImageStreamList"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -359,43 +359,43 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "List or watch ImageStream objects in a namespace.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "createImageOpenshiftIoV1NamespacedImageStream",
-        method: ::kubegen_runtime::http::Method::POST,
+        method: ::kubeforge_runtime::http::Method::POST,
         path: "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams",
-        action: ::kubegen_runtime::Action::Create,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Create,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "image.openshift.io",
             version: "v1",
             kind: "ImageStream",
             plural: "imagestreams",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
         query: &[params::DRY_RUN, params::FIELD_MANAGER, params::PRETTY],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "openshift::image::v1::ImageStream",
             content_types: &["*/*"],
             required: true,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("openshift::image::v1::ImageStream"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 201,
                 description: "Created",
                 ty: Some("openshift::image::v1::ImageStream"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 202,
                 description: "Accepted",
                 ty: Some("openshift::image::v1::ImageStream"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -404,18 +404,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Create a new ImageStream object in a namespace.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "watchImageOpenshiftIoV1NamespacedImageStreamList",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/apis/image.openshift.io/v1/watch/namespaces/{namespace}/imagestreams",
-        action: ::kubegen_runtime::Action::Watch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Watch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "image.openshift.io",
             version: "v1",
             kind: "ImageStream",
             plural: "imagestreams",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
         query: &[
@@ -432,12 +432,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("WatchEvent<openshift::image::v1::ImageStream>"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -446,18 +446,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: true,
         description: "Watch ImageStream objects in a namespace; deprecated, use a list call with `watch=true`.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "deleteImageOpenshiftIoV1NamespacedImageStream",
-        method: ::kubegen_runtime::http::Method::DELETE,
+        method: ::kubeforge_runtime::http::Method::DELETE,
         path: "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}",
-        action: ::kubegen_runtime::Action::Delete,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Delete,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "image.openshift.io",
             version: "v1",
             kind: "ImageStream",
             plural: "imagestreams",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -467,23 +467,23 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::PRETTY,
             params::PROPAGATION_POLICY,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "apimachinery::pkg::apis::meta::v1::DeleteOptions",
             content_types: &["*/*"],
             required: false,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 202,
                 description: "Accepted",
                 ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -492,29 +492,29 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Delete the specified ImageStream.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "readImageOpenshiftIoV1NamespacedImageStream",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}",
-        action: ::kubegen_runtime::Action::Get,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Get,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "image.openshift.io",
             version: "v1",
             kind: "ImageStream",
             plural: "imagestreams",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[params::PRETTY],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("openshift::image::v1::ImageStream"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -523,22 +523,22 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Read the specified ImageStream.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "patchImageOpenshiftIoV1NamespacedImageStream",
-        method: ::kubegen_runtime::http::Method::PATCH,
+        method: ::kubeforge_runtime::http::Method::PATCH,
         path: "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}",
-        action: ::kubegen_runtime::Action::Patch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Patch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "image.openshift.io",
             version: "v1",
             kind: "ImageStream",
             plural: "imagestreams",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[params::DRY_RUN, params::FIELD_MANAGER, params::FORCE, params::PRETTY],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "Patch",
             content_types: &[
                 "application/apply-patch+cbor",
@@ -550,12 +550,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             required: true,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("openshift::image::v1::ImageStream"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -564,38 +564,38 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Partially update the specified ImageStream.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "replaceImageOpenshiftIoV1NamespacedImageStream",
-        method: ::kubegen_runtime::http::Method::PUT,
+        method: ::kubeforge_runtime::http::Method::PUT,
         path: "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}",
-        action: ::kubegen_runtime::Action::Replace,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Replace,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "image.openshift.io",
             version: "v1",
             kind: "ImageStream",
             plural: "imagestreams",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[params::DRY_RUN, params::FIELD_MANAGER, params::PRETTY],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "openshift::image::v1::ImageStream",
             content_types: &["*/*"],
             required: true,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("openshift::image::v1::ImageStream"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 201,
                 description: "Created",
                 ty: Some("openshift::image::v1::ImageStream"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -604,18 +604,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Replace the specified ImageStream.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "watchImageOpenshiftIoV1NamespacedImageStream",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/apis/image.openshift.io/v1/watch/namespaces/{namespace}/imagestreams/{name}",
-        action: ::kubegen_runtime::Action::Watch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Watch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "image.openshift.io",
             version: "v1",
             kind: "ImageStream",
             plural: "imagestreams",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -632,12 +632,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("WatchEvent<openshift::image::v1::ImageStream>"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -646,29 +646,29 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: true,
         description: "Watch one ImageStream; deprecated, use a list call with `watch=true` and a `fieldSelector`.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "readImageOpenshiftIoV1NamespacedImageStreamStatus",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status",
-        action: ::kubegen_runtime::Action::Get,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Get,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "image.openshift.io",
             version: "v1",
             kind: "ImageStream",
             plural: "imagestreams",
             subresource: Some("status"),
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[params::PRETTY],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("openshift::image::v1::ImageStream"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -677,22 +677,22 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Read the status of the specified ImageStream.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "patchImageOpenshiftIoV1NamespacedImageStreamStatus",
-        method: ::kubegen_runtime::http::Method::PATCH,
+        method: ::kubeforge_runtime::http::Method::PATCH,
         path: "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status",
-        action: ::kubegen_runtime::Action::Patch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Patch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "image.openshift.io",
             version: "v1",
             kind: "ImageStream",
             plural: "imagestreams",
             subresource: Some("status"),
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[params::DRY_RUN, params::FIELD_MANAGER, params::FORCE, params::PRETTY],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "Patch",
             content_types: &[
                 "application/apply-patch+cbor",
@@ -704,12 +704,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             required: true,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("openshift::image::v1::ImageStream"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -718,38 +718,38 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Partially update the status of the specified ImageStream.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "replaceImageOpenshiftIoV1NamespacedImageStreamStatus",
-        method: ::kubegen_runtime::http::Method::PUT,
+        method: ::kubeforge_runtime::http::Method::PUT,
         path: "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status",
-        action: ::kubegen_runtime::Action::Replace,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Replace,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "image.openshift.io",
             version: "v1",
             kind: "ImageStream",
             plural: "imagestreams",
             subresource: Some("status"),
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[params::DRY_RUN, params::FIELD_MANAGER, params::PRETTY],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "openshift::image::v1::ImageStream",
             content_types: &["*/*"],
             required: true,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("openshift::image::v1::ImageStream"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 201,
                 description: "Created",
                 ty: Some("openshift::image::v1::ImageStream"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -758,18 +758,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Replace the status of the specified ImageStream.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "listCoordinationV1LeaseForAllNamespaces",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/apis/coordination.k8s.io/v1/leases",
-        action: ::kubegen_runtime::Action::List,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::List,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "coordination.k8s.io",
             version: "v1",
             kind: "Lease",
             plural: "leases",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &[],
         query: &[
@@ -787,12 +787,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::coordination::v1::LeaseList"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -801,18 +801,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "List or watch Lease objects across all namespaces.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "watchCoordinationV1LeaseListForAllNamespaces",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/apis/coordination.k8s.io/v1/watch/leases",
-        action: ::kubegen_runtime::Action::Watch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Watch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "coordination.k8s.io",
             version: "v1",
             kind: "Lease",
             plural: "leases",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &[],
         query: &[
@@ -830,12 +830,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("WatchEvent<api::coordination::v1::Lease>"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -844,18 +844,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: true,
         description: "Watch Lease objects across all namespaces; deprecated, use a list call with `watch=true`.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "deleteCoordinationV1CollectionNamespacedLease",
-        method: ::kubegen_runtime::http::Method::DELETE,
+        method: ::kubeforge_runtime::http::Method::DELETE,
         path: "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases",
-        action: ::kubegen_runtime::Action::DeleteCollection,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::DeleteCollection,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "coordination.k8s.io",
             version: "v1",
             kind: "Lease",
             plural: "leases",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
         query: &[
@@ -873,18 +873,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::SEND_INITIAL_EVENTS,
             params::TIMEOUT_SECONDS,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "apimachinery::pkg::apis::meta::v1::DeleteOptions",
             content_types: &["*/*"],
             required: false,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -893,18 +893,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Delete a collection of Lease objects in a namespace.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "listCoordinationV1NamespacedLease",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases",
-        action: ::kubegen_runtime::Action::List,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::List,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "coordination.k8s.io",
             version: "v1",
             kind: "Lease",
             plural: "leases",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
         query: &[
@@ -922,12 +922,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::coordination::v1::LeaseList"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -936,18 +936,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "List or watch Lease objects in a namespace.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "createCoordinationV1NamespacedLease",
-        method: ::kubegen_runtime::http::Method::POST,
+        method: ::kubeforge_runtime::http::Method::POST,
         path: "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases",
-        action: ::kubegen_runtime::Action::Create,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Create,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "coordination.k8s.io",
             version: "v1",
             kind: "Lease",
             plural: "leases",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
         query: &[
@@ -956,28 +956,28 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::FIELD_VALIDATION,
             params::PRETTY,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "api::coordination::v1::Lease",
             content_types: &["*/*"],
             required: true,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::coordination::v1::Lease"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 201,
                 description: "Created",
                 ty: Some("api::coordination::v1::Lease"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 202,
                 description: "Accepted",
                 ty: Some("api::coordination::v1::Lease"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -986,18 +986,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Create a new Lease object in a namespace.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "watchCoordinationV1NamespacedLeaseList",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/apis/coordination.k8s.io/v1/watch/namespaces/{namespace}/leases",
-        action: ::kubegen_runtime::Action::Watch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Watch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "coordination.k8s.io",
             version: "v1",
             kind: "Lease",
             plural: "leases",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
         query: &[
@@ -1015,12 +1015,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("WatchEvent<api::coordination::v1::Lease>"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1029,18 +1029,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: true,
         description: "Watch Lease objects in a namespace; deprecated, use a list call with `watch=true`.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "deleteCoordinationV1NamespacedLease",
-        method: ::kubegen_runtime::http::Method::DELETE,
+        method: ::kubeforge_runtime::http::Method::DELETE,
         path: "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}",
-        action: ::kubegen_runtime::Action::Delete,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Delete,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "coordination.k8s.io",
             version: "v1",
             kind: "Lease",
             plural: "leases",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -1050,23 +1050,23 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::PRETTY,
             params::PROPAGATION_POLICY,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "apimachinery::pkg::apis::meta::v1::DeleteOptions",
             content_types: &["*/*"],
             required: false,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 202,
                 description: "Accepted",
                 ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1075,29 +1075,29 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Delete the specified Lease.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "readCoordinationV1NamespacedLease",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}",
-        action: ::kubegen_runtime::Action::Get,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Get,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "coordination.k8s.io",
             version: "v1",
             kind: "Lease",
             plural: "leases",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[params::PRETTY],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::coordination::v1::Lease"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1106,18 +1106,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Read the specified Lease.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "patchCoordinationV1NamespacedLease",
-        method: ::kubegen_runtime::http::Method::PATCH,
+        method: ::kubeforge_runtime::http::Method::PATCH,
         path: "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}",
-        action: ::kubegen_runtime::Action::Patch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Patch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "coordination.k8s.io",
             version: "v1",
             kind: "Lease",
             plural: "leases",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -1127,7 +1127,7 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::FORCE,
             params::PRETTY,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "Patch",
             content_types: &[
                 "application/apply-patch+cbor",
@@ -1139,17 +1139,17 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             required: true,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::coordination::v1::Lease"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 201,
                 description: "Created",
                 ty: Some("api::coordination::v1::Lease"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1158,18 +1158,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Partially update the specified Lease.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "replaceCoordinationV1NamespacedLease",
-        method: ::kubegen_runtime::http::Method::PUT,
+        method: ::kubeforge_runtime::http::Method::PUT,
         path: "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}",
-        action: ::kubegen_runtime::Action::Replace,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Replace,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "coordination.k8s.io",
             version: "v1",
             kind: "Lease",
             plural: "leases",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -1178,23 +1178,23 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::FIELD_VALIDATION,
             params::PRETTY,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "api::coordination::v1::Lease",
             content_types: &["*/*"],
             required: true,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::coordination::v1::Lease"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 201,
                 description: "Created",
                 ty: Some("api::coordination::v1::Lease"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1203,18 +1203,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Replace the specified Lease.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "watchCoordinationV1NamespacedLease",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/apis/coordination.k8s.io/v1/watch/namespaces/{namespace}/leases/{name}",
-        action: ::kubegen_runtime::Action::Watch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Watch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "coordination.k8s.io",
             version: "v1",
             kind: "Lease",
             plural: "leases",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -1232,12 +1232,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("WatchEvent<api::coordination::v1::Lease>"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1246,18 +1246,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: true,
         description: "Watch one Lease; deprecated, use a list call with `watch=true` and a `fieldSelector`.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "listCoreV1EndpointsForAllNamespaces",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/api/v1/endpoints",
-        action: ::kubegen_runtime::Action::List,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::List,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Endpoints",
             plural: "endpoints",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &[],
         query: &[
@@ -1275,12 +1275,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::EndpointsList"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1289,18 +1289,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "List or watch Endpoints objects across all namespaces.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "watchCoreV1EndpointsListForAllNamespaces",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/api/v1/watch/endpoints",
-        action: ::kubegen_runtime::Action::Watch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Watch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Endpoints",
             plural: "endpoints",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &[],
         query: &[
@@ -1318,12 +1318,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("WatchEvent<api::core::v1::Endpoints>"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1332,18 +1332,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: true,
         description: "Watch Endpoints objects across all namespaces; deprecated, use a list call with `watch=true`.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "deleteCoreV1CollectionNamespacedEndpoints",
-        method: ::kubegen_runtime::http::Method::DELETE,
+        method: ::kubeforge_runtime::http::Method::DELETE,
         path: "/api/v1/namespaces/{namespace}/endpoints",
-        action: ::kubegen_runtime::Action::DeleteCollection,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::DeleteCollection,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Endpoints",
             plural: "endpoints",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
         query: &[
@@ -1361,18 +1361,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::SEND_INITIAL_EVENTS,
             params::TIMEOUT_SECONDS,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "apimachinery::pkg::apis::meta::v1::DeleteOptions",
             content_types: &["*/*"],
             required: false,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1381,18 +1381,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Delete a collection of Endpoints objects in a namespace.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "listCoreV1NamespacedEndpoints",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/api/v1/namespaces/{namespace}/endpoints",
-        action: ::kubegen_runtime::Action::List,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::List,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Endpoints",
             plural: "endpoints",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
         query: &[
@@ -1410,12 +1410,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::EndpointsList"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1424,18 +1424,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "List or watch Endpoints objects in a namespace.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "createCoreV1NamespacedEndpoints",
-        method: ::kubegen_runtime::http::Method::POST,
+        method: ::kubeforge_runtime::http::Method::POST,
         path: "/api/v1/namespaces/{namespace}/endpoints",
-        action: ::kubegen_runtime::Action::Create,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Create,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Endpoints",
             plural: "endpoints",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
         query: &[
@@ -1444,28 +1444,28 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::FIELD_VALIDATION,
             params::PRETTY,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "api::core::v1::Endpoints",
             content_types: &["*/*"],
             required: true,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::Endpoints"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 201,
                 description: "Created",
                 ty: Some("api::core::v1::Endpoints"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 202,
                 description: "Accepted",
                 ty: Some("api::core::v1::Endpoints"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1474,18 +1474,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Create a new Endpoints object in a namespace.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "watchCoreV1NamespacedEndpointsList",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/api/v1/watch/namespaces/{namespace}/endpoints",
-        action: ::kubegen_runtime::Action::Watch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Watch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Endpoints",
             plural: "endpoints",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
         query: &[
@@ -1503,12 +1503,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("WatchEvent<api::core::v1::Endpoints>"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1517,18 +1517,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: true,
         description: "Watch Endpoints objects in a namespace; deprecated, use a list call with `watch=true`.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "deleteCoreV1NamespacedEndpoints",
-        method: ::kubegen_runtime::http::Method::DELETE,
+        method: ::kubeforge_runtime::http::Method::DELETE,
         path: "/api/v1/namespaces/{namespace}/endpoints/{name}",
-        action: ::kubegen_runtime::Action::Delete,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Delete,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Endpoints",
             plural: "endpoints",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -1538,23 +1538,23 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::PRETTY,
             params::PROPAGATION_POLICY,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "apimachinery::pkg::apis::meta::v1::DeleteOptions",
             content_types: &["*/*"],
             required: false,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 202,
                 description: "Accepted",
                 ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1563,29 +1563,29 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Delete the specified Endpoints.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "readCoreV1NamespacedEndpoints",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/api/v1/namespaces/{namespace}/endpoints/{name}",
-        action: ::kubegen_runtime::Action::Get,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Get,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Endpoints",
             plural: "endpoints",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[params::PRETTY],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::Endpoints"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1594,18 +1594,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Read the specified Endpoints.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "patchCoreV1NamespacedEndpoints",
-        method: ::kubegen_runtime::http::Method::PATCH,
+        method: ::kubeforge_runtime::http::Method::PATCH,
         path: "/api/v1/namespaces/{namespace}/endpoints/{name}",
-        action: ::kubegen_runtime::Action::Patch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Patch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Endpoints",
             plural: "endpoints",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -1615,7 +1615,7 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::FORCE,
             params::PRETTY,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "Patch",
             content_types: &[
                 "application/apply-patch+cbor",
@@ -1627,17 +1627,17 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             required: true,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::Endpoints"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 201,
                 description: "Created",
                 ty: Some("api::core::v1::Endpoints"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1646,18 +1646,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Partially update the specified Endpoints.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "replaceCoreV1NamespacedEndpoints",
-        method: ::kubegen_runtime::http::Method::PUT,
+        method: ::kubeforge_runtime::http::Method::PUT,
         path: "/api/v1/namespaces/{namespace}/endpoints/{name}",
-        action: ::kubegen_runtime::Action::Replace,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Replace,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Endpoints",
             plural: "endpoints",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -1666,23 +1666,23 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::FIELD_VALIDATION,
             params::PRETTY,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "api::core::v1::Endpoints",
             content_types: &["*/*"],
             required: true,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::Endpoints"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 201,
                 description: "Created",
                 ty: Some("api::core::v1::Endpoints"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1691,18 +1691,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Replace the specified Endpoints.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "watchCoreV1NamespacedEndpoints",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/api/v1/watch/namespaces/{namespace}/endpoints/{name}",
-        action: ::kubegen_runtime::Action::Watch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Watch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Endpoints",
             plural: "endpoints",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -1720,12 +1720,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("WatchEvent<api::core::v1::Endpoints>"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1734,18 +1734,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: true,
         description: "Watch one Endpoints; deprecated, use a list call with `watch=true` and a `fieldSelector`.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "listCoreV1PodForAllNamespaces",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/api/v1/pods",
-        action: ::kubegen_runtime::Action::List,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::List,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Pod",
             plural: "pods",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &[],
         query: &[
@@ -1762,12 +1762,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::PodList"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1776,18 +1776,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "List or watch Pod objects across all namespaces.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "watchCoreV1PodListForAllNamespaces",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/api/v1/watch/pods",
-        action: ::kubegen_runtime::Action::Watch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Watch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Pod",
             plural: "pods",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &[],
         query: &[
@@ -1804,12 +1804,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("WatchEvent<api::core::v1::Pod>"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1818,18 +1818,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: true,
         description: "Watch Pod objects across all namespaces; deprecated, use a list call with `watch=true`.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "deleteCoreV1CollectionNamespacedPod",
-        method: ::kubegen_runtime::http::Method::DELETE,
+        method: ::kubeforge_runtime::http::Method::DELETE,
         path: "/api/v1/namespaces/{namespace}/pods",
-        action: ::kubegen_runtime::Action::DeleteCollection,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::DeleteCollection,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Pod",
             plural: "pods",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
         query: &[
@@ -1846,18 +1846,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::RESOURCE_VERSION_MATCH,
             params::TIMEOUT_SECONDS,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "apimachinery::pkg::apis::meta::v1::DeleteOptions",
             content_types: &["*/*"],
             required: false,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1866,18 +1866,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Delete a collection of Pod objects in a namespace.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "listCoreV1NamespacedPod",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/api/v1/namespaces/{namespace}/pods",
-        action: ::kubegen_runtime::Action::List,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::List,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Pod",
             plural: "pods",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
         query: &[
@@ -1894,12 +1894,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::PodList"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1908,18 +1908,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "List or watch Pod objects in a namespace.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "createCoreV1NamespacedPod",
-        method: ::kubegen_runtime::http::Method::POST,
+        method: ::kubeforge_runtime::http::Method::POST,
         path: "/api/v1/namespaces/{namespace}/pods",
-        action: ::kubegen_runtime::Action::Create,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Create,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Pod",
             plural: "pods",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
         query: &[
@@ -1928,28 +1928,28 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::FIELD_VALIDATION,
             params::PRETTY,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "api::core::v1::Pod",
             content_types: &["*/*"],
             required: true,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 201,
                 description: "Created",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 202,
                 description: "Accepted",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -1958,18 +1958,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Create a new Pod object in a namespace.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "watchCoreV1NamespacedPodList",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/api/v1/watch/namespaces/{namespace}/pods",
-        action: ::kubegen_runtime::Action::Watch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Watch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Pod",
             plural: "pods",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
         query: &[
@@ -1986,12 +1986,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("WatchEvent<api::core::v1::Pod>"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -2000,18 +2000,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: true,
         description: "Watch Pod objects in a namespace; deprecated, use a list call with `watch=true`.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "deleteCoreV1NamespacedPod",
-        method: ::kubegen_runtime::http::Method::DELETE,
+        method: ::kubeforge_runtime::http::Method::DELETE,
         path: "/api/v1/namespaces/{namespace}/pods/{name}",
-        action: ::kubegen_runtime::Action::Delete,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Delete,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Pod",
             plural: "pods",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -2021,23 +2021,23 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::PRETTY,
             params::PROPAGATION_POLICY,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "apimachinery::pkg::apis::meta::v1::DeleteOptions",
             content_types: &["*/*"],
             required: false,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 202,
                 description: "Accepted",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -2046,29 +2046,29 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Delete the specified Pod.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "readCoreV1NamespacedPod",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/api/v1/namespaces/{namespace}/pods/{name}",
-        action: ::kubegen_runtime::Action::Get,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Get,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Pod",
             plural: "pods",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[params::PRETTY],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -2077,18 +2077,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Read the specified Pod.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "patchCoreV1NamespacedPod",
-        method: ::kubegen_runtime::http::Method::PATCH,
+        method: ::kubeforge_runtime::http::Method::PATCH,
         path: "/api/v1/namespaces/{namespace}/pods/{name}",
-        action: ::kubegen_runtime::Action::Patch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Patch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Pod",
             plural: "pods",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -2098,7 +2098,7 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::FORCE,
             params::PRETTY,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "Patch",
             content_types: &[
                 "application/apply-patch+cbor",
@@ -2110,17 +2110,17 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             required: true,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 201,
                 description: "Created",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -2129,18 +2129,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Partially update the specified Pod.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "replaceCoreV1NamespacedPod",
-        method: ::kubegen_runtime::http::Method::PUT,
+        method: ::kubeforge_runtime::http::Method::PUT,
         path: "/api/v1/namespaces/{namespace}/pods/{name}",
-        action: ::kubegen_runtime::Action::Replace,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Replace,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Pod",
             plural: "pods",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -2149,23 +2149,23 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::FIELD_VALIDATION,
             params::PRETTY,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "api::core::v1::Pod",
             content_types: &["*/*"],
             required: true,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 201,
                 description: "Created",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -2174,18 +2174,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Replace the specified Pod.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "watchCoreV1NamespacedPod",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/api/v1/watch/namespaces/{namespace}/pods/{name}",
-        action: ::kubegen_runtime::Action::Watch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Watch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Pod",
             plural: "pods",
             subresource: None,
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -2202,12 +2202,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("WatchEvent<api::core::v1::Pod>"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -2216,29 +2216,29 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: true,
         description: "Watch one Pod; deprecated, use a list call with `watch=true` and a `fieldSelector`.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "readCoreV1NamespacedPodEphemeralcontainers",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers",
-        action: ::kubegen_runtime::Action::Get,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Get,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Pod",
             plural: "pods",
             subresource: Some("ephemeralcontainers"),
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[params::PRETTY],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -2247,18 +2247,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Read the ephemeral containers of the specified Pod.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "patchCoreV1NamespacedPodEphemeralcontainers",
-        method: ::kubegen_runtime::http::Method::PATCH,
+        method: ::kubeforge_runtime::http::Method::PATCH,
         path: "/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers",
-        action: ::kubegen_runtime::Action::Patch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Patch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Pod",
             plural: "pods",
             subresource: Some("ephemeralcontainers"),
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -2268,7 +2268,7 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::FORCE,
             params::PRETTY,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "Patch",
             content_types: &[
                 "application/apply-patch+cbor",
@@ -2280,17 +2280,17 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             required: true,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 201,
                 description: "Created",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -2299,18 +2299,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Partially update the ephemeral containers of the specified Pod.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "replaceCoreV1NamespacedPodEphemeralcontainers",
-        method: ::kubegen_runtime::http::Method::PUT,
+        method: ::kubeforge_runtime::http::Method::PUT,
         path: "/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers",
-        action: ::kubegen_runtime::Action::Replace,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Replace,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Pod",
             plural: "pods",
             subresource: Some("ephemeralcontainers"),
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -2319,23 +2319,23 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::FIELD_VALIDATION,
             params::PRETTY,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "api::core::v1::Pod",
             content_types: &["*/*"],
             required: true,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 201,
                 description: "Created",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -2344,18 +2344,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Replace the ephemeral containers of the specified Pod.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "readCoreV1NamespacedPodLog",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/api/v1/namespaces/{namespace}/pods/{name}/log",
-        action: ::kubegen_runtime::Action::Get,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Get,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Pod",
             plural: "pods",
             subresource: Some("log"),
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -2371,12 +2371,12 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         ],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("String"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -2385,29 +2385,29 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Read the log of the specified Pod as plain text.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "readCoreV1NamespacedPodStatus",
-        method: ::kubegen_runtime::http::Method::GET,
+        method: ::kubeforge_runtime::http::Method::GET,
         path: "/api/v1/namespaces/{namespace}/pods/{name}/status",
-        action: ::kubegen_runtime::Action::Get,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Get,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Pod",
             plural: "pods",
             subresource: Some("status"),
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[params::PRETTY],
         body: None,
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -2416,18 +2416,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Read the status of the specified Pod.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "patchCoreV1NamespacedPodStatus",
-        method: ::kubegen_runtime::http::Method::PATCH,
+        method: ::kubeforge_runtime::http::Method::PATCH,
         path: "/api/v1/namespaces/{namespace}/pods/{name}/status",
-        action: ::kubegen_runtime::Action::Patch,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Patch,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Pod",
             plural: "pods",
             subresource: Some("status"),
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -2437,7 +2437,7 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::FORCE,
             params::PRETTY,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "Patch",
             content_types: &[
                 "application/apply-patch+cbor",
@@ -2449,17 +2449,17 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             required: true,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 201,
                 description: "Created",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -2468,18 +2468,18 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
         deprecated: false,
         description: "Partially update the status of the specified Pod.",
     },
-    ::kubegen_runtime::RouteInfo {
+    ::kubeforge_runtime::RouteInfo {
         operation_id: "replaceCoreV1NamespacedPodStatus",
-        method: ::kubegen_runtime::http::Method::PUT,
+        method: ::kubeforge_runtime::http::Method::PUT,
         path: "/api/v1/namespaces/{namespace}/pods/{name}/status",
-        action: ::kubegen_runtime::Action::Replace,
-        resource: Some(::kubegen_runtime::route::ResourceInfo {
+        action: ::kubeforge_runtime::Action::Replace,
+        resource: Some(::kubeforge_runtime::route::ResourceInfo {
             group: "",
             version: "v1",
             kind: "Pod",
             plural: "pods",
             subresource: Some("status"),
-            scope: ::kubegen_runtime::Scope::Namespaced,
+            scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
         query: &[
@@ -2488,23 +2488,23 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
             params::FIELD_VALIDATION,
             params::PRETTY,
         ],
-        body: Some(::kubegen_runtime::route::BodyInfo {
+        body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "api::core::v1::Pod",
             content_types: &["*/*"],
             required: true,
         }),
         responses: &[
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 201,
                 description: "Created",
                 ty: Some("api::core::v1::Pod"),
             },
-            ::kubegen_runtime::route::ResponseInfo {
+            ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
                 description: "Unauthorized",
                 ty: None,
@@ -2517,7 +2517,7 @@ pub static ROUTES: [::kubegen_runtime::RouteInfo; 54] = [
 
 /// The query parameters of the table, each spelled once.
 mod params {
-    use ::kubegen_runtime::route::QueryParamInfo;
+    use ::kubeforge_runtime::route::QueryParamInfo;
     pub(super) const ALLOW_WATCH_BOOKMARKS: QueryParamInfo = QueryParamInfo {
         name: "allowWatchBookmarks",
         ty: "boolean",
@@ -2678,6 +2678,6 @@ mod params {
 
 /// The error of every response decoder: a `Status` from the server, an undeclared
 /// status with a body that is not one, or a body that is not the declared type.
-pub type ResponseError = ::kubegen_runtime::ResponseError<
+pub type ResponseError = ::kubeforge_runtime::ResponseError<
     crate::apimachinery::pkg::apis::meta::v1::Status,
 >;

@@ -23,11 +23,11 @@ pub struct Lease {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
     /// Always `coordination.k8s.io/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-    pub api_version: ::kubegen_runtime::ApiVersion<Lease>,
+    pub api_version: ::kubeforge_runtime::ApiVersion<Lease>,
     /// REST resource kind this object represents, in CamelCase.
     ///
     /// Always `Lease`: set on construction, checked when deserializing, and omitted when absent from the input.
-    pub kind: ::kubegen_runtime::Kind<Lease>,
+    pub kind: ::kubeforge_runtime::Kind<Lease>,
     /// Standard object metadata.
     pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     /// Desired lease state: holder, duration and renewal times.
@@ -41,7 +41,7 @@ impl ::serde::Serialize for Lease {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[
@@ -70,7 +70,7 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct LeaseVisitor;
 
         impl serde_struct::Fields for LeaseVisitor {
@@ -127,8 +127,8 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
 
                 Ok(Lease {
                     api_version: api_version
-                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
-                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                     spec: serde_struct::optional(spec),
                 })
@@ -144,16 +144,16 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
     }
 }
 
-impl ::kubegen_runtime::TypeMeta for Lease {
+impl ::kubeforge_runtime::TypeMeta for Lease {
     const API_VERSION: &'static str = "coordination.k8s.io/v1";
     const GROUP: &'static str = "coordination.k8s.io";
     const VERSION: &'static str = "v1";
     const KIND: &'static str = "Lease";
 }
 
-impl ::kubegen_runtime::Resource for Lease {
+impl ::kubeforge_runtime::Resource for Lease {
     const PLURAL: &'static str = "leases";
-    const SCOPE: ::kubegen_runtime::Scope = ::kubegen_runtime::Scope::Namespaced;
+    const SCOPE: ::kubeforge_runtime::Scope = ::kubeforge_runtime::Scope::Namespaced;
     const SUBRESOURCES: &'static [&'static str] = &[];
 }
 
@@ -270,15 +270,15 @@ impl Lease {
     pub fn list_lease_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/leases",
         );
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -289,15 +289,15 @@ impl Lease {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn list_lease_for_all_namespaces_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<crate::api::coordination::v1::LeaseList, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -312,15 +312,15 @@ impl Lease {
     pub fn watch_lease_list_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/watch/leases",
         );
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -331,14 +331,14 @@ impl Lease {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn watch_lease_list_for_all_namespaces_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         Vec<
-            ::kubegen_runtime::WatchEvent<
+            ::kubeforge_runtime::WatchEvent<
                 Self,
                 crate::apimachinery::pkg::apis::meta::v1::Status,
             >,
@@ -346,8 +346,8 @@ impl Lease {
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::watch_events(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::watch_events(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -364,20 +364,20 @@ impl Lease {
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteCollectionQuery2,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/leases");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::DELETE,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::DELETE,
             target,
             Some("application/json"),
-            body.map(::kubegen_runtime::request::Body::json).transpose()?,
+            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
         )
     }
 
@@ -385,18 +385,18 @@ impl Lease {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn delete_collection_namespaced_lease_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         crate::apimachinery::pkg::apis::meta::v1::Status,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -412,17 +412,17 @@ impl Lease {
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/leases");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -433,15 +433,15 @@ impl Lease {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn list_namespaced_lease_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<crate::api::coordination::v1::LeaseList, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -458,20 +458,20 @@ impl Lease {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/leases");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::POST,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::POST,
             target,
             Some("application/json"),
-            Some(::kubegen_runtime::request::Body::json(body)?),
+            Some(::kubeforge_runtime::request::Body::json(body)?),
         )
     }
 
@@ -479,15 +479,15 @@ impl Lease {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn create_namespaced_lease_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200..=202 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200..=202 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -503,17 +503,17 @@ impl Lease {
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/watch/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/leases");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -524,14 +524,14 @@ impl Lease {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn watch_namespaced_lease_list_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         Vec<
-            ::kubegen_runtime::WatchEvent<
+            ::kubeforge_runtime::WatchEvent<
                 Self,
                 crate::apimachinery::pkg::apis::meta::v1::Status,
             >,
@@ -539,8 +539,8 @@ impl Lease {
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::watch_events(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::watch_events(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -558,21 +558,21 @@ impl Lease {
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/leases/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::DELETE,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::DELETE,
             target,
             Some("application/json"),
-            body.map(::kubegen_runtime::request::Body::json).transpose()?,
+            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
         )
     }
 
@@ -580,18 +580,18 @@ impl Lease {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn delete_namespaced_lease_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         crate::apimachinery::pkg::apis::meta::v1::Status,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 | 202 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 | 202 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -608,18 +608,18 @@ impl Lease {
         name: &str,
         query: &crate::routes::GetQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/leases/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -630,15 +630,15 @@ impl Lease {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn read_namespaced_lease_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -653,21 +653,21 @@ impl Lease {
     pub fn patch_namespaced_lease(
         namespace: &str,
         name: &str,
-        body: &::kubegen_runtime::Patch,
+        body: &::kubeforge_runtime::Patch,
         query: &crate::routes::PatchQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/leases/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::PATCH,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PATCH,
             target,
             Some("application/json"),
             Some(
@@ -689,15 +689,15 @@ impl Lease {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn patch_namespaced_lease_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 | 201 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 | 201 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -715,21 +715,21 @@ impl Lease {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/leases/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::PUT,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PUT,
             target,
             Some("application/json"),
-            Some(::kubegen_runtime::request::Body::json(body)?),
+            Some(::kubeforge_runtime::request::Body::json(body)?),
         )
     }
 
@@ -737,15 +737,15 @@ impl Lease {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn replace_namespaced_lease_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 | 201 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 | 201 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -762,18 +762,18 @@ impl Lease {
         name: &str,
         query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/watch/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/leases/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -784,14 +784,14 @@ impl Lease {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn watch_namespaced_lease_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         Vec<
-            ::kubegen_runtime::WatchEvent<
+            ::kubeforge_runtime::WatchEvent<
                 Self,
                 crate::apimachinery::pkg::apis::meta::v1::Status,
             >,
@@ -799,8 +799,8 @@ impl Lease {
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::watch_events(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::watch_events(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 }

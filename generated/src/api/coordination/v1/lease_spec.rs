@@ -27,7 +27,7 @@ impl ::serde::Serialize for LeaseSpec {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[
@@ -77,7 +77,7 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct LeaseSpecVisitor;
 
         impl serde_struct::Fields for LeaseSpecVisitor {

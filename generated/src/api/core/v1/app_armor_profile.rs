@@ -17,7 +17,7 @@ impl ::serde::Serialize for AppArmorProfile {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(1, &[self.localhost_profile.is_some()]);
         let mut state = serializer.serialize_struct("AppArmorProfile", len)?;
         serde_struct::optional_field(
@@ -35,7 +35,7 @@ impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct AppArmorProfileVisitor;
 
         impl serde_struct::Fields for AppArmorProfileVisitor {

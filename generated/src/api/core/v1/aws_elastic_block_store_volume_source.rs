@@ -21,7 +21,7 @@ impl ::serde::Serialize for AWSElasticBlockStoreVolumeSource {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[self.fs_type.is_some(), self.partition.is_some(), self.read_only.is_some()],
@@ -41,7 +41,7 @@ impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct AWSElasticBlockStoreVolumeSourceVisitor;
 
         impl serde_struct::Fields for AWSElasticBlockStoreVolumeSourceVisitor {

@@ -25,7 +25,7 @@ impl ::serde::Serialize for AzureDiskVolumeSource {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             2,
             &[
@@ -55,7 +55,7 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct AzureDiskVolumeSourceVisitor;
 
         impl serde_struct::Fields for AzureDiskVolumeSourceVisitor {

@@ -25,7 +25,7 @@ impl ::serde::Serialize for CephFSVolumeSource {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[
@@ -56,7 +56,7 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct CephFSVolumeSourceVisitor;
 
         impl serde_struct::Fields for CephFSVolumeSourceVisitor {

@@ -21,7 +21,7 @@ impl ::serde::Serialize for CinderVolumeSource {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[
@@ -44,7 +44,7 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct CinderVolumeSourceVisitor;
 
         impl serde_struct::Fields for CinderVolumeSourceVisitor {

@@ -19,7 +19,7 @@ impl ::serde::Serialize for ConfigMapKeySelector {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(1, &[self.name.is_some(), self.optional.is_some()]);
         let mut state = serializer.serialize_struct("ConfigMapKeySelector", len)?;
         state.serialize_field("key", &self.key)?;
@@ -34,7 +34,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ConfigMapKeySelectorVisitor;
 
         impl serde_struct::Fields for ConfigMapKeySelectorVisitor {

@@ -63,7 +63,7 @@ impl ::serde::Serialize for Container {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[
@@ -180,7 +180,7 @@ impl<'de> ::serde::Deserialize<'de> for Container {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ContainerVisitor;
 
         impl serde_struct::Fields for ContainerVisitor {

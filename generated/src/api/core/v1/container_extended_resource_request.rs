@@ -34,7 +34,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ContainerExtendedResourceRequestVisitor;
 
         impl serde_struct::Fields for ContainerExtendedResourceRequestVisitor {

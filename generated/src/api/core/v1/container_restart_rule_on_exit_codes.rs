@@ -17,7 +17,7 @@ impl ::serde::Serialize for ContainerRestartRuleOnExitCodes {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(1, &[self.values.is_some()]);
         let mut state = serializer
             .serialize_struct("ContainerRestartRuleOnExitCodes", len)?;
@@ -32,7 +32,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ContainerRestartRuleOnExitCodesVisitor;
 
         impl serde_struct::Fields for ContainerRestartRuleOnExitCodesVisitor {

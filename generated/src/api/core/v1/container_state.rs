@@ -19,7 +19,7 @@ impl ::serde::Serialize for ContainerState {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.running.is_some(), self.terminated.is_some(), self.waiting.is_some()],
@@ -41,7 +41,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerState {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ContainerStateVisitor;
 
         impl serde_struct::Fields for ContainerStateVisitor {

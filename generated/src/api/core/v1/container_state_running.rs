@@ -15,7 +15,7 @@ impl ::serde::Serialize for ContainerStateRunning {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(0, &[self.started_at.is_some()]);
         let mut state = serializer.serialize_struct("ContainerStateRunning", len)?;
         serde_struct::optional_field(&mut state, "startedAt", self.started_at.as_ref())?;
@@ -28,7 +28,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateRunning {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ContainerStateRunningVisitor;
 
         impl serde_struct::Fields for ContainerStateRunningVisitor {

@@ -15,7 +15,7 @@ impl ::serde::Serialize for DownwardAPIProjection {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(0, &[self.items.is_some()]);
         let mut state = serializer.serialize_struct("DownwardAPIProjection", len)?;
         serde_struct::optional_field(&mut state, "items", self.items.as_ref())?;
@@ -28,7 +28,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIProjection {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct DownwardAPIProjectionVisitor;
 
         impl serde_struct::Fields for DownwardAPIProjectionVisitor {

@@ -17,7 +17,7 @@ impl ::serde::Serialize for DownwardAPIVolumeSource {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.default_mode.is_some(), self.items.is_some()],
@@ -38,7 +38,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct DownwardAPIVolumeSourceVisitor;
 
         impl serde_struct::Fields for DownwardAPIVolumeSourceVisitor {

@@ -17,7 +17,7 @@ impl ::serde::Serialize for EmptyDirVolumeSource {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.medium.is_some(), self.size_limit.is_some()],
@@ -34,7 +34,7 @@ impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct EmptyDirVolumeSourceVisitor;
 
         impl serde_struct::Fields for EmptyDirVolumeSourceVisitor {

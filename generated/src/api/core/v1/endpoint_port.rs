@@ -21,7 +21,7 @@ impl ::serde::Serialize for EndpointPort {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[self.app_protocol.is_some(), self.name.is_some(), self.protocol.is_some()],
@@ -44,7 +44,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct EndpointPortVisitor;
 
         impl serde_struct::Fields for EndpointPortVisitor {

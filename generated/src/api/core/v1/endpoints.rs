@@ -23,11 +23,11 @@ pub struct Endpoints {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
     /// Always `v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-    pub api_version: ::kubegen_runtime::ApiVersion<Endpoints>,
+    pub api_version: ::kubeforge_runtime::ApiVersion<Endpoints>,
     /// REST resource kind this object represents, in CamelCase.
     ///
     /// Always `Endpoints`: set on construction, checked when deserializing, and omitted when absent from the input.
-    pub kind: ::kubegen_runtime::Kind<Endpoints>,
+    pub kind: ::kubeforge_runtime::Kind<Endpoints>,
     /// Standard object metadata.
     pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     /// Groups of addresses and ports that make up the service.
@@ -41,7 +41,7 @@ impl ::serde::Serialize for Endpoints {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[
@@ -70,7 +70,7 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct EndpointsVisitor;
 
         impl serde_struct::Fields for EndpointsVisitor {
@@ -127,8 +127,8 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
 
                 Ok(Endpoints {
                     api_version: api_version
-                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
-                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                     subsets: serde_struct::optional(subsets),
                 })
@@ -144,16 +144,16 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
     }
 }
 
-impl ::kubegen_runtime::TypeMeta for Endpoints {
+impl ::kubeforge_runtime::TypeMeta for Endpoints {
     const API_VERSION: &'static str = "v1";
     const GROUP: &'static str = "";
     const VERSION: &'static str = "v1";
     const KIND: &'static str = "Endpoints";
 }
 
-impl ::kubegen_runtime::Resource for Endpoints {
+impl ::kubeforge_runtime::Resource for Endpoints {
     const PLURAL: &'static str = "endpoints";
-    const SCOPE: ::kubegen_runtime::Scope = ::kubegen_runtime::Scope::Namespaced;
+    const SCOPE: ::kubeforge_runtime::Scope = ::kubeforge_runtime::Scope::Namespaced;
     const SUBRESOURCES: &'static [&'static str] = &[];
 }
 
@@ -283,15 +283,15 @@ impl Endpoints {
     pub fn list_endpoints_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/endpoints",
         );
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -302,15 +302,15 @@ impl Endpoints {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn list_endpoints_for_all_namespaces_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<crate::api::core::v1::EndpointsList, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -325,15 +325,15 @@ impl Endpoints {
     pub fn watch_endpoints_list_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/watch/endpoints",
         );
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -344,14 +344,14 @@ impl Endpoints {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn watch_endpoints_list_for_all_namespaces_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         Vec<
-            ::kubegen_runtime::WatchEvent<
+            ::kubeforge_runtime::WatchEvent<
                 Self,
                 crate::apimachinery::pkg::apis::meta::v1::Status,
             >,
@@ -359,8 +359,8 @@ impl Endpoints {
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::watch_events(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::watch_events(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -377,20 +377,20 @@ impl Endpoints {
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteCollectionQuery2,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/endpoints");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::DELETE,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::DELETE,
             target,
             Some("application/json"),
-            body.map(::kubegen_runtime::request::Body::json).transpose()?,
+            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
         )
     }
 
@@ -398,18 +398,18 @@ impl Endpoints {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn delete_collection_namespaced_endpoints_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         crate::apimachinery::pkg::apis::meta::v1::Status,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -425,17 +425,17 @@ impl Endpoints {
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/endpoints");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -446,15 +446,15 @@ impl Endpoints {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn list_namespaced_endpoints_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<crate::api::core::v1::EndpointsList, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -471,20 +471,20 @@ impl Endpoints {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/endpoints");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::POST,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::POST,
             target,
             Some("application/json"),
-            Some(::kubegen_runtime::request::Body::json(body)?),
+            Some(::kubeforge_runtime::request::Body::json(body)?),
         )
     }
 
@@ -492,15 +492,15 @@ impl Endpoints {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn create_namespaced_endpoints_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200..=202 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200..=202 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -516,17 +516,17 @@ impl Endpoints {
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/watch/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/endpoints");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -537,14 +537,14 @@ impl Endpoints {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn watch_namespaced_endpoints_list_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         Vec<
-            ::kubegen_runtime::WatchEvent<
+            ::kubeforge_runtime::WatchEvent<
                 Self,
                 crate::apimachinery::pkg::apis::meta::v1::Status,
             >,
@@ -552,8 +552,8 @@ impl Endpoints {
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::watch_events(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::watch_events(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -571,21 +571,21 @@ impl Endpoints {
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/endpoints/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::DELETE,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::DELETE,
             target,
             Some("application/json"),
-            body.map(::kubegen_runtime::request::Body::json).transpose()?,
+            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
         )
     }
 
@@ -593,18 +593,18 @@ impl Endpoints {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn delete_namespaced_endpoints_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         crate::apimachinery::pkg::apis::meta::v1::Status,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 | 202 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 | 202 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -621,18 +621,18 @@ impl Endpoints {
         name: &str,
         query: &crate::routes::GetQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/endpoints/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -643,15 +643,15 @@ impl Endpoints {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn read_namespaced_endpoints_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -666,21 +666,21 @@ impl Endpoints {
     pub fn patch_namespaced_endpoints(
         namespace: &str,
         name: &str,
-        body: &::kubegen_runtime::Patch,
+        body: &::kubeforge_runtime::Patch,
         query: &crate::routes::PatchQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/endpoints/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::PATCH,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PATCH,
             target,
             Some("application/json"),
             Some(
@@ -702,15 +702,15 @@ impl Endpoints {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn patch_namespaced_endpoints_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 | 201 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 | 201 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -728,21 +728,21 @@ impl Endpoints {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/endpoints/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::PUT,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PUT,
             target,
             Some("application/json"),
-            Some(::kubegen_runtime::request::Body::json(body)?),
+            Some(::kubeforge_runtime::request::Body::json(body)?),
         )
     }
 
@@ -750,15 +750,15 @@ impl Endpoints {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn replace_namespaced_endpoints_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 | 201 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 | 201 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -775,18 +775,18 @@ impl Endpoints {
         name: &str,
         query: &crate::routes::ListOrWatchQuery2,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/watch/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/endpoints/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -797,14 +797,14 @@ impl Endpoints {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn watch_namespaced_endpoints_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         Vec<
-            ::kubegen_runtime::WatchEvent<
+            ::kubeforge_runtime::WatchEvent<
                 Self,
                 crate::apimachinery::pkg::apis::meta::v1::Status,
             >,
@@ -812,8 +812,8 @@ impl Endpoints {
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::watch_events(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::watch_events(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 }

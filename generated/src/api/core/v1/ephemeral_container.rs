@@ -65,7 +65,7 @@ impl ::serde::Serialize for EphemeralContainer {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[
@@ -188,7 +188,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct EphemeralContainerVisitor;
 
         impl serde_struct::Fields for EphemeralContainerVisitor {

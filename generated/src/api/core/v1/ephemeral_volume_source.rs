@@ -17,7 +17,7 @@ impl ::serde::Serialize for EphemeralVolumeSource {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(0, &[self.volume_claim_template.is_some()]);
         let mut state = serializer.serialize_struct("EphemeralVolumeSource", len)?;
         serde_struct::optional_field(
@@ -34,7 +34,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct EphemeralVolumeSourceVisitor;
 
         impl serde_struct::Fields for EphemeralVolumeSourceVisitor {

@@ -15,7 +15,7 @@ impl ::serde::Serialize for ExecAction {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(0, &[self.command.is_some()]);
         let mut state = serializer.serialize_struct("ExecAction", len)?;
         serde_struct::optional_field(&mut state, "command", self.command.as_ref())?;
@@ -28,7 +28,7 @@ impl<'de> ::serde::Deserialize<'de> for ExecAction {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ExecActionVisitor;
 
         impl serde_struct::Fields for ExecActionVisitor {

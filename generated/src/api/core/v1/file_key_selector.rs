@@ -21,7 +21,7 @@ impl ::serde::Serialize for FileKeySelector {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(3, &[self.optional.is_some()]);
         let mut state = serializer.serialize_struct("FileKeySelector", len)?;
         state.serialize_field("key", &self.key)?;
@@ -37,7 +37,7 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct FileKeySelectorVisitor;
 
         impl serde_struct::Fields for FileKeySelectorVisitor {

@@ -23,7 +23,7 @@ impl ::serde::Serialize for FlexVolumeSource {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[
@@ -48,7 +48,7 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct FlexVolumeSourceVisitor;
 
         impl serde_struct::Fields for FlexVolumeSourceVisitor {

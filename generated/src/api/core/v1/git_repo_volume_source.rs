@@ -19,7 +19,7 @@ impl ::serde::Serialize for GitRepoVolumeSource {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[self.directory.is_some(), self.revision.is_some()],
@@ -37,7 +37,7 @@ impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct GitRepoVolumeSourceVisitor;
 
         impl serde_struct::Fields for GitRepoVolumeSourceVisitor {

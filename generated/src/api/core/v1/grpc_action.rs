@@ -17,7 +17,7 @@ impl ::serde::Serialize for GRPCAction {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(1, &[self.service.is_some()]);
         let mut state = serializer.serialize_struct("GRPCAction", len)?;
         state.serialize_field("port", &self.port)?;
@@ -31,7 +31,7 @@ impl<'de> ::serde::Deserialize<'de> for GRPCAction {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct GRPCActionVisitor;
 
         impl serde_struct::Fields for GRPCActionVisitor {

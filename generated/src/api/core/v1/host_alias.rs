@@ -17,7 +17,7 @@ impl ::serde::Serialize for HostAlias {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(1, &[self.hostnames.is_some()]);
         let mut state = serializer.serialize_struct("HostAlias", len)?;
         serde_struct::optional_field(&mut state, "hostnames", self.hostnames.as_ref())?;
@@ -31,7 +31,7 @@ impl<'de> ::serde::Deserialize<'de> for HostAlias {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct HostAliasVisitor;
 
         impl serde_struct::Fields for HostAliasVisitor {

@@ -17,7 +17,7 @@ impl ::serde::Serialize for HostPathVolumeSource {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(1, &[self.type_.is_some()]);
         let mut state = serializer.serialize_struct("HostPathVolumeSource", len)?;
         state.serialize_field("path", &self.path)?;
@@ -31,7 +31,7 @@ impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct HostPathVolumeSourceVisitor;
 
         impl serde_struct::Fields for HostPathVolumeSourceVisitor {

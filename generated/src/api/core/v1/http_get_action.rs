@@ -23,7 +23,7 @@ impl ::serde::Serialize for HTTPGetAction {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[
@@ -52,7 +52,7 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct HTTPGetActionVisitor;
 
         impl serde_struct::Fields for HTTPGetActionVisitor {

@@ -17,7 +17,7 @@ impl ::serde::Serialize for ImageVolumeSource {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.pull_policy.is_some(), self.reference.is_some()],
@@ -38,7 +38,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ImageVolumeSourceVisitor;
 
         impl serde_struct::Fields for ImageVolumeSourceVisitor {

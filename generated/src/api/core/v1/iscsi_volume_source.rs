@@ -35,7 +35,7 @@ impl ::serde::Serialize for ISCSIVolumeSource {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             3,
             &[
@@ -86,7 +86,7 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ISCSIVolumeSourceVisitor;
 
         impl serde_struct::Fields for ISCSIVolumeSourceVisitor {

@@ -19,7 +19,7 @@ impl ::serde::Serialize for KeyToPath {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(2, &[self.mode.is_some()]);
         let mut state = serializer.serialize_struct("KeyToPath", len)?;
         state.serialize_field("key", &self.key)?;
@@ -34,7 +34,7 @@ impl<'de> ::serde::Deserialize<'de> for KeyToPath {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct KeyToPathVisitor;
 
         impl serde_struct::Fields for KeyToPathVisitor {

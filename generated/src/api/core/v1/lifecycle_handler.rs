@@ -21,7 +21,7 @@ impl ::serde::Serialize for LifecycleHandler {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[
@@ -45,7 +45,7 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct LifecycleHandlerVisitor;
 
         impl serde_struct::Fields for LifecycleHandlerVisitor {

@@ -19,7 +19,7 @@ impl ::serde::Serialize for LinuxContainerUser {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(2, &[self.supplemental_groups.is_some()]);
         let mut state = serializer.serialize_struct("LinuxContainerUser", len)?;
         state.serialize_field("gid", &self.gid)?;
@@ -38,7 +38,7 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct LinuxContainerUserVisitor;
 
         impl serde_struct::Fields for LinuxContainerUserVisitor {

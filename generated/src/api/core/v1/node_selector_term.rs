@@ -17,7 +17,7 @@ impl ::serde::Serialize for NodeSelectorTerm {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.match_expressions.is_some(), self.match_fields.is_some()],
@@ -42,7 +42,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct NodeSelectorTermVisitor;
 
         impl serde_struct::Fields for NodeSelectorTermVisitor {

@@ -17,7 +17,7 @@ impl ::serde::Serialize for ObjectFieldSelector {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(1, &[self.api_version.is_some()]);
         let mut state = serializer.serialize_struct("ObjectFieldSelector", len)?;
         serde_struct::optional_field(
@@ -35,7 +35,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ObjectFieldSelectorVisitor;
 
         impl serde_struct::Fields for ObjectFieldSelectorVisitor {

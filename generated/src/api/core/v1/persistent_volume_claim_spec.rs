@@ -31,7 +31,7 @@ impl ::serde::Serialize for PersistentVolumeClaimSpec {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[
@@ -93,7 +93,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct PersistentVolumeClaimSpecVisitor;
 
         impl serde_struct::Fields for PersistentVolumeClaimSpecVisitor {

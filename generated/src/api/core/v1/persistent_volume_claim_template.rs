@@ -17,7 +17,7 @@ impl ::serde::Serialize for PersistentVolumeClaimTemplate {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(1, &[self.metadata.is_some()]);
         let mut state = serializer
             .serialize_struct("PersistentVolumeClaimTemplate", len)?;
@@ -32,7 +32,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct PersistentVolumeClaimTemplateVisitor;
 
         impl serde_struct::Fields for PersistentVolumeClaimTemplateVisitor {

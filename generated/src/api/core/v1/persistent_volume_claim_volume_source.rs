@@ -17,7 +17,7 @@ impl ::serde::Serialize for PersistentVolumeClaimVolumeSource {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(1, &[self.read_only.is_some()]);
         let mut state = serializer
             .serialize_struct("PersistentVolumeClaimVolumeSource", len)?;
@@ -32,7 +32,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct PersistentVolumeClaimVolumeSourceVisitor;
 
         impl serde_struct::Fields for PersistentVolumeClaimVolumeSourceVisitor {

@@ -30,11 +30,11 @@ pub struct Pod {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
     /// Always `v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-    pub api_version: ::kubegen_runtime::ApiVersion<Pod>,
+    pub api_version: ::kubeforge_runtime::ApiVersion<Pod>,
     /// REST resource kind this object represents, in CamelCase.
     ///
     /// Always `Pod`: set on construction, checked when deserializing, and omitted when absent from the input.
-    pub kind: ::kubegen_runtime::Kind<Pod>,
+    pub kind: ::kubeforge_runtime::Kind<Pod>,
     /// Standard object metadata.
     pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     /// Desired behaviour of the pod.
@@ -50,7 +50,7 @@ impl ::serde::Serialize for Pod {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[
@@ -81,7 +81,7 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct PodVisitor;
 
         impl serde_struct::Fields for PodVisitor {
@@ -142,8 +142,8 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
 
                 Ok(Pod {
                     api_version: api_version
-                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
-                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                     spec: serde_struct::optional(spec),
                     status: serde_struct::optional(status),
@@ -160,16 +160,16 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
     }
 }
 
-impl ::kubegen_runtime::TypeMeta for Pod {
+impl ::kubeforge_runtime::TypeMeta for Pod {
     const API_VERSION: &'static str = "v1";
     const GROUP: &'static str = "";
     const VERSION: &'static str = "v1";
     const KIND: &'static str = "Pod";
 }
 
-impl ::kubegen_runtime::Resource for Pod {
+impl ::kubeforge_runtime::Resource for Pod {
     const PLURAL: &'static str = "pods";
-    const SCOPE: ::kubegen_runtime::Scope = ::kubegen_runtime::Scope::Namespaced;
+    const SCOPE: ::kubeforge_runtime::Scope = ::kubeforge_runtime::Scope::Namespaced;
     const SUBRESOURCES: &'static [&'static str] = &[
         "ephemeralcontainers",
         "log",
@@ -297,13 +297,13 @@ impl Pod {
     pub fn list_pod_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new("/api/v1/pods");
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/pods");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -314,15 +314,15 @@ impl Pod {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn list_pod_for_all_namespaces_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<crate::api::core::v1::PodList, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -337,15 +337,15 @@ impl Pod {
     pub fn watch_pod_list_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/watch/pods",
         );
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -356,14 +356,14 @@ impl Pod {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn watch_pod_list_for_all_namespaces_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         Vec<
-            ::kubegen_runtime::WatchEvent<
+            ::kubeforge_runtime::WatchEvent<
                 Self,
                 crate::apimachinery::pkg::apis::meta::v1::Status,
             >,
@@ -371,8 +371,8 @@ impl Pod {
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::watch_events(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::watch_events(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -389,20 +389,20 @@ impl Pod {
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::DELETE,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::DELETE,
             target,
             Some("application/json"),
-            body.map(::kubegen_runtime::request::Body::json).transpose()?,
+            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
         )
     }
 
@@ -410,18 +410,18 @@ impl Pod {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn delete_collection_namespaced_pod_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         crate::apimachinery::pkg::apis::meta::v1::Status,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -437,17 +437,17 @@ impl Pod {
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -458,15 +458,15 @@ impl Pod {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn list_namespaced_pod_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<crate::api::core::v1::PodList, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -483,20 +483,20 @@ impl Pod {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::POST,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::POST,
             target,
             Some("application/json"),
-            Some(::kubegen_runtime::request::Body::json(body)?),
+            Some(::kubeforge_runtime::request::Body::json(body)?),
         )
     }
 
@@ -504,15 +504,15 @@ impl Pod {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn create_namespaced_pod_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200..=202 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200..=202 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -528,17 +528,17 @@ impl Pod {
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/watch/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -549,14 +549,14 @@ impl Pod {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn watch_namespaced_pod_list_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         Vec<
-            ::kubegen_runtime::WatchEvent<
+            ::kubeforge_runtime::WatchEvent<
                 Self,
                 crate::apimachinery::pkg::apis::meta::v1::Status,
             >,
@@ -564,8 +564,8 @@ impl Pod {
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::watch_events(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::watch_events(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -583,21 +583,21 @@ impl Pod {
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::DELETE,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::DELETE,
             target,
             Some("application/json"),
-            body.map(::kubegen_runtime::request::Body::json).transpose()?,
+            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
         )
     }
 
@@ -605,15 +605,15 @@ impl Pod {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn delete_namespaced_pod_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 | 202 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 | 202 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -630,18 +630,18 @@ impl Pod {
         name: &str,
         query: &crate::routes::GetQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -652,15 +652,15 @@ impl Pod {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn read_namespaced_pod_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -675,21 +675,21 @@ impl Pod {
     pub fn patch_namespaced_pod(
         namespace: &str,
         name: &str,
-        body: &::kubegen_runtime::Patch,
+        body: &::kubeforge_runtime::Patch,
         query: &crate::routes::PatchQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::PATCH,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PATCH,
             target,
             Some("application/json"),
             Some(
@@ -711,15 +711,15 @@ impl Pod {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn patch_namespaced_pod_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 | 201 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 | 201 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -737,21 +737,21 @@ impl Pod {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::PUT,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PUT,
             target,
             Some("application/json"),
-            Some(::kubegen_runtime::request::Body::json(body)?),
+            Some(::kubeforge_runtime::request::Body::json(body)?),
         )
     }
 
@@ -759,15 +759,15 @@ impl Pod {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn replace_namespaced_pod_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 | 201 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 | 201 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -784,18 +784,18 @@ impl Pod {
         name: &str,
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/watch/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -806,14 +806,14 @@ impl Pod {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn watch_namespaced_pod_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         Vec<
-            ::kubegen_runtime::WatchEvent<
+            ::kubeforge_runtime::WatchEvent<
                 Self,
                 crate::apimachinery::pkg::apis::meta::v1::Status,
             >,
@@ -821,8 +821,8 @@ impl Pod {
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::watch_events(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::watch_events(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -839,10 +839,10 @@ impl Pod {
         name: &str,
         query: &crate::routes::GetQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
@@ -850,8 +850,8 @@ impl Pod {
         target.push_segment("name", name)?;
         target.push_literal("/ephemeralcontainers");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -862,15 +862,15 @@ impl Pod {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn read_namespaced_pod_ephemeralcontainers_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -885,13 +885,13 @@ impl Pod {
     pub fn patch_namespaced_pod_ephemeralcontainers(
         namespace: &str,
         name: &str,
-        body: &::kubegen_runtime::Patch,
+        body: &::kubeforge_runtime::Patch,
         query: &crate::routes::PatchQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
@@ -899,8 +899,8 @@ impl Pod {
         target.push_segment("name", name)?;
         target.push_literal("/ephemeralcontainers");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::PATCH,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PATCH,
             target,
             Some("application/json"),
             Some(
@@ -922,15 +922,15 @@ impl Pod {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn patch_namespaced_pod_ephemeralcontainers_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 | 201 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 | 201 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -948,10 +948,10 @@ impl Pod {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
@@ -959,11 +959,11 @@ impl Pod {
         target.push_segment("name", name)?;
         target.push_literal("/ephemeralcontainers");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::PUT,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PUT,
             target,
             Some("application/json"),
-            Some(::kubegen_runtime::request::Body::json(body)?),
+            Some(::kubeforge_runtime::request::Body::json(body)?),
         )
     }
 
@@ -971,15 +971,15 @@ impl Pod {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn replace_namespaced_pod_ephemeralcontainers_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 | 201 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 | 201 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -996,10 +996,10 @@ impl Pod {
         name: &str,
         query: &ReadNamespacedPodLogQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
@@ -1007,8 +1007,8 @@ impl Pod {
         target.push_segment("name", name)?;
         target.push_literal("/log");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             None,
             None,
@@ -1019,15 +1019,15 @@ impl Pod {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn read_namespaced_pod_log_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<String, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::text(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::text(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -1044,10 +1044,10 @@ impl Pod {
         name: &str,
         query: &crate::routes::GetQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
@@ -1055,8 +1055,8 @@ impl Pod {
         target.push_segment("name", name)?;
         target.push_literal("/status");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -1067,15 +1067,15 @@ impl Pod {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn read_namespaced_pod_status_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -1090,13 +1090,13 @@ impl Pod {
     pub fn patch_namespaced_pod_status(
         namespace: &str,
         name: &str,
-        body: &::kubegen_runtime::Patch,
+        body: &::kubeforge_runtime::Patch,
         query: &crate::routes::PatchQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
@@ -1104,8 +1104,8 @@ impl Pod {
         target.push_segment("name", name)?;
         target.push_literal("/status");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::PATCH,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PATCH,
             target,
             Some("application/json"),
             Some(
@@ -1127,15 +1127,15 @@ impl Pod {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn patch_namespaced_pod_status_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 | 201 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 | 201 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -1153,10 +1153,10 @@ impl Pod {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
@@ -1164,11 +1164,11 @@ impl Pod {
         target.push_segment("name", name)?;
         target.push_literal("/status");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::PUT,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PUT,
             target,
             Some("application/json"),
-            Some(::kubegen_runtime::request::Body::json(body)?),
+            Some(::kubeforge_runtime::request::Body::json(body)?),
         )
     }
 
@@ -1176,15 +1176,15 @@ impl Pod {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn replace_namespaced_pod_status_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 | 201 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 | 201 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 }
@@ -1212,9 +1212,9 @@ pub struct ReadNamespacedPodLogQuery {
     pub timestamps: Option<bool>,
 }
 
-impl ::kubegen_runtime::request::QueryParams for ReadNamespacedPodLogQuery {
+impl ::kubeforge_runtime::request::QueryParams for ReadNamespacedPodLogQuery {
     #[inline]
-    fn append_to(&self, target: &mut ::kubegen_runtime::request::PathAndQuery) {
+    fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
         target.push_optional_query("container", self.container.as_deref());
         target.push_optional_query("follow", self.follow.as_ref());
         target

@@ -21,7 +21,7 @@ impl ::serde::Serialize for PodAntiAffinity {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[
@@ -49,7 +49,7 @@ impl<'de> ::serde::Deserialize<'de> for PodAntiAffinity {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct PodAntiAffinityVisitor;
 
         impl serde_struct::Fields for PodAntiAffinityVisitor {

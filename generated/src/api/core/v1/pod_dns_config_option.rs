@@ -17,7 +17,7 @@ impl ::serde::Serialize for PodDNSConfigOption {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(0, &[self.name.is_some(), self.value.is_some()]);
         let mut state = serializer.serialize_struct("PodDNSConfigOption", len)?;
         serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
@@ -31,7 +31,7 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfigOption {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct PodDNSConfigOptionVisitor;
 
         impl serde_struct::Fields for PodDNSConfigOptionVisitor {

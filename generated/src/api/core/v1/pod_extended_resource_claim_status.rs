@@ -31,7 +31,7 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct PodExtendedResourceClaimStatusVisitor;
 
         impl serde_struct::Fields for PodExtendedResourceClaimStatusVisitor {

@@ -7,13 +7,13 @@ pub struct PodList {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
     /// Always `v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-    pub api_version: ::kubegen_runtime::ApiVersion<PodList>,
+    pub api_version: ::kubeforge_runtime::ApiVersion<PodList>,
     /// The Pods in this list.
     pub items: Vec<crate::api::core::v1::Pod>,
     /// REST resource kind this object represents, in CamelCase.
     ///
     /// Always `PodList`: set on construction, checked when deserializing, and omitted when absent from the input.
-    pub kind: ::kubegen_runtime::Kind<PodList>,
+    pub kind: ::kubeforge_runtime::Kind<PodList>,
     /// Standard list metadata.
     pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta>,
 }
@@ -25,7 +25,7 @@ impl ::serde::Serialize for PodList {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[
@@ -53,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for PodList {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct PodListVisitor;
 
         impl serde_struct::Fields for PodListVisitor {
@@ -110,9 +110,9 @@ impl<'de> ::serde::Deserialize<'de> for PodList {
 
                 Ok(PodList {
                     api_version: api_version
-                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                     items: serde_struct::required(items, "items")?,
-                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                 })
             }
@@ -127,14 +127,14 @@ impl<'de> ::serde::Deserialize<'de> for PodList {
     }
 }
 
-impl ::kubegen_runtime::TypeMeta for PodList {
+impl ::kubeforge_runtime::TypeMeta for PodList {
     const API_VERSION: &'static str = "v1";
     const GROUP: &'static str = "";
     const VERSION: &'static str = "v1";
     const KIND: &'static str = "PodList";
 }
 
-impl ::kubegen_runtime::ListResource for PodList {
+impl ::kubeforge_runtime::ListResource for PodList {
     type Item = crate::api::core::v1::Pod;
 }
 
@@ -150,9 +150,9 @@ impl PodList {
     ) -> PodListBuilder {
         PodListBuilder {
             inner: Self {
-                api_version: ::kubegen_runtime::ApiVersion::present(),
+                api_version: ::kubeforge_runtime::ApiVersion::present(),
                 items: items.into_iter().map(Into::into).collect(),
-                kind: ::kubegen_runtime::Kind::present(),
+                kind: ::kubeforge_runtime::Kind::present(),
                 metadata: None,
             },
         }

@@ -17,7 +17,7 @@ impl ::serde::Serialize for PodResourceClaimStatus {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(1, &[self.resource_claim_name.is_some()]);
         let mut state = serializer.serialize_struct("PodResourceClaimStatus", len)?;
         state.serialize_field("name", &self.name)?;
@@ -35,7 +35,7 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct PodResourceClaimStatusVisitor;
 
         impl serde_struct::Fields for PodResourceClaimStatusVisitor {

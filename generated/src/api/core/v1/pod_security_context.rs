@@ -39,7 +39,7 @@ impl ::serde::Serialize for PodSecurityContext {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[
@@ -125,7 +125,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct PodSecurityContextVisitor;
 
         impl serde_struct::Fields for PodSecurityContextVisitor {

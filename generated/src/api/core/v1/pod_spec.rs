@@ -104,7 +104,7 @@ impl ::serde::Serialize for PodSpec {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[
@@ -311,7 +311,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct PodSpecVisitor;
 
         impl serde_struct::Fields for PodSpecVisitor {

@@ -62,7 +62,7 @@ impl ::serde::Serialize for PodStatus {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[
@@ -154,7 +154,7 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct PodStatusVisitor;
 
         impl serde_struct::Fields for PodStatusVisitor {

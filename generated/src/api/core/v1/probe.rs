@@ -33,7 +33,7 @@ impl ::serde::Serialize for Probe {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[
@@ -93,7 +93,7 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ProbeVisitor;
 
         impl serde_struct::Fields for ProbeVisitor {

@@ -29,7 +29,7 @@ impl ::serde::Serialize for RBDVolumeSource {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             2,
             &[
@@ -59,7 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct RBDVolumeSourceVisitor;
 
         impl serde_struct::Fields for RBDVolumeSourceVisitor {

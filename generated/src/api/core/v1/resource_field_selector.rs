@@ -19,7 +19,7 @@ impl ::serde::Serialize for ResourceFieldSelector {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[self.container_name.is_some(), self.divisor.is_some()],
@@ -41,7 +41,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ResourceFieldSelectorVisitor;
 
         impl serde_struct::Fields for ResourceFieldSelectorVisitor {

@@ -29,7 +29,7 @@ impl ::serde::Serialize for ResourceRequirements {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.claims.is_some(), self.limits.is_some(), self.requests.is_some()],
@@ -47,7 +47,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ResourceRequirementsVisitor;
 
         impl serde_struct::Fields for ResourceRequirementsVisitor {

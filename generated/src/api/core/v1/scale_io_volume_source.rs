@@ -33,7 +33,7 @@ impl ::serde::Serialize for ScaleIOVolumeSource {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             3,
             &[
@@ -86,7 +86,7 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ScaleIOVolumeSourceVisitor;
 
         impl serde_struct::Fields for ScaleIOVolumeSourceVisitor {

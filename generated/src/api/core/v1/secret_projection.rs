@@ -19,7 +19,7 @@ impl ::serde::Serialize for SecretProjection {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.items.is_some(), self.name.is_some(), self.optional.is_some()],
@@ -37,7 +37,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretProjection {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct SecretProjectionVisitor;
 
         impl serde_struct::Fields for SecretProjectionVisitor {

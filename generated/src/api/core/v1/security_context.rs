@@ -37,7 +37,7 @@ impl ::serde::Serialize for SecurityContext {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[
@@ -121,7 +121,7 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct SecurityContextVisitor;
 
         impl serde_struct::Fields for SecurityContextVisitor {

@@ -19,7 +19,7 @@ impl ::serde::Serialize for ServiceAccountTokenProjection {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[self.audience.is_some(), self.expiration_seconds.is_some()],
@@ -42,7 +42,7 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ServiceAccountTokenProjectionVisitor;
 
         impl serde_struct::Fields for ServiceAccountTokenProjectionVisitor {

@@ -27,7 +27,7 @@ impl<'de> ::serde::Deserialize<'de> for SleepAction {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct SleepActionVisitor;
 
         impl serde_struct::Fields for SleepActionVisitor {

@@ -30,7 +30,7 @@ impl<'de> ::serde::Deserialize<'de> for Sysctl {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct SysctlVisitor;
 
         impl serde_struct::Fields for SysctlVisitor {

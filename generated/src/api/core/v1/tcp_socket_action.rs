@@ -17,7 +17,7 @@ impl ::serde::Serialize for TCPSocketAction {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(1, &[self.host.is_some()]);
         let mut state = serializer.serialize_struct("TCPSocketAction", len)?;
         serde_struct::optional_field(&mut state, "host", self.host.as_ref())?;
@@ -31,7 +31,7 @@ impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct TCPSocketActionVisitor;
 
         impl serde_struct::Fields for TCPSocketActionVisitor {

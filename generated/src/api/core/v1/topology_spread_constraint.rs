@@ -29,7 +29,7 @@ impl ::serde::Serialize for TopologySpreadConstraint {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             3,
             &[
@@ -78,7 +78,7 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct TopologySpreadConstraintVisitor;
 
         impl serde_struct::Fields for TopologySpreadConstraintVisitor {

@@ -19,7 +19,7 @@ impl ::serde::Serialize for TypedLocalObjectReference {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(2, &[self.api_group.is_some()]);
         let mut state = serializer.serialize_struct("TypedLocalObjectReference", len)?;
         serde_struct::optional_field(&mut state, "apiGroup", self.api_group.as_ref())?;
@@ -34,7 +34,7 @@ impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct TypedLocalObjectReferenceVisitor;
 
         impl serde_struct::Fields for TypedLocalObjectReferenceVisitor {

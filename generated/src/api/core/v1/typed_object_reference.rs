@@ -21,7 +21,7 @@ impl ::serde::Serialize for TypedObjectReference {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             2,
             &[self.api_group.is_some(), self.namespace.is_some()],
@@ -40,7 +40,7 @@ impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct TypedObjectReferenceVisitor;
 
         impl serde_struct::Fields for TypedObjectReferenceVisitor {

@@ -81,7 +81,7 @@ impl ::serde::Serialize for Volume {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[
@@ -190,7 +190,7 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct VolumeVisitor;
 
         impl serde_struct::Fields for VolumeVisitor {

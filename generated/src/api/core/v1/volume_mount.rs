@@ -27,7 +27,7 @@ impl ::serde::Serialize for VolumeMount {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             2,
             &[
@@ -67,7 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct VolumeMountVisitor;
 
         impl serde_struct::Fields for VolumeMountVisitor {

@@ -21,7 +21,7 @@ impl ::serde::Serialize for VolumeMountStatus {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             2,
             &[self.read_only.is_some(), self.recursive_read_only.is_some()],
@@ -44,7 +44,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct VolumeMountStatusVisitor;
 
         impl serde_struct::Fields for VolumeMountStatusVisitor {

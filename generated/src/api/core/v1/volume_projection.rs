@@ -27,7 +27,7 @@ impl ::serde::Serialize for VolumeProjection {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[
@@ -71,7 +71,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct VolumeProjectionVisitor;
 
         impl serde_struct::Fields for VolumeProjectionVisitor {

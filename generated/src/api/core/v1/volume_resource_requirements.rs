@@ -27,7 +27,7 @@ impl ::serde::Serialize for VolumeResourceRequirements {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.limits.is_some(), self.requests.is_some()],
@@ -44,7 +44,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeResourceRequirements {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct VolumeResourceRequirementsVisitor;
 
         impl serde_struct::Fields for VolumeResourceRequirementsVisitor {

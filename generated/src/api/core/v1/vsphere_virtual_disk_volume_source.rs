@@ -21,7 +21,7 @@ impl ::serde::Serialize for VsphereVirtualDiskVolumeSource {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[
@@ -53,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct VsphereVirtualDiskVolumeSourceVisitor;
 
         impl serde_struct::Fields for VsphereVirtualDiskVolumeSourceVisitor {

@@ -30,7 +30,7 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct WeightedPodAffinityTermVisitor;
 
         impl serde_struct::Fields for WeightedPodAffinityTermVisitor {

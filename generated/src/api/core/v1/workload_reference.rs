@@ -19,7 +19,7 @@ impl ::serde::Serialize for WorkloadReference {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(2, &[self.pod_group_replica_key.is_some()]);
         let mut state = serializer.serialize_struct("WorkloadReference", len)?;
         state.serialize_field("name", &self.name)?;
@@ -38,7 +38,7 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct WorkloadReferenceVisitor;
 
         impl serde_struct::Fields for WorkloadReferenceVisitor {

@@ -26,11 +26,11 @@ pub struct ImageStream {
     /// APIVersion 定义对象的这个表示法的版本化的 schema。服务器应该将识别的模式转换为最新的内部值,并可拒绝未识别的值。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources>
     ///
     /// Always `image.openshift.io/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-    pub api_version: ::kubegen_runtime::ApiVersion<ImageStream>,
+    pub api_version: ::kubeforge_runtime::ApiVersion<ImageStream>,
     /// kind 是一个字符串值,代表此对象所代表的 REST 资源。服务器可以从客户端向其提交请求的端点推断。无法更新。采用驼峰拼写法 (CamelCase)。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds>
     ///
     /// Always `ImageStream`: set on construction, checked when deserializing, and omitted when absent from the input.
-    pub kind: ::kubegen_runtime::Kind<ImageStream>,
+    pub kind: ::kubeforge_runtime::Kind<ImageStream>,
     /// metadata 是标准对象的元数据。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata>
     pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     /// ImageStreamSpec 代表 ImageStreams 的选项。
@@ -46,7 +46,7 @@ impl ::serde::Serialize for ImageStream {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[
@@ -77,7 +77,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStream {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ImageStreamVisitor;
 
         impl serde_struct::Fields for ImageStreamVisitor {
@@ -138,8 +138,8 @@ impl<'de> ::serde::Deserialize<'de> for ImageStream {
 
                 Ok(ImageStream {
                     api_version: api_version
-                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
-                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                     spec: serde_struct::optional(spec),
                     status: serde_struct::optional(status),
@@ -156,16 +156,16 @@ impl<'de> ::serde::Deserialize<'de> for ImageStream {
     }
 }
 
-impl ::kubegen_runtime::TypeMeta for ImageStream {
+impl ::kubeforge_runtime::TypeMeta for ImageStream {
     const API_VERSION: &'static str = "image.openshift.io/v1";
     const GROUP: &'static str = "image.openshift.io";
     const VERSION: &'static str = "v1";
     const KIND: &'static str = "ImageStream";
 }
 
-impl ::kubegen_runtime::Resource for ImageStream {
+impl ::kubeforge_runtime::Resource for ImageStream {
     const PLURAL: &'static str = "imagestreams";
-    const SCOPE: ::kubegen_runtime::Scope = ::kubegen_runtime::Scope::Namespaced;
+    const SCOPE: ::kubeforge_runtime::Scope = ::kubeforge_runtime::Scope::Namespaced;
     const SUBRESOURCES: &'static [&'static str] = &["status"];
 }
 
@@ -294,15 +294,15 @@ impl ImageStream {
     pub fn list_image_stream_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/imagestreams",
         );
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -313,18 +313,18 @@ impl ImageStream {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn list_image_stream_for_all_namespaces_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         crate::openshift::image::v1::ImageStreamList,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -339,15 +339,15 @@ impl ImageStream {
     pub fn watch_image_stream_list_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/watch/imagestreams",
         );
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -358,14 +358,14 @@ impl ImageStream {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn watch_image_stream_list_for_all_namespaces_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         Vec<
-            ::kubegen_runtime::WatchEvent<
+            ::kubeforge_runtime::WatchEvent<
                 Self,
                 crate::apimachinery::pkg::apis::meta::v1::Status,
             >,
@@ -373,8 +373,8 @@ impl ImageStream {
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::watch_events(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::watch_events(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -391,20 +391,20 @@ impl ImageStream {
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/imagestreams");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::DELETE,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::DELETE,
             target,
             Some("application/json"),
-            body.map(::kubegen_runtime::request::Body::json).transpose()?,
+            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
         )
     }
 
@@ -412,18 +412,18 @@ impl ImageStream {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn delete_collection_namespaced_image_stream_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         crate::apimachinery::pkg::apis::meta::v1::Status,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -439,17 +439,17 @@ impl ImageStream {
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/imagestreams");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -460,18 +460,18 @@ impl ImageStream {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn list_namespaced_image_stream_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         crate::openshift::image::v1::ImageStreamList,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -488,20 +488,20 @@ impl ImageStream {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery2,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/imagestreams");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::POST,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::POST,
             target,
             Some("application/json"),
-            Some(::kubegen_runtime::request::Body::json(body)?),
+            Some(::kubeforge_runtime::request::Body::json(body)?),
         )
     }
 
@@ -509,15 +509,15 @@ impl ImageStream {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn create_namespaced_image_stream_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200..=202 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200..=202 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -533,17 +533,17 @@ impl ImageStream {
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/watch/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/imagestreams");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -554,14 +554,14 @@ impl ImageStream {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn watch_namespaced_image_stream_list_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         Vec<
-            ::kubegen_runtime::WatchEvent<
+            ::kubeforge_runtime::WatchEvent<
                 Self,
                 crate::apimachinery::pkg::apis::meta::v1::Status,
             >,
@@ -569,8 +569,8 @@ impl ImageStream {
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::watch_events(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::watch_events(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -588,21 +588,21 @@ impl ImageStream {
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/imagestreams/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::DELETE,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::DELETE,
             target,
             Some("application/json"),
-            body.map(::kubegen_runtime::request::Body::json).transpose()?,
+            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
         )
     }
 
@@ -610,18 +610,18 @@ impl ImageStream {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn delete_namespaced_image_stream_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         crate::apimachinery::pkg::apis::meta::v1::Status,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 | 202 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 | 202 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -638,18 +638,18 @@ impl ImageStream {
         name: &str,
         query: &crate::routes::GetQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/imagestreams/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -660,15 +660,15 @@ impl ImageStream {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn read_namespaced_image_stream_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -683,21 +683,21 @@ impl ImageStream {
     pub fn patch_namespaced_image_stream(
         namespace: &str,
         name: &str,
-        body: &::kubegen_runtime::Patch,
+        body: &::kubeforge_runtime::Patch,
         query: &crate::routes::PatchQuery2,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/imagestreams/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::PATCH,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PATCH,
             target,
             Some("application/json"),
             Some(
@@ -719,15 +719,15 @@ impl ImageStream {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn patch_namespaced_image_stream_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -745,21 +745,21 @@ impl ImageStream {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery2,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/imagestreams/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::PUT,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PUT,
             target,
             Some("application/json"),
-            Some(::kubegen_runtime::request::Body::json(body)?),
+            Some(::kubeforge_runtime::request::Body::json(body)?),
         )
     }
 
@@ -767,15 +767,15 @@ impl ImageStream {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn replace_namespaced_image_stream_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 | 201 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 | 201 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -792,18 +792,18 @@ impl ImageStream {
         name: &str,
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/watch/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
         target.push_literal("/imagestreams/");
         target.push_segment("name", name)?;
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -814,14 +814,14 @@ impl ImageStream {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn watch_namespaced_image_stream_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
         Vec<
-            ::kubegen_runtime::WatchEvent<
+            ::kubeforge_runtime::WatchEvent<
                 Self,
                 crate::apimachinery::pkg::apis::meta::v1::Status,
             >,
@@ -829,8 +829,8 @@ impl ImageStream {
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::watch_events(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::watch_events(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -847,10 +847,10 @@ impl ImageStream {
         name: &str,
         query: &crate::routes::GetQuery,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
@@ -858,8 +858,8 @@ impl ImageStream {
         target.push_segment("name", name)?;
         target.push_literal("/status");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::GET,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
             target,
             Some("application/json"),
             None,
@@ -870,15 +870,15 @@ impl ImageStream {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn read_namespaced_image_stream_status_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -893,13 +893,13 @@ impl ImageStream {
     pub fn patch_namespaced_image_stream_status(
         namespace: &str,
         name: &str,
-        body: &::kubegen_runtime::Patch,
+        body: &::kubeforge_runtime::Patch,
         query: &crate::routes::PatchQuery2,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
@@ -907,8 +907,8 @@ impl ImageStream {
         target.push_segment("name", name)?;
         target.push_literal("/status");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::PATCH,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PATCH,
             target,
             Some("application/json"),
             Some(
@@ -930,15 +930,15 @@ impl ImageStream {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn patch_namespaced_image_stream_status_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 
@@ -956,10 +956,10 @@ impl ImageStream {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery2,
     ) -> Result<
-        ::kubegen_runtime::http::Request<Vec<u8>>,
-        ::kubegen_runtime::RequestError,
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
     > {
-        let mut target = ::kubegen_runtime::request::PathAndQuery::new(
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
         target.push_segment("namespace", namespace)?;
@@ -967,11 +967,11 @@ impl ImageStream {
         target.push_segment("name", name)?;
         target.push_literal("/status");
         target.push_params(query);
-        ::kubegen_runtime::request::build(
-            ::kubegen_runtime::http::Method::PUT,
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PUT,
             target,
             Some("application/json"),
-            Some(::kubegen_runtime::request::Body::json(body)?),
+            Some(::kubeforge_runtime::request::Body::json(body)?),
         )
     }
 
@@ -979,15 +979,15 @@ impl ImageStream {
     ///
     /// # Errors
     ///
-    /// [`ResponseError::Status`](::kubegen_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubegen_runtime::ResponseError::Decode) when the body is not the declared type.
+    /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
     #[inline]
     pub fn replace_namespaced_image_stream_status_response(
-        status: ::kubegen_runtime::http::StatusCode,
+        status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
         match status.as_u16() {
-            200 | 201 => ::kubegen_runtime::response::json(status, body),
-            _ => Err(::kubegen_runtime::response::error(status, body)),
+            200 | 201 => ::kubeforge_runtime::response::json(status, body),
+            _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
 }

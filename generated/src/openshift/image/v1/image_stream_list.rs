@@ -7,13 +7,13 @@ pub struct ImageStreamList {
     /// APIVersion 定义对象的这个表示法的版本化的 schema。服务器应该将识别的模式转换为最新的内部值,并可拒绝未识别的值。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources>
     ///
     /// Always `image.openshift.io/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-    pub api_version: ::kubegen_runtime::ApiVersion<ImageStreamList>,
+    pub api_version: ::kubeforge_runtime::ApiVersion<ImageStreamList>,
     /// items 是镜像流的列表。
     pub items: Vec<crate::openshift::image::v1::ImageStream>,
     /// kind 是一个字符串值,代表此对象所代表的 REST 资源。服务器可以从客户端向其提交请求的端点推断。无法更新。采用驼峰拼写法 (CamelCase)。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds>
     ///
     /// Always `ImageStreamList`: set on construction, checked when deserializing, and omitted when absent from the input.
-    pub kind: ::kubegen_runtime::Kind<ImageStreamList>,
+    pub kind: ::kubeforge_runtime::Kind<ImageStreamList>,
     /// metadata 是标准的列表元数据。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata>
     pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta>,
 }
@@ -25,7 +25,7 @@ impl ::serde::Serialize for ImageStreamList {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[
@@ -53,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ImageStreamListVisitor;
 
         impl serde_struct::Fields for ImageStreamListVisitor {
@@ -110,9 +110,9 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
 
                 Ok(ImageStreamList {
                     api_version: api_version
-                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                     items: serde_struct::required(items, "items")?,
-                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                 })
             }
@@ -127,14 +127,14 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
     }
 }
 
-impl ::kubegen_runtime::TypeMeta for ImageStreamList {
+impl ::kubeforge_runtime::TypeMeta for ImageStreamList {
     const API_VERSION: &'static str = "image.openshift.io/v1";
     const GROUP: &'static str = "image.openshift.io";
     const VERSION: &'static str = "v1";
     const KIND: &'static str = "ImageStreamList";
 }
 
-impl ::kubegen_runtime::ListResource for ImageStreamList {
+impl ::kubeforge_runtime::ListResource for ImageStreamList {
     type Item = crate::openshift::image::v1::ImageStream;
 }
 
@@ -152,9 +152,9 @@ impl ImageStreamList {
     ) -> ImageStreamListBuilder {
         ImageStreamListBuilder {
             inner: Self {
-                api_version: ::kubegen_runtime::ApiVersion::present(),
+                api_version: ::kubeforge_runtime::ApiVersion::present(),
                 items: items.into_iter().map(Into::into).collect(),
-                kind: ::kubegen_runtime::Kind::present(),
+                kind: ::kubeforge_runtime::Kind::present(),
                 metadata: None,
             },
         }

@@ -19,7 +19,7 @@ impl ::serde::Serialize for NamedTagEventList {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(2, &[self.conditions.is_some()]);
         let mut state = serializer.serialize_struct("NamedTagEventList", len)?;
         serde_struct::optional_field(
@@ -38,7 +38,7 @@ impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct NamedTagEventListVisitor;
 
         impl serde_struct::Fields for NamedTagEventListVisitor {

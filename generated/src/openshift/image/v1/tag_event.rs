@@ -36,7 +36,7 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct TagEventVisitor;
 
         impl serde_struct::Fields for TagEventVisitor {

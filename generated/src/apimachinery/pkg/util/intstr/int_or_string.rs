@@ -2,4 +2,4 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.apimachinery.pkg.util.intstr.IntOrString
 
 /// A value that is either an int32 or a string.
-pub type IntOrString = ::kubegen_runtime::IntOrString;
+pub type IntOrString = ::kubeforge_runtime::IntOrString;

@@ -29,7 +29,7 @@ impl ::serde::Serialize for DeleteOptions {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[
@@ -85,7 +85,7 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct DeleteOptionsVisitor;
 
         impl serde_struct::Fields for DeleteOptionsVisitor {

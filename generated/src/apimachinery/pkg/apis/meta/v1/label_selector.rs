@@ -19,7 +19,7 @@ impl ::serde::Serialize for LabelSelector {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.match_expressions.is_some(), self.match_labels.is_some()],
@@ -44,7 +44,7 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct LabelSelectorVisitor;
 
         impl serde_struct::Fields for LabelSelectorVisitor {

@@ -27,7 +27,7 @@ impl ::serde::Serialize for ManagedFieldsEntry {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[
@@ -69,7 +69,7 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ManagedFieldsEntryVisitor;
 
         impl serde_struct::Fields for ManagedFieldsEntryVisitor {

@@ -2,4 +2,4 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime
 
 /// A timestamp with microsecond precision in RFC 3339 form.
-pub type MicroTime = ::kubegen_runtime::MicroTime;
+pub type MicroTime = ::kubeforge_runtime::MicroTime;

@@ -47,7 +47,7 @@ impl ::serde::Serialize for ObjectMeta {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[
@@ -133,7 +133,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct ObjectMetaVisitor;
 
         impl serde_struct::Fields for ObjectMetaVisitor {

@@ -25,7 +25,7 @@ impl ::serde::Serialize for OwnerReference {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             4,
             &[self.block_owner_deletion.is_some(), self.controller.is_some()],
@@ -54,7 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct OwnerReferenceVisitor;
 
         impl serde_struct::Fields for OwnerReferenceVisitor {

@@ -17,7 +17,7 @@ impl ::serde::Serialize for Preconditions {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.resource_version.is_some(), self.uid.is_some()],
@@ -38,7 +38,7 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct PreconditionsVisitor;
 
         impl serde_struct::Fields for PreconditionsVisitor {

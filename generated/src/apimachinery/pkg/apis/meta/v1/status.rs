@@ -7,7 +7,7 @@ pub struct Status {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
     /// Always `v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-    pub api_version: ::kubegen_runtime::ApiVersion<Status>,
+    pub api_version: ::kubeforge_runtime::ApiVersion<Status>,
     /// Suggested HTTP status code.
     pub code: Option<i32>,
     /// Extra data about the reason.
@@ -15,7 +15,7 @@ pub struct Status {
     /// REST resource kind this object represents, in CamelCase.
     ///
     /// Always `Status`: set on construction, checked when deserializing, and omitted when absent from the input.
-    pub kind: ::kubegen_runtime::Kind<Status>,
+    pub kind: ::kubeforge_runtime::Kind<Status>,
     /// Human-readable description of the status.
     pub message: Option<String>,
     /// Standard list metadata.
@@ -33,7 +33,7 @@ impl ::serde::Serialize for Status {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[
@@ -70,7 +70,7 @@ impl<'de> ::serde::Deserialize<'de> for Status {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct StatusVisitor;
 
         impl serde_struct::Fields for StatusVisitor {
@@ -143,10 +143,10 @@ impl<'de> ::serde::Deserialize<'de> for Status {
 
                 Ok(Status {
                     api_version: api_version
-                        .unwrap_or_else(::kubegen_runtime::ApiVersion::absent),
+                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                     code: serde_struct::optional(code),
                     details: serde_struct::optional(details),
-                    kind: kind.unwrap_or_else(::kubegen_runtime::Kind::absent),
+                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     message: serde_struct::optional(message),
                     metadata: serde_struct::optional(metadata),
                     reason: serde_struct::optional(reason),
@@ -164,7 +164,7 @@ impl<'de> ::serde::Deserialize<'de> for Status {
     }
 }
 
-impl ::kubegen_runtime::TypeMeta for Status {
+impl ::kubeforge_runtime::TypeMeta for Status {
     const API_VERSION: &'static str = "v1";
     const GROUP: &'static str = "";
     const VERSION: &'static str = "v1";

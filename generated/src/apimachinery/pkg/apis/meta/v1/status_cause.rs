@@ -19,7 +19,7 @@ impl ::serde::Serialize for StatusCause {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.field.is_some(), self.message.is_some(), self.reason.is_some()],
@@ -37,7 +37,7 @@ impl<'de> ::serde::Deserialize<'de> for StatusCause {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct StatusCauseVisitor;
 
         impl serde_struct::Fields for StatusCauseVisitor {

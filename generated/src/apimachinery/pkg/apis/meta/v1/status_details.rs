@@ -25,7 +25,7 @@ impl ::serde::Serialize for StatusDetails {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeStruct as _;
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[
@@ -57,7 +57,7 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use ::kubegen_runtime::serde_struct;
+        use ::kubeforge_runtime::serde_struct;
         struct StatusDetailsVisitor;
 
         impl serde_struct::Fields for StatusDetailsVisitor {

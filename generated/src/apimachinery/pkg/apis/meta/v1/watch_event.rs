@@ -4,7 +4,7 @@
 /// One event in a watch stream.
 ///
 /// `T` is the type of the watched object; error events carry a `Status`.
-pub type WatchEvent<T> = ::kubegen_runtime::WatchEvent<
+pub type WatchEvent<T> = ::kubeforge_runtime::WatchEvent<
     T,
     crate::apimachinery::pkg::apis::meta::v1::Status,
 >;
