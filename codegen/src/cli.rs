@@ -19,7 +19,10 @@ pub struct Args {
     /// several per file allowed).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// The directory to write the crate into (Cargo.toml and src/).
+    /// The directory to write the crate into (Cargo.toml and src/). A hand-written
+    /// Cargo.toml there is left alone (with a note on what the generated one would add); its
+    /// `[workspace]` table is left out when the directory is a member of an enclosing
+    /// workspace.
     #[arg(long)]
     pub out: PathBuf,
     /// The crate's package name.
@@ -42,7 +45,10 @@ pub struct Args {
     /// Leave out doc comments.
     #[arg(long)]
     pub no_docs: bool,
-    /// Depend on kubeforge-runtime at this path instead of the one beside the generator.
+    /// Depend on kubeforge-runtime at this path instead of the one beside the generator. A
+    /// relative path is relative to the output directory (--out), as cargo reads it from the
+    /// generated Cargo.toml; an absolute one is written relative to the output directory too,
+    /// so the generated crate holds no absolute path.
     #[arg(long, conflicts_with = "runtime_version")]
     pub runtime_path: Option<PathBuf>,
     /// Depend on kubeforge-runtime from a registry, with this version requirement.
@@ -59,7 +65,7 @@ impl Args {
             .routes(!self.no_routes)
             .docs(!self.no_docs);
         for input in &self.inputs {
-            config = config.input(input);
+            config = config.input_named(input, source_name(input, &self.out));
         }
         for selector in &self.select {
             config = config.select(selector.clone());
@@ -99,6 +105,9 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
     });
     match result {
         Ok((output, report)) => {
+            for note in &report.notes {
+                eprintln!("note: {note}");
+            }
             eprintln!(
                 "{}: {} files, {} written, {} unchanged, {} removed",
                 args.out.display(),
@@ -110,10 +119,48 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("{}", render(&e));
+            // Diagnostics name inputs as the user typed them.
+            let typed = |file: &std::path::Path| {
+                args.inputs
+                    .iter()
+                    .find(|input| source_name(input, &args.out) == file)
+                    .cloned()
+            };
+            eprintln!("{}", render(&e.rename_files(typed)));
             ExitCode::FAILURE
         }
     }
+}
+
+/// How generated headers name `input`: relative to the output directory (the crate), so the
+/// same command run from any directory writes the same bytes; by its file name when no
+/// relative path exists (another Windows drive).
+fn source_name(input: &std::path::Path, out: &std::path::Path) -> PathBuf {
+    let absolute = |path: &std::path::Path| {
+        std::path::absolute(path).map(|p| {
+            // Resolve symbolic links where the path exists (the output may not yet).
+            let existing = p
+                .ancestors()
+                .find(|a| a.exists())
+                .map(std::path::Path::to_path_buf);
+            match existing.and_then(|e| Some((std::fs::canonicalize(&e).ok()?, e))) {
+                Some((real, e)) => {
+                    real.join(p.strip_prefix(&e).unwrap_or(std::path::Path::new("")))
+                }
+                None => p,
+            }
+        })
+    };
+    match (absolute(input), absolute(out)) {
+        (Ok(input), Ok(out)) => crate::package::relative_to(&out, &input),
+        _ => None,
+    }
+    .unwrap_or_else(|| {
+        input
+            .file_name()
+            .map(PathBuf::from)
+            .unwrap_or_else(|| input.to_path_buf())
+    })
 }
 
 /// Renders errors the way rustc does: the message, the file and line, the offending source

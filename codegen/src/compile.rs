@@ -7,18 +7,20 @@
 //! must be a real directory inside the output directory (no symbolic link out of it), an
 //! existing include file must be a regular file with the generated header (never a link,
 //! never a hand-written file), and the new content is staged in a temporary file beside it,
-//! inside the output directory, then renamed over it in one step. When the content is
-//! unchanged nothing is written at all, so the file keeps its modification time and
+//! inside the output directory, then renamed over it in one step, all under `write.rs`'s
+//! policy (the same lock, staging names and cleanup as every other write). When the content
+//! is unchanged nothing is written at all, so the file keeps its modification time and
 //! nothing downstream rebuilds.
 
-use std::ffi::OsString;
 use std::fs;
-use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
 
 use crate::Config;
 use crate::diagnostics::{Diagnostic, Error, ErrorKind, Origin};
-use crate::write::{Layout, MARKER, WriteReport};
+use crate::write::{
+    DirLock, Fate, Layout, WriteReport, clean_leftovers, fate, hand_written, not_a_file,
+    replace_file,
+};
 
 /// The include file's name unless [`Config::include_file`] says otherwise.
 pub(crate) const DEFAULT_INCLUDE_FILE: &str = "kubeforge.rs";
@@ -157,56 +159,16 @@ fn write_include(out_dir: &Path, relative: &Path, content: &[u8]) -> Result<Writ
 
     let target = resolved.join(file_name);
     let mut report = WriteReport::default();
-    match fs::symlink_metadata(&target) {
-        Ok(meta) if meta.file_type().is_symlink() || !meta.is_file() => {
-            return Err(error(
-                &target,
-                "expected to replace a generated file, but this is a symbolic link or not a file",
-            )
-            .with_hint("kubeforge writes only regular files inside the output directory; remove it or choose another include file name")
-            .into());
+    let _lock = DirLock::acquire(&target, None)?;
+    clean_leftovers(&target)?;
+    match fate(&target, content)? {
+        Fate::Unchanged => {
+            report.unchanged.push(relative.to_path_buf());
+            return Ok(report);
         }
-        Ok(_) => {
-            let existing = fs::read(&target)
-                .map_err(|e| error(&target, format!("cannot read the file: {e}")))?;
-            if existing == content {
-                report.unchanged.push(relative.to_path_buf());
-                return Ok(report);
-            }
-            if !existing.starts_with(MARKER.as_bytes()) {
-                return Err(error(
-                    &target,
-                    "expected to replace a generated file, but this file has no generated header",
-                )
-                .with_hint("move the hand-written file away, or choose another include file name")
-                .into());
-            }
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(error(&target, format!("cannot inspect the file: {e}")).into()),
-    }
-
-    // Staged beside the target, inside the output directory, then renamed over it.
-    let mut staging_name = OsString::from(".");
-    staging_name.push(file_name);
-    staging_name.push(format!(".kubeforge-{}.tmp", std::process::id()));
-    let staging = resolved.join(staging_name);
-    let written = (|| -> std::io::Result<()> {
-        match fs::remove_file(&staging) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-            _ => {}
-        }
-        let mut file = fs::File::options()
-            .write(true)
-            .create_new(true)
-            .open(&staging)?;
-        file.write_all(content)?;
-        drop(file);
-        fs::rename(&staging, &target)
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&staging);
-        return Err(error(&target, format!("cannot write the file: {e}")).into());
+        Fate::Write => replace_file(&target, content)?,
+        Fate::HandWritten => return Err(hand_written(&target).into()),
+        Fate::NotAFile => return Err(not_a_file(&target).into()),
     }
     report.written.push(relative.to_path_buf());
     Ok(report)

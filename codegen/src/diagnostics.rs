@@ -203,6 +203,18 @@ impl Error {
         self
     }
 
+    /// The same diagnostics with their files renamed where `rename` gives a new name (the
+    /// command line shows inputs as typed, while generated headers name them otherwise).
+    #[must_use]
+    pub fn rename_files(mut self, rename: impl Fn(&Path) -> Option<PathBuf>) -> Error {
+        for diagnostic in &mut self.diagnostics {
+            if let Some(file) = rename(&diagnostic.origin.file) {
+                diagnostic.origin.file = file;
+            }
+        }
+        self
+    }
+
     /// Both errors' diagnostics, this one's first.
     pub(crate) fn join(mut self, other: Error) -> Error {
         self.diagnostics.extend(other.diagnostics);

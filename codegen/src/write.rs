@@ -1,6 +1,11 @@
 //! Stage 4, write: token streams → formatted files (prettyplease, so no rustfmt is needed),
 //! with headers, the module files, and then writing to disk only what changed, removing
 //! stale generated files, or checking without writing.
+//!
+//! Every write to disk follows one policy, kept in this module and used by the command
+//! line, `Config::compile` and `cargo xtask regen` alike: never replace or remove a file
+//! without the generated header; one writer at a time (an advisory lock); stage under a
+//! name unique to the process and rename into place; clean up what killed runs left.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -45,6 +50,11 @@ pub struct WriteReport {
     pub unchanged: Vec<PathBuf>,
     /// Stale generated files that were removed.
     pub removed: Vec<PathBuf>,
+    /// Hand-written files the generator would have written, left alone (a crate's
+    /// `Cargo.toml` without the generated header).
+    pub kept: Vec<PathBuf>,
+    /// What the user should know about the kept files, one sentence each.
+    pub notes: Vec<String>,
 }
 
 /// What [`Output::check`] found.
@@ -76,32 +86,33 @@ impl Output {
         &self.files
     }
 
-    /// Writes into `dir`, all or nothing: the new tree is staged beside `dir` and swapped in
-    /// with one atomic rename, so an interrupted run (even `kill -9`) leaves `dir` entirely
-    /// old or entirely new. Unchanged files are hard-linked into the new tree, so they keep
-    /// their modification times and downstream builds do not rerun; when nothing changed,
-    /// nothing is touched at all. Stale generated files are left out of the new tree; files
-    /// without the generated header are carried over and never overwritten or removed.
+    /// Writes into `dir`, all or nothing, under the write policy of this module: an advisory lock on `dir` (a second writer waits for the first), a
+    /// staging directory unique to this process beside `dir`, swapped in with one atomic
+    /// rename, so an interrupted run (even `kill -9`) leaves `dir` entirely old or entirely
+    /// new, and leftovers of killed runs are cleaned up first. Unchanged files are
+    /// hard-linked into the new tree, so they keep their modification times and downstream
+    /// builds do not rerun; when nothing changed, nothing is touched at all. Stale generated
+    /// files are left out of the new tree; files without the generated header are carried
+    /// over and never overwritten or removed.
     pub fn write(&self, dir: impl AsRef<Path>) -> Result<WriteReport, Error> {
         let dir = dir.as_ref();
-        recover_interrupted_swap(dir)?;
+        let _lock = DirLock::acquire(dir, Some(&|lock: &Path| wait_message(dir, lock)))?;
+        self.write_locked(dir)
+    }
+
+    /// [`Output::write`] for a caller that already holds the lock on `dir`.
+    pub(crate) fn write_locked(&self, dir: &Path) -> Result<WriteReport, Error> {
+        expect_directory(dir)?;
+        clean_leftovers(dir)?;
         // Decide everything before touching anything, so a refusal changes nothing.
         let mut report = WriteReport::default();
         for (relative, content) in &self.files {
             let path = dir.join(relative);
-            match fs::read(&path) {
-                Ok(existing) if existing == content.as_bytes() => {
-                    report.unchanged.push(relative.clone())
-                }
-                Ok(existing) if !existing.starts_with(MARKER.as_bytes()) => {
-                    return Err(output_error(
-                        &path,
-                        "expected to replace a generated file, but this file has no generated header",
-                    )
-                    .with_hint("move the hand-written file out of the output directory")
-                    .into());
-                }
-                _ => report.written.push(relative.clone()),
+            match fate(&path, content.as_bytes())? {
+                Fate::Unchanged => report.unchanged.push(relative.clone()),
+                Fate::Write => report.written.push(relative.clone()),
+                Fate::HandWritten => return Err(hand_written(&path).into()),
+                Fate::NotAFile => return Err(not_a_file(&path).into()),
             }
         }
         report.removed = self.stale_files(dir)?;
@@ -109,18 +120,29 @@ impl Output {
             return Ok(report);
         }
 
-        let staging = sibling(dir, "kubeforge-new");
-        remove_tree(&staging)?;
-        let mut carried = Vec::new();
-        collect_all(dir, Path::new(""), &mut carried)?;
-        for relative in carried {
-            if report.removed.contains(&relative) || report.written.contains(&relative) {
-                continue;
+        let staging = sibling(dir, &format!("{STAGING}{}", std::process::id()));
+        let staged = (|| {
+            let mut carried = Vec::new();
+            collect_all(dir, Path::new(""), &mut carried)?;
+            fs_step();
+            fs::create_dir_all(&staging).map_err(|e| {
+                output_error(&staging, &format!("cannot create the directory: {e}"))
+            })?;
+            for relative in carried {
+                if report.removed.contains(&relative) || report.written.contains(&relative) {
+                    continue;
+                }
+                link_or_copy(&dir.join(&relative), &staging.join(&relative))?;
             }
-            link_or_copy(&dir.join(&relative), &staging.join(&relative))?;
-        }
-        for relative in &report.written {
-            write_file(&staging.join(relative), self.files[relative].as_bytes())?;
+            for relative in &report.written {
+                write_file(&staging.join(relative), self.files[relative].as_bytes())?;
+            }
+            Ok(())
+        })();
+        if let Err(e) = staged {
+            // Nothing of the output was touched; leave nothing behind either.
+            let _ = fs::remove_dir_all(&staging);
+            return Err(e);
         }
         swap_in(&staging, dir)?;
         Ok(report)
@@ -160,6 +182,281 @@ impl Output {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// The write policy. Every file kubeforge writes (a crate's `src/` tree, its `Cargo.toml`,
+// a build script's include file) goes through these functions, so the rules hold alike for
+// the command line, `Config::compile` and `cargo xtask regen`:
+//
+// - only a file that starts with a generated header (`// @generated by ` or, in a
+//   manifest, `# @generated by `) is ever replaced or removed; symbolic links and
+//   directories where a file belongs are refused;
+// - one writer at a time: an advisory lock on a file beside the target
+//   (`.<name>.kubeforge-lock`), held for the whole run;
+// - new content is staged beside the target under a name unique to the process
+//   (`.<name>.kubeforge-new-<pid>`) and renamed into place in one step;
+// - what a killed run left behind (staging, a directory moved aside) is recognised under
+//   the lock and cleaned up, or restored, before anything else.
+
+/// The prefix of staging names (after `.<name>.`), followed by the process id.
+const STAGING: &str = "kubeforge-new-";
+/// The prefix of a directory moved aside by the fallback swap, followed by the process id.
+const ASIDE: &str = "kubeforge-old-";
+
+/// What the policy says about writing `content` to an existing (or missing) path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fate {
+    /// The file already has exactly this content.
+    Unchanged,
+    /// The file is missing or generated: it may be (re)written.
+    Write,
+    /// The file has no generated header: never replaced.
+    HandWritten,
+    /// A directory, a symbolic link or something else that is no regular file.
+    NotAFile,
+}
+
+/// Whether `bytes` start with a generated header (`// @generated by ` in Rust, `# @generated
+/// by ` in a manifest).
+pub(crate) fn is_generated(bytes: &[u8]) -> bool {
+    bytes.starts_with(MARKER.as_bytes()) || bytes.starts_with(MARKER[1..].as_bytes())
+}
+
+/// Decides what may happen to `path` if it is to hold `content`.
+pub(crate) fn fate(path: &Path, content: &[u8]) -> Result<Fate, Error> {
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Fate::Write),
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => Ok(Fate::NotAFile),
+        Err(e) => Err(output_error(path, &format!("cannot inspect the file: {e}")).into()),
+        Ok(meta) if meta.file_type().is_symlink() || !meta.is_file() => Ok(Fate::NotAFile),
+        Ok(_) => {
+            let existing = fs::read(path)
+                .map_err(|e| output_error(path, &format!("cannot read the file: {e}")))?;
+            Ok(if existing == content {
+                Fate::Unchanged
+            } else if is_generated(&existing) {
+                Fate::Write
+            } else {
+                Fate::HandWritten
+            })
+        }
+    }
+}
+
+/// The refusal to replace a hand-written file.
+pub(crate) fn hand_written(path: &Path) -> Diagnostic {
+    output_error(
+        path,
+        "expected to replace a generated file, but this file has no generated header",
+    )
+    .with_hint("kubeforge never overwrites a file without the `@generated` header: move the hand-written file out of the output directory")
+}
+
+/// The refusal to replace something that is no regular file.
+pub(crate) fn not_a_file(path: &Path) -> Diagnostic {
+    output_error(
+        path,
+        "expected a regular file (or nothing) here, but this is a directory, a symbolic link or some other file type",
+    )
+    .with_hint("kubeforge writes only regular files inside the output directory: remove it or choose another output directory")
+}
+
+/// Fails clearly when `dir` exists and is no directory (`--out` naming a regular file).
+pub(crate) fn expect_directory(dir: &Path) -> Result<(), Error> {
+    match fs::metadata(dir) {
+        Ok(meta) if !meta.is_dir() => Err(output_error(
+            dir,
+            "expected the output directory to be a directory, but it is a regular file",
+        )
+        .with_hint("name a directory to write into (it is created if missing), not a file")
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+/// The one place the hidden test hook is read: `KUBEFORGE_TEST_ABORT_AFTER=N` aborts the
+/// process (as `kill -9` would: no cleanup, no destructors) just before the `N`th file
+/// system operation of the write sequence, so `codegen/tests/interrupted_write.rs` can stop
+/// a run at every point of it. Unset, it costs one atomic load per operation.
+fn fs_step() {
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LIMIT: OnceLock<Option<u64>> = OnceLock::new();
+    static DONE: AtomicU64 = AtomicU64::new(0);
+    let limit = LIMIT.get_or_init(|| {
+        std::env::var("KUBEFORGE_TEST_ABORT_AFTER")
+            .ok()?
+            .parse()
+            .ok()
+    });
+    if let Some(limit) = *limit
+        && DONE.fetch_add(1, Ordering::SeqCst) + 1 >= limit
+    {
+        std::process::abort();
+    }
+}
+
+/// The advisory lock on one output (a directory or a single file), held until dropped. It
+/// is an OS file lock (`flock` on Unix), so the kernel releases it when a process dies.
+pub(crate) struct DirLock {
+    file: fs::File,
+    path: PathBuf,
+}
+
+impl DirLock {
+    /// Takes the lock on `target`, waiting for another writer to finish; `on_wait` is
+    /// called once, before waiting, with the lock file's path.
+    pub(crate) fn acquire(
+        target: &Path,
+        on_wait: Option<&dyn Fn(&Path)>,
+    ) -> Result<DirLock, Error> {
+        let path = sibling(target, "kubeforge-lock");
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if let Ok(meta) = fs::metadata(parent)
+                && !meta.is_dir()
+            {
+                return Err(output_error(
+                    parent,
+                    "expected a directory, but this is a regular file",
+                )
+                .with_hint("name an output directory whose parent is a directory")
+                .into());
+            }
+            fs::create_dir_all(parent)
+                .map_err(|e| output_error(parent, &format!("cannot create the directory: {e}")))?;
+        }
+        let mut waited = false;
+        loop {
+            let file = fs::File::options()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(|e| output_error(&path, &format!("cannot open the lock file: {e}")))?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(fs::TryLockError::WouldBlock) => {
+                    if !waited && let Some(on_wait) = on_wait {
+                        on_wait(&path);
+                    }
+                    waited = true;
+                    file.lock()
+                        .map_err(|e| output_error(&path, &format!("cannot take the lock: {e}")))?;
+                }
+                Err(fs::TryLockError::Error(e)) => {
+                    return Err(output_error(&path, &format!("cannot take the lock: {e}")).into());
+                }
+            }
+            // The previous holder removes the lock file before releasing it; a lock on a
+            // file that is no longer at `path` protects nothing, so start again.
+            if same_file(&file, &path) {
+                return Ok(DirLock { file, path });
+            }
+        }
+    }
+}
+
+impl Drop for DirLock {
+    fn drop(&mut self) {
+        // Removed while still held (Unix only: elsewhere an open file cannot be removed),
+        // so no lock file outlives a finished run; a waiter notices and retries.
+        #[cfg(unix)]
+        let _ = fs::remove_file(&self.path);
+        let _ = self.file.unlock();
+    }
+}
+
+#[cfg(unix)]
+fn same_file(file: &fs::File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    match (file.metadata(), fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &fs::File, path: &Path) -> bool {
+    path.exists()
+}
+
+fn wait_message(target: &Path, lock: &Path) {
+    eprintln!(
+        "kubeforge: waiting for another run to finish writing {} (lock {})",
+        target.display(),
+        lock.display()
+    );
+}
+
+/// Cleans up after killed runs, under the lock: a directory the fallback swap moved aside
+/// while `target` is missing is moved back (the old tree, whole), and every staging file or
+/// directory and every other moved-aside copy of `target` is removed.
+pub(crate) fn clean_leftovers(target: &Path) -> Result<(), Error> {
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let parent = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let Ok(entries) = fs::read_dir(parent) else {
+        return Ok(());
+    };
+    let prefixes = [format!(".{name}.{STAGING}"), format!(".{name}.{ASIDE}")];
+    let mut leftovers: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| {
+            let file_name = e.file_name().to_string_lossy().into_owned();
+            prefixes.iter().any(|p| {
+                file_name
+                    .strip_prefix(p.as_str())
+                    .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+            })
+        })
+        .map(|e| e.path())
+        .collect();
+    leftovers.sort();
+    if fs::symlink_metadata(target).is_err()
+        && let Some(aside) = leftovers.iter().position(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&prefixes[1]))
+        })
+    {
+        let aside = leftovers.remove(aside);
+        fs_step();
+        fs::rename(&aside, target).map_err(|e| {
+            output_error(target, &format!("cannot restore the previous output: {e}"))
+        })?;
+    }
+    for leftover in leftovers {
+        remove_any(&leftover)?;
+    }
+    Ok(())
+}
+
+/// Replaces (or creates) the single file `path` with `content`: staged beside it, then
+/// renamed over it in one step. The caller holds the lock and has asked [`fate`].
+pub(crate) fn replace_file(path: &Path, content: &[u8]) -> Result<(), Error> {
+    let staging = sibling(path, &format!("{STAGING}{}", std::process::id()));
+    let written = (|| -> std::io::Result<()> {
+        fs_step();
+        let mut file = fs::File::options()
+            .write(true)
+            .create_new(true)
+            .open(&staging)?;
+        fs_step();
+        file.write_all(content)?;
+        drop(file);
+        fs_step();
+        fs::rename(&staging, path)
+    })();
+    written.map_err(|e| {
+        let _ = fs::remove_file(&staging);
+        output_error(path, &format!("cannot write the file: {e}")).into()
+    })
+}
+
 fn unified_diff(old: &str, new: &str, relative: &Path) -> String {
     let name = relative.display().to_string();
     similar::TextDiff::from_lines(old, new)
@@ -176,19 +473,26 @@ fn has_marker(path: &Path) -> bool {
         .is_ok_and(|()| start == MARKER.as_bytes())
 }
 
-/// A path beside `dir` (same parent, so the same file system) for staging.
-fn sibling(dir: &Path, purpose: &str) -> PathBuf {
-    let name = dir
+/// A path beside `target` (same parent, so the same file system): `.<name>.<purpose>`.
+fn sibling(target: &Path, purpose: &str) -> PathBuf {
+    let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    dir.with_file_name(format!(".{name}.{purpose}"))
+    target.with_file_name(format!(".{name}.{purpose}"))
 }
 
-fn remove_tree(path: &Path) -> Result<(), Error> {
-    match fs::remove_dir_all(path) {
+/// Removes a leftover file or directory tree.
+fn remove_any(path: &Path) -> Result<(), Error> {
+    fs_step();
+    let removed = match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => fs::remove_dir_all(path),
+        Ok(_) => fs::remove_file(path),
+        Err(e) => Err(e),
+    };
+    match removed {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(output_error(path, &format!("cannot remove the leftover directory: {e}")).into())
+            Err(output_error(path, &format!("cannot remove the leftover: {e}")).into())
         }
         _ => Ok(()),
     }
@@ -224,9 +528,11 @@ fn collect_all(dir: &Path, relative: &Path, found: &mut Vec<PathBuf>) -> Result<
 /// modification time); where links are unsupported, a copy with the time restored.
 fn link_or_copy(from: &Path, to: &Path) -> Result<(), Error> {
     if let Some(parent) = to.parent() {
+        fs_step();
         fs::create_dir_all(parent)
             .map_err(|e| output_error(parent, &format!("cannot create the directory: {e}")))?;
     }
+    fs_step();
     if fs::hard_link(from, to).is_ok() {
         return Ok(());
     }
@@ -242,46 +548,43 @@ fn link_or_copy(from: &Path, to: &Path) -> Result<(), Error> {
 
 fn write_file(path: &Path, content: &[u8]) -> Result<(), Error> {
     let parent = path.parent().unwrap_or(Path::new("."));
+    fs_step();
     fs::create_dir_all(parent)
         .map_err(|e| output_error(parent, &format!("cannot create the directory: {e}")))?;
     // No fsync: the swap protects against an interrupted process; the page cache outlives it.
-    fs::File::create(path)
-        .and_then(|mut f| f.write_all(content))
+    fs_step();
+    let mut file = fs::File::create(path)
+        .map_err(|e| output_error(path, &format!("cannot write the file: {e}")))?;
+    fs_step();
+    file.write_all(content)
         .map_err(|e| output_error(path, &format!("cannot write the file: {e}")).into())
 }
 
 /// Makes `staging` the new `dir` in one step. On Linux the two directories are exchanged
 /// atomically (`renameat2(RENAME_EXCHANGE)`); elsewhere, or where that is unsupported, `dir`
-/// is first moved aside, a window that `recover_interrupted_swap` closes on the next run.
+/// is first moved aside, a window that [`clean_leftovers`] closes on the next run.
 fn swap_in(staging: &Path, dir: &Path) -> Result<(), Error> {
     if !dir.exists() {
+        fs_step();
         return fs::rename(staging, dir)
             .map_err(|e| output_error(dir, &format!("cannot move the new output in: {e}")).into());
     }
     #[cfg(target_os = "linux")]
     {
         use rustix::fs::{CWD, RenameFlags, renameat_with};
+        fs_step();
         if renameat_with(CWD, staging, CWD, dir, RenameFlags::EXCHANGE).is_ok() {
-            return remove_tree(staging);
+            return remove_any(staging);
         }
     }
-    let old = sibling(dir, "kubeforge-old");
-    remove_tree(&old)?;
-    fs::rename(dir, &old)
+    let aside = sibling(dir, &format!("{ASIDE}{}", std::process::id()));
+    fs_step();
+    fs::rename(dir, &aside)
         .map_err(|e| output_error(dir, &format!("cannot move the old output aside: {e}")))?;
+    fs_step();
     fs::rename(staging, dir)
         .map_err(|e| output_error(dir, &format!("cannot move the new output in: {e}")))?;
-    remove_tree(&old)
-}
-
-/// Undoes the effect of a run killed between the two renames of the fallback swap.
-fn recover_interrupted_swap(dir: &Path) -> Result<(), Error> {
-    let old = sibling(dir, "kubeforge-old");
-    if !dir.exists() && old.is_dir() {
-        fs::rename(&old, dir)
-            .map_err(|e| output_error(dir, &format!("cannot restore the previous output: {e}")))?;
-    }
-    Ok(())
+    remove_any(&aside)
 }
 
 fn output_error(path: &Path, message: &str) -> Diagnostic {

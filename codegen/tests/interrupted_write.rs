@@ -1,22 +1,27 @@
-//! An interrupted write (`kill -9` at any moment) leaves the output directory entirely old
-//! or entirely new, never a mixture and never half a file.
+//! Writes survive interruption and competition. A run killed at any point of the write
+//! sequence leaves the output entirely old or entirely new, never a mixture and never half a
+//! file, and the next run cleans up what it left. Two runs writing one directory at once end
+//! with exactly one complete tree, one of the two they would each write.
+//!
+//! The kills are deterministic: the hidden hook `KUBEFORGE_TEST_ABORT_AFTER=N` (read in one
+//! place, `write.rs`) aborts the process, as `kill -9` would, just before its `N`th file
+//! system operation, and the test tries every `N` until a run completes.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::Instant;
 
-use kubeforge::Config;
-
-/// A document of `count` schemas whose names and fields depend on `variant`, so the two
-/// variants' outputs share no file content.
+/// A document of `count` schemas whose fields and descriptions depend on `variant`, so the
+/// two variants' outputs share no type file (their root files differ too).
 fn document(dir: &Path, variant: &str, count: usize) -> PathBuf {
     let mut schemas = serde_json::Map::new();
     for i in 0..count {
-        let properties: serde_json::Map<String, serde_json::Value> = (0..20)
+        let properties: serde_json::Map<String, serde_json::Value> = (0..3)
             .map(|f| (format!("{variant}Field{f}"), serde_json::json!({"type": "string", "description": format!("{variant} field {f} of type {i}")})))
             .collect();
         schemas.insert(
-            format!("io.example.v1.Type{i}"),
+            format!("io.example.{variant}.v1.Type{i}"),
             serde_json::json!({"type": "object", "properties": properties}),
         );
     }
@@ -26,67 +31,280 @@ fn document(dir: &Path, variant: &str, count: usize) -> PathBuf {
     path
 }
 
-fn run(input: &Path, out: &Path) -> Command {
+fn command(input: &Path, out: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_kubeforge"));
     command
         .arg(input)
         .arg("--out")
         .arg(out)
+        .args(["--crate-name", "contested"])
         .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .stderr(Stdio::piped());
     command
 }
 
-#[test]
-fn killed_writes_leave_old_or_new() {
-    let work = tempfile::tempdir().expect("temp dir");
-    let inputs = [
-        document(work.path(), "alpha", 400),
-        document(work.path(), "beta", 400),
-    ];
-    let expected: Vec<kubeforge::Output> = inputs
-        .iter()
-        .map(|input| Config::new().input(input).generate().expect("generates"))
-        .collect();
-    let out = work.path().join("crate");
-    let src = out.join("src");
+fn run(input: &Path, out: &Path) -> std::process::Output {
+    command(input, out).output().expect("kubeforge runs")
+}
 
-    // How long one full run takes, to spread the kills over it.
-    let started = Instant::now();
-    assert!(run(&inputs[0], &out).status().expect("runs").success());
-    let full = started.elapsed();
+type Tree = BTreeMap<PathBuf, Vec<u8>>;
 
-    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-    let (mut killed, mut finished) = (0, 0);
-    for round in 0..24 {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        let delay = full.mul_f64(((state >> 33) % 1000) as f64 / 1000.0 * 1.2);
-        let mut child = run(&inputs[round % 2], &out).spawn().expect("spawns");
-        std::thread::sleep(delay);
-        match child.try_wait().expect("wait") {
-            Some(_) => finished += 1,
-            None => {
-                child.kill().expect("kill -9");
-                killed += 1;
+/// The crate as the user sees it: `Cargo.toml` and every file under `src/`.
+fn tree(dir: &Path) -> Tree {
+    fn walk(root: &Path, dir: &Path, tree: &mut Tree) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.map(|e| e.expect("entry")) {
+            let path = entry.path();
+            if entry.file_type().expect("type").is_dir() {
+                walk(root, &path, tree);
+            } else {
+                let relative = path.strip_prefix(root).expect("inside").to_path_buf();
+                tree.insert(relative, std::fs::read(&path).expect("read"));
             }
         }
-        let _ = child.wait();
-        let clean: Vec<bool> = expected
-            .iter()
-            .map(|e| e.check(&src).expect("check").is_clean())
-            .collect();
+    }
+    let mut tree = Tree::new();
+    if let Ok(manifest) = std::fs::read(dir.join("Cargo.toml")) {
+        tree.insert(PathBuf::from("Cargo.toml"), manifest);
+    }
+    walk(dir, &dir.join("src"), &mut tree);
+    tree
+}
+
+/// What a complete run writes for `input`, made at `work/ref-<variant>` (the same depth as
+/// `work/crate`, so relative paths in it are the same).
+fn reference(work: &Path, input: &Path) -> Tree {
+    let stem = input.file_stem().expect("stem").to_string_lossy();
+    let dir = work.join(format!("ref-{stem}"));
+    assert!(run(input, &dir).status.success());
+    let tree = tree(&dir);
+    std::fs::remove_dir_all(&dir).expect("remove reference");
+    tree
+}
+
+/// Every entry of `dir` that is not the crate itself: staging directories, lock files.
+fn leftovers(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+                .filter(|n| n != "Cargo.toml" && n != "src")
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+fn describe(status: ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt as _;
+        if let Some(signal) = status.signal() {
+            return format!("killed by signal {signal}");
+        }
+    }
+    format!("{status}")
+}
+
+fn killed(status: ExitStatus) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt as _;
+        status.signal().is_some()
+    }
+    #[cfg(not(unix))]
+    {
+        !status.success()
+    }
+}
+
+/// Runs `input` into `out` killed before file system operation `n`; `None` when the run
+/// completed instead (it has fewer operations).
+fn run_killed_at(input: &Path, out: &Path, n: usize) -> Option<()> {
+    let output = command(input, out)
+        .env("KUBEFORGE_TEST_ABORT_AFTER", n.to_string())
+        .output()
+        .expect("kubeforge runs");
+    if output.status.success() {
+        return None;
+    }
+    assert!(
+        killed(output.status),
+        "the run killed at operation {n} failed instead of being killed ({}):\n{}",
+        describe(output.status),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(())
+}
+
+#[test]
+fn a_run_killed_at_every_point_leaves_old_or_new() {
+    let started = Instant::now();
+    let work = tempfile::tempdir().expect("temp dir");
+    let (alpha, beta) = (
+        document(work.path(), "alpha", 4),
+        document(work.path(), "beta", 5),
+    );
+    let (old, new) = (
+        reference(work.path(), &alpha),
+        reference(work.path(), &beta),
+    );
+    assert_ne!(old, new);
+    let out = work.path().join("crate");
+
+    // Over an existing tree: old → new, killed before each operation in turn.
+    let mut points = 0;
+    for n in 1.. {
+        assert!(run(&alpha, &out).status.success());
+        assert_eq!(tree(&out), old);
+        if run_killed_at(&beta, &out, n).is_none() {
+            break;
+        }
+        points += 1;
+        let after = tree(&out);
         assert!(
-            clean.contains(&true),
-            "round {round}: after a kill at {delay:?} the output is neither the old nor the new tree"
+            after == old || after == new,
+            "killed before operation {n}, the output is neither the old tree nor the new one"
+        );
+        // The next run cleans up and completes.
+        let recovered = run(&alpha, &out);
+        assert!(
+            recovered.status.success(),
+            "after a kill before operation {n}, the next run fails:\n{}",
+            String::from_utf8_lossy(&recovered.stderr)
+        );
+        assert_eq!(tree(&out), old, "after a kill before operation {n}");
+        assert_eq!(
+            leftovers(&out),
+            Vec::<String>::new(),
+            "after a kill before operation {n}"
         );
     }
-    eprintln!(
-        "interrupted-write: {killed} runs killed mid-way, {finished} finished, one full run takes {full:?}"
+    assert_eq!(
+        tree(&out),
+        new,
+        "the run that was not killed writes the new tree"
     );
+    assert_eq!(leftovers(&out), Vec::<String>::new());
+    // Staging, links, writes, the swap, removing the old tree, the manifest: at least one
+    // operation per file plus the directories.
     assert!(
-        killed >= 8,
-        "the test must really interrupt runs (killed {killed} of 24)"
+        points > new.len(),
+        "only {points} kill points for {} files",
+        new.len()
+    );
+
+    // Into a directory that does not exist yet: nothing or the new tree.
+    let (mut fresh_points, mut between) = (0, 0);
+    for n in 1.. {
+        let _ = std::fs::remove_dir_all(&out);
+        if run_killed_at(&beta, &out, n).is_none() {
+            break;
+        }
+        fresh_points += 1;
+        let after = tree(&out);
+        // `src/` is swapped in whole; the manifest is renamed into place right after it, so
+        // the manifest's own operations leave the new `src/` without it yet.
+        let mut new_src = new.clone();
+        new_src.remove(Path::new("Cargo.toml"));
+        assert!(
+            after.is_empty() || after == new || after == new_src,
+            "killed before operation {n} of a first write, the output is neither absent nor complete"
+        );
+        between += usize::from(after == new_src);
+        assert!(run(&beta, &out).status.success());
+        assert_eq!(tree(&out), new);
+        assert_eq!(leftovers(&out), Vec::<String>::new());
+    }
+    // Those of the manifest's staging: create, write, rename.
+    assert!(
+        between <= 3,
+        "{between} kill points leave src/ without its manifest"
+    );
+    eprintln!(
+        "interrupted-write: killed at each of {points} points of a rewrite and {fresh_points} of a first write, in {:.1?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn two_concurrent_writers_leave_one_complete_tree() {
+    const ROUNDS: usize = 60;
+    let started = Instant::now();
+    let work = tempfile::tempdir().expect("temp dir");
+    let (alpha, beta) = (
+        document(work.path(), "alpha", 6),
+        document(work.path(), "beta", 7),
+    );
+    let (a, b) = (
+        reference(work.path(), &alpha),
+        reference(work.path(), &beta),
+    );
+    let out = work.path().join("crate");
+    for round in 0..ROUNDS {
+        // Same input every third round; a first write into a missing directory every fourth.
+        let inputs = if round % 3 == 0 {
+            [&alpha, &alpha]
+        } else if round % 2 == 0 {
+            [&alpha, &beta]
+        } else {
+            [&beta, &alpha]
+        };
+        if round % 4 == 0 {
+            let _ = std::fs::remove_dir_all(&out);
+        }
+        let children: Vec<_> = inputs
+            .iter()
+            .map(|input| command(input, &out).spawn().expect("spawns"))
+            .collect();
+        let results: Vec<_> = children
+            .into_iter()
+            .map(|c| c.wait_with_output().expect("waits"))
+            .collect();
+        let after = tree(&out);
+        let expected: Vec<&Tree> = inputs
+            .iter()
+            .map(|i| if *i == &alpha { &a } else { &b })
+            .collect();
+        assert!(
+            expected.contains(&&after),
+            "round {round}: the tree is neither run's output ({} files)",
+            after.len()
+        );
+        for (input, result) in inputs.iter().zip(&results) {
+            assert!(
+                result.status.success(),
+                "round {round}: the run of {} failed:\n{}",
+                input.display(),
+                String::from_utf8_lossy(&result.stderr)
+            );
+        }
+        assert_eq!(leftovers(&out), Vec::<String>::new(), "round {round}");
+    }
+    let rounds_took = started.elapsed();
+
+    // The tree every round ended with is byte for byte one of two references; build the
+    // last one once (both references have the same shape).
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let check = Command::new(cargo)
+        .args(["check", "--quiet", "--offline"])
+        .current_dir(&out)
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("concurrent-writers"),
+        )
+        .output()
+        .expect("cargo runs");
+    assert!(
+        check.status.success(),
+        "the final tree does not build:\n{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    eprintln!(
+        "concurrent-writers: {ROUNDS} rounds of two processes in {rounds_took:.1?}, one build check in {:.1?}",
+        started.elapsed() - rounds_took
     );
 }
