@@ -121,10 +121,16 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
         Err(e) => {
             // Diagnostics name inputs as the user typed them.
             let typed = |file: &std::path::Path| {
-                args.inputs
+                let (name, document) = crate::diagnostics::split_document(file);
+                let input = args
+                    .inputs
                     .iter()
-                    .find(|input| source_name(input, &args.out) == file)
-                    .cloned()
+                    .find(|input| source_name(input, &args.out) == name)?;
+                Some(if name == file {
+                    input.clone()
+                } else {
+                    PathBuf::from(format!("{} (document {})", input.display(), document + 1))
+                })
             };
             eprintln!("{}", render(&e.rename_files(typed)));
             ExitCode::FAILURE
@@ -175,14 +181,16 @@ pub fn render(error: &crate::Error) -> String {
     let mut out = String::new();
     for d in error.diagnostics() {
         let source = d.location.and_then(|at| {
-            std::fs::read_to_string(&d.origin.file)
-                .ok()
-                .map(|text| (at, text))
+            let (file, _) = crate::diagnostics::split_document(&d.origin.file);
+            std::fs::read_to_string(file).ok().map(|text| (at, text))
         });
         let rendered = source.and_then(|(at, text)| {
             let end = crate::load::locate::value_end_on_line(&text, at.offset);
             let id = files.add(d.origin.file.display().to_string(), text);
-            let mut notes = vec![format!("at #{}", d.origin.pointer)];
+            let mut notes = Vec::new();
+            if !d.origin.pointer.is_empty() {
+                notes.push(format!("at #{}", d.origin.pointer));
+            }
             notes.extend(d.hint.iter().map(|h| format!("hint: {h}")));
             let diagnostic = Diagnostic::error()
                 .with_code(d.kind.as_str())

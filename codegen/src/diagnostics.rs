@@ -105,6 +105,20 @@ impl fmt::Display for Origin {
     }
 }
 
+/// The file a diagnostic is about and the index (from 0) of the document in it: the
+/// loader names document `n` of a multi-document file `file (document n)`.
+pub fn split_document(file: &Path) -> (PathBuf, usize) {
+    let text = file.to_string_lossy();
+    if let Some((name, rest)) = text.rsplit_once(" (document ")
+        && let Some(number) = rest.strip_suffix(')')
+        && let Ok(number) = number.parse::<usize>()
+        && number > 0
+    {
+        return (PathBuf::from(name), number - 1);
+    }
+    (file.to_path_buf(), 0)
+}
+
 /// A position in a source text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct LineColumn {
@@ -190,14 +204,21 @@ impl Error {
     }
 
     /// Fills in line and column for diagnostics in files that `read` can provide the text
-    /// of (by the file name the diagnostic shows).
+    /// of (by the file name the diagnostic shows), JSON or YAML, in whichever document of a
+    /// multi-document file the diagnostic names. A diagnostic about a whole document (the
+    /// empty pointer) gets no position: a marker at 1:1 would point at nothing in particular.
     pub(crate) fn locate(mut self, read: impl Fn(&Path) -> Option<String>) -> Error {
         for diagnostic in &mut self.diagnostics {
-            if diagnostic.location.is_none()
-                && let Some(text) = read(&diagnostic.origin.file)
-            {
-                diagnostic.location =
-                    crate::load::locate::line_column(&text, &diagnostic.origin.pointer);
+            if diagnostic.location.is_some() || diagnostic.origin.pointer.is_empty() {
+                continue;
+            }
+            let (file, document) = split_document(&diagnostic.origin.file);
+            if let Some(text) = read(&file) {
+                diagnostic.location = crate::load::locate::line_column_in(
+                    &text,
+                    document,
+                    &diagnostic.origin.pointer,
+                );
             }
         }
         self

@@ -1,6 +1,9 @@
-//! JSON pointer → line and column in the source text. serde_json keeps no positions, so
-//! this scanner walks the text itself: only along the pointer's path, skipping other values
-//! without recursion (hostile nesting cannot overflow the stack) and without allocating them.
+//! JSON pointer → line and column in the source text, for JSON and YAML alike (so a
+//! semantic error in a YAML CRD points at its line as one in JSON does). serde_json keeps no
+//! positions, so for JSON this scanner walks the text itself: only along the pointer's path,
+//! skipping other values without recursion (hostile nesting cannot overflow the stack) and
+//! without allocating them. YAML is parsed again (only on the error path) into a tree of
+//! spans by serde-saphyr, with its budgets.
 
 pub use crate::diagnostics::LineColumn;
 
@@ -57,9 +60,29 @@ pub fn offset(text: &str, pointer: &str) -> Option<usize> {
     Some(at)
 }
 
-/// The line and column of the value at `pointer` in the JSON `text`.
+/// The line and column of the value at `pointer` in `text`, JSON or YAML (the first
+/// document of a YAML stream).
 pub fn line_column(text: &str, pointer: &str) -> Option<LineColumn> {
-    let offset = offset(text, pointer)?;
+    line_column_in(text, 0, pointer)
+}
+
+/// The line and column of the value at `pointer` in document `document` (from 0) of `text`.
+/// Text that starts with `{` is JSON (one document), anything else YAML, as the loader
+/// reads them.
+pub fn line_column_in(text: &str, document: usize, pointer: &str) -> Option<LineColumn> {
+    if text.trim_start().starts_with('{') {
+        if document > 0 {
+            return None;
+        }
+        return at_offset(text, offset(text, pointer)?);
+    }
+    yaml::offset(text, document, pointer).and_then(|offset| at_offset(text, offset))
+}
+
+pub(crate) use yaml::line_start;
+
+/// The line and column of the byte `offset` in `text`.
+pub fn at_offset(text: &str, offset: usize) -> Option<LineColumn> {
     let before = text.get(..offset)?;
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
@@ -162,9 +185,159 @@ fn skip_value(bytes: &[u8], at: usize) -> Option<usize> {
     }
 }
 
+/// Positions in YAML: the document re-read as a tree of spans.
+mod yaml {
+    use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use serde_saphyr::Spanned;
+
+    /// A node and where it starts.
+    type Node = Spanned<Tree>;
+
+    enum Tree {
+        Map(Vec<(String, Node)>),
+        Seq(Vec<Node>),
+        Leaf,
+    }
+
+    /// A mapping key as the loader sees it: scalars as their text.
+    struct Key(String);
+
+    impl<'de> Deserialize<'de> for Key {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl Visitor<'_> for V {
+                type Value = Key;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a scalar key")
+                }
+                fn visit_str<E>(self, v: &str) -> Result<Key, E> {
+                    Ok(Key(v.to_owned()))
+                }
+                fn visit_bool<E>(self, v: bool) -> Result<Key, E> {
+                    Ok(Key(v.to_string()))
+                }
+                fn visit_i64<E>(self, v: i64) -> Result<Key, E> {
+                    Ok(Key(v.to_string()))
+                }
+                fn visit_u64<E>(self, v: u64) -> Result<Key, E> {
+                    Ok(Key(v.to_string()))
+                }
+                fn visit_f64<E>(self, v: f64) -> Result<Key, E> {
+                    Ok(Key(v.to_string()))
+                }
+                fn visit_unit<E>(self) -> Result<Key, E> {
+                    Ok(Key("null".to_owned()))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Tree {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Tree;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("any YAML node")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Tree, A::Error> {
+                    let mut entries = Vec::new();
+                    while let Some(Key(key)) = map.next_key()? {
+                        entries.push((key, map.next_value()?));
+                    }
+                    Ok(Tree::Map(entries))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Tree, A::Error> {
+                    let mut items = Vec::new();
+                    while let Some(item) = seq.next_element()? {
+                        items.push(item);
+                    }
+                    Ok(Tree::Seq(items))
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<Tree, E> {
+                    Ok(Tree::Leaf)
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<Tree, E> {
+                    Ok(Tree::Leaf)
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<Tree, E> {
+                    Ok(Tree::Leaf)
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<Tree, E> {
+                    Ok(Tree::Leaf)
+                }
+                fn visit_str<E>(self, _: &str) -> Result<Tree, E> {
+                    Ok(Tree::Leaf)
+                }
+                fn visit_bytes<E>(self, _: &[u8]) -> Result<Tree, E> {
+                    Ok(Tree::Leaf)
+                }
+                fn visit_unit<E>(self) -> Result<Tree, E> {
+                    Ok(Tree::Leaf)
+                }
+                fn visit_none<E>(self) -> Result<Tree, E> {
+                    Ok(Tree::Leaf)
+                }
+                fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Tree, D::Error> {
+                    IgnoredAny::deserialize(d).map(|_| Tree::Leaf)
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    /// The byte offset of the node at `pointer` in document `document` of the YAML `text`.
+    pub(super) fn offset(text: &str, document: usize, pointer: &str) -> Option<usize> {
+        let documents: Vec<Node> = serde_saphyr::from_multiple(text).ok()?;
+        let mut node = documents.get(document)?;
+        if !pointer.is_empty() {
+            for raw in pointer.strip_prefix('/')?.split('/') {
+                let token = raw.replace("~1", "/").replace("~0", "~");
+                node = match &node.value {
+                    Tree::Map(entries) => &entries.iter().rev().find(|(k, _)| *k == token)?.1,
+                    Tree::Seq(items) => items.get(token.parse::<usize>().ok()?)?,
+                    Tree::Leaf => return None,
+                };
+            }
+        }
+        let location = node.referenced;
+        let from_span = location.span().byte_offset();
+        let offset = match from_span {
+            Some(offset) => usize::try_from(offset).ok()?,
+            None => {
+                line_start(text, usize::try_from(location.line()).ok()?)?
+                    + usize::try_from(location.column()).ok()?.checked_sub(1)?
+            }
+        };
+        text.is_char_boundary(offset).then_some(offset)
+    }
+
+    /// The byte offset where line `line` (from 1) starts.
+    pub(crate) fn line_start(text: &str, line: usize) -> Option<usize> {
+        if line == 1 {
+            return Some(0);
+        }
+        text.match_indices('\n')
+            .nth(line.checked_sub(2)?)
+            .map(|(i, _)| i + 1)
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{LineColumn, line_column};
+    use super::{LineColumn, line_column, line_column_in};
+
+    #[test]
+    fn finds_yaml_nodes_along_the_pointer() {
+        let text = "---\na: 1\n---\nspec:\n  items:\n  - x: 1\n    \"y/z\": [2, 3]\n";
+        let at = |d: usize, p: &str| line_column_in(text, d, p).map(|l| (l.line, l.column));
+        assert_eq!(at(0, "/a"), Some((2, 4)));
+        assert_eq!(at(1, "/spec/items/0/x"), Some((6, 8)));
+        assert_eq!(at(1, "/spec/items/0/y~1z/1"), Some((7, 16)));
+        assert_eq!(at(1, "/spec/missing"), None);
+        assert_eq!(at(2, ""), None);
+    }
 
     #[test]
     fn finds_values_along_the_pointer() {

@@ -170,38 +170,28 @@ pub fn load_bytes(bytes: &[u8], display_path: &Path) -> Result<Document, Error> 
 fn parse(bytes: &[u8], origin: &Origin) -> Result<Vec<Value>, Error> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'{') {
-        return serde_json::from_slice(bytes).map(|v| vec![v]).map_err(|e| {
-            Diagnostic::new(
-                ErrorKind::Syntax,
-                origin,
-                format!(
-                    "expected a JSON document, but it does not parse: {e} (line {}, column {})",
-                    e.line(),
-                    e.column()
-                ),
-            )
-            .into()
-        });
+        return serde_json::from_slice(bytes)
+            .map(|v| vec![v])
+            .map_err(|e| json_syntax_error(bytes, &e, origin).into());
     }
     let text = std::str::from_utf8(bytes).map_err(|e| {
-        Diagnostic::new(
+        let mut d = Diagnostic::new(
             ErrorKind::Syntax,
             origin,
             format!(
                 "expected UTF-8 text, but byte {} is not: {e}",
                 e.valid_up_to()
             ),
-        )
+        );
+        // The valid prefix is text, so the position of the first bad byte is known.
+        let valid = String::from_utf8_lossy(&bytes[..e.valid_up_to()]);
+        d.location = locate::at_offset(&valid, valid.len());
+        d
     })?;
     // serde-saphyr is panic-free and enforces budgets (alias expansion, depth, size), so a
     // hostile file is an error, never a hang or an exhausted machine.
-    let values: Vec<Value> = serde_saphyr::from_multiple(text).map_err(|e| {
-        Diagnostic::new(
-            ErrorKind::Syntax,
-            origin,
-            format!("expected a JSON or YAML document, but it does not parse: {e}"),
-        )
-    })?;
+    let values: Vec<Value> =
+        serde_saphyr::from_multiple(text).map_err(|e| yaml_syntax_error(text, &e, origin))?;
     let values: Vec<Value> = values.into_iter().filter(|v| !v.is_null()).collect();
     if values.is_empty() {
         return Err(Diagnostic::new(
@@ -212,6 +202,172 @@ fn parse(bytes: &[u8], origin: &Origin) -> Result<Vec<Value>, Error> {
         .into());
     }
     Ok(values)
+}
+
+/// A JSON syntax error at serde_json's line and column, in our words.
+fn json_syntax_error(bytes: &[u8], e: &serde_json::Error, origin: &Origin) -> Diagnostic {
+    let message = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let what = message.strip_suffix(&suffix).unwrap_or(&message);
+    let mut d = Diagnostic::new(
+        ErrorKind::Syntax,
+        origin,
+        format!("expected a JSON document, but it does not parse: {what}"),
+    );
+    if e.line() > 0 {
+        let text = String::from_utf8_lossy(bytes);
+        // serde_json counts columns in bytes, from 1; at the end of a line it points past it.
+        let start = locate::line_start(&text, e.line());
+        d.location = start.and_then(|start| {
+            let line_end = text[start..].find('\n').map_or(text.len(), |n| start + n);
+            let mut at = (start + e.column().saturating_sub(1)).min(line_end);
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            locate::at_offset(&text, at)
+        });
+    }
+    d
+}
+
+/// A YAML syntax error at the parser's line and column, in our words: no snippet of the
+/// parser's own (the command line renders one), and no advice about the parser's options,
+/// which a user of kubeforge cannot set.
+fn yaml_syntax_error(text: &str, e: &serde_saphyr::Error, origin: &Origin) -> Diagnostic {
+    let plain = e.without_snippet();
+    let location = plain.location().and_then(|l| {
+        let line = usize::try_from(l.line()).ok()?;
+        let column = usize::try_from(l.column()).ok()?;
+        let start = locate::line_start(text, line)?;
+        let line_text = text[start..].split('\n').next().unwrap_or("");
+        let in_line: usize = line_text
+            .chars()
+            .take(column.saturating_sub(1))
+            .map(char::len_utf8)
+            .sum();
+        locate::at_offset(text, start + in_line)
+    });
+    if let serde_saphyr::Error::DuplicateMappingKey { key, .. } = plain {
+        let key = key
+            .as_deref()
+            .map_or_else(String::new, |k| format!(" `{k}`"));
+        let mut d = Diagnostic::new(
+            ErrorKind::Syntax,
+            origin,
+            format!("expected each key once in a mapping, but the key{key} appears again"),
+        )
+        .with_hint(
+            "remove one of the two entries (YAML, like JSON for Kubernetes, allows each key once)",
+        );
+        d.location = location;
+        return d;
+    }
+    let mut message = plain.to_string();
+    // "error: line 3 column 2: what" → "what".
+    if let Some(rest) = message.strip_prefix("error: ") {
+        message = rest.to_owned();
+    }
+    if let Some(rest) = message.strip_prefix("line ")
+        && let Some((_, what)) = rest.split_once(": ")
+    {
+        message = what.to_owned();
+    }
+    if let Some((before, _)) = message.split_once(", set ") {
+        message = before.to_owned();
+    }
+    // "… at line 3, column 2": the position is shown as the diagnostic's own.
+    if let Some((before, position)) = message.rsplit_once(" at line ")
+        && position
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b',' || b == b' ' || b.is_ascii_lowercase())
+    {
+        message = before.to_owned();
+    }
+    let mut d = Diagnostic::new(
+        ErrorKind::Syntax,
+        origin,
+        format!("expected a JSON or YAML document, but it does not parse: {message}"),
+    );
+    d.location = location;
+    let Some(at) = d.location else {
+        return d;
+    };
+    let (quote, brackets) = still_open(text, at.offset);
+    // A quoted string left open is reported where the parser gave up, often many lines
+    // later; the fix is where it starts.
+    if message.contains("quoted scalar")
+        && let Some(start) = quote.and_then(|open| locate::at_offset(text, open))
+    {
+        d = d.with_hint(format!(
+            "close the quoted string that starts at line {}, column {} on its line",
+            start.line, start.column
+        ));
+        d.message = format!(
+            "expected a closing quote, but the string that starts here runs on to line {}: {message}",
+            at.line
+        );
+        d.location = Some(start);
+    } else if quote.is_none()
+        && let Some(start) = brackets
+            .last()
+            .and_then(|&open| locate::at_offset(text, open))
+        && start.line < at.line
+    {
+        // A flow collection left open on an earlier line is the likely cause.
+        let bracket = &text[start.offset..=start.offset];
+        let close = if bracket == "[" { "]" } else { "}" };
+        d = d.with_hint(format!(
+            "the `{bracket}` at line {}, column {} has no `{close}`: close it on its line, or write the list as a block",
+            start.line, start.column
+        ));
+    }
+    d
+}
+
+/// What is still open at `end`, scanning from the start (comments respected): a quoted
+/// string (its opening quote's offset) or, outside strings, flow collections (the offsets
+/// of their unclosed `[` and `{`, innermost last).
+fn still_open(text: &str, end: usize) -> (Option<usize>, Vec<usize>) {
+    let bytes = text.as_bytes();
+    let mut quote: Option<(usize, u8)> = None;
+    // The last quoted string that spans lines: where such a string closed, the quote that
+    // closed it may have been meant to open another.
+    let mut multiline: Option<usize> = None;
+    let mut brackets: Vec<usize> = Vec::new();
+    let mut i = 0;
+    while i < end.min(bytes.len()) {
+        let b = bytes[i];
+        let after_space = i == 0
+            || matches!(
+                bytes[i - 1],
+                b' ' | b'\t' | b'\n' | b'[' | b'{' | b',' | b':' | b'-'
+            );
+        match quote {
+            Some((_, b'"')) if b == b'\\' => i += 1,
+            Some((_, b'\'')) if b == b'\'' && bytes.get(i + 1) == Some(&b'\'') => i += 1,
+            Some((start, q)) if b == q => {
+                if text[start..i].contains('\n') {
+                    multiline = Some(start);
+                }
+                quote = None;
+            }
+            Some(_) => {}
+            None if b == b'#' && (i == 0 || bytes[i - 1].is_ascii_whitespace()) => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            // A quote or a bracket opens something only where a scalar can start.
+            None if (b == b'"' || b == b'\'') && after_space => quote = Some((i, b)),
+            None if (b == b'[' || b == b'{') && after_space => brackets.push(i),
+            None if b == b']' || b == b'}' => {
+                brackets.pop();
+            }
+            None => {}
+        }
+        i += 1;
+    }
+    (quote.map(|(at, _)| at).or(multiline), brackets)
 }
 
 /// The kind of a parsed document (the diagnostic is boxed: it is the rare path).
