@@ -120,19 +120,12 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
         }
         Err(e) => {
             // Diagnostics name inputs as the user typed them.
-            let typed = |file: &std::path::Path| {
-                let (name, document) = crate::diagnostics::split_document(file);
-                let input = args
-                    .inputs
-                    .iter()
-                    .find(|input| source_name(input, &args.out) == name)?;
-                Some(if name == file {
-                    input.clone()
-                } else {
-                    PathBuf::from(format!("{} (document {})", input.display(), document + 1))
-                })
-            };
-            eprintln!("{}", render(&e.rename_files(typed)));
+            let typed: Vec<(PathBuf, PathBuf)> = args
+                .inputs
+                .iter()
+                .map(|input| (source_name(input, &args.out), input.clone()))
+                .collect();
+            eprintln!("{}", render(&e.rename_files(&typed)));
             ExitCode::FAILURE
         }
     }

@@ -100,8 +100,13 @@ impl Origin {
 }
 
 impl fmt::Display for Origin {
+    /// `file#pointer`, or only the file for the whole of it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}#{}", self.file.display(), self.pointer)
+        if self.pointer.is_empty() {
+            write!(f, "{}", self.file.display())
+        } else {
+            write!(f, "{}#{}", self.file.display(), self.pointer)
+        }
     }
 }
 
@@ -224,13 +229,31 @@ impl Error {
         self
     }
 
-    /// The same diagnostics with their files renamed where `rename` gives a new name (the
-    /// command line shows inputs as typed, while generated headers name them otherwise).
+    /// The same diagnostics with each file `from` renamed `to`, in their origins (a
+    /// document of a multi-document file included) and where messages and hints name it.
+    /// The command line shows inputs as typed, while generated headers name them otherwise.
     #[must_use]
-    pub fn rename_files(mut self, rename: impl Fn(&Path) -> Option<PathBuf>) -> Error {
+    pub fn rename_files(mut self, renames: &[(PathBuf, PathBuf)]) -> Error {
         for diagnostic in &mut self.diagnostics {
-            if let Some(file) = rename(&diagnostic.origin.file) {
-                diagnostic.origin.file = file;
+            let (file, document) = split_document(&diagnostic.origin.file);
+            if let Some((_, to)) = renames.iter().find(|(from, _)| *from == file) {
+                diagnostic.origin.file = if file == diagnostic.origin.file {
+                    to.clone()
+                } else {
+                    PathBuf::from(format!("{} (document {})", to.display(), document + 1))
+                };
+            }
+            for (from, to) in renames {
+                let (from, to) = (from.display().to_string(), to.display().to_string());
+                if from == to {
+                    continue;
+                }
+                let replace = |text: &str| {
+                    text.replace(&format!("{from}#"), &format!("{to}#"))
+                        .replace(&format!("{from} (document"), &format!("{to} (document"))
+                };
+                diagnostic.message = replace(&diagnostic.message);
+                diagnostic.hint = diagnostic.hint.as_deref().map(replace);
             }
         }
         self

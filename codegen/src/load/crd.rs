@@ -76,6 +76,13 @@ pub(super) fn read(
         .pointer("/spec/names/listKind")
         .and_then(Value::as_str)
         .map_or_else(|| format!("{kind}List"), str::to_owned);
+    // The generated list schema comes from the names, so that is where it is said to be
+    // defined (a clash with another kind's schema then points at what to change).
+    let list_origin = if value.pointer("/spec/names/listKind").is_some() {
+        spec_origin.child("names").child("listKind")
+    } else {
+        spec_origin.child("names").child("kind")
+    };
     let namespaced = match value.pointer("/spec/scope").and_then(Value::as_str) {
         Some("Namespaced") => true,
         Some("Cluster") => false,
@@ -140,7 +147,7 @@ pub(super) fn read(
                 &list_kind,
                 &format!("{package}.{name}.{kind}"),
             ),
-            origin: schema_origin,
+            origin: list_origin.clone(),
         });
         let subresources = version
             .get("subresources")

@@ -2,7 +2,9 @@
 //! OpenAPI v3 document carries its own copy of the meta types), so identical definitions
 //! are kept once; different definitions under one name are an error naming both places.
 
-use super::{Document, RawApi};
+use serde_json::Value;
+
+use super::{Document, RawApi, RawSchema};
 use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind};
 
 /// Merges documents in the order given. Where a schema or operation references a built-in
@@ -19,17 +21,7 @@ pub(crate) fn merge(documents: Vec<Document>) -> Result<RawApi, Error> {
                     api.schemas.insert(schema.name.clone(), schema);
                 }
                 Some(existing) if existing.value == schema.value => {}
-                Some(existing) => diagnostics.push(
-                    Diagnostic::new(
-                        ErrorKind::ConflictingDefinition,
-                        &schema.origin,
-                        format!(
-                            "expected this definition of `{}` to equal the one at {}, but they differ",
-                            schema.name, existing.origin
-                        ),
-                    )
-                    .with_hint("generate the two documents separately, or make the definitions identical"),
-                ),
+                Some(existing) => diagnostics.push(conflict(existing, &schema)),
             }
         }
         api.operations.extend(document.operations);
@@ -39,6 +31,100 @@ pub(crate) fn merge(documents: Vec<Document>) -> Result<RawApi, Error> {
     super::fixups::apply(&mut api)?;
     fill_from_builtin(&mut api);
     Ok(api)
+}
+
+/// Two different definitions of one name: where they first differ, and, when one is the
+/// list type generated for a CRD kind, why the two cannot simply be made identical.
+fn conflict(existing: &RawSchema, schema: &RawSchema) -> Diagnostic {
+    let generated_list = |s: &RawSchema| {
+        s.origin.pointer.ends_with("/spec/names/kind")
+            || s.origin.pointer.ends_with("/spec/names/listKind")
+    };
+    if generated_list(existing) || generated_list(schema) {
+        let (list, other) = if generated_list(schema) {
+            (schema, existing)
+        } else {
+            (existing, schema)
+        };
+        let base = list.name.rsplit('.').next().unwrap_or(&list.name);
+        return Diagnostic::new(
+            ErrorKind::ConflictingDefinition,
+            &other.origin,
+            format!(
+                "expected `{}` to be defined once, but it is both this schema and the list type generated for the CRD at {} (a CRD's list type is its kind + `List` unless `spec.names.listKind` names it)",
+                list.name, list.origin
+            ),
+        )
+        .with_hint(format!(
+            "give the CRD at {} a `spec.names.listKind` other than `{base}`, or rename one of the kinds",
+            list.origin
+        ));
+    }
+    let (pointer, here, there) = first_difference(&schema.value, &existing.value);
+    let mut origin = schema.origin.clone();
+    origin.pointer.push_str(&pointer);
+    Diagnostic::new(
+        ErrorKind::ConflictingDefinition,
+        &origin,
+        format!(
+            "expected this definition of `{}` to equal the one at {}, but they first differ at `#{pointer}`: {here} here, {there} there",
+            schema.name, existing.origin
+        ),
+    )
+    .with_hint("generate the two documents separately, or make the definitions identical")
+}
+
+/// The JSON pointer (relative to both values) of the first place `a` and `b` differ, in
+/// `a`'s key order, with a short description of each side there.
+fn first_difference(a: &Value, b: &Value) -> (String, String, String) {
+    let describe = |v: Option<&Value>| match v {
+        None => "absent".to_owned(),
+        Some(Value::Object(_)) => "an object".to_owned(),
+        Some(Value::Array(items)) => format!("an array of {}", items.len()),
+        Some(scalar) => {
+            let text = scalar.to_string();
+            if text.chars().count() > 40 {
+                format!("{}…", text.chars().take(40).collect::<String>())
+            } else {
+                text
+            }
+        }
+    };
+    let (mut a, mut b) = (a, b);
+    let mut pointer = String::new();
+    loop {
+        let next = match (a, b) {
+            (Value::Object(x), Value::Object(y)) => x
+                .iter()
+                .map(|(k, v)| (k.clone(), Some(v), y.get(k)))
+                .chain(
+                    y.iter()
+                        .filter(|(k, _)| !x.contains_key(*k))
+                        .map(|(k, v)| (k.clone(), None, Some(v))),
+                )
+                .find(|(_, p, q)| p != q),
+            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+                .iter()
+                .zip(y)
+                .enumerate()
+                .map(|(i, (p, q))| (i.to_string(), Some(p), Some(q)))
+                .find(|(_, p, q)| p != q),
+            _ => None,
+        };
+        match next {
+            Some((token, Some(p), Some(q))) => {
+                pointer.push('/');
+                pointer.push_str(&token.replace('~', "~0").replace('/', "~1"));
+                (a, b) = (p, q);
+            }
+            Some((token, p, q)) => {
+                pointer.push('/');
+                pointer.push_str(&token.replace('~', "~0").replace('/', "~1"));
+                return (pointer, describe(p), describe(q));
+            }
+            None => return (pointer, describe(Some(a)), describe(Some(b))),
+        }
+    }
 }
 
 fn fill_from_builtin(api: &mut RawApi) {

@@ -105,6 +105,135 @@ impl Selector {
     }
 }
 
+/// The error for a selector that matches nothing: what there is of its sort, and the near
+/// matches (a different case first, then small edits and containment).
+fn miss(selector: &Selector, raw: &RawApi) -> Diagnostic {
+    let mut there: BTreeSet<String> = BTreeSet::new();
+    let (sort, wanted) = match selector {
+        Selector::Schema(name) => {
+            there.extend(raw.schemas.keys().cloned());
+            ("schema", name.clone())
+        }
+        Selector::Group(group) => {
+            let core = |g: &str| {
+                if g.is_empty() {
+                    "core".to_owned()
+                } else {
+                    g.to_owned()
+                }
+            };
+            there.extend(
+                raw.schemas
+                    .values()
+                    .flat_map(|s| gvks(&s.value))
+                    .map(|(g, _, _)| core(&g)),
+            );
+            ("group", core(group))
+        }
+        Selector::GroupVersion { group, version } => {
+            let gv = |g: &str, v: &str| {
+                if g.is_empty() {
+                    format!("core/{v}")
+                } else {
+                    format!("{g}/{v}")
+                }
+            };
+            there.extend(
+                raw.schemas
+                    .values()
+                    .flat_map(|s| gvks(&s.value))
+                    .map(|(g, v, _)| gv(&g, &v)),
+            );
+            ("group-version", gv(group, version))
+        }
+        Selector::Kind(kind) => {
+            there.extend(
+                raw.schemas
+                    .values()
+                    .flat_map(|s| gvks(&s.value))
+                    .map(|(_, _, k)| k),
+            );
+            ("kind", kind.clone())
+        }
+    };
+    let near = near_matches(&wanted, &there);
+    let mut message = format!(
+        "expected the selector `{selector}` to match at least one schema, but the inputs have no {sort} `{wanted}`"
+    );
+    if let Some(best) = near.first() {
+        message.push_str(&format!("; did you mean `{sort}={best}`?"));
+    }
+    let hint = if there.is_empty() {
+        format!(
+            "the inputs declare no {sort} at all (kinds, groups and versions come from `x-kubernetes-group-version-kind`)"
+        )
+    } else {
+        const SHOWN: usize = 12;
+        let mut listed: Vec<&String> = near.iter().collect();
+        listed.extend(there.iter().filter(|t| !near.contains(t)));
+        let mut list = listed
+            .iter()
+            .take(SHOWN)
+            .map(|t| format!("`{t}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if there.len() > SHOWN {
+            list.push_str(&format!(" and {} more", there.len() - SHOWN));
+        }
+        let plural = if there.len() == 1 { "" } else { "s" };
+        format!("the inputs have {} {sort}{plural}: {list}", there.len())
+    };
+    Diagnostic::new(
+        ErrorKind::EmptySelection,
+        &Origin::root(Path::new(&format!("--select {selector}"))),
+        message,
+    )
+    .with_hint(hint)
+}
+
+/// The names in `there` close to `wanted`, best first: equal but for case, then within a
+/// few edits, then containing it or contained in it (case ignored).
+fn near_matches(wanted: &str, there: &BTreeSet<String>) -> Vec<String> {
+    let lower = wanted.to_lowercase();
+    let mut scored: Vec<(usize, &String)> = there
+        .iter()
+        .filter_map(|t| {
+            let t_lower = t.to_lowercase();
+            let score = if t_lower == lower {
+                0
+            } else {
+                let distance = edit_distance(&lower, &t_lower);
+                if distance <= (lower.chars().count() / 3).max(1) {
+                    distance
+                } else if t_lower.contains(&lower) || lower.contains(&t_lower) {
+                    100 + t.len().abs_diff(wanted.len())
+                } else {
+                    return None;
+                }
+            };
+            Some((score, t))
+        })
+        .collect();
+    scored.sort();
+    scored.into_iter().take(5).map(|(_, t)| t.clone()).collect()
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous + usize::from(ca != *cb);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
+        }
+    }
+    row[b.len()]
+}
+
 /// Appends the schema names `value` references, in document order.
 pub(super) fn collect_refs(value: &Value, into: &mut Vec<String>) {
     match value {
@@ -149,13 +278,7 @@ pub(crate) fn select(raw: RawApi, selectors: &[Selector]) -> Result<RawApi, Erro
             }
         }
         if seeds.len() == before {
-            return Err(Diagnostic::new(
-                ErrorKind::EmptySelection,
-                &Origin::root(Path::new("<config>")),
-                format!("expected the selector `{selector}` to match at least one schema, but it matches none"),
-            )
-            .with_hint("selectors match x-kubernetes-group-version-kind entries, or exact schema names")
-            .into());
+            return Err(miss(selector, &raw).into());
         }
     }
 
