@@ -105,6 +105,9 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
     });
     match result {
         Ok((output, report)) => {
+            for warning in output.warnings() {
+                eprintln!("warning: {warning}");
+            }
             for note in &report.notes {
                 eprintln!("note: {note}");
             }

@@ -82,7 +82,14 @@ impl Config {
         config.layout = Layout::SingleFile;
         let output = config.generate()?;
         let content = output.files().values().next().map_or("", String::as_str);
-        write_include(out_dir, &relative, content.as_bytes())
+        let report = write_include(out_dir, &relative, content.as_bytes())?;
+        // The one thing a build script prints: what cargo shows as a warning of the build.
+        if std::env::var_os("CARGO").is_some() && std::env::var_os("OUT_DIR").is_some() {
+            for warning in output.warnings() {
+                println!("cargo::warning=kubeforge: {warning}");
+            }
+        }
+        Ok(report)
     }
 }
 

@@ -402,6 +402,7 @@ impl Config {
         if self.options.features {
             output.features = Some(model::features::compute(&api));
         }
+        output.warnings = model::naming::collisions(&api, &self.modules);
         Ok(output)
     }
 

@@ -39,6 +39,8 @@ pub struct Output {
     files: BTreeMap<PathBuf, String>,
     /// The cargo features, when the output is gated by them.
     pub(crate) features: Option<crate::model::features::Features>,
+    /// What the user should know about the output (numbered name collisions).
+    pub(crate) warnings: Vec<String>,
 }
 
 /// What [`Output::write`] did.
@@ -84,6 +86,12 @@ impl Output {
     /// The files, by path relative to the output directory.
     pub fn files(&self) -> &BTreeMap<PathBuf, String> {
         &self.files
+    }
+
+    /// Warnings about the output, one sentence each: schemas whose names collided and were
+    /// numbered.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// Writes into `dir`, all or nothing, under the write policy of this module: an advisory lock on `dir` (a second writer waits for the first), a
@@ -618,6 +626,7 @@ pub(crate) fn render(tree: &Module, layout: Layout, generated_by: &str) -> Resul
     Ok(Output {
         files,
         features: None,
+        warnings: Vec::new(),
     })
 }
 

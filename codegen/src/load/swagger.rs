@@ -94,9 +94,25 @@ pub(super) fn parameters(
             continue;
         };
         rewrite_refs(&mut parameter);
-        if parameter.get("in").and_then(Value::as_str) == Some("body") {
-            body = Some(parameter);
-            continue;
+        match parameter.get("in").and_then(Value::as_str) {
+            Some("body") => {
+                body = Some(parameter);
+                continue;
+            }
+            // The v3 form has no such parameter, so this is said in Swagger 2.0's terms here
+            // rather than in the model's v3 terms.
+            Some("formData") => {
+                diagnostics.push(
+                    Diagnostic::new(
+                        ErrorKind::InvalidOperation,
+                        &item_origin.child("in"),
+                        "expected a parameter in path, query, header or body, found \"formData\" (form parameters are not supported)",
+                    )
+                    .with_hint("Kubernetes APIs take JSON bodies: declare one parameter with `in: body` and a `schema` instead of form fields"),
+                );
+                continue;
+            }
+            _ => {}
         }
         if let Value::Object(map) = &mut parameter
             && !map.contains_key("schema")

@@ -43,7 +43,13 @@ fn prepare(name: &str) -> String {
     let chars: Vec<char> = name.chars().collect();
     let mut out = String::with_capacity(name.len());
     for (i, &c) in chars.iter().enumerate() {
-        if c.is_alphanumeric() {
+        if !c.is_ascii() && c.is_alphanumeric() {
+            match transliterate(c) {
+                Some(ascii) => out.push_str(ascii),
+                // No ASCII reading: the code point, as a word of its own (`U4E2D`).
+                None => out.push_str(&format!(" U{:04X} ", u32::from(c))),
+            }
+        } else if c.is_alphanumeric() {
             let acronym_plural = c == 's'
                 && i >= 2
                 && chars[i - 1].is_uppercase()
@@ -55,6 +61,89 @@ fn prepare(name: &str) -> String {
         }
     }
     out
+}
+
+/// The ASCII reading of a non-ASCII letter or digit, where there is a usual one: Latin
+/// letters without their marks (`é` → `e`, `Å` → `A`, `ß` → `ss`), the micro sign as `u`
+/// (`µm` → `um`), Greek letters by name, and the unit signs (`Ω` → `Ohm`, `Å` → `A`).
+fn transliterate(c: char) -> Option<&'static str> {
+    Some(match c {
+        'À'..='Å' | 'Ā' | 'Ă' | 'Ą' | '\u{212B}' => "A",
+        'à'..='å' | 'ā' | 'ă' | 'ą' | 'ª' => "a",
+        'Æ' => "AE",
+        'æ' => "ae",
+        'Ç' | 'Ć' | 'Ĉ' | 'Ċ' | 'Č' => "C",
+        'ç' | 'ć' | 'ĉ' | 'ċ' | 'č' => "c",
+        'Ð' | 'Ď' | 'Đ' => "D",
+        'ð' | 'ď' | 'đ' => "d",
+        'È'..='Ë' | 'Ē' | 'Ĕ' | 'Ė' | 'Ę' | 'Ě' => "E",
+        'è'..='ë' | 'ē' | 'ĕ' | 'ė' | 'ę' | 'ě' => "e",
+        'Ĝ' | 'Ğ' | 'Ġ' | 'Ģ' => "G",
+        'ĝ' | 'ğ' | 'ġ' | 'ģ' => "g",
+        'Ĥ' | 'Ħ' => "H",
+        'ĥ' | 'ħ' => "h",
+        'Ì'..='Ï' | 'Ĩ' | 'Ī' | 'Ĭ' | 'Į' | 'İ' => "I",
+        'ì'..='ï' | 'ĩ' | 'ī' | 'ĭ' | 'į' | 'ı' => "i",
+        'Ĵ' => "J",
+        'ĵ' => "j",
+        'Ķ' => "K",
+        'ķ' => "k",
+        'Ĺ' | 'Ļ' | 'Ľ' | 'Ŀ' | 'Ł' => "L",
+        'ĺ' | 'ļ' | 'ľ' | 'ŀ' | 'ł' => "l",
+        'Ñ' | 'Ń' | 'Ņ' | 'Ň' => "N",
+        'ñ' | 'ń' | 'ņ' | 'ň' => "n",
+        'Ò'..='Ö' | 'Ø' | 'Ō' | 'Ŏ' | 'Ő' => "O",
+        'ò'..='ö' | 'ø' | 'ō' | 'ŏ' | 'ő' | 'º' => "o",
+        'Œ' => "OE",
+        'œ' => "oe",
+        'Ŕ' | 'Ŗ' | 'Ř' => "R",
+        'ŕ' | 'ŗ' | 'ř' => "r",
+        'Ś' | 'Ŝ' | 'Ş' | 'Š' => "S",
+        'ś' | 'ŝ' | 'ş' | 'š' => "s",
+        'ß' => "ss",
+        'Ţ' | 'Ť' | 'Ŧ' => "T",
+        'ţ' | 'ť' | 'ŧ' => "t",
+        'Þ' => "Th",
+        'þ' => "th",
+        'Ù'..='Ü' | 'Ũ' | 'Ū' | 'Ŭ' | 'Ů' | 'Ű' | 'Ų' => "U",
+        'ù'..='ü' | 'ũ' | 'ū' | 'ŭ' | 'ů' | 'ű' | 'ų' => "u",
+        'Ŵ' => "W",
+        'ŵ' => "w",
+        'Ý' | 'Ŷ' | 'Ÿ' => "Y",
+        'ý' | 'ÿ' | 'ŷ' => "y",
+        'Ź' | 'Ż' | 'Ž' => "Z",
+        'ź' | 'ż' | 'ž' => "z",
+        'µ' => "u",
+        '\u{2126}' => "Ohm",
+        'α' | 'Α' => "alpha",
+        'β' | 'Β' => "beta",
+        'γ' | 'Γ' => "gamma",
+        'δ' | 'Δ' => "delta",
+        'ε' | 'Ε' => "epsilon",
+        'ζ' | 'Ζ' => "zeta",
+        'η' | 'Η' => "eta",
+        'θ' | 'Θ' => "theta",
+        'ι' | 'Ι' => "iota",
+        'κ' | 'Κ' => "kappa",
+        'λ' | 'Λ' => "lambda",
+        'μ' | 'Μ' => "mu",
+        'ν' | 'Ν' => "nu",
+        'ξ' | 'Ξ' => "xi",
+        'ο' | 'Ο' => "omicron",
+        'π' | 'Π' => "pi",
+        'ρ' | 'Ρ' => "rho",
+        'σ' | 'ς' | 'Σ' => "sigma",
+        'τ' | 'Τ' => "tau",
+        'υ' | 'Υ' => "upsilon",
+        'φ' | 'Φ' => "phi",
+        'χ' | 'Χ' => "chi",
+        'ψ' | 'Ψ' => "psi",
+        'ω' | 'Ω' => "omega",
+        '²' => "2",
+        '³' => "3",
+        '¹' => "1",
+        _ => return None,
+    })
 }
 
 /// Restricts to characters valid in identifiers: heck keeps non-ASCII letters, which Rust
@@ -114,9 +203,39 @@ pub fn field_name(json_name: &str) -> String {
     snake_name(json_name)
 }
 
-/// The module name for one segment of a schema's package (`coordination`, `v1`, `kube-aggregator`).
+/// The module name for one segment of a schema's package (`coordination`, `v1`,
+/// `kube-aggregator`). It is also a directory name, so it is kept short (see
+/// [`file_stem`]).
 pub fn module_name(segment: &str) -> String {
-    snake_name(segment)
+    shortened(snake_name(segment))
+}
+
+/// The longest file or directory name made from a schema name, in bytes, well below the
+/// 255 bytes file systems allow, so that staging names and `.rs` fit too.
+pub const MAX_FILE_NAME: usize = 100;
+
+/// The name of the file (without `.rs`) of the type `type_name`: its snake case, shortened
+/// when over [`MAX_FILE_NAME`] bytes.
+pub fn file_stem(type_name: &str) -> String {
+    shortened(snake_name(type_name))
+}
+
+/// `name` when it fits in [`MAX_FILE_NAME`] bytes; otherwise its start and a hash of the
+/// whole name (`very_long_…_name_1a2b3c4d`), so it stays recognisable, deterministic and
+/// distinct.
+fn shortened(name: String) -> String {
+    if name.len() <= MAX_FILE_NAME {
+        return name;
+    }
+    // FNV-1a: stable across platforms and releases, unlike std's hasher.
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    let mut keep = MAX_FILE_NAME - 17;
+    while !name.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    format!("{}_{hash:016x}", name[..keep].trim_end_matches('_'))
 }
 
 /// The type name for a schema's last name segment. Kubernetes names are already
@@ -268,6 +387,49 @@ fn singular_word(word: &str) -> Option<String> {
     Some(word[..word.len() - 1].to_owned())
 }
 
+/// The named schemas that collided after naming and were numbered (`Foo_Bar` and
+/// `FooBar`, or packages `x-y` and `x_y` that become one module), one warning each naming
+/// both schemas and the name each got. The numbering itself is deterministic (schemas
+/// claim names in sorted order); the warning makes it visible.
+pub fn collisions(api: &super::ApiSet, rules: &crate::ModuleRules) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for ty in &api.types {
+        let (module, base) = rules.place(&ty.schema_name);
+        if module != ty.module {
+            continue; // a nested type: its schema name is its parent's plus a property path
+        }
+        let wanted = type_name(&base);
+        let numbered = ty
+            .name
+            .strip_prefix(wanted.as_str())
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if !numbered {
+            continue;
+        }
+        let path = |name: &str| {
+            let mut segments = ty.module.clone();
+            segments.push(name.to_owned());
+            segments.join("::")
+        };
+        let holder = api
+            .types
+            .iter()
+            .find(|other| other.module == ty.module && other.name == wanted)
+            .map_or_else(
+                || "another type".to_owned(),
+                |other| format!("`{}`", other.schema_name),
+            );
+        warnings.push(format!(
+            "the schemas {holder} and `{}` both become the Rust type `{}`; `{}` is generated as `{}`",
+            ty.schema_name,
+            path(&wanted),
+            ty.schema_name,
+            path(&ty.name)
+        ));
+    }
+    warnings
+}
+
 /// Hands out unique names within one scope (a struct's fields, an enum's variants, a
 /// module's types or files). The first claimant of a name gets it as is; later ones get
 /// `2`, `3`, … appended (after `_` for snake-case names). Callers claim in a stable order
@@ -377,6 +539,34 @@ mod tests {
             nested_type_name("Spec", "x-kubernetes-foo"),
             "SpecXKubernetesFoo"
         );
+    }
+
+    #[test]
+    fn long_file_names_are_shortened_deterministically() {
+        let long = format!("Very{}Long", "Much".repeat(80));
+        let stem = file_stem(&long);
+        assert!(stem.len() <= MAX_FILE_NAME, "{stem}");
+        assert!(stem.starts_with("very_much_much"), "{stem}");
+        assert_eq!(stem, file_stem(&long));
+        assert_ne!(stem, file_stem(&format!("{long}2")));
+        assert_eq!(file_stem("PodSpec"), "pod_spec");
+        assert!(module_name(&"segment".repeat(40)).len() <= MAX_FILE_NAME);
+    }
+
+    #[test]
+    fn unicode_names_are_readable_ascii() {
+        assert_eq!(variant_name("µm"), "Um");
+        assert_eq!(variant_name("Å"), "A");
+        assert_eq!(variant_name("é"), "E");
+        assert_eq!(variant_name("\u{2126}"), "Ohm");
+        assert_eq!(variant_name("\u{212B}"), "A");
+        assert_eq!(variant_name("Ω"), "Omega");
+        assert_eq!(variant_name("中"), "U4e2d");
+        assert_eq!(field_name("größe"), "grosse");
+        assert_eq!(field_name("µs"), "us");
+        assert_eq!(field_name("é"), "e");
+        assert_eq!(field_name("名前"), "u540d_u524d");
+        assert_eq!(type_name("Ärger"), "Arger");
     }
 
     #[test]

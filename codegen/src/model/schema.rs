@@ -75,7 +75,7 @@ pub(super) fn build_types(raw: &RawApi, rules: &ModuleRules) -> Result<Vec<TypeD
     for (schema, (module, base)) in schemas.iter().zip(placed) {
         let names = builder.modules.entry(module.clone()).or_default();
         let name = names.types.claim(&naming::type_name(&base));
-        let file = names.files.claim(&naming::snake_name(&name));
+        let file = names.files.claim(&naming::file_stem(&name));
         builder
             .ids
             .insert(&schema.name, TypeId(builder.types.len()));
