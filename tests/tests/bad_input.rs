@@ -45,7 +45,15 @@ fn assert_single(e: &Error, kind: ErrorKind, file: &str, pointer: &str, expected
 #[test]
 fn not_json() {
     let e = error_of(&[("a.json", "{\"openapi\": \"3.0.0\",\n  oops}")]);
-    assert_single(&e, ErrorKind::Syntax, "input/a.json", "", "line 2");
+    assert_single(
+        &e,
+        ErrorKind::Syntax,
+        "input/a.json",
+        "",
+        "key must be a string",
+    );
+    let at = e.diagnostics()[0].location.expect("located");
+    assert_eq!((at.line, at.column), (2, 3), "{e}");
 }
 
 #[test]
@@ -212,8 +220,8 @@ fn conflicting_definitions_name_both_places() {
         &e,
         ErrorKind::ConflictingDefinition,
         "input/b.json",
-        "/components/schemas/io.example.v1.A",
-        "input/a.json#/components/schemas/io.example.v1.A",
+        "/components/schemas/io.example.v1.A/properties/x/type",
+        "input/a.json#/components/schemas/io.example.v1.A, but they first differ at `#/properties/x/type`: \"integer\" here, \"string\" there",
     );
     // Identical definitions are merged silently.
     assert!(generate(&[("a.json", &a), ("c.json", &a)]).is_ok());
@@ -293,4 +301,217 @@ fn in_memory_input_is_located() {
             .generate()
             .is_ok()
     );
+}
+
+/// The hostile cases about where an error is: each gives its kind at exactly this place
+/// (file, line, column: the first diagnostic), and the rendered message names the file,
+/// puts its marker there and nowhere else, and gives no advice of a third party's.
+const LOCATED: &[(&str, ErrorKind, usize, usize, &str)] = &[
+    (
+        "yaml_duplicate_key.yaml",
+        ErrorKind::Syntax,
+        6,
+        3,
+        "the key `group` appears again",
+    ),
+    (
+        "yaml_unclosed_flow_sequence.yaml",
+        ErrorKind::Syntax,
+        9,
+        17,
+        "illegal placement",
+    ),
+    (
+        "yaml_unclosed_quote.yaml",
+        ErrorKind::Syntax,
+        8,
+        20,
+        "expected a closing quote",
+    ),
+    (
+        "yaml_unclosed_quote_far.yaml",
+        ErrorKind::Syntax,
+        2,
+        15,
+        "runs on to line 19",
+    ),
+    (
+        "json_key_not_a_string.json",
+        ErrorKind::Syntax,
+        3,
+        26,
+        "key must be a string",
+    ),
+    (
+        "crd_dangling_ref.yaml",
+        ErrorKind::DanglingRef,
+        17,
+        19,
+        "no schema `Nope`",
+    ),
+    (
+        "swagger_form_data.json",
+        ErrorKind::InvalidOperation,
+        17,
+        19,
+        "\"formData\"",
+    ),
+    (
+        "crd_kind_clashes_with_generated_list.yaml",
+        ErrorKind::ConflictingDefinition,
+        19,
+        71,
+        "the list type generated for the CRD at",
+    ),
+    (
+        "dangling_ref.json",
+        ErrorKind::DanglingRef,
+        14,
+        21,
+        "no schema",
+    ),
+];
+
+#[test]
+fn hostile_errors_point_at_the_right_place() {
+    let dir = kubeforge_tests::workspace_root().join("tests/hostile");
+    let mut failures = Vec::new();
+    for &(file, kind, line, column, text) in LOCATED {
+        let path = dir.join(file);
+        let e = Config::new()
+            .input_named(&path, &path)
+            .generate()
+            .expect_err(file);
+        let d = &e.diagnostics()[0];
+        let at = d.location.map(|l| (l.line, l.column));
+        let (shown, _) = kubeforge::diagnostics::split_document(&d.origin.file);
+        if d.kind != kind
+            || at != Some((line, column))
+            || shown != path
+            || !d.message.contains(text)
+        {
+            failures.push(format!(
+                "{file}: expected {kind} at {line}:{column} with {text:?}, got {} at {at:?}:\n{e}",
+                d.kind
+            ));
+            continue;
+        }
+        let rendered = kubeforge::cli::render(&e);
+        let first = rendered.lines().take(2).collect::<Vec<_>>().join("\n");
+        if !first.contains(&format!("{file}:{line}:{column}"))
+            && !first.contains(&format!("{file} (document 2):{line}:{column}"))
+        {
+            failures.push(format!(
+                "{file}: the rendered error does not point at {line}:{column}:\n{rendered}"
+            ));
+        }
+        for wrong in ["<input>", ":1:1", "DuplicateKeyPolicy", "Options"] {
+            if rendered.contains(wrong) {
+                failures.push(format!(
+                    "{file}: the rendered error holds {wrong:?}:\n{rendered}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// A selector that matches nothing says what there is, nearest first, a different case
+/// included.
+#[test]
+fn selector_misses_name_the_near_matches() {
+    let crd = fs::read_to_string(
+        kubeforge_tests::workspace_root().join("tests/hostile/crd_dangling_ref.yaml"),
+    )
+    .expect("read")
+    .replace(
+        "            $ref: \"#/components/schemas/Nope\"\n",
+        "            type: object\n",
+    );
+    let miss = |selector: &str| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        fs::write(dir.path().join("w.yaml"), &crd).expect("write");
+        Config::new()
+            .input_named(dir.path().join("w.yaml"), "w.yaml")
+            .select(selector.parse().expect("selector"))
+            .generate()
+            .expect_err(selector)
+    };
+    let e = miss("kind=w");
+    assert_eq!(e.kinds(), [ErrorKind::EmptySelection]);
+    let d = &e.diagnostics()[0];
+    assert!(d.message.contains("did you mean `kind=W`?"), "{e}");
+    assert_eq!(
+        d.hint.as_deref(),
+        Some("the inputs have 2 kinds: `W`, `WList`"),
+        "{e}"
+    );
+    assert!(!e.to_string().contains("<config>"), "{e}");
+    let e = miss("kind=NoSuchKind");
+    assert!(!e.to_string().contains("did you mean"), "{e}");
+    assert!(e.to_string().contains("`W`, `WList`"), "{e}");
+    let e = miss("group=b.ioo");
+    assert!(e.to_string().contains("did you mean `group=b.io`?"), "{e}");
+    let e = miss("group-version=b.io/v2");
+    assert!(
+        e.to_string()
+            .contains("did you mean `group-version=b.io/v1`?"),
+        "{e}"
+    );
+}
+
+/// Names that collide after conversion are numbered with a warning naming both schemas;
+/// unicode names become readable identifiers; an over-long schema name gets a short file.
+#[test]
+fn naming_edge_cases_are_visible_and_valid() {
+    let dir = kubeforge_tests::workspace_root().join("tests/hostile");
+    let output = Config::new()
+        .input(dir.join("names_collide_types_and_packages.json"))
+        .generate()
+        .expect("generates");
+    assert_eq!(
+        output.warnings(),
+        [
+            "the schemas `io.x.v1.FooBar` and `io.x.v1.Foo_Bar` both become the Rust type `io::x::v1::FooBar`; `io.x.v1.Foo_Bar` is generated as `io::x::v1::FooBar2`",
+            "the schemas `io.x-y.v1.A` and `io.x_y.v1.A` both become the Rust type `io::x_y::v1::A`; `io.x_y.v1.A` is generated as `io::x_y::v1::A2`",
+        ]
+    );
+    let output = Config::new()
+        .input(dir.join("unicode_names.json"))
+        .generate()
+        .expect("generates");
+    let unit = &output.files()[Path::new("io/x/v1/unit.rs")];
+    for variant in ["Um,", "A,", "E,", "E2,", "Omega,", "U4e2d,"] {
+        assert!(
+            unit.contains(&format!("    {variant}\n")),
+            "{variant} missing:\n{unit}"
+        );
+    }
+    let measure = &output.files()[Path::new("io/x/v1/measure.rs")];
+    for field in ["pub e:", "pub grosse:", "pub us:", "pub u540d_u524d:"] {
+        assert!(measure.contains(field), "{field} missing:\n{measure}");
+    }
+    assert!(output.warnings().is_empty());
+
+    let output = Config::new()
+        .input(dir.join("schema_name_300_chars.json"))
+        .generate()
+        .expect("generates");
+    let out = tempfile::tempdir().expect("temp dir");
+    output
+        .write(out.path().join("src"))
+        .expect("a long schema name writes");
+    let longest = output
+        .files()
+        .keys()
+        .filter_map(|p| p.file_name())
+        .map(|n| n.len())
+        .max()
+        .expect("files");
+    assert!(longest <= 103, "a file name of {longest} bytes");
+    let entries: Vec<_> = fs::read_dir(out.path())
+        .expect("list")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(entries, ["src"], "no staging directory may be left behind");
 }
