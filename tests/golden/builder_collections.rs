@@ -7,6 +7,8 @@ pub mod apimachinery {
             pub mod resource {
                 mod quantity {
                     /// A quantity.
+                    ///
+                    /// Schema: `io.k8s.apimachinery.pkg.api.resource.Quantity`.
                     pub type Quantity = ::kubeforge_runtime::Quantity;
                 }
 
@@ -21,6 +23,8 @@ pub mod com {
         pub mod v1 {
             mod policy {
                 /// An item with a required field.
+                ///
+                /// Schema: `com.example.v1.Policy`.
                 #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Policy {
                     /// The policy's name.
@@ -153,6 +157,8 @@ pub mod com {
             pub use self::policy::{Policy, PolicyBuilder};
             mod volume {
                 /// Lists and maps, optional and required.
+                ///
+                /// Schema: `com.example.v1.Volume`.
                 #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Volume {
                     /// A required list: the constructor takes any iterable.

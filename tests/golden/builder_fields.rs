@@ -7,6 +7,8 @@ pub mod apimachinery {
             pub mod resource {
                 mod quantity {
                     /// A quantity.
+                    ///
+                    /// Schema: `io.k8s.apimachinery.pkg.api.resource.Quantity`.
                     pub type Quantity = ::kubeforge_runtime::Quantity;
                 }
 
@@ -21,6 +23,8 @@ pub mod com {
         pub mod v1 {
             mod empty {
                 /// A struct whose only property is optional.
+                ///
+                /// Schema: `com.example.v1.Empty`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Empty {
                     pub note: Option<String>,
@@ -153,6 +157,8 @@ pub mod com {
             pub use self::empty::{Empty, EmptyBuilder};
             mod port {
                 /// A network port.
+                ///
+                /// Schema: `com.example.v1.Port`.
                 #[derive(Clone, Debug, PartialEq)]
                 pub struct Port {
                     /// The port number; required, so the constructor takes it (its `0` default is Go's zero value and is not applied).
@@ -562,6 +568,8 @@ pub mod com {
                 }
 
                 /// The protocol; required, so the constructor takes it.
+                ///
+                /// Schema: `com.example.v1.Port.protocol`.
                 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
                 pub enum PortProtocol {
                     /// `"TCP"`
@@ -621,6 +629,8 @@ pub mod com {
                 }
 
                 /// An optional enum with a default.
+                ///
+                /// Schema: `com.example.v1.Port.appProtocol`.
                 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
                 pub enum PortAppProtocol {
                     /// `"http"`

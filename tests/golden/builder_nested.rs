@@ -6,6 +6,8 @@ pub mod com {
         pub mod v1 {
             mod import_policy {
                 /// All optional.
+                ///
+                /// Schema: `com.example.v1.ImportPolicy`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct ImportPolicy {
                     /// Whether to import periodically.
@@ -169,6 +171,8 @@ pub mod com {
             pub use self::import_policy::{ImportPolicy, ImportPolicyBuilder};
             mod reference {
                 /// A reference by kind and name.
+                ///
+                /// Schema: `com.example.v1.Reference`.
                 #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Reference {
                     /// The referenced kind.
@@ -321,6 +325,8 @@ pub mod com {
             pub use self::reference::{Reference, ReferenceBuilder};
             mod reference_policy {
                 /// A policy with a required type.
+                ///
+                /// Schema: `com.example.v1.ReferencePolicy`.
                 #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct ReferencePolicy {
                     /// `Source` or `Local`.
@@ -454,6 +460,8 @@ pub mod com {
             pub use self::reference_policy::{ReferencePolicy, ReferencePolicyBuilder};
             mod tag {
                 /// Holds nested objects: optional, required, anonymous, and one whose builder needs arguments; each setter takes the nested builder as it is.
+                ///
+                /// Schema: `com.example.v1.Tag`.
                 #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Tag {
                     /// The tag's name.
@@ -706,6 +714,8 @@ pub mod com {
                 }
 
                 /// An anonymous nested object.
+                ///
+                /// Schema: `com.example.v1.Tag.retry`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct TagRetry {
                     /// How often to retry.

@@ -8,6 +8,8 @@ pub mod apimachinery {
                 pub mod v1 {
                     mod list_meta {
                         /// List metadata.
+                        ///
+                        /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta`.
                         #[derive(Clone, Debug, Default, PartialEq, Eq)]
                         pub struct ListMeta {
                             /// The continue token.
@@ -148,6 +150,8 @@ pub mod apimachinery {
                     pub use self::list_meta::{ListMeta, ListMetaBuilder};
                     mod object_meta {
                         /// Object metadata.
+                        ///
+                        /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`.
                         #[derive(Clone, Debug, Default, PartialEq, Eq)]
                         pub struct ObjectMeta {
                             /// The object's name.
@@ -372,6 +376,8 @@ pub mod com {
             mod gadget {
                 /// A namespaced resource with a required spec.
                 ///
+                /// Schema: `com.example.v1.Gadget`.
+                ///
                 /// # Endpoints
                 ///
                 /// | Method | Path | Description | Query parameters | Function |
@@ -504,7 +510,8 @@ pub mod com {
                                 Ok(Gadget {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     spec: serde_struct::required(spec, "spec")?,
                                 })
@@ -681,13 +688,18 @@ pub mod com {
                         crate::golden::builder_resource::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
+                            200..=299 => {
+                                ::kubeforge_runtime::response::empty(status, body)
+                            }
+
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
                 }
 
                 /// What the gadget should be.
+                ///
+                /// Schema: `com.example.v1.Gadget.spec`.
                 #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct GadgetSpec {
                     /// How big.
@@ -845,6 +857,8 @@ pub mod com {
             pub use self::gadget::{Gadget, GadgetBuilder, GadgetSpec, GadgetSpecBuilder};
             mod gadget_list {
                 /// A page of gadgets: a kind, but no resource, so no name argument.
+                ///
+                /// Schema: `com.example.v1.GadgetList`.
                 #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct GadgetList {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
@@ -970,7 +984,8 @@ pub mod com {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     items: serde_struct::required(items, "items")?,
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                 })
                             }
@@ -1095,6 +1110,8 @@ pub mod com {
             mod gizmo {
                 /// A cluster-scoped resource: a name, no namespace. Its metadata is required, and filled in from the name.
                 ///
+                /// Schema: `com.example.v1.Gizmo`.
+                ///
                 /// # Endpoints
                 ///
                 /// | Method | Path | Description | Query parameters | Function |
@@ -1212,7 +1229,8 @@ pub mod com {
                                 Ok(Gizmo {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::required(metadata, "metadata")?,
                                     name: serde_struct::required(name, "name")?,
                                 })
@@ -1371,7 +1389,10 @@ pub mod com {
                         crate::golden::builder_resource::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
+                            200..=299 => {
+                                ::kubeforge_runtime::response::empty(status, body)
+                            }
+
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }

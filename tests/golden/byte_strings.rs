@@ -6,6 +6,8 @@ pub mod io {
         pub mod v1 {
             mod secretish {
                 /// Base64 on the wire, bytes in Rust.
+                ///
+                /// Schema: `io.example.v1.Secretish`.
                 #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Secretish {
                     pub checksum: ::kubeforge_runtime::ByteString,

@@ -6,6 +6,8 @@ pub mod io {
         pub mod v1 {
             mod level {
                 /// A named enum schema.
+                ///
+                /// Schema: `io.example.v1.Level`.
                 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
                 pub enum Level {
                     /// `"Low"`
@@ -68,6 +70,8 @@ pub mod io {
             pub use self::level::Level;
             mod policy {
                 /// Fields with enumerated string values.
+                ///
+                /// Schema: `io.example.v1.Policy`.
                 #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Policy {
                     /// How to restart.
@@ -336,6 +340,8 @@ pub mod io {
                 }
 
                 /// How to restart.
+                ///
+                /// Schema: `io.example.v1.Policy.restartPolicy`.
                 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
                 pub enum PolicyRestartPolicy {
                     /// `"Always"`
@@ -398,6 +404,7 @@ pub mod io {
                     }
                 }
 
+                /// Schema: `io.example.v1.Policy.odd`.
                 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
                 pub enum PolicyOdd {
                     /// `""`
@@ -476,6 +483,7 @@ pub mod io {
                     }
                 }
 
+                /// Schema: `io.example.v1.Policy.modes`.
                 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
                 pub enum PolicyModes {
                     /// `"Read"`

@@ -7,6 +7,8 @@ pub mod apimachinery {
             pub mod intstr {
                 mod int_or_string {
                     /// An int32 or a string.
+                    ///
+                    /// Schema: `io.k8s.apimachinery.pkg.util.intstr.IntOrString`.
                     pub type IntOrString = ::kubeforge_runtime::IntOrString;
                 }
 
@@ -21,6 +23,8 @@ pub mod io {
         pub mod v1 {
             mod port {
                 /// The three ways a schema says int-or-string.
+                ///
+                /// Schema: `io.example.v1.Port`.
                 #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Port {
                     /// By reference.

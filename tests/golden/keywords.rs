@@ -7,6 +7,8 @@ pub mod io {
             pub mod v1 {
                 mod option {
                     /// A schema in a dashed package, named like a prelude type.
+                    ///
+                    /// Schema: `io.example.async-api.v1.Option`.
                     #[derive(Clone, Debug, Default, PartialEq, Eq)]
                     pub struct Option_ {
                         pub value: Option<String>,
@@ -143,6 +145,8 @@ pub mod io {
         pub mod v1 {
             mod keywords {
                 /// Properties whose names are Rust keywords or not identifiers at all.
+                ///
+                /// Schema: `io.example.v1.Keywords`.
                 #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Keywords {
                     /// A JSON reference.
@@ -589,6 +593,8 @@ pub mod io {
             pub use self::keywords::{Keywords, KeywordsBuilder};
             mod type_ {
                 /// A schema whose own name is a keyword.
+                ///
+                /// Schema: `io.example.v1.type`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Type {
                     pub self_: Option<String>,

@@ -7,6 +7,8 @@ pub mod apimachinery {
             pub mod resource {
                 mod quantity {
                     /// A fixed-point number such as `100m` or `1Gi`.
+                    ///
+                    /// Schema: `io.k8s.apimachinery.pkg.api.resource.Quantity`.
                     pub type Quantity = ::kubeforge_runtime::Quantity;
                 }
 
@@ -21,6 +23,8 @@ pub mod io {
         pub mod v1 {
             mod maps {
                 /// Every kind of additionalProperties.
+                ///
+                /// Schema: `io.example.v1.Maps`.
                 #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Maps {
                     pub labels: ::std::collections::BTreeMap<String, String>,

@@ -6,6 +6,8 @@ pub mod io {
         pub mod v1 {
             mod widget {
                 /// The first Widget: sorts first, keeps the plain name.
+                ///
+                /// Schema: `io.example.v1.Widget`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Widget {
                     /// Nested anonymous object whose name collides with a named schema.
@@ -204,6 +206,8 @@ pub mod io {
                 }
 
                 /// Nested anonymous object whose name collides with a named schema.
+                ///
+                /// Schema: `io.example.v1.Widget.spec`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct WidgetSpec2 {
                     pub size: Option<i64>,
@@ -338,6 +342,8 @@ pub mod io {
             };
             mod widget2 {
                 /// The second Widget: same Rust name, so it is numbered.
+                ///
+                /// Schema: `io.example.v1.widget`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Widget2 {
                     pub other: Option<
@@ -477,6 +483,8 @@ pub mod io {
             pub use self::widget2::{Widget2, Widget2Builder};
             mod widget_spec {
                 /// A named schema that owns the name WidgetSpec.
+                ///
+                /// Schema: `io.example.v1.WidgetSpec`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct WidgetSpec {
                     pub replicas: Option<i32>,
@@ -615,6 +623,8 @@ pub mod io {
         pub mod v2 {
             mod widget {
                 /// Same name in another version: a different module, no clash.
+                ///
+                /// Schema: `io.example.v2.Widget`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Widget {
                     pub v1: Option<

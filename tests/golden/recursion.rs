@@ -6,6 +6,8 @@ pub mod io {
         pub mod v1 {
             mod even {
                 /// Half of a mutual recursion: Even contains Odd contains Even.
+                ///
+                /// Schema: `io.example.v1.Even`.
                 #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Even {
                     /// The odd half.
@@ -143,6 +145,8 @@ pub mod io {
             pub use self::even::{Even, EvenBuilder};
             mod leaf {
                 /// Referenced by a cycle but not part of one: never boxed.
+                ///
+                /// Schema: `io.example.v1.Leaf`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Leaf {
                     pub name: Option<String>,
@@ -275,6 +279,8 @@ pub mod io {
             pub use self::leaf::{Leaf, LeafBuilder};
             mod node {
                 /// Contains itself directly (boxed) and through a list (not boxed).
+                ///
+                /// Schema: `io.example.v1.Node`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Node {
                     pub children: Option<
@@ -535,6 +541,8 @@ pub mod io {
             pub use self::node::{Node, NodeBuilder};
             mod odd {
                 /// The other half of the mutual recursion.
+                ///
+                /// Schema: `io.example.v1.Odd`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Odd {
                     pub even: Option<
@@ -694,6 +702,8 @@ pub mod io {
             pub use self::odd::{Odd, OddBuilder};
             mod props {
                 /// Like JSONSchemaProps: a schema of schemas, through an alias.
+                ///
+                /// Schema: `io.example.v1.Props`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Props {
                     pub not: Option<
@@ -923,6 +933,8 @@ pub mod io {
             pub use self::props::{Props, PropsBuilder};
             mod props_alias {
                 /// An alias that sits inside the Props cycle.
+                ///
+                /// Schema: `io.example.v1.PropsAlias`.
                 pub type PropsAlias = crate::golden::recursion::io::example::v1::Props;
             }
 

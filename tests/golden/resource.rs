@@ -8,6 +8,8 @@ pub mod apimachinery {
                 pub mod v1 {
                     mod list_meta {
                         /// List metadata.
+                        ///
+                        /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta`.
                         #[derive(Clone, Debug, Default, PartialEq, Eq)]
                         pub struct ListMeta {
                             pub continue_: Option<String>,
@@ -179,6 +181,8 @@ pub mod apimachinery {
                     pub use self::list_meta::{ListMeta, ListMetaBuilder};
                     mod object_meta {
                         /// Object metadata.
+                        ///
+                        /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`.
                         #[derive(Clone, Debug, Default, PartialEq, Eq)]
                         pub struct ObjectMeta {
                             pub name: Option<String>,
@@ -340,6 +344,8 @@ pub mod apimachinery {
                     pub use self::object_meta::{ObjectMeta, ObjectMetaBuilder};
                     mod status {
                         /// The body of an error response.
+                        ///
+                        /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.Status`.
                         #[derive(Clone, Debug, Default, PartialEq, Eq)]
                         pub struct Status {
                             /// Always `v1`: set on construction, checked when deserializing, and omitted when absent from the input.
@@ -461,7 +467,8 @@ pub mod apimachinery {
                                         Ok(Status {
                                             api_version: api_version
                                                 .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                            kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                            kind: kind
+                                                .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                             message: serde_struct::optional(message),
                                             code: serde_struct::optional(code),
                                         })
@@ -542,6 +549,8 @@ pub mod apimachinery {
                         /// One event of a watch stream.
                         ///
                         /// `T` is the type of the watched object; error events carry a `Status`.
+                        ///
+                        /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent`.
                         pub type WatchEvent<T> = ::kubeforge_runtime::WatchEvent<
                             T,
                             crate::golden::resource::apimachinery::pkg::apis::meta::v1::Status,
@@ -556,6 +565,8 @@ pub mod apimachinery {
         pub mod runtime {
             mod raw_extension {
                 /// Any embedded object.
+                ///
+                /// Schema: `io.k8s.apimachinery.pkg.runtime.RawExtension`.
                 pub type RawExtension = ::serde_json::Value;
             }
 
@@ -569,6 +580,8 @@ pub mod com {
         pub mod v1 {
             mod gadget {
                 /// A namespaced resource.
+                ///
+                /// Schema: `com.example.v1.Gadget`.
                 ///
                 /// # Endpoints
                 ///
@@ -698,7 +711,8 @@ pub mod com {
                                 Ok(Gadget {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     spec: serde_struct::required(spec, "spec")?,
                                 })
@@ -874,7 +888,10 @@ pub mod com {
                         body: &[u8],
                     ) -> Result<(), crate::golden::resource::routes::ResponseError> {
                         match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
+                            200..=299 => {
+                                ::kubeforge_runtime::response::empty(status, body)
+                            }
+
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -919,7 +936,10 @@ pub mod com {
                         body: &[u8],
                     ) -> Result<(), crate::golden::resource::routes::ResponseError> {
                         match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
+                            200..=299 => {
+                                ::kubeforge_runtime::response::empty(status, body)
+                            }
+
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -965,12 +985,16 @@ pub mod com {
                         body: &[u8],
                     ) -> Result<(), crate::golden::resource::routes::ResponseError> {
                         match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
+                            200..=299 => {
+                                ::kubeforge_runtime::response::empty(status, body)
+                            }
+
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
                 }
 
+                /// Schema: `com.example.v1.Gadget.spec`.
                 #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct GadgetSpec {
                     pub size: i32,
@@ -1126,6 +1150,8 @@ pub mod com {
             pub use self::gadget::{Gadget, GadgetBuilder, GadgetSpec, GadgetSpecBuilder};
             mod gadget_list {
                 /// A page of gadgets.
+                ///
+                /// Schema: `com.example.v1.GadgetList`.
                 #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct GadgetList {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
@@ -1248,7 +1274,8 @@ pub mod com {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     items: serde_struct::required(items, "items")?,
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                 })
                             }
@@ -1373,6 +1400,8 @@ pub mod com {
             mod gizmo {
                 /// A cluster-scoped resource without a list type.
                 ///
+                /// Schema: `com.example.v1.Gizmo`.
+                ///
                 /// # Endpoints
                 ///
                 /// | Method | Path | Description | Query parameters | Function |
@@ -1493,7 +1522,8 @@ pub mod com {
                                 Ok(Gizmo {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                 })
                             }
@@ -1638,7 +1668,10 @@ pub mod com {
                         body: &[u8],
                     ) -> Result<(), crate::golden::resource::routes::ResponseError> {
                         match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
+                            200..=299 => {
+                                ::kubeforge_runtime::response::empty(status, body)
+                            }
+
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -1648,6 +1681,8 @@ pub mod com {
             pub use self::gizmo::{Gizmo, GizmoBuilder};
             mod options {
                 /// Registered in two groups, so apiVersion and kind stay plain strings.
+                ///
+                /// Schema: `com.example.v1.Options`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Options {
                     pub api_version: Option<String>,

@@ -8,6 +8,8 @@ pub mod apimachinery {
                 pub mod v1 {
                     mod status {
                         /// The body of an error response.
+                        ///
+                        /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.Status`.
                         #[derive(Clone, Debug, Default, PartialEq, Eq)]
                         pub struct Status {
                             /// Always `v1`: set on construction, checked when deserializing, and omitted when absent from the input.
@@ -129,7 +131,8 @@ pub mod apimachinery {
                                         Ok(Status {
                                             api_version: api_version
                                                 .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                            kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                            kind: kind
+                                                .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                             message: serde_struct::optional(message),
                                             code: serde_struct::optional(code),
                                         })
@@ -217,6 +220,8 @@ pub mod com {
         pub mod v1 {
             mod widget {
                 /// A cluster-scoped resource.
+                ///
+                /// Schema: `com.example.v1.Widget`.
                 ///
                 /// # Endpoints
                 ///
@@ -336,7 +341,8 @@ pub mod com {
                                 Ok(Widget {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     size: serde_struct::optional(size),
                                 })
                             }
@@ -489,7 +495,9 @@ pub mod com {
                             ::kubeforge_runtime::http::Method::DELETE,
                             target,
                             Some("application/json"),
-                            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+                            body
+                                .map(::kubeforge_runtime::request::Body::json)
+                                .transpose()?,
                         )
                     }
 
@@ -699,7 +707,8 @@ pub mod com {
                     pub tty: Option<bool>,
                 }
 
-                impl ::kubeforge_runtime::request::QueryParams for ConnectWidgetExecQuery {
+                impl ::kubeforge_runtime::request::QueryParams
+                for ConnectWidgetExecQuery {
                     #[inline]
                     fn append_to(
                         &self,
@@ -757,6 +766,8 @@ pub mod com {
             };
             mod widget_list {
                 /// A page of widgets.
+                ///
+                /// Schema: `com.example.v1.WidgetList`.
                 #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct WidgetList {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.

@@ -7,6 +7,8 @@ pub mod apimachinery {
             pub mod resource {
                 mod quantity {
                     /// A quantity.
+                    ///
+                    /// Schema: `io.k8s.apimachinery.pkg.api.resource.Quantity`.
                     pub type Quantity = ::kubeforge_runtime::Quantity;
                 }
 
@@ -19,12 +21,16 @@ pub mod apimachinery {
                 pub mod v1 {
                     mod micro_time {
                         /// Microsecond precision.
+                        ///
+                        /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime`.
                         pub type MicroTime = ::kubeforge_runtime::MicroTime;
                     }
 
                     pub use self::micro_time::MicroTime;
                     mod time {
                         /// Seconds precision.
+                        ///
+                        /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.Time`.
                         pub type Time = ::kubeforge_runtime::Time;
                     }
 
@@ -36,6 +42,8 @@ pub mod apimachinery {
         pub mod runtime {
             mod raw_extension {
                 /// Any embedded object.
+                ///
+                /// Schema: `io.k8s.apimachinery.pkg.runtime.RawExtension`.
                 pub type RawExtension = ::serde_json::Value;
             }
 
@@ -49,6 +57,8 @@ pub mod io {
         pub mod v1 {
             mod times {
                 /// Timestamps, quantities and raw JSON.
+                ///
+                /// Schema: `io.example.v1.Times`.
                 #[derive(Clone, Debug, PartialEq)]
                 pub struct Times {
                     pub created: crate::golden::special_types::apimachinery::pkg::apis::meta::v1::Time,

@@ -9,6 +9,8 @@ pub mod com {
                     /// 租期定义租期概念。
                     ///
                     /// 리스는 리스 개념을 정의합니다.
+                    ///
+                    /// Schema: `com.example.docs.v1.Lease`.
                     #[derive(Clone, Debug, Default, PartialEq, Eq)]
                     pub struct Lease {
                         /// holderIdentity 包含当前租期的所有者的身份。

@@ -476,6 +476,11 @@ fn naming_edge_cases_are_visible_and_valid() {
             "the schemas `io.x-y.v1.A` and `io.x_y.v1.A` both become the Rust type `io::x_y::v1::A`; `io.x_y.v1.A` is generated as `io::x_y::v1::A2`",
         ]
     );
+    let foo_bar2 = &output.files()[Path::new("io/x/v1/foo_bar2.rs")];
+    assert!(
+        foo_bar2.contains("/// Schema: `io.x.v1.Foo_Bar`.\npub type FooBar2 ="),
+        "{foo_bar2}"
+    );
     let output = Config::new()
         .input(dir.join("unicode_names.json"))
         .generate()

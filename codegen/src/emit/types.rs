@@ -24,7 +24,7 @@ pub(crate) fn type_item(context: &Context<'_>, id: TypeId) -> TokenStream {
         }
         TypeKind::Enum(variants) => enum_item(context, id, ty, variants),
         TypeKind::Alias(shape) => {
-            let docs = doc_attrs(ty.description.as_deref().unwrap_or_default());
+            let docs = doc_attrs(&type_docs(ty, ""));
             let name = ident(&ty.name);
             let target = shape_type(context, shape);
             quote! {
@@ -33,10 +33,10 @@ pub(crate) fn type_item(context: &Context<'_>, id: TypeId) -> TokenStream {
             }
         }
         TypeKind::WatchEvent { status } => {
-            let docs = doc_attrs(&paragraphs([
-                ty.description.as_deref().unwrap_or_default(),
+            let docs = doc_attrs(&type_docs(
+                ty,
                 "`T` is the type of the watched object; error events carry a `Status`.",
-            ]));
+            ));
             let name = ident(&ty.name);
             let runtime = &context.runtime;
             let status = match status {
@@ -53,8 +53,17 @@ pub(crate) fn type_item(context: &Context<'_>, id: TypeId) -> TokenStream {
     }
 }
 
+/// A type's docs: its description, `extra`, and one line naming the schema it comes from.
+fn type_docs(ty: &TypeDef, extra: &str) -> String {
+    paragraphs([
+        ty.description.as_deref().unwrap_or_default(),
+        extra,
+        &format!("Schema: `{}`.", ty.schema_name),
+    ])
+}
+
 fn struct_item(context: &Context<'_>, id: TypeId, ty: &TypeDef, fields: &[Field]) -> TokenStream {
-    let mut docs = doc_attrs(ty.description.as_deref().unwrap_or_default());
+    let mut docs = doc_attrs(&type_docs(ty, ""));
     if context.routes {
         docs.extend(routes::endpoint_docs(context, id));
     }
@@ -169,7 +178,7 @@ fn field_tokens(
 
 fn enum_item(context: &Context<'_>, id: TypeId, ty: &TypeDef, variants: &[Variant]) -> TokenStream {
     let runtime = &context.runtime;
-    let docs = doc_attrs(ty.description.as_deref().unwrap_or_default());
+    let docs = doc_attrs(&type_docs(ty, ""));
     let name = ident(&ty.name);
     let idents: Vec<_> = variants.iter().map(|v| ident(&v.rust_name)).collect();
     let values: Vec<&str> = variants.iter().map(|v| v.value.as_str()).collect();

@@ -3,6 +3,8 @@
 
 /// A Lease records which holder currently owns a shared lock and for how long.
 ///
+/// Schema: `io.k8s.api.coordination.v1.Lease`.
+///
 /// # Endpoints
 ///
 /// | Method | Path | Description | Query parameters | Function |

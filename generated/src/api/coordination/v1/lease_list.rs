@@ -2,6 +2,8 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.api.coordination.v1.LeaseList
 
 /// A list of Lease objects.
+///
+/// Schema: `io.k8s.api.coordination.v1.LeaseList`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeaseList {
     /// Versioned schema of this object representation, e.g. `v1`.

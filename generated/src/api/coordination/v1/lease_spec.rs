@@ -2,6 +2,8 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.api.coordination.v1.LeaseSpec
 
 /// Specification of a Lease.
+///
+/// Schema: `io.k8s.api.coordination.v1.LeaseSpec`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LeaseSpec {
     /// When the current holder acquired the lease.

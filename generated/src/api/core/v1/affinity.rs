@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.Affinity
 
 /// Groups the pod's affinity scheduling rules.
+///
+/// Schema: `io.k8s.api.core.v1.Affinity`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Affinity {
     /// Node affinity rules for the pod.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.AppArmorProfile
 
 /// AppArmor settings of a pod or container.
+///
+/// Schema: `io.k8s.api.core.v1.AppArmorProfile`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AppArmorProfile {
     /// Name of a profile preloaded on the node; required only when type is `Localhost`.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource
 
 /// An AWS EBS volume mounted into a pod (deprecated in-tree plugin).
+///
+/// Schema: `io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AWSElasticBlockStoreVolumeSource {
     /// Filesystem type to mount, e.g. `ext4`; defaults to ext4.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.AzureDiskVolumeSource
 
 /// An Azure data disk mounted into a pod (deprecated in-tree plugin).
+///
+/// Schema: `io.k8s.api.core.v1.AzureDiskVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AzureDiskVolumeSource {
     /// Host caching mode: None, ReadOnly or ReadWrite.

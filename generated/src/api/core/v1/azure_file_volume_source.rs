@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.AzureFileVolumeSource
 
 /// An Azure File share mounted into a pod (deprecated in-tree plugin).
+///
+/// Schema: `io.k8s.api.core.v1.AzureFileVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AzureFileVolumeSource {
     /// Forces the mount to be read-only when true.

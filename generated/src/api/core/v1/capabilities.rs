@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.Capabilities
 
 /// POSIX capabilities to add to or drop from a container.
+///
+/// Schema: `io.k8s.api.core.v1.Capabilities`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Capabilities {
     /// Capabilities to add.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.CephFSVolumeSource
 
 /// A CephFS mount that lives as long as the pod (deprecated).
+///
+/// Schema: `io.k8s.api.core.v1.CephFSVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CephFSVolumeSource {
     /// Ceph monitor addresses.

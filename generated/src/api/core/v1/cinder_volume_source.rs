@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.CinderVolumeSource
 
 /// An OpenStack Cinder volume mounted into a pod (deprecated in-tree plugin).
+///
+/// Schema: `io.k8s.api.core.v1.CinderVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CinderVolumeSource {
     /// Filesystem type to mount; defaults to ext4.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ClusterTrustBundleProjection
 
 /// Projects the contents of selected ClusterTrustBundle objects into a file.
+///
+/// Schema: `io.k8s.api.core.v1.ClusterTrustBundleProjection`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClusterTrustBundleProjection {
     /// Selects bundles by label; only used together with signerName.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ConfigMapEnvSource
 
 /// Imports all keys of a ConfigMap as environment variables.
+///
+/// Schema: `io.k8s.api.core.v1.ConfigMapEnvSource`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ConfigMapEnvSource {
     /// Name of the ConfigMap.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ConfigMapKeySelector
 
 /// Picks one key from a ConfigMap.
+///
+/// Schema: `io.k8s.api.core.v1.ConfigMapKeySelector`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigMapKeySelector {
     /// The key to read.

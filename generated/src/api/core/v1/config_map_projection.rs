@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ConfigMapProjection
 
 /// Projects ConfigMap keys as files into a projected volume.
+///
+/// Schema: `io.k8s.api.core.v1.ConfigMapProjection`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ConfigMapProjection {
     /// Explicit key-to-path mappings; when empty every key becomes a file.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ConfigMapVolumeSource
 
 /// A volume whose files come from a ConfigMap.
+///
+/// Schema: `io.k8s.api.core.v1.ConfigMapVolumeSource`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ConfigMapVolumeSource {
     /// Default permission bits for created files, e.g. 0644.

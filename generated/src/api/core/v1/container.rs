@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.Container
 
 /// An application container run inside a pod.
+///
+/// Schema: `io.k8s.api.core.v1.Container`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Container {
     /// Arguments to the entrypoint; `$(VAR_NAME)` references are expanded.

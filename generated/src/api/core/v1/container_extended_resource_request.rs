@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerExtendedResourceRequest
 
 /// Maps a container's extended resource to a device request in a generated ResourceClaim.
+///
+/// Schema: `io.k8s.api.core.v1.ContainerExtendedResourceRequest`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContainerExtendedResourceRequest {
     /// Container that requests the resource.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerPort
 
 /// A network port exposed by a container.
+///
+/// Schema: `io.k8s.api.core.v1.ContainerPort`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContainerPort {
     /// Port number on the pod IP, between 1 and 65535.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerResizePolicy
 
 /// Resize policy for one container resource.
+///
+/// Schema: `io.k8s.api.core.v1.ContainerResizePolicy`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContainerResizePolicy {
     /// Resource the policy applies to: cpu or memory.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerRestartRule
 
 /// Rule deciding what happens when a container exits.
+///
+/// Schema: `io.k8s.api.core.v1.ContainerRestartRule`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContainerRestartRule {
     /// Action to take when the rule matches; only `Restart` is allowed.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes
 
 /// Matches a container exit against a set of exit codes.
+///
+/// Schema: `io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContainerRestartRuleOnExitCodes {
     /// How exit codes are compared with values: In or NotIn.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerState
 
 /// Current state of a container; only one member is set.
+///
+/// Schema: `io.k8s.api.core.v1.ContainerState`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ContainerState {
     /// Set while the container is running.

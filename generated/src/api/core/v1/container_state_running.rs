@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerStateRunning
 
 /// Details of a running container.
+///
+/// Schema: `io.k8s.api.core.v1.ContainerStateRunning`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ContainerStateRunning {
     /// When the container was last (re)started.

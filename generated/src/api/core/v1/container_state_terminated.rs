@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerStateTerminated
 
 /// Details of a terminated container.
+///
+/// Schema: `io.k8s.api.core.v1.ContainerStateTerminated`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContainerStateTerminated {
     /// Container ID in the form \<type\>://\<container_id\>.

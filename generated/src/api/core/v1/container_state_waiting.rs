@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerStateWaiting
 
 /// Details of a container that is not yet running.
+///
+/// Schema: `io.k8s.api.core.v1.ContainerStateWaiting`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ContainerStateWaiting {
     /// Message explaining why the container is waiting.

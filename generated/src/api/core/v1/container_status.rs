@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerStatus
 
 /// Observed status of one container in a pod.
+///
+/// Schema: `io.k8s.api.core.v1.ContainerStatus`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContainerStatus {
     /// Resources the node has allocated to the container.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ContainerUser
 
 /// User identity of a container's first process.
+///
+/// Schema: `io.k8s.api.core.v1.ContainerUser`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ContainerUser {
     /// Linux user identity details.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.CSIVolumeSource
 
 /// An ephemeral volume provided by an external CSI driver.
+///
+/// Schema: `io.k8s.api.core.v1.CSIVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CSIVolumeSource {
     /// Name of the CSI driver serving this volume.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.DownwardAPIProjection
 
 /// Projects downward API data into a projected volume.
+///
+/// Schema: `io.k8s.api.core.v1.DownwardAPIProjection`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DownwardAPIProjection {
     /// Files to create from pod fields or container resources.

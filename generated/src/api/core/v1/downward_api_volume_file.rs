@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.DownwardAPIVolumeFile
 
 /// One file in a downward API volume.
+///
+/// Schema: `io.k8s.api.core.v1.DownwardAPIVolumeFile`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DownwardAPIVolumeFile {
     /// Pod field to expose: annotations, labels, name, namespace or uid.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.DownwardAPIVolumeSource
 
 /// A volume exposing pod information as files.
+///
+/// Schema: `io.k8s.api.core.v1.DownwardAPIVolumeSource`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DownwardAPIVolumeSource {
     /// Default permission bits for created files.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.EmptyDirVolumeSource
 
 /// An empty directory that lives as long as the pod.
+///
+/// Schema: `io.k8s.api.core.v1.EmptyDirVolumeSource`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EmptyDirVolumeSource {
     /// Backing storage medium: empty for node default or `Memory`.

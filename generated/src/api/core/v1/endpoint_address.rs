@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.EndpointAddress
 
 /// One IP address of an endpoint (deprecated since v1.33).
+///
+/// Schema: `io.k8s.api.core.v1.EndpointAddress`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EndpointAddress {
     /// Hostname of the endpoint.

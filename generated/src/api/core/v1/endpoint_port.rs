@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.EndpointPort
 
 /// One port of an endpoint (deprecated since v1.33).
+///
+/// Schema: `io.k8s.api.core.v1.EndpointPort`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EndpointPort {
     /// Application protocol hint, e.g. `http` or `kubernetes.io/h2c`.

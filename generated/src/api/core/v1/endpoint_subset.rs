@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.EndpointSubset
 
 /// A set of addresses sharing a common set of ports; the endpoints are their cross product, e.g. \[10.0.0.1:80, 10.0.0.2:80\].
+///
+/// Schema: `io.k8s.api.core.v1.EndpointSubset`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EndpointSubset {
     /// Addresses that are ready to receive traffic.

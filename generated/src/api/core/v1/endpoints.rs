@@ -3,6 +3,8 @@
 
 /// The network endpoints backing a Service (deprecated in favour of EndpointSlice).
 ///
+/// Schema: `io.k8s.api.core.v1.Endpoints`.
+///
 /// # Endpoints
 ///
 /// | Method | Path | Description | Query parameters | Function |

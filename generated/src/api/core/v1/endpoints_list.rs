@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.EndpointsList
 
 /// A list of Endpoints objects.
+///
+/// Schema: `io.k8s.api.core.v1.EndpointsList`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EndpointsList {
     /// Versioned schema of this object representation, e.g. `v1`.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.EnvFromSource
 
 /// A source whose keys become environment variables.
+///
+/// Schema: `io.k8s.api.core.v1.EnvFromSource`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EnvFromSource {
     /// ConfigMap to import.

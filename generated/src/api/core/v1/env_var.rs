@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.EnvVar
 
 /// An environment variable in a container.
+///
+/// Schema: `io.k8s.api.core.v1.EnvVar`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EnvVar {
     /// Variable name.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.EnvVarSource
 
 /// Where an environment variable's value comes from.
+///
+/// Schema: `io.k8s.api.core.v1.EnvVarSource`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EnvVarSource {
     /// A key of a ConfigMap.

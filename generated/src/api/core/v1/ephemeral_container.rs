@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.EphemeralContainer
 
 /// A temporary container added to a running pod, e.g. for debugging.
+///
+/// Schema: `io.k8s.api.core.v1.EphemeralContainer`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EphemeralContainer {
     /// Arguments to the entrypoint; `$(VAR_NAME)` references are expanded.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.EphemeralVolumeSource
 
 /// A volume backed by a PVC created and deleted together with the pod.
+///
+/// Schema: `io.k8s.api.core.v1.EphemeralVolumeSource`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EphemeralVolumeSource {
     /// Template for the PVC, which is named `<pod name>-<volume name>`.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ExecAction
 
 /// Runs a command inside the container.
+///
+/// Schema: `io.k8s.api.core.v1.ExecAction`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ExecAction {
     /// Command line to execute, without a shell.

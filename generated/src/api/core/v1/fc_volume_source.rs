@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.FCVolumeSource
 
 /// A Fibre Channel volume.
+///
+/// Schema: `io.k8s.api.core.v1.FCVolumeSource`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FCVolumeSource {
     /// Filesystem type to mount; defaults to ext4.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.FileKeySelector
 
 /// Picks one key from an env file stored in a volume.
+///
+/// Schema: `io.k8s.api.core.v1.FileKeySelector`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileKeySelector {
     /// Key to read from the env file.

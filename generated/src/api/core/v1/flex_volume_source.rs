@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.FlexVolumeSource
 
 /// A volume provisioned by an exec-based FlexVolume driver (deprecated).
+///
+/// Schema: `io.k8s.api.core.v1.FlexVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FlexVolumeSource {
     /// Name of the driver.

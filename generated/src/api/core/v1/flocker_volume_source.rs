@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.FlockerVolumeSource
 
 /// A Flocker volume (deprecated).
+///
+/// Schema: `io.k8s.api.core.v1.FlockerVolumeSource`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FlockerVolumeSource {
     /// Dataset name (deprecated).

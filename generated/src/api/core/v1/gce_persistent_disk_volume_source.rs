@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource
 
 /// A GCE persistent disk (deprecated in-tree plugin).
+///
+/// Schema: `io.k8s.api.core.v1.GCEPersistentDiskVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GCEPersistentDiskVolumeSource {
     /// Filesystem type to mount; defaults to ext4.

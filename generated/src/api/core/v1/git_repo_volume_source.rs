@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.GitRepoVolumeSource
 
 /// A volume cloned from a git repository (deprecated).
+///
+/// Schema: `io.k8s.api.core.v1.GitRepoVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GitRepoVolumeSource {
     /// Target directory name; `.` uses the volume root.

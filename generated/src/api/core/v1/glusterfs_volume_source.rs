@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.GlusterfsVolumeSource
 
 /// A GlusterFS mount (deprecated).
+///
+/// Schema: `io.k8s.api.core.v1.GlusterfsVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GlusterfsVolumeSource {
     /// Name of the endpoints describing the Glusterfs topology.

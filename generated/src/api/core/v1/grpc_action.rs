@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.GRPCAction
 
 /// A gRPC health check.
+///
+/// Schema: `io.k8s.api.core.v1.GRPCAction`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GRPCAction {
     /// Port number of the gRPC service.

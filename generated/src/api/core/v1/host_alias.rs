@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.HostAlias
 
 /// An extra entry for the pod's hosts file.
+///
+/// Schema: `io.k8s.api.core.v1.HostAlias`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostAlias {
     /// Hostnames for the IP address.

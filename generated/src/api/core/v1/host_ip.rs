@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.HostIP
 
 /// An IP address allocated to the host.
+///
+/// Schema: `io.k8s.api.core.v1.HostIP`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostIP {
     /// The IP address.

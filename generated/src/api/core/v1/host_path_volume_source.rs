@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.HostPathVolumeSource
 
 /// A file or directory on the host mapped into the pod.
+///
+/// Schema: `io.k8s.api.core.v1.HostPathVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostPathVolumeSource {
     /// Path on the host.

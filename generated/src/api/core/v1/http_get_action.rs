@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.HTTPGetAction
 
 /// An HTTP GET request used as a probe or hook.
+///
+/// Schema: `io.k8s.api.core.v1.HTTPGetAction`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HTTPGetAction {
     /// Host to connect to; defaults to the pod IP.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.HTTPHeader
 
 /// A custom HTTP header.
+///
+/// Schema: `io.k8s.api.core.v1.HTTPHeader`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HTTPHeader {
     /// Header name.

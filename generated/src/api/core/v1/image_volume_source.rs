@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ImageVolumeSource
 
 /// A volume holding the contents of an OCI image or artifact.
+///
+/// Schema: `io.k8s.api.core.v1.ImageVolumeSource`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ImageVolumeSource {
     /// When to pull: Always, Never or IfNotPresent.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ISCSIVolumeSource
 
 /// An iSCSI disk.
+///
+/// Schema: `io.k8s.api.core.v1.ISCSIVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ISCSIVolumeSource {
     /// Enables CHAP authentication for discovery.

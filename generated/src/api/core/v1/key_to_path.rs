@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.KeyToPath
 
 /// Maps a key to a file path in a volume.
+///
+/// Schema: `io.k8s.api.core.v1.KeyToPath`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeyToPath {
     /// Key to project.

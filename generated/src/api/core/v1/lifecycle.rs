@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.Lifecycle
 
 /// Actions run in response to container lifecycle events.
+///
+/// Schema: `io.k8s.api.core.v1.Lifecycle`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Lifecycle {
     /// Handler run right after the container is created.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.LifecycleHandler
 
 /// A single lifecycle hook action.
+///
+/// Schema: `io.k8s.api.core.v1.LifecycleHandler`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LifecycleHandler {
     /// Command to run in the container.

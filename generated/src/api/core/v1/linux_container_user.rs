@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.LinuxContainerUser
 
 /// Linux user identity of a container's first process.
+///
+/// Schema: `io.k8s.api.core.v1.LinuxContainerUser`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LinuxContainerUser {
     /// Primary group ID.

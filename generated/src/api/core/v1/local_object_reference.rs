@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.LocalObjectReference
 
 /// Reference to an object by name in the same namespace.
+///
+/// Schema: `io.k8s.api.core.v1.LocalObjectReference`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LocalObjectReference {
     /// Name of the referenced object.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.NFSVolumeSource
 
 /// An NFS export mounted into the pod.
+///
+/// Schema: `io.k8s.api.core.v1.NFSVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NFSVolumeSource {
     /// Exported path on the server.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.NodeAffinity
 
 /// Node affinity scheduling rules.
+///
+/// Schema: `io.k8s.api.core.v1.NodeAffinity`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NodeAffinity {
     /// Weighted node preferences the scheduler tries to honour.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.NodeSelector
 
 /// A set of node selector terms combined with OR.
+///
+/// Schema: `io.k8s.api.core.v1.NodeSelector`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeSelector {
     /// The terms; a node matching any of them matches.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.NodeSelectorRequirement
 
 /// A key, an operator and values matched against node labels or fields.
+///
+/// Schema: `io.k8s.api.core.v1.NodeSelectorRequirement`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeSelectorRequirement {
     /// Label or field key.

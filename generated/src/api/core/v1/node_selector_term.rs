@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.NodeSelectorTerm
 
 /// Node selector requirements combined with AND.
+///
+/// Schema: `io.k8s.api.core.v1.NodeSelectorTerm`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NodeSelectorTerm {
     /// Requirements on node labels.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ObjectFieldSelector
 
 /// Selects a field of an object.
+///
+/// Schema: `io.k8s.api.core.v1.ObjectFieldSelector`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ObjectFieldSelector {
     /// API version the field path refers to; defaults to `v1`.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ObjectReference
 
 /// Reference to another object, with enough detail to inspect it.
+///
+/// Schema: `io.k8s.api.core.v1.ObjectReference`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ObjectReference {
     /// API version of the referenced object.

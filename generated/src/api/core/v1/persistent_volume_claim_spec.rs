@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PersistentVolumeClaimSpec
 
 /// Desired attributes of a PersistentVolumeClaim.
+///
+/// Schema: `io.k8s.api.core.v1.PersistentVolumeClaimSpec`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PersistentVolumeClaimSpec {
     /// Access modes the volume must support, e.g. ReadWriteOnce.

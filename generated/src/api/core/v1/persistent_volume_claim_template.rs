@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PersistentVolumeClaimTemplate
 
 /// Template for a PVC created for an ephemeral volume.
+///
+/// Schema: `io.k8s.api.core.v1.PersistentVolumeClaimTemplate`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PersistentVolumeClaimTemplate {
     /// Labels and annotations copied into the PVC.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource
 
 /// Mounts the volume bound to a PVC in the same namespace.
+///
+/// Schema: `io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PersistentVolumeClaimVolumeSource {
     /// Name of the PersistentVolumeClaim.

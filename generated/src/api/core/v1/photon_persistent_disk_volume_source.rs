@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource
 
 /// A Photon Controller persistent disk (deprecated).
+///
+/// Schema: `io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PhotonPersistentDiskVolumeSource {
     /// Filesystem type to mount; defaults to ext4.

@@ -3,6 +3,8 @@
 
 /// A group of containers scheduled together onto one node.
 ///
+/// Schema: `io.k8s.api.core.v1.Pod`.
+///
 /// # Endpoints
 ///
 /// | Method | Path | Description | Query parameters | Function |

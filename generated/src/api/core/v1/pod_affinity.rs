@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodAffinity
 
 /// Rules for placing a pod near other pods.
+///
+/// Schema: `io.k8s.api.core.v1.PodAffinity`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PodAffinity {
     /// Weighted co-location preferences.

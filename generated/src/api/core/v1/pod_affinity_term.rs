@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodAffinityTerm
 
 /// Selects pods that this pod should (or should not) share a topology domain with.
+///
+/// Schema: `io.k8s.api.core.v1.PodAffinityTerm`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodAffinityTerm {
     /// Label query over the pods to match.

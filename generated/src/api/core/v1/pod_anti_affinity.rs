@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodAntiAffinity
 
 /// Rules for keeping a pod away from other pods.
+///
+/// Schema: `io.k8s.api.core.v1.PodAntiAffinity`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PodAntiAffinity {
     /// Weighted anti-affinity preferences.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodCertificateProjection
 
 /// Projects a kubelet-managed private key and X.509 certificate chain into the pod.
+///
+/// Schema: `io.k8s.api.core.v1.PodCertificateProjection`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodCertificateProjection {
     /// Path for the certificate chain file.

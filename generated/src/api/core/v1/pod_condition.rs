@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodCondition
 
 /// One condition of a pod, such as Ready.
+///
+/// Schema: `io.k8s.api.core.v1.PodCondition`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodCondition {
     /// When the condition was last probed.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodDNSConfig
 
 /// Extra DNS settings for a pod.
+///
+/// Schema: `io.k8s.api.core.v1.PodDNSConfig`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PodDNSConfig {
     /// Additional DNS server IP addresses.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodDNSConfigOption
 
 /// A DNS resolver option.
+///
+/// Schema: `io.k8s.api.core.v1.PodDNSConfigOption`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PodDNSConfigOption {
     /// Option name.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodExtendedResourceClaimStatus
 
 /// Records the ResourceClaim generated for a pod's extended resource requests.
+///
+/// Schema: `io.k8s.api.core.v1.PodExtendedResourceClaimStatus`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodExtendedResourceClaimStatus {
     /// Mappings from container extended resources to device requests.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodIP
 
 /// An IP address allocated to a pod.
+///
+/// Schema: `io.k8s.api.core.v1.PodIP`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodIP {
     /// The IP address.

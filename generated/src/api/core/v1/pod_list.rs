@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodList
 
 /// A list of Pod objects.
+///
+/// Schema: `io.k8s.api.core.v1.PodList`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodList {
     /// Versioned schema of this object representation, e.g. `v1`.

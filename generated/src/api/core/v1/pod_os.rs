@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodOS
 
 /// Operating system of a pod.
+///
+/// Schema: `io.k8s.api.core.v1.PodOS`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodOS {
     /// OS name: `linux` or `windows`.

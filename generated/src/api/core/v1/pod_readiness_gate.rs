@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodReadinessGate
 
 /// An extra condition required for pod readiness.
+///
+/// Schema: `io.k8s.api.core.v1.PodReadinessGate`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodReadinessGate {
     /// Pod condition type that must be True.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodResourceClaim
 
 /// Names a ResourceClaim, or a template for one, used by the pod.
+///
+/// Schema: `io.k8s.api.core.v1.PodResourceClaim`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodResourceClaim {
     /// Name of the claim inside the pod.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodResourceClaimStatus
 
 /// Records the ResourceClaim generated for a pod resource claim.
+///
+/// Schema: `io.k8s.api.core.v1.PodResourceClaimStatus`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodResourceClaimStatus {
     /// Name of the matching entry in `spec.resourceClaims`.

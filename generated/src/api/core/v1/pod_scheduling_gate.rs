@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodSchedulingGate
 
 /// A gate that holds a pod back from scheduling.
+///
+/// Schema: `io.k8s.api.core.v1.PodSchedulingGate`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodSchedulingGate {
     /// Unique name of the gate.

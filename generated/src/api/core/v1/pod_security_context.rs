@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodSecurityContext
 
 /// Pod-level security settings shared by all containers.
+///
+/// Schema: `io.k8s.api.core.v1.PodSecurityContext`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PodSecurityContext {
     /// AppArmor profile for the pod's containers.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodSpec
 
 /// Desired state of a pod.
+///
+/// Schema: `io.k8s.api.core.v1.PodSpec`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodSpec {
     /// Seconds the pod may run before it is marked failed.

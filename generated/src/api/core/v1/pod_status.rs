@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PodStatus
 
 /// Observed state of a pod.
+///
+/// Schema: `io.k8s.api.core.v1.PodStatus`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PodStatus {
     /// Total resources allocated to the pod by the node.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PortworxVolumeSource
 
 /// A Portworx volume (deprecated in-tree plugin).
+///
+/// Schema: `io.k8s.api.core.v1.PortworxVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PortworxVolumeSource {
     /// Filesystem type to mount; defaults to ext4.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.PreferredSchedulingTerm
 
 /// A weighted node selector term.
+///
+/// Schema: `io.k8s.api.core.v1.PreferredSchedulingTerm`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PreferredSchedulingTerm {
     /// Node selector term.

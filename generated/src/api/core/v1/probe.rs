@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.Probe
 
 /// A health check run against a container.
+///
+/// Schema: `io.k8s.api.core.v1.Probe`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Probe {
     /// Command to run in the container.

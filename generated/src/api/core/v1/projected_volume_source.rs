@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ProjectedVolumeSource
 
 /// A volume combining several projected sources.
+///
+/// Schema: `io.k8s.api.core.v1.ProjectedVolumeSource`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProjectedVolumeSource {
     /// Default permission bits for created files.

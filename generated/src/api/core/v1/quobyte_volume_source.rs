@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.QuobyteVolumeSource
 
 /// A Quobyte mount (deprecated).
+///
+/// Schema: `io.k8s.api.core.v1.QuobyteVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QuobyteVolumeSource {
     /// Group to map volume access to.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.RBDVolumeSource
 
 /// A Rados Block Device mount (deprecated).
+///
+/// Schema: `io.k8s.api.core.v1.RBDVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RBDVolumeSource {
     /// Filesystem type to mount; defaults to ext4.

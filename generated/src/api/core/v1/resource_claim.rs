@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ResourceClaim
 
 /// A container's reference to one pod resource claim.
+///
+/// Schema: `io.k8s.api.core.v1.ResourceClaim`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceClaim {
     /// Name of the entry in `spec.resourceClaims`.

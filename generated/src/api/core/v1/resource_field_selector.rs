@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ResourceFieldSelector
 
 /// Selects a container resource and its output format.
+///
+/// Schema: `io.k8s.api.core.v1.ResourceFieldSelector`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceFieldSelector {
     /// Container name; required for volumes.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ResourceHealth
 
 /// Health of one allocated device.
+///
+/// Schema: `io.k8s.api.core.v1.ResourceHealth`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceHealth {
     /// Health: Healthy, Unhealthy or Unknown.

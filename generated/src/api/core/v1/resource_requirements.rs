@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ResourceRequirements
 
 /// Compute resource requests and limits.
+///
+/// Schema: `io.k8s.api.core.v1.ResourceRequirements`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ResourceRequirements {
     /// Pod resource claims used by the container.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ResourceStatus
 
 /// Health of one resource allocated to a pod.
+///
+/// Schema: `io.k8s.api.core.v1.ResourceStatus`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceStatus {
     /// Resource name; for DRA resources it has the form claim:\<claim_name\>/\<request\>.

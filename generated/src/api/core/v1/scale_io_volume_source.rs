@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ScaleIOVolumeSource
 
 /// A ScaleIO volume (deprecated).
+///
+/// Schema: `io.k8s.api.core.v1.ScaleIOVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScaleIOVolumeSource {
     /// Filesystem type to mount; defaults to xfs.

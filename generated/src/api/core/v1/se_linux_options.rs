@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.SELinuxOptions
 
 /// SELinux labels applied to a container.
+///
+/// Schema: `io.k8s.api.core.v1.SELinuxOptions`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SELinuxOptions {
     /// SELinux level label.

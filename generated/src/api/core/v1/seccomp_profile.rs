@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.SeccompProfile
 
 /// Seccomp settings of a pod or container.
+///
+/// Schema: `io.k8s.api.core.v1.SeccompProfile`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SeccompProfile {
     /// Profile file path on the node; required only when type is `Localhost`.

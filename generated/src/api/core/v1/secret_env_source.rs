@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.SecretEnvSource
 
 /// Imports all keys of a Secret as environment variables.
+///
+/// Schema: `io.k8s.api.core.v1.SecretEnvSource`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SecretEnvSource {
     /// Name of the Secret.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.SecretKeySelector
 
 /// Picks one key from a Secret.
+///
+/// Schema: `io.k8s.api.core.v1.SecretKeySelector`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SecretKeySelector {
     /// The key to read.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.SecretProjection
 
 /// Projects Secret keys as files into a projected volume.
+///
+/// Schema: `io.k8s.api.core.v1.SecretProjection`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SecretProjection {
     /// Explicit key-to-path mappings; when empty every key becomes a file.

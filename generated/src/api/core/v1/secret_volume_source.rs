@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.SecretVolumeSource
 
 /// A volume whose files come from a Secret.
+///
+/// Schema: `io.k8s.api.core.v1.SecretVolumeSource`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SecretVolumeSource {
     /// Default permission bits for created files.

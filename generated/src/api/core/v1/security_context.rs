@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.SecurityContext
 
 /// Container-level security settings; they override pod-level ones.
+///
+/// Schema: `io.k8s.api.core.v1.SecurityContext`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SecurityContext {
     /// Whether a process may gain more privileges than its parent.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.ServiceAccountTokenProjection
 
 /// Projects a service account token into the pod.
+///
+/// Schema: `io.k8s.api.core.v1.ServiceAccountTokenProjection`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServiceAccountTokenProjection {
     /// Intended audience of the token.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.SleepAction
 
 /// Sleeps for a while.
+///
+/// Schema: `io.k8s.api.core.v1.SleepAction`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SleepAction {
     /// Number of seconds to sleep.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.StorageOSVolumeSource
 
 /// A StorageOS volume (deprecated).
+///
+/// Schema: `io.k8s.api.core.v1.StorageOSVolumeSource`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StorageOSVolumeSource {
     /// Filesystem type to mount; defaults to ext4.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.Sysctl
 
 /// A kernel parameter to set.
+///
+/// Schema: `io.k8s.api.core.v1.Sysctl`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sysctl {
     /// Parameter name.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.TCPSocketAction
 
 /// Opens a TCP connection.
+///
+/// Schema: `io.k8s.api.core.v1.TCPSocketAction`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TCPSocketAction {
     /// Host to connect to; defaults to the pod IP.

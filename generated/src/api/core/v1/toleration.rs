@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.Toleration
 
 /// Lets a pod tolerate taints matching `<key,value,effect>`.
+///
+/// Schema: `io.k8s.api.core.v1.Toleration`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Toleration {
     /// Taint effect to match; empty matches all.

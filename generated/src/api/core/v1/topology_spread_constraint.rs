@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.TopologySpreadConstraint
 
 /// How matching pods are spread across topology domains.
+///
+/// Schema: `io.k8s.api.core.v1.TopologySpreadConstraint`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TopologySpreadConstraint {
     /// Selects the pods that are counted.

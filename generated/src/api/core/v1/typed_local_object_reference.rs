@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.TypedLocalObjectReference
 
 /// Typed reference to an object in the same namespace.
+///
+/// Schema: `io.k8s.api.core.v1.TypedLocalObjectReference`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TypedLocalObjectReference {
     /// API group of the object; empty means the core group.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.TypedObjectReference
 
 /// Typed reference to an object, possibly in another namespace.
+///
+/// Schema: `io.k8s.api.core.v1.TypedObjectReference`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TypedObjectReference {
     /// API group of the object; empty means the core group.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.Volume
 
 /// A named volume that containers of the pod can mount.
+///
+/// Schema: `io.k8s.api.core.v1.Volume`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Volume {
     /// AWS EBS disk (deprecated).

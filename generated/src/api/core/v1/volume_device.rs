@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.VolumeDevice
 
 /// Maps a raw block device into a container.
+///
+/// Schema: `io.k8s.api.core.v1.VolumeDevice`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VolumeDevice {
     /// Path inside the container for the device.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.VolumeMount
 
 /// Mounts a volume into a container.
+///
+/// Schema: `io.k8s.api.core.v1.VolumeMount`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VolumeMount {
     /// Path in the container; must not contain `:`.

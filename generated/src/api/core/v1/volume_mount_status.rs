@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.VolumeMountStatus
 
 /// Observed state of a volume mount.
+///
+/// Schema: `io.k8s.api.core.v1.VolumeMountStatus`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VolumeMountStatus {
     /// Mount path of the original mount.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.VolumeProjection
 
 /// One source of a projected volume; exactly one field is set.
+///
+/// Schema: `io.k8s.api.core.v1.VolumeProjection`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct VolumeProjection {
     /// ClusterTrustBundle contents, e.g. their `.spec.trustBundle`.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.VolumeResourceRequirements
 
 /// Storage resource requirements of a volume.
+///
+/// Schema: `io.k8s.api.core.v1.VolumeResourceRequirements`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct VolumeResourceRequirements {
     /// Maximum allowed resources.

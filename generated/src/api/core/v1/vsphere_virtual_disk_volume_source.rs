@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource
 
 /// A vSphere virtual disk (deprecated in-tree plugin).
+///
+/// Schema: `io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VsphereVirtualDiskVolumeSource {
     /// Filesystem type to mount; defaults to ext4.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.WeightedPodAffinityTerm
 
 /// A pod affinity term with a weight.
+///
+/// Schema: `io.k8s.api.core.v1.WeightedPodAffinityTerm`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WeightedPodAffinityTerm {
     /// The affinity term.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.WindowsSecurityContextOptions
 
 /// Windows-specific security settings.
+///
+/// Schema: `io.k8s.api.core.v1.WindowsSecurityContextOptions`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WindowsSecurityContextOptions {
     /// Inlined GMSA credential spec.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.api.core.v1.WorkloadReference
 
 /// Identifies the Workload and pod group a pod belongs to.
+///
+/// Schema: `io.k8s.api.core.v1.WorkloadReference`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkloadReference {
     /// Name of the Workload in the pod's namespace.

@@ -2,4 +2,6 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.runtime.RawExtension
 
 /// An embedded object kept as raw JSON.
+///
+/// Schema: `io.k8s.apimachinery.pkg.runtime.RawExtension`.
 pub type RawExtension = ::serde_json::Value;

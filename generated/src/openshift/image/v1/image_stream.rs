@@ -3,6 +3,8 @@
 
 /// ImageStream 存储标签到镜像的映射、当镜像在流中标记时应用的元数据覆盖,以及对 registry 上容器镜像存储库的可选引用。用户通常会更新 spec.tags 字段,以指向使用带有 pull secret 类型的命名空间中的凭证从容器 registry 导入的外部镜像,或者指向可立即可用于标记或拉取的现有镜像流标签和镜像。应用到标签的镜像历史记录在 status.tags 字段中可见,任何可以查看镜像流的用户都可以将该镜像标记到自己的镜像流中。通过对给定镜像流具有"get imagestreams/layers"权限,授予从集成 registry 中拉取镜像的访问权限。用户可以通过删除 imagestreamtag 资源来删除标签,这会导致该标签的 spec 和 status 被删除。在管理员运行修剪操作前,会保留镜像流历史记录,这将删除不再使用的引用。要保留历史镜像,请确保在其摘要指向该镜像的 spec 中有一个标签。
 ///
+/// Schema: `com.github.openshift.api.image.v1.ImageStream`.
+///
 /// # Endpoints
 ///
 /// | Method | Path | Description | Query parameters | Function |

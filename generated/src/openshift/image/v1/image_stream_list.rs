@@ -2,6 +2,8 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.ImageStreamList
 
 /// ImageStreamList 是 ImageStream 对象的列表。
+///
+/// Schema: `com.github.openshift.api.image.v1.ImageStreamList`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImageStreamList {
     /// APIVersion 定义对象的这个表示法的版本化的 schema。服务器应该将识别的模式转换为最新的内部值,并可拒绝未识别的值。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources>

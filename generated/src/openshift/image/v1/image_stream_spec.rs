@@ -2,6 +2,8 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.ImageStreamSpec
 
 /// ImageStreamSpec 代表 ImageStreams 的选项。
+///
+/// Schema: `com.github.openshift.api.image.v1.ImageStreamSpec`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ImageStreamSpec {
     /// dockerImageRepository 是可选的,如果指定此流由这个服务器上的容器存储库支持:从 v3.7 开始已弃用,并将在以后的发行版本中删除。通过 spec.tags.from 引用来指定每个标签中要导入的标签的源。

@@ -2,6 +2,8 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.ImageStreamStatus
 
 /// ImageStreamStatus 包含此镜像流状态的信息。
+///
+/// Schema: `com.github.openshift.api.image.v1.ImageStreamStatus`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ImageStreamStatus {
     /// dockerImageRepository 代表此流可在其访问的有效位置。可以为空,直到服务器确定存储库所在的位置

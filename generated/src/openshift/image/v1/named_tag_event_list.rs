@@ -2,6 +2,8 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.NamedTagEventList
 
 /// NamedTagEventList 将标签与其镜像历史记录相关联。
+///
+/// Schema: `com.github.openshift.api.image.v1.NamedTagEventList`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NamedTagEventList {
     /// conditions 是应用到标签事件列表的条件数组。

@@ -2,6 +2,8 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.TagEvent
 
 /// ImageStreamStatus 使用 TagEvent 来保留与标签关联的镜像的历史记录。
+///
+/// Schema: `com.github.openshift.api.image.v1.TagEvent`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TagEvent {
     /// created 包含 TagEvent 创建的时间

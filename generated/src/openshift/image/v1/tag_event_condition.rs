@@ -2,6 +2,8 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.TagEventCondition
 
 /// TagEventCondition 包含标签事件的条件信息。
+///
+/// Schema: `com.github.openshift.api.image.v1.TagEventCondition`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TagEventCondition {
     /// 生成是此状态对应的 spec 标签生成

@@ -2,6 +2,8 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.TagImportPolicy
 
 /// TagImportPolicy 控制如何导入与此标签相关的镜像。
+///
+/// Schema: `com.github.openshift.api.image.v1.TagImportPolicy`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TagImportPolicy {
     /// importMode 描述如何导入镜像清单。

@@ -2,6 +2,8 @@
 // Source: schemas/image.openshift.io_v1.json#/components/schemas/com.github.openshift.api.image.v1.TagReference
 
 /// TagReference 为使用此标签的镜像指定可选注解,以及此标签应跟踪的 ImageStreamTag、ImageStreamImage 或 DockerImage 的可选引用。
+///
+/// Schema: `com.github.openshift.api.image.v1.TagReference`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TagReference {
     /// 可选;如果指定,则应用于通过 ImageStreamTags 检索的镜像的注解。

@@ -2,4 +2,6 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity
 
 /// A fixed-point quantity such as `500m`, `1Gi` or `2.5`, written as a string or a number.
+///
+/// Schema: `io.k8s.apimachinery.pkg.api.resource.Quantity`.
 pub type Quantity = ::kubeforge_runtime::Quantity;

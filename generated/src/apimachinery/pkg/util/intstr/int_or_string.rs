@@ -2,4 +2,6 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.apimachinery.pkg.util.intstr.IntOrString
 
 /// A value that is either an int32 or a string.
+///
+/// Schema: `io.k8s.apimachinery.pkg.util.intstr.IntOrString`.
 pub type IntOrString = ::kubeforge_runtime::IntOrString;

@@ -2,6 +2,8 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions
 
 /// Options for a delete request.
+///
+/// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeleteOptions {
     /// Versioned schema of this object representation, e.g. `v1`.

@@ -2,4 +2,6 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1
 
 /// A set of fields stored as a trie, with keys like `f:<name>`, `v:<value>`, `i:<index>` or `k:<keys>`.
+///
+/// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1`.
 pub type FieldsV1 = ::serde_json::Value;

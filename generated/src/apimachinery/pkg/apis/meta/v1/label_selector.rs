@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector
 
 /// A label query; matchLabels and matchExpressions are combined with AND.
+///
+/// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LabelSelector {
     /// Label requirements.

@@ -2,6 +2,8 @@
 // Source: schemas/core_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement
 
 /// A key, an operator and values matched against labels.
+///
+/// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LabelSelectorRequirement {
     /// Label key.

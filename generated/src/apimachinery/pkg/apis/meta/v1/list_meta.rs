@@ -2,6 +2,8 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta
 
 /// Metadata of list responses.
+///
+/// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ListMeta {
     /// Token to fetch the next chunk when a limit was set.

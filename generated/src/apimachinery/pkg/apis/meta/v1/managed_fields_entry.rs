@@ -2,6 +2,8 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry
 
 /// Records which manager owns which fields of an object.
+///
+/// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ManagedFieldsEntry {
     /// API version of the object the field set refers to.

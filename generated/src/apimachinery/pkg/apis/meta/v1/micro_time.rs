@@ -2,4 +2,6 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime
 
 /// A timestamp with microsecond precision in RFC 3339 form.
+///
+/// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime`.
 pub type MicroTime = ::kubeforge_runtime::MicroTime;

@@ -2,6 +2,8 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta
 
 /// Metadata carried by every persisted object.
+///
+/// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ObjectMeta {
     /// Unqueryable key-value metadata set by tools.

@@ -2,6 +2,8 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference
 
 /// Identifies an owner of an object.
+///
+/// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OwnerReference {
     /// API version of the owner.

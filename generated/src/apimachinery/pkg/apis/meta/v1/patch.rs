@@ -2,4 +2,6 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch
 
 /// Body of a PATCH request; its format depends on the content type.
+///
+/// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.Patch`.
 pub type Patch = ::serde_json::Value;

@@ -2,6 +2,8 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Preconditions
 
 /// Conditions that must hold before an operation runs.
+///
+/// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.Preconditions`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Preconditions {
     /// Required resource version.

@@ -2,6 +2,8 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Status
 
 /// Result of an operation that returns no other object.
+///
+/// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.Status`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Status {
     /// Versioned schema of this object representation, e.g. `v1`.

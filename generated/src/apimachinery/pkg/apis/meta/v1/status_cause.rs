@@ -2,6 +2,8 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.StatusCause
 
 /// One cause of a failed operation.
+///
+/// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.StatusCause`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StatusCause {
     /// Field that caused the error, e.g. `spec.containers[0].image`.

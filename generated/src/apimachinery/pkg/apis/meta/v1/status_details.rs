@@ -2,6 +2,8 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails
 
 /// Extra details attached to a Status.
+///
+/// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StatusDetails {
     /// Individual causes of the failure.

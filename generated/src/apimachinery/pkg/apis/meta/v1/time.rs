@@ -2,4 +2,6 @@
 // Source: schemas/coordination.k8s.io_v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Time
 
 /// A timestamp in RFC 3339 form with second precision.
+///
+/// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.Time`.
 pub type Time = ::kubeforge_runtime::Time;

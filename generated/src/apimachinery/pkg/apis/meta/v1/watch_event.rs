@@ -4,6 +4,8 @@
 /// One event in a watch stream.
 ///
 /// `T` is the type of the watched object; error events carry a `Status`.
+///
+/// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent`.
 pub type WatchEvent<T> = ::kubeforge_runtime::WatchEvent<
     T,
     crate::apimachinery::pkg::apis::meta::v1::Status,
