@@ -268,17 +268,29 @@ pub(crate) fn not_a_file(path: &Path) -> Diagnostic {
     .with_hint("kubeforge writes only regular files inside the output directory: remove it or choose another output directory")
 }
 
-/// Fails clearly when `dir` exists and is no directory (`--out` naming a regular file).
+/// Fails clearly when `dir`, or the nearest of its ancestors that exists, is no directory
+/// (`--out` naming a regular file, or a path through one).
 pub(crate) fn expect_directory(dir: &Path) -> Result<(), Error> {
-    match fs::metadata(dir) {
-        Ok(meta) if !meta.is_dir() => Err(output_error(
-            dir,
-            "expected the output directory to be a directory, but it is a regular file",
-        )
-        .with_hint("name a directory to write into (it is created if missing), not a file")
-        .into()),
-        _ => Ok(()),
+    let Some(existing) = dir
+        .ancestors()
+        .find(|a| !a.as_os_str().is_empty() && fs::metadata(a).is_ok())
+    else {
+        return Ok(());
+    };
+    if fs::metadata(existing).is_ok_and(|m| m.is_dir()) {
+        return Ok(());
     }
+    let message = if existing == dir {
+        "expected the output directory to be a directory, but it is a regular file".to_owned()
+    } else {
+        format!(
+            "expected a directory on the way to the output directory {}, but this is a regular file",
+            dir.display()
+        )
+    };
+    Err(output_error(existing, &message)
+        .with_hint("name a directory to write into (it is created if missing), not a file")
+        .into())
 }
 
 /// The one place the hidden test hook is read: `KUBEFORGE_TEST_ABORT_AFTER=N` aborts the

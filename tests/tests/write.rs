@@ -223,6 +223,16 @@ fn an_output_directory_that_is_a_file_is_a_clear_error() {
     assert!(!text.contains("os error"), "{text}");
     let error = output_for(&["A"]).write(&file).expect_err("refused");
     assert!(error.to_string().contains("regular file"), "{error}");
+    // A path through the file: the file is named.
+    let error = kubeforge::package::write_crate(&output_for(&["A"]), &file.join("sub"), &options)
+        .expect_err("refused");
+    assert_eq!(error.diagnostics()[0].origin.file, file, "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("on the way to the output directory"),
+        "{error}"
+    );
     assert_eq!(fs::read_to_string(&file).expect("read"), "not a directory");
 }
 
