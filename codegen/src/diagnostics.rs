@@ -124,6 +124,13 @@ pub fn split_document(file: &Path) -> (PathBuf, usize) {
     (file.to_path_buf(), 0)
 }
 
+/// `text` with the file `from` renamed `to` where it names a place (`from#…`, `from
+/// (document …`).
+fn rename_in(text: &str, from: &str, to: &str) -> String {
+    text.replace(&format!("{from}#"), &format!("{to}#"))
+        .replace(&format!("{from} (document"), &format!("{to} (document"))
+}
+
 /// A position in a source text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct LineColumn {
@@ -248,12 +255,8 @@ impl Error {
                 if from == to {
                     continue;
                 }
-                let replace = |text: &str| {
-                    text.replace(&format!("{from}#"), &format!("{to}#"))
-                        .replace(&format!("{from} (document"), &format!("{to} (document"))
-                };
-                diagnostic.message = replace(&diagnostic.message);
-                diagnostic.hint = diagnostic.hint.as_deref().map(replace);
+                diagnostic.message = rename_in(&diagnostic.message, &from, &to);
+                diagnostic.hint = diagnostic.hint.as_deref().map(|h| rename_in(h, &from, &to));
             }
         }
         self
