@@ -308,3 +308,47 @@ fn two_concurrent_writers_leave_one_complete_tree() {
         started.elapsed() - rounds_took
     );
 }
+
+/// A second writer waits for the lock, says so, and writes once it is free; the lock is the
+/// file beside `src/` that every writer uses.
+#[test]
+fn a_second_writer_waits_for_the_lock_and_says_so() {
+    use std::io::{BufRead as _, BufReader};
+    let work = tempfile::tempdir().expect("temp dir");
+    let (alpha, beta) = (
+        document(work.path(), "alpha", 2),
+        document(work.path(), "beta", 2),
+    );
+    let new = reference(work.path(), &beta);
+    let out = work.path().join("crate");
+    assert!(run(&alpha, &out).status.success());
+
+    let lock = std::fs::File::create(out.join(".src.kubeforge-lock")).expect("lock file");
+    lock.lock().expect("take the lock");
+    let mut child = command(&beta, &out).spawn().expect("spawns");
+    let stderr = child.stderr.take().expect("stderr");
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let _ = sender.send(line.expect("line"));
+        }
+    });
+    // Only a guard against hanging: the verdict is the message, not the time.
+    let first = receiver
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("a message while waiting");
+    assert!(
+        first.starts_with("kubeforge: waiting for another run to finish writing"),
+        "{first}"
+    );
+    assert!(child.try_wait().expect("wait").is_none(), "it must wait");
+    assert_ne!(
+        tree(&out),
+        new,
+        "nothing is written while another run holds the lock"
+    );
+    drop(lock);
+    assert!(child.wait().expect("waits").success());
+    assert_eq!(tree(&out), new);
+    assert_eq!(leftovers(&out), Vec::<String>::new());
+}
