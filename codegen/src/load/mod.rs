@@ -334,9 +334,31 @@ fn still_open(text: &str, end: usize) -> (Option<usize>, Vec<usize>) {
     // closed it may have been meant to open another.
     let mut multiline: Option<usize> = None;
     let mut brackets: Vec<usize> = Vec::new();
+    let mut line_start = 0;
     let mut i = 0;
     while i < end.min(bytes.len()) {
         let b = bytes[i];
+        // A block scalar (`|`, `>`) is text: its more indented lines open nothing.
+        if b == b'\n' && quote.is_none() && brackets.is_empty() {
+            let line = &text[line_start..i];
+            if block_scalar_header(line) {
+                let indent = line.len() - line.trim_start_matches(' ').len();
+                let mut next = i + 1;
+                while next < bytes.len() {
+                    let rest = &text[next..];
+                    let this = rest.split('\n').next().unwrap_or("");
+                    let this_indent = this.len() - this.trim_start_matches(' ').len();
+                    if !this.trim().is_empty() && this_indent <= indent {
+                        break;
+                    }
+                    next += this.len() + 1;
+                }
+                i = next;
+                line_start = next;
+                continue;
+            }
+            line_start = i + 1;
+        }
         let after_space = i == 0
             || matches!(
                 bytes[i - 1],
@@ -368,6 +390,20 @@ fn still_open(text: &str, end: usize) -> (Option<usize>, Vec<usize>) {
         i += 1;
     }
     (quote.map(|(at, _)| at).or(multiline), brackets)
+}
+
+/// Whether `line` ends with a block scalar's header (`key: |`, `- >-`, `|2`), comments aside.
+fn block_scalar_header(line: &str) -> bool {
+    let line = line.split(" #").next().unwrap_or(line).trim_end();
+    let indicator = line.trim_end_matches(|c: char| c == '-' || c == '+' || c.is_ascii_digit());
+    let Some(before) = indicator
+        .strip_suffix('|')
+        .or_else(|| indicator.strip_suffix('>'))
+    else {
+        return false;
+    };
+    let before = before.trim_end();
+    before.is_empty() || before.ends_with(':') || before.ends_with('-')
 }
 
 /// The kind of a parsed document (the diagnostic is boxed: it is the rare path).
@@ -438,5 +474,25 @@ pub(crate) fn json_type(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{block_scalar_header, still_open};
+
+    #[test]
+    fn what_is_still_open() {
+        let text = "a: \"one\nb: [1, 2\nc: 'it''s'\n";
+        assert_eq!(still_open(text, text.len()), (Some(3), vec![]));
+        let text = "a: [1, {b: 2}\n# a comment with \" and [\nc: 3\n";
+        assert_eq!(still_open(text, text.len()), (None, vec![3]));
+        // Block scalars are text: their brackets and quotes open nothing.
+        let text = "d: |\n  see [docs and \"quotes\ne: >-\n  more [\n- |2\n   x {\nf: [1]\n";
+        assert_eq!(still_open(text, text.len()), (None, vec![]));
+        assert!(block_scalar_header("  description: |"));
+        assert!(block_scalar_header("- >-  # folded"));
+        assert!(!block_scalar_header("a: x|"));
+        assert!(!block_scalar_header("a: 'x >'"));
     }
 }
