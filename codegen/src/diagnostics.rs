@@ -181,14 +181,13 @@ impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "error[{}]: {}", self.kind, self.message)?;
         match self.location {
-            Some(at) => write!(
-                f,
-                "  --> {}:{}:{} at #{}",
-                self.origin.file.display(),
-                at.line,
-                at.column,
-                self.origin.pointer
-            )?,
+            Some(at) => {
+                let (file, _) = split_document(&self.origin.file);
+                write!(f, "  --> {}:{}:{}", file.display(), at.line, at.column)?;
+                if !self.origin.pointer.is_empty() {
+                    write!(f, " at #{}", self.origin.pointer)?;
+                }
+            }
             None => write!(f, "  --> {}", self.origin)?,
         }
         if let Some(hint) = &self.hint {
@@ -220,17 +219,33 @@ impl Error {
     /// multi-document file the diagnostic names. A diagnostic about a whole document (the
     /// empty pointer) gets no position: a marker at 1:1 would point at nothing in particular.
     pub(crate) fn locate(mut self, read: impl Fn(&Path) -> Option<String>) -> Error {
+        // Each file is read, and a YAML file parsed, once for all its diagnostics.
+        let mut texts: std::collections::BTreeMap<PathBuf, Option<String>> =
+            std::collections::BTreeMap::new();
+        for diagnostic in &self.diagnostics {
+            let (file, _) = split_document(&diagnostic.origin.file);
+            if !texts.contains_key(&file) {
+                let text = read(&file);
+                texts.insert(file, text);
+            }
+        }
+        let locators: std::collections::BTreeMap<&PathBuf, crate::load::locate::Locator<'_>> =
+            texts
+                .iter()
+                .filter_map(|(file, text)| {
+                    Some((file, crate::load::locate::Locator::new(text.as_deref()?)))
+                })
+                .collect();
         for diagnostic in &mut self.diagnostics {
-            if diagnostic.location.is_some() || diagnostic.origin.pointer.is_empty() {
+            let (file, document) = split_document(&diagnostic.origin.file);
+            // A whole single document has no place to point at; a document of several
+            // starts somewhere.
+            let whole = diagnostic.origin.pointer.is_empty() && file == diagnostic.origin.file;
+            if diagnostic.location.is_some() || whole {
                 continue;
             }
-            let (file, document) = split_document(&diagnostic.origin.file);
-            if let Some(text) = read(&file) {
-                diagnostic.location = crate::load::locate::line_column_in(
-                    &text,
-                    document,
-                    &diagnostic.origin.pointer,
-                );
+            if let Some(locator) = locators.get(&file) {
+                diagnostic.location = locator.line_column(document, &diagnostic.origin.pointer);
             }
         }
         self

@@ -370,6 +370,13 @@ const LOCATED: &[(&str, ErrorKind, usize, usize, &str)] = &[
         21,
         "no schema",
     ),
+    (
+        "crd_multi_document_with_a_pod.yaml",
+        ErrorKind::UnknownDocument,
+        10,
+        1,
+        "expected an OpenAPI 3.x document",
+    ),
 ];
 
 #[test]

@@ -70,13 +70,37 @@ pub fn line_column(text: &str, pointer: &str) -> Option<LineColumn> {
 /// Text that starts with `{` is JSON (one document), anything else YAML, as the loader
 /// reads them.
 pub fn line_column_in(text: &str, document: usize, pointer: &str) -> Option<LineColumn> {
-    if text.trim_start().starts_with('{') {
-        if document > 0 {
-            return None;
+    Locator::new(text).line_column(document, pointer)
+}
+
+/// Answers many pointers into one text: a YAML text is parsed once, on the first question.
+pub struct Locator<'a> {
+    text: &'a str,
+    yaml: std::cell::OnceCell<Option<Vec<yaml::Node>>>,
+}
+
+impl<'a> Locator<'a> {
+    /// A locator over `text`, JSON or YAML.
+    pub fn new(text: &'a str) -> Locator<'a> {
+        Locator {
+            text,
+            yaml: std::cell::OnceCell::new(),
         }
-        return at_offset(text, offset(text, pointer)?);
     }
-    yaml::offset(text, document, pointer).and_then(|offset| at_offset(text, offset))
+
+    /// As [`line_column_in`].
+    pub fn line_column(&self, document: usize, pointer: &str) -> Option<LineColumn> {
+        let text = self.text;
+        if text.trim_start().starts_with('{') {
+            if document > 0 {
+                return None;
+            }
+            return at_offset(text, offset(text, pointer)?);
+        }
+        let documents = self.yaml.get_or_init(|| yaml::parse(text)).as_ref()?;
+        yaml::offset(text, documents.get(document)?, pointer)
+            .and_then(|offset| at_offset(text, offset))
+    }
 }
 
 pub(crate) use yaml::line_start;
@@ -191,9 +215,9 @@ mod yaml {
     use serde_saphyr::Spanned;
 
     /// A node and where it starts.
-    type Node = Spanned<Tree>;
+    pub(super) type Node = Spanned<Tree>;
 
-    enum Tree {
+    pub(super) enum Tree {
         Map(Vec<(String, Node)>),
         Seq(Vec<Node>),
         Leaf,
@@ -287,10 +311,14 @@ mod yaml {
         }
     }
 
-    /// The byte offset of the node at `pointer` in document `document` of the YAML `text`.
-    pub(super) fn offset(text: &str, document: usize, pointer: &str) -> Option<usize> {
-        let documents: Vec<Node> = serde_saphyr::from_multiple(text).ok()?;
-        let mut node = documents.get(document)?;
+    /// The documents of the YAML `text` as trees of positions.
+    pub(super) fn parse(text: &str) -> Option<Vec<Node>> {
+        serde_saphyr::from_multiple(text).ok()
+    }
+
+    /// The byte offset in `text` of the node at `pointer` below `root`.
+    pub(super) fn offset(text: &str, root: &Node, pointer: &str) -> Option<usize> {
+        let mut node = root;
         if !pointer.is_empty() {
             for raw in pointer.strip_prefix('/')?.split('/') {
                 let token = raw.replace("~1", "/").replace("~0", "~");
