@@ -48,7 +48,8 @@ impl Config {
     /// ([`Config::root_path`] names where the file is included).
     ///
     /// Writes only when the content changed, never outside the output directory, never
-    /// needs rustfmt, and prints nothing; errors carry the same diagnostics as the command
+    /// needs rustfmt, and prints nothing but a `cargo::warning` per numbered name collision (see
+    /// [`Output::warnings`](crate::Output::warnings)); errors carry the same diagnostics as the command
     /// line. The layout set with [`Config::layout`] does not apply: the include file always
     /// nests every module inline.
     ///
