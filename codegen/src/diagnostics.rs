@@ -224,9 +224,9 @@ impl Error {
             std::collections::BTreeMap::new();
         for diagnostic in &self.diagnostics {
             let (file, _) = split_document(&diagnostic.origin.file);
-            if !texts.contains_key(&file) {
-                let text = read(&file);
-                texts.insert(file, text);
+            if let std::collections::btree_map::Entry::Vacant(entry) = texts.entry(file) {
+                let text = read(entry.key());
+                entry.insert(text);
             }
         }
         let locators: std::collections::BTreeMap<&PathBuf, crate::load::locate::Locator<'_>> =
