@@ -114,6 +114,15 @@ impl Output {
     /// [`Output::write`] for a caller that already holds the lock on `dir`.
     pub(crate) fn write_locked(&self, dir: &Path) -> Result<WriteReport, Error> {
         expect_directory(dir)?;
+        if fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+            // The swap exchanges the directory entry itself: the link would be replaced.
+            return Err(output_error(
+                dir,
+                "expected the output directory to be a directory, but it is a symbolic link",
+            )
+            .with_hint("the output is swapped in whole, which would replace the link: name the directory it points to")
+            .into());
+        }
         clean_leftovers(dir)?;
         // Decide everything before touching anything, so a refusal changes nothing.
         let mut report = WriteReport::default();
