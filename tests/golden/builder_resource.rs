@@ -504,7 +504,8 @@ pub mod com {
                                 Ok(Gadget {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     spec: serde_struct::required(spec, "spec")?,
                                 })
@@ -681,7 +682,10 @@ pub mod com {
                         crate::golden::builder_resource::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
+                            200..=299 => {
+                                ::kubeforge_runtime::response::empty(status, body)
+                            }
+
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -970,7 +974,8 @@ pub mod com {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     items: serde_struct::required(items, "items")?,
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                 })
                             }
@@ -1212,7 +1217,8 @@ pub mod com {
                                 Ok(Gizmo {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::required(metadata, "metadata")?,
                                     name: serde_struct::required(name, "name")?,
                                 })
@@ -1371,7 +1377,10 @@ pub mod com {
                         crate::golden::builder_resource::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
+                            200..=299 => {
+                                ::kubeforge_runtime::response::empty(status, body)
+                            }
+
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }

@@ -461,7 +461,8 @@ pub mod apimachinery {
                                         Ok(Status {
                                             api_version: api_version
                                                 .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                            kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                            kind: kind
+                                                .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                             message: serde_struct::optional(message),
                                             code: serde_struct::optional(code),
                                         })
@@ -698,7 +699,8 @@ pub mod com {
                                 Ok(Gadget {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     spec: serde_struct::required(spec, "spec")?,
                                 })
@@ -874,7 +876,10 @@ pub mod com {
                         body: &[u8],
                     ) -> Result<(), crate::golden::resource::routes::ResponseError> {
                         match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
+                            200..=299 => {
+                                ::kubeforge_runtime::response::empty(status, body)
+                            }
+
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -919,7 +924,10 @@ pub mod com {
                         body: &[u8],
                     ) -> Result<(), crate::golden::resource::routes::ResponseError> {
                         match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
+                            200..=299 => {
+                                ::kubeforge_runtime::response::empty(status, body)
+                            }
+
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -965,7 +973,10 @@ pub mod com {
                         body: &[u8],
                     ) -> Result<(), crate::golden::resource::routes::ResponseError> {
                         match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
+                            200..=299 => {
+                                ::kubeforge_runtime::response::empty(status, body)
+                            }
+
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -1248,7 +1259,8 @@ pub mod com {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     items: serde_struct::required(items, "items")?,
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                 })
                             }
@@ -1493,7 +1505,8 @@ pub mod com {
                                 Ok(Gizmo {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                 })
                             }
@@ -1638,7 +1651,10 @@ pub mod com {
                         body: &[u8],
                     ) -> Result<(), crate::golden::resource::routes::ResponseError> {
                         match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
+                            200..=299 => {
+                                ::kubeforge_runtime::response::empty(status, body)
+                            }
+
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }

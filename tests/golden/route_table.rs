@@ -129,7 +129,8 @@ pub mod apimachinery {
                                         Ok(Status {
                                             api_version: api_version
                                                 .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                            kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                            kind: kind
+                                                .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                             message: serde_struct::optional(message),
                                             code: serde_struct::optional(code),
                                         })
@@ -336,7 +337,8 @@ pub mod com {
                                 Ok(Widget {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     size: serde_struct::optional(size),
                                 })
                             }
@@ -489,7 +491,9 @@ pub mod com {
                             ::kubeforge_runtime::http::Method::DELETE,
                             target,
                             Some("application/json"),
-                            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+                            body
+                                .map(::kubeforge_runtime::request::Body::json)
+                                .transpose()?,
                         )
                     }
 
@@ -699,7 +703,8 @@ pub mod com {
                     pub tty: Option<bool>,
                 }
 
-                impl ::kubeforge_runtime::request::QueryParams for ConnectWidgetExecQuery {
+                impl ::kubeforge_runtime::request::QueryParams
+                for ConnectWidgetExecQuery {
                     #[inline]
                     fn append_to(
                         &self,
