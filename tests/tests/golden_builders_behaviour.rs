@@ -40,6 +40,8 @@ mod builder_fields {
         assert_eq!(value["isDefault"], true);
         assert_eq!(value["build"], "b");
         assert_eq!(to_json(&Empty::builder().build()), json!({}));
+        // `Default` only where no field is required, so it never invents a value.
+        assert_eq!(to_json(&Empty::default()), json!({}));
         assert_eq!(
             to_json(&Empty::builder().note("x").build()),
             json!({"note": "x"})
@@ -121,6 +123,19 @@ mod builder_nested {
         assert_eq!(
             to_json(&bare),
             json!({"name": "t", "policy": {"type": "Source"}})
+        );
+    }
+}
+
+mod resource {
+    use super::{json, to_json};
+    use kubeforge_tests::golden::resource::com::example::v1::Gizmo;
+
+    #[test]
+    fn a_resource_default_has_its_type_meta() {
+        assert_eq!(
+            to_json(&Gizmo::default()),
+            json!({"apiVersion": "example.com/v1", "kind": "Gizmo"})
         );
     }
 }
