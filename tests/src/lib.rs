@@ -45,7 +45,8 @@ pub fn corpus_root() -> PathBuf {
         .map_or_else(|| workspace_root().join("../shared/corpus"), PathBuf::from)
 }
 
-/// The corpus directory, provided every file in `needed` (paths relative to it) is there.
+/// The corpus directory, provided every file or directory in `needed` (paths relative to it)
+/// is there.
 ///
 /// When one is missing: in CI ([`in_ci`]) the test fails, naming every missing file; outside
 /// CI it prints `SKIPPED: <test>: …` with [`notice`] (visible without `--nocapture`) and
@@ -66,7 +67,7 @@ pub fn corpus_in(dir: &Path, test: &str, needed: &[&str], ci: bool) -> Option<Pa
         needed
             .iter()
             .map(|name| dir.join(name))
-            .filter(|path| !path.is_file())
+            .filter(|path| !path.exists())
             .map(|path| path.display().to_string())
             .collect()
     } else {

@@ -387,18 +387,38 @@ fn kubernetes_operations_share_few_query_structs() {
         .input(corpus.join(SWAGGER))
         .model()
         .unwrap_or_else(|e| panic!("swagger.json does not model:\n{e}"));
-    let shared: Vec<&kubeforge::model::operations::Operation> = api
+    let with_optional: Vec<&kubeforge::model::operations::Operation> = api
         .operations
         .iter()
-        .filter(|op| op.names.query_shared)
+        .filter(|op| op.query_params.iter().any(|q| !q.required))
         .collect();
-    let sets: std::collections::BTreeSet<&str> = shared
+    let own: Vec<String> = with_optional
         .iter()
+        .filter(|op| !op.names.query_shared)
+        .map(|op| op.id.clone())
+        .collect();
+    let sets: std::collections::BTreeSet<&str> = with_optional
+        .iter()
+        .filter(|op| op.names.query_shared)
         .filter_map(|op| op.names.query.as_deref())
         .collect();
     assert_eq!(
-        (shared.len(), sets.len()),
-        (claims::SHARED_QUERY_OPERATIONS, claims::SHARED_QUERY_SETS),
-        "operations sharing a query struct, and the structs: {sets:?}"
+        (
+            with_optional.len(),
+            with_optional.len() - own.len(),
+            sets.len()
+        ),
+        (
+            claims::OPTIONAL_QUERY_OPERATIONS,
+            claims::SHARED_QUERY_OPERATIONS,
+            claims::SHARED_QUERY_SETS
+        ),
+        "operations with optional query parameters, those sharing a struct, and the shared \
+         structs {sets:?}; operations with their own: {own:?}"
+    );
+    assert_eq!(
+        own,
+        ["readCoreV1NamespacedPodLog"],
+        "only pods/log has its own"
     );
 }
