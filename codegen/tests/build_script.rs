@@ -118,6 +118,19 @@ fn compile_uses_the_configured_output_directory_and_subdirectories_in_it() {
 #[test]
 fn compile_without_out_dir_explains() {
     if std::env::var_os("OUT_DIR").is_some() {
+        // `compile()` reads OUT_DIR, which cargo may set for this process: run this test
+        // again, alone, in a child process without it.
+        let output = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["compile_without_out_dir_explains", "--exact"])
+            .env_remove("OUT_DIR")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success() && stdout.contains("1 passed"),
+            "without OUT_DIR:\n{stdout}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         return;
     }
     let error = config().compile().unwrap_err();

@@ -68,7 +68,7 @@ fn works() {
     )
     .expect("write test");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let target = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/cli-crd");
+    let target = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-crd");
     let output = Command::new(cargo)
         .args(["test", "--quiet"])
         .current_dir(&out)

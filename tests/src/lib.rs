@@ -4,6 +4,7 @@
 //! every golden output (`golden/<case>.rs`) so that a golden that does not build, or does
 //! not pass the workspace's lints, fails the build.
 
+pub mod claims;
 pub mod golden;
 pub mod json_diff;
 
@@ -16,24 +17,88 @@ pub fn workspace_root() -> PathBuf {
         .map_or_else(|| PathBuf::from(".."), Path::to_path_buf)
 }
 
-/// `../shared/corpus` beside the workspace, or `None` after printing a visible skip notice
-/// for `test`. Tests over the real corpus skip, not fail, where it is absent.
-pub fn corpus_dir(test: &str) -> Option<PathBuf> {
-    let dir = workspace_root().join("../shared/corpus");
-    if dir.is_dir() {
-        Some(dir)
+/// Whether this is a CI run: `CI` is set to anything but empty, `0` or `false` (GitHub
+/// Actions, GitLab and most others set `CI=true`). In CI a test never skips.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+}
+
+/// Prints `message` where the user sees it even when the test passes: straight to the
+/// process's stderr, not through `eprintln!`. The test harness captures only what the
+/// `print!` family writes (and shows it only for failing tests), so a line written with
+/// `std::io::stderr().write_all` appears in `cargo test`'s output with or without
+/// `--nocapture`.
+pub fn notice(message: &str) {
+    use std::io::Write as _;
+    let mut stderr = std::io::stderr().lock();
+    // Best effort: a closed stderr must not fail the test that wanted to say something.
+    stderr
+        .write_all(format!("{message}\n").as_bytes())
+        .and_then(|()| stderr.flush())
+        .unwrap_or_default();
+}
+
+/// The real-world corpus: `$KUBEFORGE_CORPUS` if set (to check the skip and CI behaviour
+/// without moving the real one), otherwise `../shared/corpus` beside the workspace.
+pub fn corpus_root() -> PathBuf {
+    std::env::var_os("KUBEFORGE_CORPUS")
+        .map_or_else(|| workspace_root().join("../shared/corpus"), PathBuf::from)
+}
+
+/// The corpus directory, provided every file or directory in `needed` (paths relative to it)
+/// is there.
+///
+/// When one is missing: in CI ([`in_ci`]) the test fails, naming every missing file; outside
+/// CI it prints `SKIPPED: <test>: …` with [`notice`] (visible without `--nocapture`) and
+/// returns `None`, and the test passes without checking anything.
+#[track_caller]
+pub fn corpus(test: &str, needed: &[&str]) -> Option<PathBuf> {
+    corpus_in(&corpus_root(), test, needed, in_ci())
+}
+
+/// [`corpus`] for a given directory and CI mode.
+///
+/// # Panics
+///
+/// In CI, when the directory or a needed file is missing.
+#[track_caller]
+pub fn corpus_in(dir: &Path, test: &str, needed: &[&str], ci: bool) -> Option<PathBuf> {
+    let missing: Vec<String> = if dir.is_dir() {
+        needed
+            .iter()
+            .map(|name| dir.join(name))
+            .filter(|path| !path.exists())
+            .map(|path| path.display().to_string())
+            .collect()
     } else {
-        eprintln!("SKIPPED: {test}: {} is absent", dir.display());
-        None
+        vec![format!("{} (the whole corpus)", dir.display())]
+    };
+    if missing.is_empty() {
+        return Some(dir.to_path_buf());
     }
+    let list = missing.join(", ");
+    assert!(
+        !ci,
+        "{test}: the corpus is incomplete and CI is set, so this is a failure, not a skip; missing: {list}"
+    );
+    notice(&format!("SKIPPED: {test}: missing {list}"));
+    None
+}
+
+/// `../shared/corpus` beside the workspace (or `$KUBEFORGE_CORPUS`), for a test that names
+/// the files it needs itself; see [`corpus`].
+#[track_caller]
+pub fn corpus_dir(test: &str) -> Option<PathBuf> {
+    corpus(test, &[])
 }
 
 /// Builds `modules` (name → generated code) as the modules of one throwaway crate under
-/// `target/<name>`, with warnings denied, and panics with the compiler's output on failure.
-/// Each module is generated with the root path `crate::<module>`.
-pub fn build_modules_as_crate(name: &str, modules: &[(String, String)]) {
+/// `<scratch>/<name>`, with warnings denied, and panics with the compiler's output on
+/// failure. `scratch` is the test's own directory, `env!("CARGO_TARGET_TMPDIR")` in an
+/// integration test. Each module is generated with the root path `crate::<module>`.
+pub fn build_modules_as_crate(scratch: &Path, name: &str, modules: &[(String, String)]) {
     use std::fmt::Write as _;
-    let dir = workspace_root().join("target").join(name);
+    let dir = scratch.join(name);
     let src = dir.join("crate/src");
     std::fs::create_dir_all(&src).expect("crate dir");
     let mut lib = format!("//! Generated code built by the `{name}` test.\n");
@@ -65,6 +130,22 @@ pub fn build_modules_as_crate(name: &str, modules: &[(String, String)]) {
 }
 
 /// Whether goldens should be rewritten instead of compared (`KUBEFORGE_BLESS=1`).
+///
+/// # Panics
+///
+/// When `KUBEFORGE_BLESS` is set in CI ([`in_ci`]), or set to anything but `1` (a typo
+/// must not silently compare instead of bless, or the other way round).
 pub fn bless() -> bool {
-    std::env::var_os("KUBEFORGE_BLESS").is_some_and(|v| v == "1")
+    let Some(value) = std::env::var_os("KUBEFORGE_BLESS") else {
+        return false;
+    };
+    assert!(
+        value == "1",
+        "KUBEFORGE_BLESS={value:?}: set it to 1 to bless, or unset it"
+    );
+    assert!(
+        !in_ci(),
+        "KUBEFORGE_BLESS is set in CI: CI compares, it never blesses"
+    );
+    true
 }

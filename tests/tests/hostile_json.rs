@@ -20,25 +20,52 @@ fn rejects<T: DeserializeOwned>(name: &str, text: &str) -> String {
     }
 }
 
+/// `{…}` around 100,000 nested arrays.
+fn deep(prefix: &str, suffix: &str) -> String {
+    format!(
+        "{prefix}{}1{}{suffix}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    )
+}
+
+/// Deep nesting where the types accept nesting (free-form JSON) reaches serde_json's
+/// recursion limit (128) and is rejected with exactly that error: no stack overflow, and no
+/// type error that stops before the depth matters.
 #[test]
-fn deep_nesting_is_an_error() {
-    let deep = format!(
-        "{{\"metadata\": {{\"labels\": {}1{}}}}}",
-        "[".repeat(100_000),
-        "]".repeat(100_000)
+fn deep_nesting_reaches_the_recursion_limit() {
+    let e = rejects::<Pod>(
+        "deep free-form JSON in a Pod (managedFields[].fieldsV1)",
+        &deep(r#"{"metadata": {"managedFields": [{"fieldsV1": "#, "}]}}"),
     );
-    let e = rejects::<Pod>("deep nesting", &deep);
-    assert!(
-        e.contains("recursion limit") || e.contains("invalid type"),
-        "{e}"
+    assert!(e.contains("recursion limit exceeded"), "{e}");
+    // An `object` before its `type` is buffered as free-form JSON: the limit applies there.
+    let e = rejects::<WatchEvent<Pod>>(
+        "a deep watch object before its type",
+        &deep(r#"{"object": "#, r#", "type": "ADDED"}"#),
     );
-    // Deep nesting inside a free-form field (RawExtension-like `serde_json::Value`).
-    let deep_value = format!(
-        "{{\"type\": \"ADDED\", \"object\": {}1{}}}",
-        "[".repeat(100_000),
-        "]".repeat(100_000)
+    assert!(e.contains("recursion limit exceeded"), "{e}");
+    // After its type, the object is read as a Pod: deep free-form JSON inside it.
+    let e = rejects::<WatchEvent<Pod>>(
+        "a watch event whose Pod holds deep JSON",
+        &deep(
+            r#"{"type": "ADDED", "object": {"metadata": {"managedFields": [{"fieldsV1": "#,
+            "}]}}}",
+        ),
     );
-    rejects::<WatchEvent<Pod>>("deep watch object", &deep_value);
+    assert!(e.contains("recursion limit exceeded"), "{e}");
+}
+
+/// An unknown field is skipped without recursion (serde_json skips values iteratively), so
+/// even a 100,000-deep one is skipped, not an error, and uses no stack.
+#[test]
+fn deep_unknown_fields_are_skipped() {
+    let text = deep(r#"{"spec": {"containers": [], "fromTheFuture": "#, "}}");
+    let pod: Pod = serde_json::from_str(&text).expect("a deep unknown field is skipped");
+    assert_eq!(
+        serde_json::to_value(&pod).expect("serializes"),
+        serde_json::json!({"spec": {"containers": []}})
+    );
 }
 
 #[test]
@@ -85,7 +112,7 @@ fn wrong_types_are_errors() {
             r#"{"metadata": {"creationTimestamp": "yesterday"}}"#,
         ),
         (
-            "bad base64",
+            "number for string in a list item",
             r#"{"metadata": {"managedFields": [{"fieldsV1": {}, "time": "2024-01-01T00:00:00Z", "subresource": 1}]}}"#,
         ),
         (
@@ -106,6 +133,29 @@ fn wrong_types_are_errors() {
         "unknown watch type",
         r#"{"type": "EXPLODED", "object": {}}"#,
     );
+}
+
+/// Byte strings (`format: byte`) must be base64; `generated/` has none, so the golden
+/// `byte_strings` case's generated type is used.
+#[test]
+fn bad_base64_is_an_error() {
+    use kubeforge_tests::golden::byte_strings::io::example::v1::Secretish;
+    for (name, text) in [
+        ("not base64 at all", r#"{"checksum": "***"}"#),
+        ("a lone base64 digit", r#"{"checksum": "a"}"#),
+        ("data after the padding", r#"{"checksum": "aGk=aGk"}"#),
+        (
+            "bad base64 in a map",
+            r#"{"checksum": "", "data": {"k": "%%"}}"#,
+        ),
+        (
+            "bad base64 in a list",
+            r#"{"checksum": "", "chunks": ["aGk=", "!"]}"#,
+        ),
+    ] {
+        let e = rejects::<Secretish>(name, text);
+        assert!(e.contains("base64"), "{name}: {e}");
+    }
 }
 
 #[test]

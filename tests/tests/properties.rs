@@ -5,7 +5,7 @@
 use std::fs;
 
 use kubeforge::{Config, Layout};
-use kubeforge_tests::build_modules_as_crate;
+use kubeforge_tests::{build_modules_as_crate, claims};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use serde_json::{Map, Value, json};
@@ -129,8 +129,17 @@ fn generate(document: &Value, module: &str) -> Result<String, String> {
     Ok(output.files().values().next().cloned().unwrap_or_default())
 }
 
+/// `claims::PROPERTY_CASES` (README.md's count), or `PROPTEST_CASES` when set: an explicit
+/// `cases` would otherwise override proptest's own reading of that variable.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(claims::PROPERTY_CASES)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn random_valid_schemas_generate_parseable_rust(document in document()) {
@@ -154,5 +163,9 @@ fn a_sample_of_random_outputs_compiles() {
         .enumerate()
         .map(|(i, code)| (format!("case{i}"), code))
         .collect();
-    build_modules_as_crate("random-outputs", &modules);
+    build_modules_as_crate(
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")),
+        "random-outputs",
+        &modules,
+    );
 }

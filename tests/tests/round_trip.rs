@@ -3,7 +3,7 @@
 
 use kubeforge_api::api::coordination::v1::Lease;
 use kubeforge_api::api::core::v1::{Endpoints, Pod};
-use kubeforge_tests::{corpus_dir, json_diff::differences};
+use kubeforge_tests::{corpus, json_diff::differences};
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::{Value, json};
 
@@ -23,9 +23,11 @@ fn assert_lossless<T: DeserializeOwned + Serialize>(name: &str, original: &Value
     );
 }
 
+/// The corpus fixture `name`, or `None` after a visible `SKIPPED` (a failure in CI).
 fn fixture(name: &str) -> Option<Value> {
-    let dir = corpus_dir(&format!("round trip of {name}"))?;
-    let path = dir.join("kubernetes/testdata").join(name);
+    let relative = format!("kubernetes/testdata/{name}");
+    let dir = corpus(&format!("round trip of {name}"), &[&relative])?;
+    let path = dir.join(relative);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     Some(serde_json::from_str(&text).expect("fixture is JSON"))
 }

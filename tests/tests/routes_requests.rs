@@ -45,7 +45,9 @@ const STATUS_404: &str = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"st
 
 /// The errors every decoder gives: a `Status`, an undeclared status with an HTML page, and a
 /// declared status whose body is not the declared type.
-fn check_errors<T: std::fmt::Debug>(decode: fn(StatusCode, &[u8]) -> Result<T, ResponseError>) {
+fn check_status_errors<T: std::fmt::Debug>(
+    decode: fn(StatusCode, &[u8]) -> Result<T, ResponseError>,
+) {
     match decode(StatusCode::NOT_FOUND, STATUS_404.as_bytes()) {
         Err(ResponseError::Status { status, body }) => {
             assert_eq!(status, StatusCode::NOT_FOUND);
@@ -69,16 +71,50 @@ fn check_errors<T: std::fmt::Debug>(decode: fn(StatusCode, &[u8]) -> Result<T, R
         }
         other => panic!("401 with an empty body: got {other:?}"),
     }
-    // Garbage never panics.
-    for junk in [
-        &b"\xff\xfe"[..],
-        b"{",
-        b"[1,2",
-        b"null",
-        b"{\"kind\":\"Status\",\"code\":\"x\"}",
-    ] {
+    // Garbage never panics: with an error status it is an error.
+    for junk in JUNK {
         assert!(decode(StatusCode::INTERNAL_SERVER_ERROR, junk).is_err());
-        let _ = decode(StatusCode::OK, junk);
+    }
+}
+
+/// Bodies no JSON decoder accepts.
+const JUNK: [&[u8]; 5] = [
+    b"\xff\xfe",
+    b"{",
+    b"[1,2",
+    b"null",
+    b"{\"kind\":\"Status\",\"code\":\"x\"}",
+];
+
+/// [`check_status_errors`], and with 200 garbage is a decode error that keeps the status.
+fn check_errors<T: std::fmt::Debug>(decode: fn(StatusCode, &[u8]) -> Result<T, ResponseError>) {
+    check_status_errors(decode);
+    for junk in JUNK {
+        match decode(StatusCode::OK, junk) {
+            Err(ResponseError::Decode { status, .. }) => assert_eq!(status, StatusCode::OK),
+            other => panic!(
+                "200 with {:?}: expected a decode error, got {other:?}",
+                String::from_utf8_lossy(junk)
+            ),
+        }
+    }
+}
+
+/// [`check_status_errors`] for a plain-text decoder: with 200 any UTF-8 is the text itself,
+/// and anything else a decode error.
+fn check_text_errors(decode: fn(StatusCode, &[u8]) -> Result<String, ResponseError>) {
+    check_status_errors(decode);
+    for junk in JUNK {
+        match (std::str::from_utf8(junk), decode(StatusCode::OK, junk)) {
+            (Ok(text), Ok(decoded)) => assert_eq!(decoded, text),
+            (Err(_), Err(ResponseError::Decode { status, .. })) => {
+                assert_eq!(status, StatusCode::OK);
+            }
+            (_, other) => panic!(
+                "200 with {:?}: got {other:?}",
+                String::from_utf8_lossy(junk)
+            ),
+        }
     }
 }
 
@@ -669,7 +705,7 @@ fn pod_subresources_log_status_ephemeral_containers() {
         Pod::read_namespaced_pod_log_response(StatusCode::OK, b"\xff\xfe"),
         Err(ResponseError::Decode { .. })
     ));
-    check_errors(Pod::read_namespaced_pod_log_response);
+    check_text_errors(Pod::read_namespaced_pod_log_response);
 
     // status
     let request =

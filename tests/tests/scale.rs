@@ -1,8 +1,10 @@
 //! Real-world inputs at scale: every corpus document generates a crate that really builds
 //! with no warnings, and Kubernetes' own round-trip fixtures survive the generated types.
 //!
-//! These tests run when `../shared/corpus` exists and print `SKIPPED: …` otherwise. They
-//! share one target directory (`target/scale`), so dependencies build once.
+//! Each test names the corpus files it needs: when one is missing it prints `SKIPPED: …`
+//! (and fails in CI, see `kubeforge_tests::corpus`). The counts README.md states are the
+//! constants of `kubeforge_tests::claims`, asserted exactly. The tests share one target
+//! directory under cargo's `CARGO_TARGET_TMPDIR`, so dependencies build once.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -11,13 +13,80 @@ use std::process::Command;
 
 use kubeforge::Config;
 use kubeforge::package::{CrateOptions, RuntimeDependency, write_crate};
-use kubeforge_tests::{corpus_dir, workspace_root};
+use kubeforge_tests::claims;
+use kubeforge_tests::{corpus, workspace_root};
 
 fn scale_dir() -> PathBuf {
-    workspace_root().join("target/scale")
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("scale")
 }
 
-/// Generates a crate named `name` from `inputs` under `target/scale/crates/<name>`.
+/// The Kubernetes 1.35 OpenAPI v3 documents, one per group-version.
+const V3_FILES: [&str; claims::V3_GROUP_VERSIONS] = [
+    "api__v1_openapi.json",
+    "apis__admissionregistration.k8s.io__v1_openapi.json",
+    "apis__admissionregistration.k8s.io__v1alpha1_openapi.json",
+    "apis__admissionregistration.k8s.io__v1beta1_openapi.json",
+    "apis__apiextensions.k8s.io__v1_openapi.json",
+    "apis__apiregistration.k8s.io__v1_openapi.json",
+    "apis__apps__v1_openapi.json",
+    "apis__authentication.k8s.io__v1_openapi.json",
+    "apis__authorization.k8s.io__v1_openapi.json",
+    "apis__autoscaling__v1_openapi.json",
+    "apis__autoscaling__v2_openapi.json",
+    "apis__batch__v1_openapi.json",
+    "apis__certificates.k8s.io__v1_openapi.json",
+    "apis__certificates.k8s.io__v1alpha1_openapi.json",
+    "apis__certificates.k8s.io__v1beta1_openapi.json",
+    "apis__coordination.k8s.io__v1_openapi.json",
+    "apis__coordination.k8s.io__v1alpha2_openapi.json",
+    "apis__coordination.k8s.io__v1beta1_openapi.json",
+    "apis__discovery.k8s.io__v1_openapi.json",
+    "apis__events.k8s.io__v1_openapi.json",
+    "apis__flowcontrol.apiserver.k8s.io__v1_openapi.json",
+    "apis__internal.apiserver.k8s.io__v1alpha1_openapi.json",
+    "apis__networking.k8s.io__v1_openapi.json",
+    "apis__networking.k8s.io__v1beta1_openapi.json",
+    "apis__node.k8s.io__v1_openapi.json",
+    "apis__policy__v1_openapi.json",
+    "apis__rbac.authorization.k8s.io__v1_openapi.json",
+    "apis__resource.k8s.io__v1_openapi.json",
+    "apis__resource.k8s.io__v1alpha3_openapi.json",
+    "apis__resource.k8s.io__v1beta1_openapi.json",
+    "apis__resource.k8s.io__v1beta2_openapi.json",
+    "apis__scheduling.k8s.io__v1_openapi.json",
+    "apis__scheduling.k8s.io__v1alpha1_openapi.json",
+    "apis__storage.k8s.io__v1_openapi.json",
+    "apis__storage.k8s.io__v1beta1_openapi.json",
+    "apis__storagemigration.k8s.io__v1beta1_openapi.json",
+];
+
+/// The CustomResourceDefinitions.
+const CRD_FILES: [&str; claims::CRDS] = [
+    "cert-manager-Certificate.yaml",
+    "crossplane-CompositeResourceDefinition.yaml",
+    "gateway-api-HTTPRoute.yaml",
+    "knative-Service.yaml",
+    "prometheus-operator-ServiceMonitor.yaml",
+];
+
+const SWAGGER: &str = "kubernetes/swagger.json";
+const OPENSHIFT: &str = "openshift/openapi.json";
+const TESTDATA: &str = "kubernetes/testdata";
+
+/// `names` as paths relative to the corpus, under `dir`.
+fn under(dir: &str, names: &[&str]) -> Vec<String> {
+    names.iter().map(|n| format!("{dir}/{n}")).collect()
+}
+
+/// The file names in `dir` with `extension`, sorted.
+fn names_in(dir: &Path, extension: &str) -> Vec<String> {
+    sorted_files(dir, extension)
+        .iter()
+        .filter_map(|p| p.file_name()?.to_str().map(str::to_owned))
+        .collect()
+}
+
+/// Generates a crate named `name` from `inputs` under `<scale dir>/crates/<name>`.
 fn generate(name: &str, config: Config) -> PathBuf {
     let output = config
         .generate()
@@ -73,11 +142,19 @@ fn sorted_files(dir: &Path, extension: &str) -> Vec<PathBuf> {
 
 #[test]
 fn kubernetes_v3_all_group_versions_build() {
-    let Some(corpus) = corpus_dir("scale: Kubernetes 1.35 OpenAPI v3") else {
+    let needed = under("kubernetes/v3", &V3_FILES);
+    let needed: Vec<&str> = needed.iter().map(String::as_str).collect();
+    let Some(corpus) = corpus("scale: Kubernetes 1.35 OpenAPI v3", &needed) else {
         return;
     };
-    let files = sorted_files(&corpus.join("kubernetes/v3"), "json");
-    assert_eq!(files.len(), 36, "the corpus has 36 group-versions");
+    let dir = corpus.join("kubernetes/v3");
+    assert_eq!(
+        names_in(&dir, "json"),
+        V3_FILES,
+        "exactly the {} group-versions README.md counts",
+        claims::V3_GROUP_VERSIONS
+    );
+    let files = sorted_files(&dir, "json");
     let config = files
         .iter()
         .fold(Config::new(), |config, file| config.input(file));
@@ -86,22 +163,40 @@ fn kubernetes_v3_all_group_versions_build() {
 
 #[test]
 fn openshift_definitions_build() {
-    let Some(corpus) = corpus_dir("scale: OpenShift openapi.json") else {
+    let Some(corpus) = corpus("scale: OpenShift openapi.json", &[OPENSHIFT]) else {
         return;
     };
+    let text = fs::read_to_string(corpus.join(OPENSHIFT)).expect("openapi.json is readable");
+    let document: serde_json::Value = serde_json::from_str(&text).expect("openapi.json is JSON");
+    let definitions = document["definitions"]
+        .as_object()
+        .map_or(0, serde_json::Map::len);
+    assert_eq!(
+        definitions,
+        claims::OPENSHIFT_DEFINITIONS,
+        "OpenShift's definitions, as README.md counts them"
+    );
     build(
         "scale-openshift",
-        Config::new().input(corpus.join("openshift/openapi.json")),
+        Config::new().input(corpus.join(OPENSHIFT)),
     );
 }
 
 #[test]
 fn every_crd_builds() {
-    let Some(corpus) = corpus_dir("scale: CRDs") else {
+    let needed = under("crds", &CRD_FILES);
+    let needed: Vec<&str> = needed.iter().map(String::as_str).collect();
+    let Some(corpus) = corpus("scale: CRDs", &needed) else {
         return;
     };
-    let files = sorted_files(&corpus.join("crds"), "yaml");
-    assert_eq!(files.len(), 5, "the corpus has five CRDs");
+    let dir = corpus.join("crds");
+    assert_eq!(
+        names_in(&dir, "yaml"),
+        CRD_FILES,
+        "exactly the {} CRDs README.md counts",
+        claims::CRDS
+    );
+    let files = sorted_files(&dir, "yaml");
     // One crate for all of them, which also shows that CRDs from different projects merge.
     let config = files
         .iter()
@@ -114,12 +209,10 @@ fn every_crd_builds() {
 /// generated for the purpose: deserialize, serialize, compare as JSON values.
 #[test]
 fn kubernetes_swagger_builds_and_round_trips_every_fixture() {
-    let Some(corpus) = corpus_dir("scale: Kubernetes 1.36 swagger.json") else {
+    let Some(corpus) = corpus("scale: Kubernetes 1.36 swagger.json", &[SWAGGER, TESTDATA]) else {
         return;
     };
-    let config = Config::new()
-        .input(corpus.join("kubernetes/swagger.json"))
-        .features(true);
+    let config = Config::new().input(corpus.join(SWAGGER)).features(true);
     let api = config
         .model()
         .unwrap_or_else(|e| panic!("swagger.json does not model:\n{e}"));
@@ -210,14 +303,13 @@ fn main() {{
     fs::create_dir_all(dir.join("examples")).expect("examples dir");
     fs::write(dir.join("examples/round_trip.rs"), program).expect("write program");
 
-    let fixtures: Vec<String> = sorted_files(&corpus.join("kubernetes/testdata"), "json")
+    let fixtures: Vec<String> = sorted_files(&corpus.join(TESTDATA), "json")
         .iter()
         .map(|p| p.display().to_string())
         .collect();
     let mut args = vec!["run", "--quiet", "--example", "round_trip", "--"];
     args.extend(fixtures.iter().map(String::as_str));
     let report = cargo(&dir, &args);
-    eprintln!("{report}");
     let summary = report
         .lines()
         .find(|l| l.starts_with("round-trip:"))
@@ -230,9 +322,10 @@ fn main() {{
         panic!("unexpected summary {summary:?}")
     };
     assert_eq!(matched + unmatched, fixtures.len());
-    assert!(
-        matched >= 95,
-        "expected about 100 fixtures to match the 1.36 API, got {matched}"
+    assert_eq!(
+        matched,
+        claims::ROUND_TRIPPED_FIXTURES,
+        "fixtures whose kind the 1.36 API serves, as README.md counts them:\n{report}"
     );
     assert_eq!(
         passed, matched,
@@ -243,11 +336,11 @@ fn main() {{
 /// Selecting one group generates it plus exactly what it references, and the subset builds.
 #[test]
 fn a_selected_group_builds_alone() {
-    let Some(corpus) = corpus_dir("scale: selecting coordination.k8s.io") else {
+    let Some(corpus) = corpus("scale: selecting coordination.k8s.io", &[SWAGGER]) else {
         return;
     };
     let config = Config::new()
-        .input(corpus.join("kubernetes/swagger.json"))
+        .input(corpus.join(SWAGGER))
         .select("group=coordination.k8s.io".parse().expect("selector"));
     let api = config.model().unwrap_or_else(|e| panic!("{e}"));
     let kinds: Vec<String> = api
@@ -281,4 +374,51 @@ fn a_selected_group_builds_alone() {
         "nothing unreferenced comes along"
     );
     build("scale-coordination-only", config);
+}
+
+/// Operations that take the same optional query parameters share one struct in `routes`:
+/// README.md counts them for Kubernetes 1.36.
+#[test]
+fn kubernetes_operations_share_few_query_structs() {
+    let Some(corpus) = corpus("scale: query structs of Kubernetes 1.36", &[SWAGGER]) else {
+        return;
+    };
+    let api = Config::new()
+        .input(corpus.join(SWAGGER))
+        .model()
+        .unwrap_or_else(|e| panic!("swagger.json does not model:\n{e}"));
+    let with_optional: Vec<&kubeforge::model::operations::Operation> = api
+        .operations
+        .iter()
+        .filter(|op| op.query_params.iter().any(|q| !q.required))
+        .collect();
+    let own: Vec<String> = with_optional
+        .iter()
+        .filter(|op| !op.names.query_shared)
+        .map(|op| op.id.clone())
+        .collect();
+    let sets: std::collections::BTreeSet<&str> = with_optional
+        .iter()
+        .filter(|op| op.names.query_shared)
+        .filter_map(|op| op.names.query.as_deref())
+        .collect();
+    assert_eq!(
+        (
+            with_optional.len(),
+            with_optional.len() - own.len(),
+            sets.len()
+        ),
+        (
+            claims::OPTIONAL_QUERY_OPERATIONS,
+            claims::SHARED_QUERY_OPERATIONS,
+            claims::SHARED_QUERY_SETS
+        ),
+        "operations with optional query parameters, those sharing a struct, and the shared \
+         structs {sets:?}; operations with their own: {own:?}"
+    );
+    assert_eq!(
+        own,
+        ["readCoreV1NamespacedPodLog"],
+        "only pods/log has its own"
+    );
 }

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod mutants;
 mod peers;
 mod routes;
 
@@ -63,6 +64,13 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Plant known bugs in a scratch copy (target/mutants), re-bless the goldens there, and
+    /// check that a behavioural test catches each; fails if any bug survives.
+    Mutants {
+        /// Only these mutants (repeatable); all by default.
+        #[arg(long = "only")]
+        only: Vec<String>,
+    },
     /// Regenerate generated/src from schemas/*.json, then build the generated crate.
     Regen {
         /// Write nothing; exit non-zero with a unified diff when generated/ is stale.
@@ -101,6 +109,7 @@ fn main() -> ExitCode {
             },
         ),
         Command::Routes { json } => routes::run(&root, json),
+        Command::Mutants { only } => mutants::run(&root, &only),
         Command::Regen { check, no_build } => {
             let status = regen(&root, check);
             if check || no_build || status != ExitCode::SUCCESS {

@@ -1,0 +1,84 @@
+//! Every count README.md states about the tests, in one place. The tests that check a count
+//! use these constants with `assert_eq!`, and `tests/readme_claims.rs` checks that README.md
+//! states each one exactly, so neither can drift from the other.
+
+/// Kubernetes 1.35 OpenAPI v3 group-version documents in the corpus, all generated and built.
+pub const V3_GROUP_VERSIONS: usize = 36;
+/// Definitions in OpenShift's `openapi.json`.
+pub const OPENSHIFT_DEFINITIONS: usize = 1790;
+/// CustomResourceDefinitions in the corpus.
+pub const CRDS: usize = 5;
+/// Kubernetes' `testdata/` fixtures whose apiVersion/kind the 1.36 swagger serves; every one
+/// round-trips losslessly.
+pub const ROUND_TRIPPED_FIXTURES: usize = 99;
+/// Operations of Kubernetes 1.36 with optional query parameters…
+pub const OPTIONAL_QUERY_OPERATIONS: usize = 1058;
+/// …those whose parameters are one of the shared structs…
+pub const SHARED_QUERY_OPERATIONS: usize = 1057;
+/// …and how many shared structs there are.
+pub const SHARED_QUERY_SETS: usize = 10;
+/// Malformed or hostile documents committed in `tests/hostile/`.
+pub const HOSTILE_DOCUMENTS: usize = 46;
+/// How deep the generated deeply nested hostile inputs are.
+pub const HOSTILE_DEPTH: usize = 10_000;
+/// The size of the generated hostile description, in MiB.
+pub const HOSTILE_DESCRIPTION_MB: usize = 10;
+/// Cases each property test runs by default.
+pub const PROPERTY_CASES: u32 = 64;
+/// Fixups for known upstream bugs (`codegen/src/load/fixups.rs`).
+pub const FIXUPS: usize = 1;
+/// The oldest Rust toolchain the workspace supports (`rust-version`).
+pub const RUST_VERSION: &str = "1.89";
+
+/// `1790` → `1,790`, as README.md writes large numbers.
+#[must_use]
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `5` → `five`, as README.md writes small numbers.
+#[must_use]
+pub fn spelled(n: usize) -> String {
+    const WORDS: [&str; 11] = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    WORDS
+        .get(n)
+        .map_or_else(|| n.to_string(), |w| (*w).to_owned())
+}
+
+/// The phrases README.md must contain (whitespace-normalized), one per claim.
+#[must_use]
+pub fn readme_phrases() -> Vec<String> {
+    vec![
+        format!("every corpus input ({V3_GROUP_VERSIONS} v3 group-versions"),
+        format!(
+            "OpenShift's {} definitions",
+            thousands(OPENSHIFT_DEFINITIONS)
+        ),
+        format!("{} CRDs)", spelled(CRDS)),
+        format!("all {ROUND_TRIPPED_FIXTURES} fixtures whose kind the 1.36 API serves"),
+        format!(
+            "of the {} operations of Kubernetes 1.36 with optional parameters, {} take one of \
+             {SHARED_QUERY_SETS} shared structs; only `pods/log` has its own",
+            thousands(OPTIONAL_QUERY_OPERATIONS),
+            thousands(SHARED_QUERY_OPERATIONS)
+        ),
+        format!("`tests/hostile/` holds {HOSTILE_DOCUMENTS} malformed or hostile documents"),
+        format!(
+            "the test adds {}-deep nesting and a {HOSTILE_DESCRIPTION_MB} MB description",
+            thousands(HOSTILE_DEPTH)
+        ),
+        format!("{PROPERTY_CASES} cases by default"),
+        format!("There is {} today", spelled(FIXUPS)),
+        format!("({RUST_VERSION} or newer)"),
+    ]
+}
