@@ -34,6 +34,9 @@ pub enum ErrorKind {
     EmptySelection,
     /// A fixup for an upstream bug targets an input that no longer has the bug.
     StaleFixup,
+    /// A warning: a preferred document's definition replaced a different one of the same
+    /// name (`Config::prefer`).
+    OverriddenDefinition,
 }
 
 impl ErrorKind {
@@ -52,7 +55,16 @@ impl ErrorKind {
             ErrorKind::Output => "output",
             ErrorKind::EmptySelection => "empty-selection",
             ErrorKind::StaleFixup => "stale-fixup",
+            ErrorKind::OverriddenDefinition => "overridden-definition",
         }
+    }
+}
+
+impl ErrorKind {
+    /// Whether this kind is a warning (the run succeeds, `Output::warnings`) rather than an
+    /// error.
+    pub fn is_warning(self) -> bool {
+        matches!(self, ErrorKind::OverriddenDefinition)
     }
 }
 
@@ -153,7 +165,12 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "error[{}]: {}", self.kind, self.message)?;
+        let level = if self.kind.is_warning() {
+            "warning"
+        } else {
+            "error"
+        };
+        writeln!(f, "{level}[{}]: {}", self.kind, self.message)?;
         match self.location {
             Some(at) => write!(
                 f,
@@ -192,14 +209,7 @@ impl Error {
     /// Fills in line and column for diagnostics in files that `read` can provide the text
     /// of (by the file name the diagnostic shows).
     pub(crate) fn locate(mut self, read: impl Fn(&Path) -> Option<String>) -> Error {
-        for diagnostic in &mut self.diagnostics {
-            if diagnostic.location.is_none()
-                && let Some(text) = read(&diagnostic.origin.file)
-            {
-                diagnostic.location =
-                    crate::load::locate::line_column(&text, &diagnostic.origin.pointer);
-            }
-        }
+        locate_all(&mut self.diagnostics, read);
         self
     }
 
@@ -207,6 +217,18 @@ impl Error {
     pub(crate) fn join(mut self, other: Error) -> Error {
         self.diagnostics.extend(other.diagnostics);
         self
+    }
+}
+
+/// Fills in line and column for `diagnostics` in files that `read` can provide the text of.
+pub(crate) fn locate_all(diagnostics: &mut [Diagnostic], read: impl Fn(&Path) -> Option<String>) {
+    for diagnostic in diagnostics {
+        if diagnostic.location.is_none()
+            && let Some(text) = read(&diagnostic.origin.file)
+        {
+            diagnostic.location =
+                crate::load::locate::line_column(&text, &diagnostic.origin.pointer);
+        }
     }
 }
 
