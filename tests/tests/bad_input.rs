@@ -212,7 +212,8 @@ fn conflicting_definitions_name_both_places() {
         &e,
         ErrorKind::ConflictingDefinition,
         "input/b.json",
-        "/components/schemas/io.example.v1.A",
+        // The first differing node (`merge_releases.rs` tests the merge rules).
+        "/components/schemas/io.example.v1.A/properties/x/type",
         "input/a.json#/components/schemas/io.example.v1.A",
     );
     // Identical definitions are merged silently.
