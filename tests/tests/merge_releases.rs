@@ -231,6 +231,28 @@ fn a_real_conflict_is_an_error_naming_the_flag_and_prefer_decides_it() {
         }
     }
 
+    // A difference read through a one-element `allOf` is located at the nearest node the
+    // file has.
+    let thing = json!({"type": "object", "properties": {
+        "t": {"$ref": "#/components/schemas/io.x.v1.Thing"},
+    }});
+    let widget = json!({"type": "object", "properties": {
+        "t": {"allOf": [{"$ref": "#/components/schemas/io.x.v1.Widget"}]},
+    }});
+    let error = config(&thing, &widget)
+        .generate()
+        .expect_err("another $ref");
+    let d = &error.diagnostics()[0];
+    assert_eq!(
+        d.origin.pointer,
+        "/components/schemas/io.x.v1.Widget/properties/t"
+    );
+    assert!(
+        d.message.contains("first differ at #/properties/t/$ref"),
+        "{d}"
+    );
+    assert!(d.location.is_some(), "located in the file: {d}");
+
     let error = config(&a, &a)
         .prefer("c.json")
         .generate()

@@ -94,8 +94,8 @@ pub(crate) fn merge(documents: Vec<Document>, prefer: &[PathBuf]) -> Result<RawA
                         )
                         .with_hint(format!(
                             "the definitions differ at {} and {}",
-                            join(&base.origin, &pointer),
-                            join(&other.origin, &pointer)
+                            join(&base, &pointer),
+                            join(&other, &pointer)
                         )),
                     );
                     *existing = base;
@@ -103,7 +103,7 @@ pub(crate) fn merge(documents: Vec<Document>, prefer: &[PathBuf]) -> Result<RawA
                 Err(pointer) => diagnostics.push(
                     Diagnostic::new(
                         ErrorKind::ConflictingDefinition,
-                        &join(&other.origin, &pointer),
+                        &join(&other, &pointer),
                         format!(
                             "expected this definition of `{}` to make the same type as the one at {}, but they first differ at #{pointer} (`{}` against `{}`)",
                             base.name,
@@ -129,11 +129,16 @@ pub(crate) fn merge(documents: Vec<Document>, prefer: &[PathBuf]) -> Result<RawA
     Ok(api)
 }
 
-/// `origin` with the relative JSON pointer `pointer` appended.
-fn join(origin: &Origin, pointer: &str) -> Origin {
+/// The node `pointer` (relative to the definition) of `schema`, or its nearest ancestor that
+/// the file has (the comparison reads a one-element `allOf` through).
+fn join(schema: &RawSchema, pointer: &str) -> Origin {
+    let mut pointer = pointer;
+    while schema.value.pointer(pointer).is_none() {
+        pointer = pointer.rsplit_once('/').map_or("", |(parent, _)| parent);
+    }
     Origin {
-        file: origin.file.clone(),
-        pointer: format!("{}{pointer}", origin.pointer),
+        file: schema.origin.file.clone(),
+        pointer: format!("{}{pointer}", schema.origin.pointer),
     }
 }
 
