@@ -32,6 +32,11 @@ pub struct Args {
     /// schema=NAME. Repeatable.
     #[arg(long = "select", value_parser = clap::value_parser!(Selector))]
     pub select: Vec<Selector>,
+    /// Where two inputs define one schema differently enough to make different types, use
+    /// this input's definition (named exactly as given) and warn; without it that is an
+    /// error. Repeatable: earlier wins. Definitions that make the same type always merge.
+    #[arg(long, value_name = "DOCUMENT")]
+    pub prefer: Vec<PathBuf>,
     /// Gate each API group behind a cargo feature of the same name (`core` for the core
     /// group), with dependencies between groups worked out; all are on by default.
     #[arg(long)]
@@ -70,6 +75,9 @@ impl Args {
         for selector in &self.select {
             config = config.select(selector.clone());
         }
+        for document in &self.prefer {
+            config = config.prefer(document);
+        }
         config
     }
 
@@ -106,7 +114,7 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
     match result {
         Ok((output, report)) => {
             for warning in output.warnings() {
-                eprintln!("warning: {warning}");
+                eprintln!("{}", render_one(warning));
             }
             for note in &report.notes {
                 eprintln!("note: {note}");
@@ -169,40 +177,47 @@ fn source_name(input: &std::path::Path, out: &std::path::Path) -> PathBuf {
 /// line with a marker, and the hint. Diagnostics without a location fall back to their plain
 /// form.
 pub fn render(error: &crate::Error) -> String {
-    use codespan_reporting::diagnostic::{Diagnostic, Label};
-    use codespan_reporting::files::SimpleFiles;
-    use codespan_reporting::term::{Config, emit_into_string};
-
-    let mut files = SimpleFiles::new();
     let mut out = String::new();
     for d in error.diagnostics() {
-        let source = d.location.and_then(|at| {
-            let (file, _) = crate::diagnostics::split_document(&d.origin.file);
-            std::fs::read_to_string(file).ok().map(|text| (at, text))
-        });
-        let rendered = source.and_then(|(at, text)| {
-            let end = crate::load::locate::value_end_on_line(&text, at.offset);
-            let id = files.add(d.origin.file.display().to_string(), text);
-            let mut notes = Vec::new();
-            if !d.origin.pointer.is_empty() {
-                notes.push(format!("at #{}", d.origin.pointer));
-            }
-            notes.extend(d.hint.iter().map(|h| format!("hint: {h}")));
-            let diagnostic = Diagnostic::error()
-                .with_code(d.kind.as_str())
-                .with_message(&d.message)
-                .with_labels(vec![Label::primary(id, at.offset..end)])
-                .with_notes(notes);
-            emit_into_string(&Config::default(), &files, &diagnostic).ok()
-        });
-        match rendered {
-            Some(text) => out.push_str(&text),
-            None => out.push_str(&format!("{d}\n")),
-        }
+        out.push_str(&render_one(d));
         out.push('\n');
     }
     if error.diagnostics().len() > 1 {
         out.push_str(&format!("{} errors\n", error.diagnostics().len()));
     }
     out
+}
+
+/// Renders one diagnostic, an error or a warning, the way rustc does.
+pub fn render_one(d: &crate::Diagnostic) -> String {
+    use codespan_reporting::diagnostic::{Diagnostic, Label};
+    use codespan_reporting::files::SimpleFiles;
+    use codespan_reporting::term::{Config, emit_into_string};
+
+    let mut files = SimpleFiles::new();
+    let source = d.location.and_then(|at| {
+        let (file, _) = crate::diagnostics::split_document(&d.origin.file);
+        std::fs::read_to_string(file).ok().map(|text| (at, text))
+    });
+    let rendered = source.and_then(|(at, text)| {
+        let end = crate::load::locate::value_end_on_line(&text, at.offset);
+        let id = files.add(d.origin.file.display().to_string(), text);
+        let mut notes = Vec::new();
+        if !d.origin.pointer.is_empty() {
+            notes.push(format!("at #{}", d.origin.pointer));
+        }
+        notes.extend(d.hint.iter().map(|h| format!("hint: {h}")));
+        let diagnostic = if d.kind.is_warning() {
+            Diagnostic::warning()
+        } else {
+            Diagnostic::error()
+        };
+        let diagnostic = diagnostic
+            .with_code(d.kind.as_str())
+            .with_message(&d.message)
+            .with_labels(vec![Label::primary(id, at.offset..end)])
+            .with_notes(notes);
+        emit_into_string(&Config::default(), &files, &diagnostic).ok()
+    });
+    rendered.unwrap_or_else(|| format!("{d}\n"))
 }

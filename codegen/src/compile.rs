@@ -87,7 +87,10 @@ impl Config {
         // The one thing a build script prints: what cargo shows as a warning of the build.
         if std::env::var_os("CARGO").is_some() && std::env::var_os("OUT_DIR").is_some() {
             for warning in output.warnings() {
-                println!("cargo::warning=kubeforge: {warning}");
+                // cargo reads one warning a line.
+                for line in warning.to_string().lines() {
+                    println!("cargo::warning=kubeforge: {line}");
+                }
             }
         }
         Ok(report)

@@ -34,6 +34,11 @@ pub enum ErrorKind {
     EmptySelection,
     /// A fixup for an upstream bug targets an input that no longer has the bug.
     StaleFixup,
+    /// A warning: a preferred document's definition replaced a different one of the same
+    /// name (`Config::prefer`).
+    OverriddenDefinition,
+    /// A warning: two schemas became one Rust name, and one of them was numbered.
+    NumberedName,
 }
 
 impl ErrorKind {
@@ -52,7 +57,20 @@ impl ErrorKind {
             ErrorKind::Output => "output",
             ErrorKind::EmptySelection => "empty-selection",
             ErrorKind::StaleFixup => "stale-fixup",
+            ErrorKind::OverriddenDefinition => "overridden-definition",
+            ErrorKind::NumberedName => "numbered-name",
         }
+    }
+}
+
+impl ErrorKind {
+    /// Whether this kind is a warning (the run succeeds, `Output::warnings`) rather than an
+    /// error.
+    pub fn is_warning(self) -> bool {
+        matches!(
+            self,
+            ErrorKind::OverriddenDefinition | ErrorKind::NumberedName
+        )
     }
 }
 
@@ -179,7 +197,12 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "error[{}]: {}", self.kind, self.message)?;
+        let level = if self.kind.is_warning() {
+            "warning"
+        } else {
+            "error"
+        };
+        writeln!(f, "{level}[{}]: {}", self.kind, self.message)?;
         match self.location {
             Some(at) => {
                 let (file, _) = split_document(&self.origin.file);
@@ -219,35 +242,7 @@ impl Error {
     /// multi-document file the diagnostic names. A diagnostic about a whole document (the
     /// empty pointer) gets no position: a marker at 1:1 would point at nothing in particular.
     pub(crate) fn locate(mut self, read: impl Fn(&Path) -> Option<String>) -> Error {
-        // Each file is read, and a YAML file parsed, once for all its diagnostics.
-        let mut texts: std::collections::BTreeMap<PathBuf, Option<String>> =
-            std::collections::BTreeMap::new();
-        for diagnostic in &self.diagnostics {
-            let (file, _) = split_document(&diagnostic.origin.file);
-            if let std::collections::btree_map::Entry::Vacant(entry) = texts.entry(file) {
-                let text = read(entry.key());
-                entry.insert(text);
-            }
-        }
-        let locators: std::collections::BTreeMap<&PathBuf, crate::load::locate::Locator<'_>> =
-            texts
-                .iter()
-                .filter_map(|(file, text)| {
-                    Some((file, crate::load::locate::Locator::new(text.as_deref()?)))
-                })
-                .collect();
-        for diagnostic in &mut self.diagnostics {
-            let (file, document) = split_document(&diagnostic.origin.file);
-            // A whole single document has no place to point at; a document of several
-            // starts somewhere.
-            let whole = diagnostic.origin.pointer.is_empty() && file == diagnostic.origin.file;
-            if diagnostic.location.is_some() || whole {
-                continue;
-            }
-            if let Some(locator) = locators.get(&file) {
-                diagnostic.location = locator.line_column(document, &diagnostic.origin.pointer);
-            }
-        }
+        locate_all(&mut self.diagnostics, read);
         self
     }
 
@@ -281,6 +276,38 @@ impl Error {
     pub(crate) fn join(mut self, other: Error) -> Error {
         self.diagnostics.extend(other.diagnostics);
         self
+    }
+}
+
+/// Fills in line and column for `diagnostics` (see [`Error::locate`]).
+pub(crate) fn locate_all(diagnostics: &mut [Diagnostic], read: impl Fn(&Path) -> Option<String>) {
+    // Each file is read, and a YAML file parsed, once for all its diagnostics.
+    let mut texts: std::collections::BTreeMap<PathBuf, Option<String>> =
+        std::collections::BTreeMap::new();
+    for diagnostic in diagnostics.iter() {
+        let (file, _) = split_document(&diagnostic.origin.file);
+        if let std::collections::btree_map::Entry::Vacant(entry) = texts.entry(file) {
+            let text = read(entry.key());
+            entry.insert(text);
+        }
+    }
+    let locators: std::collections::BTreeMap<&PathBuf, crate::load::locate::Locator<'_>> = texts
+        .iter()
+        .filter_map(|(file, text)| {
+            Some((file, crate::load::locate::Locator::new(text.as_deref()?)))
+        })
+        .collect();
+    for diagnostic in diagnostics.iter_mut() {
+        let (file, document) = split_document(&diagnostic.origin.file);
+        // A whole single document has no place to point at; a document of several
+        // starts somewhere.
+        let whole = diagnostic.origin.pointer.is_empty() && file == diagnostic.origin.file;
+        if diagnostic.location.is_some() || whole {
+            continue;
+        }
+        if let Some(locator) = locators.get(&file) {
+            diagnostic.location = locator.line_column(document, &diagnostic.origin.pointer);
+        }
     }
 }
 

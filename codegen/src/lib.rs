@@ -145,6 +145,7 @@ pub struct Config {
     externs: Vec<model::ExternType>,
     out_dir: Option<PathBuf>,
     include_file: PathBuf,
+    prefer: Vec<PathBuf>,
 }
 
 impl Default for Config {
@@ -167,6 +168,7 @@ impl Config {
             externs: Vec::new(),
             out_dir: None,
             include_file: PathBuf::from(compile::DEFAULT_INCLUDE_FILE),
+            prefer: Vec::new(),
         }
     }
 
@@ -201,6 +203,19 @@ impl Config {
             source: Source::Memory(bytes.into().into()),
             display: display.as_ref().to_path_buf(),
         });
+        self
+    }
+
+    /// Prefers the input named `document` (as it was given to [`Config::input`] and its
+    /// siblings) where two inputs define one schema name differently enough to make
+    /// different types. Definitions that make the same type merge without it (see the
+    /// README's "Merging documents"); for the others, the preferred document's definition
+    /// wins and each override is a warning ([`Output::warnings`]; the command line prints
+    /// them, [`Config::compile`] prints nothing). Without a preference such a conflict is an
+    /// error. Called several times, earlier preferences win over later ones.
+    #[must_use]
+    pub fn prefer(mut self, document: impl AsRef<Path>) -> Self {
+        self.prefer.push(document.as_ref().to_path_buf());
         self
     }
 
@@ -396,25 +411,35 @@ impl Config {
     /// Runs load, model and emit, and renders every file in memory. Nothing is written:
     /// call [`Output::write`] or [`Output::check`] on the result.
     pub fn generate(&self) -> Result<Output, Error> {
-        let api = self.model()?;
+        let (api, warnings) = self.model_with_warnings()?;
         let tree = emit::emit(&api, &self.options)?;
         let mut output = write::render(&tree, self.layout, &self.generated_by)?;
         if self.options.features {
             output.features = Some(model::features::compute(&api));
         }
-        output.warnings = model::naming::collisions(&api, &self.modules);
+        output.warnings = warnings;
+        output
+            .warnings
+            .extend(model::naming::collisions(&api, &self.modules));
         Ok(output)
     }
 
     /// Runs load and model only, for inspecting the intermediate representation.
     pub fn model(&self) -> Result<model::ApiSet, Error> {
-        self.model_unlocated().map_err(|e| {
-            // Only on the error path: read the inputs again to turn pointers into lines.
-            e.locate(|file| self.inputs.iter().find(|i| i.display == file)?.text())
-        })
+        self.model_with_warnings().map(|(api, _)| api)
     }
 
-    fn model_unlocated(&self) -> Result<model::ApiSet, Error> {
+    /// The model and the warnings of loading, both with lines and columns.
+    fn model_with_warnings(&self) -> Result<(model::ApiSet, Vec<Diagnostic>), Error> {
+        // Read the inputs again to turn pointers into lines, only where there is something
+        // to report.
+        let read = |file: &Path| self.inputs.iter().find(|i| i.display == file)?.text();
+        let (api, mut warnings) = self.model_unlocated().map_err(|e| e.locate(read))?;
+        diagnostics::locate_all(&mut warnings, read);
+        Ok((api, warnings))
+    }
+
+    fn model_unlocated(&self) -> Result<(model::ApiSet, Vec<Diagnostic>), Error> {
         let mut documents = Vec::with_capacity(self.inputs.len());
         let mut problems: Option<Error> = None;
         for input in &self.inputs {
@@ -431,7 +456,25 @@ impl Config {
         if let Some(e) = problems {
             return Err(e);
         }
-        let raw = load::select(load::merge(documents)?, &self.selectors)?;
-        model::build_with(&raw, &self.modules, &self.externs)
+        if let Some(unknown) = self
+            .prefer
+            .iter()
+            .find(|p| !self.inputs.iter().any(|i| &i.display == *p))
+        {
+            return Err(Diagnostic::new(
+                ErrorKind::ConflictingDefinition,
+                &Origin::root(Path::new("<config>")),
+                format!(
+                    "expected the preferred document `{}` to be one of the inputs, as given",
+                    unknown.display()
+                ),
+            )
+            .with_hint("name the document exactly as it was given as an input")
+            .into());
+        }
+        let mut raw = load::select(load::merge(documents, &self.prefer)?, &self.selectors)?;
+        let warnings = std::mem::take(&mut raw.warnings);
+        let api = model::build_with(&raw, &self.modules, &self.externs)?;
+        Ok((api, warnings))
     }
 }

@@ -42,8 +42,8 @@ pub struct Output {
     files: BTreeMap<PathBuf, String>,
     /// The cargo features, when the output is gated by them.
     pub(crate) features: Option<crate::model::features::Features>,
-    /// What the user should know about the output (numbered name collisions).
-    pub(crate) warnings: Vec<String>,
+    /// Warnings of the run (definitions overridden by a preferred document's, numbered names).
+    pub(crate) warnings: Vec<crate::Diagnostic>,
 }
 
 /// What [`Output::write`] did.
@@ -86,15 +86,16 @@ impl Output {
         self.features.as_ref()
     }
 
+    /// The warnings of the run: each definition a preferred document's replaced
+    /// (`Config::prefer`), naming both places and where they first differ, then each pair of
+    /// schemas whose names collided and were numbered.
+    pub fn warnings(&self) -> &[crate::Diagnostic] {
+        &self.warnings
+    }
+
     /// The files, by path relative to the output directory.
     pub fn files(&self) -> &BTreeMap<PathBuf, String> {
         &self.files
-    }
-
-    /// Warnings about the output, one sentence each: schemas whose names collided and were
-    /// numbered.
-    pub fn warnings(&self) -> &[String] {
-        &self.warnings
     }
 
     /// Writes into `dir`, all or nothing, under the write policy of this module: an advisory lock on `dir` (a second writer waits for the first), a
@@ -688,12 +689,12 @@ fn module_declarations(module: &Module, is_root: bool) -> TokenStream {
         quote!(#cfg #skip pub mod #name;)
     });
     let files = module.files.iter().map(|(stem, file)| {
+        let exports = re_exports(file, stem);
         let stem = ident(stem);
-        let exports = file.exports.iter().map(|name| ident(name));
         quote! {
             #skip
             mod #stem;
-            pub use self::#stem::{#(#exports),*};
+            #exports
         }
     });
     quote! {
@@ -711,15 +712,35 @@ fn inline_module(module: &Module) -> TokenStream {
         quote!(#cfg pub mod #name { #body })
     });
     let files = module.files.iter().map(|(stem, file)| {
+        let exports = re_exports(file, stem);
         let stem = ident(stem);
-        let exports = file.exports.iter().map(|name| ident(name));
         let tokens = &file.tokens;
         quote! {
             mod #stem { #tokens }
-            pub use self::#stem::{#(#exports),*};
+            #exports
         }
     });
     quote!(#(#children)* #(#files)*)
+}
+
+/// `pub use self::file::{A, B};` for a file's exports, and `#[cfg(…)] pub use self::file::C;`
+/// for each one that exists only under a cfg.
+fn re_exports(file: &crate::emit::File, stem: &str) -> TokenStream {
+    let stem = ident(stem);
+    let (gated, plain): (Vec<&String>, Vec<&String>) = file
+        .exports
+        .iter()
+        .partition(|name| file.export_cfgs.contains_key(*name));
+    let plain = (!plain.is_empty()).then(|| {
+        let names = plain.iter().map(|name| ident(name));
+        quote!(pub use self::#stem::{#(#names),*};)
+    });
+    let gated = gated.into_iter().map(|name| {
+        let cfg = &file.export_cfgs[name];
+        let name = ident(name);
+        quote!(#cfg pub use self::#stem::#name;)
+    });
+    quote!(#plain #(#gated)*)
 }
 
 fn collect_sources(module: &Module, sources: &mut Vec<String>) {

@@ -9,6 +9,8 @@
 //! - **serde**: 2,000 copies of the Pod and Deployment fixtures in one minified JSON array,
 //!   deserialized and serialized with the generated types and with k8s-openapi's, against
 //!   `serde_json::from_slice::<IgnoredAny>`;
+//! - **features**: a clean dev build of the crate generated with `--group-features`, with
+//!   only `core`, with `core` and `apps`, and with every group, against k8s-openapi's;
 //! - **routes**: every path template of the API, 100,000 concrete requests drawn uniformly
 //!   across them with a fixed seed, the generated matcher against matchit 0.9; the answers
 //!   are checked to be identical before anything is timed.
@@ -50,6 +52,7 @@ pub(crate) enum Section {
     Builds,
     Serde,
     Routes,
+    Features,
 }
 
 pub(crate) struct Options {
@@ -77,6 +80,8 @@ struct Paths {
     bench: PathBuf,
     generator: PathBuf,
     ours: PathBuf,
+    /// The crate generated with `--group-features`.
+    ours_features: PathBuf,
     peer: PathBuf,
     harness: PathBuf,
     harness_bin: PathBuf,
@@ -141,6 +146,7 @@ fn bench(root: &Path, options: &Options) -> Result<(), String> {
             Section::Builds,
             Section::Serde,
             Section::Routes,
+            Section::Features,
         ]
     } else {
         let mut only = options.only.clone();
@@ -148,7 +154,7 @@ fn bench(root: &Path, options: &Options) -> Result<(), String> {
         only.dedup();
         only
     };
-    let complete = sections.len() == 4;
+    let complete = sections.len() == 5;
     let output = options.output.clone().unwrap_or_else(|| {
         if complete && !options.quick {
             root.join("BENCHMARKS.md")
@@ -165,6 +171,7 @@ fn bench(root: &Path, options: &Options) -> Result<(), String> {
             Section::Builds => report.builds = Some(builds(&paths, runs)?),
             Section::Serde => report.serde = Some(serde(&paths, runs, options.quick)?),
             Section::Routes => report.routes = Some(routes(&paths, runs, options.quick)?),
+            Section::Features => report.features = Some(feature_builds(&paths, runs)?),
         }
     }
     let text = report.render(&paths)?;
@@ -192,6 +199,7 @@ fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> {
         swagger: swagger.clone(),
         generator: target.join("release/kubeforge"),
         ours: bench.join("kube-api-gen"),
+        ours_features: bench.join("kube-api-features"),
         peer: bench.join("peer-k8s-openapi"),
         harness: bench.join("harness"),
         harness_bin: bench.join("target/release/harness"),
@@ -223,6 +231,26 @@ fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> {
         .map_err(|e| format!("cannot run {}: {e}", paths.generator.display()))?;
     if !status.success() {
         return Err("the generator failed on swagger.json".to_owned());
+    }
+
+    if sections.contains(&Section::Features) {
+        eprintln!("bench: generating the full Kubernetes crate with --group-features");
+        let status = Command::new(&paths.generator)
+            .arg(&swagger)
+            .arg("--out")
+            .arg(&paths.ours_features)
+            .args([
+                "--group-features",
+                "--crate-name",
+                "kube-api-features",
+                "--runtime-path",
+            ])
+            .arg(root.join("runtime"))
+            .status()
+            .map_err(|e| format!("cannot run {}: {e}", paths.generator.display()))?;
+        if !status.success() {
+            return Err("the generator failed on swagger.json".to_owned());
+        }
     }
 
     write(
@@ -268,7 +296,15 @@ debug = "line-tables-only"
     )?;
     write(&paths.harness.join("src/main.rs"), HARNESS)?;
     // The workspace's lock file, so every project builds the same dependency versions.
-    for dir in [&paths.ours, &paths.peer, &paths.harness] {
+    for dir in [
+        &paths.ours,
+        &paths.ours_features,
+        &paths.peer,
+        &paths.harness,
+    ] {
+        if !dir.is_dir() {
+            continue;
+        }
         let lock = dir.join("Cargo.lock");
         if !lock.exists() {
             std::fs::copy(root.join("Cargo.lock"), &lock)
@@ -291,6 +327,12 @@ debug = "line-tables-only"
                 args.extend(profile.flag());
                 cargo_in(dir, &paths.build_target, &args)?;
             }
+        }
+    }
+    if sections.contains(&Section::Features) {
+        eprintln!("bench: building the dependencies of the per-group builds");
+        for dir in [&paths.ours_features, &paths.peer] {
+            cargo_in(dir, &paths.build_target, &["build"])?;
         }
     }
     Ok(paths)
@@ -545,6 +587,124 @@ fn builds(paths: &Paths, runs: usize) -> Result<Builds, String> {
     Ok(result)
 }
 
+/// The feature sets of the per-group builds: label and `--features` (none: the defaults,
+/// every group).
+const FEATURE_SETS: [(&str, Option<&str>); 3] = [
+    ("only `core`", Some("core")),
+    ("`core` + `apps`", Some("core,apps")),
+    ("every group (default features)", None),
+];
+
+/// Clean dev builds of the `--group-features` crate, by feature set, and of k8s-openapi.
+struct FeatureBuilds {
+    ours: [Vec<Usage>; 3],
+    peer: Vec<Usage>,
+}
+
+fn feature_builds(paths: &Paths, runs: usize) -> Result<FeatureBuilds, String> {
+    let mut result = FeatureBuilds {
+        ours: [Vec::new(), Vec::new(), Vec::new()],
+        peer: Vec::new(),
+    };
+    let cargo = which_cargo()?;
+    let target = path_str(&paths.build_target)?;
+    for run in 0..runs {
+        // Ours (each feature set) and the peer alternate which goes first.
+        for first in order(run, true, false) {
+            if first {
+                for (index, (label, features)) in FEATURE_SETS.iter().enumerate() {
+                    cargo_in(
+                        &paths.ours_features,
+                        &paths.build_target,
+                        &["clean", "--package", "kube-api-features"],
+                    )?;
+                    let manifest = paths.ours_features.join("Cargo.toml");
+                    let mut args = vec![
+                        "build",
+                        "--quiet",
+                        "--manifest-path",
+                        path_str(&manifest)?,
+                        "--target-dir",
+                        target,
+                    ];
+                    if let Some(features) = features {
+                        args.extend(["--no-default-features", "--features", features]);
+                    }
+                    let usage = measured(paths, &cargo, &args)?;
+                    eprintln!(
+                        "bench: feature build run {}/{runs}: kubeforge {label} {:.1}s wall, {:.1}s CPU",
+                        run + 1,
+                        usage.wall,
+                        usage.cpu
+                    );
+                    result.ours[index].push(usage);
+                }
+            } else {
+                cargo_in(
+                    &paths.peer,
+                    &paths.build_target,
+                    &["clean", "--package", "k8s-openapi"],
+                )?;
+                let manifest = paths.peer.join("Cargo.toml");
+                let args = [
+                    "build",
+                    "--quiet",
+                    "--manifest-path",
+                    path_str(&manifest)?,
+                    "--target-dir",
+                    target,
+                ];
+                let usage = measured(paths, &cargo, &args)?;
+                eprintln!(
+                    "bench: feature build run {}/{runs}: k8s-openapi {:.1}s wall, {:.1}s CPU",
+                    run + 1,
+                    usage.wall,
+                    usage.cpu
+                );
+                result.peer.push(usage);
+            }
+        }
+    }
+    Ok(result)
+}
+
+fn render_feature_builds(w: &mut String, f: &FeatureBuilds) {
+    let _ = writeln!(
+        w,
+        "## e. Compile time by API group\n\n\
+         The crate generated from `swagger.json` with `--group-features` (one cargo feature per \
+         API group; operations whose body or response lives in another group compile only \
+         with both), built clean in the dev profile (`cargo clean -p`, then `cargo build`, \
+         dependencies built, `CARGO_INCREMENTAL=0`) with `default-features = false` and only \
+         some groups, against k8s-openapi 0.29 with feature `v1_36`, which cannot leave groups \
+         out, in the same run. CPU time is user + system of cargo and every process it ran.\n"
+    );
+    let _ = writeln!(
+        w,
+        "| build | wall (s) | CPU (s) | ratio to k8s-openapi (wall) | ratio (CPU) |"
+    );
+    let _ = writeln!(w, "|---|---|---|---|---|");
+    let stat = |v: &[Usage], f: fn(&Usage) -> f64| Stat::of(&v.iter().map(f).collect::<Vec<_>>());
+    let (pw, pc) = (stat(&f.peer, |u| u.wall), stat(&f.peer, |u| u.cpu));
+    for ((label, _), ours) in FEATURE_SETS.iter().zip(&f.ours) {
+        let (ow, oc) = (stat(ours, |u| u.wall), stat(ours, |u| u.cpu));
+        let _ = writeln!(
+            w,
+            "| kubeforge, {label} | {} | {} | {:.2}× | {:.2}× |",
+            ow.show(1),
+            oc.show(1),
+            ow.median / pw.median,
+            oc.median / pc.median
+        );
+    }
+    let _ = writeln!(
+        w,
+        "| k8s-openapi, `v1_36` | {} | {} | 1.00× | 1.00× |\n",
+        pw.show(1),
+        pc.show(1)
+    );
+}
+
 /// The cargo that runs this xtask, as a path (the harness runs it).
 fn which_cargo() -> Result<PathBuf, String> {
     let cargo = PathBuf::from(cargo_program());
@@ -656,6 +816,7 @@ struct Report {
     builds: Option<Builds>,
     serde: Option<Serde>,
     routes: Option<Routes>,
+    features: Option<FeatureBuilds>,
 }
 
 fn verdict(met: bool) -> &'static str {
@@ -671,6 +832,7 @@ impl Report {
             builds: None,
             serde: None,
             routes: None,
+            features: None,
         }
     }
 
@@ -706,6 +868,9 @@ impl Report {
         }
         if let Some(r) = &self.routes {
             render_routes(w, r);
+        }
+        if let Some(f) = &self.features {
+            render_feature_builds(w, f);
         }
         Ok(s)
     }

@@ -17,6 +17,8 @@ use std::path::Path;
 use proc_macro2::{Ident, Span, TokenStream};
 
 use crate::diagnostics::{Diagnostic, Error, ErrorKind, Origin};
+use crate::model::features::Features;
+use crate::model::operations::Operation;
 use crate::model::{ApiSet, Shape, TypeDef, TypeId, TypeKind};
 
 /// Options that change the generated code.
@@ -85,6 +87,9 @@ pub struct File {
     pub exports: Vec<String>,
     /// Where its main schema came from, for the header.
     pub source: Origin,
+    /// Exports that exist only under a cfg: name → its `#[cfg(…)]` attribute (the
+    /// functions and response types of operations gated by features, `model::features`).
+    pub export_cfgs: BTreeMap<String, TokenStream>,
 }
 
 /// Paths and names shared by all emitters.
@@ -102,6 +107,29 @@ pub(crate) struct Context<'a> {
     pub attributes: attributes::Attributes,
     /// The path of k8s-openapi, when its traits are implemented.
     pub k8s_openapi: Option<TokenStream>,
+    /// The cargo features, when the output is gated by them.
+    pub features: Option<Features>,
+}
+
+impl Context<'_> {
+    /// The `#[cfg(…)]` on `op`'s functions and response type, when they need more features
+    /// than their module's (`Features::operations`).
+    pub(crate) fn operation_cfg(&self, op: &Operation) -> Option<TokenStream> {
+        let needed = self.features.as_ref()?.operations.get(&op.id)?;
+        Some(cfg_attribute(needed))
+    }
+}
+
+/// `#[cfg(feature = "a")]`, or `#[cfg(all(feature = "a", feature = "b"))]`.
+pub(crate) fn cfg_attribute(features: &std::collections::BTreeSet<String>) -> TokenStream {
+    let mut iter = features.iter();
+    match (iter.next(), iter.next()) {
+        (Some(one), None) => quote::quote!(#[cfg(feature = #one)]),
+        _ => {
+            let all = features.iter();
+            quote::quote!(#[cfg(all(#(feature = #all),*))])
+        }
+    }
 }
 
 /// Emits every type of `api` into a module tree.
@@ -118,6 +146,9 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
             Some(path) => Some(parse_path(path, "k8s_openapi")?),
             None => None,
         },
+        features: options
+            .features
+            .then(|| crate::model::features::compute(api)),
     };
     check_identifiers(api)?;
     if options.k8s_openapi.is_some() {
@@ -128,8 +159,8 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
     }
 
     let mut tree = Module::default();
-    if options.features {
-        for (unit, feature) in crate::model::features::compute(api).units {
+    if let Some(features) = &context.features {
+        for (unit, feature) in features.units.clone() {
             let module = unit.iter().fold(&mut tree, |m, name| {
                 m.children.entry(name.clone()).or_default()
             });
@@ -148,6 +179,7 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
             tokens: TokenStream::new(),
             exports: Vec::new(),
             source: ty.origin.clone(),
+            export_cfgs: BTreeMap::new(),
         });
         file.tokens.extend(tokens);
         file.exports.push(ty.name.clone());
@@ -162,6 +194,12 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
             let (tokens, exports) = routes::resource_items(&context, TypeId(index));
             file.tokens.extend(tokens);
             file.exports.extend(exports);
+            for op in api.operations_of(TypeId(index)) {
+                if let (Some(cfg), Some(response)) = (context.operation_cfg(op), &op.names.response)
+                {
+                    file.export_cfgs.insert(response.clone(), cfg);
+                }
+            }
         }
     }
     if options.routes {

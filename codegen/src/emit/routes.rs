@@ -228,9 +228,11 @@ fn operation_functions(
         op.names.decoder,
     ));
     let (result, decode, decode_doc) = decoder_parts(context, op, owner, local);
+    let cfg = context.operation_cfg(op);
 
     quote! {
         #request_doc
+        #cfg
         #[inline]
         pub fn #function(#(#params),*) -> Result<#runtime::http::Request<Vec<u8>>, #runtime::RequestError> {
             #binding = #runtime::request::PathAndQuery::new(#first);
@@ -241,6 +243,7 @@ fn operation_functions(
         }
 
         #decode_doc
+        #cfg
         #[inline]
         pub fn #decoder(
             status: #runtime::http::StatusCode,
@@ -537,8 +540,10 @@ fn operation_types(
             "The success responses of [`{owner}{}`], by status.",
             op.names.function
         ));
+        let cfg = context.operation_cfg(op);
         tokens.extend(quote! {
             #doc
+            #cfg
             #[derive(Clone, Debug, PartialEq)]
             pub enum #name {
                 #(#variants)*
@@ -646,8 +651,25 @@ pub(crate) fn endpoint_docs(context: &Context<'_>, id: TypeId) -> TokenStream {
             .map(|q| format!("`{}`", q.name))
             .collect::<Vec<_>>()
             .join(", ");
+        // A function compiled out without some features gets no link, which would break.
+        let function = match context
+            .features
+            .as_ref()
+            .and_then(|f| f.operations.get(&op.id))
+        {
+            Some(needed) => format!(
+                "`{}` (features {})",
+                op.names.function,
+                needed
+                    .iter()
+                    .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(" + ")
+            ),
+            None => format!("[`{0}`](Self::{0})", op.names.function),
+        };
         lines.push(format!(
-            "| `{}` | `{}` | {}{} | {} | [`{}`](Self::{}) |",
+            "| `{}` | `{}` | {}{} | {} | {function} |",
             op.method.as_str(),
             op.path.text,
             description,
@@ -657,8 +679,6 @@ pub(crate) fn endpoint_docs(context: &Context<'_>, id: TypeId) -> TokenStream {
                 ""
             },
             query,
-            op.names.function,
-            op.names.function,
         ));
     }
     if !described {
@@ -756,6 +776,7 @@ fn shared_query_structs(context: &Context<'_>) -> Option<File> {
         tokens,
         exports,
         source,
+        export_cfgs: std::collections::BTreeMap::new(),
     })
 }
 
@@ -834,6 +855,7 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
                 "Route".to_owned(),
             ],
             source: source.clone(),
+            export_cfgs: std::collections::BTreeMap::new(),
         },
     );
     module.files.insert(
@@ -842,6 +864,7 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
             tokens: super::matcher::matcher(context),
             exports: vec!["resolve".to_owned()],
             source: source.clone(),
+            export_cfgs: std::collections::BTreeMap::new(),
         },
     );
 
@@ -858,6 +881,7 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
     if !free.is_empty() {
         let mut tokens = TokenStream::new();
         let mut exports = Vec::new();
+        let mut export_cfgs = std::collections::BTreeMap::new();
         for op in free {
             tokens.extend(operation_functions(context, op, "", &Local::none()));
             let (types, names) = operation_types(context, op, "", &Local::none());
@@ -865,6 +889,12 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
             exports.push(op.names.function.clone());
             exports.push(op.names.decoder.clone());
             exports.extend(names);
+            if let Some(cfg) = context.operation_cfg(op) {
+                let gated = [&op.names.function, &op.names.decoder];
+                for name in gated.into_iter().chain(&op.names.response) {
+                    export_cfgs.insert(name.clone(), cfg.clone());
+                }
+            }
         }
         module.files.insert(
             "operations".to_owned(),
@@ -872,6 +902,7 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
                 tokens,
                 exports,
                 source,
+                export_cfgs,
             },
         );
     }

@@ -90,6 +90,8 @@ pub struct RawApi {
     pub operations: Vec<RawOperation>,
     /// Resources declared without paths, in input order.
     pub resources: Vec<RawResource>,
+    /// Warnings from merging: definitions overridden by a preferred document's.
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// One input file in the raw form.

@@ -324,5 +324,6 @@ pub(crate) fn select(raw: RawApi, selectors: &[Selector]) -> Result<RawApi, Erro
         schemas,
         operations,
         resources,
+        warnings: raw.warnings,
     })
 }

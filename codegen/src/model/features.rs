@@ -7,9 +7,18 @@
 //! its types reference, worked out from the type graph; an always-compiled unit that
 //! references a gated one makes that one always compiled too, so every combination of
 //! features builds.
+//!
+//! Operations do not add dependencies between features. An operation whose body or
+//! responses name a type of another gated group (the `scale` subresource of `apps`
+//! resources takes `autoscaling/v1.Scale`, a Pod's `eviction` takes `policy/v1.Eviction`)
+//! is compiled only when those groups are on too ([`Features::operations`]): `apps` alone
+//! has no `scale` functions, and gains them with `autoscaling`. The route table, the
+//! matcher and `Kind::ROUTES` name types only as text, so they describe every endpoint the
+//! server has under every feature set.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::operations::ResponseBody;
 use super::{ApiSet, Shape, TypeKind};
 
 /// The features of a generated crate.
@@ -19,6 +28,29 @@ pub struct Features {
     pub units: BTreeMap<Vec<String>, String>,
     /// Feature → the features it enables.
     pub requires: BTreeMap<String, BTreeSet<String>>,
+    /// Operation id → every feature its functions need, for the operations whose body or
+    /// responses reach beyond what their own module's feature enables (its own feature
+    /// included, so the set is the whole condition). Other operations are absent.
+    pub operations: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl Features {
+    /// The features `feature` enables, itself included, transitively.
+    pub fn closure(&self, feature: &str) -> BTreeSet<String> {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![feature.to_owned()];
+        while let Some(f) = stack.pop() {
+            if seen.insert(f.clone()) {
+                stack.extend(self.requires.get(&f).into_iter().flatten().cloned());
+            }
+        }
+        seen
+    }
+
+    /// The feature of the gated unit `module` belongs to, if any.
+    pub fn of_module(&self, module: &[String]) -> Option<&String> {
+        self.units.get(&unit_of(module))
+    }
 }
 
 fn is_version(segment: &str) -> bool {
@@ -113,7 +145,44 @@ pub fn compute(api: &ApiSet) -> Features {
             }
         }
     }
+    features.operations = operation_features(api, &features);
     features
+}
+
+/// The operations whose functions need more features than their home module's (see the
+/// module docs), with the whole condition of each.
+fn operation_features(api: &ApiSet, features: &Features) -> BTreeMap<String, BTreeSet<String>> {
+    let mut gated = BTreeMap::new();
+    for op in &api.operations {
+        // Functions live in the resource's file, or in the always-compiled `routes` module.
+        let home = op
+            .resource
+            .as_ref()
+            .and_then(|r| r.id)
+            .and_then(|id| features.of_module(&api.get(id).module));
+        let enabled = home.map(|f| features.closure(f)).unwrap_or_default();
+        let mut shapes: Vec<&Shape> = op.query_params.iter().map(|q| &q.shape).collect();
+        shapes.extend(op.body.as_ref().map(|b| &b.shape));
+        for response in &op.responses {
+            match &response.body {
+                ResponseBody::Json(shape) | ResponseBody::Watch(shape) => shapes.push(shape),
+                ResponseBody::Empty | ResponseBody::Text => {}
+            }
+        }
+        let mut targets = Vec::new();
+        shapes.into_iter().for_each(|s| refs(s, &mut targets));
+        let needed: BTreeSet<String> = targets
+            .into_iter()
+            .filter_map(|t| features.of_module(&api.types[t].module))
+            .filter(|f| !enabled.contains(*f))
+            .cloned()
+            .collect();
+        if !needed.is_empty() {
+            let all = needed.into_iter().chain(home.cloned()).collect();
+            gated.insert(op.id.clone(), all);
+        }
+    }
+    gated
 }
 
 #[cfg(test)]

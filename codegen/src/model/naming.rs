@@ -391,7 +391,7 @@ fn singular_word(word: &str) -> Option<String> {
 /// `FooBar`, or packages `x-y` and `x_y` that become one module), one warning each naming
 /// both schemas and the name each got. The numbering itself is deterministic (schemas
 /// claim names in sorted order); the warning makes it visible.
-pub fn collisions(api: &super::ApiSet, rules: &crate::ModuleRules) -> Vec<String> {
+pub fn collisions(api: &super::ApiSet, rules: &crate::ModuleRules) -> Vec<crate::Diagnostic> {
     let mut warnings = Vec::new();
     for ty in &api.types {
         let (module, base) = rules.place(&ty.schema_name);
@@ -419,12 +419,16 @@ pub fn collisions(api: &super::ApiSet, rules: &crate::ModuleRules) -> Vec<String
                 || "another type".to_owned(),
                 |other| format!("`{}`", other.schema_name),
             );
-        warnings.push(format!(
-            "the schemas {holder} and `{}` both become the Rust type `{}`; `{}` is generated as `{}`",
-            ty.schema_name,
-            path(&wanted),
-            ty.schema_name,
-            path(&ty.name)
+        warnings.push(crate::Diagnostic::new(
+            crate::diagnostics::ErrorKind::NumberedName,
+            &ty.origin,
+            format!(
+                "the schemas {holder} and `{}` both become the Rust type `{}`; `{}` is generated as `{}`",
+                ty.schema_name,
+                path(&wanted),
+                ty.schema_name,
+                path(&ty.name)
+            ),
         ));
     }
     warnings

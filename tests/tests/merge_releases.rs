@@ -1,0 +1,489 @@
+//! Merging documents from different releases (`load/merge.rs`): definitions that make the
+//! same model merge silently, real conflicts need a stated precedence (`Config::prefer`,
+//! `--prefer`), and Kubernetes 1.36 plus OpenShift's published `openapi.json` make one crate.
+
+use std::collections::BTreeSet;
+
+use kubeforge::model::{ApiSet, Shape, TypeKind};
+use kubeforge::package::{CrateOptions, RuntimeDependency, write_crate};
+use kubeforge::{Config, ErrorKind};
+use kubeforge_tests::workspace_root;
+use serde_json::{Value, json};
+
+/// A v3 document defining `io.x.v1.Widget` as `widget`, plus a `Thing` it references.
+fn document(widget: &Value) -> Vec<u8> {
+    serde_json::to_vec_pretty(&json!({
+        "openapi": "3.0.0",
+        "info": {"title": "x", "version": "v1"},
+        "paths": {},
+        "components": {"schemas": {
+            "io.x.v1.Widget": widget,
+            "io.x.v1.Thing": {"type": "object", "properties": {"a": {"type": "string"}}},
+        }}
+    }))
+    .expect("serializes")
+}
+
+fn config(a: &Value, b: &Value) -> Config {
+    Config::new()
+        .input_bytes("a.json", document(a))
+        .input_bytes("b.json", document(b))
+}
+
+fn widget_fields(api: &ApiSet) -> Vec<(String, Shape, bool)> {
+    let widget = api
+        .types
+        .iter()
+        .find(|t| t.schema_name == "io.x.v1.Widget")
+        .expect("Widget");
+    let TypeKind::Struct(fields) = &widget.kind else {
+        panic!("Widget is a struct")
+    };
+    fields
+        .iter()
+        .map(|f| (f.json_name.clone(), f.shape.clone(), f.required))
+        .collect()
+}
+
+#[test]
+fn definitions_that_make_the_same_model_merge_silently() {
+    let a = json!({
+        "description": "A widget, as release A documents it.",
+        "type": "object",
+        "required": ["name", "size"],
+        "properties": {
+            "name": {"type": "string", "description": "The name."},
+            "size": {"type": "integer", "format": "int32"},
+            "mode": {"type": "string", "enum": ["Fast", "Slow"]},
+            "thing": {"$ref": "#/components/schemas/io.x.v1.Thing"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+        "x-kubernetes-group-version-kind": [{"group": "x", "version": "v1", "kind": "Widget"}],
+    });
+    // Release B: other descriptions, Go zero values as defaults, `required` in another
+    // order, the reference wrapped as v3 documents do, a newer enum value, no GVK list.
+    let b = json!({
+        "description": "A widget, as release B documents it.",
+        "type": "object",
+        "required": ["size", "name"],
+        "properties": {
+            "name": {"type": "string", "default": ""},
+            "size": {"type": "integer", "format": "int32", "default": 0},
+            "mode": {"type": "string", "enum": ["Fast", "Slow", "Paused"]},
+            "thing": {"allOf": [{"$ref": "#/components/schemas/io.x.v1.Thing"}], "default": {}},
+            "tags": {"type": "array", "items": {"type": "string", "default": ""}},
+        },
+    });
+    for (first, second) in [(&a, &b), (&b, &a)] {
+        let output = config(first, second)
+            .generate()
+            .unwrap_or_else(|e| panic!("same model must merge:\n{e}"));
+        assert!(output.warnings().is_empty(), "{:?}", output.warnings());
+    }
+    let api = config(&a, &b).model().expect("merges");
+    let alone = Config::new()
+        .input_bytes("a.json", document(&a))
+        .model()
+        .expect("a alone");
+    let fields = widget_fields(&api);
+    let names: Vec<&str> = fields.iter().map(|(n, _, _)| n.as_str()).collect();
+    assert_eq!(names, ["name", "size", "mode", "thing", "tags"]);
+    assert_eq!(fields, widget_fields(&alone), "the merged type is A's type");
+
+    // The enum is the union, and its docs say so.
+    let mode = api
+        .types
+        .iter()
+        .find(|t| t.schema_name == "io.x.v1.Widget.mode")
+        .expect("the mode enum");
+    let TypeKind::Enum(variants) = &mode.kind else {
+        panic!("mode is an enum")
+    };
+    let values: Vec<&str> = variants.iter().map(|v| v.value.as_str()).collect();
+    assert_eq!(values, ["Fast", "Slow", "Paused"]);
+    assert!(
+        mode.description
+            .as_deref()
+            .is_some_and(|d| d.contains("union of this schema's `enum` in a.json and in b.json")),
+        "{:?}",
+        mode.description
+    );
+
+    // Documentation: the first input's, by the stated rule; a gap is filled from the other.
+    let widget = api
+        .types
+        .iter()
+        .find(|t| t.schema_name == "io.x.v1.Widget")
+        .expect("Widget");
+    assert_eq!(
+        widget.description.as_deref(),
+        Some("A widget, as release A documents it.")
+    );
+    let reversed = config(&b, &a).model().expect("merges");
+    let widget = reversed
+        .types
+        .iter()
+        .find(|t| t.schema_name == "io.x.v1.Widget")
+        .expect("Widget");
+    assert_eq!(
+        widget.description.as_deref(),
+        Some("A widget, as release B documents it.")
+    );
+    let TypeKind::Struct(fields) = &widget.kind else {
+        panic!()
+    };
+    let name = fields.iter().find(|f| f.json_name == "name").expect("name");
+    assert_eq!(name.description.as_deref(), Some("The name."));
+    // The GVK list is the union: with B first, Widget still is a kind.
+    assert!(widget.gvk.is_some(), "GVK lists are merged");
+}
+
+#[test]
+fn a_real_conflict_is_an_error_naming_the_flag_and_prefer_decides_it() {
+    let a = json!({"type": "object", "properties": {
+        "size": {"type": "integer", "format": "int32"},
+        "mode": {"type": "string", "default": "Fast"},
+    }});
+    for (b, pointer) in [
+        // Another format: another Rust type.
+        (
+            json!({"type": "object", "properties": {
+                "size": {"type": "integer", "format": "int64"},
+                "mode": {"type": "string", "default": "Fast"},
+            }}),
+            "/properties/size/format",
+        ),
+        // A default that builders start with.
+        (
+            json!({"type": "object", "properties": {
+                "size": {"type": "integer", "format": "int32"},
+                "mode": {"type": "string", "default": "Slow"},
+            }}),
+            "/properties/mode/default",
+        ),
+        // Another field.
+        (
+            json!({"type": "object", "properties": {
+                "size": {"type": "integer", "format": "int32"},
+                "mode": {"type": "string", "default": "Fast"},
+                "extra": {"type": "boolean"},
+            }}),
+            "/properties/extra",
+        ),
+    ] {
+        let error = config(&a, &b).generate().expect_err("a real conflict");
+        assert_eq!(error.kinds(), [ErrorKind::ConflictingDefinition]);
+        let d = &error.diagnostics()[0];
+        assert_eq!(d.origin.file.to_str(), Some("b.json"));
+        assert_eq!(
+            d.origin.pointer,
+            format!("/components/schemas/io.x.v1.Widget{pointer}")
+        );
+        assert!(
+            d.message
+                .contains("a.json#/components/schemas/io.x.v1.Widget"),
+            "{d}"
+        );
+        let hint = d.hint.as_deref().unwrap_or_default();
+        assert!(
+            hint.contains("--prefer a.json") && hint.contains("Config::prefer"),
+            "{hint}"
+        );
+
+        for (preferred, other) in [("a.json", "b.json"), ("b.json", "a.json")] {
+            let output = config(&a, &b)
+                .prefer(preferred)
+                .generate()
+                .unwrap_or_else(|e| panic!("prefer decides:\n{e}"));
+            let [warning] = output.warnings() else {
+                panic!("one override, one warning: {:?}", output.warnings())
+            };
+            assert_eq!(warning.kind, ErrorKind::OverriddenDefinition);
+            assert_eq!(warning.origin.file.to_str(), Some(preferred));
+            assert!(
+                warning
+                    .message
+                    .contains(&format!("{other}#/components/schemas/io.x.v1.Widget")),
+                "{warning}"
+            );
+            assert!(
+                warning
+                    .message
+                    .contains(&format!("first differ at #{pointer}")),
+                "{warning}"
+            );
+            assert!(
+                warning
+                    .to_string()
+                    .starts_with("warning[overridden-definition]")
+            );
+            let api = config(&a, &b).prefer(preferred).model().expect("models");
+            let expected = if preferred == "a.json" { &a } else { &b };
+            let alone = Config::new()
+                .input_bytes(preferred, document(expected))
+                .model()
+                .expect("alone");
+            assert_eq!(
+                widget_fields(&api),
+                widget_fields(&alone),
+                "{preferred} wins"
+            );
+        }
+    }
+
+    // A difference read through a one-element `allOf` is located at the nearest node the
+    // file has.
+    let thing = json!({"type": "object", "properties": {
+        "t": {"$ref": "#/components/schemas/io.x.v1.Thing"},
+    }});
+    let widget = json!({"type": "object", "properties": {
+        "t": {"allOf": [{"$ref": "#/components/schemas/io.x.v1.Widget"}]},
+    }});
+    let error = config(&thing, &widget)
+        .generate()
+        .expect_err("another $ref");
+    let d = &error.diagnostics()[0];
+    assert_eq!(
+        d.origin.pointer,
+        "/components/schemas/io.x.v1.Widget/properties/t"
+    );
+    assert!(
+        d.message.contains("first differ at #/properties/t/$ref"),
+        "{d}"
+    );
+    assert!(d.location.is_some(), "located in the file: {d}");
+
+    let error = config(&a, &a)
+        .prefer("c.json")
+        .generate()
+        .expect_err("c.json is no input");
+    assert!(
+        error
+            .to_string()
+            .contains("`c.json` to be one of the inputs"),
+        "{error}"
+    );
+}
+
+/// Kubernetes 1.36's swagger, OpenShift's `openapi.json` (a copy of 314 `io.k8s.*`
+/// definitions from another release), and the seed `image.openshift.io/v1` document as a
+/// cluster serves it (`schemas/`, which carries ImageStream's paths).
+fn openshift_config(corpus: &std::path::Path) -> Config {
+    Config::new()
+        .input(corpus.join("kubernetes/swagger.json"))
+        .input(corpus.join("openshift/openapi.json"))
+        .input(workspace_root().join("schemas/image.openshift.io_v1.json"))
+}
+
+#[test]
+fn kubernetes_and_openshift_merge_into_one_crate() {
+    let Some(corpus) = kubeforge_tests::corpus_dir("merge: Kubernetes 1.36 + OpenShift") else {
+        return;
+    };
+    let swagger = corpus.join("kubernetes/swagger.json");
+
+    // Without a precedence, only the real conflicts are errors: non-zero defaults that one
+    // release states and the other does not, and 1.36's new `ListMeta.shardInfo`.
+    let error = openshift_config(&corpus)
+        .generate()
+        .expect_err("real conflicts");
+    let conflicts: BTreeSet<String> = error
+        .diagnostics()
+        .iter()
+        .map(|d| {
+            assert_eq!(d.kind, ErrorKind::ConflictingDefinition, "{d}");
+            assert!(
+                d.hint.as_deref().unwrap_or_default().contains("--prefer"),
+                "{d}"
+            );
+            let name = d
+                .message
+                .split('`')
+                .nth(1)
+                .expect("the message names the definition");
+            format!(
+                "{name}{}",
+                d.message
+                    .rsplit_once(" at #")
+                    .map_or("", |(_, p)| p)
+                    .split(' ')
+                    .next()
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    let expected: BTreeSet<String> = [
+        "io.k8s.api.core.v1.AzureDiskVolumeSource/properties/cachingMode/default",
+        "io.k8s.api.core.v1.ContainerPort/properties/protocol/default",
+        "io.k8s.api.core.v1.ISCSIPersistentVolumeSource/properties/iscsiInterface/default",
+        "io.k8s.api.core.v1.ISCSIVolumeSource/properties/iscsiInterface/default",
+        "io.k8s.api.core.v1.RBDPersistentVolumeSource/properties/keyring/default",
+        "io.k8s.api.core.v1.RBDVolumeSource/properties/keyring/default",
+        "io.k8s.api.core.v1.ReplicationControllerSpec/properties/replicas/default",
+        "io.k8s.api.core.v1.ScaleIOPersistentVolumeSource/properties/fsType/default",
+        "io.k8s.api.core.v1.ScaleIOVolumeSource/properties/fsType/default",
+        "io.k8s.api.core.v1.ServicePort/properties/protocol/default",
+        "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta/properties/shardInfo",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
+    assert_eq!(conflicts, expected, "{error}");
+
+    let config = openshift_config(&corpus).prefer(&swagger);
+    let api = config.model().unwrap_or_else(|e| panic!("{e}"));
+    let output = config.generate().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(output.warnings().len(), expected.len());
+    assert!(
+        output
+            .warnings()
+            .iter()
+            .all(|w| w.origin.file == swagger && w.kind == ErrorKind::OverriddenDefinition)
+    );
+
+    // Kubernetes' real routes, exactly as the swagger alone gives them.
+    let k8s = Config::new()
+        .input(&swagger)
+        .model()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let kubernetes = |api: &ApiSet| -> Vec<String> {
+        api.operations
+            .iter()
+            .filter(|op| !op.path.text.contains("openshift.io"))
+            .map(|op| describe(api, op))
+            .collect()
+    };
+    assert!(kubernetes(&k8s).len() > 1000);
+    assert_eq!(kubernetes(&api), kubernetes(&k8s));
+
+    // ImageStream's endpoints exactly as generated/ has them from schemas/.
+    let seed = Config::new()
+        .input(workspace_root().join("schemas/image.openshift.io_v1.json"))
+        .model()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let openshift = |api: &ApiSet| -> Vec<String> {
+        api.operations
+            .iter()
+            .filter(|op| op.path.text.contains("openshift.io"))
+            .map(|op| describe(api, op))
+            .collect()
+    };
+    assert_eq!(openshift(&api).len(), 14, "{:#?}", openshift(&api));
+    // The route table's content, the functions' and decoders' names included. The name of a
+    // shared query struct is left out: 1.36's list operations take `sendInitialEvents`,
+    // the seed's (an older server's) do not, so the merged API has two list parameter sets
+    // and the seed's is numbered (`ListOrWatchQuery2`); its parameters are compared.
+    assert_eq!(openshift(&api), openshift(&seed));
+
+    // One crate that builds with warnings denied; a Pod and an ImageStream built with its
+    // builders serialize as generated/'s do.
+    let dir = workspace_root().join("target/scale/crates/merge-openshift");
+    let options = CrateOptions {
+        name: "merge-openshift".to_owned(),
+        runtime: RuntimeDependency::Path(workspace_root().join("runtime")),
+    };
+    write_crate(&output, &dir, &options).unwrap_or_else(|e| panic!("does not write:\n{e}"));
+    std::fs::create_dir_all(dir.join("examples")).expect("examples dir");
+    let program = format!(
+        "//! Written by kubeforge's merge test.\nuse merge_openshift as krate;\n\n{}\n\
+         fn main() {{\n    let (pod, stream) = objects();\n    println!(\"{{pod}}\");\n    println!(\"{{stream}}\");\n}}\n",
+        include_str!("merge_releases/objects.rs")
+    );
+    std::fs::write(dir.join("examples/objects.rs"), program).expect("write program");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let run = std::process::Command::new(cargo)
+        .args(["run", "--quiet", "--example", "objects"])
+        .current_dir(&dir)
+        .env(
+            "CARGO_TARGET_DIR",
+            workspace_root().join("target/scale/target"),
+        )
+        .env("RUSTFLAGS", "-D warnings")
+        .output()
+        .expect("cargo runs");
+    assert!(
+        run.status.success(),
+        "the merged crate does not build:\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let printed: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON"))
+        .collect();
+    let (pod, stream) = before::objects();
+    assert_eq!(printed, [pod, stream]);
+}
+
+mod before {
+    use kubeforge_api as krate;
+    include!("merge_releases/objects.rs");
+}
+
+/// An operation as text, with types by schema name (type ids differ between APIs).
+fn describe(api: &ApiSet, op: &kubeforge::model::operations::Operation) -> String {
+    let shape = |shape: &Shape| -> String {
+        fn text(api: &ApiSet, shape: &Shape) -> String {
+            match shape {
+                Shape::Ref(id) => api.get(*id).schema_name.clone(),
+                Shape::Vec(inner) => format!("Vec<{}>", text(api, inner)),
+                Shape::Map(inner) => format!("Map<{}>", text(api, inner)),
+                other => format!("{other:?}"),
+            }
+        }
+        text(api, shape)
+    };
+    let resource = op
+        .resource
+        .as_ref()
+        .map(|r| format!("{:?} {} {:?} {:?}", r.gvk, r.plural, r.subresource, r.scope));
+    let query: Vec<String> = op
+        .query_params
+        .iter()
+        .map(|q| {
+            format!(
+                "{} {} {} {}",
+                q.name,
+                q.rust_name,
+                shape(&q.shape),
+                q.required
+            )
+        })
+        .collect();
+    let body = op.body.as_ref().map(|b| {
+        format!(
+            "{} {:?} {:?} {}",
+            shape(&b.shape),
+            b.kind,
+            b.content_types,
+            b.required
+        )
+    });
+    let responses: Vec<String> = op
+        .responses
+        .iter()
+        .map(|r| {
+            let body = match &r.body {
+                kubeforge::model::operations::ResponseBody::Json(s) => format!("json {}", shape(s)),
+                kubeforge::model::operations::ResponseBody::Watch(s) => {
+                    format!("watch {}", shape(s))
+                }
+                other => format!("{other:?}"),
+            };
+            format!("{} {body} {:?}", r.status, r.content_types)
+        })
+        .collect();
+    let path_params: Vec<&str> = op.path_params.iter().map(|p| p.name.as_str()).collect();
+    format!(
+        "{} {} {} {:?} {resource:?} path{path_params:?} query{query:?} body{body:?} responses{responses:?} accept {:?} deprecated {} {:?} {:?} {:?}",
+        op.id,
+        op.method.as_str(),
+        op.path.text,
+        op.action,
+        op.accept,
+        op.deprecated,
+        op.names.function,
+        op.names.decoder,
+        op.names.response,
+    )
+}
