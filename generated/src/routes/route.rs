@@ -306,7 +306,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<openshift::image::v1::ImageStreamList>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
@@ -476,12 +476,12 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<openshift::image::v1::ImageStream>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 202,
                 description: "Accepted",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<openshift::image::v1::ImageStream>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
@@ -882,7 +882,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<api::coordination::v1::LeaseList>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
@@ -1059,12 +1059,12 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<api::coordination::v1::Lease>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 202,
                 description: "Accepted",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<api::coordination::v1::Lease>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
@@ -1370,7 +1370,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<api::core::v1::EndpointsList>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
@@ -1547,12 +1547,12 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<api::core::v1::Endpoints>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 202,
                 description: "Accepted",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<api::core::v1::Endpoints>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
@@ -1855,7 +1855,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<api::core::v1::PodList>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
@@ -2030,12 +2030,12 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
-                ty: Some("api::core::v1::Pod"),
+                ty: Some("StatusOr<api::core::v1::Pod>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 202,
                 description: "Accepted",
-                ty: Some("api::core::v1::Pod"),
+                ty: Some("StatusOr<api::core::v1::Pod>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,

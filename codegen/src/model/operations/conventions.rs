@@ -1,11 +1,11 @@
 //! Kubernetes' conventions: the table Kubernetes serves for a resource that no path
 //! describes (a CRD), and the standard query parameters.
 
-use super::names::{capitalize, group_version_token};
+use super::names::{capitalize, group_version_token, status_variant};
 use super::template::parse_template;
 use super::{
-    Action, Body, BodyKind, Index, Method, Operation, OperationNames, OperationResource, PathParam,
-    PathPart, PathTemplate, QueryParam, Response, ResponseBody, STATUS, accept_for,
+    Action, Body, BodyKind, Index, ListWatch, Method, Operation, OperationNames, OperationResource,
+    PathParam, PathPart, PathTemplate, QueryParam, Response, ResponseBody, STATUS, accept_for,
 };
 use crate::diagnostics::Origin;
 use crate::model::naming;
@@ -501,6 +501,7 @@ impl Synth<'_> {
                 description: (*description).to_owned(),
                 body: body.clone(),
                 content_types: types.iter().map(|t| (*t).to_owned()).collect(),
+                variant: status_variant(*status),
             })
             .collect();
         all_responses.push(Response {
@@ -508,6 +509,7 @@ impl Synth<'_> {
             description: "Unauthorized".to_owned(),
             body: ResponseBody::Empty,
             content_types: Vec::new(),
+            variant: status_variant(401),
         });
         let accept = accept_for(&all_responses);
         Operation {
@@ -529,8 +531,199 @@ impl Synth<'_> {
             responses: all_responses,
             accept,
             description: Some(description.to_owned()),
+            watch: None,
+            slash_optional: false,
             names: OperationNames::default(),
             origin: self.origin.clone(),
+        }
+    }
+}
+
+/// The parameters of a watch on a list path: the list's without `watch` and paging.
+const WATCH_PARAMS: &[&str] = &[
+    "allowWatchBookmarks",
+    "fieldSelector",
+    "labelSelector",
+    "pretty",
+    "resourceVersion",
+    "resourceVersionMatch",
+    "sendInitialEvents",
+    "timeoutSeconds",
+];
+/// The parameters Kubernetes' get operations have had (`exact` and `export` until 1.18).
+const GET_PARAMS: &[&str] = &["exact", "export", "pretty"];
+
+/// The convention class a set of optional query parameters (sorted names) belongs to, and
+/// the class's standard set, the one synthesized routes take: what names a shared query
+/// struct (`names::shared_query_name`). Each class is recognised by a parameter only it
+/// has, so a set older or newer than the standard one stays in its class.
+pub(super) fn query_class(names: &[&str]) -> Option<(&'static str, &'static [&'static str])> {
+    let has = |name: &str| names.contains(&name);
+    let deletes = has("gracePeriodSeconds") || has("propagationPolicy") || has("orphanDependents");
+    Some(if deletes && has("labelSelector") {
+        ("DeleteCollection", DELETE_COLLECTION_PARAMS)
+    } else if deletes {
+        ("Delete", DELETE_PARAMS)
+    } else if has("watch") {
+        ("ListOrWatch", LIST_PARAMS)
+    } else if has("allowWatchBookmarks") || has("timeoutSeconds") || has("sendInitialEvents") {
+        ("Watch", WATCH_PARAMS)
+    } else if has("force") {
+        ("Patch", PATCH_PARAMS)
+    } else if has("fieldManager") || has("dryRun") {
+        ("CreateOrReplace", WRITE_PARAMS)
+    } else if has("command") {
+        (
+            "Exec",
+            &["command", "container", "stderr", "stdin", "stdout", "tty"],
+        )
+    } else if has("tty") || has("stdin") {
+        ("Attach", &["container", "stderr", "stdin", "stdout", "tty"])
+    } else if has("ports") {
+        ("PortForward", &["ports"])
+    } else if names == ["path"] {
+        ("Proxy", &["path"])
+    } else if !names.is_empty() && names.iter().all(|n| GET_PARAMS.contains(n)) {
+        ("Get", &["pretty"])
+    } else {
+        return None;
+    })
+}
+
+/// The docs of an operation whose `x-kubernetes-action` has no convention.
+pub(super) fn other_action_note(description: Option<&str>, action: &str) -> String {
+    let note = format!(
+        "Its `x-kubernetes-action` is `{action}`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other({action:?})`."
+    );
+    match description.map(str::trim).filter(|d| !d.is_empty()) {
+        Some(description) => format!("{description}\n\n{note}"),
+        None => note,
+    }
+}
+
+/// The query parameters a list takes that make no sense for a watch of it: `watch` (the
+/// watch function always sends it), and paging.
+const NOT_FOR_WATCH: &[&str] = &["continue", "limit", "watch"];
+
+/// Applies the conventions real API servers follow where the documents say otherwise or
+/// nothing (README, "Routes: Kubernetes conventions"):
+///
+/// - a delete answers a `Status` or the object, a delete-collection a `Status` or the list,
+///   chosen by the body's `kind` (the documents declare only `Status`);
+/// - a list that takes `watch` also serves a watch on its own path;
+/// - the discovery paths resolve with and without their trailing slash.
+pub(super) fn apply(op: &mut Operation, index: &Index<'_>) {
+    delete_results(op, index);
+    op.watch = list_watch(op);
+    op.slash_optional = op.method == Method::Get && is_discovery_path(&op.path.text);
+}
+
+fn delete_results(op: &mut Operation, index: &Index<'_>) {
+    let Some(id) = op
+        .resource
+        .as_ref()
+        .filter(|r| r.subresource.is_none())
+        .and_then(|r| r.id)
+    else {
+        return;
+    };
+    let result = match op.action {
+        Action::Delete => Shape::Ref(id),
+        Action::DeleteCollection => match index.list_of.get(&id) {
+            Some(list) => Shape::Ref(*list),
+            None => return,
+        },
+        _ => return,
+    };
+    let status = index.named(STATUS);
+    if status == Shape::Json {
+        return;
+    }
+    for response in op.responses.iter_mut().filter(|r| r.is_success()) {
+        let declared = match &response.body {
+            ResponseBody::Json(shape) => shape,
+            _ => continue,
+        };
+        if *declared == status || *declared == result {
+            response.body = ResponseBody::StatusOr(result.clone());
+        }
+    }
+}
+
+fn list_watch(op: &Operation) -> Option<ListWatch> {
+    let object = op
+        .resource
+        .as_ref()
+        .filter(|r| r.subresource.is_none())
+        .and_then(|r| r.id)?;
+    let takes_watch = op
+        .query_params
+        .iter()
+        .any(|q| q.name == "watch" && !q.required);
+    let required = op.query_params.iter().any(|q| q.required);
+    if op.action != Action::List || op.method != Method::Get || !takes_watch || required {
+        return None;
+    }
+    Some(ListWatch {
+        query_params: op
+            .query_params
+            .iter()
+            .filter(|q| !NOT_FOR_WATCH.contains(&q.name.as_str()))
+            .cloned()
+            .collect(),
+        object: Shape::Ref(object),
+        function: String::new(),
+        decoder: String::new(),
+        query: None,
+        query_builder: None,
+        query_arg: String::new(),
+        query_shared: false,
+        query_eq: true,
+    })
+}
+
+/// `/api`, `/apis`, `/api/<version>`, `/apis/<group>` and `/apis/<group>/<version>`, each
+/// with or without a trailing slash: the discovery documents, which the API server serves
+/// either way (its mux registers both forms).
+fn is_discovery_path(path: &str) -> bool {
+    let path = path.strip_suffix('/').unwrap_or(path);
+    let segments: Vec<&str> = path.split('/').skip(1).collect();
+    let plain = |s: &&str| !s.is_empty() && !s.contains(['{', '}']);
+    match segments.as_slice() {
+        ["api"] | ["apis"] => true,
+        ["api", version] => plain(version),
+        ["apis", group] => plain(group),
+        ["apis", group, version] => plain(group) && plain(version),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_discovery_path;
+
+    #[test]
+    fn discovery_paths() {
+        for path in [
+            "/api",
+            "/api/",
+            "/apis/",
+            "/api/v1/",
+            "/apis/apps/",
+            "/apis/apps/v1/",
+            "/apis/apps/v1",
+        ] {
+            assert!(is_discovery_path(path), "{path}");
+        }
+        for path in [
+            "/",
+            "/version/",
+            "/api/v1/pods",
+            "/apis/apps/v1/deployments",
+            "/apis/{group}/",
+            "/openapi/v2",
+        ] {
+            assert!(!is_discovery_path(path), "{path}");
         }
     }
 }

@@ -36,6 +36,7 @@ pub use template::{MAX_PATH_PARAMS, PathPart, PathTemplate, Segment};
 
 const STATUS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
 
+/// One HTTP operation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Operation {
     /// The `operationId`, e.g. `readCoordinationV1NamespacedLease`.
@@ -62,6 +63,12 @@ pub struct Operation {
     pub deprecated: bool,
     /// What it does, in words.
     pub description: Option<String>,
+    /// For a list that takes `watch`: the watch on the same path (Kubernetes' way to watch a
+    /// collection since the `/watch/` paths were deprecated).
+    pub watch: Option<ListWatch>,
+    /// Whether the path also resolves with its trailing slash toggled, as the API server's
+    /// discovery paths do (`/apis` and `/apis/`).
+    pub slash_optional: bool,
     /// Generated names.
     pub names: OperationNames,
     /// Where the operation is (for synthesized ones: the resource's schema).
@@ -88,6 +95,39 @@ pub struct OperationNames {
     pub query_shared: bool,
     /// The enum of responses, when the success responses have different types.
     pub response: Option<String>,
+    /// The request function's arguments for the body and the query struct, when it takes
+    /// them (path parameters and required query parameters are named by their `rust_name`,
+    /// unique among the arguments).
+    pub body_arg: Option<String>,
+    /// See `body_arg`.
+    pub query_arg: Option<String>,
+    /// Whether the query struct can derive `Eq` (no parameter holds a float).
+    pub query_eq: bool,
+}
+
+/// The watch that a list operation also serves: `GET <list path>?watch=true`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListWatch {
+    /// The optional query parameters that apply to a watch: the list's, without `watch`
+    /// (always sent), `limit` and `continue` (paging a list).
+    pub query_params: Vec<QueryParam>,
+    /// The type of the objects in the events.
+    pub object: Shape,
+    /// The request function, e.g. `watch_list_namespaced_lease`.
+    pub function: String,
+    /// The function making the stream decoder, e.g. `watch_list_namespaced_lease_decoder`.
+    pub decoder: String,
+    /// The query struct (always shared: its parameters are a known set), its builder, its
+    /// argument name, and whether it can derive `Eq`.
+    pub query: Option<String>,
+    /// See `query`.
+    pub query_builder: Option<String>,
+    /// See `query`.
+    pub query_arg: String,
+    /// See `query`.
+    pub query_shared: bool,
+    /// See `query`.
+    pub query_eq: bool,
 }
 
 /// An HTTP method.
@@ -142,7 +182,7 @@ impl Method {
 }
 
 /// What an operation does, in Kubernetes' vocabulary.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Action {
     /// `get`: read one object.
     Get,
@@ -162,11 +202,14 @@ pub enum Action {
     DeleteCollection,
     /// `connect`: exec, attach, port-forward, proxy.
     Connect,
+    /// Any other `x-kubernetes-action`, as written: legacy (`proxy`, Kubernetes ≤ 1.9 and
+    /// OpenShift 3) or newer than this generator.
+    Other(String),
 }
 
 impl Action {
     /// The name used in route listings and the runtime's `Action`.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Action::Get => "get",
             Action::List => "list",
@@ -177,11 +220,12 @@ impl Action {
             Action::Delete => "delete",
             Action::DeleteCollection => "deletecollection",
             Action::Connect => "connect",
+            Action::Other(action) => action,
         }
     }
 
-    /// The runtime enum variant's name.
-    pub fn variant(self) -> &'static str {
+    /// The runtime enum variant's name (`Other` takes the action as its value).
+    pub fn variant(&self) -> &'static str {
         match self {
             Action::Get => "Get",
             Action::List => "List",
@@ -192,12 +236,13 @@ impl Action {
             Action::Delete => "Delete",
             Action::DeleteCollection => "DeleteCollection",
             Action::Connect => "Connect",
+            Action::Other(_) => "Other",
         }
     }
 
-    /// `x-kubernetes-action`'s value.
-    fn parse(text: &str) -> Option<Action> {
-        Some(match text {
+    /// `x-kubernetes-action`'s value; one without a convention is kept as `Other`.
+    fn parse(text: &str) -> Action {
+        match text {
             "get" => Action::Get,
             "list" => Action::List,
             "watch" | "watchlist" => Action::Watch,
@@ -207,8 +252,8 @@ impl Action {
             "delete" => Action::Delete,
             "deletecollection" => Action::DeleteCollection,
             "connect" => Action::Connect,
-            _ => return None,
-        })
+            other => Action::Other(other.to_owned()),
+        }
     }
 }
 
@@ -306,6 +351,8 @@ pub struct Response {
     pub body: ResponseBody,
     /// The content types, sorted.
     pub content_types: Vec<String>,
+    /// Its variant in the operation's response enum: `Ok`, `Created`, …, `Status207`.
+    pub variant: String,
 }
 
 impl Response {
@@ -326,6 +373,9 @@ pub enum ResponseBody {
     Text,
     /// A stream of watch events for objects of a type.
     Watch(Shape),
+    /// JSON that is a `Status` or an object of the type, by its `kind`: what a delete
+    /// answers (see `conventions::delete_results`).
+    StatusOr(Shape),
 }
 
 /// Schema names and resources, for resolving what operations refer to.
@@ -427,6 +477,9 @@ pub(super) fn build(
         }
     }
 
+    for op in &mut operations {
+        conventions::apply(op, &index);
+    }
     sort(&mut operations);
     check_unique(&operations, &mut diagnostics);
     assign_names(&mut operations, types);
@@ -444,6 +497,9 @@ pub fn synthesize(api: &super::ApiSet, id: TypeId) -> Vec<Operation> {
     };
     let index = Index::new(&api.types, &api.resources, &api.lists);
     let mut operations = synthesize_with(&index, id, resource);
+    for op in &mut operations {
+        conventions::apply(op, &index);
+    }
     sort(&mut operations);
     assign_names(&mut operations, &api.types);
     operations
@@ -454,7 +510,12 @@ fn accept_for(responses: &[Response]) -> Option<String> {
     responses
         .iter()
         .filter(|r| r.is_success())
-        .any(|r| matches!(r.body, ResponseBody::Json(_) | ResponseBody::Watch(_)))
+        .any(|r| {
+            matches!(
+                r.body,
+                ResponseBody::Json(_) | ResponseBody::Watch(_) | ResponseBody::StatusOr(_)
+            )
+        })
         .then(|| "application/json".to_owned())
 }
 

@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use super::names::capitalize;
+use super::conventions;
+use super::names::{self, capitalize};
 use super::template::parse_template;
 use super::{
     Action, Body, BodyKind, Index, Method, Operation, OperationNames, OperationResource,
@@ -114,18 +115,7 @@ pub(super) fn read_operation(
 
     let action_value = value.get("x-kubernetes-action");
     let action = match action_value {
-        Some(Value::String(text)) => match Action::parse(text) {
-            Some(action) => action,
-            None => {
-                diagnostics.push(invalid(
-                    &origin.child("x-kubernetes-action"),
-                    format!(
-                        "expected one of get, list, watch, watchlist, post, put, patch, delete, deletecollection or connect, found {text:?}"
-                    ),
-                ));
-                return None;
-            }
-        },
+        Some(Value::String(text)) if !text.is_empty() => Action::parse(text),
         _ => infer_action(method, parsed.as_ref()),
     };
 
@@ -292,11 +282,14 @@ pub(super) fn read_operation(
 
     let deprecated = value.get("deprecated") == Some(&Value::Bool(true))
         || parsed.as_ref().is_some_and(|p| p.watch);
-    let description = value
+    let mut description = value
         .get("description")
         .or_else(|| value.get("summary"))
         .and_then(Value::as_str)
         .map(str::to_owned);
+    if let Action::Other(text) = &action {
+        description = Some(conventions::other_action_note(description.as_deref(), text));
+    }
     let accept = accept_for(&responses);
     ok.then(|| Operation {
         id,
@@ -311,6 +304,8 @@ pub(super) fn read_operation(
         accept,
         deprecated,
         description,
+        watch: None,
+        slash_optional: false,
         names: OperationNames::default(),
         origin: origin.clone(),
     })
@@ -598,6 +593,7 @@ fn read_responses(
                 .to_owned(),
             body,
             content_types,
+            variant: names::status_variant(status),
         });
     }
     responses.sort_by_key(|r| r.status);

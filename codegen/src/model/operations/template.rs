@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 /// The most path parameters one operation can have (the matcher keeps them in a fixed array).
 pub const MAX_PATH_PARAMS: usize = 8;
 
+/// A path template: the text and its parts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PathTemplate {
     /// As written, e.g. `/api/v1/namespaces/{namespace}/pods/{name}/log`.
@@ -44,6 +45,18 @@ impl PathTemplate {
                 },
             )
             .collect()
+    }
+
+    /// The segments of the same path with its trailing slash removed, or added when it has
+    /// none: the other form a discovery path is served under.
+    pub fn segments_slash_toggled(&self) -> Vec<Segment<'_>> {
+        let mut segments = self.segments();
+        if segments.len() > 1 && segments.last() == Some(&Segment::Static("")) {
+            segments.pop();
+        } else if segments.last() != Some(&Segment::Static("")) {
+            segments.push(Segment::Static(""));
+        }
+        segments
     }
 
     /// The parameter names in order.

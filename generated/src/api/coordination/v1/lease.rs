@@ -268,7 +268,7 @@ impl Lease {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn list_lease_for_all_namespaces(
-        query: &crate::routes::ListOrWatchQuery2,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -301,6 +301,45 @@ impl Lease {
         }
     }
 
+    /// Watches what [`Lease::list_lease_for_all_namespaces`] lists: `GET /apis/coordination.k8s.io/v1/leases?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Lease::watch_list_lease_for_all_namespaces_decoder`].
+    ///
+    /// This is how Kubernetes clients watch a collection; the `/watch/` paths are deprecated. See <https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes>.
+    ///
+    /// # Errors
+    ///
+    /// Never in practice: the request is always well-formed.
+    #[inline]
+    pub fn watch_list_lease_for_all_namespaces(
+        query: &crate::routes::WatchQuery,
+    ) -> Result<
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
+    > {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
+            "/apis/coordination.k8s.io/v1/leases",
+        );
+        target.push_query("watch", &true);
+        target.push_params(query);
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// A decoder for the response to [`Lease::watch_list_lease_for_all_namespaces`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
+    #[inline]
+    #[must_use]
+    pub fn watch_list_lease_for_all_namespaces_decoder(
+        status: ::kubeforge_runtime::http::StatusCode,
+    ) -> ::kubeforge_runtime::WatchDecoder<
+        Self,
+        crate::apimachinery::pkg::apis::meta::v1::Status,
+    > {
+        ::kubeforge_runtime::WatchDecoder::new(status)
+    }
+
     /// Watch Lease objects across all namespaces; deprecated, use a list call with `watch=true`.
     ///
     /// `GET /apis/coordination.k8s.io/v1/watch/leases` (deprecated). Decode the response with [`Lease::watch_lease_list_for_all_namespaces_response`].
@@ -310,7 +349,7 @@ impl Lease {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn watch_lease_list_for_all_namespaces(
-        query: &crate::routes::ListOrWatchQuery2,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -362,7 +401,7 @@ impl Lease {
     pub fn delete_collection_namespaced_lease(
         namespace: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-        query: &crate::routes::DeleteCollectionQuery2,
+        query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -381,7 +420,7 @@ impl Lease {
         )
     }
 
-    /// Decodes the response to [`Lease::delete_collection_namespaced_lease`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`.
+    /// Decodes the response to [`Lease::delete_collection_namespaced_lease`]: 200 OK → `Status` or `api::coordination::v1::LeaseList`, by the body's `kind`.
     ///
     /// # Errors
     ///
@@ -391,11 +430,14 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        crate::apimachinery::pkg::apis::meta::v1::Status,
+        ::kubeforge_runtime::StatusOr<
+            crate::api::coordination::v1::LeaseList,
+            crate::apimachinery::pkg::apis::meta::v1::Status,
+        >,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
+            200 => ::kubeforge_runtime::response::status_or(status, body),
             _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
@@ -410,7 +452,7 @@ impl Lease {
     #[inline]
     pub fn list_namespaced_lease(
         namespace: &str,
-        query: &crate::routes::ListOrWatchQuery2,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -443,6 +485,48 @@ impl Lease {
             200 => ::kubeforge_runtime::response::json(status, body),
             _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
+    }
+
+    /// Watches what [`Lease::list_namespaced_lease`] lists: `GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Lease::watch_list_namespaced_lease_decoder`].
+    ///
+    /// This is how Kubernetes clients watch a collection; the `/watch/` paths are deprecated. See <https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes>.
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    #[inline]
+    pub fn watch_list_namespaced_lease(
+        namespace: &str,
+        query: &crate::routes::WatchQuery,
+    ) -> Result<
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
+    > {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
+            "/apis/coordination.k8s.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/leases");
+        target.push_query("watch", &true);
+        target.push_params(query);
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// A decoder for the response to [`Lease::watch_list_namespaced_lease`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
+    #[inline]
+    #[must_use]
+    pub fn watch_list_namespaced_lease_decoder(
+        status: ::kubeforge_runtime::http::StatusCode,
+    ) -> ::kubeforge_runtime::WatchDecoder<
+        Self,
+        crate::apimachinery::pkg::apis::meta::v1::Status,
+    > {
+        ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
     /// Create a new Lease object in a namespace.
@@ -501,7 +585,7 @@ impl Lease {
     #[inline]
     pub fn watch_namespaced_lease_list(
         namespace: &str,
-        query: &crate::routes::ListOrWatchQuery2,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -576,7 +660,7 @@ impl Lease {
         )
     }
 
-    /// Decodes the response to [`Lease::delete_namespaced_lease`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`, 202 Accepted → `apimachinery::pkg::apis::meta::v1::Status`.
+    /// Decodes the response to [`Lease::delete_namespaced_lease`]: 200 OK → `Status` or `api::coordination::v1::Lease`, by the body's `kind`, 202 Accepted → `Status` or `api::coordination::v1::Lease`, by the body's `kind`.
     ///
     /// # Errors
     ///
@@ -586,11 +670,14 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        crate::apimachinery::pkg::apis::meta::v1::Status,
+        ::kubeforge_runtime::StatusOr<
+            Self,
+            crate::apimachinery::pkg::apis::meta::v1::Status,
+        >,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 | 202 => ::kubeforge_runtime::response::json(status, body),
+            200 | 202 => ::kubeforge_runtime::response::status_or(status, body),
             _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
@@ -760,7 +847,7 @@ impl Lease {
     pub fn watch_namespaced_lease(
         namespace: &str,
         name: &str,
-        query: &crate::routes::ListOrWatchQuery2,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
