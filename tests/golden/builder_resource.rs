@@ -504,7 +504,8 @@ pub mod com {
                                 Ok(Gadget {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     spec: serde_struct::required(spec, "spec")?,
                                 })
@@ -681,7 +682,10 @@ pub mod com {
                         crate::golden::builder_resource::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
+                            200..=299 => {
+                                ::kubeforge_runtime::response::empty(status, body)
+                            }
+
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -970,7 +974,8 @@ pub mod com {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     items: serde_struct::required(items, "items")?,
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                 })
                             }
@@ -1212,7 +1217,8 @@ pub mod com {
                                 Ok(Gizmo {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::required(metadata, "metadata")?,
                                     name: serde_struct::required(name, "name")?,
                                 })
@@ -1371,7 +1377,10 @@ pub mod com {
                         crate::golden::builder_resource::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
+                            200..=299 => {
+                                ::kubeforge_runtime::response::empty(status, body)
+                            }
+
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -1395,7 +1404,9 @@ pub mod routes {
         /// `path` is the path without the query string, as `uri.path()` gives it. Matching
         /// is exact and case-sensitive; static segments beat parameters; a parameter is one
         /// non-empty segment, kept percent-encoded (an encoded `/` stays inside it; decode
-        /// with `PathParams::decoded`). A trailing slash, an empty segment, a `.` or `..`
+        /// with `PathParams::decoded`). The discovery paths (`/api`, `/apis`, a group's, a
+        /// group-version's) match with and without their trailing slash, as the API server
+        /// serves them; elsewhere a trailing slash, an empty segment, a `.` or `..`
         /// parameter, or a `?` or `#` in the path never match. A known path with another
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.

@@ -129,7 +129,8 @@ pub mod apimachinery {
                                         Ok(Status {
                                             api_version: api_version
                                                 .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                            kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                            kind: kind
+                                                .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                             message: serde_struct::optional(message),
                                             code: serde_struct::optional(code),
                                         })
@@ -336,7 +337,8 @@ pub mod com {
                                 Ok(Widget {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     size: serde_struct::optional(size),
                                 })
                             }
@@ -489,11 +491,13 @@ pub mod com {
                             ::kubeforge_runtime::http::Method::DELETE,
                             target,
                             Some("application/json"),
-                            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+                            body
+                                .map(::kubeforge_runtime::request::Body::json)
+                                .transpose()?,
                         )
                     }
 
-                    /// Decodes the response to [`Widget::delete_widget`]: 200 OK → `com::example::v1::Widget`, 202 Accepted → `apimachinery::pkg::apis::meta::v1::Status`, 204 No Content → empty.
+                    /// Decodes the response to [`Widget::delete_widget`]: 200 OK → `Status` or `com::example::v1::Widget`, by the body's `kind`, 202 Accepted → `Status` or `com::example::v1::Widget`, by the body's `kind`, 204 No Content → empty.
                     ///
                     /// # Errors
                     ///
@@ -508,12 +512,12 @@ pub mod com {
                     > {
                         match status.as_u16() {
                             200 => {
-                                ::kubeforge_runtime::response::json(status, body)
+                                ::kubeforge_runtime::response::status_or(status, body)
                                     .map(DeleteWidgetResponse::Ok)
                             }
 
                             202 => {
-                                ::kubeforge_runtime::response::json(status, body)
+                                ::kubeforge_runtime::response::status_or(status, body)
                                     .map(DeleteWidgetResponse::Accepted)
                             }
 
@@ -582,7 +586,7 @@ pub mod com {
                     pub fn connect_widget_exec(
                         name: &str,
                         command: &[String],
-                        query: &ConnectWidgetExecQuery,
+                        query: &crate::golden::route_table::routes::AttachQueryWithoutContainerStderrStdinStdout,
                     ) -> Result<
                         ::kubeforge_runtime::http::Request<Vec<u8>>,
                         ::kubeforge_runtime::RequestError,
@@ -683,77 +687,27 @@ pub mod com {
                 #[derive(Clone, Debug, PartialEq)]
                 pub enum DeleteWidgetResponse {
                     /// 200 OK.
-                    Ok(Widget),
+                    Ok(
+                        ::kubeforge_runtime::StatusOr<
+                            Widget,
+                            crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status,
+                        >,
+                    ),
                     /// 202 Accepted.
                     Accepted(
-                        crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status,
+                        ::kubeforge_runtime::StatusOr<
+                            Widget,
+                            crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status,
+                        >,
                     ),
                     /// 204 No Content.
                     NoContent,
-                }
-
-                /// The optional query parameters of [`Widget::connect_widget_exec`]; only those set are sent.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
-                pub struct ConnectWidgetExecQuery {
-                    /// Allocate a terminal.
-                    pub tty: Option<bool>,
-                }
-
-                impl ::kubeforge_runtime::request::QueryParams for ConnectWidgetExecQuery {
-                    #[inline]
-                    fn append_to(
-                        &self,
-                        target: &mut ::kubeforge_runtime::request::PathAndQuery,
-                    ) {
-                        target.push_optional_query("tty", self.tty.as_ref());
-                    }
-                }
-
-                impl ConnectWidgetExecQuery {
-                    /// A builder with no parameter set.
-                    #[inline]
-                    pub fn builder() -> ConnectWidgetExecQueryBuilder {
-                        ConnectWidgetExecQueryBuilder::default()
-                    }
-                }
-
-                /// Builds [`ConnectWidgetExecQuery`]: each setter sets one parameter; unset ones are not sent.
-                #[derive(Clone, Debug, Default)]
-                #[must_use]
-                pub struct ConnectWidgetExecQueryBuilder(ConnectWidgetExecQuery);
-
-                impl ConnectWidgetExecQueryBuilder {
-                    /// Allocate a terminal.
-                    pub fn tty(mut self, value: impl Into<bool>) -> Self {
-                        self.0.tty = Some(value.into());
-                        self
-                    }
-
-                    /// The parameters.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> ConnectWidgetExecQuery {
-                        self.0
-                    }
-                }
-
-                impl From<ConnectWidgetExecQueryBuilder> for ConnectWidgetExecQuery {
-                    fn from(builder: ConnectWidgetExecQueryBuilder) -> Self {
-                        builder.0
-                    }
-                }
-
-                impl From<ConnectWidgetExecQuery> for ConnectWidgetExecQueryBuilder {
-                    fn from(query: ConnectWidgetExecQuery) -> Self {
-                        Self(query)
-                    }
                 }
             }
 
             pub use self::widget::{
                 Widget, WidgetBuilder, ListWidgetQuery, ListWidgetQueryBuilder,
-                DeleteWidgetResponse, ConnectWidgetExecQuery,
-                ConnectWidgetExecQueryBuilder,
+                DeleteWidgetResponse,
             };
             mod widget_list {
                 /// A page of widgets.
@@ -985,7 +939,9 @@ pub mod routes {
         /// `path` is the path without the query string, as `uri.path()` gives it. Matching
         /// is exact and case-sensitive; static segments beat parameters; a parameter is one
         /// non-empty segment, kept percent-encoded (an encoded `/` stays inside it; decode
-        /// with `PathParams::decoded`). A trailing slash, an empty segment, a `.` or `..`
+        /// with `PathParams::decoded`). The discovery paths (`/api`, `/apis`, a group's, a
+        /// group-version's) match with and without their trailing slash, as the API server
+        /// serves them; elsewhere a trailing slash, an empty segment, a `.` or `..`
         /// parameter, or a `?` or `#` in the path never match. A known path with another
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
@@ -1007,6 +963,19 @@ pub mod routes {
                 return Resolution::NotFound;
             };
             match segments.next() {
+                None => {
+                    if *method == Method::GET {
+                        Resolution::Found {
+                            route: Route::GetExampleComV1apiResources,
+                            params,
+                        }
+                    } else {
+                        Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        }
+                    }
+                }
+
                 Some("") => {
                     if segments.next().is_some() {
                         return Resolution::NotFound;
@@ -1200,6 +1169,76 @@ pub mod routes {
         get_example_com_v1api_resources, get_example_com_v1api_resources_response,
         read_example_com_v1_widget_stats, read_example_com_v1_widget_stats_response,
     };
+    mod query {
+        /// The optional query parameters that 1 of the API's operations take, such as `connectExampleComV1WidgetExec`; only those set are sent. The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from the parameters alone, so other input documents never change it.
+        #[derive(Clone, Debug, Default, PartialEq, Eq)]
+        pub struct AttachQueryWithoutContainerStderrStdinStdout {
+            /// Allocate a terminal.
+            pub tty: Option<bool>,
+        }
+
+        impl ::kubeforge_runtime::request::QueryParams
+        for AttachQueryWithoutContainerStderrStdinStdout {
+            #[inline]
+            fn append_to(
+                &self,
+                target: &mut ::kubeforge_runtime::request::PathAndQuery,
+            ) {
+                target.push_optional_query("tty", self.tty.as_ref());
+            }
+        }
+
+        impl AttachQueryWithoutContainerStderrStdinStdout {
+            /// A builder with no parameter set.
+            #[inline]
+            pub fn builder() -> AttachQueryWithoutContainerStderrStdinStdoutBuilder {
+                AttachQueryWithoutContainerStderrStdinStdoutBuilder::default()
+            }
+        }
+
+        /// Builds [`AttachQueryWithoutContainerStderrStdinStdout`]: each setter sets one parameter; unset ones are not sent.
+        #[derive(Clone, Debug, Default)]
+        #[must_use]
+        pub struct AttachQueryWithoutContainerStderrStdinStdoutBuilder(
+            AttachQueryWithoutContainerStderrStdinStdout,
+        );
+
+        impl AttachQueryWithoutContainerStderrStdinStdoutBuilder {
+            /// Allocate a terminal.
+            pub fn tty(mut self, value: impl Into<bool>) -> Self {
+                self.0.tty = Some(value.into());
+                self
+            }
+
+            /// The parameters.
+            #[inline]
+            #[must_use]
+            pub fn build(self) -> AttachQueryWithoutContainerStderrStdinStdout {
+                self.0
+            }
+        }
+
+        impl From<AttachQueryWithoutContainerStderrStdinStdoutBuilder>
+        for AttachQueryWithoutContainerStderrStdinStdout {
+            fn from(
+                builder: AttachQueryWithoutContainerStderrStdinStdoutBuilder,
+            ) -> Self {
+                builder.0
+            }
+        }
+
+        impl From<AttachQueryWithoutContainerStderrStdinStdout>
+        for AttachQueryWithoutContainerStderrStdinStdoutBuilder {
+            fn from(query: AttachQueryWithoutContainerStderrStdinStdout) -> Self {
+                Self(query)
+            }
+        }
+    }
+
+    pub use self::query::{
+        AttachQueryWithoutContainerStderrStdinStdout,
+        AttachQueryWithoutContainerStderrStdinStdoutBuilder,
+    };
     mod route {
         /// Every operation of the API, one variant per `operationId`. [`resolve`](super::resolve)
         /// finds one from a method and path; [`Route::info`] tells everything about it.
@@ -1296,12 +1335,12 @@ pub mod routes {
                     ::kubeforge_runtime::route::ResponseInfo {
                         status: 200,
                         description: "OK",
-                        ty: Some("com::example::v1::Widget"),
+                        ty: Some("StatusOr<com::example::v1::Widget>"),
                     },
                     ::kubeforge_runtime::route::ResponseInfo {
                         status: 202,
                         description: "Accepted",
-                        ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                        ty: Some("StatusOr<com::example::v1::Widget>"),
                     },
                     ::kubeforge_runtime::route::ResponseInfo {
                         status: 204,

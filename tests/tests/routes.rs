@@ -362,13 +362,13 @@ fn a_resource_without_paths_gets_the_conventional_table() {
         .model()
         .unwrap();
     let (id, _) = api.resources.iter().next().unwrap();
-    let table: Vec<(String, String, &str)> = kubeforge::model::operations::synthesize(&api, *id)
+    let table: Vec<(String, String, String)> = kubeforge::model::operations::synthesize(&api, *id)
         .iter()
         .map(|op| {
             (
                 op.method.as_str().to_owned(),
                 op.path.text.clone(),
-                op.action.as_str(),
+                op.action.as_str().to_owned(),
             )
         })
         .collect();
@@ -394,9 +394,9 @@ fn a_resource_without_paths_gets_the_conventional_table() {
             "replace",
         ),
     ];
-    let expected: Vec<(String, String, &str)> = expected
+    let expected: Vec<(String, String, String)> = expected
         .iter()
-        .map(|(m, p, a)| ((*m).to_owned(), (*p).to_owned(), *a))
+        .map(|(m, p, a)| ((*m).to_owned(), (*p).to_owned(), (*a).to_owned()))
         .collect();
     assert_eq!(table, expected);
 }
@@ -446,18 +446,16 @@ fn malformed_operations_are_located_diagnostics() {
     );
     assert!(e.diagnostics()[0].message.contains("/paths/~1a/get"), "{e}");
 
-    // A parameter that is not a whole segment, an unknown action, a bad status, a dangling
-    // body reference: all reported together.
+    // A parameter that is not a whole segment, a bad status, a dangling body reference: all
+    // reported together (an unknown action is no error: `unknown_actions_are_kept`).
     let e = model_error(json!({
         "/a/{name}.json": {"get": {"operationId": "one", "responses": {}}},
-        "/b": {"get": {"operationId": "two", "x-kubernetes-action": "explode", "responses": {}}},
         "/c": {"get": {"operationId": "three", "responses": {"2000": {"description": "?"}}}},
         "/d": {"post": {"operationId": "four", "requestBody": {"content": {"*/*": {"schema": {"$ref": "#/components/schemas/Nope"}}}}, "responses": {}}}
     }));
     assert_eq!(
         e.kinds(),
         [
-            ErrorKind::InvalidOperation,
             ErrorKind::InvalidOperation,
             ErrorKind::InvalidOperation,
             ErrorKind::DanglingRef
@@ -473,9 +471,58 @@ fn malformed_operations_are_located_diagnostics() {
         pointers,
         [
             "/paths/~1a~1{name}.json/get",
-            "/paths/~1b/get/x-kubernetes-action",
             "/paths/~1c/get/responses/2000",
             "/paths/~1d/post/requestBody/content/*~1*/schema/$ref",
         ]
     );
+}
+
+/// Kubernetes ≤ 1.9 and OpenShift 3 declare `x-kubernetes-action: proxy`; a newer Kubernetes
+/// may add actions. Each becomes an operation with `Action::Other` and a note in its docs,
+/// never an error; HEAD and OPTIONS operations are kept.
+#[test]
+fn unknown_actions_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("legacy.json");
+    let document = json!({
+        "openapi": "3.0.0",
+        "info": {"title": "legacy", "version": "v1"},
+        "paths": {
+            "/api/v1/proxy/namespaces/{namespace}/pods/{name}": {
+                "parameters": [
+                    {"name": "name", "in": "path", "required": true, "schema": {"type": "string"}},
+                    {"name": "namespace", "in": "path", "required": true, "schema": {"type": "string"}}
+                ],
+                "get": {"operationId": "proxyCoreV1GETNamespacedPod", "description": "proxy GET requests to Pod", "x-kubernetes-action": "proxy", "responses": {"200": {"description": "OK", "content": {"*/*": {"schema": {"type": "string"}}}}}},
+                "head": {"operationId": "proxyCoreV1HEADNamespacedPod", "x-kubernetes-action": "proxy", "responses": {"200": {"description": "OK"}}},
+                "options": {"operationId": "proxyCoreV1OPTIONSNamespacedPod", "x-kubernetes-action": "proxy", "responses": {"200": {"description": "OK"}}}
+            },
+            "/apis/x.io/v1/things": {
+                "get": {"operationId": "teleportXV1Thing", "x-kubernetes-action": "teleport", "responses": {"200": {"description": "OK"}}}
+            }
+        }
+    });
+    std::fs::write(&path, document.to_string()).unwrap();
+    let api = kubeforge::Config::new()
+        .input_named(&path, "legacy.json")
+        .model()
+        .unwrap();
+    let actions: Vec<(&str, String)> = api
+        .operations
+        .iter()
+        .map(|op| (op.method.as_str(), op.action.as_str().to_owned()))
+        .collect();
+    assert_eq!(
+        actions,
+        [
+            ("GET", "proxy".to_owned()),
+            ("HEAD", "proxy".to_owned()),
+            ("OPTIONS", "proxy".to_owned()),
+            ("GET", "teleport".to_owned()),
+        ]
+    );
+    let get = &api.operations[0];
+    let docs = get.description.as_deref().unwrap();
+    assert!(docs.starts_with("proxy GET requests to Pod"), "{docs}");
+    assert!(docs.contains("`x-kubernetes-action` is `proxy`"), "{docs}");
 }

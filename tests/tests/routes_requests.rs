@@ -101,7 +101,7 @@ fn bytes(value: &Value) -> Vec<u8> {
 
 #[test]
 fn lease_list_and_watch() {
-    let request = Lease::list_lease_for_all_namespaces(&routes::ListOrWatchQuery2 {
+    let request = Lease::list_lease_for_all_namespaces(&routes::ListOrWatchQuery {
         label_selector: Some("app in (web,api)".into()),
         limit: Some(50),
         watch: Some(false),
@@ -119,7 +119,7 @@ fn lease_list_and_watch() {
 
     let request = Lease::list_namespaced_lease(
         "kube-system",
-        &routes::ListOrWatchQuery2 {
+        &routes::ListOrWatchQuery {
             continue_: Some("eyJ2Ijoi+/=".into()),
             ..Default::default()
         },
@@ -143,7 +143,7 @@ fn lease_list_and_watch() {
     // The deprecated /watch/ paths.
     let request = Lease::watch_namespaced_lease_list(
         "kube-system",
-        &routes::ListOrWatchQuery2 {
+        &routes::ListOrWatchQuery {
             resource_version: Some("7".into()),
             allow_watch_bookmarks: Some(true),
             ..Default::default()
@@ -177,7 +177,7 @@ fn lease_list_and_watch() {
     check_errors(Lease::watch_namespaced_lease_list_response);
 
     let request =
-        Lease::watch_namespaced_lease("kube-system", "a", &routes::ListOrWatchQuery2::default())
+        Lease::watch_namespaced_lease("kube-system", "a", &routes::ListOrWatchQuery::default())
             .unwrap();
     check(
         &request,
@@ -187,7 +187,7 @@ fn lease_list_and_watch() {
         None,
     );
     let request =
-        Lease::watch_lease_list_for_all_namespaces(&routes::ListOrWatchQuery2::default()).unwrap();
+        Lease::watch_lease_list_for_all_namespaces(&routes::ListOrWatchQuery::default()).unwrap();
     check(
         &request,
         &Method::GET,
@@ -362,7 +362,10 @@ fn lease_create_read_replace_patch_delete() {
     let success =
         br#"{"kind":"Status","apiVersion":"v1","status":"Success","details":{"name":"a"}}"#;
     for status in [StatusCode::OK, StatusCode::ACCEPTED] {
-        let decoded: Status = Lease::delete_namespaced_lease_response(status, success).unwrap();
+        let decoded: Status = Lease::delete_namespaced_lease_response(status, success)
+            .unwrap()
+            .status()
+            .expect("a Status");
         assert_eq!(decoded.status.as_deref(), Some("Success"));
     }
     check_errors(Lease::delete_namespaced_lease_response);
@@ -370,7 +373,7 @@ fn lease_create_read_replace_patch_delete() {
     let request = Lease::delete_collection_namespaced_lease(
         "kube-system",
         None,
-        &routes::DeleteCollectionQuery2 {
+        &routes::DeleteCollectionQuery {
             label_selector: Some("a=b".into()),
             send_initial_events: Some(false),
             ..Default::default()
@@ -384,8 +387,10 @@ fn lease_create_read_replace_patch_delete() {
         None,
         None,
     );
-    let decoded =
-        Lease::delete_collection_namespaced_lease_response(StatusCode::OK, success).unwrap();
+    let decoded = Lease::delete_collection_namespaced_lease_response(StatusCode::OK, success)
+        .unwrap()
+        .status()
+        .expect("a Status");
     assert_eq!(decoded.status.as_deref(), Some("Success"));
     check_errors(Lease::delete_collection_namespaced_lease_response);
 }
@@ -425,7 +430,7 @@ fn path_parameters_can_never_change_the_path() {
     // Query values are escaped too, and unset ones are not sent.
     let request = Lease::list_namespaced_lease(
         "ns",
-        &routes::ListOrWatchQuery2 {
+        &routes::ListOrWatchQuery {
             field_selector: Some("metadata.name=a&b#c".into()),
             ..Default::default()
         },
@@ -444,11 +449,12 @@ fn pod_every_action() {
     let pod: Pod = serde_json::from_value(pod_json.clone()).unwrap();
     let ns = "default";
 
-    let request = Pod::list_pod_for_all_namespaces(&routes::ListOrWatchQuery {
-        field_selector: Some("spec.nodeName=node-1".into()),
-        ..Default::default()
-    })
-    .unwrap();
+    let request =
+        Pod::list_pod_for_all_namespaces(&routes::ListOrWatchQueryWithoutSendInitialEvents {
+            field_selector: Some("spec.nodeName=node-1".into()),
+            ..Default::default()
+        })
+        .unwrap();
     check(
         &request,
         &Method::GET,
@@ -465,7 +471,11 @@ fn pod_every_action() {
     );
     check_errors(Pod::list_pod_for_all_namespaces_response);
 
-    let request = Pod::list_namespaced_pod(ns, &routes::ListOrWatchQuery::default()).unwrap();
+    let request = Pod::list_namespaced_pod(
+        ns,
+        &routes::ListOrWatchQueryWithoutSendInitialEvents::default(),
+    )
+    .unwrap();
     check(
         &request,
         &Method::GET,
@@ -482,10 +492,16 @@ fn pod_every_action() {
     );
     check_errors(Pod::list_namespaced_pod_response);
 
-    let request =
-        Pod::watch_pod_list_for_all_namespaces(&routes::ListOrWatchQuery::default()).unwrap();
+    let request = Pod::watch_pod_list_for_all_namespaces(
+        &routes::ListOrWatchQueryWithoutSendInitialEvents::default(),
+    )
+    .unwrap();
     check(&request, &Method::GET, "/api/v1/watch/pods", None, None);
-    let request = Pod::watch_namespaced_pod_list(ns, &routes::ListOrWatchQuery::default()).unwrap();
+    let request = Pod::watch_namespaced_pod_list(
+        ns,
+        &routes::ListOrWatchQueryWithoutSendInitialEvents::default(),
+    )
+    .unwrap();
     check(
         &request,
         &Method::GET,
@@ -493,8 +509,12 @@ fn pod_every_action() {
         None,
         None,
     );
-    let request =
-        Pod::watch_namespaced_pod(ns, "web", &routes::ListOrWatchQuery::default()).unwrap();
+    let request = Pod::watch_namespaced_pod(
+        ns,
+        "web",
+        &routes::ListOrWatchQueryWithoutSendInitialEvents::default(),
+    )
+    .unwrap();
     check(
         &request,
         &Method::GET,
@@ -607,13 +627,16 @@ fn pod_every_action() {
     );
     assert_eq!(
         Pod::delete_namespaced_pod_response(StatusCode::ACCEPTED, &bytes(&pod_json)).unwrap(),
-        pod
+        kubeforge_runtime::StatusOr::Object(pod)
     );
     check_errors(Pod::delete_namespaced_pod_response);
 
-    let request =
-        Pod::delete_collection_namespaced_pod(ns, None, &routes::DeleteCollectionQuery::default())
-            .unwrap();
+    let request = Pod::delete_collection_namespaced_pod(
+        ns,
+        None,
+        &routes::DeleteCollectionQueryWithoutSendInitialEvents::default(),
+    )
+    .unwrap();
     check(
         &request,
         &Method::DELETE,

@@ -10,7 +10,9 @@ use kube::client::{Body, Client};
 use kube_interop::k8s::openshift::image::v1::{
     DeleteNamespacedImageStreamQuery, ImageLookupPolicy, ImageStream, ImageStreamSpec,
 };
-use kube_interop::k8s::routes::{CreateOrReplaceQuery, GetQuery, ListOrWatchQuery, PatchQuery};
+use kube_interop::k8s::routes::{
+    CreateOrReplaceQuery, GetQuery, ListOrWatchQueryWithoutSendInitialEvents, PatchQuery,
+};
 use serde_json::{Value, json};
 
 /// What the mock saw of one request, and what the generated functions are compared on.
@@ -153,7 +155,7 @@ async fn list_matches() {
     assert_eq!(list.items, vec![stream()]);
     let ours = ImageStream::list_namespaced_image_stream(
         "ci",
-        &ListOrWatchQuery {
+        &ListOrWatchQueryWithoutSendInitialEvents {
             label_selector: Some("app=web".into()),
             field_selector: Some("metadata.name=ruby".into()),
             limit: Some(10),
