@@ -956,17 +956,11 @@ pub mod routes {
             let Some("apis") = segments.next() else {
                 return Resolution::NotFound;
             };
-            let Some("example.com") = segments.next() else {
-                return Resolution::NotFound;
-            };
-            let Some("v1") = segments.next() else {
-                return Resolution::NotFound;
-            };
             match segments.next() {
                 None => {
                     if *method == Method::GET {
                         Resolution::Found {
-                            route: Route::GetExampleComV1apiResources,
+                            route: Route::GetApiVersions,
                             params,
                         }
                     } else {
@@ -983,7 +977,7 @@ pub mod routes {
 
                     if *method == Method::GET {
                         Resolution::Found {
-                            route: Route::GetExampleComV1apiResources,
+                            route: Route::GetApiVersions,
                             params,
                         }
                     } else {
@@ -993,32 +987,12 @@ pub mod routes {
                     }
                 }
 
-                Some("widgets") => {
-                    let Some(segment) = segments.next() else {
-                        return if *method == Method::GET {
-                            Resolution::Found {
-                                route: Route::ListExampleComV1Widget,
-                                params,
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            }
-                        };
-                    };
-                    let saved = (segments.clone(), params);
-                    let found = 'statics_1: {
-                        if segment == "special" {
-                            let Some("stats") = segments.next() else {
-                                break 'statics_1 Resolution::NotFound;
-                            };
-                            if segments.next().is_some() {
-                                break 'statics_1 Resolution::NotFound;
-                            }
-
+                Some("example.com") => {
+                    match segments.next() {
+                        None => {
                             if *method == Method::GET {
                                 Resolution::Found {
-                                    route: Route::ReadExampleComV1WidgetStats,
+                                    route: Route::GetExampleComApiGroup,
                                     params,
                                 }
                             } else {
@@ -1026,49 +1000,172 @@ pub mod routes {
                                     allowed: MethodSet::GET,
                                 }
                             }
-                        } else {
-                            Resolution::NotFound
-                        }
-                    };
-                    if !found.is_not_found() || !is_param_value(segment) {
-                        return found;
-                    }
-
-                    (segments, params) = saved;
-                    params.push(segment);
-                    match segments.next() {
-                        None => {
-                            if *method == Method::DELETE {
-                                Resolution::Found {
-                                    route: Route::DeleteExampleComV1Widget,
-                                    params: params.named(&["name"]),
-                                }
-                            } else if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::ReadExampleComV1Widget,
-                                    params: params.named(&["name"]),
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::DELETE.union(MethodSet::GET),
-                                }
-                            }
                         }
 
-                        Some("exec") => {
+                        Some("") => {
                             if segments.next().is_some() {
                                 return Resolution::NotFound;
                             }
 
-                            if *method == Method::POST {
+                            if *method == Method::GET {
                                 Resolution::Found {
-                                    route: Route::ConnectExampleComV1WidgetExec,
-                                    params: params.named(&["name"]),
+                                    route: Route::GetExampleComApiGroup,
+                                    params,
                                 }
                             } else {
                                 Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::POST,
+                                    allowed: MethodSet::GET,
                                 }
+                            }
+                        }
+
+                        Some("v1") => {
+                            match segments.next() {
+                                None => {
+                                    if *method == Method::GET {
+                                        Resolution::Found {
+                                            route: Route::GetExampleComV1apiResources,
+                                            params,
+                                        }
+                                    } else {
+                                        Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET,
+                                        }
+                                    }
+                                }
+
+                                Some("") => {
+                                    if segments.next().is_some() {
+                                        return Resolution::NotFound;
+                                    }
+
+                                    if *method == Method::GET {
+                                        Resolution::Found {
+                                            route: Route::GetExampleComV1apiResources,
+                                            params,
+                                        }
+                                    } else {
+                                        Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET,
+                                        }
+                                    }
+                                }
+
+                                Some("proxy") => {
+                                    let Some("widgets") = segments.next() else {
+                                        return Resolution::NotFound;
+                                    };
+                                    let Some(segment) = segments
+                                        .next()
+                                        .filter(|segment| is_param_value(segment)) else {
+                                        return Resolution::NotFound;
+                                    };
+                                    params.push(segment);
+                                    if segments.next().is_some() {
+                                        return Resolution::NotFound;
+                                    }
+
+                                    if *method == Method::GET {
+                                        Resolution::Found {
+                                            route: Route::ProxyExampleComV1getWidget,
+                                            params: params.named(&["name"]),
+                                        }
+                                    } else if *method == Method::HEAD {
+                                        Resolution::Found {
+                                            route: Route::ProxyExampleComV1headWidget,
+                                            params: params.named(&["name"]),
+                                        }
+                                    } else {
+                                        Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET.union(MethodSet::HEAD),
+                                        }
+                                    }
+                                }
+
+                                Some("widgets") => {
+                                    let Some(segment) = segments.next() else {
+                                        return if *method == Method::GET {
+                                            Resolution::Found {
+                                                route: Route::ListExampleComV1Widget,
+                                                params,
+                                            }
+                                        } else {
+                                            Resolution::MethodNotAllowed {
+                                                allowed: MethodSet::GET,
+                                            }
+                                        };
+                                    };
+                                    let saved = (segments.clone(), params);
+                                    let found = 'statics_1: {
+                                        if segment == "special" {
+                                            let Some("stats") = segments.next() else {
+                                                break 'statics_1 Resolution::NotFound;
+                                            };
+                                            if segments.next().is_some() {
+                                                break 'statics_1 Resolution::NotFound;
+                                            }
+
+                                            if *method == Method::GET {
+                                                Resolution::Found {
+                                                    route: Route::ReadExampleComV1WidgetStats,
+                                                    params,
+                                                }
+                                            } else {
+                                                Resolution::MethodNotAllowed {
+                                                    allowed: MethodSet::GET,
+                                                }
+                                            }
+                                        } else {
+                                            Resolution::NotFound
+                                        }
+                                    };
+                                    if !found.is_not_found() || !is_param_value(segment) {
+                                        return found;
+                                    }
+
+                                    (segments, params) = saved;
+                                    params.push(segment);
+                                    match segments.next() {
+                                        None => {
+                                            if *method == Method::DELETE {
+                                                Resolution::Found {
+                                                    route: Route::DeleteExampleComV1Widget,
+                                                    params: params.named(&["name"]),
+                                                }
+                                            } else if *method == Method::GET {
+                                                Resolution::Found {
+                                                    route: Route::ReadExampleComV1Widget,
+                                                    params: params.named(&["name"]),
+                                                }
+                                            } else {
+                                                Resolution::MethodNotAllowed {
+                                                    allowed: MethodSet::DELETE.union(MethodSet::GET),
+                                                }
+                                            }
+                                        }
+
+                                        Some("exec") => {
+                                            if segments.next().is_some() {
+                                                return Resolution::NotFound;
+                                            }
+
+                                            if *method == Method::POST {
+                                                Resolution::Found {
+                                                    route: Route::ConnectExampleComV1WidgetExec,
+                                                    params: params.named(&["name"]),
+                                                }
+                                            } else {
+                                                Resolution::MethodNotAllowed {
+                                                    allowed: MethodSet::POST,
+                                                }
+                                            }
+                                        }
+
+                                        _ => Resolution::NotFound,
+                                    }
+                                }
+
+                                _ => Resolution::NotFound,
                             }
                         }
 
@@ -1083,6 +1180,88 @@ pub mod routes {
 
     pub use self::matcher::resolve;
     mod operations {
+        /// Get available API versions.
+        ///
+        /// `GET /apis/`. Decode the response with [`get_api_versions_response`].
+        ///
+        /// # Errors
+        ///
+        /// Never in practice: the request is always well-formed.
+        #[inline]
+        pub fn get_api_versions() -> Result<
+            ::kubeforge_runtime::http::Request<Vec<u8>>,
+            ::kubeforge_runtime::RequestError,
+        > {
+            let target = ::kubeforge_runtime::request::PathAndQuery::new("/apis/");
+            ::kubeforge_runtime::request::build(
+                ::kubeforge_runtime::http::Method::GET,
+                target,
+                Some("application/json"),
+                None,
+            )
+        }
+
+        /// Decodes the response to [`get_api_versions`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`.
+        ///
+        /// # Errors
+        ///
+        /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
+        #[inline]
+        pub fn get_api_versions_response(
+            status: ::kubeforge_runtime::http::StatusCode,
+            body: &[u8],
+        ) -> Result<
+            crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status,
+            crate::golden::route_table::routes::ResponseError,
+        > {
+            match status.as_u16() {
+                200 => ::kubeforge_runtime::response::json(status, body),
+                _ => Err(::kubeforge_runtime::response::error(status, body)),
+            }
+        }
+
+        /// Get information of a group.
+        ///
+        /// `GET /apis/example.com/`. Decode the response with [`get_example_com_api_group_response`].
+        ///
+        /// # Errors
+        ///
+        /// Never in practice: the request is always well-formed.
+        #[inline]
+        pub fn get_example_com_api_group() -> Result<
+            ::kubeforge_runtime::http::Request<Vec<u8>>,
+            ::kubeforge_runtime::RequestError,
+        > {
+            let target = ::kubeforge_runtime::request::PathAndQuery::new(
+                "/apis/example.com/",
+            );
+            ::kubeforge_runtime::request::build(
+                ::kubeforge_runtime::http::Method::GET,
+                target,
+                Some("application/json"),
+                None,
+            )
+        }
+
+        /// Decodes the response to [`get_example_com_api_group`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`.
+        ///
+        /// # Errors
+        ///
+        /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
+        #[inline]
+        pub fn get_example_com_api_group_response(
+            status: ::kubeforge_runtime::http::StatusCode,
+            body: &[u8],
+        ) -> Result<
+            crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status,
+            crate::golden::route_table::routes::ResponseError,
+        > {
+            match status.as_u16() {
+                200 => ::kubeforge_runtime::response::json(status, body),
+                _ => Err(::kubeforge_runtime::response::error(status, body)),
+            }
+        }
+
         /// Get available resources.
         ///
         /// `GET /apis/example.com/v1/`. Decode the response with [`get_example_com_v1api_resources_response`].
@@ -1121,6 +1300,94 @@ pub mod routes {
         > {
             match status.as_u16() {
                 200 => ::kubeforge_runtime::response::json(status, body),
+                _ => Err(::kubeforge_runtime::response::error(status, body)),
+            }
+        }
+
+        /// proxy GET requests to Widget
+        ///
+        /// Its `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other("proxy")`.
+        ///
+        /// `GET /apis/example.com/v1/proxy/widgets/{name}`. Decode the response with [`proxy_example_com_v1get_widget_response`].
+        ///
+        /// # Errors
+        ///
+        /// When a path parameter is empty, `.` or `..`.
+        #[inline]
+        pub fn proxy_example_com_v1get_widget(
+            name: &str,
+        ) -> Result<
+            ::kubeforge_runtime::http::Request<Vec<u8>>,
+            ::kubeforge_runtime::RequestError,
+        > {
+            let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
+                "/apis/example.com/v1/proxy/widgets/",
+            );
+            target.push_segment("name", name)?;
+            ::kubeforge_runtime::request::build(
+                ::kubeforge_runtime::http::Method::GET,
+                target,
+                None,
+                None,
+            )
+        }
+
+        /// Decodes the response to [`proxy_example_com_v1get_widget`]: 200 OK → `String` (text/plain).
+        ///
+        /// # Errors
+        ///
+        /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
+        #[inline]
+        pub fn proxy_example_com_v1get_widget_response(
+            status: ::kubeforge_runtime::http::StatusCode,
+            body: &[u8],
+        ) -> Result<String, crate::golden::route_table::routes::ResponseError> {
+            match status.as_u16() {
+                200 => ::kubeforge_runtime::response::text(status, body),
+                _ => Err(::kubeforge_runtime::response::error(status, body)),
+            }
+        }
+
+        /// proxy HEAD requests to Widget
+        ///
+        /// Its `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other("proxy")`.
+        ///
+        /// `HEAD /apis/example.com/v1/proxy/widgets/{name}`. Decode the response with [`proxy_example_com_v1head_widget_response`].
+        ///
+        /// # Errors
+        ///
+        /// When a path parameter is empty, `.` or `..`.
+        #[inline]
+        pub fn proxy_example_com_v1head_widget(
+            name: &str,
+        ) -> Result<
+            ::kubeforge_runtime::http::Request<Vec<u8>>,
+            ::kubeforge_runtime::RequestError,
+        > {
+            let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
+                "/apis/example.com/v1/proxy/widgets/",
+            );
+            target.push_segment("name", name)?;
+            ::kubeforge_runtime::request::build(
+                ::kubeforge_runtime::http::Method::HEAD,
+                target,
+                None,
+                None,
+            )
+        }
+
+        /// Decodes the response to [`proxy_example_com_v1head_widget`]: 200 OK → `String` (text/plain).
+        ///
+        /// # Errors
+        ///
+        /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
+        #[inline]
+        pub fn proxy_example_com_v1head_widget_response(
+            status: ::kubeforge_runtime::http::StatusCode,
+            body: &[u8],
+        ) -> Result<String, crate::golden::route_table::routes::ResponseError> {
+            match status.as_u16() {
+                200 => ::kubeforge_runtime::response::text(status, body),
                 _ => Err(::kubeforge_runtime::response::error(status, body)),
             }
         }
@@ -1166,8 +1433,12 @@ pub mod routes {
     }
 
     pub use self::operations::{
-        get_example_com_v1api_resources, get_example_com_v1api_resources_response,
-        read_example_com_v1_widget_stats, read_example_com_v1_widget_stats_response,
+        get_api_versions, get_api_versions_response, get_example_com_api_group,
+        get_example_com_api_group_response, get_example_com_v1api_resources,
+        get_example_com_v1api_resources_response, proxy_example_com_v1get_widget,
+        proxy_example_com_v1get_widget_response, proxy_example_com_v1head_widget,
+        proxy_example_com_v1head_widget_response, read_example_com_v1_widget_stats,
+        read_example_com_v1_widget_stats_response,
     };
     mod query {
         /// The optional query parameters that 1 of the API's operations take, such as `connectExampleComV1WidgetExec`; only those set are sent. The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from the parameters alone, so other input documents never change it.
@@ -1253,8 +1524,16 @@ pub mod routes {
             ReadExampleComV1Widget,
             /// `POST /apis/example.com/v1/widgets/{name}/exec`
             ConnectExampleComV1WidgetExec,
+            /// `GET /apis/`
+            GetApiVersions,
+            /// `GET /apis/example.com/`
+            GetExampleComApiGroup,
             /// `GET /apis/example.com/v1/`
             GetExampleComV1apiResources,
+            /// `GET /apis/example.com/v1/proxy/widgets/{name}`
+            ProxyExampleComV1getWidget,
+            /// `HEAD /apis/example.com/v1/proxy/widgets/{name}`
+            ProxyExampleComV1headWidget,
             /// `GET /apis/example.com/v1/widgets/special/stats`
             ReadExampleComV1WidgetStats,
         }
@@ -1266,7 +1545,11 @@ pub mod routes {
                 Route::DeleteExampleComV1Widget,
                 Route::ReadExampleComV1Widget,
                 Route::ConnectExampleComV1WidgetExec,
+                Route::GetApiVersions,
+                Route::GetExampleComApiGroup,
                 Route::GetExampleComV1apiResources,
+                Route::ProxyExampleComV1getWidget,
+                Route::ProxyExampleComV1headWidget,
                 Route::ReadExampleComV1WidgetStats,
             ];
 
@@ -1279,7 +1562,7 @@ pub mod routes {
 
         /// The route table: every operation of the API, with its method, path template,
         /// action, resource, parameters, body and responses. Indexed by [`Route`].
-        pub static ROUTES: [::kubeforge_runtime::RouteInfo; 6] = [
+        pub static ROUTES: [::kubeforge_runtime::RouteInfo; 10] = [
             ::kubeforge_runtime::RouteInfo {
                 operation_id: "listExampleComV1Widget",
                 method: ::kubeforge_runtime::http::Method::GET,
@@ -1404,6 +1687,44 @@ pub mod routes {
                 description: "Run a command in a Widget.",
             },
             ::kubeforge_runtime::RouteInfo {
+                operation_id: "getAPIVersions",
+                method: ::kubeforge_runtime::http::Method::GET,
+                path: "/apis/",
+                action: ::kubeforge_runtime::Action::Get,
+                resource: None,
+                path_params: &[],
+                query: &[],
+                body: None,
+                responses: &[
+                    ::kubeforge_runtime::route::ResponseInfo {
+                        status: 200,
+                        description: "OK",
+                        ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                    },
+                ],
+                deprecated: false,
+                description: "Get available API versions.",
+            },
+            ::kubeforge_runtime::RouteInfo {
+                operation_id: "getExampleComAPIGroup",
+                method: ::kubeforge_runtime::http::Method::GET,
+                path: "/apis/example.com/",
+                action: ::kubeforge_runtime::Action::Get,
+                resource: None,
+                path_params: &[],
+                query: &[],
+                body: None,
+                responses: &[
+                    ::kubeforge_runtime::route::ResponseInfo {
+                        status: 200,
+                        description: "OK",
+                        ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                    },
+                ],
+                deprecated: false,
+                description: "Get information of a group.",
+            },
+            ::kubeforge_runtime::RouteInfo {
                 operation_id: "getExampleComV1APIResources",
                 method: ::kubeforge_runtime::http::Method::GET,
                 path: "/apis/example.com/v1/",
@@ -1421,6 +1742,44 @@ pub mod routes {
                 ],
                 deprecated: false,
                 description: "Get available resources.",
+            },
+            ::kubeforge_runtime::RouteInfo {
+                operation_id: "proxyExampleComV1GETWidget",
+                method: ::kubeforge_runtime::http::Method::GET,
+                path: "/apis/example.com/v1/proxy/widgets/{name}",
+                action: ::kubeforge_runtime::Action::Other("proxy"),
+                resource: None,
+                path_params: &["name"],
+                query: &[],
+                body: None,
+                responses: &[
+                    ::kubeforge_runtime::route::ResponseInfo {
+                        status: 200,
+                        description: "OK",
+                        ty: Some("String"),
+                    },
+                ],
+                deprecated: false,
+                description: "proxy GET requests to Widget\n\nIts `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other(\"proxy\")`.",
+            },
+            ::kubeforge_runtime::RouteInfo {
+                operation_id: "proxyExampleComV1HEADWidget",
+                method: ::kubeforge_runtime::http::Method::HEAD,
+                path: "/apis/example.com/v1/proxy/widgets/{name}",
+                action: ::kubeforge_runtime::Action::Other("proxy"),
+                resource: None,
+                path_params: &["name"],
+                query: &[],
+                body: None,
+                responses: &[
+                    ::kubeforge_runtime::route::ResponseInfo {
+                        status: 200,
+                        description: "OK",
+                        ty: Some("String"),
+                    },
+                ],
+                deprecated: false,
+                description: "proxy HEAD requests to Widget\n\nIts `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other(\"proxy\")`.",
             },
             ::kubeforge_runtime::RouteInfo {
                 operation_id: "readExampleComV1WidgetStats",
