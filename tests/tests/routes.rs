@@ -526,3 +526,82 @@ fn unknown_actions_are_kept() {
     assert!(docs.starts_with("proxy GET requests to Pod"), "{docs}");
     assert!(docs.contains("`x-kubernetes-action` is `proxy`"), "{docs}");
 }
+
+/// The query struct names of every operation (and of the watch on each list path), by
+/// operation ID.
+fn query_names(inputs: &[&str]) -> BTreeMap<String, (Option<String>, Option<String>)> {
+    let mut config = kubeforge::Config::new();
+    for input in inputs {
+        config = config.input(workspace_root().join("schemas").join(input));
+    }
+    let api = config.model().unwrap();
+    api.operations
+        .iter()
+        .map(|op| {
+            (
+                op.id.clone(),
+                (
+                    op.names.query.clone(),
+                    op.watch.as_ref().and_then(|w| w.query.clone()),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Adding an input document never renames a query struct of the others: a shared struct's
+/// name comes from its parameter set (OpenShift's list parameters, without
+/// `sendInitialEvents`, used to take `ListOrWatchQuery` and push Kubernetes' to
+/// `ListOrWatchQuery2`).
+#[test]
+fn query_struct_names_do_not_depend_on_other_inputs() {
+    for (alone, extra) in [
+        ("coordination.k8s.io_v1.json", "image.openshift.io_v1.json"),
+        ("image.openshift.io_v1.json", "coordination.k8s.io_v1.json"),
+        ("core_v1.json", "image.openshift.io_v1.json"),
+    ] {
+        let before = query_names(&[alone]);
+        let after = query_names(&[extra, alone]);
+        let mut shared = 0;
+        for (id, names) in &before {
+            assert_eq!(Some(names), after.get(id), "{id} in {alone} with {extra}");
+            shared += 1;
+        }
+        assert!(shared > 10, "{alone}: {shared}");
+    }
+    let names = query_names(&["image.openshift.io_v1.json"]);
+    assert_eq!(
+        names["listImageOpenshiftIoV1NamespacedImageStream"],
+        (
+            Some("ListOrWatchQueryWithoutSendInitialEvents".to_owned()),
+            Some("WatchQueryWithoutSendInitialEvents".to_owned())
+        )
+    );
+    let names = query_names(&["coordination.k8s.io_v1.json"]);
+    assert_eq!(
+        names["listCoordinationV1NamespacedLease"],
+        (
+            Some("ListOrWatchQuery".to_owned()),
+            Some("WatchQuery".to_owned())
+        )
+    );
+}
+
+/// `generated/` has no numbered query struct left.
+#[test]
+fn generated_has_no_numbered_query_structs() {
+    let query =
+        std::fs::read_to_string(workspace_root().join("generated/src/routes/query.rs")).unwrap();
+    for line in query.lines().filter(|l| l.starts_with("pub struct ")) {
+        let name = line["pub struct ".len()..]
+            .split(|c: char| !c.is_alphanumeric())
+            .next()
+            .unwrap();
+        assert!(
+            !name
+                .trim_end_matches("Builder")
+                .ends_with(|c: char| c.is_ascii_digit()),
+            "{name}"
+        );
+    }
+}
