@@ -315,12 +315,15 @@ fn document_operations(path: &Path) -> std::collections::BTreeSet<(String, Strin
     operations
 }
 
-/// Documents of older clusters (kept in `tests/old-documents/`, see its SOURCE.md) generate,
+/// Documents of older clusters (Kubernetes 1.9, OpenShift 3.6) (kept in `tests/old-documents/`, see its SOURCE.md) generate,
 /// build with warnings denied, and keep every operation: legacy `proxy` actions, HEAD and
 /// OPTIONS included.
 #[test]
-fn old_kubernetes_documents_keep_every_operation() {
-    for (name, expected) in [("kubernetes-1.9.4-swagger.json", 958)] {
+fn old_documents_keep_every_operation() {
+    for (name, expected) in [
+        ("kubernetes-1.9.4-swagger.json", 958),
+        ("openshift-3.6-dev-openapi-spec.json", 1396),
+    ] {
         let path = old_document(name);
         let declared = document_operations(&path);
         assert_eq!(declared.len(), expected, "{name}");
