@@ -1,6 +1,7 @@
 //! Operations → request functions, query structs, response decoders, the route table and the
 //! endpoint tables in docs. Every decision (names, types, order) is the model's
-//! (`model/operations.rs`); this file only spells it.
+//! (`model/operations/`: argument, variant and query struct names, the query
+//! structs' `Eq`); this file only spells it.
 //!
 //! Per resource, in the resource's file: `impl Lease { pub const ROUTES; pub fn
 //! read_namespaced_lease(…) -> Result<http::Request<Vec<u8>>, RequestError>; pub fn
