@@ -1188,8 +1188,17 @@ pub(crate) fn check_identifiers(api: &crate::model::ApiSet) -> Result<(), crate:
             .into_iter()
             .chain(&names.query)
             .chain(&names.response)
+            .chain(&names.body_arg)
+            .chain(&names.query_arg)
             .chain(op.path_params.iter().map(|p| &p.rust_name))
-            .chain(op.query_params.iter().map(|q| &q.rust_name));
+            .chain(op.query_params.iter().map(|q| &q.rust_name))
+            .chain(op.responses.iter().map(|r| &r.variant))
+            .chain(op.watch.iter().flat_map(|w| {
+                [&w.function, &w.decoder, &w.query_arg]
+                    .into_iter()
+                    .chain(&w.query)
+                    .chain(w.query_params.iter().map(|q| &q.rust_name))
+            }));
         for name in all {
             if !valid(name) {
                 return Err(crate::Diagnostic::new(

@@ -2,7 +2,6 @@
 //! describes (a CRD), and the standard query parameters.
 
 use super::names::{capitalize, group_version_token, status_variant};
-use super::template::parse_template;
 use super::{
     Action, Body, BodyKind, Index, ListWatch, Method, Operation, OperationNames, OperationResource,
     PathParam, PathPart, PathTemplate, QueryParam, Response, ResponseBody, STATUS, accept_for,
@@ -462,9 +461,16 @@ impl Synth<'_> {
         responses: &[SynthResponse<'_>],
     ) -> Operation {
         let text = format!("{}{path}", self.prefix);
-        let parts = parse_template(&text).unwrap_or_default();
+        // Made from a plural and fixed words, the template always parses; a plural that
+        // breaks it would have been refused with its resource.
+        let path = PathTemplate::parse(&text).unwrap_or_else(|_| PathTemplate {
+            text: text.clone(),
+            parts: Vec::new(),
+            segments: Vec::new(),
+        });
         let kind = &self.resource.gvk.kind;
-        let path_params = parts
+        let path_params = path
+            .parts
             .iter()
             .filter_map(|part| match part {
                 PathPart::Param(name) => Some(PathParam {
@@ -516,7 +522,7 @@ impl Synth<'_> {
             id: id.replace("{gv}", &self.gv),
             method,
             deprecated: text.contains("/watch/"),
-            path: PathTemplate { text, parts },
+            path,
             action,
             resource: Some(OperationResource {
                 id: Some(self.id),

@@ -7,7 +7,6 @@ use serde_json::{Map, Value};
 
 use super::conventions;
 use super::names::{self, capitalize};
-use super::template::parse_template;
 use super::{
     Action, Body, BodyKind, Index, Method, Operation, OperationNames, OperationResource,
     PATCH_CONTENT_TYPES, PathParam, PathTemplate, QueryParam, Response, ResponseBody, accept_for,
@@ -84,8 +83,8 @@ pub(super) fn read_operation(
         ));
         return None;
     };
-    let parts = match parse_template(&raw.path) {
-        Ok(parts) => parts,
+    let template = match PathTemplate::parse(&raw.path) {
+        Ok(template) => template,
         Err(message) => {
             diagnostics.push(invalid(
                 origin,
@@ -93,10 +92,6 @@ pub(super) fn read_operation(
             ));
             return None;
         }
-    };
-    let template = PathTemplate {
-        text: raw.path.clone(),
-        parts,
     };
     let value = raw.value.as_object()?;
     let parsed = parse_path(&raw.path);

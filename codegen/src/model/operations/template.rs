@@ -6,13 +6,16 @@ use std::collections::BTreeSet;
 /// The most path parameters one operation can have (the matcher keeps them in a fixed array).
 pub const MAX_PATH_PARAMS: usize = 8;
 
-/// A path template: the text and its parts.
+/// A path template: the text, parsed once ([`PathTemplate::parse`]) into parts and
+/// segments.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PathTemplate {
     /// As written, e.g. `/api/v1/namespaces/{namespace}/pods/{name}/log`.
     pub text: String,
     /// Constant text and parameters, alternating as they appear.
     pub parts: Vec<PathPart>,
+    /// The `/`-separated segments after the leading `/`: `true` for a parameter.
+    pub(super) segments: Vec<(String, bool)>,
 }
 
 /// A part of a path template.
@@ -34,16 +37,43 @@ pub enum Segment<'a> {
 }
 
 impl PathTemplate {
-    /// The segments after the leading `/`.
-    pub fn segments(&self) -> Vec<Segment<'_>> {
-        let rest = self.text.strip_prefix('/').unwrap_or(&self.text);
-        rest.split('/')
+    /// Parses a template; `Err` with what is wrong (see [`parse_template`]).
+    ///
+    /// # Errors
+    ///
+    /// When a parameter does not fill a whole segment, appears twice or has no name, the
+    /// path does not start with `/`, has a dot segment or a `?`, `#`, `%` or `\\`, or has
+    /// more than [`MAX_PATH_PARAMS`] parameters.
+    pub fn parse(text: &str) -> Result<PathTemplate, String> {
+        let parts = parse_template(text)?;
+        let rest = text.strip_prefix('/').unwrap_or(text);
+        let segments = rest
+            .split('/')
             .map(
                 |segment| match segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-                    Some(name) => Segment::Param(name),
-                    None => Segment::Static(segment),
+                    Some(name) => (name.to_owned(), true),
+                    None => (segment.to_owned(), false),
                 },
             )
+            .collect();
+        Ok(PathTemplate {
+            text: text.to_owned(),
+            parts,
+            segments,
+        })
+    }
+
+    /// The segments after the leading `/`.
+    pub fn segments(&self) -> Vec<Segment<'_>> {
+        self.segments
+            .iter()
+            .map(|(text, param)| {
+                if *param {
+                    Segment::Param(text)
+                } else {
+                    Segment::Static(text)
+                }
+            })
             .collect()
     }
 
@@ -69,7 +99,7 @@ impl PathTemplate {
 }
 
 /// Splits a path template into literal text and parameters; `Err` with what is wrong.
-pub(super) fn parse_template(text: &str) -> Result<Vec<PathPart>, String> {
+fn parse_template(text: &str) -> Result<Vec<PathPart>, String> {
     if !text.starts_with('/') {
         return Err("expected the path to start with `/`".to_owned());
     }
@@ -122,6 +152,34 @@ pub(super) fn parse_template(text: &str) -> Result<Vec<PathPart>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn segments_are_parsed_once() {
+        let template = PathTemplate::parse("/apis/{group}/v1/").unwrap();
+        assert_eq!(
+            template.segments(),
+            [
+                Segment::Static("apis"),
+                Segment::Param("group"),
+                Segment::Static("v1"),
+                Segment::Static(""),
+            ]
+        );
+        assert_eq!(
+            template.segments_slash_toggled(),
+            [
+                Segment::Static("apis"),
+                Segment::Param("group"),
+                Segment::Static("v1"),
+            ]
+        );
+        let apis = PathTemplate::parse("/apis").unwrap();
+        assert_eq!(
+            apis.segments_slash_toggled(),
+            [Segment::Static("apis"), Segment::Static("")]
+        );
+        assert!(PathTemplate::parse("/a/{x}.json").is_err());
+    }
 
     #[test]
     fn templates() {
