@@ -13,9 +13,10 @@ use super::{
     invalid,
 };
 use crate::diagnostics::{Diagnostic, Diagnostics, ErrorKind, Origin};
-use crate::load::{RawOperation, json_type};
+use crate::load::{RawOperation, json_type, schema_ref_name};
 use crate::model::naming::{self, Namespace};
 use crate::model::resources::parse_path;
+use crate::model::schema::scalar_shape;
 use crate::model::{Gvk, Scope, Shape};
 
 /// One parameter, from the path item or the operation.
@@ -344,23 +345,23 @@ fn infer_action(method: Method, path: Option<&crate::model::resources::ResourceP
     }
 }
 
-/// The type of a query parameter (v3 `schema`, or a Swagger-style `type` left in place).
+/// The type of a query parameter (v3 `schema`, or a Swagger-style `type` left in place):
+/// the schema mapping's scalar (`model::schema::scalar_shape`), or a list of them. A
+/// parameter travels as text, so a scalar the mapping gives a runtime type (`date-time`,
+/// `byte`) is the text the caller writes: `String`.
 fn param_shape(param: &RawParam<'_>, diagnostics: &mut Diagnostics) -> Option<Shape> {
     let (schema, origin) = match param.object.get("schema") {
         Some(Value::Object(schema)) => (schema, param.origin.child("schema")),
         _ => (param.object, param.origin.clone()),
     };
-    let shape = scalar_shape(schema).or_else(|| {
-        (schema.get("type").and_then(Value::as_str) == Some("array"))
-            .then(|| {
-                schema
-                    .get("items")
-                    .and_then(Value::as_object)
-                    .map_or(Some(Shape::String), scalar_shape)
-            })
-            .flatten()
-            .map(|item| Shape::Vec(Box::new(item)))
-    });
+    let shape = match schema.get("type").and_then(Value::as_str) {
+        Some("array") => match schema.get("items").and_then(Value::as_object) {
+            None => Some(Shape::String),
+            Some(items) => query_scalar(items),
+        }
+        .map(|item| Shape::Vec(Box::new(item))),
+        _ => query_scalar(schema),
+    };
     if shape.is_none() {
         diagnostics.push(
             Diagnostic::new(
@@ -376,19 +377,21 @@ fn param_shape(param: &RawParam<'_>, diagnostics: &mut Diagnostics) -> Option<Sh
     shape
 }
 
-fn scalar_shape(schema: &Map<String, Value>) -> Option<Shape> {
+/// A query parameter's scalar type; no `type` is a string.
+fn query_scalar(schema: &Map<String, Value>) -> Option<Shape> {
+    let ty = schema
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("string");
     let format = schema.get("format").and_then(Value::as_str);
-    match schema.get("type").and_then(Value::as_str) {
-        Some("string") | None => Some(Shape::String),
-        Some("integer") if format == Some("int32") => Some(Shape::I32),
-        Some("integer") => Some(Shape::I64),
-        Some("number") => Some(Shape::F64),
-        Some("boolean") => Some(Shape::Bool),
-        _ => None,
-    }
+    scalar_shape(ty, format).map(|shape| match shape {
+        Shape::Runtime(_) => Shape::String,
+        other => other,
+    })
 }
 
-/// The shape of a body or response schema: a named type, or an inline scalar or list.
+/// The shape of a body or response schema: a named type, or an inline scalar (the schema
+/// mapping's) or list; anything else is JSON.
 fn schema_shape(
     schema: &Value,
     origin: &Origin,
@@ -404,12 +407,8 @@ fn schema_shape(
     };
     if let Some(reference) = object.get("$ref") {
         let text = reference.as_str().unwrap_or_default();
-        let name = ["#/components/schemas/", "#/definitions/"]
-            .iter()
-            .find_map(|prefix| text.strip_prefix(prefix))
-            .map(|name| name.replace("~1", "/").replace("~0", "~"));
-        return match name.as_deref().and_then(|n| index.by_schema.get(n)) {
-            Some(id) => Some(Shape::Ref(*id)),
+        return match schema_ref_name(text).and_then(|n| index.by_schema.get(n.as_str()).copied()) {
+            Some(id) => Some(Shape::Ref(id)),
             None => {
                 diagnostics.push(
                     Diagnostic::new(
@@ -423,6 +422,7 @@ fn schema_shape(
             }
         };
     }
+    let format = object.get("format").and_then(Value::as_str);
     Some(match object.get("type").and_then(Value::as_str) {
         Some("array") => {
             let item = match object.get("items") {
@@ -431,9 +431,8 @@ fn schema_shape(
             };
             Shape::Vec(Box::new(item))
         }
-        _ => scalar_shape(object)
-            .filter(|_| object.contains_key("type"))
-            .unwrap_or(Shape::Json),
+        Some(ty) => scalar_shape(ty, format).unwrap_or(Shape::Json),
+        None => Shape::Json,
     })
 }
 
