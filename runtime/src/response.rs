@@ -138,7 +138,7 @@ pub fn json<T: DeserializeOwned, S>(
 /// What a delete answers: the API server sends a `Status` when the object (or collection)
 /// is gone, and the object itself (the list, for a collection) when deletion has only
 /// begun: finalizers are pending, `propagationPolicy=Foreground` was asked for, or the
-/// resource is a CustomResourceDefinition. The body's `kind` tells which.
+/// resource is a `CustomResourceDefinition`. The body's `kind` tells which.
 ///
 /// See <https://kubernetes.io/docs/reference/using-api/api-concepts/#object-lifetime> and
 /// <https://kubernetes.io/docs/concepts/overview/working-with-objects/finalizers/>.
@@ -152,6 +152,7 @@ pub enum StatusOr<T, S> {
 
 impl<T, S> StatusOr<T, S> {
     /// The object, when the server answered with it.
+    #[must_use]
     pub fn object(self) -> Option<T> {
         match self {
             StatusOr::Object(object) => Some(object),
@@ -160,6 +161,7 @@ impl<T, S> StatusOr<T, S> {
     }
 
     /// The `Status`, when the server answered with one.
+    #[must_use]
     pub fn status(self) -> Option<S> {
         match self {
             StatusOr::Status(status) => Some(status),
@@ -214,7 +216,7 @@ pub fn empty<S>(_status: StatusCode, _body: &[u8]) -> Result<(), ResponseError<S
 /// # Errors
 ///
 /// [`ResponseError::Decode`] at the first event that is not an `E`, or at a truncated
-/// last event; use [`watch_events_prefix`] for a stream read piece by piece.
+/// last event; use [`WatchDecoder`](crate::WatchDecoder) for a stream read as it arrives.
 pub fn watch_events<E: DeserializeOwned, S>(
     status: StatusCode,
     body: &[u8],
@@ -226,31 +228,6 @@ pub fn watch_events<E: DeserializeOwned, S>(
             status,
             error: DecodeError::Json(e),
         })
-}
-
-/// The complete events at the start of `buffer`, and how many bytes they took; the rest is
-/// an event not yet fully received. For decoding a watch stream as it arrives.
-///
-/// # Errors
-///
-/// [`DecodeError::Json`] when a complete event is not an `E`.
-pub fn watch_events_prefix<E: DeserializeOwned>(
-    buffer: &[u8],
-) -> Result<(Vec<E>, usize), DecodeError> {
-    let mut events = Vec::new();
-    let mut stream = serde_json::Deserializer::from_slice(buffer).into_iter::<E>();
-    let mut consumed = 0;
-    loop {
-        match stream.next() {
-            None => return Ok((events, buffer.len())),
-            Some(Ok(event)) => {
-                events.push(event);
-                consumed = stream.byte_offset();
-            }
-            Some(Err(e)) if e.is_eof() => return Ok((events, consumed)),
-            Some(Err(e)) => return Err(DecodeError::Json(e)),
-        }
-    }
 }
 
 #[derive(Deserialize)]

@@ -291,6 +291,7 @@ impl Bookmark {
     /// the watch asked for `sendInitialEvents=true`): from here on, events are changes.
     ///
     /// See <https://kubernetes.io/docs/reference/using-api/api-concepts/#streaming-lists>.
+    #[must_use]
     pub fn is_initial_events_end(&self) -> bool {
         self.annotations
             .get(Self::INITIAL_EVENTS_END)
@@ -315,9 +316,10 @@ impl Bookmark {
 /// use kubeforge_runtime::{WatchDecoder, WatchEvent};
 ///
 /// let mut decoder = WatchDecoder::<serde_json::Value, serde_json::Value>::new(StatusCode::OK);
-/// assert!(decoder.feed(br#"{"type":"ADDED","object":{"kind":"Pod","metadata":{"na"#)?.is_empty());
-/// let events = decoder.feed(b"me\":\"a\"}}}\n")?;
-/// assert!(matches!(&events[..], [WatchEvent::Added(_)]));
+/// assert!(decoder.feed(br#"{"type":"ADDED","object":{"kind":"Pod","metadata":{"na"#).is_empty());
+/// for event in decoder.feed(b"me\":\"a\"}}}\n") {
+///     assert!(matches!(event?, WatchEvent::Added(_)));
+/// }
 /// decoder.finish()?;
 /// # Ok::<(), kubeforge_runtime::ResponseError<serde_json::Value>>(())
 /// ```
@@ -332,11 +334,14 @@ pub struct WatchDecoder<T, S = serde_json::Value> {
     depth: usize,
     in_string: bool,
     escaped: bool,
+    /// Whether the last byte between events was neither whitespace nor `{`.
+    stray: bool,
     _types: PhantomData<fn() -> (T, S)>,
 }
 
 impl<T: de::DeserializeOwned, S: de::DeserializeOwned> WatchDecoder<T, S> {
     /// A decoder for a response with this status.
+    #[must_use]
     pub fn new(status: http::StatusCode) -> Self {
         WatchDecoder {
             status,
@@ -346,42 +351,50 @@ impl<T: de::DeserializeOwned, S: de::DeserializeOwned> WatchDecoder<T, S> {
             depth: 0,
             in_string: false,
             escaped: false,
+            stray: false,
             _types: PhantomData,
         }
     }
 
-    /// Reads the next chunk of the body and returns the events it completes, in order.
-    ///
-    /// # Errors
-    ///
-    /// [`ResponseError::Decode`] when a complete event is not a `WatchEvent<T, S>`, or the
-    /// stream holds something other than JSON objects. The events before it in the chunk
-    /// are lost with it; decoding continues after it on the next call.
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<WatchEvent<T, S>>, ResponseError<S>> {
+    /// Reads the next chunk of the body and returns what it completes, in order: each event,
+    /// or [`ResponseError::Decode`] for a complete event that is not a `WatchEvent<T, S>`
+    /// and for anything between events that is not whitespace (one error per stray byte
+    /// run). Decoding goes on after an error.
+    pub fn feed(&mut self, chunk: &[u8]) -> Vec<Result<WatchEvent<T, S>, ResponseError<S>>> {
         self.buffer.extend_from_slice(chunk);
         if !self.status.is_success() {
             self.scanned = self.buffer.len();
-            return Ok(Vec::new());
+            return Vec::new();
         }
+        let status = self.status;
+        let decode = |error| ResponseError::Decode { status, error };
         let mut events = Vec::new();
-        let mut failure = None;
         let mut consumed = 0;
         let mut i = self.scanned;
         while i < self.buffer.len() {
             let byte = self.buffer[i];
             match self.start {
                 None => match byte {
-                    b' ' | b'\t' | b'\r' | b'\n' => consumed = i + 1,
+                    b' ' | b'\t' | b'\r' | b'\n' => {
+                        consumed = i + 1;
+                        self.stray = false;
+                    }
                     b'{' => {
                         self.start = Some(i);
                         self.depth = 1;
+                        self.stray = false;
                     }
                     _ => {
-                        // Not an object: let serde_json say what it is, and skip the byte.
-                        let error = serde_json::from_slice::<WatchEvent<T, S>>(&self.buffer[i..])
-                            .err()
-                            .map_or(DecodeError::Incomplete(0), DecodeError::Json);
-                        failure.get_or_insert(error);
+                        // Not an object: let serde_json say what it is, once per run of
+                        // such bytes, and skip the byte.
+                        if !self.stray {
+                            let error =
+                                serde_json::from_slice::<WatchEvent<T, S>>(&self.buffer[i..])
+                                    .err()
+                                    .map_or(DecodeError::Incomplete(0), DecodeError::Json);
+                            events.push(Err(decode(error)));
+                        }
+                        self.stray = true;
                         consumed = i + 1;
                     }
                 },
@@ -400,12 +413,10 @@ impl<T: de::DeserializeOwned, S: de::DeserializeOwned> WatchDecoder<T, S> {
                     b'}' | b']' => {
                         self.depth -= 1;
                         if self.depth == 0 {
-                            match serde_json::from_slice(&self.buffer[start..=i]) {
-                                Ok(event) => events.push(event),
-                                Err(e) => {
-                                    failure.get_or_insert(DecodeError::Json(e));
-                                }
-                            }
+                            events.push(
+                                serde_json::from_slice(&self.buffer[start..=i])
+                                    .map_err(|e| decode(DecodeError::Json(e))),
+                            );
                             self.start = None;
                             consumed = i + 1;
                         }
@@ -420,13 +431,7 @@ impl<T: de::DeserializeOwned, S: de::DeserializeOwned> WatchDecoder<T, S> {
         if let Some(start) = &mut self.start {
             *start -= consumed;
         }
-        match failure {
-            Some(error) => Err(ResponseError::Decode {
-                status: self.status,
-                error,
-            }),
-            None => Ok(events),
-        }
+        events
     }
 
     /// Ends the stream.

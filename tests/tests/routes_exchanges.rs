@@ -186,15 +186,18 @@ fn watch_on_the_list_path() {
     let bytes = exchange.body.as_bytes();
     for cut in 0..=bytes.len() {
         let mut decoder = Lease::watch_list_namespaced_lease_decoder(status(&exchange));
-        let mut events = decoder.feed(&bytes[..cut]).unwrap();
-        events.extend(decoder.feed(&bytes[cut..]).unwrap());
+        let mut events = decoder.feed(&bytes[..cut]);
+        events.extend(decoder.feed(&bytes[cut..]));
+        let events: Vec<_> = events.into_iter().map(Result::unwrap).collect();
         decoder.finish().unwrap();
         check_watch_events(&events);
     }
     let mut decoder = Lease::watch_list_namespaced_lease_decoder(status(&exchange));
     let mut events = Vec::new();
     for byte in bytes {
-        events.extend(decoder.feed(std::slice::from_ref(byte)).unwrap());
+        for event in decoder.feed(std::slice::from_ref(byte)) {
+            events.push(event.unwrap());
+        }
     }
     decoder.finish().unwrap();
     check_watch_events(&events);
@@ -203,8 +206,7 @@ fn watch_on_the_list_path() {
 #[test]
 fn a_watch_cut_inside_an_event_is_an_error_at_the_end() {
     let mut decoder = Lease::watch_list_namespaced_lease_decoder(StatusCode::OK);
-    let events = decoder.feed(&WATCH_STREAM.as_bytes()[..40]).unwrap();
-    assert!(events.is_empty());
+    assert!(decoder.feed(&WATCH_STREAM.as_bytes()[..40]).is_empty());
     let error = decoder.finish().unwrap_err();
     assert!(
         error.to_string().contains("ended inside an event"),
@@ -218,8 +220,8 @@ fn a_refused_watch_is_its_status() {
     let body = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version","reason":"Expired","code":410}"#;
     let mut decoder = Lease::watch_list_namespaced_lease_decoder(StatusCode::GONE);
     let (head, tail) = body.as_bytes().split_at(17);
-    assert!(decoder.feed(head).unwrap().is_empty());
-    assert!(decoder.feed(tail).unwrap().is_empty());
+    assert!(decoder.feed(head).is_empty());
+    assert!(decoder.feed(tail).is_empty());
     match decoder.finish() {
         Err(ResponseError::Status { status, body }) => {
             assert_eq!(status, StatusCode::GONE);
@@ -272,4 +274,35 @@ fn discovery_paths_resolve_with_and_without_the_trailing_slash() {
         found("/apis/example.com/v1/widgets"),
         Some(R::ListExampleComV1Widget)
     );
+}
+
+/// Something other than an event object is an error, once per run of such bytes, and
+/// decoding goes on after it; whitespace between events (servers write a newline) is
+/// skipped.
+#[test]
+fn a_watch_stream_recovers_after_garbage() {
+    let mut decoder = kubeforge_runtime::WatchDecoder::<serde_json::Value, serde_json::Value>::new(
+        StatusCode::OK,
+    );
+    let results = decoder.feed(b"xy");
+    assert_eq!(results.len(), 1);
+    assert!(matches!(results[0], Err(ResponseError::Decode { .. })));
+    let results = decoder.feed(
+        b"z{\"type\":\"ADDED\",\"object\":{}}\r\n\t {\"type\":\"DELETED\",\"object\":{\"a\":[1,{\"b\":\"]}\"}]}}\n{\"type\":\"RENAMED\",\"object\":{}}\n",
+    );
+    assert_eq!(results.len(), 3, "{results:?}");
+    assert!(
+        matches!(results[0], Ok(WatchEvent::Added(_))),
+        "{results:?}"
+    );
+    assert!(
+        matches!(results[1], Ok(WatchEvent::Deleted(_))),
+        "{results:?}"
+    );
+    let error = results[2].as_ref().unwrap_err();
+    assert!(
+        error.to_string().contains("unknown watch event type"),
+        "{error}"
+    );
+    decoder.finish().unwrap();
 }

@@ -321,7 +321,7 @@ fn watch_functions(
     ));
     let decoder_doc = doc_text(&format!(
         "A decoder for the response to [`{owner}{}`], made with its status: feed it the body's chunks as they \
-         arrive and it returns the events they complete (an event may span chunks). `ERROR` events carry a \
+         arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a \
          `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a \
          resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for \
          with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.",
@@ -762,6 +762,18 @@ pub(crate) fn endpoint_docs(context: &Context<'_>, id: TypeId) -> TokenStream {
             op.names.function,
             op.names.function,
         ));
+        if let Some(watch) = &op.watch {
+            let query = watch
+                .query_params
+                .iter()
+                .map(|q| format!("`{}`", q.name))
+                .collect::<Vec<_>>()
+                .join(", ");
+            lines.push(format!(
+                "| `GET` | `{}?watch=true` | Watch what the list above lists: a stream of events. | {} | [`{}`](Self::{}) |",
+                op.path.text, query, watch.function, watch.function,
+            ));
+        }
     }
     if !described {
         lines.remove(0);

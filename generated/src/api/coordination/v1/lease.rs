@@ -8,9 +8,11 @@
 /// | Method | Path | Description | Query parameters | Function |
 /// |---|---|---|---|---|
 /// | `GET` | `/apis/coordination.k8s.io/v1/leases` | List or watch Lease objects across all namespaces. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`list_lease_for_all_namespaces`](Self::list_lease_for_all_namespaces) |
+/// | `GET` | `/apis/coordination.k8s.io/v1/leases?watch=true` | Watch what the list above lists: a stream of events. | `allowWatchBookmarks`, `fieldSelector`, `labelSelector`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds` | [`watch_list_lease_for_all_namespaces`](Self::watch_list_lease_for_all_namespaces) |
 /// | `GET` | `/apis/coordination.k8s.io/v1/watch/leases` | Watch Lease objects across all namespaces; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_lease_list_for_all_namespaces`](Self::watch_lease_list_for_all_namespaces) |
 /// | `DELETE` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases` | Delete a collection of Lease objects in a namespace. | `continue`, `dryRun`, `fieldSelector`, `gracePeriodSeconds`, `labelSelector`, `limit`, `orphanDependents`, `pretty`, `propagationPolicy`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds` | [`delete_collection_namespaced_lease`](Self::delete_collection_namespaced_lease) |
 /// | `GET` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases` | List or watch Lease objects in a namespace. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`list_namespaced_lease`](Self::list_namespaced_lease) |
+/// | `GET` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases?watch=true` | Watch what the list above lists: a stream of events. | `allowWatchBookmarks`, `fieldSelector`, `labelSelector`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds` | [`watch_list_namespaced_lease`](Self::watch_list_namespaced_lease) |
 /// | `POST` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases` | Create a new Lease object in a namespace. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`create_namespaced_lease`](Self::create_namespaced_lease) |
 /// | `GET` | `/apis/coordination.k8s.io/v1/watch/namespaces/{namespace}/leases` | Watch Lease objects in a namespace; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_lease_list`](Self::watch_namespaced_lease_list) |
 /// | `DELETE` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}` | Delete the specified Lease. | `dryRun`, `gracePeriodSeconds`, `orphanDependents`, `pretty`, `propagationPolicy` | [`delete_namespaced_lease`](Self::delete_namespaced_lease) |
@@ -328,7 +330,7 @@ impl Lease {
         )
     }
 
-    /// A decoder for the response to [`Lease::watch_list_lease_for_all_namespaces`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
+    /// A decoder for the response to [`Lease::watch_list_lease_for_all_namespaces`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
     #[inline]
     #[must_use]
     pub fn watch_list_lease_for_all_namespaces_decoder(
@@ -517,7 +519,7 @@ impl Lease {
         )
     }
 
-    /// A decoder for the response to [`Lease::watch_list_namespaced_lease`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
+    /// A decoder for the response to [`Lease::watch_list_namespaced_lease`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
     #[inline]
     #[must_use]
     pub fn watch_list_namespaced_lease_decoder(

@@ -8,9 +8,11 @@
 /// | Method | Path | Description | Query parameters | Function |
 /// |---|---|---|---|---|
 /// | `GET` | `/api/v1/endpoints` | List or watch Endpoints objects across all namespaces. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`list_endpoints_for_all_namespaces`](Self::list_endpoints_for_all_namespaces) |
+/// | `GET` | `/api/v1/endpoints?watch=true` | Watch what the list above lists: a stream of events. | `allowWatchBookmarks`, `fieldSelector`, `labelSelector`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds` | [`watch_list_endpoints_for_all_namespaces`](Self::watch_list_endpoints_for_all_namespaces) |
 /// | `GET` | `/api/v1/watch/endpoints` | Watch Endpoints objects across all namespaces; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_endpoints_list_for_all_namespaces`](Self::watch_endpoints_list_for_all_namespaces) |
 /// | `DELETE` | `/api/v1/namespaces/{namespace}/endpoints` | Delete a collection of Endpoints objects in a namespace. | `continue`, `dryRun`, `fieldSelector`, `gracePeriodSeconds`, `labelSelector`, `limit`, `orphanDependents`, `pretty`, `propagationPolicy`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds` | [`delete_collection_namespaced_endpoints`](Self::delete_collection_namespaced_endpoints) |
 /// | `GET` | `/api/v1/namespaces/{namespace}/endpoints` | List or watch Endpoints objects in a namespace. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`list_namespaced_endpoints`](Self::list_namespaced_endpoints) |
+/// | `GET` | `/api/v1/namespaces/{namespace}/endpoints?watch=true` | Watch what the list above lists: a stream of events. | `allowWatchBookmarks`, `fieldSelector`, `labelSelector`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds` | [`watch_list_namespaced_endpoints`](Self::watch_list_namespaced_endpoints) |
 /// | `POST` | `/api/v1/namespaces/{namespace}/endpoints` | Create a new Endpoints object in a namespace. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`create_namespaced_endpoints`](Self::create_namespaced_endpoints) |
 /// | `GET` | `/api/v1/watch/namespaces/{namespace}/endpoints` | Watch Endpoints objects in a namespace; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_endpoints_list`](Self::watch_namespaced_endpoints_list) |
 /// | `DELETE` | `/api/v1/namespaces/{namespace}/endpoints/{name}` | Delete the specified Endpoints. | `dryRun`, `gracePeriodSeconds`, `orphanDependents`, `pretty`, `propagationPolicy` | [`delete_namespaced_endpoints`](Self::delete_namespaced_endpoints) |
@@ -341,7 +343,7 @@ impl Endpoints {
         )
     }
 
-    /// A decoder for the response to [`Endpoints::watch_list_endpoints_for_all_namespaces`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
+    /// A decoder for the response to [`Endpoints::watch_list_endpoints_for_all_namespaces`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
     #[inline]
     #[must_use]
     pub fn watch_list_endpoints_for_all_namespaces_decoder(
@@ -530,7 +532,7 @@ impl Endpoints {
         )
     }
 
-    /// A decoder for the response to [`Endpoints::watch_list_namespaced_endpoints`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
+    /// A decoder for the response to [`Endpoints::watch_list_namespaced_endpoints`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
     #[inline]
     #[must_use]
     pub fn watch_list_namespaced_endpoints_decoder(

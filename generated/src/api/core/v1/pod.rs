@@ -8,9 +8,11 @@
 /// | Method | Path | Description | Query parameters | Function |
 /// |---|---|---|---|---|
 /// | `GET` | `/api/v1/pods` | List or watch Pod objects across all namespaces. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`list_pod_for_all_namespaces`](Self::list_pod_for_all_namespaces) |
+/// | `GET` | `/api/v1/pods?watch=true` | Watch what the list above lists: a stream of events. | `allowWatchBookmarks`, `fieldSelector`, `labelSelector`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds` | [`watch_list_pod_for_all_namespaces`](Self::watch_list_pod_for_all_namespaces) |
 /// | `GET` | `/api/v1/watch/pods` | Watch Pod objects across all namespaces; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`watch_pod_list_for_all_namespaces`](Self::watch_pod_list_for_all_namespaces) |
 /// | `DELETE` | `/api/v1/namespaces/{namespace}/pods` | Delete a collection of Pod objects in a namespace. | `continue`, `dryRun`, `fieldSelector`, `gracePeriodSeconds`, `labelSelector`, `limit`, `orphanDependents`, `pretty`, `propagationPolicy`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds` | [`delete_collection_namespaced_pod`](Self::delete_collection_namespaced_pod) |
 /// | `GET` | `/api/v1/namespaces/{namespace}/pods` | List or watch Pod objects in a namespace. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`list_namespaced_pod`](Self::list_namespaced_pod) |
+/// | `GET` | `/api/v1/namespaces/{namespace}/pods?watch=true` | Watch what the list above lists: a stream of events. | `allowWatchBookmarks`, `fieldSelector`, `labelSelector`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds` | [`watch_list_namespaced_pod`](Self::watch_list_namespaced_pod) |
 /// | `POST` | `/api/v1/namespaces/{namespace}/pods` | Create a new Pod object in a namespace. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`create_namespaced_pod`](Self::create_namespaced_pod) |
 /// | `GET` | `/api/v1/watch/namespaces/{namespace}/pods` | Watch Pod objects in a namespace; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`watch_namespaced_pod_list`](Self::watch_namespaced_pod_list) |
 /// | `DELETE` | `/api/v1/namespaces/{namespace}/pods/{name}` | Delete the specified Pod. | `dryRun`, `gracePeriodSeconds`, `orphanDependents`, `pretty`, `propagationPolicy` | [`delete_namespaced_pod`](Self::delete_namespaced_pod) |
@@ -351,7 +353,7 @@ impl Pod {
         )
     }
 
-    /// A decoder for the response to [`Pod::watch_list_pod_for_all_namespaces`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
+    /// A decoder for the response to [`Pod::watch_list_pod_for_all_namespaces`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
     #[inline]
     #[must_use]
     pub fn watch_list_pod_for_all_namespaces_decoder(
@@ -540,7 +542,7 @@ impl Pod {
         )
     }
 
-    /// A decoder for the response to [`Pod::watch_list_namespaced_pod`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
+    /// A decoder for the response to [`Pod::watch_list_namespaced_pod`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
     #[inline]
     #[must_use]
     pub fn watch_list_namespaced_pod_decoder(

@@ -8,9 +8,11 @@
 /// | Method | Path | Description | Query parameters | Function |
 /// |---|---|---|---|---|
 /// | `GET` | `/apis/image.openshift.io/v1/imagestreams` | List or watch ImageStream objects across all namespaces. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`list_image_stream_for_all_namespaces`](Self::list_image_stream_for_all_namespaces) |
+/// | `GET` | `/apis/image.openshift.io/v1/imagestreams?watch=true` | Watch what the list above lists: a stream of events. | `allowWatchBookmarks`, `fieldSelector`, `labelSelector`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds` | [`watch_list_image_stream_for_all_namespaces`](Self::watch_list_image_stream_for_all_namespaces) |
 /// | `GET` | `/apis/image.openshift.io/v1/watch/imagestreams` | Watch ImageStream objects across all namespaces; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`watch_image_stream_list_for_all_namespaces`](Self::watch_image_stream_list_for_all_namespaces) |
 /// | `DELETE` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams` | Delete a collection of ImageStream objects in a namespace. | `continue`, `dryRun`, `fieldSelector`, `gracePeriodSeconds`, `labelSelector`, `limit`, `orphanDependents`, `pretty`, `propagationPolicy`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds` | [`delete_collection_namespaced_image_stream`](Self::delete_collection_namespaced_image_stream) |
 /// | `GET` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams` | List or watch ImageStream objects in a namespace. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`list_namespaced_image_stream`](Self::list_namespaced_image_stream) |
+/// | `GET` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams?watch=true` | Watch what the list above lists: a stream of events. | `allowWatchBookmarks`, `fieldSelector`, `labelSelector`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds` | [`watch_list_namespaced_image_stream`](Self::watch_list_namespaced_image_stream) |
 /// | `POST` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams` | Create a new ImageStream object in a namespace. | `dryRun`, `fieldManager`, `pretty` | [`create_namespaced_image_stream`](Self::create_namespaced_image_stream) |
 /// | `GET` | `/apis/image.openshift.io/v1/watch/namespaces/{namespace}/imagestreams` | Watch ImageStream objects in a namespace; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`watch_namespaced_image_stream_list`](Self::watch_namespaced_image_stream_list) |
 /// | `DELETE` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}` | Delete the specified ImageStream. | `dryRun`, `gracePeriodSeconds`, `orphanDependents`, `pretty`, `propagationPolicy` | [`delete_namespaced_image_stream`](Self::delete_namespaced_image_stream) |
@@ -355,7 +357,7 @@ impl ImageStream {
         )
     }
 
-    /// A decoder for the response to [`ImageStream::watch_list_image_stream_for_all_namespaces`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
+    /// A decoder for the response to [`ImageStream::watch_list_image_stream_for_all_namespaces`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
     #[inline]
     #[must_use]
     pub fn watch_list_image_stream_for_all_namespaces_decoder(
@@ -547,7 +549,7 @@ impl ImageStream {
         )
     }
 
-    /// A decoder for the response to [`ImageStream::watch_list_namespaced_image_stream`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
+    /// A decoder for the response to [`ImageStream::watch_list_namespaced_image_stream`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
     #[inline]
     #[must_use]
     pub fn watch_list_namespaced_image_stream_decoder(
