@@ -586,7 +586,7 @@ pub mod com {
                     pub fn connect_widget_exec(
                         name: &str,
                         command: &[String],
-                        query: &crate::golden::route_table::routes::AttachQueryWithoutContainerStderrStdinStdout,
+                        query: &ConnectWidgetExecQuery,
                     ) -> Result<
                         ::kubeforge_runtime::http::Request<Vec<u8>>,
                         ::kubeforge_runtime::RequestError,
@@ -703,11 +703,70 @@ pub mod com {
                     /// 204 No Content.
                     NoContent,
                 }
+
+                /// The optional query parameters of [`Widget::connect_widget_exec`]; only those set are sent.
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                pub struct ConnectWidgetExecQuery {
+                    /// Allocate a terminal.
+                    pub tty: Option<bool>,
+                }
+
+                impl ::kubeforge_runtime::request::QueryParams
+                for ConnectWidgetExecQuery {
+                    #[inline]
+                    fn append_to(
+                        &self,
+                        target: &mut ::kubeforge_runtime::request::PathAndQuery,
+                    ) {
+                        target.push_optional_query("tty", self.tty.as_ref());
+                    }
+                }
+
+                impl ConnectWidgetExecQuery {
+                    /// A builder with no parameter set.
+                    #[inline]
+                    pub fn builder() -> ConnectWidgetExecQueryBuilder {
+                        ConnectWidgetExecQueryBuilder::default()
+                    }
+                }
+
+                /// Builds [`ConnectWidgetExecQuery`]: each setter sets one parameter; unset ones are not sent.
+                #[derive(Clone, Debug, Default)]
+                #[must_use]
+                pub struct ConnectWidgetExecQueryBuilder(ConnectWidgetExecQuery);
+
+                impl ConnectWidgetExecQueryBuilder {
+                    /// Allocate a terminal.
+                    pub fn tty(mut self, value: impl Into<bool>) -> Self {
+                        self.0.tty = Some(value.into());
+                        self
+                    }
+
+                    /// The parameters.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> ConnectWidgetExecQuery {
+                        self.0
+                    }
+                }
+
+                impl From<ConnectWidgetExecQueryBuilder> for ConnectWidgetExecQuery {
+                    fn from(builder: ConnectWidgetExecQueryBuilder) -> Self {
+                        builder.0
+                    }
+                }
+
+                impl From<ConnectWidgetExecQuery> for ConnectWidgetExecQueryBuilder {
+                    fn from(query: ConnectWidgetExecQuery) -> Self {
+                        Self(query)
+                    }
+                }
             }
 
             pub use self::widget::{
                 Widget, WidgetBuilder, ListWidgetQuery, ListWidgetQueryBuilder,
-                DeleteWidgetResponse,
+                DeleteWidgetResponse, ConnectWidgetExecQuery,
+                ConnectWidgetExecQueryBuilder,
             };
             mod widget_list {
                 /// A page of widgets.
@@ -1440,76 +1499,6 @@ pub mod routes {
         proxy_example_com_v1head_widget_response, read_example_com_v1_widget_stats,
         read_example_com_v1_widget_stats_response,
     };
-    mod query {
-        /// The optional query parameters that 1 of the API's operations take, such as `connectExampleComV1WidgetExec`; only those set are sent. The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from the parameters alone, so other input documents never change it.
-        #[derive(Clone, Debug, Default, PartialEq, Eq)]
-        pub struct AttachQueryWithoutContainerStderrStdinStdout {
-            /// Allocate a terminal.
-            pub tty: Option<bool>,
-        }
-
-        impl ::kubeforge_runtime::request::QueryParams
-        for AttachQueryWithoutContainerStderrStdinStdout {
-            #[inline]
-            fn append_to(
-                &self,
-                target: &mut ::kubeforge_runtime::request::PathAndQuery,
-            ) {
-                target.push_optional_query("tty", self.tty.as_ref());
-            }
-        }
-
-        impl AttachQueryWithoutContainerStderrStdinStdout {
-            /// A builder with no parameter set.
-            #[inline]
-            pub fn builder() -> AttachQueryWithoutContainerStderrStdinStdoutBuilder {
-                AttachQueryWithoutContainerStderrStdinStdoutBuilder::default()
-            }
-        }
-
-        /// Builds [`AttachQueryWithoutContainerStderrStdinStdout`]: each setter sets one parameter; unset ones are not sent.
-        #[derive(Clone, Debug, Default)]
-        #[must_use]
-        pub struct AttachQueryWithoutContainerStderrStdinStdoutBuilder(
-            AttachQueryWithoutContainerStderrStdinStdout,
-        );
-
-        impl AttachQueryWithoutContainerStderrStdinStdoutBuilder {
-            /// Allocate a terminal.
-            pub fn tty(mut self, value: impl Into<bool>) -> Self {
-                self.0.tty = Some(value.into());
-                self
-            }
-
-            /// The parameters.
-            #[inline]
-            #[must_use]
-            pub fn build(self) -> AttachQueryWithoutContainerStderrStdinStdout {
-                self.0
-            }
-        }
-
-        impl From<AttachQueryWithoutContainerStderrStdinStdoutBuilder>
-        for AttachQueryWithoutContainerStderrStdinStdout {
-            fn from(
-                builder: AttachQueryWithoutContainerStderrStdinStdoutBuilder,
-            ) -> Self {
-                builder.0
-            }
-        }
-
-        impl From<AttachQueryWithoutContainerStderrStdinStdout>
-        for AttachQueryWithoutContainerStderrStdinStdoutBuilder {
-            fn from(query: AttachQueryWithoutContainerStderrStdinStdout) -> Self {
-                Self(query)
-            }
-        }
-    }
-
-    pub use self::query::{
-        AttachQueryWithoutContainerStderrStdinStdout,
-        AttachQueryWithoutContainerStderrStdinStdoutBuilder,
-    };
     mod route {
         /// Every operation of the API, one variant per `operationId`. [`resolve`](super::resolve)
         /// finds one from a method and path; [`Route::info`] tells everything about it.
@@ -1805,17 +1794,17 @@ pub mod routes {
         /// The query parameters of the table, each spelled once.
         mod params {
             use ::kubeforge_runtime::route::QueryParamInfo;
-            pub(super) const LIMIT: QueryParamInfo = QueryParamInfo {
-                name: "limit",
-                ty: "integer",
-                description: "Maximum number of items.",
-                required: false,
-            };
             pub(super) const COMMAND: QueryParamInfo = QueryParamInfo {
                 name: "command",
                 ty: "array",
                 description: "The command and its arguments.",
                 required: true,
+            };
+            pub(super) const LIMIT: QueryParamInfo = QueryParamInfo {
+                name: "limit",
+                ty: "integer",
+                description: "Maximum number of items.",
+                required: false,
             };
             pub(super) const TTY: QueryParamInfo = QueryParamInfo {
                 name: "tty",

@@ -818,6 +818,7 @@ fn requests_can_be_sent_by_any_client() {
 #[test]
 fn required_and_list_query_parameters_text_and_enum_responses() {
     // The golden `route_table`.
+    use kubeforge_runtime::StatusOr;
     use kubeforge_tests::golden::route_table::com::example::v1::{
         ConnectWidgetExecQuery, DeleteWidgetResponse, Widget,
     };
@@ -845,19 +846,26 @@ fn required_and_list_query_parameters_text_and_enum_responses() {
 
     let widget = br#"{"apiVersion":"example.com/v1","kind":"Widget","size":3}"#;
     let status = br#"{"apiVersion":"v1","kind":"Status","message":"deleting"}"#;
+    // A delete answers the object or a Status whatever the document declares, by `kind`.
     assert!(matches!(
         Widget::delete_widget_response(StatusCode::OK, widget),
-        Ok(DeleteWidgetResponse::Ok(w)) if w.size == Some(3)
+        Ok(DeleteWidgetResponse::Ok(StatusOr::Object(w))) if w.size == Some(3)
     ));
     assert!(matches!(
         Widget::delete_widget_response(StatusCode::ACCEPTED, status),
-        Ok(DeleteWidgetResponse::Accepted(s)) if s.message.as_deref() == Some("deleting")
+        Ok(DeleteWidgetResponse::Accepted(StatusOr::Status(s))) if s.message.as_deref() == Some("deleting")
     ));
     assert_eq!(
         Widget::delete_widget_response(StatusCode::NO_CONTENT, b"").unwrap(),
         DeleteWidgetResponse::NoContent
     );
-    assert!(Widget::delete_widget_response(StatusCode::ACCEPTED, widget).is_err());
+    assert!(matches!(
+        Widget::delete_widget_response(StatusCode::ACCEPTED, widget),
+        Ok(DeleteWidgetResponse::Accepted(StatusOr::Object(_)))
+    ));
+    assert!(
+        Widget::delete_widget_response(StatusCode::OK, br#"{"kind":"Widget","size":"x"}"#).is_err()
+    );
 
     // Operations on no resource are free functions of the routes module.
     let request = routes::read_example_com_v1_widget_stats().unwrap();

@@ -21,7 +21,6 @@ use quote::quote;
 use super::docs::doc_lines;
 use super::{Context, File, Module, ident, shape_type};
 use crate::diagnostics::Origin;
-use crate::model::naming::Namespace;
 use crate::model::operations::{
     self, BodyKind, ListWatch, Operation, PathPart, QueryParam, ResponseBody,
 };
@@ -933,10 +932,7 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
         .iter()
         .map(|op| doc_text(&format!("`{} {}`", op.method.as_str(), op.path.text)));
     let query_params = SharedQueryParams::new(api);
-    let entries = api
-        .operations
-        .iter()
-        .map(|op| route_info(context, op, &query_params));
+    let entries = api.operations.iter().map(|op| route_info(context, op));
     let query_consts = query_params.constants(context);
     let count = Literal::usize_unsuffixed(api.operations.len());
     let status = status_type(context);
@@ -1026,69 +1022,51 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
 }
 
 /// The distinct query parameters of the table, each spelled once as a constant in a private
-/// `params` module: most operations share most of theirs (`pretty`, `dryRun`, the list
-/// parameters), and spelling each with its description in every entry would make the table
-/// ten times larger, to read, to generate and to compile.
+/// `params` module (named by the model: `QueryParam::constant`): most operations share most
+/// of theirs (`pretty`, `dryRun`, the list parameters), and spelling each with its
+/// description in every entry would make the table ten times larger, to read, to generate
+/// and to compile.
 struct SharedQueryParams<'a> {
-    /// Constant name by parameter, in order of first use.
-    names: indexmap::IndexMap<QueryKey<'a>, String>,
+    /// Each distinct parameter by its constant's name.
+    params: std::collections::BTreeMap<&'a str, &'a QueryParam>,
 }
-
-/// What a `QueryParamInfo` says: name, type, description, required.
-type QueryKey<'a> = (&'a str, &'static str, &'a str, bool);
 
 impl<'a> SharedQueryParams<'a> {
     fn new(api: &'a crate::model::ApiSet) -> Self {
-        let mut namespace = Namespace::default();
-        let mut names = indexmap::IndexMap::new();
-        for q in api.operations.iter().flat_map(|op| &op.query_params) {
-            let key = Self::key(q);
-            if !names.contains_key(&key) {
-                let name = namespace.claim(&crate::model::naming::constant_name(q.name.as_str()));
-                names.insert(key, name);
-            }
-        }
-        Self { names }
-    }
-
-    fn key(q: &operations::QueryParam) -> QueryKey<'_> {
-        (
-            q.name.as_str(),
-            q.type_name(),
-            q.description.as_deref().unwrap_or_default(),
-            q.required,
-        )
+        let params = api
+            .operations
+            .iter()
+            .flat_map(|op| &op.query_params)
+            .map(|q| (q.constant.as_str(), q))
+            .collect();
+        Self { params }
     }
 
     /// The path of the constant for `q`.
-    fn path(&self, q: &operations::QueryParam) -> TokenStream {
-        // The map is covariant in its keys' lifetime, so it can be looked up with shorter ones.
-        let names: &indexmap::IndexMap<QueryKey<'_>, String> = &self.names;
-        let name = names.get(&Self::key(q)).map_or("MISSING", String::as_str);
-        let name = ident(name);
+    fn path(q: &QueryParam) -> TokenStream {
+        let name = ident(&q.constant);
         quote!(params::#name)
     }
 
     /// The `query` module.
     fn constants(&self, context: &Context<'_>) -> TokenStream {
-        if self.names.is_empty() {
+        if self.params.is_empty() {
             return TokenStream::new();
         }
         let runtime = &context.runtime;
-        let constants = self
-            .names
-            .iter()
-            .map(|(&(name, ty, description, required), constant)| {
-                let constant = ident(constant);
-                quote! {
-                    pub(super) const #constant: QueryParamInfo = QueryParamInfo {
-                        name: #name,
-                        ty: #ty,
-                        description: #description,
-                        required: #required,
-                    };
-                }
-            });
+        let constants = self.params.iter().map(|(constant, q)| {
+            let constant = ident(constant);
+            let (name, ty, required) = (&q.name, q.type_name(), q.required);
+            let description = q.description.as_deref().unwrap_or_default();
+            quote! {
+                pub(super) const #constant: QueryParamInfo = QueryParamInfo {
+                    name: #name,
+                    ty: #ty,
+                    description: #description,
+                    required: #required,
+                };
+            }
+        });
         quote! {
             /// The query parameters of the table, each spelled once.
             mod params {
@@ -1101,11 +1079,7 @@ impl<'a> SharedQueryParams<'a> {
 }
 
 /// One `RouteInfo` literal.
-fn route_info(
-    context: &Context<'_>,
-    op: &Operation,
-    query_params: &SharedQueryParams<'_>,
-) -> TokenStream {
+fn route_info(context: &Context<'_>, op: &Operation) -> TokenStream {
     let runtime = &context.runtime;
     let id = &op.id;
     let method = ident(op.method.as_str());
@@ -1141,7 +1115,7 @@ fn route_info(
         None => quote!(None),
     };
     let path_params = op.path_params.iter().map(|p| &p.name);
-    let query = op.query_params.iter().map(|q| query_params.path(q));
+    let query = op.query_params.iter().map(SharedQueryParams::path);
     let body = match &op.body {
         Some(body) => {
             let ty = match body.kind {

@@ -498,6 +498,7 @@ impl Synth<'_> {
                 description: Some((*description).to_owned()),
                 required: false,
                 setter: String::new(),
+                constant: String::new(),
             })
             .collect();
         let mut all_responses: Vec<Response> = responses
@@ -562,8 +563,15 @@ const GET_PARAMS: &[&str] = &["exact", "export", "pretty"];
 /// The convention class a set of optional query parameters (sorted names) belongs to, and
 /// the class's standard set, the one synthesized routes take: what names a shared query
 /// struct (`names::shared_query_name`). Each class is recognised by a parameter only it
-/// has, so a set older or newer than the standard one stays in its class.
+/// has, so a set older or newer than the standard one stays in its class, as long as it
+/// has at least half of the standard set (an exec's lone `tty` is no attach set).
 pub(super) fn query_class(names: &[&str]) -> Option<(&'static str, &'static [&'static str])> {
+    let (class, standard) = query_class_by_signature(names)?;
+    let common = standard.iter().filter(|n| names.contains(n)).count();
+    (common * 2 >= standard.len()).then_some((class, standard))
+}
+
+fn query_class_by_signature(names: &[&str]) -> Option<(&'static str, &'static [&'static str])> {
     let has = |name: &str| names.contains(&name);
     let deletes = has("gracePeriodSeconds") || has("propagationPolicy") || has("orphanDependents");
     Some(if deletes && has("labelSelector") {

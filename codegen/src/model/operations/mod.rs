@@ -298,6 +298,9 @@ pub struct QueryParam {
     pub required: bool,
     /// The name of its setter on the query builder (optional parameters only).
     pub setter: String,
+    /// The constant spelling it in the route table's private `params` module: one per
+    /// distinct parameter (name, type, description, required) of the whole API.
+    pub constant: String,
 }
 
 impl QueryParam {
@@ -483,6 +486,7 @@ pub(super) fn build(
     sort(&mut operations);
     check_unique(&operations, &mut diagnostics);
     assign_names(&mut operations, types);
+    names::assign_query_constants(&mut operations);
     diagnostics.finish(operations)
 }
 
@@ -502,6 +506,7 @@ pub fn synthesize(api: &super::ApiSet, id: TypeId) -> Vec<Operation> {
     }
     sort(&mut operations);
     assign_names(&mut operations, &api.types);
+    names::assign_query_constants(&mut operations);
     operations
 }
 

@@ -247,6 +247,37 @@ pub(super) fn assign_names(operations: &mut [Operation], types: &[TypeDef]) {
     }
 }
 
+/// Names the route table's query parameter constants: each distinct parameter (name, type,
+/// description, required) once, claimed in the order of that content, so the names do not
+/// depend on the order of operations.
+pub(super) fn assign_query_constants(operations: &mut [Operation]) {
+    type Key = (String, &'static str, String, bool);
+    let key = |q: &QueryParam| -> Key {
+        (
+            q.name.clone(),
+            q.type_name(),
+            q.description.clone().unwrap_or_default(),
+            q.required,
+        )
+    };
+    let keys: std::collections::BTreeSet<Key> = operations
+        .iter()
+        .flat_map(|op| &op.query_params)
+        .map(key)
+        .collect();
+    let mut namespace = Namespace::default();
+    let names: BTreeMap<Key, String> = keys
+        .into_iter()
+        .map(|k| {
+            let name = namespace.claim(&naming::constant_name(&k.0));
+            (k, name)
+        })
+        .collect();
+    for q in operations.iter_mut().flat_map(|op| &mut op.query_params) {
+        q.constant = names.get(&key(q)).cloned().unwrap_or_default();
+    }
+}
+
 /// The setter names of a query struct's builder.
 fn set_setters(params: &mut [QueryParam]) {
     let optional: Vec<String> = params

@@ -192,6 +192,7 @@ pub(super) fn read_operation(
                     description,
                     required: param.object.get("required") == Some(&Value::Bool(true)),
                     setter: String::new(),
+                    constant: String::new(),
                 });
             }
             // Headers and cookies are the transport's business; Kubernetes declares none.
