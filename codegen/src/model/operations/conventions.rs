@@ -183,8 +183,8 @@ const STANDARD_PARAMS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// The `GroupVersion` part of Kubernetes operation IDs: `Core` + `V1`,
-
+/// What synthesizing one resource's table needs: the resource, its path prefix and the
+/// group-version token of its operation IDs.
 struct Synth<'a> {
     index: &'a Index<'a>,
     id: TypeId,
