@@ -9,7 +9,8 @@
 //! * the resource traits [`TypeMeta`], [`Resource`], [`ListResource`] and
 //!   [`Scope`];
 //! * the `apiVersion` / `kind` field markers [`ApiVersion`] and [`Kind`];
-//! * watch stream events, [`WatchEvent`] and [`Bookmark`];
+//! * watch stream events, [`WatchEvent`] and [`Bookmark`], and [`WatchDecoder`], which
+//!   decodes a watch stream from bytes as they arrive;
 //! * [`string_enum`], the deserializer shared by generated string enums, and
 //!   [`serde_struct`], the generic half of the serde impls generated for structs;
 //! * routes: the [`route`] table entries and what generated matchers return, [`request`]
@@ -92,8 +93,8 @@ pub use int_or_string::IntOrString;
 pub use quantity::Quantity;
 pub use request::{Patch, RequestError};
 pub use resource::{ListResource, Resource, Scope, TypeMeta};
-pub use response::ResponseError;
+pub use response::{ResponseError, StatusOr};
 pub use route::{Action, MethodSet, PathParams, Resolution, RouteInfo};
 pub use time::{MicroTime, Time, TimeParseError};
 pub use type_marker::{ApiVersion, Kind};
-pub use watch::{Bookmark, WatchEvent};
+pub use watch::{Bookmark, WatchDecoder, WatchEvent};

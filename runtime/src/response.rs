@@ -1,16 +1,13 @@
 //! Decoding responses, sans-io: generated decoders map a status code and the body bytes to
 //! the operation's declared type. Error statuses become [`ResponseError::Status`] when the
 //! body is a Kubernetes `Status` object, and a [`ResponseError::UnexpectedStatus`] carrying
-//! an excerpt of the body otherwise. Nothing here panics on what the network sends.
+//! the body as text otherwise (a proxy's HTML page, a load balancer's plain text). Nothing here panics on what the network sends.
 
 use std::fmt;
 
 use http::StatusCode;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-
-/// How much of an unexpected body an error keeps, in bytes.
-const EXCERPT: usize = 512;
 
 /// Why a response could not be decoded into the operation's result. `S` is the API's
 /// `Status` type.
@@ -30,7 +27,7 @@ pub enum ResponseError<S> {
     UnexpectedStatus {
         /// The HTTP status.
         status: StatusCode,
-        /// The start of the body, as text (invalid UTF-8 replaced).
+        /// The body, as text (invalid UTF-8 replaced).
         body: String,
     },
     /// The status is declared, but the body is not the declared type.
@@ -96,6 +93,8 @@ pub enum DecodeError {
     Json(serde_json::Error),
     /// A text body is not UTF-8.
     Utf8(std::str::Utf8Error),
+    /// A watch stream ended inside an event: this many bytes of it had arrived.
+    Incomplete(usize),
 }
 
 impl fmt::Display for DecodeError {
@@ -103,6 +102,10 @@ impl fmt::Display for DecodeError {
         match self {
             DecodeError::Json(e) => write!(f, "invalid JSON for the declared type: {e}"),
             DecodeError::Utf8(e) => write!(f, "the text is not UTF-8: {e}"),
+            DecodeError::Incomplete(bytes) => write!(
+                f,
+                "the watch stream ended inside an event, after {bytes} bytes of it"
+            ),
         }
     }
 }
@@ -112,6 +115,7 @@ impl std::error::Error for DecodeError {
         match self {
             DecodeError::Json(e) => Some(e),
             DecodeError::Utf8(e) => Some(e),
+            DecodeError::Incomplete(_) => None,
         }
     }
 }
@@ -129,6 +133,58 @@ pub fn json<T: DeserializeOwned, S>(
         status,
         error: DecodeError::Json(e),
     })
+}
+
+/// What a delete answers: the API server sends a `Status` when the object (or collection)
+/// is gone, and the object itself (the list, for a collection) when deletion has only
+/// begun: finalizers are pending, `propagationPolicy=Foreground` was asked for, or the
+/// resource is a `CustomResourceDefinition`. The body's `kind` tells which.
+///
+/// See <https://kubernetes.io/docs/reference/using-api/api-concepts/#object-lifetime> and
+/// <https://kubernetes.io/docs/concepts/overview/working-with-objects/finalizers/>.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StatusOr<T, S> {
+    /// The body is a `Status` (`kind: Status`), usually `Success`.
+    Status(S),
+    /// The body is the object, or the list, in its state after the request.
+    Object(T),
+}
+
+impl<T, S> StatusOr<T, S> {
+    /// The object, when the server answered with it.
+    #[must_use]
+    pub fn object(self) -> Option<T> {
+        match self {
+            StatusOr::Object(object) => Some(object),
+            StatusOr::Status(_) => None,
+        }
+    }
+
+    /// The `Status`, when the server answered with one.
+    #[must_use]
+    pub fn status(self) -> Option<S> {
+        match self {
+            StatusOr::Status(status) => Some(status),
+            StatusOr::Object(_) => None,
+        }
+    }
+}
+
+/// A JSON body that is a `Status` when its `kind` is `Status`, and a `T` otherwise.
+///
+/// # Errors
+///
+/// [`ResponseError::Decode`] when the body is not JSON, or not the type its `kind` says.
+pub fn status_or<T: DeserializeOwned, S: DeserializeOwned>(
+    status: StatusCode,
+    body: &[u8],
+) -> Result<StatusOr<T, S>, ResponseError<S>> {
+    let probe: KindProbe = json(status, body)?;
+    if probe.kind.as_deref() == Some("Status") {
+        json(status, body).map(StatusOr::Status)
+    } else {
+        json(status, body).map(StatusOr::Object)
+    }
 }
 
 /// A plain-text body, such as a container log.
@@ -160,7 +216,7 @@ pub fn empty<S>(_status: StatusCode, _body: &[u8]) -> Result<(), ResponseError<S
 /// # Errors
 ///
 /// [`ResponseError::Decode`] at the first event that is not an `E`, or at a truncated
-/// last event; use [`watch_events_prefix`] for a stream read piece by piece.
+/// last event; use [`WatchDecoder`](crate::WatchDecoder) for a stream read as it arrives.
 pub fn watch_events<E: DeserializeOwned, S>(
     status: StatusCode,
     body: &[u8],
@@ -174,38 +230,13 @@ pub fn watch_events<E: DeserializeOwned, S>(
         })
 }
 
-/// The complete events at the start of `buffer`, and how many bytes they took; the rest is
-/// an event not yet fully received. For decoding a watch stream as it arrives.
-///
-/// # Errors
-///
-/// [`DecodeError::Json`] when a complete event is not an `E`.
-pub fn watch_events_prefix<E: DeserializeOwned>(
-    buffer: &[u8],
-) -> Result<(Vec<E>, usize), DecodeError> {
-    let mut events = Vec::new();
-    let mut stream = serde_json::Deserializer::from_slice(buffer).into_iter::<E>();
-    let mut consumed = 0;
-    loop {
-        match stream.next() {
-            None => return Ok((events, buffer.len())),
-            Some(Ok(event)) => {
-                events.push(event);
-                consumed = stream.byte_offset();
-            }
-            Some(Err(e)) if e.is_eof() => return Ok((events, consumed)),
-            Some(Err(e)) => return Err(DecodeError::Json(e)),
-        }
-    }
-}
-
 #[derive(Deserialize)]
 struct KindProbe {
     kind: Option<String>,
 }
 
 /// The error for a status the operation does not declare as a success: the `Status` the body
-/// holds, or an [`ResponseError::UnexpectedStatus`] with the start of the body.
+/// holds, or an [`ResponseError::UnexpectedStatus`] with the body as text.
 pub fn error<S: DeserializeOwned>(status: StatusCode, body: &[u8]) -> ResponseError<S> {
     let is_status = serde_json::from_slice::<KindProbe>(body)
         .is_ok_and(|probe| probe.kind.as_deref() == Some("Status"));
@@ -225,9 +256,8 @@ pub fn error<S: DeserializeOwned>(status: StatusCode, body: &[u8]) -> ResponseEr
             }
         }
     }
-    let excerpt = &body[..body.len().min(EXCERPT)];
     ResponseError::UnexpectedStatus {
         status,
-        body: String::from_utf8_lossy(excerpt).into_owned(),
+        body: String::from_utf8_lossy(body).into_owned(),
     }
 }

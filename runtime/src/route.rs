@@ -32,11 +32,15 @@ pub enum Action {
     DeleteCollection,
     /// Connect to a running object: exec, attach, port-forward, proxy (`connect`).
     Connect,
+    /// Any other `x-kubernetes-action`, as written: legacy ones such as `proxy` (Kubernetes
+    /// 1.9 and OpenShift 3), or one added after this crate was generated.
+    Other(&'static str),
 }
 
 impl Action {
     /// The lower-case name used in route listings: `get`, `list`, `watch`, `create`,
-    /// `replace`, `patch`, `delete`, `deletecollection` or `connect`.
+    /// `replace`, `patch`, `delete`, `deletecollection`, `connect`, or another action as
+    /// the document spells it.
     pub fn as_str(self) -> &'static str {
         match self {
             Action::Get => "get",
@@ -48,6 +52,7 @@ impl Action {
             Action::Delete => "delete",
             Action::DeleteCollection => "deletecollection",
             Action::Connect => "connect",
+            Action::Other(action) => action,
         }
     }
 }

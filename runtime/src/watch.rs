@@ -7,6 +7,8 @@ use std::marker::PhantomData;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::response::{DecodeError, ResponseError};
+
 /// One event of a Kubernetes watch stream, for objects of type `T` and error
 /// payloads of type `S` (usually `meta/v1.Status`; raw JSON by default).
 ///
@@ -277,5 +279,179 @@ impl<'de, T: Deserialize<'de>, S: Deserialize<'de>> Visitor<'de> for EventVisito
 impl<'de, T: Deserialize<'de>, S: Deserialize<'de>> Deserialize<'de> for WatchEvent<T, S> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_map(EventVisitor(PhantomData))
+    }
+}
+
+impl Bookmark {
+    /// The annotation a server puts on the bookmark that ends the initial events of a watch
+    /// with `sendInitialEvents=true`.
+    pub const INITIAL_EVENTS_END: &'static str = "k8s.io/initial-events-end";
+
+    /// Whether this bookmark ends the initial events (the current state, sent first when
+    /// the watch asked for `sendInitialEvents=true`): from here on, events are changes.
+    ///
+    /// See <https://kubernetes.io/docs/reference/using-api/api-concepts/#streaming-lists>.
+    #[must_use]
+    pub fn is_initial_events_end(&self) -> bool {
+        self.annotations
+            .get(Self::INITIAL_EVENTS_END)
+            .is_some_and(|value| value == "true")
+    }
+}
+
+/// Decodes a watch response as it arrives: feed it each chunk of the body, get the events
+/// completed so far. A server writes one JSON object per event (with a newline after each,
+/// which is not relied upon), and chunks split them anywhere, inside a string or an escape
+/// included: the decoder keeps the unfinished tail and scans each byte once, so a long
+/// watch costs time in proportion to its bytes and memory in proportion to its largest
+/// event.
+///
+/// Made with the response's status: for an error status the body is not a stream but one
+/// `Status` (or a proxy's text), which [`finish`](Self::finish) returns as the error.
+/// An expired resource version comes as an `ERROR` event carrying a `Status` with code 410
+/// (`Expired`) inside a 200 stream, since the status line is already sent; relist then.
+///
+/// ```
+/// use kubeforge_runtime::http::StatusCode;
+/// use kubeforge_runtime::{WatchDecoder, WatchEvent};
+///
+/// let mut decoder = WatchDecoder::<serde_json::Value, serde_json::Value>::new(StatusCode::OK);
+/// assert!(decoder.feed(br#"{"type":"ADDED","object":{"kind":"Pod","metadata":{"na"#).is_empty());
+/// for event in decoder.feed(b"me\":\"a\"}}}\n") {
+///     assert!(matches!(event?, WatchEvent::Added(_)));
+/// }
+/// decoder.finish()?;
+/// # Ok::<(), kubeforge_runtime::ResponseError<serde_json::Value>>(())
+/// ```
+#[derive(Debug)]
+pub struct WatchDecoder<T, S = serde_json::Value> {
+    status: http::StatusCode,
+    buffer: Vec<u8>,
+    /// How much of `buffer` has been scanned.
+    scanned: usize,
+    /// Where the event being read starts in `buffer`, once its `{` is seen.
+    start: Option<usize>,
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    /// Whether the last byte between events was neither whitespace nor `{`.
+    stray: bool,
+    _types: PhantomData<fn() -> (T, S)>,
+}
+
+impl<T: de::DeserializeOwned, S: de::DeserializeOwned> WatchDecoder<T, S> {
+    /// A decoder for a response with this status.
+    #[must_use]
+    pub fn new(status: http::StatusCode) -> Self {
+        WatchDecoder {
+            status,
+            buffer: Vec::new(),
+            scanned: 0,
+            start: None,
+            depth: 0,
+            in_string: false,
+            escaped: false,
+            stray: false,
+            _types: PhantomData,
+        }
+    }
+
+    /// Reads the next chunk of the body and returns what it completes, in order: each event,
+    /// or [`ResponseError::Decode`] for a complete event that is not a `WatchEvent<T, S>`
+    /// and for anything between events that is not whitespace (one error per stray byte
+    /// run). Decoding goes on after an error.
+    pub fn feed(&mut self, chunk: &[u8]) -> Vec<Result<WatchEvent<T, S>, ResponseError<S>>> {
+        self.buffer.extend_from_slice(chunk);
+        if !self.status.is_success() {
+            self.scanned = self.buffer.len();
+            return Vec::new();
+        }
+        let status = self.status;
+        let decode = |error| ResponseError::Decode { status, error };
+        let mut events = Vec::new();
+        let mut consumed = 0;
+        let mut i = self.scanned;
+        while i < self.buffer.len() {
+            let byte = self.buffer[i];
+            match self.start {
+                None => match byte {
+                    b' ' | b'\t' | b'\r' | b'\n' => {
+                        consumed = i + 1;
+                        self.stray = false;
+                    }
+                    b'{' => {
+                        self.start = Some(i);
+                        self.depth = 1;
+                        self.stray = false;
+                    }
+                    _ => {
+                        // Not an object: let serde_json say what it is, once per run of
+                        // such bytes, and skip the byte.
+                        if !self.stray {
+                            let error =
+                                serde_json::from_slice::<WatchEvent<T, S>>(&self.buffer[i..])
+                                    .err()
+                                    .map_or(DecodeError::Incomplete(0), DecodeError::Json);
+                            events.push(Err(decode(error)));
+                        }
+                        self.stray = true;
+                        consumed = i + 1;
+                    }
+                },
+                Some(_) if self.in_string => {
+                    if self.escaped {
+                        self.escaped = false;
+                    } else if byte == b'\\' {
+                        self.escaped = true;
+                    } else if byte == b'"' {
+                        self.in_string = false;
+                    }
+                }
+                Some(start) => match byte {
+                    b'"' => self.in_string = true,
+                    b'{' | b'[' => self.depth += 1,
+                    b'}' | b']' => {
+                        self.depth -= 1;
+                        if self.depth == 0 {
+                            events.push(
+                                serde_json::from_slice(&self.buffer[start..=i])
+                                    .map_err(|e| decode(DecodeError::Json(e))),
+                            );
+                            self.start = None;
+                            consumed = i + 1;
+                        }
+                    }
+                    _ => {}
+                },
+            }
+            i += 1;
+        }
+        self.buffer.drain(..consumed);
+        self.scanned = self.buffer.len();
+        if let Some(start) = &mut self.start {
+            *start -= consumed;
+        }
+        events
+    }
+
+    /// Ends the stream.
+    ///
+    /// # Errors
+    ///
+    /// For an error status, the error its body holds ([`ResponseError::Status`] with the
+    /// server's `Status`, or [`ResponseError::UnexpectedStatus`] with the body as text);
+    /// for a success, [`ResponseError::Decode`] with [`DecodeError::Incomplete`] when the
+    /// stream ended inside an event.
+    pub fn finish(self) -> Result<(), ResponseError<S>> {
+        if !self.status.is_success() {
+            return Err(crate::response::error(self.status, &self.buffer));
+        }
+        match self.start {
+            None => Ok(()),
+            Some(start) => Err(ResponseError::Decode {
+                status: self.status,
+                error: DecodeError::Incomplete(self.buffer.len() - start),
+            }),
+        }
     }
 }

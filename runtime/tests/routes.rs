@@ -4,7 +4,9 @@ use kubeforge_runtime::http::{Method, StatusCode};
 use kubeforge_runtime::request::{self, PathAndQuery};
 use kubeforge_runtime::response::{self, DecodeError};
 use kubeforge_runtime::route::is_param_value;
-use kubeforge_runtime::{Bookmark, MethodSet, PathParams, RequestError, ResponseError, WatchEvent};
+use kubeforge_runtime::{
+    Bookmark, MethodSet, PathParams, RequestError, ResponseError, WatchDecoder, WatchEvent,
+};
 use serde_json::Value;
 
 #[test]
@@ -40,7 +42,7 @@ fn path_segments_and_queries_are_encoded() {
 }
 
 #[test]
-fn errors_are_statuses_or_excerpts() {
+fn errors_are_statuses_or_text() {
     let status = br#"{"kind":"Status","apiVersion":"v1","code":409,"reason":"AlreadyExists"}"#;
     match response::error::<Value>(StatusCode::CONFLICT, status) {
         ResponseError::Status { status, body } => {
@@ -49,11 +51,13 @@ fn errors_are_statuses_or_excerpts() {
         }
         other => panic!("{other:?}"),
     }
-    // Not a Status: an excerpt of at most 512 bytes, lossy, never a panic.
+    // Not a Status: the whole body as text, invalid UTF-8 replaced, never a panic.
     let mut page = "é".repeat(400).into_bytes();
     page.push(0xff);
     match response::error::<Value>(StatusCode::BAD_GATEWAY, &page) {
-        ResponseError::UnexpectedStatus { body, .. } => assert!(body.len() <= 512 + 3),
+        ResponseError::UnexpectedStatus { body, .. } => {
+            assert_eq!(body, format!("{}\u{fffd}", "é".repeat(400)));
+        }
         other => panic!("{other:?}"),
     }
     let json_but_not_status = br#"{"kind":"Pod"}"#;
@@ -76,15 +80,21 @@ fn errors_are_statuses_or_excerpts() {
 fn watch_streams_decode_as_they_arrive() {
     type Event = WatchEvent<Value, Value>;
     let stream = b"{\"type\":\"ADDED\",\"object\":{\"a\":1}}\n{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"5\"}}}\n{\"type\":\"DEL";
-    let (events, used) = response::watch_events_prefix::<Event>(stream).unwrap();
+    let mut decoder = WatchDecoder::<Value, Value>::new(StatusCode::OK);
+    let events: Vec<Event> = decoder
+        .feed(stream)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
     assert_eq!(events.len(), 2);
     assert!(
         matches!(&events[1], WatchEvent::Bookmark(Bookmark { resource_version, .. }) if resource_version == "5")
     );
-    assert_eq!(&stream[used..used + 1], b"\n");
-    let (events, used) = response::watch_events_prefix::<Event>(b"").unwrap();
-    assert!(events.is_empty() && used == 0);
-    assert!(response::watch_events_prefix::<Event>(b"{\"type\":\"NOPE\",\"object\":{}}").is_err());
+    assert!(decoder.feed(b"").is_empty());
+    let events = decoder.feed(b"ETED\",\"object\":{}}\n{\"type\":\"NOPE\",\"object\":{}}");
+    assert!(matches!(events[0], Ok(WatchEvent::Deleted(_))));
+    assert!(matches!(events[1], Err(ResponseError::Decode { .. })));
+    decoder.finish().unwrap();
 }
 
 #[test]

@@ -1894,7 +1894,9 @@ pub mod routes {
         /// `path` is the path without the query string, as `uri.path()` gives it. Matching
         /// is exact and case-sensitive; static segments beat parameters; a parameter is one
         /// non-empty segment, kept percent-encoded (an encoded `/` stays inside it; decode
-        /// with `PathParams::decoded`). A trailing slash, an empty segment, a `.` or `..`
+        /// with `PathParams::decoded`). The discovery paths (`/api`, `/apis`, a group's, a
+        /// group-version's) match with and without their trailing slash, as the API server
+        /// serves them; elsewhere a trailing slash, an empty segment, a `.` or `..`
         /// parameter, or a `?` or `#` in the path never match. A known path with another
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.

@@ -501,7 +501,7 @@ pub mod com {
                         )
                     }
 
-                    /// Decodes the response to [`Widget::delete_widget`]: 200 OK → `com::example::v1::Widget`, 202 Accepted → `apimachinery::pkg::apis::meta::v1::Status`, 204 No Content → empty.
+                    /// Decodes the response to [`Widget::delete_widget`]: 200 OK → `Status` or `com::example::v1::Widget`, by the body's `kind`, 202 Accepted → `Status` or `com::example::v1::Widget`, by the body's `kind`, 204 No Content → empty.
                     ///
                     /// # Errors
                     ///
@@ -516,12 +516,12 @@ pub mod com {
                     > {
                         match status.as_u16() {
                             200 => {
-                                ::kubeforge_runtime::response::json(status, body)
+                                ::kubeforge_runtime::response::status_or(status, body)
                                     .map(DeleteWidgetResponse::Ok)
                             }
 
                             202 => {
-                                ::kubeforge_runtime::response::json(status, body)
+                                ::kubeforge_runtime::response::status_or(status, body)
                                     .map(DeleteWidgetResponse::Accepted)
                             }
 
@@ -691,10 +691,18 @@ pub mod com {
                 #[derive(Clone, Debug, PartialEq)]
                 pub enum DeleteWidgetResponse {
                     /// 200 OK.
-                    Ok(Widget),
+                    Ok(
+                        ::kubeforge_runtime::StatusOr<
+                            Widget,
+                            crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status,
+                        >,
+                    ),
                     /// 202 Accepted.
                     Accepted(
-                        crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status,
+                        ::kubeforge_runtime::StatusOr<
+                            Widget,
+                            crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status,
+                        >,
                     ),
                     /// 204 No Content.
                     NoContent,
@@ -996,7 +1004,9 @@ pub mod routes {
         /// `path` is the path without the query string, as `uri.path()` gives it. Matching
         /// is exact and case-sensitive; static segments beat parameters; a parameter is one
         /// non-empty segment, kept percent-encoded (an encoded `/` stays inside it; decode
-        /// with `PathParams::decoded`). A trailing slash, an empty segment, a `.` or `..`
+        /// with `PathParams::decoded`). The discovery paths (`/api`, `/apis`, a group's, a
+        /// group-version's) match with and without their trailing slash, as the API server
+        /// serves them; elsewhere a trailing slash, an empty segment, a `.` or `..`
         /// parameter, or a `?` or `#` in the path never match. A known path with another
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
@@ -1011,21 +1021,11 @@ pub mod routes {
             let Some("apis") = segments.next() else {
                 return Resolution::NotFound;
             };
-            let Some("example.com") = segments.next() else {
-                return Resolution::NotFound;
-            };
-            let Some("v1") = segments.next() else {
-                return Resolution::NotFound;
-            };
             match segments.next() {
-                Some("") => {
-                    if segments.next().is_some() {
-                        return Resolution::NotFound;
-                    }
-
+                None => {
                     if *method == Method::GET {
                         Resolution::Found {
-                            route: Route::GetExampleComV1apiResources,
+                            route: Route::GetApiVersions,
                             params,
                         }
                     } else {
@@ -1035,32 +1035,29 @@ pub mod routes {
                     }
                 }
 
-                Some("widgets") => {
-                    let Some(segment) = segments.next() else {
-                        return if *method == Method::GET {
-                            Resolution::Found {
-                                route: Route::ListExampleComV1Widget,
-                                params,
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            }
-                        };
-                    };
-                    let saved = (segments.clone(), params);
-                    let found = 'statics_1: {
-                        if segment == "special" {
-                            let Some("stats") = segments.next() else {
-                                break 'statics_1 Resolution::NotFound;
-                            };
-                            if segments.next().is_some() {
-                                break 'statics_1 Resolution::NotFound;
-                            }
+                Some("") => {
+                    if segments.next().is_some() {
+                        return Resolution::NotFound;
+                    }
 
+                    if *method == Method::GET {
+                        Resolution::Found {
+                            route: Route::GetApiVersions,
+                            params,
+                        }
+                    } else {
+                        Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        }
+                    }
+                }
+
+                Some("example.com") => {
+                    match segments.next() {
+                        None => {
                             if *method == Method::GET {
                                 Resolution::Found {
-                                    route: Route::ReadExampleComV1WidgetStats,
+                                    route: Route::GetExampleComApiGroup,
                                     params,
                                 }
                             } else {
@@ -1068,49 +1065,172 @@ pub mod routes {
                                     allowed: MethodSet::GET,
                                 }
                             }
-                        } else {
-                            Resolution::NotFound
-                        }
-                    };
-                    if !found.is_not_found() || !is_param_value(segment) {
-                        return found;
-                    }
-
-                    (segments, params) = saved;
-                    params.push(segment);
-                    match segments.next() {
-                        None => {
-                            if *method == Method::DELETE {
-                                Resolution::Found {
-                                    route: Route::DeleteExampleComV1Widget,
-                                    params: params.named(&["name"]),
-                                }
-                            } else if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::ReadExampleComV1Widget,
-                                    params: params.named(&["name"]),
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::DELETE.union(MethodSet::GET),
-                                }
-                            }
                         }
 
-                        Some("exec") => {
+                        Some("") => {
                             if segments.next().is_some() {
                                 return Resolution::NotFound;
                             }
 
-                            if *method == Method::POST {
+                            if *method == Method::GET {
                                 Resolution::Found {
-                                    route: Route::ConnectExampleComV1WidgetExec,
-                                    params: params.named(&["name"]),
+                                    route: Route::GetExampleComApiGroup,
+                                    params,
                                 }
                             } else {
                                 Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::POST,
+                                    allowed: MethodSet::GET,
                                 }
+                            }
+                        }
+
+                        Some("v1") => {
+                            match segments.next() {
+                                None => {
+                                    if *method == Method::GET {
+                                        Resolution::Found {
+                                            route: Route::GetExampleComV1apiResources,
+                                            params,
+                                        }
+                                    } else {
+                                        Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET,
+                                        }
+                                    }
+                                }
+
+                                Some("") => {
+                                    if segments.next().is_some() {
+                                        return Resolution::NotFound;
+                                    }
+
+                                    if *method == Method::GET {
+                                        Resolution::Found {
+                                            route: Route::GetExampleComV1apiResources,
+                                            params,
+                                        }
+                                    } else {
+                                        Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET,
+                                        }
+                                    }
+                                }
+
+                                Some("proxy") => {
+                                    let Some("widgets") = segments.next() else {
+                                        return Resolution::NotFound;
+                                    };
+                                    let Some(segment) = segments
+                                        .next()
+                                        .filter(|segment| is_param_value(segment)) else {
+                                        return Resolution::NotFound;
+                                    };
+                                    params.push(segment);
+                                    if segments.next().is_some() {
+                                        return Resolution::NotFound;
+                                    }
+
+                                    if *method == Method::GET {
+                                        Resolution::Found {
+                                            route: Route::ProxyExampleComV1getWidget,
+                                            params: params.named(&["name"]),
+                                        }
+                                    } else if *method == Method::HEAD {
+                                        Resolution::Found {
+                                            route: Route::ProxyExampleComV1headWidget,
+                                            params: params.named(&["name"]),
+                                        }
+                                    } else {
+                                        Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET.union(MethodSet::HEAD),
+                                        }
+                                    }
+                                }
+
+                                Some("widgets") => {
+                                    let Some(segment) = segments.next() else {
+                                        return if *method == Method::GET {
+                                            Resolution::Found {
+                                                route: Route::ListExampleComV1Widget,
+                                                params,
+                                            }
+                                        } else {
+                                            Resolution::MethodNotAllowed {
+                                                allowed: MethodSet::GET,
+                                            }
+                                        };
+                                    };
+                                    let saved = (segments.clone(), params);
+                                    let found = 'statics_1: {
+                                        if segment == "special" {
+                                            let Some("stats") = segments.next() else {
+                                                break 'statics_1 Resolution::NotFound;
+                                            };
+                                            if segments.next().is_some() {
+                                                break 'statics_1 Resolution::NotFound;
+                                            }
+
+                                            if *method == Method::GET {
+                                                Resolution::Found {
+                                                    route: Route::ReadExampleComV1WidgetStats,
+                                                    params,
+                                                }
+                                            } else {
+                                                Resolution::MethodNotAllowed {
+                                                    allowed: MethodSet::GET,
+                                                }
+                                            }
+                                        } else {
+                                            Resolution::NotFound
+                                        }
+                                    };
+                                    if !found.is_not_found() || !is_param_value(segment) {
+                                        return found;
+                                    }
+
+                                    (segments, params) = saved;
+                                    params.push(segment);
+                                    match segments.next() {
+                                        None => {
+                                            if *method == Method::DELETE {
+                                                Resolution::Found {
+                                                    route: Route::DeleteExampleComV1Widget,
+                                                    params: params.named(&["name"]),
+                                                }
+                                            } else if *method == Method::GET {
+                                                Resolution::Found {
+                                                    route: Route::ReadExampleComV1Widget,
+                                                    params: params.named(&["name"]),
+                                                }
+                                            } else {
+                                                Resolution::MethodNotAllowed {
+                                                    allowed: MethodSet::DELETE.union(MethodSet::GET),
+                                                }
+                                            }
+                                        }
+
+                                        Some("exec") => {
+                                            if segments.next().is_some() {
+                                                return Resolution::NotFound;
+                                            }
+
+                                            if *method == Method::POST {
+                                                Resolution::Found {
+                                                    route: Route::ConnectExampleComV1WidgetExec,
+                                                    params: params.named(&["name"]),
+                                                }
+                                            } else {
+                                                Resolution::MethodNotAllowed {
+                                                    allowed: MethodSet::POST,
+                                                }
+                                            }
+                                        }
+
+                                        _ => Resolution::NotFound,
+                                    }
+                                }
+
+                                _ => Resolution::NotFound,
                             }
                         }
 
@@ -1125,6 +1245,88 @@ pub mod routes {
 
     pub use self::matcher::resolve;
     mod operations {
+        /// Get available API versions.
+        ///
+        /// `GET /apis/`. Decode the response with [`get_api_versions_response`].
+        ///
+        /// # Errors
+        ///
+        /// Never in practice: the request is always well-formed.
+        #[inline]
+        pub fn get_api_versions() -> Result<
+            ::kubeforge_runtime::http::Request<Vec<u8>>,
+            ::kubeforge_runtime::RequestError,
+        > {
+            let target = ::kubeforge_runtime::request::PathAndQuery::new("/apis/");
+            ::kubeforge_runtime::request::build(
+                ::kubeforge_runtime::http::Method::GET,
+                target,
+                Some("application/json"),
+                None,
+            )
+        }
+
+        /// Decodes the response to [`get_api_versions`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`.
+        ///
+        /// # Errors
+        ///
+        /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
+        #[inline]
+        pub fn get_api_versions_response(
+            status: ::kubeforge_runtime::http::StatusCode,
+            body: &[u8],
+        ) -> Result<
+            crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status,
+            crate::golden::route_table::routes::ResponseError,
+        > {
+            match status.as_u16() {
+                200 => ::kubeforge_runtime::response::json(status, body),
+                _ => Err(::kubeforge_runtime::response::error(status, body)),
+            }
+        }
+
+        /// Get information of a group.
+        ///
+        /// `GET /apis/example.com/`. Decode the response with [`get_example_com_api_group_response`].
+        ///
+        /// # Errors
+        ///
+        /// Never in practice: the request is always well-formed.
+        #[inline]
+        pub fn get_example_com_api_group() -> Result<
+            ::kubeforge_runtime::http::Request<Vec<u8>>,
+            ::kubeforge_runtime::RequestError,
+        > {
+            let target = ::kubeforge_runtime::request::PathAndQuery::new(
+                "/apis/example.com/",
+            );
+            ::kubeforge_runtime::request::build(
+                ::kubeforge_runtime::http::Method::GET,
+                target,
+                Some("application/json"),
+                None,
+            )
+        }
+
+        /// Decodes the response to [`get_example_com_api_group`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`.
+        ///
+        /// # Errors
+        ///
+        /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
+        #[inline]
+        pub fn get_example_com_api_group_response(
+            status: ::kubeforge_runtime::http::StatusCode,
+            body: &[u8],
+        ) -> Result<
+            crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status,
+            crate::golden::route_table::routes::ResponseError,
+        > {
+            match status.as_u16() {
+                200 => ::kubeforge_runtime::response::json(status, body),
+                _ => Err(::kubeforge_runtime::response::error(status, body)),
+            }
+        }
+
         /// Get available resources.
         ///
         /// `GET /apis/example.com/v1/`. Decode the response with [`get_example_com_v1api_resources_response`].
@@ -1163,6 +1365,94 @@ pub mod routes {
         > {
             match status.as_u16() {
                 200 => ::kubeforge_runtime::response::json(status, body),
+                _ => Err(::kubeforge_runtime::response::error(status, body)),
+            }
+        }
+
+        /// proxy GET requests to Widget
+        ///
+        /// Its `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other("proxy")`.
+        ///
+        /// `GET /apis/example.com/v1/proxy/widgets/{name}`. Decode the response with [`proxy_example_com_v1get_widget_response`].
+        ///
+        /// # Errors
+        ///
+        /// When a path parameter is empty, `.` or `..`.
+        #[inline]
+        pub fn proxy_example_com_v1get_widget(
+            name: &str,
+        ) -> Result<
+            ::kubeforge_runtime::http::Request<Vec<u8>>,
+            ::kubeforge_runtime::RequestError,
+        > {
+            let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
+                "/apis/example.com/v1/proxy/widgets/",
+            );
+            target.push_segment("name", name)?;
+            ::kubeforge_runtime::request::build(
+                ::kubeforge_runtime::http::Method::GET,
+                target,
+                None,
+                None,
+            )
+        }
+
+        /// Decodes the response to [`proxy_example_com_v1get_widget`]: 200 OK → `String` (text/plain).
+        ///
+        /// # Errors
+        ///
+        /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
+        #[inline]
+        pub fn proxy_example_com_v1get_widget_response(
+            status: ::kubeforge_runtime::http::StatusCode,
+            body: &[u8],
+        ) -> Result<String, crate::golden::route_table::routes::ResponseError> {
+            match status.as_u16() {
+                200 => ::kubeforge_runtime::response::text(status, body),
+                _ => Err(::kubeforge_runtime::response::error(status, body)),
+            }
+        }
+
+        /// proxy HEAD requests to Widget
+        ///
+        /// Its `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other("proxy")`.
+        ///
+        /// `HEAD /apis/example.com/v1/proxy/widgets/{name}`. Decode the response with [`proxy_example_com_v1head_widget_response`].
+        ///
+        /// # Errors
+        ///
+        /// When a path parameter is empty, `.` or `..`.
+        #[inline]
+        pub fn proxy_example_com_v1head_widget(
+            name: &str,
+        ) -> Result<
+            ::kubeforge_runtime::http::Request<Vec<u8>>,
+            ::kubeforge_runtime::RequestError,
+        > {
+            let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
+                "/apis/example.com/v1/proxy/widgets/",
+            );
+            target.push_segment("name", name)?;
+            ::kubeforge_runtime::request::build(
+                ::kubeforge_runtime::http::Method::HEAD,
+                target,
+                None,
+                None,
+            )
+        }
+
+        /// Decodes the response to [`proxy_example_com_v1head_widget`]: 200 OK → `String` (text/plain).
+        ///
+        /// # Errors
+        ///
+        /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
+        #[inline]
+        pub fn proxy_example_com_v1head_widget_response(
+            status: ::kubeforge_runtime::http::StatusCode,
+            body: &[u8],
+        ) -> Result<String, crate::golden::route_table::routes::ResponseError> {
+            match status.as_u16() {
+                200 => ::kubeforge_runtime::response::text(status, body),
                 _ => Err(::kubeforge_runtime::response::error(status, body)),
             }
         }
@@ -1208,8 +1498,12 @@ pub mod routes {
     }
 
     pub use self::operations::{
-        get_example_com_v1api_resources, get_example_com_v1api_resources_response,
-        read_example_com_v1_widget_stats, read_example_com_v1_widget_stats_response,
+        get_api_versions, get_api_versions_response, get_example_com_api_group,
+        get_example_com_api_group_response, get_example_com_v1api_resources,
+        get_example_com_v1api_resources_response, proxy_example_com_v1get_widget,
+        proxy_example_com_v1get_widget_response, proxy_example_com_v1head_widget,
+        proxy_example_com_v1head_widget_response, read_example_com_v1_widget_stats,
+        read_example_com_v1_widget_stats_response,
     };
     mod route {
         /// Every operation of the API, one variant per `operationId`. [`resolve`](super::resolve)
@@ -1225,8 +1519,16 @@ pub mod routes {
             ReadExampleComV1Widget,
             /// `POST /apis/example.com/v1/widgets/{name}/exec`
             ConnectExampleComV1WidgetExec,
+            /// `GET /apis/`
+            GetApiVersions,
+            /// `GET /apis/example.com/`
+            GetExampleComApiGroup,
             /// `GET /apis/example.com/v1/`
             GetExampleComV1apiResources,
+            /// `GET /apis/example.com/v1/proxy/widgets/{name}`
+            ProxyExampleComV1getWidget,
+            /// `HEAD /apis/example.com/v1/proxy/widgets/{name}`
+            ProxyExampleComV1headWidget,
             /// `GET /apis/example.com/v1/widgets/special/stats`
             ReadExampleComV1WidgetStats,
         }
@@ -1238,7 +1540,11 @@ pub mod routes {
                 Route::DeleteExampleComV1Widget,
                 Route::ReadExampleComV1Widget,
                 Route::ConnectExampleComV1WidgetExec,
+                Route::GetApiVersions,
+                Route::GetExampleComApiGroup,
                 Route::GetExampleComV1apiResources,
+                Route::ProxyExampleComV1getWidget,
+                Route::ProxyExampleComV1headWidget,
                 Route::ReadExampleComV1WidgetStats,
             ];
 
@@ -1251,7 +1557,7 @@ pub mod routes {
 
         /// The route table: every operation of the API, with its method, path template,
         /// action, resource, parameters, body and responses. Indexed by [`Route`].
-        pub static ROUTES: [::kubeforge_runtime::RouteInfo; 6] = [
+        pub static ROUTES: [::kubeforge_runtime::RouteInfo; 10] = [
             ::kubeforge_runtime::RouteInfo {
                 operation_id: "listExampleComV1Widget",
                 method: ::kubeforge_runtime::http::Method::GET,
@@ -1307,12 +1613,12 @@ pub mod routes {
                     ::kubeforge_runtime::route::ResponseInfo {
                         status: 200,
                         description: "OK",
-                        ty: Some("com::example::v1::Widget"),
+                        ty: Some("StatusOr<com::example::v1::Widget>"),
                     },
                     ::kubeforge_runtime::route::ResponseInfo {
                         status: 202,
                         description: "Accepted",
-                        ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                        ty: Some("StatusOr<com::example::v1::Widget>"),
                     },
                     ::kubeforge_runtime::route::ResponseInfo {
                         status: 204,
@@ -1376,6 +1682,44 @@ pub mod routes {
                 description: "Run a command in a Widget.",
             },
             ::kubeforge_runtime::RouteInfo {
+                operation_id: "getAPIVersions",
+                method: ::kubeforge_runtime::http::Method::GET,
+                path: "/apis/",
+                action: ::kubeforge_runtime::Action::Get,
+                resource: None,
+                path_params: &[],
+                query: &[],
+                body: None,
+                responses: &[
+                    ::kubeforge_runtime::route::ResponseInfo {
+                        status: 200,
+                        description: "OK",
+                        ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                    },
+                ],
+                deprecated: false,
+                description: "Get available API versions.",
+            },
+            ::kubeforge_runtime::RouteInfo {
+                operation_id: "getExampleComAPIGroup",
+                method: ::kubeforge_runtime::http::Method::GET,
+                path: "/apis/example.com/",
+                action: ::kubeforge_runtime::Action::Get,
+                resource: None,
+                path_params: &[],
+                query: &[],
+                body: None,
+                responses: &[
+                    ::kubeforge_runtime::route::ResponseInfo {
+                        status: 200,
+                        description: "OK",
+                        ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                    },
+                ],
+                deprecated: false,
+                description: "Get information of a group.",
+            },
+            ::kubeforge_runtime::RouteInfo {
                 operation_id: "getExampleComV1APIResources",
                 method: ::kubeforge_runtime::http::Method::GET,
                 path: "/apis/example.com/v1/",
@@ -1393,6 +1737,44 @@ pub mod routes {
                 ],
                 deprecated: false,
                 description: "Get available resources.",
+            },
+            ::kubeforge_runtime::RouteInfo {
+                operation_id: "proxyExampleComV1GETWidget",
+                method: ::kubeforge_runtime::http::Method::GET,
+                path: "/apis/example.com/v1/proxy/widgets/{name}",
+                action: ::kubeforge_runtime::Action::Other("proxy"),
+                resource: None,
+                path_params: &["name"],
+                query: &[],
+                body: None,
+                responses: &[
+                    ::kubeforge_runtime::route::ResponseInfo {
+                        status: 200,
+                        description: "OK",
+                        ty: Some("String"),
+                    },
+                ],
+                deprecated: false,
+                description: "proxy GET requests to Widget\n\nIts `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other(\"proxy\")`.",
+            },
+            ::kubeforge_runtime::RouteInfo {
+                operation_id: "proxyExampleComV1HEADWidget",
+                method: ::kubeforge_runtime::http::Method::HEAD,
+                path: "/apis/example.com/v1/proxy/widgets/{name}",
+                action: ::kubeforge_runtime::Action::Other("proxy"),
+                resource: None,
+                path_params: &["name"],
+                query: &[],
+                body: None,
+                responses: &[
+                    ::kubeforge_runtime::route::ResponseInfo {
+                        status: 200,
+                        description: "OK",
+                        ty: Some("String"),
+                    },
+                ],
+                deprecated: false,
+                description: "proxy HEAD requests to Widget\n\nIts `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other(\"proxy\")`.",
             },
             ::kubeforge_runtime::RouteInfo {
                 operation_id: "readExampleComV1WidgetStats",
@@ -1418,17 +1800,17 @@ pub mod routes {
         /// The query parameters of the table, each spelled once.
         mod params {
             use ::kubeforge_runtime::route::QueryParamInfo;
-            pub(super) const LIMIT: QueryParamInfo = QueryParamInfo {
-                name: "limit",
-                ty: "integer",
-                description: "Maximum number of items.",
-                required: false,
-            };
             pub(super) const COMMAND: QueryParamInfo = QueryParamInfo {
                 name: "command",
                 ty: "array",
                 description: "The command and its arguments.",
                 required: true,
+            };
+            pub(super) const LIMIT: QueryParamInfo = QueryParamInfo {
+                name: "limit",
+                ty: "integer",
+                description: "Maximum number of items.",
+                required: false,
             };
             pub(super) const TTY: QueryParamInfo = QueryParamInfo {
                 name: "tty",

@@ -507,8 +507,8 @@ fn every_struct_in_generated_has_a_builder() {
 #[test]
 fn query_parameters_have_builders_too() {
     use kubeforge_api::api::coordination::v1::Lease;
-    use kubeforge_api::routes::ListOrWatchQuery2;
-    let query = ListOrWatchQuery2::builder()
+    use kubeforge_api::routes::ListOrWatchQuery;
+    let query = ListOrWatchQuery::builder()
         .label_selector("app=web")
         .limit(10)
         .build();
@@ -517,7 +517,7 @@ fn query_parameters_have_builders_too() {
         request.uri().to_string(),
         "/apis/coordination.k8s.io/v1/namespaces/default/leases?labelSelector=app%3Dweb&limit=10"
     );
-    let again: ListOrWatchQuery2 =
-        kubeforge_api::routes::ListOrWatchQuery2Builder::from(query.clone()).build();
+    let again: ListOrWatchQuery =
+        kubeforge_api::routes::ListOrWatchQueryBuilder::from(query.clone()).build();
     assert_eq!(again, query);
 }

@@ -362,13 +362,13 @@ fn a_resource_without_paths_gets_the_conventional_table() {
         .model()
         .unwrap();
     let (id, _) = api.resources.iter().next().unwrap();
-    let table: Vec<(String, String, &str)> = kubeforge::model::operations::synthesize(&api, *id)
+    let table: Vec<(String, String, String)> = kubeforge::model::operations::synthesize(&api, *id)
         .iter()
         .map(|op| {
             (
                 op.method.as_str().to_owned(),
                 op.path.text.clone(),
-                op.action.as_str(),
+                op.action.as_str().to_owned(),
             )
         })
         .collect();
@@ -394,9 +394,9 @@ fn a_resource_without_paths_gets_the_conventional_table() {
             "replace",
         ),
     ];
-    let expected: Vec<(String, String, &str)> = expected
+    let expected: Vec<(String, String, String)> = expected
         .iter()
-        .map(|(m, p, a)| ((*m).to_owned(), (*p).to_owned(), *a))
+        .map(|(m, p, a)| ((*m).to_owned(), (*p).to_owned(), (*a).to_owned()))
         .collect();
     assert_eq!(table, expected);
 }
@@ -446,18 +446,16 @@ fn malformed_operations_are_located_diagnostics() {
     );
     assert!(e.diagnostics()[0].message.contains("/paths/~1a/get"), "{e}");
 
-    // A parameter that is not a whole segment, an unknown action, a bad status, a dangling
-    // body reference: all reported together.
+    // A parameter that is not a whole segment, a bad status, a dangling body reference: all
+    // reported together (an unknown action is no error: `unknown_actions_are_kept`).
     let e = model_error(json!({
         "/a/{name}.json": {"get": {"operationId": "one", "responses": {}}},
-        "/b": {"get": {"operationId": "two", "x-kubernetes-action": "explode", "responses": {}}},
         "/c": {"get": {"operationId": "three", "responses": {"2000": {"description": "?"}}}},
         "/d": {"post": {"operationId": "four", "requestBody": {"content": {"*/*": {"schema": {"$ref": "#/components/schemas/Nope"}}}}, "responses": {}}}
     }));
     assert_eq!(
         e.kinds(),
         [
-            ErrorKind::InvalidOperation,
             ErrorKind::InvalidOperation,
             ErrorKind::InvalidOperation,
             ErrorKind::DanglingRef
@@ -473,9 +471,137 @@ fn malformed_operations_are_located_diagnostics() {
         pointers,
         [
             "/paths/~1a~1{name}.json/get",
-            "/paths/~1b/get/x-kubernetes-action",
             "/paths/~1c/get/responses/2000",
             "/paths/~1d/post/requestBody/content/*~1*/schema/$ref",
         ]
     );
+}
+
+/// Kubernetes ≤ 1.9 and OpenShift 3 declare `x-kubernetes-action: proxy`; a newer Kubernetes
+/// may add actions. Each becomes an operation with `Action::Other` and a note in its docs,
+/// never an error; HEAD and OPTIONS operations are kept.
+#[test]
+fn unknown_actions_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("legacy.json");
+    let document = json!({
+        "openapi": "3.0.0",
+        "info": {"title": "legacy", "version": "v1"},
+        "paths": {
+            "/api/v1/proxy/namespaces/{namespace}/pods/{name}": {
+                "parameters": [
+                    {"name": "name", "in": "path", "required": true, "schema": {"type": "string"}},
+                    {"name": "namespace", "in": "path", "required": true, "schema": {"type": "string"}}
+                ],
+                "get": {"operationId": "proxyCoreV1GETNamespacedPod", "description": "proxy GET requests to Pod", "x-kubernetes-action": "proxy", "responses": {"200": {"description": "OK", "content": {"*/*": {"schema": {"type": "string"}}}}}},
+                "head": {"operationId": "proxyCoreV1HEADNamespacedPod", "x-kubernetes-action": "proxy", "responses": {"200": {"description": "OK"}}},
+                "options": {"operationId": "proxyCoreV1OPTIONSNamespacedPod", "x-kubernetes-action": "proxy", "responses": {"200": {"description": "OK"}}}
+            },
+            "/apis/x.io/v1/things": {
+                "get": {"operationId": "teleportXV1Thing", "x-kubernetes-action": "teleport", "responses": {"200": {"description": "OK"}}}
+            }
+        }
+    });
+    std::fs::write(&path, document.to_string()).unwrap();
+    let api = kubeforge::Config::new()
+        .input_named(&path, "legacy.json")
+        .model()
+        .unwrap();
+    let actions: Vec<(&str, String)> = api
+        .operations
+        .iter()
+        .map(|op| (op.method.as_str(), op.action.as_str().to_owned()))
+        .collect();
+    assert_eq!(
+        actions,
+        [
+            ("GET", "proxy".to_owned()),
+            ("HEAD", "proxy".to_owned()),
+            ("OPTIONS", "proxy".to_owned()),
+            ("GET", "teleport".to_owned()),
+        ]
+    );
+    let get = &api.operations[0];
+    let docs = get.description.as_deref().unwrap();
+    assert!(docs.starts_with("proxy GET requests to Pod"), "{docs}");
+    assert!(docs.contains("`x-kubernetes-action` is `proxy`"), "{docs}");
+}
+
+/// The query struct names of every operation (and of the watch on each list path), by
+/// operation ID.
+fn query_names(inputs: &[&str]) -> BTreeMap<String, (Option<String>, Option<String>)> {
+    let mut config = kubeforge::Config::new();
+    for input in inputs {
+        config = config.input(workspace_root().join("schemas").join(input));
+    }
+    let api = config.model().unwrap();
+    api.operations
+        .iter()
+        .map(|op| {
+            (
+                op.id.clone(),
+                (
+                    op.names.query.clone(),
+                    op.watch.as_ref().and_then(|w| w.query.clone()),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Adding an input document never renames a query struct of the others: a shared struct's
+/// name comes from its parameter set (OpenShift's list parameters, without
+/// `sendInitialEvents`, used to take `ListOrWatchQuery` and push Kubernetes' to
+/// `ListOrWatchQuery2`).
+#[test]
+fn query_struct_names_do_not_depend_on_other_inputs() {
+    for (alone, extra) in [
+        ("coordination.k8s.io_v1.json", "image.openshift.io_v1.json"),
+        ("image.openshift.io_v1.json", "coordination.k8s.io_v1.json"),
+        ("core_v1.json", "image.openshift.io_v1.json"),
+    ] {
+        let before = query_names(&[alone]);
+        let after = query_names(&[extra, alone]);
+        let mut shared = 0;
+        for (id, names) in &before {
+            assert_eq!(Some(names), after.get(id), "{id} in {alone} with {extra}");
+            shared += 1;
+        }
+        assert!(shared > 10, "{alone}: {shared}");
+    }
+    let names = query_names(&["image.openshift.io_v1.json"]);
+    assert_eq!(
+        names["listImageOpenshiftIoV1NamespacedImageStream"],
+        (
+            Some("ListOrWatchQueryWithoutSendInitialEvents".to_owned()),
+            Some("WatchQueryWithoutSendInitialEvents".to_owned())
+        )
+    );
+    let names = query_names(&["coordination.k8s.io_v1.json"]);
+    assert_eq!(
+        names["listCoordinationV1NamespacedLease"],
+        (
+            Some("ListOrWatchQuery".to_owned()),
+            Some("WatchQuery".to_owned())
+        )
+    );
+}
+
+/// `generated/` has no numbered query struct left.
+#[test]
+fn generated_has_no_numbered_query_structs() {
+    let query =
+        std::fs::read_to_string(workspace_root().join("generated/src/routes/query.rs")).unwrap();
+    for line in query.lines().filter(|l| l.starts_with("pub struct ")) {
+        let name = line["pub struct ".len()..]
+            .split(|c: char| !c.is_alphanumeric())
+            .next()
+            .unwrap();
+        assert!(
+            !name
+                .trim_end_matches("Builder")
+                .ends_with(|c: char| c.is_ascii_digit()),
+            "{name}"
+        );
+    }
 }

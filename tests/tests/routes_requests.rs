@@ -137,7 +137,7 @@ fn bytes(value: &Value) -> Vec<u8> {
 
 #[test]
 fn lease_list_and_watch() {
-    let request = Lease::list_lease_for_all_namespaces(&routes::ListOrWatchQuery2 {
+    let request = Lease::list_lease_for_all_namespaces(&routes::ListOrWatchQuery {
         label_selector: Some("app in (web,api)".into()),
         limit: Some(50),
         watch: Some(false),
@@ -155,7 +155,7 @@ fn lease_list_and_watch() {
 
     let request = Lease::list_namespaced_lease(
         "kube-system",
-        &routes::ListOrWatchQuery2 {
+        &routes::ListOrWatchQuery {
             continue_: Some("eyJ2Ijoi+/=".into()),
             ..Default::default()
         },
@@ -179,7 +179,7 @@ fn lease_list_and_watch() {
     // The deprecated /watch/ paths.
     let request = Lease::watch_namespaced_lease_list(
         "kube-system",
-        &routes::ListOrWatchQuery2 {
+        &routes::ListOrWatchQuery {
             resource_version: Some("7".into()),
             allow_watch_bookmarks: Some(true),
             ..Default::default()
@@ -213,7 +213,7 @@ fn lease_list_and_watch() {
     check_errors(Lease::watch_namespaced_lease_list_response);
 
     let request =
-        Lease::watch_namespaced_lease("kube-system", "a", &routes::ListOrWatchQuery2::default())
+        Lease::watch_namespaced_lease("kube-system", "a", &routes::ListOrWatchQuery::default())
             .unwrap();
     check(
         &request,
@@ -223,7 +223,7 @@ fn lease_list_and_watch() {
         None,
     );
     let request =
-        Lease::watch_lease_list_for_all_namespaces(&routes::ListOrWatchQuery2::default()).unwrap();
+        Lease::watch_lease_list_for_all_namespaces(&routes::ListOrWatchQuery::default()).unwrap();
     check(
         &request,
         &Method::GET,
@@ -398,7 +398,10 @@ fn lease_create_read_replace_patch_delete() {
     let success =
         br#"{"kind":"Status","apiVersion":"v1","status":"Success","details":{"name":"a"}}"#;
     for status in [StatusCode::OK, StatusCode::ACCEPTED] {
-        let decoded: Status = Lease::delete_namespaced_lease_response(status, success).unwrap();
+        let decoded: Status = Lease::delete_namespaced_lease_response(status, success)
+            .unwrap()
+            .status()
+            .expect("a Status");
         assert_eq!(decoded.status.as_deref(), Some("Success"));
     }
     check_errors(Lease::delete_namespaced_lease_response);
@@ -406,7 +409,7 @@ fn lease_create_read_replace_patch_delete() {
     let request = Lease::delete_collection_namespaced_lease(
         "kube-system",
         None,
-        &routes::DeleteCollectionQuery2 {
+        &routes::DeleteCollectionQuery {
             label_selector: Some("a=b".into()),
             send_initial_events: Some(false),
             ..Default::default()
@@ -420,8 +423,10 @@ fn lease_create_read_replace_patch_delete() {
         None,
         None,
     );
-    let decoded =
-        Lease::delete_collection_namespaced_lease_response(StatusCode::OK, success).unwrap();
+    let decoded = Lease::delete_collection_namespaced_lease_response(StatusCode::OK, success)
+        .unwrap()
+        .status()
+        .expect("a Status");
     assert_eq!(decoded.status.as_deref(), Some("Success"));
     check_errors(Lease::delete_collection_namespaced_lease_response);
 }
@@ -461,7 +466,7 @@ fn path_parameters_can_never_change_the_path() {
     // Query values are escaped too, and unset ones are not sent.
     let request = Lease::list_namespaced_lease(
         "ns",
-        &routes::ListOrWatchQuery2 {
+        &routes::ListOrWatchQuery {
             field_selector: Some("metadata.name=a&b#c".into()),
             ..Default::default()
         },
@@ -480,11 +485,12 @@ fn pod_every_action() {
     let pod: Pod = serde_json::from_value(pod_json.clone()).unwrap();
     let ns = "default";
 
-    let request = Pod::list_pod_for_all_namespaces(&routes::ListOrWatchQuery {
-        field_selector: Some("spec.nodeName=node-1".into()),
-        ..Default::default()
-    })
-    .unwrap();
+    let request =
+        Pod::list_pod_for_all_namespaces(&routes::ListOrWatchQueryWithoutSendInitialEvents {
+            field_selector: Some("spec.nodeName=node-1".into()),
+            ..Default::default()
+        })
+        .unwrap();
     check(
         &request,
         &Method::GET,
@@ -501,7 +507,11 @@ fn pod_every_action() {
     );
     check_errors(Pod::list_pod_for_all_namespaces_response);
 
-    let request = Pod::list_namespaced_pod(ns, &routes::ListOrWatchQuery::default()).unwrap();
+    let request = Pod::list_namespaced_pod(
+        ns,
+        &routes::ListOrWatchQueryWithoutSendInitialEvents::default(),
+    )
+    .unwrap();
     check(
         &request,
         &Method::GET,
@@ -518,10 +528,16 @@ fn pod_every_action() {
     );
     check_errors(Pod::list_namespaced_pod_response);
 
-    let request =
-        Pod::watch_pod_list_for_all_namespaces(&routes::ListOrWatchQuery::default()).unwrap();
+    let request = Pod::watch_pod_list_for_all_namespaces(
+        &routes::ListOrWatchQueryWithoutSendInitialEvents::default(),
+    )
+    .unwrap();
     check(&request, &Method::GET, "/api/v1/watch/pods", None, None);
-    let request = Pod::watch_namespaced_pod_list(ns, &routes::ListOrWatchQuery::default()).unwrap();
+    let request = Pod::watch_namespaced_pod_list(
+        ns,
+        &routes::ListOrWatchQueryWithoutSendInitialEvents::default(),
+    )
+    .unwrap();
     check(
         &request,
         &Method::GET,
@@ -529,8 +545,12 @@ fn pod_every_action() {
         None,
         None,
     );
-    let request =
-        Pod::watch_namespaced_pod(ns, "web", &routes::ListOrWatchQuery::default()).unwrap();
+    let request = Pod::watch_namespaced_pod(
+        ns,
+        "web",
+        &routes::ListOrWatchQueryWithoutSendInitialEvents::default(),
+    )
+    .unwrap();
     check(
         &request,
         &Method::GET,
@@ -643,13 +663,16 @@ fn pod_every_action() {
     );
     assert_eq!(
         Pod::delete_namespaced_pod_response(StatusCode::ACCEPTED, &bytes(&pod_json)).unwrap(),
-        pod
+        kubeforge_runtime::StatusOr::Object(pod)
     );
     check_errors(Pod::delete_namespaced_pod_response);
 
-    let request =
-        Pod::delete_collection_namespaced_pod(ns, None, &routes::DeleteCollectionQuery::default())
-            .unwrap();
+    let request = Pod::delete_collection_namespaced_pod(
+        ns,
+        None,
+        &routes::DeleteCollectionQueryWithoutSendInitialEvents::default(),
+    )
+    .unwrap();
     check(
         &request,
         &Method::DELETE,
@@ -831,6 +854,7 @@ fn requests_can_be_sent_by_any_client() {
 #[test]
 fn required_and_list_query_parameters_text_and_enum_responses() {
     // The golden `route_table`.
+    use kubeforge_runtime::StatusOr;
     use kubeforge_tests::golden::route_table::com::example::v1::{
         ConnectWidgetExecQuery, DeleteWidgetResponse, Widget,
     };
@@ -858,19 +882,26 @@ fn required_and_list_query_parameters_text_and_enum_responses() {
 
     let widget = br#"{"apiVersion":"example.com/v1","kind":"Widget","size":3}"#;
     let status = br#"{"apiVersion":"v1","kind":"Status","message":"deleting"}"#;
+    // A delete answers the object or a Status whatever the document declares, by `kind`.
     assert!(matches!(
         Widget::delete_widget_response(StatusCode::OK, widget),
-        Ok(DeleteWidgetResponse::Ok(w)) if w.size == Some(3)
+        Ok(DeleteWidgetResponse::Ok(StatusOr::Object(w))) if w.size == Some(3)
     ));
     assert!(matches!(
         Widget::delete_widget_response(StatusCode::ACCEPTED, status),
-        Ok(DeleteWidgetResponse::Accepted(s)) if s.message.as_deref() == Some("deleting")
+        Ok(DeleteWidgetResponse::Accepted(StatusOr::Status(s))) if s.message.as_deref() == Some("deleting")
     ));
     assert_eq!(
         Widget::delete_widget_response(StatusCode::NO_CONTENT, b"").unwrap(),
         DeleteWidgetResponse::NoContent
     );
-    assert!(Widget::delete_widget_response(StatusCode::ACCEPTED, widget).is_err());
+    assert!(matches!(
+        Widget::delete_widget_response(StatusCode::ACCEPTED, widget),
+        Ok(DeleteWidgetResponse::Accepted(StatusOr::Object(_)))
+    ));
+    assert!(
+        Widget::delete_widget_response(StatusCode::OK, br#"{"kind":"Widget","size":"x"}"#).is_err()
+    );
 
     // Operations on no resource are free functions of the routes module.
     let request = routes::read_example_com_v1_widget_stats().unwrap();

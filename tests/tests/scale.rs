@@ -422,3 +422,71 @@ fn kubernetes_operations_share_few_query_structs() {
         "only pods/log has its own"
     );
 }
+
+/// Decompresses `tests/old-documents/<name>.gz` into `target/scale/old-documents/<name>`.
+fn old_document(name: &str) -> PathBuf {
+    let source = workspace_root()
+        .join("tests/old-documents")
+        .join(format!("{name}.gz"));
+    let output = Command::new("gzip")
+        .arg("-dc")
+        .arg(&source)
+        .output()
+        .unwrap_or_else(|e| panic!("gzip -dc {}: {e}", source.display()));
+    assert!(output.status.success(), "gzip -dc {}", source.display());
+    let dir = scale_dir().join("old-documents");
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    fs::write(&path, output.stdout).unwrap();
+    path
+}
+
+/// Every (method, path) of a document's `paths`, counted from the document itself.
+fn document_operations(path: &Path) -> std::collections::BTreeSet<(String, String)> {
+    let document: serde_json::Value = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
+    let mut operations = std::collections::BTreeSet::new();
+    for (template, item) in document["paths"].as_object().unwrap() {
+        for method in item.as_object().unwrap().keys() {
+            if method != "parameters" {
+                operations.insert((method.to_ascii_uppercase(), template.clone()));
+            }
+        }
+    }
+    operations
+}
+
+/// Documents of older clusters (Kubernetes 1.9, OpenShift 3.6) (kept in `tests/old-documents/`, see its SOURCE.md) generate,
+/// build with warnings denied, and keep every operation: legacy `proxy` actions, HEAD and
+/// OPTIONS included.
+#[test]
+fn old_documents_keep_every_operation() {
+    for (name, expected) in [
+        ("kubernetes-1.9.4-swagger.json", 958),
+        ("openshift-3.6-dev-openapi-spec.json", 1396),
+    ] {
+        let path = old_document(name);
+        let declared = document_operations(&path);
+        assert_eq!(declared.len(), expected, "{name}");
+        let api = Config::new()
+            .input(&path)
+            .model()
+            .unwrap_or_else(|e| panic!("{name}:\n{e}"));
+        let table: std::collections::BTreeSet<(String, String)> = api
+            .operations
+            .iter()
+            .map(|op| (op.method.as_str().to_owned(), op.path.text.clone()))
+            .collect();
+        assert_eq!(
+            table, declared,
+            "{name}: the route table holds every operation"
+        );
+        assert_eq!(api.operations.len(), declared.len(), "{name}");
+        build(
+            &format!(
+                "scale-old-{}",
+                name.trim_end_matches(".json").replace('.', "-")
+            ),
+            Config::new().input(&path),
+        );
+    }
+}

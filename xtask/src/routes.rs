@@ -67,10 +67,12 @@ pub(crate) fn entry(api: &ApiSet, op: &Operation) -> Value {
                 ResponseBody::Text => Some("String".to_owned()),
                 ResponseBody::Json(s) => Some(shape(api, s)),
                 ResponseBody::Watch(s) => Some(format!("WatchEvent<{}>", shape(api, s))),
+                ResponseBody::StatusOr(s) => Some(format!("StatusOr<{}>", shape(api, s))),
             },
         })).collect::<Vec<_>>(),
         "deprecated": op.deprecated,
         "function": op.names.function,
+        "watch_function": op.watch.as_ref().map(|w| w.function.as_str()),
     })
 }
 

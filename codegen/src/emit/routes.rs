@@ -1,6 +1,7 @@
 //! Operations → request functions, query structs, response decoders, the route table and the
 //! endpoint tables in docs. Every decision (names, types, order) is the model's
-//! (`model/operations.rs`); this file only spells it.
+//! (`model/operations/`: argument, variant and query struct names, the query
+//! structs' `Eq`); this file only spells it.
 //!
 //! Per resource, in the resource's file: `impl Lease { pub const ROUTES; pub fn
 //! read_namespaced_lease(…) -> Result<http::Request<Vec<u8>>, RequestError>; pub fn
@@ -20,8 +21,9 @@ use quote::quote;
 use super::docs::doc_lines;
 use super::{Context, File, Module, ident, shape_type};
 use crate::diagnostics::Origin;
-use crate::model::naming::Namespace;
-use crate::model::operations::{self, BodyKind, Operation, PathPart, ResponseBody};
+use crate::model::operations::{
+    self, BodyKind, ListWatch, Operation, PathPart, QueryParam, ResponseBody,
+};
 use crate::model::{Scope, Shape, TypeId};
 
 /// The name of the crate-wide routes module.
@@ -124,24 +126,18 @@ fn operation_functions(
     let decoder = ident(&op.names.decoder);
 
     // Arguments: path parameters, required query parameters, the body, optional queries.
-    let mut args = Namespace::default();
     let mut params = Vec::new();
-    let mut path_args = Vec::new();
-    for param in &op.path_params {
-        let arg = ident(&args.claim(&param.rust_name));
-        params.push(quote!(#arg: &str));
-        path_args.push((param.name.as_str(), arg));
-    }
+    let path_args = path_arguments(op, &mut params);
     let mut required_query = Vec::new();
     for query in op.query_params.iter().filter(|q| q.required) {
-        let arg = ident(&args.claim(&query.rust_name));
+        let arg = ident(&query.rust_name);
         let ty = borrowed_type(context, &query.shape, local);
         params.push(quote!(#arg: #ty));
         let name = &query.name;
         required_query.push(quote!(target.push_query(#name, #arg);));
     }
     let body = op.body.as_ref().map(|body| {
-        let arg = ident(&args.claim("body"));
+        let arg = ident(op.names.body_arg.as_deref().unwrap_or("body"));
         match body.kind {
             BodyKind::Patch => {
                 params.push(quote!(#arg: &#runtime::Patch));
@@ -162,7 +158,7 @@ fn operation_functions(
     });
     let body = body.unwrap_or_else(|| quote!(None));
     let query_arg = op.names.query.as_ref().map(|query| {
-        let arg = ident(&args.claim("query"));
+        let arg = ident(op.names.query_arg.as_deref().unwrap_or("query"));
         let name = ident(query);
         let ty = if op.names.query_shared {
             quote!(#routes::#name)
@@ -173,24 +169,7 @@ fn operation_functions(
         quote!(target.push_params(#arg);)
     });
 
-    // The path: its first literal part, then literals and encoded segments.
-    let (first, rest) = match op.path.parts.split_first() {
-        Some((PathPart::Literal(text), rest)) => (text.as_str(), rest),
-        _ => ("", op.path.parts.as_slice()),
-    };
-    let mut steps = Vec::new();
-    for part in rest {
-        match part {
-            PathPart::Literal(text) => steps.push(quote!(target.push_literal(#text);)),
-            PathPart::Param(name) => {
-                let arg = path_args
-                    .iter()
-                    .find(|(n, _)| n == name)
-                    .map_or_else(|| ident(name), |(_, arg)| arg.clone());
-                steps.push(quote!(target.push_segment(#name, #arg)?;));
-            }
-        }
-    }
+    let (first, steps) = path_steps(op, &path_args);
     let mutable = !steps.is_empty() || !required_query.is_empty() || query_arg.is_some();
     let binding = if mutable {
         quote!(let mut target)
@@ -229,6 +208,10 @@ fn operation_functions(
     ));
     let (result, decode, decode_doc) = decoder_parts(context, op, owner, local);
     let cfg = context.operation_cfg(op);
+    let watch = op
+        .watch
+        .as_ref()
+        .map(|watch| watch_functions(context, op, watch, owner, local));
 
     quote! {
         #request_doc
@@ -250,6 +233,122 @@ fn operation_functions(
             body: &[u8],
         ) -> Result<#result, #routes::ResponseError> {
             #decode
+        }
+
+        #watch
+    }
+}
+
+/// The path parameters' arguments, pushed onto `params`, by template name.
+fn path_arguments<'o>(
+    op: &'o Operation,
+    params: &mut Vec<TokenStream>,
+) -> Vec<(&'o str, proc_macro2::Ident)> {
+    op.path_params
+        .iter()
+        .map(|param| {
+            let arg = ident(&param.rust_name);
+            params.push(quote!(#arg: &str));
+            (param.name.as_str(), arg)
+        })
+        .collect()
+}
+
+/// The path's first literal part, and the steps pushing the rest: literals and encoded
+/// segments.
+fn path_steps<'o>(
+    op: &'o Operation,
+    path_args: &[(&str, proc_macro2::Ident)],
+) -> (&'o str, Vec<TokenStream>) {
+    let (first, rest) = match op.path.parts.split_first() {
+        Some((PathPart::Literal(text), rest)) => (text.as_str(), rest),
+        _ => ("", op.path.parts.as_slice()),
+    };
+    let mut steps = Vec::new();
+    for part in rest {
+        match part {
+            PathPart::Literal(text) => steps.push(quote!(target.push_literal(#text);)),
+            PathPart::Param(name) => {
+                let arg = path_args
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map_or_else(|| ident(name), |(_, arg)| arg.clone());
+                steps.push(quote!(target.push_segment(#name, #arg)?;));
+            }
+        }
+    }
+    (first, steps)
+}
+
+/// The watch on a list's path: the request function (`?watch=true` and the watch
+/// parameters) and the function making its incremental decoder.
+fn watch_functions(
+    context: &Context<'_>,
+    op: &Operation,
+    watch: &ListWatch,
+    owner: &str,
+    local: &Local,
+) -> TokenStream {
+    let runtime = &context.runtime;
+    let routes = routes_path(context);
+    let function = ident(&watch.function);
+    let decoder = ident(&watch.decoder);
+    let mut params = Vec::new();
+    let path_args = path_arguments(op, &mut params);
+    let query_arg = watch.query.as_ref().map(|query| {
+        let arg = ident(&watch.query_arg);
+        let name = ident(query);
+        let ty = if watch.query_shared {
+            quote!(#routes::#name)
+        } else {
+            quote!(#name)
+        };
+        params.push(quote!(#arg: &#ty));
+        quote!(target.push_params(#arg);)
+    });
+    let (first, steps) = path_steps(op, &path_args);
+    let object = local_type(context, &watch.object, local);
+    let status = status_type(context);
+    let errors = if op.path_params.is_empty() {
+        "Never in practice: the request is always well-formed."
+    } else {
+        "When a path parameter is empty, `.` or `..`."
+    };
+    let request_doc = doc_text(&format!(
+        "Watches what [`{owner}{}`] lists: `GET {}?watch=true`, with the watch parameters that are set. \
+         The response is a stream of events; decode it as it arrives with [`{owner}{}`].\n\n\
+         This is how Kubernetes clients watch a collection; the `/watch/` paths are deprecated. \
+         See <https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes>.\n\n# Errors\n\n{errors}",
+        op.names.function, op.path.text, watch.decoder,
+    ));
+    let decoder_doc = doc_text(&format!(
+        "A decoder for the response to [`{owner}{}`], made with its status: feed it the body's chunks as they \
+         arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a \
+         `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a \
+         resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for \
+         with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.",
+        watch.function,
+    ));
+    // The watch takes and returns what its list does: gated by the same features.
+    let cfg = context.operation_cfg(op);
+    quote! {
+        #request_doc
+        #cfg
+        #[inline]
+        pub fn #function(#(#params),*) -> Result<#runtime::http::Request<Vec<u8>>, #runtime::RequestError> {
+            let mut target = #runtime::request::PathAndQuery::new(#first);
+            #(#steps)*
+            target.push_query("watch", &true);
+            #query_arg
+            #runtime::request::build(#runtime::http::Method::GET, target, Some("application/json"), None)
+        }
+
+        #decoder_doc
+        #cfg
+        #[inline]
+        #[must_use]
+        pub fn #decoder(status: #runtime::http::StatusCode) -> #runtime::WatchDecoder<#object, #status> {
+            #runtime::WatchDecoder::new(status)
         }
     }
 }
@@ -312,7 +411,7 @@ fn decoder_parts(
             let name = ident(name);
             let arms = successes.iter().map(|r| {
                 let code = Literal::u16_unsuffixed(r.status);
-                let variant = ident(&status_variant(r.status));
+                let variant = ident(&r.variant);
                 let (_, call) = body_decoder(context, &r.body, local);
                 if matches!(r.body, ResponseBody::Empty) {
                     quote!(#code => #call.map(|()| #name::#variant))
@@ -381,6 +480,14 @@ fn body_decoder(
             watch_event_type(context, shape, local),
             quote!(#runtime::response::watch_events(status, body)),
         ),
+        ResponseBody::StatusOr(shape) => {
+            let object = local_type(context, shape, local);
+            let status = status_type(context);
+            (
+                quote!(#runtime::StatusOr<#object, #status>),
+                quote!(#runtime::response::status_or(status, body)),
+            )
+        }
     }
 }
 
@@ -397,21 +504,6 @@ fn status_type(context: &Context<'_>) -> TokenStream {
     match operations::status_type(&context.api.types) {
         Some(id) => super::type_path(context, id),
         None => quote!(::serde_json::Value),
-    }
-}
-
-/// The variant of a response enum for a status: `Ok`, `Created`, `Accepted`, `NoContent`, or
-/// `Status207`.
-fn status_variant(status: u16) -> String {
-    match status {
-        200 => "Ok".to_owned(),
-        201 => "Created".to_owned(),
-        202 => "Accepted".to_owned(),
-        203 => "NonAuthoritativeInformation".to_owned(),
-        204 => "NoContent".to_owned(),
-        205 => "ResetContent".to_owned(),
-        206 => "PartialContent".to_owned(),
-        other => format!("Status{other}"),
     }
 }
 
@@ -513,21 +605,35 @@ fn operation_types(
 ) -> (TokenStream, Vec<String>) {
     let mut tokens = TokenStream::new();
     let mut names = Vec::new();
-    if let Some(query) = op.names.query.as_ref().filter(|_| !op.names.query_shared) {
+    let own = [
+        (
+            QueryStruct::of(op).filter(|_| !op.names.query_shared),
+            &op.names.function,
+        ),
+        op.watch
+            .as_ref()
+            .map_or((None, &op.names.function), |watch| {
+                (
+                    QueryStruct::of_watch(watch).filter(|_| !watch.query_shared),
+                    &watch.function,
+                )
+            }),
+    ];
+    for (query, function) in own {
+        let Some(query) = query else { continue };
         let doc = format!(
-            "The optional query parameters of [`{owner}{}`]; only those set are sent.",
-            op.names.function
+            "The optional query parameters of [`{owner}{function}`]; only those set are sent."
         );
-        tokens.extend(query_struct(context, op, &doc));
-        names.push(query.clone());
-        if let Some(builder) = op.names.query_builder.as_ref().filter(|_| context.builders) {
+        tokens.extend(query_struct(context, &query, &doc));
+        names.push(query.name.to_owned());
+        if let Some(builder) = query.builder.filter(|_| context.builders) {
             names.push(builder.clone());
         }
     }
     if let Some(response) = &op.names.response {
         let name = ident(response);
         let variants = op.responses.iter().filter(|r| r.is_success()).map(|r| {
-            let variant = ident(&status_variant(r.status));
+            let variant = ident(&r.variant);
             let doc = doc_text(&format!("{} {}.", r.status, escaped(&r.description)));
             let (ty, _) = body_decoder(context, &r.body, local);
             if matches!(r.body, ResponseBody::Empty) {
@@ -554,14 +660,6 @@ fn operation_types(
     (tokens, names)
 }
 
-fn contains_float(shape: &Shape) -> bool {
-    match shape {
-        Shape::F64 => true,
-        Shape::Vec(inner) => contains_float(inner),
-        _ => false,
-    }
-}
-
 /// A description from the input, escaped like schema descriptions (`docs.rs`).
 fn escaped(text: &str) -> String {
     doc_lines(text).join("\n")
@@ -581,6 +679,10 @@ fn body_display(context: &Context<'_>, body: &ResponseBody) -> String {
         ResponseBody::Watch(shape) => {
             format!("`WatchEvent<{}>` stream", shape_display(context, shape))
         }
+        ResponseBody::StatusOr(shape) => format!(
+            "`Status` or `{}`, by the body's `kind`",
+            shape_display(context, shape)
+        ),
     }
 }
 
@@ -617,6 +719,9 @@ fn response_type_display(context: &Context<'_>, body: &ResponseBody) -> Option<S
         ResponseBody::Json(shape) => Some(shape_display(context, shape)),
         ResponseBody::Watch(shape) => {
             Some(format!("WatchEvent<{}>", shape_display(context, shape)))
+        }
+        ResponseBody::StatusOr(shape) => {
+            Some(format!("StatusOr<{}>", shape_display(context, shape)))
         }
     }
 }
@@ -680,6 +785,18 @@ pub(crate) fn endpoint_docs(context: &Context<'_>, id: TypeId) -> TokenStream {
             },
             query,
         ));
+        if let Some(watch) = &op.watch {
+            let query = watch
+                .query_params
+                .iter()
+                .map(|q| format!("`{}`", q.name))
+                .collect::<Vec<_>>()
+                .join(", ");
+            lines.push(format!(
+                "| `GET` | `{}?watch=true` | Watch what the list above lists: a stream of events. | {} | [`{}`](Self::{}) |",
+                op.path.text, query, watch.function, watch.function,
+            ));
+        }
     }
     if !described {
         lines.remove(0);
@@ -687,15 +804,41 @@ pub(crate) fn endpoint_docs(context: &Context<'_>, id: TypeId) -> TokenStream {
     super::docs::raw_doc_attrs(lines.iter().map(String::as_str))
 }
 
-/// The struct of `op`'s optional query parameters, with its `QueryParams` impl and builder.
-fn query_struct(context: &Context<'_>, op: &Operation, doc: &str) -> TokenStream {
+/// A struct of optional query parameters, with its `QueryParams` impl and builder.
+struct QueryStruct<'a> {
+    name: &'a str,
+    builder: Option<&'a String>,
+    params: &'a [QueryParam],
+    eq: bool,
+}
+
+impl<'a> QueryStruct<'a> {
+    fn of(op: &'a Operation) -> Option<Self> {
+        Some(QueryStruct {
+            name: op.names.query.as_deref()?,
+            builder: op.names.query_builder.as_ref(),
+            params: &op.query_params,
+            eq: op.names.query_eq,
+        })
+    }
+
+    fn of_watch(watch: &'a ListWatch) -> Option<Self> {
+        Some(QueryStruct {
+            name: watch.query.as_deref()?,
+            builder: watch.query_builder.as_ref(),
+            params: &watch.query_params,
+            eq: watch.query_eq,
+        })
+    }
+}
+
+/// The struct of optional query parameters, with its `QueryParams` impl and builder.
+fn query_struct(context: &Context<'_>, query: &QueryStruct<'_>, doc: &str) -> TokenStream {
     let runtime = &context.runtime;
-    let (Some(query), builder) = (&op.names.query, &op.names.query_builder) else {
-        return TokenStream::new();
-    };
+    let (builder, eq) = (query.builder, query.eq);
+    let optional: Vec<_> = query.params.iter().filter(|q| !q.required).collect();
+    let query = query.name;
     let name = ident(query);
-    let optional: Vec<_> = op.query_params.iter().filter(|q| !q.required).collect();
-    let eq = optional.iter().all(|q| !contains_float(&q.shape));
     let derives = if eq {
         quote!(Clone, Debug, Default, PartialEq, Eq)
     } else {
@@ -734,7 +877,7 @@ fn query_struct(context: &Context<'_>, op: &Operation, doc: &str) -> TokenStream
             }
         }
     };
-    if let Some(builder) = builder.as_ref().filter(|_| context.builders) {
+    if let Some(builder) = builder.filter(|_| context.builders) {
         tokens.extend(query_builder(context, query, builder, &optional));
     }
     tokens
@@ -743,32 +886,39 @@ fn query_struct(context: &Context<'_>, op: &Operation, doc: &str) -> TokenStream
 /// The query structs shared by several operations (`model::operations::shared_query_names`),
 /// for the routes module: each with its fields' docs from its first operation.
 fn shared_query_structs(context: &Context<'_>) -> Option<File> {
-    let mut sets: indexmap::IndexMap<&str, Vec<&Operation>> = indexmap::IndexMap::new();
+    let mut sets: std::collections::BTreeMap<&str, Vec<(QueryStruct<'_>, &Operation)>> =
+        std::collections::BTreeMap::new();
     for op in &context.api.operations {
-        if let Some(query) = op.names.query.as_deref().filter(|_| op.names.query_shared) {
-            sets.entry(query).or_default().push(op);
+        if let Some(query) = QueryStruct::of(op).filter(|_| op.names.query_shared) {
+            sets.entry(query.name).or_default().push((query, op));
+        }
+        if let Some(watch) = &op.watch
+            && let Some(query) = QueryStruct::of_watch(watch).filter(|_| watch.query_shared)
+        {
+            sets.entry(query.name).or_default().push((query, op));
         }
     }
-    let first = sets.values().next()?.first()?;
+    let first = sets.values().next()?.first()?.1;
     let source = Origin {
         file: first.origin.file.clone(),
         pointer: "/paths".to_owned(),
     };
     let mut tokens = TokenStream::new();
     let mut exports = Vec::new();
-    for (query, ops) in &sets {
-        let Some(op) = ops.first() else { continue };
-        let actions: std::collections::BTreeSet<&str> =
-            ops.iter().map(|op| op.action.as_str()).collect();
+    for (name, uses) in &sets {
+        let Some((query, op)) = uses.first() else {
+            continue;
+        };
         let doc = format!(
-            "The optional query parameters of the {} operations ({}) that take exactly these, such as `{}`; only those set are sent.",
-            ops.len(),
-            actions.into_iter().collect::<Vec<_>>().join(", "),
+            "The optional query parameters that {} of the API's operations take, such as `{}`; only those set are sent. \
+             The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from \
+             the parameters alone, so other input documents never change it.",
+            uses.len(),
             op.id,
         );
-        tokens.extend(query_struct(context, op, &doc));
-        exports.push((*query).to_owned());
-        if let Some(builder) = op.names.query_builder.as_ref().filter(|_| context.builders) {
+        tokens.extend(query_struct(context, query, &doc));
+        exports.push((*name).to_owned());
+        if let Some(builder) = query.builder.filter(|_| context.builders) {
             exports.push(builder.clone());
         }
     }
@@ -807,10 +957,7 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
         .iter()
         .map(|op| doc_text(&format!("`{} {}`", op.method.as_str(), op.path.text)));
     let query_params = SharedQueryParams::new(api);
-    let entries = api
-        .operations
-        .iter()
-        .map(|op| route_info(context, op, &query_params));
+    let entries = api.operations.iter().map(|op| route_info(context, op));
     let query_consts = query_params.constants(context);
     let count = Literal::usize_unsuffixed(api.operations.len());
     let status = status_type(context);
@@ -910,69 +1057,51 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
 }
 
 /// The distinct query parameters of the table, each spelled once as a constant in a private
-/// `params` module: most operations share most of theirs (`pretty`, `dryRun`, the list
-/// parameters), and spelling each with its description in every entry would make the table
-/// ten times larger, to read, to generate and to compile.
+/// `params` module (named by the model: `QueryParam::constant`): most operations share most
+/// of theirs (`pretty`, `dryRun`, the list parameters), and spelling each with its
+/// description in every entry would make the table ten times larger, to read, to generate
+/// and to compile.
 struct SharedQueryParams<'a> {
-    /// Constant name by parameter, in order of first use.
-    names: indexmap::IndexMap<QueryKey<'a>, String>,
+    /// Each distinct parameter by its constant's name.
+    params: std::collections::BTreeMap<&'a str, &'a QueryParam>,
 }
-
-/// What a `QueryParamInfo` says: name, type, description, required.
-type QueryKey<'a> = (&'a str, &'static str, &'a str, bool);
 
 impl<'a> SharedQueryParams<'a> {
     fn new(api: &'a crate::model::ApiSet) -> Self {
-        let mut namespace = Namespace::default();
-        let mut names = indexmap::IndexMap::new();
-        for q in api.operations.iter().flat_map(|op| &op.query_params) {
-            let key = Self::key(q);
-            if !names.contains_key(&key) {
-                let name = namespace.claim(&crate::model::naming::constant_name(q.name.as_str()));
-                names.insert(key, name);
-            }
-        }
-        Self { names }
-    }
-
-    fn key(q: &operations::QueryParam) -> QueryKey<'_> {
-        (
-            q.name.as_str(),
-            q.type_name(),
-            q.description.as_deref().unwrap_or_default(),
-            q.required,
-        )
+        let params = api
+            .operations
+            .iter()
+            .flat_map(|op| &op.query_params)
+            .map(|q| (q.constant.as_str(), q))
+            .collect();
+        Self { params }
     }
 
     /// The path of the constant for `q`.
-    fn path(&self, q: &operations::QueryParam) -> TokenStream {
-        // The map is covariant in its keys' lifetime, so it can be looked up with shorter ones.
-        let names: &indexmap::IndexMap<QueryKey<'_>, String> = &self.names;
-        let name = names.get(&Self::key(q)).map_or("MISSING", String::as_str);
-        let name = ident(name);
+    fn path(q: &QueryParam) -> TokenStream {
+        let name = ident(&q.constant);
         quote!(params::#name)
     }
 
     /// The `query` module.
     fn constants(&self, context: &Context<'_>) -> TokenStream {
-        if self.names.is_empty() {
+        if self.params.is_empty() {
             return TokenStream::new();
         }
         let runtime = &context.runtime;
-        let constants = self
-            .names
-            .iter()
-            .map(|(&(name, ty, description, required), constant)| {
-                let constant = ident(constant);
-                quote! {
-                    pub(super) const #constant: QueryParamInfo = QueryParamInfo {
-                        name: #name,
-                        ty: #ty,
-                        description: #description,
-                        required: #required,
-                    };
-                }
-            });
+        let constants = self.params.iter().map(|(constant, q)| {
+            let constant = ident(constant);
+            let (name, ty, required) = (&q.name, q.type_name(), q.required);
+            let description = q.description.as_deref().unwrap_or_default();
+            quote! {
+                pub(super) const #constant: QueryParamInfo = QueryParamInfo {
+                    name: #name,
+                    ty: #ty,
+                    description: #description,
+                    required: #required,
+                };
+            }
+        });
         quote! {
             /// The query parameters of the table, each spelled once.
             mod params {
@@ -985,16 +1114,18 @@ impl<'a> SharedQueryParams<'a> {
 }
 
 /// One `RouteInfo` literal.
-fn route_info(
-    context: &Context<'_>,
-    op: &Operation,
-    query_params: &SharedQueryParams<'_>,
-) -> TokenStream {
+fn route_info(context: &Context<'_>, op: &Operation) -> TokenStream {
     let runtime = &context.runtime;
     let id = &op.id;
     let method = ident(op.method.as_str());
     let path = &op.path.text;
-    let action = ident(op.action.variant());
+    let action = match &op.action {
+        operations::Action::Other(text) => quote!(Other(#text)),
+        other => {
+            let variant = ident(other.variant());
+            quote!(#variant)
+        }
+    };
     let resource = match &op.resource {
         Some(r) => {
             let (group, version, kind, plural) =
@@ -1019,7 +1150,7 @@ fn route_info(
         None => quote!(None),
     };
     let path_params = op.path_params.iter().map(|p| &p.name);
-    let query = op.query_params.iter().map(|q| query_params.path(q));
+    let query = op.query_params.iter().map(SharedQueryParams::path);
     let body = match &op.body {
         Some(body) => {
             let ty = match body.kind {
@@ -1078,8 +1209,17 @@ pub(crate) fn check_identifiers(api: &crate::model::ApiSet) -> Result<(), crate:
             .into_iter()
             .chain(&names.query)
             .chain(&names.response)
+            .chain(&names.body_arg)
+            .chain(&names.query_arg)
             .chain(op.path_params.iter().map(|p| &p.rust_name))
-            .chain(op.query_params.iter().map(|q| &q.rust_name));
+            .chain(op.query_params.iter().map(|q| &q.rust_name))
+            .chain(op.responses.iter().map(|r| &r.variant))
+            .chain(op.watch.iter().flat_map(|w| {
+                [&w.function, &w.decoder, &w.query_arg]
+                    .into_iter()
+                    .chain(&w.query)
+                    .chain(w.query_params.iter().map(|q| &q.rust_name))
+            }));
         for name in all {
             if !valid(name) {
                 return Err(crate::Diagnostic::new(

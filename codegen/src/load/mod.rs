@@ -468,6 +468,16 @@ pub(crate) fn builtin() -> Document {
 }
 
 /// The JSON type of a value, for messages.
+/// The schema name a `$ref` names: `#/components/schemas/<name>` (or Swagger's
+/// `#/definitions/<name>`), JSON pointer escapes undone (`~1` is `/`, `~0` is `~`). `None`
+/// for a reference to anything else. The one place references are parsed.
+pub(crate) fn schema_ref_name(reference: &str) -> Option<String> {
+    ["#/components/schemas/", "#/definitions/"]
+        .iter()
+        .find_map(|prefix| reference.strip_prefix(prefix))
+        .map(|name| name.replace("~1", "/").replace("~0", "~"))
+}
+
 pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",

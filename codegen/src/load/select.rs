@@ -241,12 +241,7 @@ pub(super) fn collect_refs(value: &Value, into: &mut Vec<String>) {
             for (key, child) in map {
                 match (key.as_str(), child) {
                     ("$ref", Value::String(target)) => {
-                        if let Some(name) = target
-                            .strip_prefix("#/components/schemas/")
-                            .or_else(|| target.strip_prefix("#/definitions/"))
-                        {
-                            into.push(name.replace("~1", "/").replace("~0", "~"));
-                        }
+                        into.extend(super::schema_ref_name(target));
                     }
                     _ => collect_refs(child, into),
                 }

@@ -165,7 +165,9 @@ fn operation_features(api: &ApiSet, features: &Features) -> BTreeMap<String, BTr
         shapes.extend(op.body.as_ref().map(|b| &b.shape));
         for response in &op.responses {
             match &response.body {
-                ResponseBody::Json(shape) | ResponseBody::Watch(shape) => shapes.push(shape),
+                ResponseBody::Json(shape)
+                | ResponseBody::Watch(shape)
+                | ResponseBody::StatusOr(shape) => shapes.push(shape),
                 ResponseBody::Empty | ResponseBody::Text => {}
             }
         }

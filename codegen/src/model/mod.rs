@@ -62,7 +62,7 @@ pub struct ApiSet {
     /// The builder of every struct, keyed by its type (see `builders.rs`).
     pub builders: BTreeMap<TypeId, builders::Builder>,
     /// Every operation, in the reference pages' order: each resource's in type order, then
-    /// those on no resource (see `operations.rs`).
+    /// those on no resource (see `operations/`).
     pub operations: Vec<operations::Operation>,
 }
 

@@ -29,8 +29,6 @@ use crate::load::{RawApi, json_type};
 /// Deeper nesting than this is rejected rather than risking the stack.
 const MAX_DEPTH: usize = 64;
 
-const REF_PREFIXES: [&str; 2] = ["#/components/schemas/", "#/definitions/"];
-
 /// The names used in one module: types share one namespace, files (and submodules) another.
 #[derive(Default)]
 struct ModuleNames {
@@ -278,19 +276,9 @@ impl<'a> Builder<'a> {
                         object,
                     )));
                 }
-                Some(match format {
-                    Some("byte") => Shape::Runtime(RuntimeType::ByteString),
-                    Some("date-time") => Shape::Runtime(RuntimeType::Time),
-                    _ => Shape::String,
-                })
+                scalar_shape("string", format)
             }
-            Some("integer") => Some(if format == Some("int32") {
-                Shape::I32
-            } else {
-                Shape::I64
-            }),
-            Some("number") => Some(Shape::F64),
-            Some("boolean") => Some(Shape::Bool),
+            Some(scalar @ ("integer" | "number" | "boolean")) => scalar_shape(scalar, format),
             Some("array") => {
                 let items_origin = origin.child("items");
                 let item = match object.get("items") {
@@ -405,10 +393,7 @@ impl<'a> Builder<'a> {
             ));
             return None;
         };
-        let name = REF_PREFIXES
-            .iter()
-            .find_map(|prefix| text.strip_prefix(prefix));
-        let Some(name) = name else {
+        let Some(name) = crate::load::schema_ref_name(text) else {
             self.diagnostics.push(
                 Diagnostic::new(
                     ErrorKind::UnsupportedSchema,
@@ -419,8 +404,6 @@ impl<'a> Builder<'a> {
             );
             return None;
         };
-        // JSON pointer escapes in the reference.
-        let name = name.replace("~1", "/").replace("~0", "~");
         match self.ids.get(name.as_str()) {
             Some(id) => Some(*id),
             None => {
@@ -688,6 +671,22 @@ impl<'a> Builder<'a> {
 }
 
 /// Enum variants for the values, in schema order, with unique names.
+/// The shape of a scalar schema from its `type` and `format`: the one mapping of scalars,
+/// for fields, and for the parameters and bodies of operations (`operations/read.rs`).
+/// `None` for a type that is no scalar.
+pub(crate) fn scalar_shape(ty: &str, format: Option<&str>) -> Option<Shape> {
+    Some(match (ty, format) {
+        ("string", Some("byte")) => Shape::Runtime(RuntimeType::ByteString),
+        ("string", Some("date-time")) => Shape::Runtime(RuntimeType::Time),
+        ("string", _) => Shape::String,
+        ("integer", Some("int32")) => Shape::I32,
+        ("integer", _) => Shape::I64,
+        ("number", _) => Shape::F64,
+        ("boolean", _) => Shape::Bool,
+        _ => return None,
+    })
+}
+
 fn variants(values: Vec<String>) -> Vec<Variant> {
     let mut names = Namespace::default();
     names.reserve("Other");

@@ -7,10 +7,11 @@ use std::sync::{Arc, Mutex};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{DeleteOptions, ObjectMeta};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::client::{Body, Client};
-use kube_interop::k8s::openshift::image::v1::{
-    DeleteNamespacedImageStreamQuery, ImageLookupPolicy, ImageStream, ImageStreamSpec,
+use kube_interop::k8s::openshift::image::v1::{ImageLookupPolicy, ImageStream, ImageStreamSpec};
+use kube_interop::k8s::routes::{
+    CreateOrReplaceQueryWithoutFieldValidation, DeleteQuery, GetQuery,
+    ListOrWatchQueryWithoutSendInitialEvents, PatchQueryWithoutFieldValidation,
 };
-use kube_interop::k8s::routes::{CreateOrReplaceQuery, GetQuery, ListOrWatchQuery, PatchQuery};
 use serde_json::{Value, json};
 
 /// What the mock saw of one request, and what the generated functions are compared on.
@@ -153,7 +154,7 @@ async fn list_matches() {
     assert_eq!(list.items, vec![stream()]);
     let ours = ImageStream::list_namespaced_image_stream(
         "ci",
-        &ListOrWatchQuery {
+        &ListOrWatchQueryWithoutSendInitialEvents {
             label_selector: Some("app=web".into()),
             field_selector: Some("metadata.name=ruby".into()),
             limit: Some(10),
@@ -187,7 +188,7 @@ async fn create_matches() {
     let ours = ImageStream::create_namespaced_image_stream(
         "ci",
         &stream(),
-        &CreateOrReplaceQuery {
+        &CreateOrReplaceQueryWithoutFieldValidation {
             dry_run: Some("All".into()),
             field_manager: Some("kubeforge-test".into()),
             ..Default::default()
@@ -209,7 +210,7 @@ async fn replace_matches() {
         "ci",
         "ruby",
         &stream(),
-        &CreateOrReplaceQuery::default(),
+        &CreateOrReplaceQueryWithoutFieldValidation::default(),
     )
     .unwrap();
     assert_eq!(sent, Sent::of(&ours));
@@ -235,7 +236,7 @@ async fn apply_patch_matches() {
         "ci",
         "ruby",
         &kubeforge_runtime::Patch::Apply(change()),
-        &PatchQuery {
+        &PatchQueryWithoutFieldValidation {
             field_manager: Some("kubeforge-test".into()),
             force: Some(true),
             ..Default::default()
@@ -256,7 +257,7 @@ async fn merge_patch_matches() {
         "ci",
         "ruby",
         &kubeforge_runtime::Patch::Merge(change()),
-        &PatchQuery::default(),
+        &PatchQueryWithoutFieldValidation::default(),
     )
     .unwrap();
     assert_eq!(sent, Sent::of(&ours));
@@ -279,7 +280,7 @@ async fn delete_matches() {
             propagation_policy: Some("Foreground".into()),
             ..DeleteOptions::default()
         }),
-        &DeleteNamespacedImageStreamQuery::default(),
+        &DeleteQuery::default(),
     )
     .unwrap();
     assert_eq!(sent, Sent::of(&ours));

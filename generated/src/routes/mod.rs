@@ -4,12 +4,17 @@ mod matcher;
 pub use self::matcher::resolve;
 mod query;
 pub use self::query::{
-    ListOrWatchQuery, ListOrWatchQueryBuilder, DeleteCollectionQuery,
-    DeleteCollectionQueryBuilder, CreateOrReplaceQuery2, CreateOrReplaceQuery2Builder,
-    DeleteQuery, DeleteQueryBuilder, GetQuery, GetQueryBuilder, PatchQuery2,
-    PatchQuery2Builder, ListOrWatchQuery2, ListOrWatchQuery2Builder,
-    DeleteCollectionQuery2, DeleteCollectionQuery2Builder, CreateOrReplaceQuery,
-    CreateOrReplaceQueryBuilder, PatchQuery, PatchQueryBuilder,
+    CreateOrReplaceQuery, CreateOrReplaceQueryBuilder,
+    CreateOrReplaceQueryWithoutFieldValidation,
+    CreateOrReplaceQueryWithoutFieldValidationBuilder, DeleteCollectionQuery,
+    DeleteCollectionQueryBuilder, DeleteCollectionQueryWithoutSendInitialEvents,
+    DeleteCollectionQueryWithoutSendInitialEventsBuilder, DeleteQuery,
+    DeleteQueryBuilder, GetQuery, GetQueryBuilder, ListOrWatchQuery,
+    ListOrWatchQueryBuilder, ListOrWatchQueryWithoutSendInitialEvents,
+    ListOrWatchQueryWithoutSendInitialEventsBuilder, PatchQuery, PatchQueryBuilder,
+    PatchQueryWithoutFieldValidation, PatchQueryWithoutFieldValidationBuilder,
+    WatchQuery, WatchQueryBuilder, WatchQueryWithoutSendInitialEvents,
+    WatchQueryWithoutSendInitialEventsBuilder,
 };
 mod route;
 pub use self::route::{ROUTES, ResponseError, Route};

@@ -306,7 +306,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<openshift::image::v1::ImageStreamList>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
@@ -476,12 +476,12 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<openshift::image::v1::ImageStream>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 202,
                 description: "Accepted",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<openshift::image::v1::ImageStream>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
@@ -882,7 +882,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<api::coordination::v1::LeaseList>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
@@ -1059,12 +1059,12 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<api::coordination::v1::Lease>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 202,
                 description: "Accepted",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<api::coordination::v1::Lease>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
@@ -1370,7 +1370,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<api::core::v1::EndpointsList>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
@@ -1547,12 +1547,12 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<api::core::v1::Endpoints>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 202,
                 description: "Accepted",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<api::core::v1::Endpoints>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
@@ -1855,7 +1855,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
-                ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                ty: Some("StatusOr<api::core::v1::PodList>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
@@ -2030,12 +2030,12 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 200,
                 description: "OK",
-                ty: Some("api::core::v1::Pod"),
+                ty: Some("StatusOr<api::core::v1::Pod>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 202,
                 description: "Accepted",
-                ty: Some("api::core::v1::Pod"),
+                ty: Some("StatusOr<api::core::v1::Pod>"),
             },
             ::kubeforge_runtime::route::ResponseInfo {
                 status: 401,
@@ -2524,16 +2524,64 @@ mod params {
         description: "Asks for BOOKMARK watch events; servers may ignore it.",
         required: false,
     };
+    pub(super) const CONTAINER: QueryParamInfo = QueryParamInfo {
+        name: "container",
+        ty: "string",
+        description: "Container to read logs from; optional when the pod has a single container.",
+        required: false,
+    };
     pub(super) const CONTINUE: QueryParamInfo = QueryParamInfo {
         name: "continue",
         ty: "string",
         description: "Continue token returned by a previous paged list call.",
         required: false,
     };
+    pub(super) const DRY_RUN: QueryParamInfo = QueryParamInfo {
+        name: "dryRun",
+        ty: "string",
+        description: "When set to `All`, the request is fully processed but nothing is persisted.",
+        required: false,
+    };
+    pub(super) const FIELD_MANAGER: QueryParamInfo = QueryParamInfo {
+        name: "fieldManager",
+        ty: "string",
+        description: "Name of the actor making the change, at most 128 printable characters.",
+        required: false,
+    };
     pub(super) const FIELD_SELECTOR: QueryParamInfo = QueryParamInfo {
         name: "fieldSelector",
         ty: "string",
         description: "Only return objects whose fields match, e.g. `metadata.name=<name>`.",
+        required: false,
+    };
+    pub(super) const FIELD_VALIDATION: QueryParamInfo = QueryParamInfo {
+        name: "fieldValidation",
+        ty: "string",
+        description: "How unknown or duplicate fields are handled: Ignore, Warn or Strict.",
+        required: false,
+    };
+    pub(super) const FOLLOW: QueryParamInfo = QueryParamInfo {
+        name: "follow",
+        ty: "boolean",
+        description: "Keep streaming the log as new lines are written.",
+        required: false,
+    };
+    pub(super) const FORCE: QueryParamInfo = QueryParamInfo {
+        name: "force",
+        ty: "boolean",
+        description: "Let an apply request take over fields owned by other managers; unset for other patch types.",
+        required: false,
+    };
+    pub(super) const GRACE_PERIOD_SECONDS: QueryParamInfo = QueryParamInfo {
+        name: "gracePeriodSeconds",
+        ty: "integer",
+        description: "Seconds to wait before deletion; 0 deletes immediately.",
+        required: false,
+    };
+    pub(super) const INSECURE_SKIP_TLS_VERIFY_BACKEND: QueryParamInfo = QueryParamInfo {
+        name: "insecureSkipTLSVerifyBackend",
+        ty: "boolean",
+        description: "Skip verifying the kubelet's serving certificate when fetching logs.",
         required: false,
     };
     pub(super) const LABEL_SELECTOR: QueryParamInfo = QueryParamInfo {
@@ -2548,10 +2596,34 @@ mod params {
         description: "Maximum number of items to return in one page.",
         required: false,
     };
+    pub(super) const LIMIT_BYTES: QueryParamInfo = QueryParamInfo {
+        name: "limitBytes",
+        ty: "integer",
+        description: "Stop after this many bytes of log output.",
+        required: false,
+    };
+    pub(super) const ORPHAN_DEPENDENTS: QueryParamInfo = QueryParamInfo {
+        name: "orphanDependents",
+        ty: "boolean",
+        description: "Deprecated: whether dependents are orphaned; use propagationPolicy instead.",
+        required: false,
+    };
     pub(super) const PRETTY: QueryParamInfo = QueryParamInfo {
         name: "pretty",
         ty: "string",
         description: "Pretty-print the output when set to 'true'.",
+        required: false,
+    };
+    pub(super) const PREVIOUS: QueryParamInfo = QueryParamInfo {
+        name: "previous",
+        ty: "boolean",
+        description: "Return logs of the previous, terminated instance of the container.",
+        required: false,
+    };
+    pub(super) const PROPAGATION_POLICY: QueryParamInfo = QueryParamInfo {
+        name: "propagationPolicy",
+        ty: "string",
+        description: "Garbage collection policy: Orphan, Background or Foreground.",
         required: false,
     };
     pub(super) const RESOURCE_VERSION: QueryParamInfo = QueryParamInfo {
@@ -2566,94 +2638,10 @@ mod params {
         description: "How resourceVersion applies to a list call: Exact or NotOlderThan.",
         required: false,
     };
-    pub(super) const TIMEOUT_SECONDS: QueryParamInfo = QueryParamInfo {
-        name: "timeoutSeconds",
-        ty: "integer",
-        description: "Time limit for the list or watch call, in seconds.",
-        required: false,
-    };
-    pub(super) const WATCH: QueryParamInfo = QueryParamInfo {
-        name: "watch",
-        ty: "boolean",
-        description: "Stream changes as added, modified and deleted events instead of returning a list.",
-        required: false,
-    };
-    pub(super) const DRY_RUN: QueryParamInfo = QueryParamInfo {
-        name: "dryRun",
-        ty: "string",
-        description: "When set to `All`, the request is fully processed but nothing is persisted.",
-        required: false,
-    };
-    pub(super) const GRACE_PERIOD_SECONDS: QueryParamInfo = QueryParamInfo {
-        name: "gracePeriodSeconds",
-        ty: "integer",
-        description: "Seconds to wait before deletion; 0 deletes immediately.",
-        required: false,
-    };
-    pub(super) const ORPHAN_DEPENDENTS: QueryParamInfo = QueryParamInfo {
-        name: "orphanDependents",
-        ty: "boolean",
-        description: "Deprecated: whether dependents are orphaned; use propagationPolicy instead.",
-        required: false,
-    };
-    pub(super) const PROPAGATION_POLICY: QueryParamInfo = QueryParamInfo {
-        name: "propagationPolicy",
-        ty: "string",
-        description: "Garbage collection policy: Orphan, Background or Foreground.",
-        required: false,
-    };
-    pub(super) const FIELD_MANAGER: QueryParamInfo = QueryParamInfo {
-        name: "fieldManager",
-        ty: "string",
-        description: "Name of the actor making the change, at most 128 printable characters.",
-        required: false,
-    };
-    pub(super) const FORCE: QueryParamInfo = QueryParamInfo {
-        name: "force",
-        ty: "boolean",
-        description: "Let an apply request take over fields owned by other managers; unset for other patch types.",
-        required: false,
-    };
     pub(super) const SEND_INITIAL_EVENTS: QueryParamInfo = QueryParamInfo {
         name: "sendInitialEvents",
         ty: "boolean",
         description: "With `watch=true`, first stream the current state as synthetic events, then a bookmark.",
-        required: false,
-    };
-    pub(super) const FIELD_VALIDATION: QueryParamInfo = QueryParamInfo {
-        name: "fieldValidation",
-        ty: "string",
-        description: "How unknown or duplicate fields are handled: Ignore, Warn or Strict.",
-        required: false,
-    };
-    pub(super) const CONTAINER: QueryParamInfo = QueryParamInfo {
-        name: "container",
-        ty: "string",
-        description: "Container to read logs from; optional when the pod has a single container.",
-        required: false,
-    };
-    pub(super) const FOLLOW: QueryParamInfo = QueryParamInfo {
-        name: "follow",
-        ty: "boolean",
-        description: "Keep streaming the log as new lines are written.",
-        required: false,
-    };
-    pub(super) const INSECURE_SKIP_TLS_VERIFY_BACKEND: QueryParamInfo = QueryParamInfo {
-        name: "insecureSkipTLSVerifyBackend",
-        ty: "boolean",
-        description: "Skip verifying the kubelet's serving certificate when fetching logs.",
-        required: false,
-    };
-    pub(super) const LIMIT_BYTES: QueryParamInfo = QueryParamInfo {
-        name: "limitBytes",
-        ty: "integer",
-        description: "Stop after this many bytes of log output.",
-        required: false,
-    };
-    pub(super) const PREVIOUS: QueryParamInfo = QueryParamInfo {
-        name: "previous",
-        ty: "boolean",
-        description: "Return logs of the previous, terminated instance of the container.",
         required: false,
     };
     pub(super) const SINCE_SECONDS: QueryParamInfo = QueryParamInfo {
@@ -2668,10 +2656,22 @@ mod params {
         description: "Number of lines from the end of the log to return.",
         required: false,
     };
+    pub(super) const TIMEOUT_SECONDS: QueryParamInfo = QueryParamInfo {
+        name: "timeoutSeconds",
+        ty: "integer",
+        description: "Time limit for the list or watch call, in seconds.",
+        required: false,
+    };
     pub(super) const TIMESTAMPS: QueryParamInfo = QueryParamInfo {
         name: "timestamps",
         ty: "boolean",
         description: "Prefix every log line with an RFC 3339 timestamp.",
+        required: false,
+    };
+    pub(super) const WATCH: QueryParamInfo = QueryParamInfo {
+        name: "watch",
+        ty: "boolean",
+        description: "Stream changes as added, modified and deleted events instead of returning a list.",
         required: false,
     };
 }

@@ -10,9 +10,11 @@
 /// | Method | Path | Description | Query parameters | Function |
 /// |---|---|---|---|---|
 /// | `GET` | `/apis/coordination.k8s.io/v1/leases` | List or watch Lease objects across all namespaces. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`list_lease_for_all_namespaces`](Self::list_lease_for_all_namespaces) |
+/// | `GET` | `/apis/coordination.k8s.io/v1/leases?watch=true` | Watch what the list above lists: a stream of events. | `allowWatchBookmarks`, `fieldSelector`, `labelSelector`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds` | [`watch_list_lease_for_all_namespaces`](Self::watch_list_lease_for_all_namespaces) |
 /// | `GET` | `/apis/coordination.k8s.io/v1/watch/leases` | Watch Lease objects across all namespaces; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_lease_list_for_all_namespaces`](Self::watch_lease_list_for_all_namespaces) |
 /// | `DELETE` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases` | Delete a collection of Lease objects in a namespace. | `continue`, `dryRun`, `fieldSelector`, `gracePeriodSeconds`, `labelSelector`, `limit`, `orphanDependents`, `pretty`, `propagationPolicy`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds` | [`delete_collection_namespaced_lease`](Self::delete_collection_namespaced_lease) |
 /// | `GET` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases` | List or watch Lease objects in a namespace. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`list_namespaced_lease`](Self::list_namespaced_lease) |
+/// | `GET` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases?watch=true` | Watch what the list above lists: a stream of events. | `allowWatchBookmarks`, `fieldSelector`, `labelSelector`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds` | [`watch_list_namespaced_lease`](Self::watch_list_namespaced_lease) |
 /// | `POST` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases` | Create a new Lease object in a namespace. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`create_namespaced_lease`](Self::create_namespaced_lease) |
 /// | `GET` | `/apis/coordination.k8s.io/v1/watch/namespaces/{namespace}/leases` | Watch Lease objects in a namespace; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_lease_list`](Self::watch_namespaced_lease_list) |
 /// | `DELETE` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}` | Delete the specified Lease. | `dryRun`, `gracePeriodSeconds`, `orphanDependents`, `pretty`, `propagationPolicy` | [`delete_namespaced_lease`](Self::delete_namespaced_lease) |
@@ -270,7 +272,7 @@ impl Lease {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn list_lease_for_all_namespaces(
-        query: &crate::routes::ListOrWatchQuery2,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -303,6 +305,45 @@ impl Lease {
         }
     }
 
+    /// Watches what [`Lease::list_lease_for_all_namespaces`] lists: `GET /apis/coordination.k8s.io/v1/leases?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Lease::watch_list_lease_for_all_namespaces_decoder`].
+    ///
+    /// This is how Kubernetes clients watch a collection; the `/watch/` paths are deprecated. See <https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes>.
+    ///
+    /// # Errors
+    ///
+    /// Never in practice: the request is always well-formed.
+    #[inline]
+    pub fn watch_list_lease_for_all_namespaces(
+        query: &crate::routes::WatchQuery,
+    ) -> Result<
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
+    > {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
+            "/apis/coordination.k8s.io/v1/leases",
+        );
+        target.push_query("watch", &true);
+        target.push_params(query);
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// A decoder for the response to [`Lease::watch_list_lease_for_all_namespaces`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
+    #[inline]
+    #[must_use]
+    pub fn watch_list_lease_for_all_namespaces_decoder(
+        status: ::kubeforge_runtime::http::StatusCode,
+    ) -> ::kubeforge_runtime::WatchDecoder<
+        Self,
+        crate::apimachinery::pkg::apis::meta::v1::Status,
+    > {
+        ::kubeforge_runtime::WatchDecoder::new(status)
+    }
+
     /// Watch Lease objects across all namespaces; deprecated, use a list call with `watch=true`.
     ///
     /// `GET /apis/coordination.k8s.io/v1/watch/leases` (deprecated). Decode the response with [`Lease::watch_lease_list_for_all_namespaces_response`].
@@ -312,7 +353,7 @@ impl Lease {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn watch_lease_list_for_all_namespaces(
-        query: &crate::routes::ListOrWatchQuery2,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -364,7 +405,7 @@ impl Lease {
     pub fn delete_collection_namespaced_lease(
         namespace: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-        query: &crate::routes::DeleteCollectionQuery2,
+        query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -383,7 +424,7 @@ impl Lease {
         )
     }
 
-    /// Decodes the response to [`Lease::delete_collection_namespaced_lease`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`.
+    /// Decodes the response to [`Lease::delete_collection_namespaced_lease`]: 200 OK → `Status` or `api::coordination::v1::LeaseList`, by the body's `kind`.
     ///
     /// # Errors
     ///
@@ -393,11 +434,14 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        crate::apimachinery::pkg::apis::meta::v1::Status,
+        ::kubeforge_runtime::StatusOr<
+            crate::api::coordination::v1::LeaseList,
+            crate::apimachinery::pkg::apis::meta::v1::Status,
+        >,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
+            200 => ::kubeforge_runtime::response::status_or(status, body),
             _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
@@ -412,7 +456,7 @@ impl Lease {
     #[inline]
     pub fn list_namespaced_lease(
         namespace: &str,
-        query: &crate::routes::ListOrWatchQuery2,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -445,6 +489,48 @@ impl Lease {
             200 => ::kubeforge_runtime::response::json(status, body),
             _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
+    }
+
+    /// Watches what [`Lease::list_namespaced_lease`] lists: `GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Lease::watch_list_namespaced_lease_decoder`].
+    ///
+    /// This is how Kubernetes clients watch a collection; the `/watch/` paths are deprecated. See <https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes>.
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    #[inline]
+    pub fn watch_list_namespaced_lease(
+        namespace: &str,
+        query: &crate::routes::WatchQuery,
+    ) -> Result<
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
+    > {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
+            "/apis/coordination.k8s.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/leases");
+        target.push_query("watch", &true);
+        target.push_params(query);
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// A decoder for the response to [`Lease::watch_list_namespaced_lease`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
+    #[inline]
+    #[must_use]
+    pub fn watch_list_namespaced_lease_decoder(
+        status: ::kubeforge_runtime::http::StatusCode,
+    ) -> ::kubeforge_runtime::WatchDecoder<
+        Self,
+        crate::apimachinery::pkg::apis::meta::v1::Status,
+    > {
+        ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
     /// Create a new Lease object in a namespace.
@@ -503,7 +589,7 @@ impl Lease {
     #[inline]
     pub fn watch_namespaced_lease_list(
         namespace: &str,
-        query: &crate::routes::ListOrWatchQuery2,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -578,7 +664,7 @@ impl Lease {
         )
     }
 
-    /// Decodes the response to [`Lease::delete_namespaced_lease`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`, 202 Accepted → `apimachinery::pkg::apis::meta::v1::Status`.
+    /// Decodes the response to [`Lease::delete_namespaced_lease`]: 200 OK → `Status` or `api::coordination::v1::Lease`, by the body's `kind`, 202 Accepted → `Status` or `api::coordination::v1::Lease`, by the body's `kind`.
     ///
     /// # Errors
     ///
@@ -588,11 +674,14 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        crate::apimachinery::pkg::apis::meta::v1::Status,
+        ::kubeforge_runtime::StatusOr<
+            Self,
+            crate::apimachinery::pkg::apis::meta::v1::Status,
+        >,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 | 202 => ::kubeforge_runtime::response::json(status, body),
+            200 | 202 => ::kubeforge_runtime::response::status_or(status, body),
             _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
@@ -762,7 +851,7 @@ impl Lease {
     pub fn watch_namespaced_lease(
         namespace: &str,
         name: &str,
-        query: &crate::routes::ListOrWatchQuery2,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,

@@ -10,9 +10,11 @@
 /// | Method | Path | Description | Query parameters | Function |
 /// |---|---|---|---|---|
 /// | `GET` | `/api/v1/endpoints` | List or watch Endpoints objects across all namespaces. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`list_endpoints_for_all_namespaces`](Self::list_endpoints_for_all_namespaces) |
+/// | `GET` | `/api/v1/endpoints?watch=true` | Watch what the list above lists: a stream of events. | `allowWatchBookmarks`, `fieldSelector`, `labelSelector`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds` | [`watch_list_endpoints_for_all_namespaces`](Self::watch_list_endpoints_for_all_namespaces) |
 /// | `GET` | `/api/v1/watch/endpoints` | Watch Endpoints objects across all namespaces; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_endpoints_list_for_all_namespaces`](Self::watch_endpoints_list_for_all_namespaces) |
 /// | `DELETE` | `/api/v1/namespaces/{namespace}/endpoints` | Delete a collection of Endpoints objects in a namespace. | `continue`, `dryRun`, `fieldSelector`, `gracePeriodSeconds`, `labelSelector`, `limit`, `orphanDependents`, `pretty`, `propagationPolicy`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds` | [`delete_collection_namespaced_endpoints`](Self::delete_collection_namespaced_endpoints) |
 /// | `GET` | `/api/v1/namespaces/{namespace}/endpoints` | List or watch Endpoints objects in a namespace. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`list_namespaced_endpoints`](Self::list_namespaced_endpoints) |
+/// | `GET` | `/api/v1/namespaces/{namespace}/endpoints?watch=true` | Watch what the list above lists: a stream of events. | `allowWatchBookmarks`, `fieldSelector`, `labelSelector`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds` | [`watch_list_namespaced_endpoints`](Self::watch_list_namespaced_endpoints) |
 /// | `POST` | `/api/v1/namespaces/{namespace}/endpoints` | Create a new Endpoints object in a namespace. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`create_namespaced_endpoints`](Self::create_namespaced_endpoints) |
 /// | `GET` | `/api/v1/watch/namespaces/{namespace}/endpoints` | Watch Endpoints objects in a namespace; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_endpoints_list`](Self::watch_namespaced_endpoints_list) |
 /// | `DELETE` | `/api/v1/namespaces/{namespace}/endpoints/{name}` | Delete the specified Endpoints. | `dryRun`, `gracePeriodSeconds`, `orphanDependents`, `pretty`, `propagationPolicy` | [`delete_namespaced_endpoints`](Self::delete_namespaced_endpoints) |
@@ -283,7 +285,7 @@ impl Endpoints {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn list_endpoints_for_all_namespaces(
-        query: &crate::routes::ListOrWatchQuery2,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -316,6 +318,45 @@ impl Endpoints {
         }
     }
 
+    /// Watches what [`Endpoints::list_endpoints_for_all_namespaces`] lists: `GET /api/v1/endpoints?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Endpoints::watch_list_endpoints_for_all_namespaces_decoder`].
+    ///
+    /// This is how Kubernetes clients watch a collection; the `/watch/` paths are deprecated. See <https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes>.
+    ///
+    /// # Errors
+    ///
+    /// Never in practice: the request is always well-formed.
+    #[inline]
+    pub fn watch_list_endpoints_for_all_namespaces(
+        query: &crate::routes::WatchQuery,
+    ) -> Result<
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
+    > {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
+            "/api/v1/endpoints",
+        );
+        target.push_query("watch", &true);
+        target.push_params(query);
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// A decoder for the response to [`Endpoints::watch_list_endpoints_for_all_namespaces`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
+    #[inline]
+    #[must_use]
+    pub fn watch_list_endpoints_for_all_namespaces_decoder(
+        status: ::kubeforge_runtime::http::StatusCode,
+    ) -> ::kubeforge_runtime::WatchDecoder<
+        Self,
+        crate::apimachinery::pkg::apis::meta::v1::Status,
+    > {
+        ::kubeforge_runtime::WatchDecoder::new(status)
+    }
+
     /// Watch Endpoints objects across all namespaces; deprecated, use a list call with `watch=true`.
     ///
     /// `GET /api/v1/watch/endpoints` (deprecated). Decode the response with [`Endpoints::watch_endpoints_list_for_all_namespaces_response`].
@@ -325,7 +366,7 @@ impl Endpoints {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn watch_endpoints_list_for_all_namespaces(
-        query: &crate::routes::ListOrWatchQuery2,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -377,7 +418,7 @@ impl Endpoints {
     pub fn delete_collection_namespaced_endpoints(
         namespace: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-        query: &crate::routes::DeleteCollectionQuery2,
+        query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -396,7 +437,7 @@ impl Endpoints {
         )
     }
 
-    /// Decodes the response to [`Endpoints::delete_collection_namespaced_endpoints`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`.
+    /// Decodes the response to [`Endpoints::delete_collection_namespaced_endpoints`]: 200 OK → `Status` or `api::core::v1::EndpointsList`, by the body's `kind`.
     ///
     /// # Errors
     ///
@@ -406,11 +447,14 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        crate::apimachinery::pkg::apis::meta::v1::Status,
+        ::kubeforge_runtime::StatusOr<
+            crate::api::core::v1::EndpointsList,
+            crate::apimachinery::pkg::apis::meta::v1::Status,
+        >,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
+            200 => ::kubeforge_runtime::response::status_or(status, body),
             _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
@@ -425,7 +469,7 @@ impl Endpoints {
     #[inline]
     pub fn list_namespaced_endpoints(
         namespace: &str,
-        query: &crate::routes::ListOrWatchQuery2,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -458,6 +502,48 @@ impl Endpoints {
             200 => ::kubeforge_runtime::response::json(status, body),
             _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
+    }
+
+    /// Watches what [`Endpoints::list_namespaced_endpoints`] lists: `GET /api/v1/namespaces/{namespace}/endpoints?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Endpoints::watch_list_namespaced_endpoints_decoder`].
+    ///
+    /// This is how Kubernetes clients watch a collection; the `/watch/` paths are deprecated. See <https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes>.
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    #[inline]
+    pub fn watch_list_namespaced_endpoints(
+        namespace: &str,
+        query: &crate::routes::WatchQuery,
+    ) -> Result<
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
+    > {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/endpoints");
+        target.push_query("watch", &true);
+        target.push_params(query);
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// A decoder for the response to [`Endpoints::watch_list_namespaced_endpoints`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
+    #[inline]
+    #[must_use]
+    pub fn watch_list_namespaced_endpoints_decoder(
+        status: ::kubeforge_runtime::http::StatusCode,
+    ) -> ::kubeforge_runtime::WatchDecoder<
+        Self,
+        crate::apimachinery::pkg::apis::meta::v1::Status,
+    > {
+        ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
     /// Create a new Endpoints object in a namespace.
@@ -516,7 +602,7 @@ impl Endpoints {
     #[inline]
     pub fn watch_namespaced_endpoints_list(
         namespace: &str,
-        query: &crate::routes::ListOrWatchQuery2,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -591,7 +677,7 @@ impl Endpoints {
         )
     }
 
-    /// Decodes the response to [`Endpoints::delete_namespaced_endpoints`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`, 202 Accepted → `apimachinery::pkg::apis::meta::v1::Status`.
+    /// Decodes the response to [`Endpoints::delete_namespaced_endpoints`]: 200 OK → `Status` or `api::core::v1::Endpoints`, by the body's `kind`, 202 Accepted → `Status` or `api::core::v1::Endpoints`, by the body's `kind`.
     ///
     /// # Errors
     ///
@@ -601,11 +687,14 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        crate::apimachinery::pkg::apis::meta::v1::Status,
+        ::kubeforge_runtime::StatusOr<
+            Self,
+            crate::apimachinery::pkg::apis::meta::v1::Status,
+        >,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 | 202 => ::kubeforge_runtime::response::json(status, body),
+            200 | 202 => ::kubeforge_runtime::response::status_or(status, body),
             _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
@@ -775,7 +864,7 @@ impl Endpoints {
     pub fn watch_namespaced_endpoints(
         namespace: &str,
         name: &str,
-        query: &crate::routes::ListOrWatchQuery2,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,

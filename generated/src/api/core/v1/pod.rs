@@ -10,9 +10,11 @@
 /// | Method | Path | Description | Query parameters | Function |
 /// |---|---|---|---|---|
 /// | `GET` | `/api/v1/pods` | List or watch Pod objects across all namespaces. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`list_pod_for_all_namespaces`](Self::list_pod_for_all_namespaces) |
+/// | `GET` | `/api/v1/pods?watch=true` | Watch what the list above lists: a stream of events. | `allowWatchBookmarks`, `fieldSelector`, `labelSelector`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds` | [`watch_list_pod_for_all_namespaces`](Self::watch_list_pod_for_all_namespaces) |
 /// | `GET` | `/api/v1/watch/pods` | Watch Pod objects across all namespaces; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`watch_pod_list_for_all_namespaces`](Self::watch_pod_list_for_all_namespaces) |
 /// | `DELETE` | `/api/v1/namespaces/{namespace}/pods` | Delete a collection of Pod objects in a namespace. | `continue`, `dryRun`, `fieldSelector`, `gracePeriodSeconds`, `labelSelector`, `limit`, `orphanDependents`, `pretty`, `propagationPolicy`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds` | [`delete_collection_namespaced_pod`](Self::delete_collection_namespaced_pod) |
 /// | `GET` | `/api/v1/namespaces/{namespace}/pods` | List or watch Pod objects in a namespace. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`list_namespaced_pod`](Self::list_namespaced_pod) |
+/// | `GET` | `/api/v1/namespaces/{namespace}/pods?watch=true` | Watch what the list above lists: a stream of events. | `allowWatchBookmarks`, `fieldSelector`, `labelSelector`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds` | [`watch_list_namespaced_pod`](Self::watch_list_namespaced_pod) |
 /// | `POST` | `/api/v1/namespaces/{namespace}/pods` | Create a new Pod object in a namespace. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`create_namespaced_pod`](Self::create_namespaced_pod) |
 /// | `GET` | `/api/v1/watch/namespaces/{namespace}/pods` | Watch Pod objects in a namespace; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`watch_namespaced_pod_list`](Self::watch_namespaced_pod_list) |
 /// | `DELETE` | `/api/v1/namespaces/{namespace}/pods/{name}` | Delete the specified Pod. | `dryRun`, `gracePeriodSeconds`, `orphanDependents`, `pretty`, `propagationPolicy` | [`delete_namespaced_pod`](Self::delete_namespaced_pod) |
@@ -297,7 +299,7 @@ impl Pod {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn list_pod_for_all_namespaces(
-        query: &crate::routes::ListOrWatchQuery,
+        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -328,6 +330,43 @@ impl Pod {
         }
     }
 
+    /// Watches what [`Pod::list_pod_for_all_namespaces`] lists: `GET /api/v1/pods?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Pod::watch_list_pod_for_all_namespaces_decoder`].
+    ///
+    /// This is how Kubernetes clients watch a collection; the `/watch/` paths are deprecated. See <https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes>.
+    ///
+    /// # Errors
+    ///
+    /// Never in practice: the request is always well-formed.
+    #[inline]
+    pub fn watch_list_pod_for_all_namespaces(
+        query: &crate::routes::WatchQueryWithoutSendInitialEvents,
+    ) -> Result<
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
+    > {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/pods");
+        target.push_query("watch", &true);
+        target.push_params(query);
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// A decoder for the response to [`Pod::watch_list_pod_for_all_namespaces`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
+    #[inline]
+    #[must_use]
+    pub fn watch_list_pod_for_all_namespaces_decoder(
+        status: ::kubeforge_runtime::http::StatusCode,
+    ) -> ::kubeforge_runtime::WatchDecoder<
+        Self,
+        crate::apimachinery::pkg::apis::meta::v1::Status,
+    > {
+        ::kubeforge_runtime::WatchDecoder::new(status)
+    }
+
     /// Watch Pod objects across all namespaces; deprecated, use a list call with `watch=true`.
     ///
     /// `GET /api/v1/watch/pods` (deprecated). Decode the response with [`Pod::watch_pod_list_for_all_namespaces_response`].
@@ -337,7 +376,7 @@ impl Pod {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn watch_pod_list_for_all_namespaces(
-        query: &crate::routes::ListOrWatchQuery,
+        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -389,7 +428,7 @@ impl Pod {
     pub fn delete_collection_namespaced_pod(
         namespace: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-        query: &crate::routes::DeleteCollectionQuery,
+        query: &crate::routes::DeleteCollectionQueryWithoutSendInitialEvents,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -408,7 +447,7 @@ impl Pod {
         )
     }
 
-    /// Decodes the response to [`Pod::delete_collection_namespaced_pod`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`.
+    /// Decodes the response to [`Pod::delete_collection_namespaced_pod`]: 200 OK → `Status` or `api::core::v1::PodList`, by the body's `kind`.
     ///
     /// # Errors
     ///
@@ -418,11 +457,14 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        crate::apimachinery::pkg::apis::meta::v1::Status,
+        ::kubeforge_runtime::StatusOr<
+            crate::api::core::v1::PodList,
+            crate::apimachinery::pkg::apis::meta::v1::Status,
+        >,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
+            200 => ::kubeforge_runtime::response::status_or(status, body),
             _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
@@ -437,7 +479,7 @@ impl Pod {
     #[inline]
     pub fn list_namespaced_pod(
         namespace: &str,
-        query: &crate::routes::ListOrWatchQuery,
+        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -470,6 +512,48 @@ impl Pod {
             200 => ::kubeforge_runtime::response::json(status, body),
             _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
+    }
+
+    /// Watches what [`Pod::list_namespaced_pod`] lists: `GET /api/v1/namespaces/{namespace}/pods?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Pod::watch_list_namespaced_pod_decoder`].
+    ///
+    /// This is how Kubernetes clients watch a collection; the `/watch/` paths are deprecated. See <https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes>.
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    #[inline]
+    pub fn watch_list_namespaced_pod(
+        namespace: &str,
+        query: &crate::routes::WatchQueryWithoutSendInitialEvents,
+    ) -> Result<
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
+    > {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
+            "/api/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods");
+        target.push_query("watch", &true);
+        target.push_params(query);
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// A decoder for the response to [`Pod::watch_list_namespaced_pod`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
+    #[inline]
+    #[must_use]
+    pub fn watch_list_namespaced_pod_decoder(
+        status: ::kubeforge_runtime::http::StatusCode,
+    ) -> ::kubeforge_runtime::WatchDecoder<
+        Self,
+        crate::apimachinery::pkg::apis::meta::v1::Status,
+    > {
+        ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
     /// Create a new Pod object in a namespace.
@@ -528,7 +612,7 @@ impl Pod {
     #[inline]
     pub fn watch_namespaced_pod_list(
         namespace: &str,
-        query: &crate::routes::ListOrWatchQuery,
+        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -603,7 +687,7 @@ impl Pod {
         )
     }
 
-    /// Decodes the response to [`Pod::delete_namespaced_pod`]: 200 OK → `api::core::v1::Pod`, 202 Accepted → `api::core::v1::Pod`.
+    /// Decodes the response to [`Pod::delete_namespaced_pod`]: 200 OK → `Status` or `api::core::v1::Pod`, by the body's `kind`, 202 Accepted → `Status` or `api::core::v1::Pod`, by the body's `kind`.
     ///
     /// # Errors
     ///
@@ -612,9 +696,15 @@ impl Pod {
     pub fn delete_namespaced_pod_response(
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
-    ) -> Result<Self, crate::routes::ResponseError> {
+    ) -> Result<
+        ::kubeforge_runtime::StatusOr<
+            Self,
+            crate::apimachinery::pkg::apis::meta::v1::Status,
+        >,
+        crate::routes::ResponseError,
+    > {
         match status.as_u16() {
-            200 | 202 => ::kubeforge_runtime::response::json(status, body),
+            200 | 202 => ::kubeforge_runtime::response::status_or(status, body),
             _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
@@ -784,7 +874,7 @@ impl Pod {
     pub fn watch_namespaced_pod(
         namespace: &str,
         name: &str,
-        query: &crate::routes::ListOrWatchQuery,
+        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,

@@ -10,9 +10,11 @@
 /// | Method | Path | Description | Query parameters | Function |
 /// |---|---|---|---|---|
 /// | `GET` | `/apis/image.openshift.io/v1/imagestreams` | List or watch ImageStream objects across all namespaces. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`list_image_stream_for_all_namespaces`](Self::list_image_stream_for_all_namespaces) |
+/// | `GET` | `/apis/image.openshift.io/v1/imagestreams?watch=true` | Watch what the list above lists: a stream of events. | `allowWatchBookmarks`, `fieldSelector`, `labelSelector`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds` | [`watch_list_image_stream_for_all_namespaces`](Self::watch_list_image_stream_for_all_namespaces) |
 /// | `GET` | `/apis/image.openshift.io/v1/watch/imagestreams` | Watch ImageStream objects across all namespaces; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`watch_image_stream_list_for_all_namespaces`](Self::watch_image_stream_list_for_all_namespaces) |
 /// | `DELETE` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams` | Delete a collection of ImageStream objects in a namespace. | `continue`, `dryRun`, `fieldSelector`, `gracePeriodSeconds`, `labelSelector`, `limit`, `orphanDependents`, `pretty`, `propagationPolicy`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds` | [`delete_collection_namespaced_image_stream`](Self::delete_collection_namespaced_image_stream) |
 /// | `GET` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams` | List or watch ImageStream objects in a namespace. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`list_namespaced_image_stream`](Self::list_namespaced_image_stream) |
+/// | `GET` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams?watch=true` | Watch what the list above lists: a stream of events. | `allowWatchBookmarks`, `fieldSelector`, `labelSelector`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds` | [`watch_list_namespaced_image_stream`](Self::watch_list_namespaced_image_stream) |
 /// | `POST` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams` | Create a new ImageStream object in a namespace. | `dryRun`, `fieldManager`, `pretty` | [`create_namespaced_image_stream`](Self::create_namespaced_image_stream) |
 /// | `GET` | `/apis/image.openshift.io/v1/watch/namespaces/{namespace}/imagestreams` | Watch ImageStream objects in a namespace; deprecated, use a list call with `watch=true`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`, `watch` | [`watch_namespaced_image_stream_list`](Self::watch_namespaced_image_stream_list) |
 /// | `DELETE` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}` | Delete the specified ImageStream. | `dryRun`, `gracePeriodSeconds`, `orphanDependents`, `pretty`, `propagationPolicy` | [`delete_namespaced_image_stream`](Self::delete_namespaced_image_stream) |
@@ -294,7 +296,7 @@ impl ImageStream {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn list_image_stream_for_all_namespaces(
-        query: &crate::routes::ListOrWatchQuery,
+        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -330,6 +332,45 @@ impl ImageStream {
         }
     }
 
+    /// Watches what [`ImageStream::list_image_stream_for_all_namespaces`] lists: `GET /apis/image.openshift.io/v1/imagestreams?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`ImageStream::watch_list_image_stream_for_all_namespaces_decoder`].
+    ///
+    /// This is how Kubernetes clients watch a collection; the `/watch/` paths are deprecated. See <https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes>.
+    ///
+    /// # Errors
+    ///
+    /// Never in practice: the request is always well-formed.
+    #[inline]
+    pub fn watch_list_image_stream_for_all_namespaces(
+        query: &crate::routes::WatchQueryWithoutSendInitialEvents,
+    ) -> Result<
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
+    > {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
+            "/apis/image.openshift.io/v1/imagestreams",
+        );
+        target.push_query("watch", &true);
+        target.push_params(query);
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// A decoder for the response to [`ImageStream::watch_list_image_stream_for_all_namespaces`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
+    #[inline]
+    #[must_use]
+    pub fn watch_list_image_stream_for_all_namespaces_decoder(
+        status: ::kubeforge_runtime::http::StatusCode,
+    ) -> ::kubeforge_runtime::WatchDecoder<
+        Self,
+        crate::apimachinery::pkg::apis::meta::v1::Status,
+    > {
+        ::kubeforge_runtime::WatchDecoder::new(status)
+    }
+
     /// Watch ImageStream objects across all namespaces; deprecated, use a list call with `watch=true`.
     ///
     /// `GET /apis/image.openshift.io/v1/watch/imagestreams` (deprecated). Decode the response with [`ImageStream::watch_image_stream_list_for_all_namespaces_response`].
@@ -339,7 +380,7 @@ impl ImageStream {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn watch_image_stream_list_for_all_namespaces(
-        query: &crate::routes::ListOrWatchQuery,
+        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -391,7 +432,7 @@ impl ImageStream {
     pub fn delete_collection_namespaced_image_stream(
         namespace: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-        query: &crate::routes::DeleteCollectionQuery,
+        query: &crate::routes::DeleteCollectionQueryWithoutSendInitialEvents,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -410,7 +451,7 @@ impl ImageStream {
         )
     }
 
-    /// Decodes the response to [`ImageStream::delete_collection_namespaced_image_stream`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`.
+    /// Decodes the response to [`ImageStream::delete_collection_namespaced_image_stream`]: 200 OK → `Status` or `openshift::image::v1::ImageStreamList`, by the body's `kind`.
     ///
     /// # Errors
     ///
@@ -420,11 +461,14 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        crate::apimachinery::pkg::apis::meta::v1::Status,
+        ::kubeforge_runtime::StatusOr<
+            crate::openshift::image::v1::ImageStreamList,
+            crate::apimachinery::pkg::apis::meta::v1::Status,
+        >,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
+            200 => ::kubeforge_runtime::response::status_or(status, body),
             _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
@@ -439,7 +483,7 @@ impl ImageStream {
     #[inline]
     pub fn list_namespaced_image_stream(
         namespace: &str,
-        query: &crate::routes::ListOrWatchQuery,
+        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -477,6 +521,48 @@ impl ImageStream {
         }
     }
 
+    /// Watches what [`ImageStream::list_namespaced_image_stream`] lists: `GET /apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`ImageStream::watch_list_namespaced_image_stream_decoder`].
+    ///
+    /// This is how Kubernetes clients watch a collection; the `/watch/` paths are deprecated. See <https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes>.
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`.
+    #[inline]
+    pub fn watch_list_namespaced_image_stream(
+        namespace: &str,
+        query: &crate::routes::WatchQueryWithoutSendInitialEvents,
+    ) -> Result<
+        ::kubeforge_runtime::http::Request<Vec<u8>>,
+        ::kubeforge_runtime::RequestError,
+    > {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
+            "/apis/image.openshift.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/imagestreams");
+        target.push_query("watch", &true);
+        target.push_params(query);
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::GET,
+            target,
+            Some("application/json"),
+            None,
+        )
+    }
+
+    /// A decoder for the response to [`ImageStream::watch_list_namespaced_image_stream`], made with its status: feed it the body's chunks as they arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.
+    #[inline]
+    #[must_use]
+    pub fn watch_list_namespaced_image_stream_decoder(
+        status: ::kubeforge_runtime::http::StatusCode,
+    ) -> ::kubeforge_runtime::WatchDecoder<
+        Self,
+        crate::apimachinery::pkg::apis::meta::v1::Status,
+    > {
+        ::kubeforge_runtime::WatchDecoder::new(status)
+    }
+
     /// Create a new ImageStream object in a namespace.
     ///
     /// `POST /apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams`. Decode the response with [`ImageStream::create_namespaced_image_stream_response`].
@@ -488,7 +574,7 @@ impl ImageStream {
     pub fn create_namespaced_image_stream(
         namespace: &str,
         body: &Self,
-        query: &crate::routes::CreateOrReplaceQuery2,
+        query: &crate::routes::CreateOrReplaceQueryWithoutFieldValidation,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -533,7 +619,7 @@ impl ImageStream {
     #[inline]
     pub fn watch_namespaced_image_stream_list(
         namespace: &str,
-        query: &crate::routes::ListOrWatchQuery,
+        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -608,7 +694,7 @@ impl ImageStream {
         )
     }
 
-    /// Decodes the response to [`ImageStream::delete_namespaced_image_stream`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`, 202 Accepted → `apimachinery::pkg::apis::meta::v1::Status`.
+    /// Decodes the response to [`ImageStream::delete_namespaced_image_stream`]: 200 OK → `Status` or `openshift::image::v1::ImageStream`, by the body's `kind`, 202 Accepted → `Status` or `openshift::image::v1::ImageStream`, by the body's `kind`.
     ///
     /// # Errors
     ///
@@ -618,11 +704,14 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        crate::apimachinery::pkg::apis::meta::v1::Status,
+        ::kubeforge_runtime::StatusOr<
+            Self,
+            crate::apimachinery::pkg::apis::meta::v1::Status,
+        >,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
-            200 | 202 => ::kubeforge_runtime::response::json(status, body),
+            200 | 202 => ::kubeforge_runtime::response::status_or(status, body),
             _ => Err(::kubeforge_runtime::response::error(status, body)),
         }
     }
@@ -686,7 +775,7 @@ impl ImageStream {
         namespace: &str,
         name: &str,
         body: &::kubeforge_runtime::Patch,
-        query: &crate::routes::PatchQuery2,
+        query: &crate::routes::PatchQueryWithoutFieldValidation,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -745,7 +834,7 @@ impl ImageStream {
         namespace: &str,
         name: &str,
         body: &Self,
-        query: &crate::routes::CreateOrReplaceQuery2,
+        query: &crate::routes::CreateOrReplaceQueryWithoutFieldValidation,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -792,7 +881,7 @@ impl ImageStream {
     pub fn watch_namespaced_image_stream(
         namespace: &str,
         name: &str,
-        query: &crate::routes::ListOrWatchQuery,
+        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -896,7 +985,7 @@ impl ImageStream {
         namespace: &str,
         name: &str,
         body: &::kubeforge_runtime::Patch,
-        query: &crate::routes::PatchQuery2,
+        query: &crate::routes::PatchQueryWithoutFieldValidation,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
@@ -956,7 +1045,7 @@ impl ImageStream {
         namespace: &str,
         name: &str,
         body: &Self,
-        query: &crate::routes::CreateOrReplaceQuery2,
+        query: &crate::routes::CreateOrReplaceQueryWithoutFieldValidation,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
         ::kubeforge_runtime::RequestError,
