@@ -5,7 +5,9 @@
 //! not pass the workspace's lints, fails the build.
 
 pub mod golden;
+pub mod instances;
 pub mod json_diff;
+pub mod scale;
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,59 @@
+//! Generated crates built for tests over the real corpus. They share one target directory
+//! (`target/scale/target`) and one `RUSTFLAGS`, so the scale and lossless tests build each
+//! corpus crate and its dependencies once.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use kubeforge::Config;
+use kubeforge::package::{CrateOptions, RuntimeDependency, write_crate};
+
+use crate::workspace_root;
+
+/// `target/scale`.
+pub fn dir() -> PathBuf {
+    workspace_root().join("target/scale")
+}
+
+/// Generates a crate named `name` from `config` under `target/scale/crates/<name>`.
+pub fn generate(name: &str, config: &Config) -> PathBuf {
+    let output = config
+        .generate()
+        .unwrap_or_else(|e| panic!("{name} does not generate:\n{e}"));
+    let dir = dir().join("crates").join(name);
+    let options = CrateOptions {
+        name: name.to_owned(),
+        runtime: RuntimeDependency::Path(workspace_root().join("runtime")),
+    };
+    write_crate(&output, &dir, &options).unwrap_or_else(|e| panic!("{name} does not write:\n{e}"));
+    dir
+}
+
+/// Runs `cargo <args>` in `dir` with warnings denied, and panics with its output on failure.
+pub fn cargo(dir: &Path, args: &[&str]) -> String {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", dir_target())
+        .env("RUSTFLAGS", "-D warnings")
+        .output()
+        .expect("cargo runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.status.success(),
+        "cargo {} failed in {}:\n{text}",
+        args.join(" "),
+        dir.display()
+    );
+    text
+}
+
+/// The shared target directory.
+pub fn dir_target() -> PathBuf {
+    dir().join("target")
+}
