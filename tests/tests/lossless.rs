@@ -623,7 +623,7 @@ fn main() {{
         .map(|((p, s), _)| (parts[*p].input.clone(), s.clone()))
         .collect();
     let mut found: Vec<Found> = Vec::new();
-    let mut per_document: BTreeMap<(String, String), [usize; 4]> = BTreeMap::new();
+    let mut per_document: BTreeMap<(String, String), [usize; 5]> = BTreeMap::new();
     for ((p, schema), outcome) in &outcomes {
         let part = &parts[*p];
         let counts = per_document
@@ -633,6 +633,11 @@ fn main() {{
         counts[1] += outcome.instances;
         counts[2] += outcome.failures.len();
         counts[3] += usize::from(!outcome.failures.is_empty());
+        counts[4] += outcome
+            .failures
+            .iter()
+            .filter(|f| f.0 == Mode::UnknownFields)
+            .count();
         for (mode, index, message) in &outcome.failures {
             if *mode == Mode::UnknownFields && UNKNOWN_FIELDS_DROPPED.is_some() {
                 continue;
@@ -711,7 +716,7 @@ fn main() {{
     fs::write(&proposal_path, &proposal).expect("write the proposed gaps");
 
     let mut report = String::new();
-    for ((input, document), [schemas, count, failed, failed_schemas]) in &per_document {
+    for ((input, document), [schemas, count, failed, failed_schemas, unknown]) in &per_document {
         let place = if input == document {
             input.clone()
         } else {
@@ -719,7 +724,7 @@ fn main() {{
         };
         writeln!(
             report,
-            "lossless: {place}: {schemas} schemas, {count} instances, {failed} failing in {failed_schemas} schemas"
+            "lossless: {place}: {schemas} schemas, {count} instances, {failed} failing ({unknown} of them with unknown fields) in {failed_schemas} schemas"
         )
         .expect("write to string");
     }
@@ -731,7 +736,10 @@ fn main() {{
         run_time.as_secs_f64()
     )
     .expect("write to string");
-    eprint!("{report}");
+    // Straight to stderr, past the test harness's capture, so the counts show on success too.
+    std::io::stderr()
+        .write_all(report.as_bytes())
+        .expect("stderr");
     let unexplained: Vec<String> = unexplained
         .into_iter()
         .map(|(_, (causes, text))| {
