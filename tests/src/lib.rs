@@ -6,7 +6,9 @@
 
 pub mod claims;
 pub mod golden;
+pub mod instances;
 pub mod json_diff;
+pub mod scale;
 
 use std::path::{Path, PathBuf};
 

@@ -5,7 +5,7 @@
 //!
 //! The generated crate is built once per feature set with `cargo build` (what users run;
 //! `cargo check` saves only about a quarter here, since request functions are `#[inline]`
-//! and the crate emits little machine code), sharing `target/scale` with the scale tests so
+//! and the crate emits little machine code), sharing `target/tmp/scale` with the scale tests so
 //! dependencies build once. Runs when `../shared/corpus` exists and prints `SKIPPED: …`
 //! otherwise.
 
@@ -36,10 +36,7 @@ fn build(dir: &Path, features: &[&str]) -> Result<(), String> {
                 .flatten(),
         )
         .current_dir(dir)
-        .env(
-            "CARGO_TARGET_DIR",
-            workspace_root().join("target/scale/target"),
-        )
+        .env("CARGO_TARGET_DIR", kubeforge_tests::scale::dir_target())
         .env("RUSTFLAGS", "-D warnings")
         .output()
         .expect("cargo runs");
@@ -103,7 +100,7 @@ fn every_group_builds_alone_and_in_combination() {
         ),
         "the scale function is gated"
     );
-    let dir = workspace_root().join("target/scale/crates/group-features");
+    let dir = kubeforge_tests::scale::dir().join("crates/group-features");
     let options = CrateOptions {
         name: "group-features".to_owned(),
         runtime: RuntimeDependency::Path(workspace_root().join("runtime")),
@@ -257,7 +254,7 @@ fn gated_response_types_and_free_operations_build_under_every_feature_set() {
         "no link to a function that may be compiled out"
     );
 
-    let dir = workspace_root().join("target/scale/crates/group-features-two-groups");
+    let dir = kubeforge_tests::scale::dir().join("crates/group-features-two-groups");
     let options = CrateOptions {
         name: "group-features-two-groups".to_owned(),
         runtime: RuntimeDependency::Path(workspace_root().join("runtime")),

@@ -377,7 +377,7 @@ fn kubernetes_and_openshift_merge_into_one_crate() {
 
     // One crate that builds with warnings denied; a Pod and an ImageStream built with its
     // builders serialize as generated/'s do.
-    let dir = workspace_root().join("target/scale/crates/merge-openshift");
+    let dir = kubeforge_tests::scale::dir().join("crates/merge-openshift");
     let options = CrateOptions {
         name: "merge-openshift".to_owned(),
         runtime: RuntimeDependency::Path(workspace_root().join("runtime")),
@@ -394,10 +394,7 @@ fn kubernetes_and_openshift_merge_into_one_crate() {
     let run = std::process::Command::new(cargo)
         .args(["run", "--quiet", "--example", "objects"])
         .current_dir(&dir)
-        .env(
-            "CARGO_TARGET_DIR",
-            workspace_root().join("target/scale/target"),
-        )
+        .env("CARGO_TARGET_DIR", kubeforge_tests::scale::dir_target())
         .env("RUSTFLAGS", "-D warnings")
         .output()
         .expect("cargo runs");

@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use kubeforge::Config;
-use kubeforge::package::{CrateOptions, RuntimeDependency, write_crate};
 use kubeforge_tests::claims;
+use kubeforge_tests::scale::{cargo, generate};
 use kubeforge_tests::{corpus, workspace_root};
 
 fn scale_dir() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("scale")
+    kubeforge_tests::scale::dir()
 }
 
 /// The Kubernetes 1.35 OpenAPI v3 documents, one per group-version.
@@ -86,46 +86,8 @@ fn names_in(dir: &Path, extension: &str) -> Vec<String> {
         .collect()
 }
 
-/// Generates a crate named `name` from `inputs` under `<scale dir>/crates/<name>`.
-fn generate(name: &str, config: Config) -> PathBuf {
-    let output = config
-        .generate()
-        .unwrap_or_else(|e| panic!("{name} does not generate:\n{e}"));
-    let dir = scale_dir().join("crates").join(name);
-    let options = CrateOptions {
-        name: name.to_owned(),
-        runtime: RuntimeDependency::Path(workspace_root().join("runtime")),
-    };
-    write_crate(&output, &dir, &options).unwrap_or_else(|e| panic!("{name} does not write:\n{e}"));
-    dir
-}
-
-/// Runs `cargo <args>` in `dir` with warnings denied, and panics with its output on failure.
-fn cargo(dir: &Path, args: &[&str]) -> String {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
-        .args(args)
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", scale_dir().join("target"))
-        .env("RUSTFLAGS", "-D warnings")
-        .output()
-        .expect("cargo runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(
-        output.status.success(),
-        "cargo {} failed in {}:\n{text}",
-        args.join(" "),
-        dir.display()
-    );
-    text
-}
-
 fn build(name: &str, config: Config) {
-    let dir = generate(name, config);
+    let dir = generate(name, &config);
     cargo(&dir, &["build", "--quiet"]);
 }
 
@@ -216,7 +178,7 @@ fn kubernetes_swagger_builds_and_round_trips_every_fixture() {
     let api = config
         .model()
         .unwrap_or_else(|e| panic!("swagger.json does not model:\n{e}"));
-    let dir = generate("scale-kubernetes-swagger", config);
+    let dir = generate("scale-kubernetes-swagger", &config);
 
     // One API group alone, with the groups it needs worked out by the generator.
     cargo(
@@ -423,7 +385,7 @@ fn kubernetes_operations_share_few_query_structs() {
     );
 }
 
-/// Decompresses `tests/old-documents/<name>.gz` into `target/scale/old-documents/<name>`.
+/// Decompresses `tests/old-documents/<name>.gz` into `target/tmp/scale/old-documents/<name>`.
 fn old_document(name: &str) -> PathBuf {
     let source = workspace_root()
         .join("tests/old-documents")
