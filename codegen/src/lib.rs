@@ -31,7 +31,7 @@ pub mod write;
 
 use std::path::{Path, PathBuf};
 
-pub use diagnostics::{Diagnostic, Error, ErrorKind, Origin};
+pub use diagnostics::{Diagnostic, Error, ErrorKind, Note, Origin};
 pub use load::Selector;
 pub use write::{CheckReport, Layout, Output, WriteReport};
 
@@ -287,9 +287,11 @@ impl Config {
     /// );
     /// ```
     ///
-    /// An exact mapping beats a package one. Every mapping must match a schema. Extern types
-    /// get no builder (a resource whose `metadata` is extern has a constructor without name
-    /// and namespace), are assumed not to be `Eq`, and their own operations are left to the
+    /// An exact mapping beats a package one. A mapping that matches no schema (after
+    /// selection) is no error but a note ([`Output::notes`]). Extern types get no builder
+    /// (a resource whose `metadata` is an extern `ObjectMeta` still has the name and
+    /// namespace constructor, setting its public fields, and a `metadata_with` that edits it
+    /// through `&mut`), are assumed not to be `Eq`, and their own operations are left to the
     /// crate that defines them. The watch event stays generated (routes decode into it).
     #[must_use]
     pub fn extern_type(mut self, schema: impl Into<String>, path: impl Into<String>) -> Self {
@@ -402,6 +404,7 @@ impl Config {
         if self.options.features {
             output.features = Some(model::features::compute(&api));
         }
+        output.notes.clone_from(&api.notes);
         Ok(output)
     }
 

@@ -34,6 +34,8 @@ pub struct Output {
     files: BTreeMap<PathBuf, String>,
     /// The cargo features, when the output is gated by them.
     pub(crate) features: Option<crate::model::features::Features>,
+    /// What the run skipped or left unused (see [`crate::Note`]).
+    pub(crate) notes: Vec<crate::diagnostics::Note>,
 }
 
 /// What [`Output::write`] did.
@@ -69,6 +71,12 @@ impl Output {
     /// The cargo features the output is gated by, if any.
     pub fn features(&self) -> Option<&crate::model::features::Features> {
         self.features.as_ref()
+    }
+
+    /// What the run skipped or left unused: documents of a bundle that are no API
+    /// definition, extern types that matched nothing. The command line prints them.
+    pub fn notes(&self) -> &[crate::diagnostics::Note] {
+        &self.notes
     }
 
     /// The files, by path relative to the output directory.
@@ -315,6 +323,7 @@ pub(crate) fn render(tree: &Module, layout: Layout, generated_by: &str) -> Resul
     Ok(Output {
         files,
         features: None,
+        notes: Vec::new(),
     })
 }
 

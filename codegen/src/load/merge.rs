@@ -34,6 +34,7 @@ pub(crate) fn merge(documents: Vec<Document>) -> Result<RawApi, Error> {
         }
         api.operations.extend(document.operations);
         api.resources.extend(document.resources);
+        api.notes.extend(document.notes);
     }
     let mut api = diagnostics.finish(api)?;
     super::fixups::apply(&mut api)?;

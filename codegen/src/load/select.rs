@@ -201,5 +201,6 @@ pub(crate) fn select(raw: RawApi, selectors: &[Selector]) -> Result<RawApi, Erro
         schemas,
         operations,
         resources,
+        notes: raw.notes,
     })
 }
