@@ -195,7 +195,12 @@ impl Note {
 
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "note: {}\n  --> {}", self.message, self.origin)
+        write!(f, "note: {}", self.message)?;
+        // Notes about the configuration have no place in an input to point at.
+        if self.origin.file != Path::new("<config>") {
+            write!(f, "\n  --> {}", self.origin)?;
+        }
+        Ok(())
     }
 }
 

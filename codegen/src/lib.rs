@@ -405,6 +405,18 @@ impl Config {
             output.features = Some(model::features::compute(&api));
         }
         output.notes.clone_from(&api.notes);
+        for id in api.resources.keys() {
+            let ty = api.get(*id);
+            output
+                .resource_modules
+                .entry(ty.module.clone())
+                .or_default()
+                .push(ty.name.clone());
+        }
+        output
+            .resource_modules
+            .values_mut()
+            .for_each(|kinds| kinds.sort());
         Ok(output)
     }
 

@@ -36,6 +36,8 @@ pub struct Output {
     pub(crate) features: Option<crate::model::features::Features>,
     /// What the run skipped or left unused (see [`crate::Note`]).
     pub(crate) notes: Vec<crate::diagnostics::Note>,
+    /// The modules that hold served resources (paths below the root) and their kinds.
+    pub(crate) resource_modules: BTreeMap<Vec<String>, Vec<String>>,
 }
 
 /// What [`Output::write`] did.
@@ -77,6 +79,12 @@ impl Output {
     /// definition, extern types that matched nothing. The command line prints them.
     pub fn notes(&self) -> &[crate::diagnostics::Note] {
         &self.notes
+    }
+
+    /// The modules that hold served resources, as module paths below the generated root
+    /// (`["io", "cert_manager", "v1"]`), each with its resources' kinds, sorted.
+    pub fn resource_modules(&self) -> &BTreeMap<Vec<String>, Vec<String>> {
+        &self.resource_modules
     }
 
     /// The files, by path relative to the output directory.
@@ -324,6 +332,7 @@ pub(crate) fn render(tree: &Module, layout: Layout, generated_by: &str) -> Resul
         files,
         features: None,
         notes: Vec::new(),
+        resource_modules: BTreeMap::new(),
     })
 }
 
