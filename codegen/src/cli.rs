@@ -163,6 +163,7 @@ impl GenerateArgs {
     /// Adds these options to `config`.
     fn apply(&self, mut config: Config) -> Result<Config, String> {
         config = config
+            .crate_name(&self.crate_name)
             .features(self.group_features)
             .builders(!self.no_builders)
             .routes(!self.no_routes)

@@ -1,12 +1,15 @@
 //! kubeforge generates Rust types for Kubernetes-style APIs from OpenAPI documents.
 //!
-//! The pipeline has four stages, one module each:
+//! The pipeline has four stages, one private module each:
 //!
 //! ```text
 //! inputs ──load──▶ RawApi ──model──▶ ApiSet ──emit──▶ token streams ──write──▶ files
 //! ```
 //!
-//! [`Config`] drives it, the same way from `cargo xtask regen` and from a `build.rs`:
+//! The public API is [`Config`] (every option), what it returns ([`Output`], [`Error`] with
+//! its [`Diagnostic`]s, [`Note`]s), [`Selector`], [`ModuleRules`], [`Layout`], [`package`]
+//! for a complete crate around the output, and, with the `cli` feature, [`cli`]. [`Config`]
+//! drives the pipeline, the same way from `cargo xtask regen` and from a `build.rs`:
 //!
 //! ```no_run
 //! let output = kubeforge::Config::new()
@@ -23,16 +26,20 @@
 pub mod cli;
 mod compile;
 pub mod diagnostics;
-pub mod emit;
-pub mod load;
+mod emit;
+mod load;
+// The intermediate representation is no stable API: `Config::model` returns it for tools
+// and tests that inspect it (`cargo xtask`, `tests/`), so it stays reachable, undocumented.
+#[doc(hidden)]
 pub mod model;
 pub mod package;
-pub mod write;
+mod write;
 
 use std::path::{Path, PathBuf};
 
-pub use diagnostics::{Diagnostic, Error, ErrorKind, Note, Origin};
+pub use diagnostics::{Diagnostic, Error, ErrorKind, LineColumn, Note, Origin};
 pub use load::Selector;
+pub use model::features::Features;
 pub use write::{CheckReport, Layout, Output, WriteReport};
 
 /// How schema names map to module paths.
@@ -221,10 +228,21 @@ impl Config {
 
     /// The Rust path of the generated root module, used in every reference between generated
     /// types: `crate` (the default) when the output is a crate's `src/`, or e.g.
-    /// `crate::k8s` when it is included as the module `k8s`.
+    /// `crate::k8s` when it is included as the module `k8s`. Included anywhere else, the
+    /// code does not compile, and its first error names the root path:
+    /// `unresolved import … crate_k8s_must_be_the_module_that_includes_this_code__see_root_path`.
     #[must_use]
     pub fn root_path(mut self, path: impl Into<String>) -> Self {
         self.options.root_path = path.into();
+        self
+    }
+
+    /// The package name the output is used under, when it is a crate of its own: the example
+    /// in the crate's docs then names it and is compiled as a doctest. The command line sets
+    /// it from `--crate-name`.
+    #[must_use]
+    pub fn crate_name(mut self, name: impl Into<String>) -> Self {
+        self.options.crate_name = Some(name.into());
         self
     }
 

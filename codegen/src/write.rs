@@ -344,7 +344,22 @@ fn render_tree(
     files: &mut BTreeMap<PathBuf, String>,
 ) -> Result<(), Error> {
     let is_root = dir.as_os_str().is_empty();
-    let tokens = module_declarations(module, is_root);
+    let mut tokens = module
+        .docs
+        .as_deref()
+        .map_or_else(TokenStream::new, |docs| {
+            let lines = docs.lines().map(|line| {
+                let line = if line.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {line}")
+                };
+                quote!(#![doc = #line])
+            });
+            quote!(#(#lines)*)
+        });
+    tokens.extend(module.items.clone());
+    tokens.extend(module_declarations(module, is_root));
     files.insert(dir.join(file_name), format_file(header_line, tokens)?);
     for (stem, file) in &module.files {
         let header = format!("{header_line}// Source: {}\n", file.source);
@@ -364,15 +379,17 @@ fn render_tree(
 /// prettyplease), and `cargo fmt` rewrapping it would make `regen --check` fail.
 fn module_declarations(module: &Module, is_root: bool) -> TokenStream {
     let skip = is_root.then(|| quote!(#[rustfmt::skip]));
+    let attributes = &module.child_attributes;
     let children = module.children.iter().map(|(name, child)| {
         let name = ident(name);
         let cfg = child.feature.as_ref().map(|f| quote!(#[cfg(feature = #f)]));
-        quote!(#cfg #skip pub mod #name;)
+        quote!(#cfg #attributes #skip pub mod #name;)
     });
     let files = module.files.iter().map(|(stem, file)| {
         let stem = ident(stem);
         let exports = file.exports.iter().map(|name| ident(name));
         quote! {
+            #attributes
             #skip
             mod #stem;
             pub use self::#stem::{#(#exports),*};
@@ -386,22 +403,26 @@ fn module_declarations(module: &Module, is_root: bool) -> TokenStream {
 
 /// The whole tree as nested inline modules, with the same paths as the file layout.
 fn inline_module(module: &Module) -> TokenStream {
+    let attributes = &module.child_attributes;
     let children = module.children.iter().map(|(name, child)| {
         let name = ident(name);
         let body = inline_module(child);
         let cfg = child.feature.as_ref().map(|f| quote!(#[cfg(feature = #f)]));
-        quote!(#cfg pub mod #name { #body })
+        quote!(#cfg #attributes pub mod #name { #body })
     });
     let files = module.files.iter().map(|(stem, file)| {
         let stem = ident(stem);
         let exports = file.exports.iter().map(|name| ident(name));
         let tokens = &file.tokens;
         quote! {
+            #attributes
             mod #stem { #tokens }
             pub use self::#stem::{#(#exports),*};
         }
     });
-    quote!(#(#children)* #(#files)*)
+    // No docs: inner attributes are not allowed in a file that is `include!`d.
+    let items = &module.items;
+    quote!(#items #(#children)* #(#files)*)
 }
 
 fn collect_sources(module: &Module, sources: &mut Vec<String>) {
@@ -442,7 +463,10 @@ fn separate_items(text: &str) -> String {
                 || c.starts_with("impl")
                 || c.starts_with("pub fn")
                 || c.starts_with("fn ");
-            let ends_item = p == "}" || (p.ends_with(';') && !c.starts_with("pub use"));
+            // A doc line that ends in `;` ends no item: a blank line after it would split
+            // the doc comment (clippy's `empty_line_after_doc_comments`).
+            let ends_item =
+                p == "}" || (p.ends_with(';') && !p.starts_with("//") && !c.starts_with("pub use"));
             if !c.is_empty()
                 && indent(prev) == indent(line)
                 && ((p == "}" && !c.starts_with('}')) || (ends_item && starts_item))

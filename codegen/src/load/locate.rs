@@ -73,6 +73,7 @@ pub fn line_column(text: &str, pointer: &str) -> Option<LineColumn> {
 
 /// The end of the JSON value that starts at byte `offset`, clipped to its first line, for
 /// underlining it.
+#[cfg(feature = "cli")]
 pub fn value_end_on_line(text: &str, offset: usize) -> usize {
     let end = skip_value(text.as_bytes(), offset).unwrap_or(text.len());
     let line_end = text[offset..].find('\n').map_or(text.len(), |n| offset + n);

@@ -58,21 +58,44 @@ fn prepare(name: &str) -> String {
 }
 
 /// Restricts to characters valid in identifiers: heck keeps non-ASCII letters, which Rust
-/// accepts in identifiers but which are hard to type; they are transliterated away.
+/// accepts in identifiers but which are hard to type; each run of them becomes one `_`
+/// (`größe` → `gr_e`), since a doubled `_` is neither snake nor camel case to rustc's
+/// `non_snake_case` and `non_camel_case_types` lints.
 fn ascii_only(name: String) -> String {
     if name.is_ascii() {
-        name
-    } else {
-        name.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
+        return name;
     }
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        let c = if c.is_ascii_alphanumeric() { c } else { '_' };
+        if !(c == '_' && out.ends_with('_')) {
+            out.push(c);
+        }
+    }
+    if out.chars().all(|c| c == '_') {
+        out.clear();
+    }
+    out
+}
+
+/// [`ascii_only`] for camel-case names (types, variants): a run of non-ASCII characters is
+/// dropped and the letter after it capitalized (`ÄrgerGrund` → `RgerGrund`, `Über` → `Ber`),
+/// since an `_` next to a letter is not camel case to rustc's `non_camel_case_types`.
+fn ascii_camel(name: String) -> String {
+    if name.is_ascii() {
+        return name;
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut dropped = false;
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(if dropped { c.to_ascii_uppercase() } else { c });
+            dropped = false;
+        } else {
+            dropped = true;
+        }
+    }
+    out
 }
 
 /// The snake-case form used for fields and modules.
@@ -128,7 +151,7 @@ pub fn type_name(name: &str) -> String {
     let mut out = if valid {
         name.to_owned()
     } else {
-        ascii_only(prepare(name).to_upper_camel_case())
+        ascii_camel(prepare(name).to_upper_camel_case())
     };
     if out.is_empty() {
         out.push_str("Unnamed");
@@ -144,7 +167,7 @@ pub fn type_name(name: &str) -> String {
 
 /// The name of an anonymous type nested in `parent` under the property `json_name`.
 pub fn nested_type_name(parent: &str, json_name: &str) -> String {
-    let suffix = ascii_only(prepare(json_name).to_upper_camel_case());
+    let suffix = ascii_camel(prepare(json_name).to_upper_camel_case());
     type_name(&format!("{parent}{suffix}"))
 }
 
@@ -156,7 +179,7 @@ pub fn variant_name(value: &str) -> String {
     // Keep a separator between digits that would otherwise run together ("1.0" vs "10").
     let mut words: Vec<String> = Vec::new();
     for word in prepare(value).split(' ').filter(|w| !w.is_empty()) {
-        let camel = ascii_only(word.to_upper_camel_case());
+        let camel = ascii_camel(word.to_upper_camel_case());
         if camel.is_empty() {
             continue;
         }
@@ -390,6 +413,23 @@ mod tests {
         assert_eq!(variant_name("Other"), "Other_");
         assert_eq!(variant_name("Self"), "Self_");
         assert_eq!(variant_name("*"), "Symbol");
+    }
+
+    #[test]
+    fn non_ascii_names_satisfy_rustc_case_lints() {
+        // One `_` per run in snake case, never doubled or alone; camel case drops the run
+        // and capitalizes what follows, so no `_` touches a letter.
+        assert_eq!(field_name("größe"), "gr_e");
+        assert_eq!(field_name("naïveName"), "na_ve_name");
+        assert_eq!(field_name("日本語"), "value");
+        assert_eq!(type_name("Überblick"), "Berblick");
+        assert_eq!(
+            nested_type_name("WunderlichSpec", "ÄrgerGrund"),
+            "WunderlichSpecRgerGrund"
+        );
+        assert_eq!(variant_name("Über"), "Ber");
+        assert_eq!(variant_name("ÄÖÜ"), "Symbol");
+        assert_eq!(variant_name("straße"), "StraE");
     }
 
     #[test]
