@@ -97,9 +97,9 @@ pub struct GenerateArgs {
     #[arg(long = "derive", value_name = "[PATTERN=]TRAIT")]
     pub derive: Vec<String>,
     /// Add an attribute to generated structs and enums: `PATTERN=#[…]`, where PATTERN is `*`,
-    /// a schema name (`io.example.v1.Widget`) or package (`io.example.v1.*`), or a Rust path
-    /// below the crate root (`io::example::v1::Widget`) or module (`io::example::*`).
-    /// Repeatable.
+    /// a type name (`WidgetSpec`, in any module), a schema name (`io.example.v1.Widget`) or
+    /// package (`io.example.v1.*`), or a Rust path below the crate root
+    /// (`io::example::v1::Widget`) or module (`io::example::*`). Repeatable.
     #[arg(long = "type-attribute", value_name = "PATTERN=ATTRIBUTE")]
     pub type_attribute: Vec<String>,
     /// The map type of `additionalProperties`: `BTreeMap` (the default), `HashMap`, or the path

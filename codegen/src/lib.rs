@@ -327,7 +327,8 @@ impl Config {
     /// - a schema name (`com.github.openshift.api.image.v1.ImageStream`; a nested type by
     ///   `Parent.property`), or a prefix ending in `*` (`com.github.openshift.api.image.v1.*`);
     /// - a Rust path below the generated root (`openshift::image::v1::ImageStream`), or a
-    ///   module followed by `::*` (`openshift::image::*`, that module and below).
+    ///   module followed by `::*` (`openshift::image::*`, that module and below);
+    /// - a plain Rust type name (`TagReferencePolicy`): every type of that name, in any module.
     ///
     /// A pattern is a Rust path when it contains `::`. One that matches nothing is an error.
     #[must_use]

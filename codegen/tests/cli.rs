@@ -301,6 +301,9 @@ fn flags_reach_the_generated_code() {
             "Hash",
             "--derive",
             "com.example.v1.Gadget=::core::cmp::PartialOrd",
+            // kopium's form: a type by its Rust name.
+            "--derive",
+            "GadgetSpec=::core::cmp::PartialOrd",
             "--type-attribute",
             "com::example::v1::GadgetSpec=#[serde(rename_all = \"camelCase\")]",
             "--map-type",
@@ -332,7 +335,7 @@ fn flags_reach_the_generated_code() {
     let flat = code.split_whitespace().collect::<Vec<_>>().join(" ");
     for expected in [
         "#[derive(Hash)] #[derive(::core::cmp::PartialOrd)] pub struct Gadget {",
-        "#[derive(Hash)] #[serde(rename_all = \"camelCase\")] pub struct GadgetSpec {",
+        "#[derive(Hash)] #[derive(::core::cmp::PartialOrd)] #[serde(rename_all = \"camelCase\")] pub struct GadgetSpec {",
         "pub labels: Option<::std::collections::HashMap<String, String>>,",
         "pub owner: Option<::my_crate::Owner>,",
         "pub metadata: Option<::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>,",
