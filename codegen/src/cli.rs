@@ -1,35 +1,77 @@
-//! The command line: `kubeforge <inputs…> --out <dir> [--crate-name N] [--select …]`, writing a
-//! complete, buildable crate from any mix of supported documents. The installed `kubeforge`
-//! binary and `cargo xtask generate` both run this.
+//! The command line: `kubeforge <inputs…> --out <dir> [options]` writes a complete, buildable
+//! crate from any mix of supported documents; `kubeforge routes <inputs…> [--json]` prints
+//! their route table. The installed `kubeforge` binary and `cargo xtask generate` both run
+//! this.
 
+mod routes;
+
+use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
 
 use crate::package::{CrateOptions, RuntimeDependency, write_crate};
 use crate::{Config, Selector};
 
+pub use routes::routes;
+
+/// The name standard input is given in diagnostics and headers.
+const STDIN: &str = "<stdin>";
+
+/// The k8s-openapi requirement `--kube` adds; the version kube 5 uses.
+const K8S_OPENAPI: &str = "0.29";
+
 /// Generate a Rust crate from Kubernetes OpenAPI documents or CRDs.
+///
+/// Inputs are OpenAPI v3 or Swagger 2.0 documents (JSON or YAML), CustomResourceDefinitions,
+/// `kubectl get crd -o yaml` lists, or bundles of manifests (a Helm chart's rendered output:
+/// everything but the CRDs is skipped with a note). `-` reads standard input.
 #[derive(Debug, Parser)]
-#[command(name = "kubeforge", version)]
+#[command(
+    name = "kubeforge",
+    version,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 pub struct Args {
-    /// Input documents: OpenAPI v3 or Swagger 2.0 (JSON or YAML), or CRDs (YAML or JSON,
-    /// several per file allowed).
+    /// A command other than generating a crate.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// What to generate from.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// How to generate it.
+    #[command(flatten)]
+    pub generate: GenerateArgs,
+}
+
+/// The commands besides the default one, which generates a crate.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the route table of the inputs: every operation with its method, path and action,
+    /// grouped by group-version and resource, in at most 100 columns.
+    Routes {
+        /// What to read.
+        #[command(flatten)]
+        input: InputArgs,
+        /// One JSON object per route and line instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The inputs and the selection, shared by every command.
+#[derive(Debug, clap::Args)]
+pub struct InputArgs {
+    /// Input documents (`-` for standard input): OpenAPI v3 or Swagger 2.0 (JSON or YAML),
+    /// CRDs and lists of them (YAML or JSON, several documents per file allowed).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// The directory to write the crate into (Cargo.toml and src/). A hand-written
-    /// Cargo.toml there is left alone (with a note on what the generated one would add); its
-    /// `[workspace]` table is left out when the directory is a member of an enclosing
-    /// workspace.
-    #[arg(long)]
-    pub out: PathBuf,
-    /// The crate's package name.
-    #[arg(long, default_value = "kube-api")]
-    pub crate_name: String,
     /// Generate only this, plus what it references: group=G, group-version=G/V, kind=K or
-    /// schema=NAME. Repeatable.
+    /// schema=NAME. Repeatable. (kopium's `--api-version V` is `--select group-version=G/V`.)
     #[arg(long = "select", value_parser = clap::value_parser!(Selector))]
     pub select: Vec<Selector>,
     /// Where two inputs define one schema differently enough to make different types, use
@@ -37,6 +79,48 @@ pub struct Args {
     /// error. Repeatable: earlier wins. Definitions that make the same type always merge.
     #[arg(long, value_name = "DOCUMENT")]
     pub prefer: Vec<PathBuf>,
+}
+
+/// The options of crate generation.
+#[derive(Debug, clap::Args)]
+pub struct GenerateArgs {
+    /// The directory to write the crate into (Cargo.toml and src/). A hand-written
+    /// Cargo.toml there is left alone (with a note on what the generated one would add); its
+    /// `[workspace]` table is left out when the directory is a member of an enclosing
+    /// workspace.
+    #[arg(long, required = true)]
+    pub out: Option<PathBuf>,
+    /// The crate's package name.
+    #[arg(long, default_value = "kube-api")]
+    pub crate_name: String,
+    /// Make the crate work with kube: the meta types (`ObjectMeta`, …) are k8s-openapi's and
+    /// every served resource implements k8s-openapi's `Resource`, `ListableResource` and
+    /// `Metadata`, so `kube::Api::<T>` takes it. The crate depends on k8s-openapi without a
+    /// version feature, as k8s-openapi asks of libraries: the program using it picks one
+    /// (`features = ["latest"]` or `["v1_33"]`, …); its own tests use `latest`.
+    #[arg(long)]
+    pub kube: bool,
+    /// Derive a trait on generated structs and enums: `TRAIT` for all of them, or
+    /// `PATTERN=TRAIT` (a pattern as for --type-attribute). Repeatable.
+    #[arg(long = "derive", value_name = "[PATTERN=]TRAIT")]
+    pub derive: Vec<String>,
+    /// Add an attribute to generated structs and enums: `PATTERN=#[…]`, where PATTERN is `*`,
+    /// a type name (`WidgetSpec`, in any module), a schema name (`io.example.v1.Widget`) or
+    /// package (`io.example.v1.*`), or a Rust path below the crate root
+    /// (`io::example::v1::Widget`) or module (`io::example::*`). Repeatable.
+    #[arg(long = "type-attribute", value_name = "PATTERN=ATTRIBUTE")]
+    pub type_attribute: Vec<String>,
+    /// The map type of `additionalProperties`: `BTreeMap` (the default), `HashMap`, or the path
+    /// of any map type generic over key and value (`::indexmap::IndexMap`, whose crate you
+    /// then add to the generated Cargo.toml).
+    #[arg(long, value_name = "PATH")]
+    pub map_type: Option<String>,
+    /// Use an existing type instead of generating one: `SCHEMA=PATH`
+    /// (`io.k8s.api.core.v1.ObjectReference=::k8s_openapi::api::core::v1::ObjectReference`),
+    /// or `PACKAGE.*=MODULE::*` for every schema directly in a package. Repeatable. One that
+    /// matches nothing is a note.
+    #[arg(long = "extern", value_name = "SCHEMA=PATH")]
+    pub extern_types: Vec<String>,
     /// Gate each API group behind a cargo feature of the same name (`core` for the core
     /// group), with dependencies between groups worked out; all are on by default.
     #[arg(long)]
@@ -61,16 +145,25 @@ pub struct Args {
     pub runtime_version: Option<String>,
 }
 
-impl Args {
-    /// The configuration these arguments describe.
-    pub fn config(&self) -> Config {
-        let mut config = Config::new()
-            .features(self.group_features)
-            .builders(!self.no_builders)
-            .routes(!self.no_routes)
-            .docs(!self.no_docs);
+/// Splits `PATTERN=VALUE` at the first `=` (attributes may contain `=`, patterns never do).
+fn pattern_and_value<'a>(flag: &str, text: &'a str) -> Result<(&'a str, &'a str), String> {
+    text.split_once('=')
+        .filter(|(pattern, value)| !pattern.is_empty() && !value.is_empty())
+        .ok_or_else(|| format!("expected `--{flag} PATTERN=VALUE`, found {text:?}"))
+}
+
+impl InputArgs {
+    /// The configuration reading these inputs; `stdin` is standard input's text, when an
+    /// input is `-`. With `out`, generated headers name each input relative to it (see
+    /// [`source_name`]).
+    fn config(&self, stdin: Option<&[u8]>, out: Option<&Path>) -> Config {
+        let mut config = Config::new();
         for input in &self.inputs {
-            config = config.input_named(input, source_name(input, &self.out));
+            config = match (stdin, out) {
+                (Some(bytes), _) if input.as_os_str() == "-" => config.input_bytes(STDIN, bytes),
+                (_, Some(out)) => config.input_named(input, source_name(input, out)),
+                (_, None) => config.input(input),
+            };
         }
         for selector in &self.select {
             config = config.select(selector.clone());
@@ -81,16 +174,107 @@ impl Args {
         config
     }
 
+    /// Each input as headers name it (relative to `out`) and as the user typed it, so that
+    /// diagnostics show what was typed.
+    fn typed_names(&self, out: Option<&Path>) -> Vec<(PathBuf, PathBuf)> {
+        let Some(out) = out else {
+            return Vec::new();
+        };
+        self.inputs
+            .iter()
+            .filter(|input| input.as_os_str() != "-")
+            .map(|input| (source_name(input, out), input.clone()))
+            .collect()
+    }
+}
+
+impl GenerateArgs {
+    /// Adds these options to `config`.
+    fn apply(&self, mut config: Config) -> Result<Config, String> {
+        config = config
+            .crate_name(&self.crate_name)
+            .features(self.group_features)
+            .builders(!self.no_builders)
+            .routes(!self.no_routes)
+            .docs(!self.no_docs);
+        if self.kube {
+            config = config
+                .extern_type(
+                    "io.k8s.apimachinery.pkg.apis.meta.v1.*",
+                    "::k8s_openapi::apimachinery::pkg::apis::meta::v1::*",
+                )
+                .k8s_openapi_traits(true);
+        }
+        for text in &self.extern_types {
+            let (schema, path) = pattern_and_value("extern", text)?;
+            config = config.extern_type(schema, path);
+        }
+        for text in &self.derive {
+            let (pattern, derive) = text.split_once('=').unwrap_or(("*", text));
+            config = config.derive(pattern, derive);
+        }
+        for text in &self.type_attribute {
+            let (pattern, attribute) = pattern_and_value("type-attribute", text)?;
+            config = config.type_attribute(pattern, attribute);
+        }
+        if let Some(map) = &self.map_type {
+            config = config.map_type(match map.as_str() {
+                "BTreeMap" => "::std::collections::BTreeMap",
+                "HashMap" => "::std::collections::HashMap",
+                path => path,
+            });
+        }
+        Ok(config)
+    }
+
     fn crate_options(&self) -> CrateOptions {
         let runtime = match (&self.runtime_path, &self.runtime_version) {
             (Some(path), _) => RuntimeDependency::Path(path.clone()),
             (None, Some(version)) => RuntimeDependency::Version(version.clone()),
             (None, None) => RuntimeDependency::default(),
         };
+        let (dependencies, dev_dependencies) = if self.kube {
+            (
+                vec![format!("k8s-openapi = \"{K8S_OPENAPI}\"")],
+                vec![format!(
+                    "k8s-openapi = {{ version = \"{K8S_OPENAPI}\", features = [\"latest\"] }}"
+                )],
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
         CrateOptions {
             name: self.crate_name.clone(),
             runtime,
+            dependencies,
+            dev_dependencies,
         }
+    }
+}
+
+impl Args {
+    /// The configuration these arguments describe (standard input, if named, is read).
+    pub fn config(&self) -> Result<Config, String> {
+        let stdin = self.read_stdin(&self.input)?;
+        self.generate.apply(
+            self.input
+                .config(stdin.as_deref(), self.generate.out.as_deref()),
+        )
+    }
+
+    fn read_stdin(&self, input: &InputArgs) -> Result<Option<Vec<u8>>, String> {
+        let wanted = input.inputs.iter().filter(|i| i.as_os_str() == "-").count();
+        if wanted > 1 {
+            return Err("expected `-` (standard input) at most once among the inputs".to_owned());
+        }
+        if wanted == 0 {
+            return Ok(None);
+        }
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        Ok(Some(bytes))
     }
 }
 
@@ -108,38 +292,163 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
             };
         }
     };
-    let result = args.config().generate().and_then(|output| {
-        write_crate(&output, &args.out, &args.crate_options()).map(|report| (output, report))
+    if let Some(Command::Routes { input, json }) = &args.command {
+        return run_routes(&args, input, *json);
+    }
+    let usage = |message: String| {
+        eprintln!("error: {message}");
+        ExitCode::from(2)
+    };
+    let stdin = match args.read_stdin(&args.input) {
+        Ok(stdin) => stdin,
+        Err(message) => return usage(message),
+    };
+    let out = args.generate.out.as_deref();
+    let config = match args
+        .generate
+        .apply(args.input.config(stdin.as_deref(), out))
+    {
+        Ok(config) => config,
+        Err(message) => return usage(message),
+    };
+    let Some(out) = &args.generate.out else {
+        return usage("expected `--out DIR`".to_owned());
+    };
+    let result = config.generate().and_then(|output| {
+        write_crate(&output, out, &args.generate.crate_options()).map(|report| (output, report))
     });
     match result {
         Ok((output, report)) => {
             for warning in output.warnings() {
-                eprintln!("{}", render_one(warning));
+                eprintln!("{}", render_one(warning, stdin.as_deref()));
+            }
+            for note in output.notes() {
+                eprintln!("{note}");
             }
             for note in &report.notes {
                 eprintln!("note: {note}");
             }
             eprintln!(
                 "{}: {} files, {} written, {} unchanged, {} removed",
-                args.out.display(),
+                out.display(),
                 output.files().len(),
                 report.written.len(),
                 report.unchanged.len(),
                 report.removed.len()
             );
+            eprintln!(
+                "{}",
+                resources_line(&args.generate.crate_name, output.resource_modules())
+            );
             ExitCode::SUCCESS
         }
         Err(e) => {
             // Diagnostics name inputs as the user typed them.
-            let typed: Vec<(PathBuf, PathBuf)> = args
-                .inputs
-                .iter()
-                .map(|input| (source_name(input, &args.out), input.clone()))
-                .collect();
-            eprintln!("{}", render(&e.rename_files(&typed)));
+            let e = e.rename_files(&args.input.typed_names(Some(out)));
+            eprint!("{}", render(&e, stdin.as_deref()));
             ExitCode::FAILURE
         }
     }
+}
+
+fn run_routes(args: &Args, input: &InputArgs, json: bool) -> ExitCode {
+    let stdin = match args.read_stdin(input) {
+        Ok(stdin) => stdin,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    match routes(&input.config(stdin.as_deref(), None), json) {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprint!("{}", render(&e, stdin.as_deref()));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The last line of a run: where the resources are, as paths a user writes in `use`.
+fn resources_line(crate_name: &str, modules: &BTreeMap<Vec<String>, Vec<String>>) -> String {
+    let root = crate_name.replace('-', "_");
+    if modules.is_empty() {
+        return format!("no served resources; the types are below `{root}`");
+    }
+    let kinds: usize = modules.values().map(Vec::len).sum();
+    let paths: Vec<String> = modules
+        .iter()
+        .map(|(module, kinds)| {
+            let path = std::iter::once(root.as_str())
+                .chain(module.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join("::");
+            match kinds.as_slice() {
+                [kind] => format!("{path}::{kind}"),
+                _ if kinds.len() <= 4 => format!("{path}::{{{}}}", kinds.join(", ")),
+                _ => format!("{path} ({} kinds)", kinds.len()),
+            }
+        })
+        .collect();
+    format!(
+        "{kinds} resource{} in: {}",
+        if kinds == 1 { "" } else { "s" },
+        paths.join(", ")
+    )
+}
+
+/// Renders errors the way rustc does: the message, the file and line, the offending source
+/// line with a marker, and the hint. Diagnostics without a location fall back to their plain
+/// form. `stdin` is standard input's text, for diagnostics in it.
+pub fn render(error: &crate::Error, stdin: Option<&[u8]>) -> String {
+    let mut out = String::new();
+    for d in error.diagnostics() {
+        out.push_str(&render_one(d, stdin));
+        out.push('\n');
+    }
+    if error.diagnostics().len() > 1 {
+        out.push_str(&format!("{} errors\n", error.diagnostics().len()));
+    }
+    out
+}
+
+/// Renders one diagnostic, an error or a warning, the way rustc does. `stdin` is standard
+/// input's text, for a diagnostic in it.
+pub fn render_one(d: &crate::Diagnostic, stdin: Option<&[u8]>) -> String {
+    use codespan_reporting::diagnostic::{Diagnostic, Label};
+    use codespan_reporting::files::SimpleFiles;
+    use codespan_reporting::term::{Config, emit_into_string};
+
+    let mut files = SimpleFiles::new();
+    let (file, _) = crate::diagnostics::split_document(&d.origin.file);
+    let text = match stdin {
+        Some(bytes) if file == Path::new(STDIN) => String::from_utf8(bytes.to_vec()).ok(),
+        _ => std::fs::read_to_string(&file).ok(),
+    };
+    let source = d.location.and_then(|at| text.map(|text| (at, text)));
+    let rendered = source.and_then(|(at, text)| {
+        let end = crate::load::locate::value_end_on_line(&text, at.offset);
+        let id = files.add(d.origin.file.display().to_string(), text);
+        let mut notes = Vec::new();
+        if !d.origin.pointer.is_empty() {
+            notes.push(format!("at #{}", d.origin.pointer));
+        }
+        notes.extend(d.hint.iter().map(|h| format!("hint: {h}")));
+        let diagnostic = if d.kind.is_warning() {
+            Diagnostic::warning()
+        } else {
+            Diagnostic::error()
+        };
+        let diagnostic = diagnostic
+            .with_code(d.kind.as_str())
+            .with_message(&d.message)
+            .with_labels(vec![Label::primary(id, at.offset..end)])
+            .with_notes(notes);
+        emit_into_string(&Config::default(), &files, &diagnostic).ok()
+    });
+    rendered.unwrap_or_else(|| format!("{d}\n"))
 }
 
 /// How generated headers name `input`: relative to the output directory (the crate), so the
@@ -171,53 +480,4 @@ fn source_name(input: &std::path::Path, out: &std::path::Path) -> PathBuf {
             .map(PathBuf::from)
             .unwrap_or_else(|| input.to_path_buf())
     })
-}
-
-/// Renders errors the way rustc does: the message, the file and line, the offending source
-/// line with a marker, and the hint. Diagnostics without a location fall back to their plain
-/// form.
-pub fn render(error: &crate::Error) -> String {
-    let mut out = String::new();
-    for d in error.diagnostics() {
-        out.push_str(&render_one(d));
-        out.push('\n');
-    }
-    if error.diagnostics().len() > 1 {
-        out.push_str(&format!("{} errors\n", error.diagnostics().len()));
-    }
-    out
-}
-
-/// Renders one diagnostic, an error or a warning, the way rustc does.
-pub fn render_one(d: &crate::Diagnostic) -> String {
-    use codespan_reporting::diagnostic::{Diagnostic, Label};
-    use codespan_reporting::files::SimpleFiles;
-    use codespan_reporting::term::{Config, emit_into_string};
-
-    let mut files = SimpleFiles::new();
-    let source = d.location.and_then(|at| {
-        let (file, _) = crate::diagnostics::split_document(&d.origin.file);
-        std::fs::read_to_string(file).ok().map(|text| (at, text))
-    });
-    let rendered = source.and_then(|(at, text)| {
-        let end = crate::load::locate::value_end_on_line(&text, at.offset);
-        let id = files.add(d.origin.file.display().to_string(), text);
-        let mut notes = Vec::new();
-        if !d.origin.pointer.is_empty() {
-            notes.push(format!("at #{}", d.origin.pointer));
-        }
-        notes.extend(d.hint.iter().map(|h| format!("hint: {h}")));
-        let diagnostic = if d.kind.is_warning() {
-            Diagnostic::warning()
-        } else {
-            Diagnostic::error()
-        };
-        let diagnostic = diagnostic
-            .with_code(d.kind.as_str())
-            .with_message(&d.message)
-            .with_labels(vec![Label::primary(id, at.offset..end)])
-            .with_notes(notes);
-        emit_into_string(&Config::default(), &files, &diagnostic).ok()
-    });
-    rendered.unwrap_or_else(|| format!("{d}\n"))
 }

@@ -220,6 +220,38 @@ impl fmt::Display for Diagnostic {
     }
 }
 
+/// Something the generator did that the user should know of but that is no error, such as a
+/// document of a bundle it skipped or an extern pattern that matched nothing. The command line
+/// prints each one; [`crate::Output::notes`] lists them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    /// Where it concerns.
+    pub origin: Origin,
+    /// What happened.
+    pub message: String,
+}
+
+impl Note {
+    /// A note about `origin`.
+    pub fn new(origin: &Origin, message: impl Into<String>) -> Note {
+        Note {
+            origin: origin.clone(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "note: {}", self.message)?;
+        // Notes about the configuration have no place in an input to point at.
+        if self.origin.file != Path::new("<config>") {
+            write!(f, "\n  --> {}", self.origin)?;
+        }
+        Ok(())
+    }
+}
+
 /// The error of a generator run: one or more diagnostics, in input order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {

@@ -1,12 +1,15 @@
 //! kubeforge generates Rust types for Kubernetes-style APIs from OpenAPI documents.
 //!
-//! The pipeline has four stages, one module each:
+//! The pipeline has four stages, one private module each:
 //!
 //! ```text
 //! inputs ──load──▶ RawApi ──model──▶ ApiSet ──emit──▶ token streams ──write──▶ files
 //! ```
 //!
-//! [`Config`] drives it, the same way from `cargo xtask regen` and from a `build.rs`:
+//! The public API is [`Config`] (every option), what it returns ([`Output`], [`Error`] with
+//! its [`Diagnostic`]s, [`Note`]s), [`Selector`], [`ModuleRules`], [`Layout`], [`package`]
+//! for a complete crate around the output, and, with the `cli` feature, [`cli`]. [`Config`]
+//! drives the pipeline, the same way from `cargo xtask regen` and from a `build.rs`:
 //!
 //! ```no_run
 //! let output = kubeforge::Config::new()
@@ -23,17 +26,28 @@
 pub mod cli;
 mod compile;
 pub mod diagnostics;
-pub mod emit;
-pub mod load;
+mod emit;
+mod load;
+// The intermediate representation is no stable API: `Config::model` returns it for tools
+// and tests that inspect it (`cargo xtask`, `tests/`), so it stays reachable, undocumented.
+#[doc(hidden)]
 pub mod model;
 pub mod package;
-pub mod write;
+mod write;
 
 use std::path::{Path, PathBuf};
 
-pub use diagnostics::{Diagnostic, Error, ErrorKind, Origin};
+pub use diagnostics::{Diagnostic, Error, ErrorKind, LineColumn, Note, Origin};
 pub use load::Selector;
+pub use model::features::Features;
 pub use write::{CheckReport, Layout, Output, WriteReport};
+
+/// The named fixups of known upstream document bugs (`load/fixups.rs`): each name and why the
+/// fix is right. A fixup applies only to the input it targets and fails loudly
+/// (`error[stale-fixup]`) once the bug is gone.
+pub fn fixups() -> impl Iterator<Item = (&'static str, &'static str)> {
+    load::fixups::FIXUPS.iter().map(|f| (f.name, f.why))
+}
 
 /// How schema names map to module paths.
 ///
@@ -236,10 +250,21 @@ impl Config {
 
     /// The Rust path of the generated root module, used in every reference between generated
     /// types: `crate` (the default) when the output is a crate's `src/`, or e.g.
-    /// `crate::k8s` when it is included as the module `k8s`.
+    /// `crate::k8s` when it is included as the module `k8s`. Included anywhere else, the
+    /// code does not compile, and its first error names the root path:
+    /// `unresolved import … crate_k8s_must_be_the_module_that_includes_this_code__see_root_path`.
     #[must_use]
     pub fn root_path(mut self, path: impl Into<String>) -> Self {
         self.options.root_path = path.into();
+        self
+    }
+
+    /// The package name the output is used under, when it is a crate of its own: the example
+    /// in the crate's docs then names it and is compiled as a doctest. The command line sets
+    /// it from `--crate-name`.
+    #[must_use]
+    pub fn crate_name(mut self, name: impl Into<String>) -> Self {
+        self.options.crate_name = Some(name.into());
         self
     }
 
@@ -302,9 +327,11 @@ impl Config {
     /// );
     /// ```
     ///
-    /// An exact mapping beats a package one. Every mapping must match a schema. Extern types
-    /// get no builder (a resource whose `metadata` is extern has a constructor without name
-    /// and namespace), are assumed not to be `Eq`, and their own operations are left to the
+    /// An exact mapping beats a package one. A mapping that matches no schema (after
+    /// selection) is no error but a note ([`Output::notes`]). Extern types get no builder
+    /// (a resource whose `metadata` is an extern `ObjectMeta` still has the name and
+    /// namespace constructor, setting its public fields, and a `metadata_with` that edits it
+    /// through `&mut`), are assumed not to be `Eq`, and their own operations are left to the
     /// crate that defines them. The watch event stays generated (routes decode into it).
     #[must_use]
     pub fn extern_type(mut self, schema: impl Into<String>, path: impl Into<String>) -> Self {
@@ -322,7 +349,8 @@ impl Config {
     /// - a schema name (`com.github.openshift.api.image.v1.ImageStream`; a nested type by
     ///   `Parent.property`), or a prefix ending in `*` (`com.github.openshift.api.image.v1.*`);
     /// - a Rust path below the generated root (`openshift::image::v1::ImageStream`), or a
-    ///   module followed by `::*` (`openshift::image::*`, that module and below).
+    ///   module followed by `::*` (`openshift::image::*`, that module and below);
+    /// - a plain Rust type name (`TagReferencePolicy`): every type of that name, in any module.
     ///
     /// A pattern is a Rust path when it contains `::`. One that matches nothing is an error.
     #[must_use]
@@ -421,6 +449,19 @@ impl Config {
         output
             .warnings
             .extend(model::naming::collisions(&api, &self.modules));
+        output.notes.clone_from(&api.notes);
+        for id in api.resources.keys() {
+            let ty = api.get(*id);
+            output
+                .resource_modules
+                .entry(ty.module.clone())
+                .or_default()
+                .push(ty.name.clone());
+        }
+        output
+            .resource_modules
+            .values_mut()
+            .for_each(|kinds| kinds.sort());
         Ok(output)
     }
 

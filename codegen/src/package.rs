@@ -27,12 +27,16 @@ impl Default for RuntimeDependency {
 }
 
 /// What the crate is called and what it depends on.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct CrateOptions {
     /// The package name.
     pub name: String,
     /// The runtime dependency.
     pub runtime: RuntimeDependency,
+    /// Further `[dependencies]` lines (`k8s-openapi = "0.29"` for `--kube`).
+    pub dependencies: Vec<String>,
+    /// `[dev-dependencies]` lines.
+    pub dev_dependencies: Vec<String>,
 }
 
 /// The `Cargo.toml` of a generated crate in `dir`. The runtime path is written relative to
@@ -89,11 +93,24 @@ publish = false
 kubeforge-runtime = {runtime}
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = "1"
-
+{dependencies}{dev_dependencies}
 [lints.rust]
 unsafe_code = "forbid"
 {feature_section}{workspace}"#,
-        name = options.name
+        name = options.name,
+        dependencies = options
+            .dependencies
+            .iter()
+            .map(|line| format!("{line}\n"))
+            .collect::<String>(),
+        dev_dependencies = if options.dev_dependencies.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "\n[dev-dependencies]\n{}\n",
+                options.dev_dependencies.join("\n")
+            )
+        },
     )
 }
 

@@ -44,6 +44,10 @@ pub struct Output {
     pub(crate) features: Option<crate::model::features::Features>,
     /// Warnings of the run (definitions overridden by a preferred document's, numbered names).
     pub(crate) warnings: Vec<crate::Diagnostic>,
+    /// What the run skipped or left unused (see [`crate::Note`]).
+    pub(crate) notes: Vec<crate::diagnostics::Note>,
+    /// The modules that hold served resources (paths below the root) and their kinds.
+    pub(crate) resource_modules: BTreeMap<Vec<String>, Vec<String>>,
 }
 
 /// What [`Output::write`] did.
@@ -91,6 +95,18 @@ impl Output {
     /// schemas whose names collided and were numbered.
     pub fn warnings(&self) -> &[crate::Diagnostic] {
         &self.warnings
+    }
+
+    /// What the run skipped or left unused: documents of a bundle that are no API
+    /// definition, extern types that matched nothing. The command line prints them.
+    pub fn notes(&self) -> &[crate::diagnostics::Note] {
+        &self.notes
+    }
+
+    /// The modules that hold served resources, as module paths below the generated root
+    /// (`["io", "cert_manager", "v1"]`), each with its resources' kinds, sorted.
+    pub fn resource_modules(&self) -> &BTreeMap<Vec<String>, Vec<String>> {
+        &self.resource_modules
     }
 
     /// The files, by path relative to the output directory.
@@ -652,6 +668,8 @@ pub(crate) fn render(tree: &Module, layout: Layout, generated_by: &str) -> Resul
         files,
         features: None,
         warnings: Vec::new(),
+        notes: Vec::new(),
+        resource_modules: BTreeMap::new(),
     })
 }
 
@@ -663,7 +681,22 @@ fn render_tree(
     files: &mut BTreeMap<PathBuf, String>,
 ) -> Result<(), Error> {
     let is_root = dir.as_os_str().is_empty();
-    let tokens = module_declarations(module, is_root);
+    let mut tokens = module
+        .docs
+        .as_deref()
+        .map_or_else(TokenStream::new, |docs| {
+            let lines = docs.lines().map(|line| {
+                let line = if line.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {line}")
+                };
+                quote!(#![doc = #line])
+            });
+            quote!(#(#lines)*)
+        });
+    tokens.extend(module.items.clone());
+    tokens.extend(module_declarations(module, is_root));
     files.insert(dir.join(file_name), format_file(header_line, tokens)?);
     for (stem, file) in &module.files {
         let header = format!("{header_line}// Source: {}\n", file.source);
@@ -683,15 +716,17 @@ fn render_tree(
 /// prettyplease), and `cargo fmt` rewrapping it would make `regen --check` fail.
 fn module_declarations(module: &Module, is_root: bool) -> TokenStream {
     let skip = is_root.then(|| quote!(#[rustfmt::skip]));
+    let attributes = &module.child_attributes;
     let children = module.children.iter().map(|(name, child)| {
         let name = ident(name);
         let cfg = child.feature.as_ref().map(|f| quote!(#[cfg(feature = #f)]));
-        quote!(#cfg #skip pub mod #name;)
+        quote!(#cfg #attributes #skip pub mod #name;)
     });
     let files = module.files.iter().map(|(stem, file)| {
         let exports = re_exports(file, stem);
         let stem = ident(stem);
         quote! {
+            #attributes
             #skip
             mod #stem;
             #exports
@@ -705,22 +740,26 @@ fn module_declarations(module: &Module, is_root: bool) -> TokenStream {
 
 /// The whole tree as nested inline modules, with the same paths as the file layout.
 fn inline_module(module: &Module) -> TokenStream {
+    let attributes = &module.child_attributes;
     let children = module.children.iter().map(|(name, child)| {
         let name = ident(name);
         let body = inline_module(child);
         let cfg = child.feature.as_ref().map(|f| quote!(#[cfg(feature = #f)]));
-        quote!(#cfg pub mod #name { #body })
+        quote!(#cfg #attributes pub mod #name { #body })
     });
     let files = module.files.iter().map(|(stem, file)| {
         let exports = re_exports(file, stem);
         let stem = ident(stem);
         let tokens = &file.tokens;
         quote! {
+            #attributes
             mod #stem { #tokens }
             #exports
         }
     });
-    quote!(#(#children)* #(#files)*)
+    // No docs: inner attributes are not allowed in a file that is `include!`d.
+    let items = &module.items;
+    quote!(#items #(#children)* #(#files)*)
 }
 
 /// `pub use self::file::{A, B};` for a file's exports, and `#[cfg(…)] pub use self::file::C;`
@@ -781,7 +820,10 @@ fn separate_items(text: &str) -> String {
                 || c.starts_with("impl")
                 || c.starts_with("pub fn")
                 || c.starts_with("fn ");
-            let ends_item = p == "}" || (p.ends_with(';') && !c.starts_with("pub use"));
+            // A doc line that ends in `;` ends no item: a blank line after it would split
+            // the doc comment (clippy's `empty_line_after_doc_comments`).
+            let ends_item =
+                p == "}" || (p.ends_with(';') && !p.starts_with("//") && !c.starts_with("pub use"));
             if !c.is_empty()
                 && indent(prev) == indent(line)
                 && ((p == "}" && !c.starts_with('}')) || (ends_item && starts_item))

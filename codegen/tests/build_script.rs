@@ -286,9 +286,15 @@ fn extern_types_are_referenced_by_path_and_not_generated() {
     assert!(stream.contains(
         "body: Option<&::k8s_openapi::apimachinery::pkg::apis::meta::v1::DeleteOptions>"
     ));
-    // No builder of an extern type to fill in name and namespace, and no `Eq`.
+    // The extern `ObjectMeta` has no builder here; the constructor still fills in its name
+    // and namespace, and `metadata_with` edits it in place. No `Eq`.
+    let flat = stream.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        stream.contains("pub fn builder() -> ImageStreamBuilder"),
+        flat.contains("pub fn builder( name: impl Into<String>, namespace: impl Into<String>, ) -> ImageStreamBuilder"),
+        "{stream}"
+    );
+    assert!(
+        flat.contains("pub fn metadata_with( mut self, edit: impl FnOnce( &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta, ), ) -> Self"),
         "{stream}"
     );
     let derives = attributes_before(&stream, "pub struct ImageStream {");
@@ -392,11 +398,6 @@ fn patterns_and_paths_that_do_not_fit_are_errors() {
             "expected an attribute",
         ),
         (
-            config().extern_type("io.example.v1.Nothing", "::x::Nothing"),
-            ErrorKind::EmptySelection,
-            "io.example.v1.Nothing",
-        ),
-        (
             config().extern_type("io.k8s.apimachinery.pkg.apis.meta.v1.*", "::x::ObjectMeta"),
             ErrorKind::Output,
             "`*`",
@@ -424,4 +425,27 @@ fn patterns_and_paths_that_do_not_fit_are_errors() {
         assert_eq!(error.kinds(), [kind], "{error}");
         assert!(error.to_string().contains(mention), "{mention}: {error}");
     }
+}
+
+#[test]
+fn an_extern_type_that_matches_nothing_is_a_note() {
+    // The kube recipe maps `ObjectReference` for the kinds that use it; a selection without
+    // them must still generate.
+    let output = config()
+        .extern_type(
+            "io.k8s.apimachinery.pkg.apis.meta.v1.*",
+            "::k8s_openapi::apimachinery::pkg::apis::meta::v1::*",
+        )
+        .extern_type("io.example.v1.Nothing", "::x::Nothing")
+        .extern_type("io.example.v2.*", "::x::v2::*")
+        .generate()
+        .unwrap();
+    let notes: Vec<String> = output.notes().iter().map(ToString::to_string).collect();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(
+        notes[0].contains("\"::x::Nothing\" is unused")
+            && notes[0].contains("`io.example.v1.Nothing`"),
+        "{notes:?}"
+    );
+    assert!(notes[1].contains("package `io.example.v2`"), "{notes:?}");
 }

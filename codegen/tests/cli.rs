@@ -83,3 +83,357 @@ fn works() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// `../shared/corpus` beside the workspace, or `None` after a visible skip notice (the same
+/// rule as `kubeforge_tests::corpus_dir`, which this crate cannot depend on).
+fn corpus_dir(test: &str) -> Option<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("SKIPPED: {test}: {} is absent", dir.display());
+        None
+    }
+}
+
+/// Runs `cargo test` in `dir` with its own target directory under the workspace's `target/`
+/// and the workspace's lockfile (so the versions are the ones this workspace tested), and
+/// panics with the output on failure.
+fn cargo_test(dir: &std::path::Path, target: &str) {
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    std::fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).expect("copy lockfile");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args(["test", "--quiet"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", workspace.join("target").join(target))
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "cargo test fails in {}:\n{}{}",
+        dir.display(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// `kubeforge --kube` on a real CRD (cert-manager's Certificate, read from standard input),
+/// outside the workspace: a program of the user's that depends on the generated crate, kube
+/// and k8s-openapi uses `kube::Api::<Certificate>` with no further setup, against a mock
+/// tower service (no cluster, no network): list and get send the right requests and decode.
+#[test]
+fn kube_api_takes_a_crate_generated_with_kube() {
+    let Some(corpus) = corpus_dir("cli --kube with kube::Api") else {
+        return;
+    };
+    let work = tempfile::tempdir().expect("temp dir");
+    let crd = std::fs::File::open(corpus.join("crds/cert-manager-Certificate.yaml")).expect("CRD");
+    let output = Command::new(env!("CARGO_BIN_EXE_kubeforge"))
+        .args(["-", "--kube", "--crate-name", "certs", "--out"])
+        .arg(work.path().join("certs"))
+        .stdin(crd)
+        .output()
+        .expect("kubeforge runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    // The last line says where the resource is.
+    assert_eq!(
+        stderr.lines().last(),
+        Some("1 resource in: certs::io::cert_manager::v1::Certificate"),
+        "{stderr}"
+    );
+    let app = work.path().join("app");
+    std::fs::create_dir_all(app.join("src")).expect("app dir");
+    std::fs::write(
+        app.join("Cargo.toml"),
+        r#"[package]
+name = "app"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+certs = { path = "../certs" }
+http = "1"
+k8s-openapi = { version = "0.29", features = ["latest"] }
+kube = { version = "5", default-features = false, features = ["client"] }
+serde_json = "1"
+tokio = { version = "1", features = ["macros", "rt"] }
+tower = { version = "0.5", default-features = false, features = ["util"] }
+
+[workspace]
+"#,
+    )
+    .expect("write manifest");
+    std::fs::write(
+        app.join("src/main.rs"),
+        r#"use std::sync::{Arc, Mutex};
+
+use certs::io::cert_manager::v1::{Certificate, CertificateSpec, CertificateSpecIssuerRef};
+use kube::api::{Api, ListParams};
+use kube::client::{Body, Client};
+
+fn certificate() -> Certificate {
+    Certificate::builder("web", "shop")
+        .metadata_with(|meta| meta.resource_version = Some("7".into()))
+        .spec(
+            CertificateSpec::builder(CertificateSpecIssuerRef::builder("letsencrypt"), "web-tls")
+                .dns_name("shop.example.com"),
+        )
+        .build()
+}
+
+fn main() {}
+
+#[tokio::test(flavor = "current_thread")]
+async fn list_and_get() {
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let log = Arc::clone(&seen);
+    let service = tower::service_fn(move |request: http::Request<Body>| {
+        let log = Arc::clone(&log);
+        async move {
+            let line = format!("{} {}", request.method(), request.uri());
+            let answer = if request.uri().path().ends_with("/certificates") {
+                serde_json::json!({
+                    "apiVersion": "cert-manager.io/v1",
+                    "kind": "CertificateList",
+                    "metadata": {"resourceVersion": "9"},
+                    "items": [serde_json::to_value(certificate()).unwrap()],
+                })
+            } else {
+                serde_json::to_value(certificate()).unwrap()
+            };
+            log.lock().unwrap().push(line);
+            Ok::<_, std::convert::Infallible>(
+                http::Response::new(Body::from(serde_json::to_vec(&answer).unwrap())),
+            )
+        }
+    });
+    let client = Client::new(service, "default");
+    let api = Api::<Certificate>::namespaced(client, "shop");
+    let list = api.list(&ListParams::default()).await.unwrap();
+    assert_eq!(list.items, [certificate()]);
+    assert_eq!(list.metadata.resource_version.as_deref(), Some("9"));
+    let got = api.get("web").await.unwrap();
+    assert_eq!(got, certificate());
+    assert_eq!(got.spec.unwrap().dns_names, Some(vec!["shop.example.com".to_owned()]));
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            "GET /apis/cert-manager.io/v1/namespaces/shop/certificates?",
+            "GET /apis/cert-manager.io/v1/namespaces/shop/certificates/web",
+        ]
+    );
+}
+"#,
+    )
+    .expect("write program");
+    cargo_test(&app, "cli-kube");
+}
+
+/// Runs the binary with `args` and `stdin`, returning (success, stdout, stderr).
+fn kubeforge(args: &[&str], stdin: &str) -> (bool, String, String) {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kubeforge"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("kubeforge runs");
+    let mut input = child.stdin.take().expect("stdin");
+    input.write_all(stdin.as_bytes()).expect("write stdin");
+    drop(input);
+    let output = child.wait_with_output().expect("kubeforge ends");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+const GADGETS: &str = r#"apiVersion: v1
+kind: List
+items:
+- apiVersion: apiextensions.k8s.io/v1
+  kind: CustomResourceDefinition
+  metadata: {name: gadgets.example.com}
+  spec:
+    group: example.com
+    names: {kind: Gadget, plural: gadgets}
+    scope: Cluster
+    versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                labels: {type: object, additionalProperties: {type: string}}
+                owner: {type: object, properties: {name: {type: string}}}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: gadget-operator}
+"#;
+
+/// Every generation flag reaches the code: standard input (a `kind: List` with a stray
+/// Deployment), `--derive` plain and with a pattern, `--type-attribute`, `--map-type`,
+/// `--extern`, and `--kube`'s k8s-openapi meta types, traits and dependency.
+#[test]
+fn flags_reach_the_generated_code() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let out = work.path().join("gadgets");
+    let out_arg = out.to_str().expect("UTF-8 temp dir");
+    let (ok, _, stderr) = kubeforge(
+        &[
+            "-",
+            "--out",
+            out_arg,
+            "--crate-name",
+            "gadgets",
+            "--kube",
+            "--derive",
+            "Hash",
+            "--derive",
+            "com.example.v1.Gadget=::core::cmp::PartialOrd",
+            // kopium's form: a type by its Rust name.
+            "--derive",
+            "GadgetSpec=::core::cmp::PartialOrd",
+            "--type-attribute",
+            "com::example::v1::GadgetSpec=#[serde(rename_all = \"camelCase\")]",
+            "--map-type",
+            "HashMap",
+            "--extern",
+            "com.example.v1.Gadget.spec.owner=::my_crate::Owner",
+            "--extern",
+            "io.example.v9.Nothing=::my_crate::Nothing",
+        ],
+        GADGETS,
+    );
+    assert!(ok, "{stderr}");
+    assert!(
+        stderr.contains(
+            "note: skipped apps/v1 Deployment \"gadget-operator\": not a CustomResourceDefinition or an OpenAPI document\n  --> <stdin>#/items/1"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("note: the extern type \"::my_crate::Nothing\" is unused"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.lines().last(),
+        Some("1 resource in: gadgets::com::example::v1::Gadget")
+    );
+    let code =
+        std::fs::read_to_string(out.join("src/com/example/v1/gadget.rs")).expect("gadget.rs");
+    let flat = code.split_whitespace().collect::<Vec<_>>().join(" ");
+    for expected in [
+        "#[derive(Hash)] #[derive(::core::cmp::PartialOrd)] pub struct Gadget {",
+        "#[derive(Hash)] #[derive(::core::cmp::PartialOrd)] #[serde(rename_all = \"camelCase\")] pub struct GadgetSpec {",
+        "pub labels: Option<::std::collections::HashMap<String, String>>,",
+        "pub owner: Option<::my_crate::Owner>,",
+        "pub metadata: Option<::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>,",
+        "impl ::k8s_openapi::Resource for Gadget {",
+        "type Scope = ::k8s_openapi::ClusterResourceScope;",
+        "pub fn builder(name: impl Into<String>) -> GadgetBuilder {",
+    ] {
+        assert!(flat.contains(expected), "missing {expected}:\n{code}");
+    }
+    assert!(!flat.contains("pub struct GadgetSpecOwner"));
+    let manifest = std::fs::read_to_string(out.join("Cargo.toml")).expect("Cargo.toml");
+    assert!(
+        manifest.contains("\nk8s-openapi = \"0.29\"\n"),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains(
+            "[dev-dependencies]\nk8s-openapi = { version = \"0.29\", features = [\"latest\"] }"
+        ),
+        "{manifest}"
+    );
+
+    // Usage errors name the flag.
+    let (ok, _, stderr) = kubeforge(&["-", "--out", out_arg, "--extern", "NoEquals"], GADGETS);
+    assert!(!ok);
+    assert!(
+        stderr.contains("expected `--extern PATTERN=VALUE`"),
+        "{stderr}"
+    );
+    // Errors in standard input are shown with their line.
+    let (ok, _, stderr) = kubeforge(
+        &["-", "--out", out_arg],
+        "{\"openapi\": \"3.0.0\",\n  oops}",
+    );
+    assert!(!ok);
+    assert!(
+        stderr.contains("<stdin>") && stderr.contains("line 2"),
+        "{stderr}"
+    );
+}
+
+/// `kubeforge routes` reads any input (here all of Kubernetes 1.36 and a CRD) and prints a
+/// table no wider than 100 columns with every operation once, and `--json` one object per
+/// operation.
+#[test]
+fn routes_prints_any_input_in_100_columns() {
+    let Some(corpus) = corpus_dir("cli routes") else {
+        return;
+    };
+    for (input, operations) in [
+        ("kubernetes/swagger.json", 1123),
+        ("crds/cert-manager-Certificate.yaml", 14),
+    ] {
+        let path = corpus.join(input);
+        let path = path.to_str().expect("UTF-8 path");
+        let (ok, table, stderr) = kubeforge(&["routes", path], "");
+        assert!(ok, "{stderr}");
+        let too_wide: Vec<&str> = table.lines().filter(|l| l.chars().count() > 100).collect();
+        assert!(
+            too_wide.is_empty(),
+            "{input}: lines over 100 columns: {too_wide:#?}"
+        );
+        let rows = table
+            .lines()
+            .filter(|l| {
+                l.starts_with("    ")
+                    && [
+                        "GET ", "PUT ", "POST ", "PATCH ", "DELETE ", "HEAD ", "OPTIONS ",
+                    ]
+                    .iter()
+                    .any(|m| l[4..].starts_with(m))
+            })
+            .count();
+        assert_eq!(rows, operations, "{input}:\n{table}");
+        assert!(
+            table.contains(&format!("\n\n{operations} operations on ")),
+            "{input}: the summary counts the operations"
+        );
+        let (ok, json, stderr) = kubeforge(&["routes", "--json", path], "");
+        assert!(ok, "{stderr}");
+        let routes: Vec<serde_json::Value> = json
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("one JSON object per line"))
+            .collect();
+        assert_eq!(routes.len(), operations, "{input}");
+        assert!(
+            routes
+                .iter()
+                .all(|r| r["method"].is_string() && r["path"].is_string())
+        );
+    }
+    let certificate = corpus.join("crds/cert-manager-Certificate.yaml");
+    let (_, table, _) = kubeforge(&["routes", certificate.to_str().expect("UTF-8")], "");
+    assert!(table.starts_with(
+        "cert-manager.io/v1  /apis/cert-manager.io/v1\n  Certificate (certificates, namespaced)\n"
+    ), "{table}");
+    assert!(
+        table.contains("    GET     /namespaces/{namespace}/certificates/{name}/status"),
+        "{table}"
+    );
+}

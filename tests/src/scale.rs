@@ -31,6 +31,7 @@ pub fn generate(name: &str, config: &Config) -> PathBuf {
     let options = CrateOptions {
         name: name.to_owned(),
         runtime: RuntimeDependency::Path(workspace_root().join("runtime")),
+        ..CrateOptions::default()
     };
     write_crate(&output, &dir, &options).unwrap_or_else(|e| panic!("{name} does not write:\n{e}"));
     dir

@@ -104,6 +104,7 @@ fn every_group_builds_alone_and_in_combination() {
     let options = CrateOptions {
         name: "group-features".to_owned(),
         runtime: RuntimeDependency::Path(workspace_root().join("runtime")),
+        ..CrateOptions::default()
     };
     write_crate(&output, &dir, &options).unwrap_or_else(|e| panic!("does not write:\n{e}"));
 
@@ -258,6 +259,7 @@ fn gated_response_types_and_free_operations_build_under_every_feature_set() {
     let options = CrateOptions {
         name: "group-features-two-groups".to_owned(),
         runtime: RuntimeDependency::Path(workspace_root().join("runtime")),
+        ..CrateOptions::default()
     };
     write_crate(&output, &dir, &options).unwrap_or_else(|e| panic!("does not write:\n{e}"));
     let failures: Vec<String> = [

@@ -381,6 +381,7 @@ fn kubernetes_and_openshift_merge_into_one_crate() {
     let options = CrateOptions {
         name: "merge-openshift".to_owned(),
         runtime: RuntimeDependency::Path(workspace_root().join("runtime")),
+        ..CrateOptions::default()
     };
     write_crate(&output, &dir, &options).unwrap_or_else(|e| panic!("does not write:\n{e}"));
     std::fs::create_dir_all(dir.join("examples")).expect("examples dir");

@@ -121,6 +121,7 @@ fn no_hand_written_file_is_ever_replaced() {
     let options = CrateOptions {
         name: "mine".to_owned(),
         runtime: RuntimeDependency::Version("0.1".to_owned()),
+        ..CrateOptions::default()
     };
     let (before, after) = (output_for(&["A", "B"]), output_for(&["A", "B", "C"]));
     let mut targets: Vec<PathBuf> = after
@@ -227,6 +228,7 @@ fn an_output_directory_that_is_a_file_is_a_clear_error() {
     let options = kubeforge::package::CrateOptions {
         name: "x".to_owned(),
         runtime: kubeforge::package::RuntimeDependency::Version("0.1".to_owned()),
+        ..kubeforge::package::CrateOptions::default()
     };
     let error =
         kubeforge::package::write_crate(&output_for(&["A"]), &file, &options).expect_err("refused");
@@ -261,6 +263,7 @@ fn the_manifest_is_portable_and_fits_its_workspace() {
     let options = CrateOptions {
         name: "api".to_owned(),
         runtime: RuntimeDependency::Path(runtime.clone()),
+        ..CrateOptions::default()
     };
     let work = tempfile::tempdir().expect("temp dir");
     let manifest_in = |dir: &Path| {

@@ -24,7 +24,9 @@ pub fn regen_config(root: &Path) -> Result<kubeforge::Config, String> {
     if names.is_empty() {
         return Err(format!("no *.json documents in {}", dir.display()));
     }
-    let mut config = kubeforge::Config::new().generated_by("cargo xtask regen");
+    let mut config = kubeforge::Config::new()
+        .generated_by("cargo xtask regen")
+        .crate_name("kubeforge-api");
     for name in names {
         config = config.input_named(dir.join(&name), Path::new(SCHEMAS_DIR).join(&name));
     }

@@ -10,6 +10,7 @@
 //! | `com.github.openshift.api.image.v1.*` | every type whose schema name starts with the package (nested types and sub-packages included) |
 //! | `openshift::image::v1::ImageStream` | the type with that Rust path below the generated root |
 //! | `openshift::image::*` | every type in that module or below it |
+//! | `TagReferencePolicy` | every type of that Rust name, in any module (kopium's `--derive NAME=TRAIT`) |
 //!
 //! A pattern is a Rust path when it contains `::`, a schema name otherwise. A field is named
 //! by its JSON name or its Rust name, or `*` for every field. Aliases and extern types take
@@ -61,7 +62,10 @@ impl Pattern {
     fn matches(&self, ty: &TypeDef) -> bool {
         match self {
             Pattern::All => true,
-            Pattern::Schema(name) => ty.schema_name == *name,
+            // A plain name (no package) also names types by their Rust name, as kopium does.
+            Pattern::Schema(name) => {
+                ty.schema_name == *name || (!name.contains('.') && ty.name == *name)
+            }
             Pattern::SchemaPackage(prefix) => ty.schema_name.starts_with(prefix.as_str()),
             Pattern::Rust(path) => {
                 path.len() == ty.module.len() + 1

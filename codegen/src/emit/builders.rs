@@ -107,16 +107,25 @@ fn constructor(
         let meta = type_path(context, metadata.ty);
         let (name_arg, name_setter) = (ident(&metadata.name.0), ident(&metadata.name.1));
         args.push(quote!(#name_arg: impl Into<String>));
-        let mut value = quote!(#meta::builder().#name_setter(#name_arg));
         doc.push_str(&format!(" named `{}`", metadata.name.0));
-        if let Some((namespace_arg, namespace_setter)) = &metadata.namespace {
-            let (namespace_arg_ident, namespace_setter) =
-                (ident(namespace_arg), ident(namespace_setter));
-            args.push(quote!(#namespace_arg_ident: impl Into<String>));
-            value = quote!(#value.#namespace_setter(#namespace_arg_ident));
-            doc.push_str(&format!(" in the namespace `{namespace_arg}`"));
-        }
-        values[metadata.field] = Some(wrap(&fields[metadata.field], quote!(#value.build())));
+        let namespace = metadata.namespace.as_ref().map(|(arg, setter)| {
+            let (arg_ident, setter) = (ident(arg), ident(setter));
+            args.push(quote!(#arg_ident: impl Into<String>));
+            doc.push_str(&format!(" in the namespace `{arg}`"));
+            (arg_ident, setter)
+        });
+        let value = if metadata.extern_struct {
+            let namespace = namespace.map(|(arg, field)| quote!(#field: Some(#arg.into()),));
+            quote!(#meta {
+                #name_setter: Some(#name_arg.into()),
+                #namespace
+                ..::core::default::Default::default()
+            })
+        } else {
+            let namespace = namespace.map(|(arg, setter)| quote!(.#setter(#arg)));
+            quote!(#meta::builder().#name_setter(#name_arg) #namespace .build())
+        };
+        values[metadata.field] = Some(wrap(&fields[metadata.field], value));
     }
     if ty.gvk.is_some() && fields.iter().any(|f| f.role != FieldRole::Plain) {
         doc.push_str(", with `apiVersion` and `kind` set");
@@ -270,6 +279,17 @@ fn method_docs(
                 field.rust_name
             ))
         }
+        (MethodKind::EditInPlace(target), _) => {
+            let unset = if field.required {
+                String::new()
+            } else {
+                format!(", a default `{}` when unset", context.api.get(target).name)
+            };
+            Some(format!(
+                "Edits `{}` in place: `edit` receives a mutable reference to the current value{unset}.",
+                field.rust_name
+            ))
+        }
         (MethodKind::Set, _) => None,
     };
     let note = note.map(|note| {
@@ -300,6 +320,10 @@ fn method_params(context: &Context<'_>, field: &Field, kind: MethodKind) -> Toke
         (MethodKind::Edit(target), _) => {
             let builder = builder_path(context, target);
             quote!(edit: impl FnOnce(#builder) -> #builder)
+        }
+        (MethodKind::EditInPlace(target), _) => {
+            let target = type_path(context, target);
+            quote!(edit: impl FnOnce(&mut #target))
         }
         _ => {
             let ty = value_type(context, &field.shape);
@@ -361,6 +385,12 @@ fn method_body(context: &Context<'_>, field: &Field, kind: MethodKind) -> TokenS
                 },
             }
         }
+        MethodKind::EditInPlace(_) => match (field.required, field.boxed) {
+            (true, false) => quote!(edit(&mut self.inner.#name);),
+            (true, true) => quote!(edit(&mut *self.inner.#name);),
+            (false, false) => quote!(edit(self.inner.#name.get_or_insert_default());),
+            (false, true) => quote!(edit(self.inner.#name.get_or_insert_default());),
+        },
     }
 }
 

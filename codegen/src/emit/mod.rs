@@ -48,6 +48,9 @@ pub struct Options {
     /// The path of the k8s-openapi crate, when served resources implement its `Resource`,
     /// `ListableResource` and `Metadata` (see `kube.rs`); `None` by default.
     pub k8s_openapi: Option<String>,
+    /// The package name of the generated crate, for the example in its docs (which is then
+    /// compiled as a doctest); `None` by default.
+    pub crate_name: Option<String>,
 }
 
 impl Default for Options {
@@ -63,6 +66,7 @@ impl Default for Options {
             type_attributes: Vec::new(),
             field_attributes: Vec::new(),
             k8s_openapi: None,
+            crate_name: None,
         }
     }
 }
@@ -76,6 +80,14 @@ pub struct Module {
     pub children: BTreeMap<String, Module>,
     /// The cargo feature that gates this module, if any.
     pub feature: Option<String>,
+    /// The module's own docs, in markdown (the root's: see `docs::crate_docs`), written where
+    /// the layout allows inner attributes (not in a build script's `include!` file).
+    pub docs: Option<String>,
+    /// Items of the module's own, before its declarations (the root's `root_path` check).
+    pub items: TokenStream,
+    /// Outer attributes on the declaration of each child module and file of this module,
+    /// which apply to everything in them (the root's lint allowances).
+    pub child_attributes: TokenStream,
 }
 
 /// One generated file's content.
@@ -226,8 +238,49 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
     }
     if !options.docs {
         strip_docs(&mut tree);
+    } else {
+        tree.docs = Some(docs::crate_docs(
+            api,
+            &options.root_path,
+            options.crate_name.as_deref(),
+            options.routes,
+            options.builders,
+        ));
+    }
+    tree.items = root_path_check(&context.root, &options.root_path);
+    if options.docs {
+        // Descriptions are the API's prose, not Rust docs: clippy's pedantic
+        // `doc_markdown` would have every CamelCase word of them in backticks (7,316 times
+        // in Kubernetes 1.36). Allowed on the root's children, so in a build script's output
+        // it covers the generated code and nothing of the user's.
+        tree.child_attributes = quote::quote!(#[allow(clippy::doc_markdown)]);
     }
     Ok(tree)
+}
+
+/// Every reference between generated types starts with `root_path`, so code included as any
+/// other module fails to compile with hundreds of unresolved paths. This import of the root
+/// path, first in the root module, makes the first error say what to do. Nothing for the
+/// root `crate`, which is always right.
+fn root_path_check(root: &TokenStream, root_path: &str) -> TokenStream {
+    if root_path == "crate" {
+        return TokenStream::new();
+    }
+    let name = ident(&format!(
+        "{}_must_be_the_module_that_includes_this_code__see_root_path",
+        root_path
+            .replace("::", "_")
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect::<String>()
+            .trim_start_matches('_')
+    ));
+    quote::quote! {
+        const _: () = {
+            #[allow(unused_imports, non_snake_case)]
+            use #root as #name;
+        };
+    }
 }
 
 /// Removes every `#[doc = …]` attribute (`Config::docs(false)`): descriptions, endpoint

@@ -200,6 +200,7 @@ fn enum_item(context: &Context<'_>, id: TypeId, ty: &TypeDef, variants: &[Varian
 
         impl #name {
             /// The value as it is on the wire.
+            #[must_use]
             pub fn as_str(&self) -> &str {
                 match self {
                     #(Self::#idents => #values,)*

@@ -115,9 +115,10 @@ pub(crate) fn apply(api: &mut RawApi) -> Result<(), Error> {
                 &origin,
                 format!("expected the fixup `{}` to apply, but {reason}", fixup.name),
             )
-            .with_hint(
-                "the upstream bug is fixed: remove the fixup from codegen/src/load/fixups.rs",
-            )
+            .with_hint(format!(
+                "the upstream bug is fixed: remove the fixup from codegen/src/load/fixups.rs (it was there because {})",
+                fixup.why
+            ))
             .into());
         }
     }

@@ -62,6 +62,7 @@ pub fn offset(text: &str, pointer: &str) -> Option<usize> {
 
 /// The line and column of the value at `pointer` in `text`, JSON or YAML (the first
 /// document of a YAML stream).
+#[cfg(test)]
 pub fn line_column(text: &str, pointer: &str) -> Option<LineColumn> {
     line_column_in(text, 0, pointer)
 }
@@ -69,6 +70,7 @@ pub fn line_column(text: &str, pointer: &str) -> Option<LineColumn> {
 /// The line and column of the value at `pointer` in document `document` (from 0) of `text`.
 /// Text that starts with `{` is JSON (one document), anything else YAML, as the loader
 /// reads them.
+#[cfg(test)]
 pub fn line_column_in(text: &str, document: usize, pointer: &str) -> Option<LineColumn> {
     Locator::new(text).line_column(document, pointer)
 }
@@ -120,6 +122,7 @@ pub fn at_offset(text: &str, offset: usize) -> Option<LineColumn> {
 
 /// The end of the JSON value that starts at byte `offset`, clipped to its first line, for
 /// underlining it.
+#[cfg(feature = "cli")]
 pub fn value_end_on_line(text: &str, offset: usize) -> usize {
     let end = skip_value(text.as_bytes(), offset).unwrap_or(text.len());
     let line_end = text[offset..].find('\n').map_or(text.len(), |n| offset + n);

@@ -4,7 +4,11 @@
 //!
 //! Files are JSON or YAML (several documents per file allowed); each document is OpenAPI
 //! 3.x, Swagger 2.0 (normalized to the v3 form in `swagger.rs`) or a CustomResourceDefinition
-//! (`crd.rs`).
+//! (`crd.rs`). A Kubernetes list (`kind: List`, `CustomResourceDefinitionList`, as `kubectl
+//! get crd -o yaml` prints) is read item by item. In a bundle that also holds other manifests
+//! (a Helm chart's rendered output: CRDs beside Deployments, Services, …), every other
+//! Kubernetes object is skipped with one [`Note`] each, as long as the file holds at least
+//! one document the generator reads; a file of nothing else is still an error.
 
 mod crd;
 pub mod fixups;
@@ -18,7 +22,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Origin};
+use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Note, Origin};
 
 pub(crate) use merge::merge;
 pub use select::Selector;
@@ -92,6 +96,8 @@ pub struct RawApi {
     pub resources: Vec<RawResource>,
     /// Warnings from merging: definitions overridden by a preferred document's.
     pub warnings: Vec<Diagnostic>,
+    /// What loading skipped, in input order.
+    pub notes: Vec<Note>,
 }
 
 /// One input file in the raw form.
@@ -105,6 +111,8 @@ pub struct Document {
     pub operations: Vec<RawOperation>,
     /// Its declared resources.
     pub resources: Vec<RawResource>,
+    /// The documents it skipped (other manifests of a bundle), one note each.
+    pub notes: Vec<Note>,
 }
 
 /// Reads and parses one input file. `display_path` is how the file is named in diagnostics
@@ -128,8 +136,10 @@ pub fn load_bytes(bytes: &[u8], display_path: &Path) -> Result<Document, Error> 
         schemas: Vec::new(),
         operations: Vec::new(),
         resources: Vec::new(),
+        notes: Vec::new(),
     };
     let several = values.len() > 1;
+    let mut items: Vec<(&Value, Origin)> = Vec::new();
     for (i, value) in values.iter().enumerate() {
         // JSON pointers are per document; a multi-document file names the document too.
         let origin = if several {
@@ -141,32 +151,93 @@ pub fn load_bytes(bytes: &[u8], display_path: &Path) -> Result<Document, Error> 
         } else {
             origin.clone()
         };
-        let kind = match detect(value, &origin) {
+        match list_items(value) {
+            Some(list) => items.extend(
+                list.iter()
+                    .enumerate()
+                    .map(|(j, item)| (item, origin.child("items").child(&j.to_string()))),
+            ),
+            None => items.push((value, origin)),
+        }
+    }
+    // Other Kubernetes objects of a bundle: their error if nothing else is read, else a note.
+    let mut skipped: Vec<(Diagnostic, Note)> = Vec::new();
+    let mut first = true;
+    for (value, origin) in &items {
+        let kind = match detect(value, origin) {
             Ok(kind) => kind,
             Err(d) => {
-                diagnostics.push(*d);
+                match object_name(value) {
+                    Some(name) => skipped.push((
+                        *d,
+                        Note::new(
+                            origin,
+                            format!("skipped {name}: not a CustomResourceDefinition or an OpenAPI document"),
+                        ),
+                    )),
+                    None => diagnostics.push(*d),
+                }
                 continue;
             }
         };
-        if i == 0 {
+        if first {
             document.kind = kind;
+            first = false;
         }
         match kind {
             DocumentKind::Crd => crd::read(
                 value,
-                &origin,
+                origin,
                 &mut document.schemas,
                 &mut document.resources,
                 &mut diagnostics,
             ),
             _ => {
-                let read = openapi::read(kind, value, &origin, &mut diagnostics);
+                let read = openapi::read(kind, value, origin, &mut diagnostics);
                 document.schemas.extend(read.schemas);
                 document.operations.extend(read.operations);
             }
         }
     }
+    if first {
+        // Nothing the generator reads: every skipped object is an error after all.
+        if skipped.is_empty() && items.is_empty() {
+            diagnostics.push(
+                Diagnostic::new(
+                    ErrorKind::UnknownDocument,
+                    &origin,
+                    "expected a CustomResourceDefinition in the list, but its `items` is empty",
+                )
+                .with_hint("`kubectl get crd -o yaml` lists nothing when no CRD is installed"),
+            );
+        }
+        skipped.into_iter().for_each(|(d, _)| diagnostics.push(d));
+    } else {
+        document.notes = skipped.into_iter().map(|(_, note)| note).collect();
+    }
     diagnostics.finish(document)
+}
+
+/// The items of a Kubernetes list (`kind: List`, `CustomResourceDefinitionList`, …): an object
+/// whose `kind` ends in `List` and that has an `items` array.
+fn list_items(value: &Value) -> Option<&Vec<Value>> {
+    let kind = value.get("kind")?.as_str()?;
+    if !kind.ends_with("List") || value.get("openapi").is_some() || value.get("swagger").is_some() {
+        return None;
+    }
+    value.get("items")?.as_array()
+}
+
+/// `apps/v1 Deployment "web"`, for a Kubernetes object (one with `apiVersion` and `kind`).
+fn object_name(value: &Value) -> Option<String> {
+    let api_version = value.get("apiVersion")?.as_str()?;
+    let kind = value.get("kind")?.as_str()?;
+    let name = value
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .map(|n| format!(" {n:?}"))
+        .unwrap_or_default();
+    Some(format!("{api_version} {kind}{name}"))
 }
 
 fn parse(bytes: &[u8], origin: &Origin) -> Result<Vec<Value>, Error> {
@@ -464,6 +535,7 @@ pub(crate) fn builtin() -> Document {
         schemas: Vec::new(),
         operations: Vec::new(),
         resources: Vec::new(),
+        notes: Vec::new(),
     })
 }
 
@@ -491,8 +563,7 @@ pub(crate) fn json_type(value: &Value) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::{block_scalar_header, still_open};
-
+    use super::*;
     #[test]
     fn what_is_still_open() {
         let text = "a: \"one\nb: [1, 2\nc: 'it''s'\n";
@@ -506,5 +577,79 @@ mod tests {
         assert!(block_scalar_header("- >-  # folded"));
         assert!(!block_scalar_header("a: x|"));
         assert!(!block_scalar_header("a: 'x >'"));
+    }
+
+    fn crd(group: &str, kind: &str) -> String {
+        format!(
+            r#"{{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+  "metadata": {{"name": "{plural}.{group}"}},
+  "spec": {{"group": "{group}", "names": {{"kind": "{kind}", "plural": "{plural}"}}, "scope": "Namespaced",
+    "versions": [{{"name": "v1", "served": true, "storage": true,
+      "schema": {{"openAPIV3Schema": {{"type": "object"}}}}}}]}}}}"#,
+            plural = kind.to_lowercase() + "s"
+        )
+    }
+
+    fn kinds(document: &Document) -> Vec<&str> {
+        document.resources.iter().map(|r| r.kind.as_str()).collect()
+    }
+
+    #[test]
+    fn lists_as_kubectl_prints_them_are_read_item_by_item() {
+        // `kubectl get crd -o yaml` prints `kind: List`; the API server's own list kind is
+        // `CustomResourceDefinitionList`.
+        for (api_version, kind) in [
+            ("v1", "List"),
+            ("apiextensions.k8s.io/v1", "CustomResourceDefinitionList"),
+        ] {
+            let text = format!(
+                r#"{{"apiVersion": "{api_version}", "kind": "{kind}", "metadata": {{"resourceVersion": ""}},
+  "items": [{}, {}]}}"#,
+                crd("a.example.com", "Apple"),
+                crd("b.example.com", "Banana")
+            );
+            let document = load_bytes(text.as_bytes(), Path::new("crds.json")).unwrap();
+            assert_eq!(kinds(&document), ["Apple", "Banana"], "{kind}");
+            assert!(document.notes.is_empty());
+            // Origins point into the list, so errors and lines are found.
+            assert_eq!(
+                document.resources[1].origin.pointer,
+                "/items/1/spec/versions/0"
+            );
+        }
+        let empty = r#"{"apiVersion": "v1", "kind": "List", "items": []}"#;
+        let e = load_bytes(empty.as_bytes(), Path::new("crds.json")).unwrap_err();
+        assert_eq!(e.kinds(), [ErrorKind::UnknownDocument]);
+        assert!(e.to_string().contains("`items` is empty"), "{e}");
+    }
+
+    #[test]
+    fn a_bundle_skips_other_manifests_with_one_note_each() {
+        let text = format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: operator}}\n---\n{}\n---\n\
+             apiVersion: v1\nkind: Service\nmetadata: {{name: webhook}}\n---\n\
+             apiVersion: v1\nkind: List\nitems:\n- {{apiVersion: v1, kind: ConfigMap, metadata: {{name: c}}}}\n- {}\n",
+            crd("a.example.com", "Apple"),
+            crd("b.example.com", "Banana"),
+        );
+        let document = load_bytes(text.as_bytes(), Path::new("chart.yaml")).unwrap();
+        assert_eq!(kinds(&document), ["Apple", "Banana"]);
+        let notes: Vec<String> = document.notes.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            notes,
+            [
+                "note: skipped apps/v1 Deployment \"operator\": not a CustomResourceDefinition or an OpenAPI document\n  --> chart.yaml (document 1)",
+                "note: skipped v1 Service \"webhook\": not a CustomResourceDefinition or an OpenAPI document\n  --> chart.yaml (document 3)",
+                "note: skipped v1 ConfigMap \"c\": not a CustomResourceDefinition or an OpenAPI document\n  --> chart.yaml (document 4)#/items/0",
+            ]
+        );
+        // A file of nothing but other manifests is still refused, each one named.
+        let text = "apiVersion: v1\nkind: Pod\n---\napiVersion: v1\nkind: Service\n";
+        let e = load_bytes(text.as_bytes(), Path::new("pods.yaml")).unwrap_err();
+        assert_eq!(e.kinds(), [ErrorKind::UnknownDocument; 2]);
+        // Something that is no Kubernetes object is an error even beside a CRD.
+        let text = format!("just: text\n---\n{}\n", crd("a.example.com", "Apple"));
+        let e = load_bytes(text.as_bytes(), Path::new("x.yaml")).unwrap_err();
+        assert_eq!(e.kinds(), [ErrorKind::UnknownDocument]);
     }
 }

@@ -68,6 +68,7 @@ pub(super) fn read(
         schemas,
         operations,
         resources: Vec::new(),
+        notes: Vec::new(),
     }
 }
 

@@ -320,5 +320,6 @@ pub(crate) fn select(raw: RawApi, selectors: &[Selector]) -> Result<RawApi, Erro
         operations,
         resources,
         warnings: raw.warnings,
+        notes: raw.notes,
     })
 }

@@ -20,7 +20,10 @@
 //!   `metadata_with`, which edits the metadata its constructor filled in through the
 //!   metadata's builder. (Only there: such a generic method costs several times what a
 //!   setter costs to compile, and elsewhere a nested builder passed to the setter does
-//!   the same.)
+//!   the same.) When `metadata` is an extern `ObjectMeta` (k8s-openapi's, for kube), which
+//!   has no builder here, the constructor still takes the name and namespace and sets the
+//!   struct's public `name` and `namespace` fields (the rest `Default`), and
+//!   `metadata_with` hands the closure a `&mut ObjectMeta`.
 //! - Names: field setters claim their names first, then the other methods in field order;
 //!   a setter whose name is reserved (`build`, `clone`, `into`, operator names such as
 //!   `add`) or starts like a borrowing method (`is_`, `as_`, `to_`, `from_`) gets `set_` in
@@ -65,10 +68,15 @@ pub struct MetadataArgs {
     pub field: usize,
     /// The metadata type (`ObjectMeta`), whose builder takes no arguments.
     pub ty: TypeId,
-    /// The constructor argument for the name, and the metadata builder's setter for it.
+    /// The constructor argument for the name, and the metadata builder's setter for it (the
+    /// struct's field, when `extern_struct`).
     pub name: (String, String),
     /// The same for the namespace, for namespaced resources.
     pub namespace: Option<(String, String)>,
+    /// Whether the metadata is an extern `ObjectMeta` without a builder here: a struct with
+    /// public `name` and `namespace` fields of `Option<String>` and `Default`, as
+    /// k8s-openapi's is. The constructor fills in its fields instead of its builder.
+    pub extern_struct: bool,
 }
 
 /// A schema default a new builder starts with.
@@ -122,6 +130,9 @@ pub enum MethodKind {
     /// from a new builder when the field is unset. Only a resource's `metadata` has one:
     /// it is the nested object the constructor fills in.
     Edit(TypeId),
+    /// Edits the nested extern struct (of the `TypeId`, an extern `ObjectMeta`) in place
+    /// through `&mut`, starting from its `Default` when the field is unset.
+    EditInPlace(TypeId),
 }
 
 /// Plans the builder of every struct in `types`.
@@ -202,7 +213,11 @@ pub(super) fn plan(
                 builder.methods.push(Method {
                     name: claim_first(names, &[name]),
                     field: args.field,
-                    kind: MethodKind::Edit(args.ty),
+                    kind: if args.extern_struct {
+                        MethodKind::EditInPlace(args.ty)
+                    } else {
+                        MethodKind::Edit(args.ty)
+                    },
                 });
                 builder.methods.sort_by_key(|m| m.field);
             }
@@ -375,8 +390,11 @@ fn literal(types: &[TypeDef], shape: &Shape, default: &Value) -> Option<Literal>
     }
 }
 
+/// The schema of Kubernetes' object metadata, the one extern metadata type whose fields are known.
+const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+
 /// The name (and namespace) arguments of a resource's constructor, when its `metadata` is
-/// a struct with `name` (and `namespace`) strings and a builder without arguments.
+/// an extern `ObjectMeta` or a struct with `name` (and `namespace`) strings and a builder without arguments.
 fn metadata_args(
     types: &[TypeDef],
     builders: &BTreeMap<TypeId, Builder>,
@@ -392,6 +410,17 @@ fn metadata_args(
             _ => None,
         }
     })?;
+    if matches!(types[meta.0].kind, TypeKind::Extern(_)) && types[meta.0].schema_name == OBJECT_META
+    {
+        return Some(MetadataArgs {
+            field,
+            ty: meta,
+            name: ("name".to_owned(), "name".to_owned()),
+            namespace: (scope == Scope::Namespaced)
+                .then(|| ("namespace".to_owned(), "namespace".to_owned())),
+            extern_struct: true,
+        });
+    }
     let meta_builder = builders.get(&meta).filter(|b| b.params.is_empty())?;
     let TypeKind::Struct(meta_fields) = &types[meta.0].kind else {
         return None;
@@ -416,6 +445,7 @@ fn metadata_args(
         ty: meta,
         name,
         namespace,
+        extern_struct: false,
     })
 }
 
@@ -598,6 +628,7 @@ mod tests {
                 ty: TypeId(1),
                 name: ("name".to_owned(), "name".to_owned()),
                 namespace: Some(("namespace".to_owned(), "namespace".to_owned())),
+                extern_struct: false,
             })
         );
         assert!(

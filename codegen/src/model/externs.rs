@@ -13,8 +13,11 @@
 //! - an exact mapping beats a package one, and a longer package beats a shorter one;
 //! - `WatchEvent` is never extern through a package: routes decode watch streams with the
 //!   runtime's event type, so it stays the generated alias (naming it exactly is an error);
-//! - every mapping must match a schema (`error[empty-selection]` otherwise), and every path
-//!   must be a Rust path.
+//! - every path must be a Rust path; a mapping that matches no schema (after selection) is
+//!   no error but a [`Note`]: it changes nothing in the output, and a recipe that maps, say,
+//!   `ObjectReference` for the kinds that use it should not break for the ones that do not.
+//!   (Attribute and derive patterns that match nothing stay errors: there the user asked for
+//!   something in the output that would silently be missing.)
 //!
 //! An extern type becomes [`TypeKind::Extern`]: it has no fields the generator knows, so it
 //! breaks cycles, is assumed to implement only what serde needs plus `Clone`, `Debug`,
@@ -26,7 +29,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use super::{TypeDef, TypeId, TypeKind};
-use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Origin};
+use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Note, Origin};
 
 /// One mapping from schema names to a Rust path (see the module docs for the rule).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,10 +44,11 @@ fn config_origin() -> Origin {
     Origin::root(Path::new("<config>"))
 }
 
-/// Turns every type that a mapping names into [`TypeKind::Extern`].
-pub(super) fn apply(types: &mut [TypeDef], externs: &[ExternType]) -> Result<(), Error> {
+/// Turns every type that a mapping names into [`TypeKind::Extern`]; returns a note for each
+/// mapping that matches nothing.
+pub(super) fn apply(types: &mut [TypeDef], externs: &[ExternType]) -> Result<Vec<Note>, Error> {
     if externs.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let mut diagnostics = Diagnostics::default();
     // (package or exact name, module path or full path, is a package mapping)
@@ -144,28 +148,28 @@ pub(super) fn apply(types: &mut [TypeDef], externs: &[ExternType]) -> Result<(),
         used.insert(index);
         paths.push((TypeId(i), path));
     }
+    let mut notes = Vec::new();
     for (index, (schema, _, package)) in rules.iter().enumerate() {
         if !used.contains(&index) {
             let what = if *package {
-                format!("a schema in the package `{schema}`")
+                format!("no schema in the package `{schema}`")
             } else {
-                format!("the schema `{schema}`")
+                format!("no schema `{schema}`")
             };
-            diagnostics.push(
-                Diagnostic::new(
-                    ErrorKind::EmptySelection,
-                    &config_origin(),
-                    format!("expected an extern type to match {what}, but no input (after selection) has it"),
-                )
-                .with_hint("check the schema name, or remove the extern type"),
-            );
+            notes.push(Note::new(
+                &config_origin(),
+                format!(
+                    "the extern type {:?} is unused: the inputs (after selection) have {what}",
+                    rules[index].1
+                ),
+            ));
         }
     }
     let paths = diagnostics.finish(paths)?;
     for (id, path) in paths {
         types[id.0].kind = TypeKind::Extern(path);
     }
-    Ok(())
+    Ok(notes)
 }
 
 /// Whether `id` is extern.

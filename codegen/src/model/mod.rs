@@ -64,6 +64,8 @@ pub struct ApiSet {
     /// Every operation, in the reference pages' order: each resource's in type order, then
     /// those on no resource (see `operations/`).
     pub operations: Vec<operations::Operation>,
+    /// What load and model skipped or left unused, for the user to read.
+    pub notes: Vec<crate::diagnostics::Note>,
 }
 
 impl ApiSet {
@@ -258,7 +260,8 @@ pub fn build_with(
     externs: &[ExternType],
 ) -> Result<ApiSet, Error> {
     let mut types = schema::build_types(raw, rules)?;
-    externs::apply(&mut types, externs)?;
+    let mut notes = raw.notes.clone();
+    notes.extend(externs::apply(&mut types, externs)?);
     cycles::box_cycles(&mut types)?;
     schema::compute_derives(&mut types);
     let (mut resources, mut lists) = resources::find(raw, &types);
@@ -281,5 +284,6 @@ pub fn build_with(
         lists,
         builders,
         operations,
+        notes,
     })
 }

@@ -147,21 +147,44 @@ fn transliterate(c: char) -> Option<&'static str> {
 }
 
 /// Restricts to characters valid in identifiers: heck keeps non-ASCII letters, which Rust
-/// accepts in identifiers but which are hard to type; they are transliterated away.
+/// accepts in identifiers but which are hard to type; each run of them becomes one `_`
+/// (`größe` → `gr_e`), since a doubled `_` is neither snake nor camel case to rustc's
+/// `non_snake_case` and `non_camel_case_types` lints.
 fn ascii_only(name: String) -> String {
     if name.is_ascii() {
-        name
-    } else {
-        name.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
+        return name;
     }
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        let c = if c.is_ascii_alphanumeric() { c } else { '_' };
+        if !(c == '_' && out.ends_with('_')) {
+            out.push(c);
+        }
+    }
+    if out.chars().all(|c| c == '_') {
+        out.clear();
+    }
+    out
+}
+
+/// [`ascii_only`] for camel-case names (types, variants): a run of non-ASCII characters is
+/// dropped and the letter after it capitalized (`ÄrgerGrund` → `RgerGrund`, `Über` → `Ber`),
+/// since an `_` next to a letter is not camel case to rustc's `non_camel_case_types`.
+fn ascii_camel(name: String) -> String {
+    if name.is_ascii() {
+        return name;
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut dropped = false;
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(if dropped { c.to_ascii_uppercase() } else { c });
+            dropped = false;
+        } else {
+            dropped = true;
+        }
+    }
+    out
 }
 
 /// The snake-case form used for fields and modules.
@@ -247,7 +270,7 @@ pub fn type_name(name: &str) -> String {
     let mut out = if valid {
         name.to_owned()
     } else {
-        ascii_only(prepare(name).to_upper_camel_case())
+        ascii_camel(prepare(name).to_upper_camel_case())
     };
     if out.is_empty() {
         out.push_str("Unnamed");
@@ -263,7 +286,7 @@ pub fn type_name(name: &str) -> String {
 
 /// The name of an anonymous type nested in `parent` under the property `json_name`.
 pub fn nested_type_name(parent: &str, json_name: &str) -> String {
-    let suffix = ascii_only(prepare(json_name).to_upper_camel_case());
+    let suffix = ascii_camel(prepare(json_name).to_upper_camel_case());
     type_name(&format!("{parent}{suffix}"))
 }
 
@@ -275,7 +298,7 @@ pub fn variant_name(value: &str) -> String {
     // Keep a separator between digits that would otherwise run together ("1.0" vs "10").
     let mut words: Vec<String> = Vec::new();
     for word in prepare(value).split(' ').filter(|w| !w.is_empty()) {
-        let camel = ascii_only(word.to_upper_camel_case());
+        let camel = ascii_camel(word.to_upper_camel_case());
         if camel.is_empty() {
             continue;
         }
@@ -584,6 +607,23 @@ mod tests {
         assert_eq!(variant_name("Other"), "Other_");
         assert_eq!(variant_name("Self"), "Self_");
         assert_eq!(variant_name("*"), "Symbol");
+    }
+
+    #[test]
+    fn non_ascii_names_satisfy_rustc_case_lints() {
+        // Non-ASCII letters are spelled in ASCII (`ß` → `ss`, accents dropped), anything
+        // else as its code point, so names stay readable and satisfy rustc's case lints.
+        assert_eq!(field_name("größe"), "grosse");
+        assert_eq!(field_name("naïveName"), "naive_name");
+        assert_eq!(field_name("日本語"), "u65e5_u672c_u8a9e");
+        assert_eq!(type_name("Überblick"), "Uberblick");
+        assert_eq!(
+            nested_type_name("WunderlichSpec", "ÄrgerGrund"),
+            "WunderlichSpecArgerGrund"
+        );
+        assert_eq!(variant_name("Über"), "Uber");
+        assert_eq!(variant_name("ÄÖÜ"), "Aou");
+        assert_eq!(variant_name("straße"), "Strasse");
     }
 
     #[test]

@@ -88,13 +88,10 @@ fn decode(text: &str) -> String {
 }
 
 fn stream() -> ImageStream {
-    ImageStream::builder()
-        .metadata(ObjectMeta {
-            name: Some("ruby".into()),
-            namespace: Some("ci".into()),
-            resource_version: Some("7".into()),
-            ..ObjectMeta::default()
-        })
+    // The constructor fills k8s-openapi's `ObjectMeta` in with name and namespace, and
+    // `metadata_with` edits it in place.
+    ImageStream::builder("ruby", "ci")
+        .metadata_with(|meta: &mut ObjectMeta| meta.resource_version = Some("7".into()))
         .spec(ImageStreamSpec::builder().lookup_policy(ImageLookupPolicy::builder(true)))
         .build()
 }
@@ -296,7 +293,20 @@ fn image_stream_is_a_kube_resource() {
         ImageStream::url_path(&(), Some("ci")),
         "/apis/image.openshift.io/v1/namespaces/ci/imagestreams"
     );
-    let mut object = ImageStream::builder().build();
+    // The constructor's metadata is k8s-openapi's, with exactly name and namespace.
+    let built = ImageStream::builder("ruby", "ci").build();
+    assert_eq!(
+        built.metadata,
+        Some(ObjectMeta {
+            name: Some("ruby".into()),
+            namespace: Some("ci".into()),
+            ..ObjectMeta::default()
+        })
+    );
+    let mut object = ImageStream {
+        metadata: None,
+        ..built
+    };
     // No metadata reads as empty metadata; writing fills it in.
     assert_eq!(object.name_any(), "");
     object.meta_mut().name = Some("ruby".into());

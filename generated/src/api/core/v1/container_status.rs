@@ -15,7 +15,7 @@ pub struct ContainerStatus {
     >,
     /// Health of the resources allocated to the container.
     pub allocated_resources_status: Option<Vec<crate::api::core::v1::ResourceStatus>>,
-    /// Container ID in the form \<type\>://\<container_id\>, e.g. containerd://abc123.
+    /// Container ID in the form \<type\>://\<container_id\>, e.g. <containerd://abc123>.
     pub container_id: Option<String>,
     /// Image the container is running, as resolved by the runtime.
     pub image: String,
@@ -384,7 +384,7 @@ impl ContainerStatusBuilder {
         self
     }
 
-    /// Container ID in the form \<type\>://\<container_id\>, e.g. containerd://abc123.
+    /// Container ID in the form \<type\>://\<container_id\>, e.g. <containerd://abc123>.
     pub fn container_id(mut self, value: impl Into<String>) -> Self {
         self.inner.container_id = Some(value.into());
         self
