@@ -42,6 +42,10 @@ pub struct Args {
     /// Leave out doc comments.
     #[arg(long)]
     pub no_docs: bool,
+    /// Drop fields the generated types do not know when reading (by default every struct
+    /// keeps them in `unknown_fields` and writes them back).
+    #[arg(long)]
+    pub drop_unknown_fields: bool,
     /// Depend on kubeforge-runtime at this path instead of the one beside the generator.
     #[arg(long, conflicts_with = "runtime_version")]
     pub runtime_path: Option<PathBuf>,
@@ -57,7 +61,8 @@ impl Args {
             .features(self.group_features)
             .builders(!self.no_builders)
             .routes(!self.no_routes)
-            .docs(!self.no_docs);
+            .docs(!self.no_docs)
+            .unknown_fields(!self.drop_unknown_fields);
         for input in &self.inputs {
             config = config.input(input);
         }

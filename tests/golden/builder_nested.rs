@@ -12,6 +12,8 @@ pub mod com {
                     pub scheduled: Option<bool>,
                     /// Whether to skip TLS verification.
                     pub insecure: Option<bool>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for ImportPolicy {
@@ -20,24 +22,24 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             0,
                             &[self.scheduled.is_some(), self.insecure.is_some()],
-                        );
-                        let mut state = serializer
-                            .serialize_struct("ImportPolicy", len)?;
-                        serde_struct::optional_field(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "scheduled",
                             self.scheduled.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "insecure",
                             self.insecure.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -81,8 +83,12 @@ pub mod com {
                             ) -> Result<ImportPolicy, A::Error> {
                                 let mut scheduled = None;
                                 let mut insecure = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -93,13 +99,16 @@ pub mod com {
                                             serde_struct::value(&mut map, &mut insecure, "insecure")
                                         }
 
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(ImportPolicy {
                                     scheduled: serde_struct::optional(scheduled),
                                     insecure: serde_struct::optional(insecure),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -175,6 +184,8 @@ pub mod com {
                     pub kind: String,
                     /// The referenced name.
                     pub name: String,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Reference {
@@ -183,11 +194,13 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
-                        let len = 2;
-                        let mut state = serializer.serialize_struct("Reference", len)?;
-                        state.serialize_field("kind", &self.kind)?;
-                        state.serialize_field("name", &self.name)?;
+                        use ::serde::ser::SerializeMap as _;
+                        use ::kubeforge_runtime::serde_struct;
+                        let len = 2 + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("kind", &self.kind)?;
+                        state.serialize_entry("name", &self.name)?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -228,19 +241,26 @@ pub mod com {
                             ) -> Result<Reference, A::Error> {
                                 let mut kind = None;
                                 let mut name = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut kind, "kind"),
                                         1 => serde_struct::value(&mut map, &mut name, "name"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(Reference {
                                     kind: serde_struct::required(kind, "kind")?,
                                     name: serde_struct::required(name, "name")?,
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -270,6 +290,7 @@ pub mod com {
                             inner: Self {
                                 kind: kind.into(),
                                 name: name.into(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -325,6 +346,8 @@ pub mod com {
                 pub struct ReferencePolicy {
                     /// `Source` or `Local`.
                     pub type_: String,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for ReferencePolicy {
@@ -333,11 +356,12 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
-                        let len = 1;
-                        let mut state = serializer
-                            .serialize_struct("ReferencePolicy", len)?;
-                        state.serialize_field("type", &self.type_)?;
+                        use ::serde::ser::SerializeMap as _;
+                        use ::kubeforge_runtime::serde_struct;
+                        let len = 1 + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("type", &self.type_)?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -376,17 +400,24 @@ pub mod com {
                                 mut map: A,
                             ) -> Result<ReferencePolicy, A::Error> {
                                 let mut type_ = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut type_, "type"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(ReferencePolicy {
                                     type_: serde_struct::required(type_, "type")?,
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -409,7 +440,10 @@ pub mod com {
                     #[inline]
                     pub fn builder(type_: impl Into<String>) -> ReferencePolicyBuilder {
                         ReferencePolicyBuilder {
-                            inner: Self { type_: type_.into() },
+                            inner: Self {
+                                type_: type_.into(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+                            },
                         }
                     }
                 }
@@ -472,6 +506,8 @@ pub mod com {
                     pub retry: Option<
                         crate::golden::builder_nested::com::example::v1::TagRetry,
                     >,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Tag {
@@ -480,7 +516,7 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             2,
@@ -489,25 +525,26 @@ pub mod com {
                                 self.from.is_some(),
                                 self.retry.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Tag", len)?;
-                        state.serialize_field("name", &self.name)?;
-                        state.serialize_field("policy", &self.policy)?;
-                        serde_struct::optional_field(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("name", &self.name)?;
+                        state.serialize_entry("policy", &self.policy)?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "importPolicy",
                             self.import_policy.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "from",
                             self.from.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "retry",
                             self.retry.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -560,8 +597,12 @@ pub mod com {
                                 let mut import_policy = None;
                                 let mut from = None;
                                 let mut retry = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut name, "name"),
@@ -576,7 +617,9 @@ pub mod com {
 
                                         3 => serde_struct::value(&mut map, &mut from, "from"),
                                         4 => serde_struct::value(&mut map, &mut retry, "retry"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -586,6 +629,7 @@ pub mod com {
                                     import_policy: serde_struct::optional(import_policy),
                                     from: serde_struct::optional(from),
                                     retry: serde_struct::optional(retry),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -620,6 +664,7 @@ pub mod com {
                                 import_policy: None,
                                 from: None,
                                 retry: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -710,6 +755,8 @@ pub mod com {
                 pub struct TagRetry {
                     /// How often to retry.
                     pub limit: Option<i32>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for TagRetry {
@@ -718,15 +765,17 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.limit.is_some()]);
-                        let mut state = serializer.serialize_struct("TagRetry", len)?;
-                        serde_struct::optional_field(
+                        let len = serde_struct::len(0, &[self.limit.is_some()])
+                            + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "limit",
                             self.limit.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -765,17 +814,24 @@ pub mod com {
                                 mut map: A,
                             ) -> Result<TagRetry, A::Error> {
                                 let mut limit = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut limit, "limit"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(TagRetry {
                                     limit: serde_struct::optional(limit),
+                                    unknown_fields,
                                 })
                             }
                         }

@@ -12,6 +12,8 @@ pub mod apimachinery {
                         pub struct ListMeta {
                             /// The continue token.
                             pub continue_: Option<String>,
+                            /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                            pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                         }
 
                         impl ::serde::Serialize for ListMeta {
@@ -20,15 +22,19 @@ pub mod apimachinery {
                                 &self,
                                 serializer: S,
                             ) -> Result<S::Ok, S::Error> {
-                                use ::serde::ser::SerializeStruct as _;
+                                use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(0, &[self.continue_.is_some()]);
-                                let mut state = serializer
-                                    .serialize_struct("ListMeta", len)?;
-                                serde_struct::optional_field(
+                                let len = serde_struct::len(0, &[self.continue_.is_some()])
+                                    + self.unknown_fields.len();
+                                let mut state = serializer.serialize_map(Some(len))?;
+                                serde_struct::optional_entry(
                                     &mut state,
                                     "continue",
                                     self.continue_.as_ref(),
+                                )?;
+                                serde_struct::extra_entries(
+                                    &mut state,
+                                    &self.unknown_fields,
                                 )?;
                                 state.end()
                             }
@@ -68,20 +74,27 @@ pub mod apimachinery {
                                         mut map: A,
                                     ) -> Result<ListMeta, A::Error> {
                                         let mut continue_ = None;
+                                        let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                        let mut key = String::new();
                                         while let Some(index) = map
-                                            .next_key_seed(serde_struct::Key::<Self>::new())?
+                                            .next_key_seed(
+                                                serde_struct::NamedKey::<Self>::new(&mut key),
+                                            )?
                                         {
                                             match index {
                                                 0 => {
                                                     serde_struct::value(&mut map, &mut continue_, "continue")
                                                 }
 
-                                                _ => serde_struct::skip(&mut map),
+                                                _ => {
+                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                                }
                                             }?;
                                         }
 
                                         Ok(ListMeta {
                                             continue_: serde_struct::optional(continue_),
+                                            unknown_fields,
                                         })
                                     }
                                 }
@@ -158,6 +171,8 @@ pub mod apimachinery {
                             pub labels: Option<
                                 ::std::collections::BTreeMap<String, String>,
                             >,
+                            /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                            pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                         }
 
                         impl ::serde::Serialize for ObjectMeta {
@@ -166,7 +181,7 @@ pub mod apimachinery {
                                 &self,
                                 serializer: S,
                             ) -> Result<S::Ok, S::Error> {
-                                use ::serde::ser::SerializeStruct as _;
+                                use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
                                 let len = serde_struct::len(
                                     0,
@@ -175,23 +190,26 @@ pub mod apimachinery {
                                         self.namespace.is_some(),
                                         self.labels.is_some(),
                                     ],
-                                );
-                                let mut state = serializer
-                                    .serialize_struct("ObjectMeta", len)?;
-                                serde_struct::optional_field(
+                                ) + self.unknown_fields.len();
+                                let mut state = serializer.serialize_map(Some(len))?;
+                                serde_struct::optional_entry(
                                     &mut state,
                                     "name",
                                     self.name.as_ref(),
                                 )?;
-                                serde_struct::optional_field(
+                                serde_struct::optional_entry(
                                     &mut state,
                                     "namespace",
                                     self.namespace.as_ref(),
                                 )?;
-                                serde_struct::optional_field(
+                                serde_struct::optional_entry(
                                     &mut state,
                                     "labels",
                                     self.labels.as_ref(),
+                                )?;
+                                serde_struct::extra_entries(
+                                    &mut state,
+                                    &self.unknown_fields,
                                 )?;
                                 state.end()
                             }
@@ -239,8 +257,12 @@ pub mod apimachinery {
                                         let mut name = None;
                                         let mut namespace = None;
                                         let mut labels = None;
+                                        let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                        let mut key = String::new();
                                         while let Some(index) = map
-                                            .next_key_seed(serde_struct::Key::<Self>::new())?
+                                            .next_key_seed(
+                                                serde_struct::NamedKey::<Self>::new(&mut key),
+                                            )?
                                         {
                                             match index {
                                                 0 => serde_struct::value(&mut map, &mut name, "name"),
@@ -249,7 +271,9 @@ pub mod apimachinery {
                                                 }
 
                                                 2 => serde_struct::value(&mut map, &mut labels, "labels"),
-                                                _ => serde_struct::skip(&mut map),
+                                                _ => {
+                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                                }
                                             }?;
                                         }
 
@@ -257,6 +281,7 @@ pub mod apimachinery {
                                             name: serde_struct::optional(name),
                                             namespace: serde_struct::optional(namespace),
                                             labels: serde_struct::optional(labels),
+                                            unknown_fields,
                                         })
                                     }
                                 }
@@ -393,6 +418,8 @@ pub mod com {
                     >,
                     /// What the gadget should be.
                     pub spec: crate::golden::builder_resource::com::example::v1::GadgetSpec,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Gadget {
@@ -401,7 +428,7 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             1,
@@ -410,26 +437,27 @@ pub mod com {
                                 self.kind.is_present(),
                                 self.metadata.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Gadget", len)?;
-                        serde_struct::field_if(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        serde_struct::field_if(
+                        serde_struct::entry_if(
                             &mut state,
                             "kind",
                             &self.kind,
                             self.kind.is_present(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "metadata",
                             self.metadata.as_ref(),
                         )?;
-                        state.serialize_field("spec", &self.spec)?;
+                        state.serialize_entry("spec", &self.spec)?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -479,8 +507,12 @@ pub mod com {
                                 let mut kind = None;
                                 let mut metadata = None;
                                 let mut spec = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -497,16 +529,20 @@ pub mod com {
                                         }
 
                                         3 => serde_struct::value(&mut map, &mut spec, "spec"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(Gadget {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     spec: serde_struct::required(spec, "spec")?,
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -558,6 +594,7 @@ pub mod com {
                                         .build(),
                                 ),
                                 spec: spec.into(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -681,7 +718,10 @@ pub mod com {
                         crate::golden::builder_resource::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
+                            200..=299 => {
+                                ::kubeforge_runtime::response::empty(status, body)
+                            }
+
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -694,6 +734,8 @@ pub mod com {
                     pub size: i32,
                     /// Which color.
                     pub color: Option<String>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for GadgetSpec {
@@ -702,16 +744,18 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[self.color.is_some()]);
-                        let mut state = serializer.serialize_struct("GadgetSpec", len)?;
-                        state.serialize_field("size", &self.size)?;
-                        serde_struct::optional_field(
+                        let len = serde_struct::len(1, &[self.color.is_some()])
+                            + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("size", &self.size)?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "color",
                             self.color.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -752,19 +796,26 @@ pub mod com {
                             ) -> Result<GadgetSpec, A::Error> {
                                 let mut size = None;
                                 let mut color = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut size, "size"),
                                         1 => serde_struct::value(&mut map, &mut color, "color"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(GadgetSpec {
                                     size: serde_struct::required(size, "size")?,
                                     color: serde_struct::optional(color),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -792,6 +843,7 @@ pub mod com {
                             inner: Self {
                                 size: size.into(),
                                 color: Some("blue".to_owned()),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -858,6 +910,8 @@ pub mod com {
                     pub metadata: Option<
                         crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ListMeta,
                     >,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for GadgetList {
@@ -866,7 +920,7 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             1,
@@ -875,26 +929,27 @@ pub mod com {
                                 self.kind.is_present(),
                                 self.metadata.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("GadgetList", len)?;
-                        serde_struct::field_if(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        state.serialize_field("items", &self.items)?;
-                        serde_struct::field_if(
+                        state.serialize_entry("items", &self.items)?;
+                        serde_struct::entry_if(
                             &mut state,
                             "kind",
                             &self.kind,
                             self.kind.is_present(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "metadata",
                             self.metadata.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -944,8 +999,12 @@ pub mod com {
                                 let mut items = None;
                                 let mut kind = None;
                                 let mut metadata = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -962,7 +1021,9 @@ pub mod com {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
 
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -970,8 +1031,10 @@ pub mod com {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     items: serde_struct::required(items, "items")?,
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -1016,6 +1079,7 @@ pub mod com {
                                 items: items.into_iter().map(Into::into).collect(),
                                 kind: ::kubeforge_runtime::Kind::present(),
                                 metadata: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -1109,6 +1173,8 @@ pub mod com {
                     pub metadata: crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMeta,
                     /// A required field that is also called `name`: the object's name keeps the argument `name`, this one gets `name_2`.
                     pub name: String,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Gizmo {
@@ -1117,27 +1183,28 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             2,
                             &[self.api_version.is_present(), self.kind.is_present()],
-                        );
-                        let mut state = serializer.serialize_struct("Gizmo", len)?;
-                        serde_struct::field_if(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        serde_struct::field_if(
+                        serde_struct::entry_if(
                             &mut state,
                             "kind",
                             &self.kind,
                             self.kind.is_present(),
                         )?;
-                        state.serialize_field("metadata", &self.metadata)?;
-                        state.serialize_field("name", &self.name)?;
+                        state.serialize_entry("metadata", &self.metadata)?;
+                        state.serialize_entry("name", &self.name)?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -1187,8 +1254,12 @@ pub mod com {
                                 let mut kind = None;
                                 let mut metadata = None;
                                 let mut name = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -1205,16 +1276,20 @@ pub mod com {
                                         }
 
                                         3 => serde_struct::value(&mut map, &mut name, "name"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(Gizmo {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::required(metadata, "metadata")?,
                                     name: serde_struct::required(name, "name")?,
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -1260,6 +1335,7 @@ pub mod com {
                                     .name(name)
                                     .build(),
                                 name: name_2.into(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -1371,7 +1447,10 @@ pub mod com {
                         crate::golden::builder_resource::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
+                            200..=299 => {
+                                ::kubeforge_runtime::response::empty(status, body)
+                            }
+
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }

@@ -28,7 +28,11 @@ pub mod io {
                     pub max_surge: Option<::kubeforge_runtime::IntOrString>,
                     pub max_unavailable: Option<::kubeforge_runtime::IntOrString>,
                     /// Other alternatives are free-form JSON.
+                    ///
+                    /// Kept as `serde_json::Value`: its `oneOf` branches are `string` and other schemas, which kubeforge does not tell apart.
                     pub either: Option<::serde_json::Value>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Port {
@@ -37,7 +41,7 @@ pub mod io {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             1,
@@ -46,24 +50,25 @@ pub mod io {
                                 self.max_unavailable.is_some(),
                                 self.either.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Port", len)?;
-                        state.serialize_field("target", &self.target)?;
-                        serde_struct::optional_field(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("target", &self.target)?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "maxSurge",
                             self.max_surge.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "maxUnavailable",
                             self.max_unavailable.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "either",
                             self.either.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -113,8 +118,12 @@ pub mod io {
                                 let mut max_surge = None;
                                 let mut max_unavailable = None;
                                 let mut either = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut target, "target"),
@@ -131,7 +140,9 @@ pub mod io {
                                         }
 
                                         3 => serde_struct::value(&mut map, &mut either, "either"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -140,6 +151,7 @@ pub mod io {
                                     max_surge: serde_struct::optional(max_surge),
                                     max_unavailable: serde_struct::optional(max_unavailable),
                                     either: serde_struct::optional(either),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -171,6 +183,7 @@ pub mod io {
                                 max_surge: None,
                                 max_unavailable: None,
                                 either: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -214,6 +227,8 @@ pub mod io {
                     }
 
                     /// Other alternatives are free-form JSON.
+                    ///
+                    /// Kept as `serde_json::Value`: its `oneOf` branches are `string` and other schemas, which kubeforge does not tell apart.
                     pub fn either(
                         mut self,
                         value: impl Into<::serde_json::Value>,

@@ -16,6 +16,8 @@ pub mod apimachinery {
                             pub kind: ::kubeforge_runtime::Kind<Status>,
                             pub message: Option<String>,
                             pub code: Option<i32>,
+                            /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                            pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                         }
 
                         impl ::serde::Serialize for Status {
@@ -24,7 +26,7 @@ pub mod apimachinery {
                                 &self,
                                 serializer: S,
                             ) -> Result<S::Ok, S::Error> {
-                                use ::serde::ser::SerializeStruct as _;
+                                use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
                                 let len = serde_struct::len(
                                     0,
@@ -34,29 +36,33 @@ pub mod apimachinery {
                                         self.message.is_some(),
                                         self.code.is_some(),
                                     ],
-                                );
-                                let mut state = serializer.serialize_struct("Status", len)?;
-                                serde_struct::field_if(
+                                ) + self.unknown_fields.len();
+                                let mut state = serializer.serialize_map(Some(len))?;
+                                serde_struct::entry_if(
                                     &mut state,
                                     "apiVersion",
                                     &self.api_version,
                                     self.api_version.is_present(),
                                 )?;
-                                serde_struct::field_if(
+                                serde_struct::entry_if(
                                     &mut state,
                                     "kind",
                                     &self.kind,
                                     self.kind.is_present(),
                                 )?;
-                                serde_struct::optional_field(
+                                serde_struct::optional_entry(
                                     &mut state,
                                     "message",
                                     self.message.as_ref(),
                                 )?;
-                                serde_struct::optional_field(
+                                serde_struct::optional_entry(
                                     &mut state,
                                     "code",
                                     self.code.as_ref(),
+                                )?;
+                                serde_struct::extra_entries(
+                                    &mut state,
+                                    &self.unknown_fields,
                                 )?;
                                 state.end()
                             }
@@ -107,8 +113,12 @@ pub mod apimachinery {
                                         let mut kind = None;
                                         let mut message = None;
                                         let mut code = None;
+                                        let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                        let mut key = String::new();
                                         while let Some(index) = map
-                                            .next_key_seed(serde_struct::Key::<Self>::new())?
+                                            .next_key_seed(
+                                                serde_struct::NamedKey::<Self>::new(&mut key),
+                                            )?
                                         {
                                             match index {
                                                 0 => {
@@ -122,16 +132,20 @@ pub mod apimachinery {
                                                 1 => serde_struct::value(&mut map, &mut kind, "kind"),
                                                 2 => serde_struct::value(&mut map, &mut message, "message"),
                                                 3 => serde_struct::value(&mut map, &mut code, "code"),
-                                                _ => serde_struct::skip(&mut map),
+                                                _ => {
+                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                                }
                                             }?;
                                         }
 
                                         Ok(Status {
                                             api_version: api_version
                                                 .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                            kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                            kind: kind
+                                                .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                             message: serde_struct::optional(message),
                                             code: serde_struct::optional(code),
+                                            unknown_fields,
                                         })
                                     }
                                 }
@@ -233,6 +247,8 @@ pub mod com {
                     /// Always `Widget`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub kind: ::kubeforge_runtime::Kind<Widget>,
                     pub size: Option<i32>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Widget {
@@ -241,7 +257,7 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             0,
@@ -250,25 +266,26 @@ pub mod com {
                                 self.kind.is_present(),
                                 self.size.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Widget", len)?;
-                        serde_struct::field_if(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        serde_struct::field_if(
+                        serde_struct::entry_if(
                             &mut state,
                             "kind",
                             &self.kind,
                             self.kind.is_present(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "size",
                             self.size.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -315,8 +332,12 @@ pub mod com {
                                 let mut api_version = None;
                                 let mut kind = None;
                                 let mut size = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -329,15 +350,19 @@ pub mod com {
 
                                         1 => serde_struct::value(&mut map, &mut kind, "kind"),
                                         2 => serde_struct::value(&mut map, &mut size, "size"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(Widget {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     size: serde_struct::optional(size),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -489,7 +514,9 @@ pub mod com {
                             ::kubeforge_runtime::http::Method::DELETE,
                             target,
                             Some("application/json"),
-                            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+                            body
+                                .map(::kubeforge_runtime::request::Body::json)
+                                .transpose()?,
                         )
                     }
 
@@ -699,7 +726,8 @@ pub mod com {
                     pub tty: Option<bool>,
                 }
 
-                impl ::kubeforge_runtime::request::QueryParams for ConnectWidgetExecQuery {
+                impl ::kubeforge_runtime::request::QueryParams
+                for ConnectWidgetExecQuery {
                     #[inline]
                     fn append_to(
                         &self,
@@ -764,6 +792,8 @@ pub mod com {
                     pub items: Vec<crate::golden::route_table::com::example::v1::Widget>,
                     /// Always `WidgetList`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub kind: ::kubeforge_runtime::Kind<WidgetList>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for WidgetList {
@@ -772,26 +802,27 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             1,
                             &[self.api_version.is_present(), self.kind.is_present()],
-                        );
-                        let mut state = serializer.serialize_struct("WidgetList", len)?;
-                        serde_struct::field_if(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        state.serialize_field("items", &self.items)?;
-                        serde_struct::field_if(
+                        state.serialize_entry("items", &self.items)?;
+                        serde_struct::entry_if(
                             &mut state,
                             "kind",
                             &self.kind,
                             self.kind.is_present(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -838,8 +869,12 @@ pub mod com {
                                 let mut api_version = None;
                                 let mut items = None;
                                 let mut kind = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -852,7 +887,9 @@ pub mod com {
 
                                         1 => serde_struct::value(&mut map, &mut items, "items"),
                                         2 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -860,7 +897,9 @@ pub mod com {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     items: serde_struct::required(items, "items")?,
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -904,6 +943,7 @@ pub mod com {
                                 api_version: ::kubeforge_runtime::ApiVersion::present(),
                                 items: items.into_iter().map(Into::into).collect(),
                                 kind: ::kubeforge_runtime::Kind::present(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }

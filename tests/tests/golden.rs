@@ -1,6 +1,7 @@
 //! Golden tests: each `golden/<case>.json` generates `golden/<case>.rs` exactly. Bless new
 //! output with `KUBEFORGE_BLESS=1 cargo test -p kubeforge-tests --test golden`; the outputs are
-//! compiled as modules of this crate (src/golden.rs), so every golden also builds.
+//! compiled as modules of this crate (src/golden.rs), so every golden also builds. A case
+//! named `drop_unknown_fields…` is generated with `Config::unknown_fields(false)`.
 
 use std::fs;
 use std::path::Path;
@@ -32,6 +33,7 @@ fn generate(case: &str) -> String {
         .layout(Layout::SingleFile)
         .root_path(format!("crate::golden::{case}"))
         .generated_by("KUBEFORGE_BLESS=1 cargo test -p kubeforge-tests --test golden")
+        .unknown_fields(!case.starts_with("drop_unknown_fields"))
         .generate()
         .unwrap_or_else(|e| panic!("golden case {case} does not generate:\n{e}"));
     output

@@ -4,7 +4,10 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::docs::{doc_attrs, paragraphs};
-use super::{Context, builders, ident, kube, resource, routes, serde_impls, shape_type, type_path};
+use super::{
+    Context, builders, extra_type, ident, kube, resource, routes, serde_impls, shape_type,
+    type_path,
+};
 use crate::model::{Field, FieldRole, TypeDef, TypeId, TypeKind, Variant};
 
 /// The item (and its impls) for the type `id`.
@@ -110,7 +113,8 @@ fn field_tokens(
 ) -> TokenStream {
     let name = ident(&field.rust_name);
     let json = &field.json_name;
-    let rename = (field.rust_name != field.json_name).then(|| quote!(rename = #json));
+    let rename = (field.rust_name != field.json_name && field.role != FieldRole::Extra)
+        .then(|| quote!(rename = #json));
     let runtime = &context.runtime;
     let owner = ident(&ty.name);
     let (rust_type, extra, note) = match field.role {
@@ -136,6 +140,11 @@ fn field_tokens(
                 Some(note),
             )
         }
+        FieldRole::Extra => (
+            extra_type(context, &field.shape),
+            Some(quote!(flatten)),
+            None,
+        ),
         FieldRole::Plain => {
             let mut inner = shape_type(context, &field.shape);
             if field.boxed {

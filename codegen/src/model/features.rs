@@ -48,7 +48,7 @@ pub fn unit_of(module: &[String]) -> Vec<String> {
 fn refs(shape: &Shape, into: &mut Vec<usize>) {
     match shape {
         Shape::Ref(id) => into.push(id.0),
-        Shape::Vec(inner) | Shape::Map(inner) => refs(inner, into),
+        Shape::Vec(inner) | Shape::Map(inner) | Shape::Nullable(inner) => refs(inner, into),
         _ => {}
     }
 }
