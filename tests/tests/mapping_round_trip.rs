@@ -201,7 +201,8 @@ fn crd_version_without_schema_is_an_error() {
     let error = kubeforge::Config::new()
         .input_bytes("crds/gadget.json", text)
         .generate()
-        .expect_err("a version without a schema is refused");
+        .err()
+        .expect("a version without a schema is refused");
     assert_eq!(
         error.kinds(),
         [kubeforge::ErrorKind::InvalidSchema],
