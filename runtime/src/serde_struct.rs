@@ -377,3 +377,19 @@ where
     }
     Ok(())
 }
+
+/// What a JSON value is, for error messages: `null`, `a boolean`, `an integer`, `a number`,
+/// `a string`, `an array` or `an object`.
+#[must_use]
+pub fn json_type(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_f64() => "a number",
+        Value::Number(_) => "an integer",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

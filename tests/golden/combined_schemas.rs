@@ -167,7 +167,7 @@ pub mod io {
 
             pub use self::base::{Base, BaseBuilder};
             mod holder {
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Holder {
                     /// `$ref` with sibling properties: the referenced properties and these.
                     pub extended: Option<
@@ -181,16 +181,27 @@ pub mod io {
                     pub exclusive: Option<
                         crate::golden::combined_schemas::io::example::v1::HolderExclusive,
                     >,
-                    /// A string or an object.
-                    ///
-                    /// Kept as `serde_json::Value`: its `oneOf` branches are objects and `string`, which no one Rust type holds.
-                    pub mixed: Option<::serde_json::Value>,
+                    /// A string or an object: a typed union, the JSON type picks the variant.
+                    pub mixed: Option<
+                        crate::golden::combined_schemas::io::example::v1::HolderMixed,
+                    >,
                     /// Kept as `serde_json::Value`: the schemas it combines define the property `a` differently.
                     pub conflict: Option<::serde_json::Value>,
                     pub constrained: Option<String>,
                     pub refined: Option<
                         crate::golden::combined_schemas::io::example::v1::HolderRefined,
                     >,
+                    /// A string or a list of strings.
+                    pub scalar_or_list: Option<
+                        crate::golden::combined_schemas::io::example::v1::HolderScalarOrList,
+                    >,
+                    pub weight_or_flag: Option<
+                        crate::golden::combined_schemas::io::example::v1::HolderWeightOrFlag,
+                    >,
+                    /// An integer is also a number: kept as JSON.
+                    ///
+                    /// Kept as `serde_json::Value`: a value's JSON type does not tell its `oneOf` branches apart (two admit the same type, or one admits several).
+                    pub ambiguous: Option<::serde_json::Value>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
@@ -213,6 +224,9 @@ pub mod io {
                                 self.conflict.is_some(),
                                 self.constrained.is_some(),
                                 self.refined.is_some(),
+                                self.scalar_or_list.is_some(),
+                                self.weight_or_flag.is_some(),
+                                self.ambiguous.is_some(),
                             ],
                         ) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
@@ -251,6 +265,21 @@ pub mod io {
                             "refined",
                             self.refined.as_ref(),
                         )?;
+                        serde_struct::optional_entry(
+                            &mut state,
+                            "scalarOrList",
+                            self.scalar_or_list.as_ref(),
+                        )?;
+                        serde_struct::optional_entry(
+                            &mut state,
+                            "weightOrFlag",
+                            self.weight_or_flag.as_ref(),
+                        )?;
+                        serde_struct::optional_entry(
+                            &mut state,
+                            "ambiguous",
+                            self.ambiguous.as_ref(),
+                        )?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -273,6 +302,9 @@ pub mod io {
                                 "conflict",
                                 "constrained",
                                 "refined",
+                                "scalarOrList",
+                                "weightOrFlag",
+                                "ambiguous",
                             ];
 
                             fn index(name: &str) -> usize {
@@ -284,7 +316,10 @@ pub mod io {
                                     "conflict" => 4,
                                     "constrained" => 5,
                                     "refined" => 6,
-                                    _ => 7,
+                                    "scalarOrList" => 7,
+                                    "weightOrFlag" => 8,
+                                    "ambiguous" => 9,
+                                    _ => 10,
                                 }
                             }
                         }
@@ -310,6 +345,9 @@ pub mod io {
                                 let mut conflict = None;
                                 let mut constrained = None;
                                 let mut refined = None;
+                                let mut scalar_or_list = None;
+                                let mut weight_or_flag = None;
+                                let mut ambiguous = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
                                 while let Some(index) = map
@@ -341,6 +379,26 @@ pub mod io {
                                         }
 
                                         6 => serde_struct::value(&mut map, &mut refined, "refined"),
+                                        7 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut scalar_or_list,
+                                                "scalarOrList",
+                                            )
+                                        }
+
+                                        8 => {
+                                            serde_struct::value(
+                                                &mut map,
+                                                &mut weight_or_flag,
+                                                "weightOrFlag",
+                                            )
+                                        }
+
+                                        9 => {
+                                            serde_struct::value(&mut map, &mut ambiguous, "ambiguous")
+                                        }
+
                                         _ => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
@@ -355,6 +413,9 @@ pub mod io {
                                     conflict: serde_struct::optional(conflict),
                                     constrained: serde_struct::optional(constrained),
                                     refined: serde_struct::optional(refined),
+                                    scalar_or_list: serde_struct::optional(scalar_or_list),
+                                    weight_or_flag: serde_struct::optional(weight_or_flag),
+                                    ambiguous: serde_struct::optional(ambiguous),
                                     unknown_fields,
                                 })
                             }
@@ -420,12 +481,12 @@ pub mod io {
                         self
                     }
 
-                    /// A string or an object.
-                    ///
-                    /// Kept as `serde_json::Value`: its `oneOf` branches are objects and `string`, which no one Rust type holds.
+                    /// A string or an object: a typed union, the JSON type picks the variant.
                     pub fn mixed(
                         mut self,
-                        value: impl Into<::serde_json::Value>,
+                        value: impl Into<
+                            crate::golden::combined_schemas::io::example::v1::HolderMixed,
+                        >,
                     ) -> Self {
                         self.inner.mixed = Some(value.into());
                         self
@@ -454,6 +515,39 @@ pub mod io {
                         >,
                     ) -> Self {
                         self.inner.refined = Some(value.into());
+                        self
+                    }
+
+                    /// A string or a list of strings.
+                    pub fn scalar_or_list(
+                        mut self,
+                        value: impl Into<
+                            crate::golden::combined_schemas::io::example::v1::HolderScalarOrList,
+                        >,
+                    ) -> Self {
+                        self.inner.scalar_or_list = Some(value.into());
+                        self
+                    }
+
+                    /// Sets `weight_or_flag`.
+                    pub fn weight_or_flag(
+                        mut self,
+                        value: impl Into<
+                            crate::golden::combined_schemas::io::example::v1::HolderWeightOrFlag,
+                        >,
+                    ) -> Self {
+                        self.inner.weight_or_flag = Some(value.into());
+                        self
+                    }
+
+                    /// An integer is also a number: kept as JSON.
+                    ///
+                    /// Kept as `serde_json::Value`: a value's JSON type does not tell its `oneOf` branches apart (two admit the same type, or one admits several).
+                    pub fn ambiguous(
+                        mut self,
+                        value: impl Into<::serde_json::Value>,
+                    ) -> Self {
+                        self.inner.ambiguous = Some(value.into());
                         self
                     }
 
@@ -994,6 +1088,205 @@ pub mod io {
                     }
                 }
 
+                /// A string or an object: a typed union, the JSON type picks the variant.
+                ///
+                /// One of several JSON types; the type of a value picks its variant.
+                #[derive(Clone, Debug, PartialEq, Eq)]
+                pub enum HolderMixed {
+                    /// A JSON string.
+                    String(String),
+                    /// A JSON object.
+                    Object(
+                        Box<
+                            crate::golden::combined_schemas::io::example::v1::HolderMixedObject,
+                        >,
+                    ),
+                }
+
+                impl ::serde::Serialize for HolderMixed {
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        match self {
+                            Self::String(value) => {
+                                ::serde::Serialize::serialize(value, serializer)
+                            }
+
+                            Self::Object(value) => {
+                                ::serde::Serialize::serialize(value, serializer)
+                            }
+                        }
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for HolderMixed {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+                            deserializer,
+                        )?;
+                        let read = match value {
+                            ::serde_json::Value::String(_) => {
+                                ::serde_json::from_value(value).map(Self::String)
+                            }
+
+                            ::serde_json::Value::Object(_) => {
+                                ::serde_json::from_value(value).map(Self::Object)
+                            }
+
+                            other => {
+                                let found = ::kubeforge_runtime::serde_struct::json_type(
+                                    &other,
+                                );
+                                return Err(
+                                    <D::Error as ::serde::de::Error>::custom(
+                                        format_args!("expected string or object, found {}", found),
+                                    ),
+                                );
+                            }
+                        };
+                        read.map_err(<D::Error as ::serde::de::Error>::custom)
+                    }
+                }
+
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                pub struct HolderMixedObject {
+                    pub x: Option<String>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+                }
+
+                impl ::serde::Serialize for HolderMixedObject {
+                    #[allow(clippy::too_many_lines)]
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeMap as _;
+                        use ::kubeforge_runtime::serde_struct;
+                        let len = serde_struct::len(0, &[self.x.is_some()])
+                            + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::optional_entry(&mut state, "x", self.x.as_ref())?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        state.end()
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for HolderMixedObject {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        use ::kubeforge_runtime::serde_struct;
+                        struct HolderMixedObjectVisitor;
+
+                        impl serde_struct::Fields for HolderMixedObjectVisitor {
+                            const NAMES: &'static [&'static str] = &["x"];
+
+                            fn index(name: &str) -> usize {
+                                match name {
+                                    "x" => 0,
+                                    _ => 1,
+                                }
+                            }
+                        }
+
+                        impl<'de> ::serde::de::Visitor<'de>
+                        for HolderMixedObjectVisitor {
+                            type Value = HolderMixedObject;
+
+                            fn expecting(
+                                &self,
+                                f: &mut ::std::fmt::Formatter<'_>,
+                            ) -> ::std::fmt::Result {
+                                f.write_str("struct HolderMixedObject")
+                            }
+
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                self,
+                                mut map: A,
+                            ) -> Result<HolderMixedObject, A::Error> {
+                                let mut x = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
+                                while let Some(index) = map
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
+                                {
+                                    match index {
+                                        0 => serde_struct::value(&mut map, &mut x, "x"),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
+                                    }?;
+                                }
+
+                                Ok(HolderMixedObject {
+                                    x: serde_struct::optional(x),
+                                    unknown_fields,
+                                })
+                            }
+                        }
+
+                        deserializer
+                            .deserialize_struct(
+                                "HolderMixedObject",
+                                <HolderMixedObjectVisitor as serde_struct::Fields>::NAMES,
+                                HolderMixedObjectVisitor,
+                            )
+                    }
+                }
+
+                impl HolderMixedObject {
+                    /// The [`HolderMixedObjectBuilder`] of a new `HolderMixedObject`.
+                    #[inline]
+                    pub fn builder() -> HolderMixedObjectBuilder {
+                        HolderMixedObjectBuilder {
+                            inner: Self::default(),
+                        }
+                    }
+                }
+
+                /// Builds [`HolderMixedObject`] values: start with [`HolderMixedObject::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `HolderMixedObject` back into its builder.
+                #[derive(Clone, Debug)]
+                #[must_use = "a builder does nothing until `build()` is called"]
+                pub struct HolderMixedObjectBuilder {
+                    inner: HolderMixedObject,
+                }
+
+                impl HolderMixedObjectBuilder {
+                    /// Sets `x`.
+                    pub fn x(mut self, value: impl Into<String>) -> Self {
+                        self.inner.x = Some(value.into());
+                        self
+                    }
+
+                    /// The finished `HolderMixedObject`.
+                    #[inline]
+                    #[must_use]
+                    pub fn build(self) -> HolderMixedObject {
+                        self.inner
+                    }
+                }
+
+                impl From<HolderMixedObject> for HolderMixedObjectBuilder {
+                    #[inline]
+                    fn from(value: HolderMixedObject) -> Self {
+                        Self { inner: value }
+                    }
+                }
+
+                impl From<HolderMixedObjectBuilder> for HolderMixedObject {
+                    #[inline]
+                    fn from(builder: HolderMixedObjectBuilder) -> Self {
+                        builder.inner
+                    }
+                }
+
                 #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct HolderRefined {
                     pub url: String,
@@ -1134,12 +1427,142 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                /// A string or a list of strings.
+                ///
+                /// One of several JSON types; the type of a value picks its variant.
+                #[derive(Clone, Debug, PartialEq, Eq)]
+                pub enum HolderScalarOrList {
+                    /// A JSON string.
+                    String(String),
+                    /// A JSON array.
+                    Array(Vec<String>),
+                }
+
+                impl ::serde::Serialize for HolderScalarOrList {
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        match self {
+                            Self::String(value) => {
+                                ::serde::Serialize::serialize(value, serializer)
+                            }
+
+                            Self::Array(value) => {
+                                ::serde::Serialize::serialize(value, serializer)
+                            }
+                        }
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for HolderScalarOrList {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+                            deserializer,
+                        )?;
+                        let read = match value {
+                            ::serde_json::Value::String(_) => {
+                                ::serde_json::from_value(value).map(Self::String)
+                            }
+
+                            ::serde_json::Value::Array(_) => {
+                                ::serde_json::from_value(value).map(Self::Array)
+                            }
+
+                            other => {
+                                let found = ::kubeforge_runtime::serde_struct::json_type(
+                                    &other,
+                                );
+                                return Err(
+                                    <D::Error as ::serde::de::Error>::custom(
+                                        format_args!("expected string or array, found {}", found),
+                                    ),
+                                );
+                            }
+                        };
+                        read.map_err(<D::Error as ::serde::de::Error>::custom)
+                    }
+                }
+
+                /// One of several JSON types; the type of a value picks its variant.
+                #[derive(Clone, Debug, PartialEq)]
+                pub enum HolderWeightOrFlag {
+                    /// A JSON number.
+                    Number(::kubeforge_runtime::Number),
+                    /// A JSON boolean.
+                    Boolean(bool),
+                    /// A JSON object.
+                    Object(Box<crate::golden::combined_schemas::io::example::v1::Other>),
+                }
+
+                impl ::serde::Serialize for HolderWeightOrFlag {
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        match self {
+                            Self::Number(value) => {
+                                ::serde::Serialize::serialize(value, serializer)
+                            }
+
+                            Self::Boolean(value) => {
+                                ::serde::Serialize::serialize(value, serializer)
+                            }
+
+                            Self::Object(value) => {
+                                ::serde::Serialize::serialize(value, serializer)
+                            }
+                        }
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for HolderWeightOrFlag {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+                            deserializer,
+                        )?;
+                        let read = match value {
+                            ::serde_json::Value::Number(_) => {
+                                ::serde_json::from_value(value).map(Self::Number)
+                            }
+
+                            ::serde_json::Value::Bool(_) => {
+                                ::serde_json::from_value(value).map(Self::Boolean)
+                            }
+
+                            ::serde_json::Value::Object(_) => {
+                                ::serde_json::from_value(value).map(Self::Object)
+                            }
+
+                            other => {
+                                let found = ::kubeforge_runtime::serde_struct::json_type(
+                                    &other,
+                                );
+                                return Err(
+                                    <D::Error as ::serde::de::Error>::custom(
+                                        format_args!(
+                                            "expected number or boolean or object, found {}", found
+                                        ),
+                                    ),
+                                );
+                            }
+                        };
+                        read.map_err(<D::Error as ::serde::de::Error>::custom)
+                    }
+                }
             }
 
             pub use self::holder::{
                 Holder, HolderBuilder, HolderExtended, HolderExtendedBuilder,
                 HolderEither, HolderEitherBuilder, HolderExclusive,
-                HolderExclusiveBuilder, HolderRefined, HolderRefinedBuilder,
+                HolderExclusiveBuilder, HolderMixed, HolderMixedObject,
+                HolderMixedObjectBuilder, HolderRefined, HolderRefinedBuilder,
+                HolderScalarOrList, HolderWeightOrFlag,
             };
             mod merged {
                 /// `allOf` of several objects: one struct.

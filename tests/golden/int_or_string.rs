@@ -27,10 +27,10 @@ pub mod io {
                     pub target: crate::golden::int_or_string::apimachinery::pkg::util::intstr::IntOrString,
                     pub max_surge: Option<::kubeforge_runtime::IntOrString>,
                     pub max_unavailable: Option<::kubeforge_runtime::IntOrString>,
-                    /// Other alternatives are free-form JSON.
-                    ///
-                    /// Kept as `serde_json::Value`: its `oneOf` branches are `string` and other schemas, which kubeforge does not tell apart.
-                    pub either: Option<::serde_json::Value>,
+                    /// A boolean or a string: a typed union.
+                    pub either: Option<
+                        crate::golden::int_or_string::io::example::v1::PortEither,
+                    >,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
@@ -226,12 +226,12 @@ pub mod io {
                         self
                     }
 
-                    /// Other alternatives are free-form JSON.
-                    ///
-                    /// Kept as `serde_json::Value`: its `oneOf` branches are `string` and other schemas, which kubeforge does not tell apart.
+                    /// A boolean or a string: a typed union.
                     pub fn either(
                         mut self,
-                        value: impl Into<::serde_json::Value>,
+                        value: impl Into<
+                            crate::golden::int_or_string::io::example::v1::PortEither,
+                        >,
                     ) -> Self {
                         self.inner.either = Some(value.into());
                         self
@@ -258,9 +258,68 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                /// A boolean or a string: a typed union.
+                ///
+                /// One of several JSON types; the type of a value picks its variant.
+                #[derive(Clone, Debug, PartialEq, Eq)]
+                pub enum PortEither {
+                    /// A JSON boolean.
+                    Boolean(bool),
+                    /// A JSON string.
+                    String(String),
+                }
+
+                impl ::serde::Serialize for PortEither {
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        match self {
+                            Self::Boolean(value) => {
+                                ::serde::Serialize::serialize(value, serializer)
+                            }
+
+                            Self::String(value) => {
+                                ::serde::Serialize::serialize(value, serializer)
+                            }
+                        }
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for PortEither {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+                            deserializer,
+                        )?;
+                        let read = match value {
+                            ::serde_json::Value::Bool(_) => {
+                                ::serde_json::from_value(value).map(Self::Boolean)
+                            }
+
+                            ::serde_json::Value::String(_) => {
+                                ::serde_json::from_value(value).map(Self::String)
+                            }
+
+                            other => {
+                                let found = ::kubeforge_runtime::serde_struct::json_type(
+                                    &other,
+                                );
+                                return Err(
+                                    <D::Error as ::serde::de::Error>::custom(
+                                        format_args!("expected boolean or string, found {}", found),
+                                    ),
+                                );
+                            }
+                        };
+                        read.map_err(<D::Error as ::serde::de::Error>::custom)
+                    }
+                }
             }
 
-            pub use self::port::{Port, PortBuilder};
+            pub use self::port::{Port, PortBuilder, PortEither};
         }
     }
 }

@@ -223,7 +223,9 @@ fn crd_version_without_schema_is_an_error() {
 
 #[test]
 fn all_of_and_one_of_merge_into_structs() {
-    use golden::combined_schemas::io::example::v1::{Holder, Merged};
+    use golden::combined_schemas::io::example::v1::{
+        Holder, HolderMixed, HolderScalarOrList, HolderWeightOrFlag, Merged,
+    };
     assert_lossless::<Merged>(&[json!({"name": "a", "size": 1, "extra": "e", "later": true})]);
     assert!(refused::<Merged>(&json!({"name": "a"})).contains("missing field `extra`"));
     assert_lossless::<Holder>(&[
@@ -236,7 +238,34 @@ fn all_of_and_one_of_merge_into_structs() {
         json!({"conflict": {"a": 1}}),
         json!({"constrained": "2024-05-01"}),
         json!({"refined": {"url": "u"}}),
+        json!({"scalarOrList": "one", "weightOrFlag": 3}),
+        json!({"scalarOrList": ["a", "b"], "weightOrFlag": 2.5}),
+        json!({"weightOrFlag": true, "ambiguous": 3}),
+        json!({"weightOrFlag": {"url": "u", "more": [1]}, "ambiguous": 3.0}),
     ]);
+    // Branches that a value's JSON type tells apart are a typed union.
+    let holder: Holder = serde_json::from_value(json!({
+        "mixed": {"x": "y"},
+        "scalarOrList": ["a"],
+        "weightOrFlag": false
+    }))
+    .expect("reads");
+    assert!(
+        matches!(holder.mixed, Some(HolderMixed::Object(ref o)) if o.x.as_deref() == Some("y"))
+    );
+    assert_eq!(
+        holder.scalar_or_list,
+        Some(HolderScalarOrList::Array(vec!["a".to_owned()]))
+    );
+    assert_eq!(
+        holder.weight_or_flag,
+        Some(HolderWeightOrFlag::Boolean(false))
+    );
+    let wrong = refused::<Holder>(&json!({"mixed": 3}));
+    assert!(
+        wrong.contains("expected string or object, found an integer"),
+        "{wrong}"
+    );
     let holder: Holder =
         serde_json::from_value(json!({"extended": {"name": "a", "more": true}})).expect("reads");
     let extended = holder.extended.expect("present");

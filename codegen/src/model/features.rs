@@ -64,6 +64,7 @@ pub fn compute(api: &ApiSet) -> Features {
         match &ty.kind {
             TypeKind::Struct(fields) => fields.iter().for_each(|f| refs(&f.shape, &mut targets)),
             TypeKind::Alias(shape) => refs(shape, &mut targets),
+            TypeKind::Union(variants) => variants.iter().for_each(|v| refs(&v.shape, &mut targets)),
             TypeKind::WatchEvent { status } => targets.extend(status.map(|s| s.0)),
             TypeKind::Enum(_) | TypeKind::Extern(_) => {}
         }

@@ -115,6 +115,9 @@ pub enum TypeKind {
     Struct(Vec<Field>),
     /// A string enum with a fallback variant that keeps unknown values.
     Enum(Vec<Variant>),
+    /// A value of one of several JSON types, each with its own Rust type (`oneOf`/`anyOf`
+    /// whose branches a value's JSON type tells apart): an enum with one variant per type.
+    Union(Vec<UnionVariant>),
     /// A type alias to another shape (a named schema that is a plain string, a
     /// Kubernetes special type, or a `$ref` to another type).
     Alias(Shape),
@@ -165,6 +168,18 @@ pub enum FieldRole {
     /// entries are written as the object's keys, after the properties. Every struct has at
     /// most one, and it is its last field.
     Extra,
+}
+
+/// One branch of a [`TypeKind::Union`].
+#[derive(Clone, Debug)]
+pub struct UnionVariant {
+    /// The JSON type that selects it: `string`, `integer`, `number`, `boolean`, `array` or
+    /// `object`.
+    pub json_type: &'static str,
+    /// The Rust variant name (`String`, `Object`, …).
+    pub rust_name: String,
+    /// The value it holds (boxed when it is a generated type, so a union may be recursive).
+    pub shape: Shape,
 }
 
 /// A string enum variant.

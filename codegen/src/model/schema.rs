@@ -32,7 +32,8 @@ use serde_json::{Map, Value};
 use super::naming::{self, Namespace};
 use super::wellknown::{self, WellKnown};
 use super::{
-    Field, FieldRole, Gvk, Options, RuntimeType, Shape, TypeDef, TypeId, TypeKind, Variant,
+    Field, FieldRole, Gvk, Options, RuntimeType, Shape, TypeDef, TypeId, TypeKind, UnionVariant,
+    Variant,
 };
 use crate::ModuleRules;
 use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Origin};
@@ -564,6 +565,12 @@ impl<'a> Builder<'a> {
                     return Some(Shape::Json);
                 }
                 Some(keyword) => {
+                    if merged.conflict.is_none()
+                        && !object.contains_key("type")
+                        && let Some(branches) = self.union_branches(object, keyword, origin)
+                    {
+                        return self.union(parent, object, origin, property, &branches, depth);
+                    }
                     self.note = Some(merged.why_json(keyword));
                     return Some(Shape::Json);
                 }
@@ -636,6 +643,106 @@ impl<'a> Builder<'a> {
                 None
             }
         }
+    }
+
+    /// The branches of a `oneOf`/`anyOf` (constraints aside) by the JSON type each admits,
+    /// when every branch admits exactly one and no two the same (nor `integer` beside
+    /// `number`, which admits integers too): then a value's JSON type picks its branch.
+    fn union_branches(
+        &mut self,
+        object: &'a Map<String, Value>,
+        keyword: &str,
+        origin: &Origin,
+    ) -> Option<Vec<(&'static str, &'a Map<String, Value>, Origin)>> {
+        let list = object.get(keyword)?.as_array()?;
+        let mut branches = Vec::new();
+        for (i, branch) in list.iter().enumerate() {
+            let branch = branch.as_object()?;
+            if constraint_only(branch) {
+                continue;
+            }
+            let json_type = self.json_type_of(branch, 0)?;
+            if branches.iter().any(|(t, _, _)| *t == json_type) {
+                return None;
+            }
+            branches.push((
+                json_type,
+                branch,
+                origin.child(keyword).child(&i.to_string()),
+            ));
+        }
+        let has = |t: &str| branches.iter().any(|(json_type, _, _)| *json_type == t);
+        (branches.len() > 1 && !(has("integer") && has("number"))).then_some(branches)
+    }
+
+    /// The one JSON type a schema admits, if it admits exactly one (`null` aside).
+    fn json_type_of(&self, object: &'a Map<String, Value>, depth: usize) -> Option<&'static str> {
+        const TYPES: [&str; 6] = ["string", "integer", "number", "boolean", "array", "object"];
+        if depth > MAX_DEPTH
+            || [
+                "oneOf",
+                "anyOf",
+                "x-kubernetes-int-or-string",
+                "x-kubernetes-preserve-unknown-fields",
+            ]
+            .iter()
+            .any(|k| object.contains_key(*k))
+            || object.get("format").and_then(Value::as_str) == Some("int-or-string")
+        {
+            return None;
+        }
+        if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
+            let name = REF_PREFIXES
+                .iter()
+                .find_map(|prefix| reference.strip_prefix(prefix))?
+                .replace("~1", "/")
+                .replace("~0", "~");
+            let target = self.schemas.get(name.as_str())?;
+            return match wellknown::lookup(&name) {
+                Some(WellKnown::Runtime(
+                    RuntimeType::Time | RuntimeType::MicroTime | RuntimeType::ByteString,
+                )) => Some("string"),
+                Some(_) => None,
+                None => self.json_type_of(target.value.as_object()?, depth + 1),
+            };
+        }
+        match object.get("type") {
+            Some(Value::String(ty)) => TYPES.iter().find(|t| **t == ty).copied(),
+            None if object.contains_key("properties") || object.contains_key("allOf") => {
+                Some("object")
+            }
+            _ => None,
+        }
+    }
+
+    /// An enum with one variant per branch, named after the branch's JSON type.
+    fn union(
+        &mut self,
+        parent: TypeId,
+        object: &'a Map<String, Value>,
+        origin: &Origin,
+        property: &str,
+        branches: &[(&'static str, &'a Map<String, Value>, Origin)],
+        depth: usize,
+    ) -> Option<Shape> {
+        let id = self.nested(
+            parent,
+            property,
+            origin,
+            TypeKind::Union(Vec::new()),
+            object,
+        );
+        let mut variants = Vec::with_capacity(branches.len());
+        for (json_type, branch, branch_origin) in branches {
+            let shape = self.shape(id, branch, branch_origin, json_type, depth + 1)?;
+            variants.push(UnionVariant {
+                json_type,
+                rust_name: naming::variant_name(json_type),
+                shape,
+            });
+        }
+        self.types[id.0].kind = TypeKind::Union(variants);
+        Some(Shape::Ref(id))
     }
 
     /// Creates an anonymous type for the property `property` of `parent`, in the parent's
@@ -1009,6 +1116,7 @@ pub(super) fn compute_derives(types: &mut [TypeDef]) {
             let holds = match &ty.kind {
                 TypeKind::Struct(fields) => fields.iter().all(|f| shape_is_eq(&f.shape, &eq)),
                 TypeKind::Alias(shape) => shape_is_eq(shape, &eq),
+                TypeKind::Union(variants) => variants.iter().all(|v| shape_is_eq(&v.shape, &eq)),
                 TypeKind::Enum(_) => true,
                 // Another crate's type promises no `Eq` (k8s-openapi's `ObjectMeta` has none).
                 TypeKind::WatchEvent { .. } | TypeKind::Extern(_) => false,
@@ -1190,11 +1298,8 @@ impl<'a> Merged<'a> {
     fn why_json(&self, keyword: &str) -> String {
         let reason = match (&self.conflict, &self.non_object) {
             (Some(conflict), _) => format!("{conflict}."),
-            (None, Some(other)) if !self.properties.is_empty() => format!(
-                "its `{keyword}` branches are objects and {other}, which no one Rust type holds."
-            ),
-            (None, Some(other)) => format!(
-                "its `{keyword}` branches are {other} and other schemas, which kubeforge does not tell apart."
+            (None, Some(_)) => format!(
+                "a value's JSON type does not tell its `{keyword}` branches apart (two admit the same type, or one admits several)."
             ),
             (None, None) => format!("its `{keyword}` branches have no properties to merge."),
         };
