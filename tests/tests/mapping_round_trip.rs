@@ -198,11 +198,12 @@ fn crd_version_without_schema_is_an_error() {
         }
     });
     let text = serde_json::to_string_pretty(&crd).expect("serializes");
-    let error = kubeforge::Config::new()
+    let Err(error) = kubeforge::Config::new()
         .input_bytes("crds/gadget.json", text)
         .generate()
-        .err()
-        .expect("a version without a schema is refused");
+    else {
+        panic!("a version without a schema is refused");
+    };
     assert_eq!(
         error.kinds(),
         [kubeforge::ErrorKind::InvalidSchema],

@@ -653,7 +653,7 @@ impl<'a> Builder<'a> {
         object: &'a Map<String, Value>,
         keyword: &str,
         origin: &Origin,
-    ) -> Option<Vec<(&'static str, &'a Map<String, Value>, Origin)>> {
+    ) -> Option<Vec<Branch<'a>>> {
         let list = object.get(keyword)?.as_array()?;
         let mut branches = Vec::new();
         for (i, branch) in list.iter().enumerate() {
@@ -722,7 +722,7 @@ impl<'a> Builder<'a> {
         object: &'a Map<String, Value>,
         origin: &Origin,
         property: &str,
-        branches: &[(&'static str, &'a Map<String, Value>, Origin)],
+        branches: &[Branch<'a>],
         depth: usize,
     ) -> Option<Shape> {
         let id = self.nested(
@@ -1215,6 +1215,9 @@ fn with_note(description: Option<String>, note: Option<String>) -> Option<String
         (None, note) => note,
     }
 }
+
+/// A branch of a union: the JSON type it admits, its schema and where that is.
+type Branch<'a> = (&'static str, &'a Map<String, Value>, Origin);
 
 /// A property gathered into a struct.
 struct Property<'a> {
