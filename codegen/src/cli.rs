@@ -134,6 +134,10 @@ pub struct GenerateArgs {
     /// Leave out doc comments.
     #[arg(long)]
     pub no_docs: bool,
+    /// Drop fields the generated types do not know when reading (by default every struct
+    /// keeps them in `unknown_fields` and writes them back).
+    #[arg(long)]
+    pub drop_unknown_fields: bool,
     /// Depend on kubeforge-runtime at this path instead of the one beside the generator. A
     /// relative path is relative to the output directory (--out), as cargo reads it from the
     /// generated Cargo.toml; an absolute one is written relative to the output directory too,
@@ -196,7 +200,8 @@ impl GenerateArgs {
             .features(self.group_features)
             .builders(!self.no_builders)
             .routes(!self.no_routes)
-            .docs(!self.no_docs);
+            .docs(!self.no_docs)
+            .unknown_fields(!self.drop_unknown_fields);
         if self.kube {
             config = config
                 .extern_type(

@@ -154,6 +154,7 @@ pub struct Config {
     selectors: Vec<Selector>,
     modules: ModuleRules,
     options: emit::Options,
+    model: model::Options,
     layout: Layout,
     generated_by: String,
     externs: Vec<model::ExternType>,
@@ -177,6 +178,7 @@ impl Config {
             selectors: Vec::new(),
             modules: ModuleRules::default(),
             options: emit::Options::default(),
+            model: model::Options::default(),
             layout: Layout::Crate,
             generated_by: "kubeforge".to_owned(),
             externs: Vec::new(),
@@ -280,6 +282,17 @@ impl Config {
     #[must_use]
     pub fn builders(mut self, enabled: bool) -> Self {
         self.options.builders = enabled;
+        self
+    }
+
+    /// Whether every struct keeps the fields it does not know, as a newer server sends
+    /// them, in its `unknown_fields` field (`kubeforge_runtime::UnknownFields`), and writes
+    /// them back, so a read-modify-write deletes nothing; on by default. Off, such fields
+    /// are skipped when reading. Keys a schema admits (`additionalProperties`,
+    /// `patternProperties`, `x-kubernetes-preserve-unknown-fields`) are kept either way.
+    #[must_use]
+    pub fn unknown_fields(mut self, keep: bool) -> Self {
+        self.model.unknown_fields = keep;
         self
     }
 
@@ -515,7 +528,7 @@ impl Config {
         }
         let mut raw = load::select(load::merge(documents, &self.prefer)?, &self.selectors)?;
         let warnings = std::mem::take(&mut raw.warnings);
-        let api = model::build_with(&raw, &self.modules, &self.externs)?;
+        let api = model::build_with_options(&raw, &self.modules, &self.externs, self.model)?;
         Ok((api, warnings))
     }
 }

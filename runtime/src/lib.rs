@@ -6,6 +6,9 @@
 //!
 //! * the special `meta/v1` and `util` wire types: [`Time`], [`MicroTime`],
 //!   [`Quantity`], [`IntOrString`] and [`ByteString`];
+//! * the types that keep what a schema admits exactly: [`ExtraFields`] and
+//!   [`UnknownFields`] (keys a struct has no field for, in order), [`DateTime`] (a
+//!   `date-time` string as written) and [`Number`] (`3` stays `3`, `3.0` stays `3.0`);
 //! * the resource traits [`TypeMeta`], [`Resource`], [`ListResource`] and
 //!   [`Scope`];
 //! * the `apiVersion` / `kind` field markers [`ApiVersion`] and [`Kind`];
@@ -75,7 +78,10 @@
 #![deny(missing_docs)]
 
 mod byte_string;
+mod date_time;
+mod extra_fields;
 mod int_or_string;
+mod number;
 mod quantity;
 pub mod request;
 mod resource;
@@ -88,8 +94,11 @@ mod type_marker;
 mod watch;
 
 pub use byte_string::ByteString;
+pub use date_time::DateTime;
+pub use extra_fields::{ExtraFields, UnknownFields};
 pub use http;
 pub use int_or_string::IntOrString;
+pub use number::Number;
 pub use quantity::Quantity;
 pub use request::{Patch, RequestError};
 pub use resource::{ListResource, Resource, Scope, TypeMeta};

@@ -76,7 +76,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
-use serde::ser::SerializeStruct;
+use serde::ser::{SerializeMap, SerializeStruct};
 use serde::{Deserialize, Serialize};
 
 /// The fields of one struct, implemented by its generated `Deserialize` impl.
@@ -238,5 +238,158 @@ where
     match value {
         Some(value) => state.serialize_field(name, value),
         None => state.skip_field(name),
+    }
+}
+
+/// Like [`Key`], and for a name the struct does not have, stores the name in the buffer it
+/// borrows (for a struct that keeps such keys in an [`ExtraFields`](crate::ExtraFields)
+/// field; see [`extra`]). Known names are still matched without allocating.
+pub struct NamedKey<'a, F> {
+    name: &'a mut String,
+    fields: PhantomData<fn() -> F>,
+}
+
+impl<'a, F: Fields> NamedKey<'a, F> {
+    /// The seed for [`MapAccess::next_key_seed`], storing unknown names in `name`.
+    #[inline]
+    pub fn new(name: &'a mut String) -> Self {
+        Self {
+            name,
+            fields: PhantomData,
+        }
+    }
+}
+
+impl<'de, F: Fields> DeserializeSeed<'de> for NamedKey<'_, F> {
+    type Value = usize;
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl<F: Fields> Visitor<'_> for NamedKey<'_, F> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    #[inline]
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<usize, E> {
+        let index = F::index(name);
+        if index >= F::NAMES.len() {
+            name.clone_into(self.name);
+        }
+        Ok(index)
+    }
+
+    #[inline]
+    fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<usize, E> {
+        match std::str::from_utf8(name) {
+            Ok(name) => self.visit_str(name),
+            Err(_) => Err(E::invalid_value(de::Unexpected::Bytes(name), &self)),
+        }
+    }
+}
+
+/// Reads the value of the key last stored by [`NamedKey`] into `extra`, under that key.
+/// A key seen twice keeps its first position and its last value.
+///
+/// # Errors
+///
+/// When the value does not deserialize as `T`.
+#[inline]
+pub fn extra<'de, A, T>(
+    map: &mut A,
+    extra: &mut crate::ExtraFields<T>,
+    name: &mut String,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: Deserialize<'de>,
+{
+    let value = map.next_value()?;
+    extra.insert(std::mem::take(name), value);
+    Ok(())
+}
+
+/// Writes an entry that is only written when `present` (the `apiVersion` and `kind`
+/// markers).
+///
+/// # Errors
+///
+/// The serializer's.
+#[inline]
+pub fn entry_if<S, T>(
+    state: &mut S,
+    name: &'static str,
+    value: &T,
+    present: bool,
+) -> Result<(), S::Error>
+where
+    S: SerializeMap,
+    T: Serialize + ?Sized,
+{
+    if present {
+        state.serialize_entry(name, value)
+    } else {
+        Ok(())
+    }
+}
+
+/// Writes an optional entry: its value when `Some`, nothing when `None`.
+///
+/// # Errors
+///
+/// The serializer's.
+#[inline]
+pub fn optional_entry<S, T>(
+    state: &mut S,
+    name: &'static str,
+    value: Option<&T>,
+) -> Result<(), S::Error>
+where
+    S: SerializeMap,
+    T: Serialize + ?Sized,
+{
+    match value {
+        Some(value) => state.serialize_entry(name, value),
+        None => Ok(()),
+    }
+}
+
+/// Writes the entries of an [`ExtraFields`](crate::ExtraFields) field as the struct's own
+/// keys, in order.
+///
+/// # Errors
+///
+/// The serializer's.
+#[inline]
+pub fn extra_entries<S, T>(state: &mut S, extra: &crate::ExtraFields<T>) -> Result<(), S::Error>
+where
+    S: SerializeMap,
+    T: Serialize,
+{
+    for (name, value) in extra {
+        state.serialize_entry(name, value)?;
+    }
+    Ok(())
+}
+
+/// What a JSON value is, for error messages: `null`, `a boolean`, `an integer`, `a number`,
+/// `a string`, `an array` or `an object`.
+#[must_use]
+pub fn json_type(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_f64() => "a number",
+        Value::Number(_) => "an integer",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }

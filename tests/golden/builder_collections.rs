@@ -36,6 +36,8 @@ pub mod com {
                 pub struct Policy {
                     /// The policy's name.
                     pub name: String,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Policy {
@@ -44,10 +46,12 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
-                        let len = 1;
-                        let mut state = serializer.serialize_struct("Policy", len)?;
-                        state.serialize_field("name", &self.name)?;
+                        use ::serde::ser::SerializeMap as _;
+                        use ::kubeforge_runtime::serde_struct;
+                        let len = 1 + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("name", &self.name)?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -86,17 +90,24 @@ pub mod com {
                                 mut map: A,
                             ) -> Result<Policy, A::Error> {
                                 let mut name = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut name, "name"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(Policy {
                                     name: serde_struct::required(name, "name")?,
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -119,7 +130,10 @@ pub mod com {
                     #[inline]
                     pub fn builder(name: impl Into<String>) -> PolicyBuilder {
                         PolicyBuilder {
-                            inner: Self { name: name.into() },
+                            inner: Self {
+                                name: name.into(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+                            },
                         }
                     }
                 }
@@ -200,6 +214,8 @@ pub mod com {
                     >,
                     /// A list of lists.
                     pub matrix: Option<Vec<Vec<i32>>>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Volume {
@@ -208,7 +224,7 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             2,
@@ -222,50 +238,51 @@ pub mod com {
                                 self.limits.is_some(),
                                 self.matrix.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Volume", len)?;
-                        state.serialize_field("mountOptions", &self.mount_options)?;
-                        state.serialize_field("attributes", &self.attributes)?;
-                        serde_struct::optional_field(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("mountOptions", &self.mount_options)?;
+                        state.serialize_entry("attributes", &self.attributes)?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "labels",
                             self.labels.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "data",
                             self.data.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "command",
                             self.command.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "podIPs",
                             self.pod_ips.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "podIP",
                             self.pod_ip.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "policies",
                             self.policies.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "limits",
                             self.limits.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "matrix",
                             self.matrix.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -333,8 +350,12 @@ pub mod com {
                                 let mut policies = None;
                                 let mut limits = None;
                                 let mut matrix = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -360,7 +381,9 @@ pub mod com {
 
                                         8 => serde_struct::value(&mut map, &mut limits, "limits"),
                                         9 => serde_struct::value(&mut map, &mut matrix, "matrix"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -381,6 +404,7 @@ pub mod com {
                                     policies: serde_struct::optional(policies),
                                     limits: serde_struct::optional(limits),
                                     matrix: serde_struct::optional(matrix),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -426,6 +450,7 @@ pub mod com {
                                 policies: None,
                                 limits: None,
                                 matrix: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }

@@ -35,6 +35,8 @@ pub mod com {
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Empty {
                     pub note: Option<String>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Empty {
@@ -43,15 +45,17 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.note.is_some()]);
-                        let mut state = serializer.serialize_struct("Empty", len)?;
-                        serde_struct::optional_field(
+                        let len = serde_struct::len(0, &[self.note.is_some()])
+                            + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "note",
                             self.note.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -90,17 +94,24 @@ pub mod com {
                                 mut map: A,
                             ) -> Result<Empty, A::Error> {
                                 let mut note = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut note, "note"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(Empty {
                                     note: serde_struct::optional(note),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -179,7 +190,7 @@ pub mod com {
                     /// An optional address with a real default.
                     pub host_ip: Option<String>,
                     /// An optional weight with a default.
-                    pub weight: Option<f64>,
+                    pub weight: Option<::kubeforge_runtime::Number>,
                     /// An optional timeout with a default.
                     pub timeout_seconds: Option<i64>,
                     /// An optional flag whose default is false, which is not applied.
@@ -196,6 +207,8 @@ pub mod com {
                     pub is_default: Option<bool>,
                     /// A field named like the builder's own `build()`.
                     pub build: Option<String>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Port {
@@ -204,7 +217,7 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             3,
@@ -219,56 +232,57 @@ pub mod com {
                                 self.is_default.is_some(),
                                 self.build.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Port", len)?;
-                        state.serialize_field("port", &self.port)?;
-                        state.serialize_field("protocol", &self.protocol)?;
-                        state.serialize_field("mode", &self.mode)?;
-                        serde_struct::optional_field(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("port", &self.port)?;
+                        state.serialize_entry("protocol", &self.protocol)?;
+                        state.serialize_entry("mode", &self.mode)?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "name",
                             self.name.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "hostIP",
                             self.host_ip.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "weight",
                             self.weight.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "timeoutSeconds",
                             self.timeout_seconds.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "enabled",
                             self.enabled.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "appProtocol",
                             self.app_protocol.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "size",
                             self.size.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "isDefault",
                             self.is_default.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "build",
                             self.build.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -342,8 +356,12 @@ pub mod com {
                                 let mut size = None;
                                 let mut is_default = None;
                                 let mut build = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut port, "port"),
@@ -378,7 +396,9 @@ pub mod com {
                                         }
 
                                         11 => serde_struct::value(&mut map, &mut build, "build"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -395,6 +415,7 @@ pub mod com {
                                     size: serde_struct::optional(size),
                                     is_default: serde_struct::optional(is_default),
                                     build: serde_struct::optional(build),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -431,7 +452,7 @@ pub mod com {
                                 mode: "Fast".to_owned(),
                                 name: None,
                                 host_ip: Some("0.0.0.0".to_owned()),
-                                weight: Some(1.5),
+                                weight: Some(::kubeforge_runtime::Number::from(1.5_f64)),
                                 timeout_seconds: Some(86_400),
                                 enabled: None,
                                 app_protocol: Some(
@@ -440,6 +461,7 @@ pub mod com {
                                 size: Some(::kubeforge_runtime::Quantity::from("1Gi")),
                                 is_default: None,
                                 build: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -495,7 +517,10 @@ pub mod com {
                     /// An optional weight with a default.
                     ///
                     /// A new builder starts with the schema's default, `1.5`.
-                    pub fn weight(mut self, value: impl Into<f64>) -> Self {
+                    pub fn weight(
+                        mut self,
+                        value: impl Into<::kubeforge_runtime::Number>,
+                    ) -> Self {
                         self.inner.weight = Some(value.into());
                         self
                     }

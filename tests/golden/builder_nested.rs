@@ -20,6 +20,8 @@ pub mod com {
                     pub scheduled: Option<bool>,
                     /// Whether to skip TLS verification.
                     pub insecure: Option<bool>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for ImportPolicy {
@@ -28,24 +30,24 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             0,
                             &[self.scheduled.is_some(), self.insecure.is_some()],
-                        );
-                        let mut state = serializer
-                            .serialize_struct("ImportPolicy", len)?;
-                        serde_struct::optional_field(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "scheduled",
                             self.scheduled.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "insecure",
                             self.insecure.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -89,8 +91,12 @@ pub mod com {
                             ) -> Result<ImportPolicy, A::Error> {
                                 let mut scheduled = None;
                                 let mut insecure = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -101,13 +107,16 @@ pub mod com {
                                             serde_struct::value(&mut map, &mut insecure, "insecure")
                                         }
 
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(ImportPolicy {
                                     scheduled: serde_struct::optional(scheduled),
                                     insecure: serde_struct::optional(insecure),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -185,6 +194,8 @@ pub mod com {
                     pub kind: String,
                     /// The referenced name.
                     pub name: String,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Reference {
@@ -193,11 +204,13 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
-                        let len = 2;
-                        let mut state = serializer.serialize_struct("Reference", len)?;
-                        state.serialize_field("kind", &self.kind)?;
-                        state.serialize_field("name", &self.name)?;
+                        use ::serde::ser::SerializeMap as _;
+                        use ::kubeforge_runtime::serde_struct;
+                        let len = 2 + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("kind", &self.kind)?;
+                        state.serialize_entry("name", &self.name)?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -238,19 +251,26 @@ pub mod com {
                             ) -> Result<Reference, A::Error> {
                                 let mut kind = None;
                                 let mut name = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut kind, "kind"),
                                         1 => serde_struct::value(&mut map, &mut name, "name"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(Reference {
                                     kind: serde_struct::required(kind, "kind")?,
                                     name: serde_struct::required(name, "name")?,
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -280,6 +300,7 @@ pub mod com {
                             inner: Self {
                                 kind: kind.into(),
                                 name: name.into(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -337,6 +358,8 @@ pub mod com {
                 pub struct ReferencePolicy {
                     /// `Source` or `Local`.
                     pub type_: String,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for ReferencePolicy {
@@ -345,11 +368,12 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
-                        let len = 1;
-                        let mut state = serializer
-                            .serialize_struct("ReferencePolicy", len)?;
-                        state.serialize_field("type", &self.type_)?;
+                        use ::serde::ser::SerializeMap as _;
+                        use ::kubeforge_runtime::serde_struct;
+                        let len = 1 + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("type", &self.type_)?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -388,17 +412,24 @@ pub mod com {
                                 mut map: A,
                             ) -> Result<ReferencePolicy, A::Error> {
                                 let mut type_ = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut type_, "type"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(ReferencePolicy {
                                     type_: serde_struct::required(type_, "type")?,
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -421,7 +452,10 @@ pub mod com {
                     #[inline]
                     pub fn builder(type_: impl Into<String>) -> ReferencePolicyBuilder {
                         ReferencePolicyBuilder {
-                            inner: Self { type_: type_.into() },
+                            inner: Self {
+                                type_: type_.into(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+                            },
                         }
                     }
                 }
@@ -486,6 +520,8 @@ pub mod com {
                     pub retry: Option<
                         crate::golden::builder_nested::com::example::v1::TagRetry,
                     >,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Tag {
@@ -494,7 +530,7 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             2,
@@ -503,25 +539,26 @@ pub mod com {
                                 self.from.is_some(),
                                 self.retry.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Tag", len)?;
-                        state.serialize_field("name", &self.name)?;
-                        state.serialize_field("policy", &self.policy)?;
-                        serde_struct::optional_field(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("name", &self.name)?;
+                        state.serialize_entry("policy", &self.policy)?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "importPolicy",
                             self.import_policy.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "from",
                             self.from.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "retry",
                             self.retry.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -574,8 +611,12 @@ pub mod com {
                                 let mut import_policy = None;
                                 let mut from = None;
                                 let mut retry = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut name, "name"),
@@ -590,7 +631,9 @@ pub mod com {
 
                                         3 => serde_struct::value(&mut map, &mut from, "from"),
                                         4 => serde_struct::value(&mut map, &mut retry, "retry"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -600,6 +643,7 @@ pub mod com {
                                     import_policy: serde_struct::optional(import_policy),
                                     from: serde_struct::optional(from),
                                     retry: serde_struct::optional(retry),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -634,6 +678,7 @@ pub mod com {
                                 import_policy: None,
                                 from: None,
                                 retry: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -726,6 +771,8 @@ pub mod com {
                 pub struct TagRetry {
                     /// How often to retry.
                     pub limit: Option<i32>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for TagRetry {
@@ -734,15 +781,17 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.limit.is_some()]);
-                        let mut state = serializer.serialize_struct("TagRetry", len)?;
-                        serde_struct::optional_field(
+                        let len = serde_struct::len(0, &[self.limit.is_some()])
+                            + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "limit",
                             self.limit.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -781,17 +830,24 @@ pub mod com {
                                 mut map: A,
                             ) -> Result<TagRetry, A::Error> {
                                 let mut limit = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut limit, "limit"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(TagRetry {
                                     limit: serde_struct::optional(limit),
+                                    unknown_fields,
                                 })
                             }
                         }

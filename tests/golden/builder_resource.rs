@@ -20,6 +20,8 @@ pub mod apimachinery {
                         pub struct ListMeta {
                             /// The continue token.
                             pub continue_: Option<String>,
+                            /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                            pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                         }
 
                         impl ::serde::Serialize for ListMeta {
@@ -28,15 +30,19 @@ pub mod apimachinery {
                                 &self,
                                 serializer: S,
                             ) -> Result<S::Ok, S::Error> {
-                                use ::serde::ser::SerializeStruct as _;
+                                use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(0, &[self.continue_.is_some()]);
-                                let mut state = serializer
-                                    .serialize_struct("ListMeta", len)?;
-                                serde_struct::optional_field(
+                                let len = serde_struct::len(0, &[self.continue_.is_some()])
+                                    + self.unknown_fields.len();
+                                let mut state = serializer.serialize_map(Some(len))?;
+                                serde_struct::optional_entry(
                                     &mut state,
                                     "continue",
                                     self.continue_.as_ref(),
+                                )?;
+                                serde_struct::extra_entries(
+                                    &mut state,
+                                    &self.unknown_fields,
                                 )?;
                                 state.end()
                             }
@@ -76,20 +82,27 @@ pub mod apimachinery {
                                         mut map: A,
                                     ) -> Result<ListMeta, A::Error> {
                                         let mut continue_ = None;
+                                        let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                        let mut key = String::new();
                                         while let Some(index) = map
-                                            .next_key_seed(serde_struct::Key::<Self>::new())?
+                                            .next_key_seed(
+                                                serde_struct::NamedKey::<Self>::new(&mut key),
+                                            )?
                                         {
                                             match index {
                                                 0 => {
                                                     serde_struct::value(&mut map, &mut continue_, "continue")
                                                 }
 
-                                                _ => serde_struct::skip(&mut map),
+                                                _ => {
+                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                                }
                                             }?;
                                         }
 
                                         Ok(ListMeta {
                                             continue_: serde_struct::optional(continue_),
+                                            unknown_fields,
                                         })
                                     }
                                 }
@@ -168,6 +181,8 @@ pub mod apimachinery {
                             pub labels: Option<
                                 ::std::collections::BTreeMap<String, String>,
                             >,
+                            /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                            pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                         }
 
                         impl ::serde::Serialize for ObjectMeta {
@@ -176,7 +191,7 @@ pub mod apimachinery {
                                 &self,
                                 serializer: S,
                             ) -> Result<S::Ok, S::Error> {
-                                use ::serde::ser::SerializeStruct as _;
+                                use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
                                 let len = serde_struct::len(
                                     0,
@@ -185,23 +200,26 @@ pub mod apimachinery {
                                         self.namespace.is_some(),
                                         self.labels.is_some(),
                                     ],
-                                );
-                                let mut state = serializer
-                                    .serialize_struct("ObjectMeta", len)?;
-                                serde_struct::optional_field(
+                                ) + self.unknown_fields.len();
+                                let mut state = serializer.serialize_map(Some(len))?;
+                                serde_struct::optional_entry(
                                     &mut state,
                                     "name",
                                     self.name.as_ref(),
                                 )?;
-                                serde_struct::optional_field(
+                                serde_struct::optional_entry(
                                     &mut state,
                                     "namespace",
                                     self.namespace.as_ref(),
                                 )?;
-                                serde_struct::optional_field(
+                                serde_struct::optional_entry(
                                     &mut state,
                                     "labels",
                                     self.labels.as_ref(),
+                                )?;
+                                serde_struct::extra_entries(
+                                    &mut state,
+                                    &self.unknown_fields,
                                 )?;
                                 state.end()
                             }
@@ -249,8 +267,12 @@ pub mod apimachinery {
                                         let mut name = None;
                                         let mut namespace = None;
                                         let mut labels = None;
+                                        let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                        let mut key = String::new();
                                         while let Some(index) = map
-                                            .next_key_seed(serde_struct::Key::<Self>::new())?
+                                            .next_key_seed(
+                                                serde_struct::NamedKey::<Self>::new(&mut key),
+                                            )?
                                         {
                                             match index {
                                                 0 => serde_struct::value(&mut map, &mut name, "name"),
@@ -259,7 +281,9 @@ pub mod apimachinery {
                                                 }
 
                                                 2 => serde_struct::value(&mut map, &mut labels, "labels"),
-                                                _ => serde_struct::skip(&mut map),
+                                                _ => {
+                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                                }
                                             }?;
                                         }
 
@@ -267,6 +291,7 @@ pub mod apimachinery {
                                             name: serde_struct::optional(name),
                                             namespace: serde_struct::optional(namespace),
                                             labels: serde_struct::optional(labels),
+                                            unknown_fields,
                                         })
                                     }
                                 }
@@ -406,6 +431,8 @@ pub mod com {
                     >,
                     /// What the gadget should be.
                     pub spec: crate::golden::builder_resource::com::example::v1::GadgetSpec,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Gadget {
@@ -414,7 +441,7 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             1,
@@ -423,26 +450,27 @@ pub mod com {
                                 self.kind.is_present(),
                                 self.metadata.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Gadget", len)?;
-                        serde_struct::field_if(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        serde_struct::field_if(
+                        serde_struct::entry_if(
                             &mut state,
                             "kind",
                             &self.kind,
                             self.kind.is_present(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "metadata",
                             self.metadata.as_ref(),
                         )?;
-                        state.serialize_field("spec", &self.spec)?;
+                        state.serialize_entry("spec", &self.spec)?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -492,8 +520,12 @@ pub mod com {
                                 let mut kind = None;
                                 let mut metadata = None;
                                 let mut spec = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -510,7 +542,9 @@ pub mod com {
                                         }
 
                                         3 => serde_struct::value(&mut map, &mut spec, "spec"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -521,6 +555,7 @@ pub mod com {
                                         .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     spec: serde_struct::required(spec, "spec")?,
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -572,6 +607,7 @@ pub mod com {
                                         .build(),
                                 ),
                                 spec: spec.into(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -713,6 +749,8 @@ pub mod com {
                     pub size: i32,
                     /// Which color.
                     pub color: Option<String>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for GadgetSpec {
@@ -721,16 +759,18 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[self.color.is_some()]);
-                        let mut state = serializer.serialize_struct("GadgetSpec", len)?;
-                        state.serialize_field("size", &self.size)?;
-                        serde_struct::optional_field(
+                        let len = serde_struct::len(1, &[self.color.is_some()])
+                            + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("size", &self.size)?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "color",
                             self.color.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -771,19 +811,26 @@ pub mod com {
                             ) -> Result<GadgetSpec, A::Error> {
                                 let mut size = None;
                                 let mut color = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut size, "size"),
                                         1 => serde_struct::value(&mut map, &mut color, "color"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(GadgetSpec {
                                     size: serde_struct::required(size, "size")?,
                                     color: serde_struct::optional(color),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -811,6 +858,7 @@ pub mod com {
                             inner: Self {
                                 size: size.into(),
                                 color: Some("blue".to_owned()),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -879,6 +927,8 @@ pub mod com {
                     pub metadata: Option<
                         crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ListMeta,
                     >,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for GadgetList {
@@ -887,7 +937,7 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             1,
@@ -896,26 +946,27 @@ pub mod com {
                                 self.kind.is_present(),
                                 self.metadata.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("GadgetList", len)?;
-                        serde_struct::field_if(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        state.serialize_field("items", &self.items)?;
-                        serde_struct::field_if(
+                        state.serialize_entry("items", &self.items)?;
+                        serde_struct::entry_if(
                             &mut state,
                             "kind",
                             &self.kind,
                             self.kind.is_present(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "metadata",
                             self.metadata.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -965,8 +1016,12 @@ pub mod com {
                                 let mut items = None;
                                 let mut kind = None;
                                 let mut metadata = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -983,7 +1038,9 @@ pub mod com {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
 
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -994,6 +1051,7 @@ pub mod com {
                                     kind: kind
                                         .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -1038,6 +1096,7 @@ pub mod com {
                                 items: items.into_iter().map(Into::into).collect(),
                                 kind: ::kubeforge_runtime::Kind::present(),
                                 metadata: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -1133,6 +1192,8 @@ pub mod com {
                     pub metadata: crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMeta,
                     /// A required field that is also called `name`: the object's name keeps the argument `name`, this one gets `name_2`.
                     pub name: String,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Gizmo {
@@ -1141,27 +1202,28 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             2,
                             &[self.api_version.is_present(), self.kind.is_present()],
-                        );
-                        let mut state = serializer.serialize_struct("Gizmo", len)?;
-                        serde_struct::field_if(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        serde_struct::field_if(
+                        serde_struct::entry_if(
                             &mut state,
                             "kind",
                             &self.kind,
                             self.kind.is_present(),
                         )?;
-                        state.serialize_field("metadata", &self.metadata)?;
-                        state.serialize_field("name", &self.name)?;
+                        state.serialize_entry("metadata", &self.metadata)?;
+                        state.serialize_entry("name", &self.name)?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -1211,8 +1273,12 @@ pub mod com {
                                 let mut kind = None;
                                 let mut metadata = None;
                                 let mut name = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -1229,7 +1295,9 @@ pub mod com {
                                         }
 
                                         3 => serde_struct::value(&mut map, &mut name, "name"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -1240,6 +1308,7 @@ pub mod com {
                                         .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::required(metadata, "metadata")?,
                                     name: serde_struct::required(name, "name")?,
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -1285,6 +1354,7 @@ pub mod com {
                                     .name(name)
                                     .build(),
                                 name: name_2.into(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }

@@ -27,6 +27,8 @@ pub mod io {
                     pub string_data: Option<
                         ::std::collections::BTreeMap<String, String>,
                     >,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Secretish {
@@ -35,7 +37,7 @@ pub mod io {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             1,
@@ -44,24 +46,25 @@ pub mod io {
                                 self.chunks.is_some(),
                                 self.string_data.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Secretish", len)?;
-                        state.serialize_field("checksum", &self.checksum)?;
-                        serde_struct::optional_field(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("checksum", &self.checksum)?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "data",
                             self.data.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "chunks",
                             self.chunks.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "stringData",
                             self.string_data.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -111,8 +114,12 @@ pub mod io {
                                 let mut data = None;
                                 let mut chunks = None;
                                 let mut string_data = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -129,7 +136,9 @@ pub mod io {
                                             )
                                         }
 
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -138,6 +147,7 @@ pub mod io {
                                     data: serde_struct::optional(data),
                                     chunks: serde_struct::optional(chunks),
                                     string_data: serde_struct::optional(string_data),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -167,6 +177,7 @@ pub mod io {
                                 data: None,
                                 chunks: None,
                                 string_data: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }

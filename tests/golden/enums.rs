@@ -83,13 +83,17 @@ pub mod io {
                 pub struct Policy {
                     /// How to restart.
                     pub restart_policy: crate::golden::enums::io::example::v1::PolicyRestartPolicy,
-                    pub odd: Option<crate::golden::enums::io::example::v1::PolicyOdd>,
+                    pub odd: Option<
+                        Option<crate::golden::enums::io::example::v1::PolicyOdd>,
+                    >,
                     pub modes: Option<
                         Vec<crate::golden::enums::io::example::v1::PolicyModes>,
                     >,
                     pub level: Option<crate::golden::enums::io::example::v1::Level>,
                     /// Integer enums keep their integer type.
                     pub count: Option<i64>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Policy {
@@ -98,7 +102,7 @@ pub mod io {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             1,
@@ -108,29 +112,30 @@ pub mod io {
                                 self.level.is_some(),
                                 self.count.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Policy", len)?;
-                        state.serialize_field("restartPolicy", &self.restart_policy)?;
-                        serde_struct::optional_field(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("restartPolicy", &self.restart_policy)?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "odd",
                             self.odd.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "modes",
                             self.modes.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "level",
                             self.level.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "count",
                             self.count.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -183,8 +188,12 @@ pub mod io {
                                 let mut modes = None;
                                 let mut level = None;
                                 let mut count = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -199,7 +208,9 @@ pub mod io {
                                         2 => serde_struct::value(&mut map, &mut modes, "modes"),
                                         3 => serde_struct::value(&mut map, &mut level, "level"),
                                         4 => serde_struct::value(&mut map, &mut count, "count"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -208,10 +219,11 @@ pub mod io {
                                         restart_policy,
                                         "restartPolicy",
                                     )?,
-                                    odd: serde_struct::optional(odd),
+                                    odd,
                                     modes: serde_struct::optional(modes),
                                     level: serde_struct::optional(level),
                                     count: serde_struct::optional(count),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -244,6 +256,7 @@ pub mod io {
                                 modes: None,
                                 level: None,
                                 count: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -272,7 +285,7 @@ pub mod io {
                     pub fn odd(
                         mut self,
                         value: impl Into<
-                            crate::golden::enums::io::example::v1::PolicyOdd,
+                            Option<crate::golden::enums::io::example::v1::PolicyOdd>,
                         >,
                     ) -> Self {
                         self.inner.odd = Some(value.into());

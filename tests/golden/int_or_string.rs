@@ -38,8 +38,12 @@ pub mod io {
                     pub target: crate::golden::int_or_string::apimachinery::pkg::util::intstr::IntOrString,
                     pub max_surge: Option<::kubeforge_runtime::IntOrString>,
                     pub max_unavailable: Option<::kubeforge_runtime::IntOrString>,
-                    /// Other alternatives are free-form JSON.
-                    pub either: Option<::serde_json::Value>,
+                    /// A boolean or a string: a typed union.
+                    pub either: Option<
+                        crate::golden::int_or_string::io::example::v1::PortEither,
+                    >,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Port {
@@ -48,7 +52,7 @@ pub mod io {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             1,
@@ -57,24 +61,25 @@ pub mod io {
                                 self.max_unavailable.is_some(),
                                 self.either.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Port", len)?;
-                        state.serialize_field("target", &self.target)?;
-                        serde_struct::optional_field(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("target", &self.target)?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "maxSurge",
                             self.max_surge.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "maxUnavailable",
                             self.max_unavailable.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "either",
                             self.either.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -124,8 +129,12 @@ pub mod io {
                                 let mut max_surge = None;
                                 let mut max_unavailable = None;
                                 let mut either = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut target, "target"),
@@ -142,7 +151,9 @@ pub mod io {
                                         }
 
                                         3 => serde_struct::value(&mut map, &mut either, "either"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -151,6 +162,7 @@ pub mod io {
                                     max_surge: serde_struct::optional(max_surge),
                                     max_unavailable: serde_struct::optional(max_unavailable),
                                     either: serde_struct::optional(either),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -182,6 +194,7 @@ pub mod io {
                                 max_surge: None,
                                 max_unavailable: None,
                                 either: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -224,10 +237,12 @@ pub mod io {
                         self
                     }
 
-                    /// Other alternatives are free-form JSON.
+                    /// A boolean or a string: a typed union.
                     pub fn either(
                         mut self,
-                        value: impl Into<::serde_json::Value>,
+                        value: impl Into<
+                            crate::golden::int_or_string::io::example::v1::PortEither,
+                        >,
                     ) -> Self {
                         self.inner.either = Some(value.into());
                         self
@@ -254,9 +269,68 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                /// A boolean or a string: a typed union.
+                ///
+                /// One of several JSON types; the type of a value picks its variant.
+                #[derive(Clone, Debug, PartialEq, Eq)]
+                pub enum PortEither {
+                    /// A JSON boolean.
+                    Boolean(bool),
+                    /// A JSON string.
+                    String(String),
+                }
+
+                impl ::serde::Serialize for PortEither {
+                    fn serialize<S: ::serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        match self {
+                            Self::Boolean(value) => {
+                                ::serde::Serialize::serialize(value, serializer)
+                            }
+
+                            Self::String(value) => {
+                                ::serde::Serialize::serialize(value, serializer)
+                            }
+                        }
+                    }
+                }
+
+                impl<'de> ::serde::Deserialize<'de> for PortEither {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> Result<Self, D::Error> {
+                        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+                            deserializer,
+                        )?;
+                        let read = match value {
+                            ::serde_json::Value::Bool(_) => {
+                                ::serde_json::from_value(value).map(Self::Boolean)
+                            }
+
+                            ::serde_json::Value::String(_) => {
+                                ::serde_json::from_value(value).map(Self::String)
+                            }
+
+                            other => {
+                                let found = ::kubeforge_runtime::serde_struct::json_type(
+                                    &other,
+                                );
+                                return Err(
+                                    <D::Error as ::serde::de::Error>::custom(
+                                        format_args!("expected boolean or string, found {}", found),
+                                    ),
+                                );
+                            }
+                        };
+                        read.map_err(<D::Error as ::serde::de::Error>::custom)
+                    }
+                }
             }
 
-            pub use self::port::{Port, PortBuilder};
+            pub use self::port::{Port, PortBuilder, PortEither};
         }
     }
 }

@@ -18,6 +18,8 @@ pub mod io {
                     #[derive(Clone, Debug, Default, PartialEq, Eq)]
                     pub struct Option_ {
                         pub value: Option<String>,
+                        /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                        pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                     }
 
                     impl ::serde::Serialize for Option_ {
@@ -26,14 +28,19 @@ pub mod io {
                             &self,
                             serializer: S,
                         ) -> Result<S::Ok, S::Error> {
-                            use ::serde::ser::SerializeStruct as _;
+                            use ::serde::ser::SerializeMap as _;
                             use ::kubeforge_runtime::serde_struct;
-                            let len = serde_struct::len(0, &[self.value.is_some()]);
-                            let mut state = serializer.serialize_struct("Option_", len)?;
-                            serde_struct::optional_field(
+                            let len = serde_struct::len(0, &[self.value.is_some()])
+                                + self.unknown_fields.len();
+                            let mut state = serializer.serialize_map(Some(len))?;
+                            serde_struct::optional_entry(
                                 &mut state,
                                 "value",
                                 self.value.as_ref(),
+                            )?;
+                            serde_struct::extra_entries(
+                                &mut state,
+                                &self.unknown_fields,
                             )?;
                             state.end()
                         }
@@ -73,17 +80,24 @@ pub mod io {
                                     mut map: A,
                                 ) -> Result<Option_, A::Error> {
                                     let mut value = None;
+                                    let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                    let mut key = String::new();
                                     while let Some(index) = map
-                                        .next_key_seed(serde_struct::Key::<Self>::new())?
+                                        .next_key_seed(
+                                            serde_struct::NamedKey::<Self>::new(&mut key),
+                                        )?
                                     {
                                         match index {
                                             0 => serde_struct::value(&mut map, &mut value, "value"),
-                                            _ => serde_struct::skip(&mut map),
+                                            _ => {
+                                                serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                            }
                                         }?;
                                     }
 
                                     Ok(Option_ {
                                         value: serde_struct::optional(value),
+                                        unknown_fields,
                                     })
                                 }
                             }
@@ -173,6 +187,8 @@ pub mod io {
                     /// A required keyword field.
                     pub type_: String,
                     pub x_kubernetes_list_type: Option<String>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Keywords {
@@ -181,7 +197,7 @@ pub mod io {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             1,
@@ -200,74 +216,75 @@ pub mod io {
                                 self.self_.is_some(),
                                 self.x_kubernetes_list_type.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Keywords", len)?;
-                        serde_struct::optional_field(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "$ref",
                             self.ref_.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "$schema",
                             self.schema.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "1stPlace",
                             self._1st_place.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "async",
                             self.async_.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "continue",
                             self.continue_.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "crate",
                             self.crate_.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "dash-separated-name",
                             self.dash_separated_name.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "externalIPs",
                             self.external_ips.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "fooBar",
                             self.foo_bar_2.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "foo_bar",
                             self.foo_bar.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "ref",
                             self.ref_2.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "self",
                             self.self_.as_ref(),
                         )?;
-                        state.serialize_field("type", &self.type_)?;
-                        serde_struct::optional_field(
+                        state.serialize_entry("type", &self.type_)?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "x-kubernetes-list-type",
                             self.x_kubernetes_list_type.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -347,8 +364,12 @@ pub mod io {
                                 let mut self_ = None;
                                 let mut type_ = None;
                                 let mut x_kubernetes_list_type = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut ref_, "$ref"),
@@ -392,7 +413,9 @@ pub mod io {
                                             )
                                         }
 
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -415,6 +438,7 @@ pub mod io {
                                     x_kubernetes_list_type: serde_struct::optional(
                                         x_kubernetes_list_type,
                                     ),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -452,6 +476,7 @@ pub mod io {
                                 self_: None,
                                 type_: type_.into(),
                                 x_kubernetes_list_type: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -604,6 +629,8 @@ pub mod io {
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Type {
                     pub self_: Option<String>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Type {
@@ -612,15 +639,17 @@ pub mod io {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.self_.is_some()]);
-                        let mut state = serializer.serialize_struct("Type", len)?;
-                        serde_struct::optional_field(
+                        let len = serde_struct::len(0, &[self.self_.is_some()])
+                            + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "Self",
                             self.self_.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -659,17 +688,24 @@ pub mod io {
                                 mut map: A,
                             ) -> Result<Type, A::Error> {
                                 let mut self_ = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut self_, "Self"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(Type {
                                     self_: serde_struct::optional(self_),
+                                    unknown_fields,
                                 })
                             }
                         }

@@ -58,6 +58,8 @@ pub mod io {
                     pub preserved: Option<::serde_json::Value>,
                     /// No type at all.
                     pub untyped: Option<::serde_json::Value>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Maps {
@@ -66,7 +68,7 @@ pub mod io {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             1,
@@ -79,44 +81,45 @@ pub mod io {
                                 self.preserved.is_some(),
                                 self.untyped.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Maps", len)?;
-                        state.serialize_field("labels", &self.labels)?;
-                        serde_struct::optional_field(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("labels", &self.labels)?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "limits",
                             self.limits.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "groups",
                             self.groups.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "nested",
                             self.nested.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "anything",
                             self.anything.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "free",
                             self.free.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "preserved",
                             self.preserved.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "untyped",
                             self.untyped.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -178,8 +181,12 @@ pub mod io {
                                 let mut free = None;
                                 let mut preserved = None;
                                 let mut untyped = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut labels, "labels"),
@@ -196,7 +203,9 @@ pub mod io {
                                         }
 
                                         7 => serde_struct::value(&mut map, &mut untyped, "untyped"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -209,6 +218,7 @@ pub mod io {
                                     free: serde_struct::optional(free),
                                     preserved: serde_struct::optional(preserved),
                                     untyped: serde_struct::optional(untyped),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -247,6 +257,7 @@ pub mod io {
                                 free: None,
                                 preserved: None,
                                 untyped: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }

@@ -23,6 +23,8 @@ pub mod io {
                     pub name_3: Option<String>,
                     pub name: Option<String>,
                     pub name_2: Option<String>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Widget {
@@ -31,7 +33,7 @@ pub mod io {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             0,
@@ -41,28 +43,29 @@ pub mod io {
                                 self.name.is_some(),
                                 self.name_2.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Widget", len)?;
-                        serde_struct::optional_field(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "spec",
                             self.spec.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "Name",
                             self.name_3.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "name",
                             self.name.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "NAME",
                             self.name_2.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -112,15 +115,21 @@ pub mod io {
                                 let mut name_3 = None;
                                 let mut name = None;
                                 let mut name_2 = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut spec, "spec"),
                                         1 => serde_struct::value(&mut map, &mut name_3, "Name"),
                                         2 => serde_struct::value(&mut map, &mut name, "name"),
                                         3 => serde_struct::value(&mut map, &mut name_2, "NAME"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -129,6 +138,7 @@ pub mod io {
                                     name_3: serde_struct::optional(name_3),
                                     name: serde_struct::optional(name),
                                     name_2: serde_struct::optional(name_2),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -217,6 +227,8 @@ pub mod io {
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct WidgetSpec2 {
                     pub size: Option<i64>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for WidgetSpec2 {
@@ -225,15 +237,17 @@ pub mod io {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.size.is_some()]);
-                        let mut state = serializer.serialize_struct("WidgetSpec2", len)?;
-                        serde_struct::optional_field(
+                        let len = serde_struct::len(0, &[self.size.is_some()])
+                            + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "size",
                             self.size.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -272,17 +286,24 @@ pub mod io {
                                 mut map: A,
                             ) -> Result<WidgetSpec2, A::Error> {
                                 let mut size = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut size, "size"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(WidgetSpec2 {
                                     size: serde_struct::optional(size),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -355,6 +376,8 @@ pub mod io {
                     pub other: Option<
                         crate::golden::name_collisions::io::example::v1::Widget,
                     >,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Widget2 {
@@ -363,15 +386,17 @@ pub mod io {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.other.is_some()]);
-                        let mut state = serializer.serialize_struct("Widget2", len)?;
-                        serde_struct::optional_field(
+                        let len = serde_struct::len(0, &[self.other.is_some()])
+                            + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "other",
                             self.other.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -410,17 +435,24 @@ pub mod io {
                                 mut map: A,
                             ) -> Result<Widget2, A::Error> {
                                 let mut other = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut other, "other"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(Widget2 {
                                     other: serde_struct::optional(other),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -494,6 +526,8 @@ pub mod io {
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct WidgetSpec {
                     pub replicas: Option<i32>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for WidgetSpec {
@@ -502,15 +536,17 @@ pub mod io {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.replicas.is_some()]);
-                        let mut state = serializer.serialize_struct("WidgetSpec", len)?;
-                        serde_struct::optional_field(
+                        let len = serde_struct::len(0, &[self.replicas.is_some()])
+                            + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "replicas",
                             self.replicas.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -549,20 +585,27 @@ pub mod io {
                                 mut map: A,
                             ) -> Result<WidgetSpec, A::Error> {
                                 let mut replicas = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
                                             serde_struct::value(&mut map, &mut replicas, "replicas")
                                         }
 
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(WidgetSpec {
                                     replicas: serde_struct::optional(replicas),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -636,6 +679,8 @@ pub mod io {
                     pub v1: Option<
                         crate::golden::name_collisions::io::example::v1::Widget2,
                     >,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Widget {
@@ -644,15 +689,17 @@ pub mod io {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.v1.is_some()]);
-                        let mut state = serializer.serialize_struct("Widget", len)?;
-                        serde_struct::optional_field(
+                        let len = serde_struct::len(0, &[self.v1.is_some()])
+                            + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "v1",
                             self.v1.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -691,17 +738,24 @@ pub mod io {
                                 mut map: A,
                             ) -> Result<Widget, A::Error> {
                                 let mut v1 = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut v1, "v1"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(Widget {
                                     v1: serde_struct::optional(v1),
+                                    unknown_fields,
                                 })
                             }
                         }

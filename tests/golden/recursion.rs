@@ -18,6 +18,8 @@ pub mod io {
                 pub struct Even {
                     /// The odd half.
                     pub odd: Box<crate::golden::recursion::io::example::v1::Odd>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Even {
@@ -26,10 +28,12 @@ pub mod io {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
-                        let len = 1;
-                        let mut state = serializer.serialize_struct("Even", len)?;
-                        state.serialize_field("odd", &self.odd)?;
+                        use ::serde::ser::SerializeMap as _;
+                        use ::kubeforge_runtime::serde_struct;
+                        let len = 1 + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("odd", &self.odd)?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -68,17 +72,24 @@ pub mod io {
                                 mut map: A,
                             ) -> Result<Even, A::Error> {
                                 let mut odd = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut odd, "odd"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(Even {
                                     odd: serde_struct::required(odd, "odd")?,
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -103,7 +114,10 @@ pub mod io {
                         odd: impl Into<crate::golden::recursion::io::example::v1::Odd>,
                     ) -> EvenBuilder {
                         EvenBuilder {
-                            inner: Self { odd: Box::new(odd.into()) },
+                            inner: Self {
+                                odd: Box::new(odd.into()),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+                            },
                         }
                     }
                 }
@@ -156,6 +170,8 @@ pub mod io {
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Leaf {
                     pub name: Option<String>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Leaf {
@@ -164,15 +180,17 @@ pub mod io {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.name.is_some()]);
-                        let mut state = serializer.serialize_struct("Leaf", len)?;
-                        serde_struct::optional_field(
+                        let len = serde_struct::len(0, &[self.name.is_some()])
+                            + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "name",
                             self.name.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -211,17 +229,24 @@ pub mod io {
                                 mut map: A,
                             ) -> Result<Leaf, A::Error> {
                                 let mut name = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut name, "name"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(Leaf {
                                     name: serde_struct::optional(name),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -302,6 +327,8 @@ pub mod io {
                         >,
                     >,
                     pub value: Option<String>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Node {
@@ -310,7 +337,7 @@ pub mod io {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             0,
@@ -320,28 +347,29 @@ pub mod io {
                                 self.by_name.is_some(),
                                 self.value.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Node", len)?;
-                        serde_struct::optional_field(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "children",
                             self.children.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "next",
                             self.next.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "byName",
                             self.by_name.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "value",
                             self.value.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -391,8 +419,12 @@ pub mod io {
                                 let mut next = None;
                                 let mut by_name = None;
                                 let mut value = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -402,7 +434,9 @@ pub mod io {
                                         1 => serde_struct::value(&mut map, &mut next, "next"),
                                         2 => serde_struct::value(&mut map, &mut by_name, "byName"),
                                         3 => serde_struct::value(&mut map, &mut value, "value"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -411,6 +445,7 @@ pub mod io {
                                     next: serde_struct::optional(next),
                                     by_name: serde_struct::optional(by_name),
                                     value: serde_struct::optional(value),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -555,6 +590,8 @@ pub mod io {
                         Box<crate::golden::recursion::io::example::v1::Even>,
                     >,
                     pub leaf: Option<crate::golden::recursion::io::example::v1::Leaf>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Odd {
@@ -563,23 +600,24 @@ pub mod io {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             0,
                             &[self.even.is_some(), self.leaf.is_some()],
-                        );
-                        let mut state = serializer.serialize_struct("Odd", len)?;
-                        serde_struct::optional_field(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "even",
                             self.even.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "leaf",
                             self.leaf.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -620,19 +658,26 @@ pub mod io {
                             ) -> Result<Odd, A::Error> {
                                 let mut even = None;
                                 let mut leaf = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut even, "even"),
                                         1 => serde_struct::value(&mut map, &mut leaf, "leaf"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(Odd {
                                     even: serde_struct::optional(even),
                                     leaf: serde_struct::optional(leaf),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -724,6 +769,8 @@ pub mod io {
                             crate::golden::recursion::io::example::v1::Props,
                         >,
                     >,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Props {
@@ -732,7 +779,7 @@ pub mod io {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             0,
@@ -741,23 +788,24 @@ pub mod io {
                                 self.items.is_some(),
                                 self.properties.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Props", len)?;
-                        serde_struct::optional_field(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "not",
                             self.not.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "items",
                             self.items.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "properties",
                             self.properties.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -804,8 +852,12 @@ pub mod io {
                                 let mut not = None;
                                 let mut items = None;
                                 let mut properties = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut not, "not"),
@@ -814,7 +866,9 @@ pub mod io {
                                             serde_struct::value(&mut map, &mut properties, "properties")
                                         }
 
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -822,6 +876,7 @@ pub mod io {
                                     not: serde_struct::optional(not),
                                     items: serde_struct::optional(items),
                                     properties: serde_struct::optional(properties),
+                                    unknown_fields,
                                 })
                             }
                         }

@@ -20,6 +20,8 @@ pub mod apimachinery {
                         pub struct ListMeta {
                             pub continue_: Option<String>,
                             pub resource_version: Option<String>,
+                            /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                            pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                         }
 
                         impl ::serde::Serialize for ListMeta {
@@ -28,23 +30,26 @@ pub mod apimachinery {
                                 &self,
                                 serializer: S,
                             ) -> Result<S::Ok, S::Error> {
-                                use ::serde::ser::SerializeStruct as _;
+                                use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
                                 let len = serde_struct::len(
                                     0,
                                     &[self.continue_.is_some(), self.resource_version.is_some()],
-                                );
-                                let mut state = serializer
-                                    .serialize_struct("ListMeta", len)?;
-                                serde_struct::optional_field(
+                                ) + self.unknown_fields.len();
+                                let mut state = serializer.serialize_map(Some(len))?;
+                                serde_struct::optional_entry(
                                     &mut state,
                                     "continue",
                                     self.continue_.as_ref(),
                                 )?;
-                                serde_struct::optional_field(
+                                serde_struct::optional_entry(
                                     &mut state,
                                     "resourceVersion",
                                     self.resource_version.as_ref(),
+                                )?;
+                                serde_struct::extra_entries(
+                                    &mut state,
+                                    &self.unknown_fields,
                                 )?;
                                 state.end()
                             }
@@ -89,8 +94,12 @@ pub mod apimachinery {
                                     ) -> Result<ListMeta, A::Error> {
                                         let mut continue_ = None;
                                         let mut resource_version = None;
+                                        let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                        let mut key = String::new();
                                         while let Some(index) = map
-                                            .next_key_seed(serde_struct::Key::<Self>::new())?
+                                            .next_key_seed(
+                                                serde_struct::NamedKey::<Self>::new(&mut key),
+                                            )?
                                         {
                                             match index {
                                                 0 => {
@@ -105,13 +114,16 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                _ => serde_struct::skip(&mut map),
+                                                _ => {
+                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                                }
                                             }?;
                                         }
 
                                         Ok(ListMeta {
                                             continue_: serde_struct::optional(continue_),
                                             resource_version: serde_struct::optional(resource_version),
+                                            unknown_fields,
                                         })
                                     }
                                 }
@@ -193,6 +205,8 @@ pub mod apimachinery {
                         pub struct ObjectMeta {
                             pub name: Option<String>,
                             pub namespace: Option<String>,
+                            /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                            pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                         }
 
                         impl ::serde::Serialize for ObjectMeta {
@@ -201,23 +215,26 @@ pub mod apimachinery {
                                 &self,
                                 serializer: S,
                             ) -> Result<S::Ok, S::Error> {
-                                use ::serde::ser::SerializeStruct as _;
+                                use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
                                 let len = serde_struct::len(
                                     0,
                                     &[self.name.is_some(), self.namespace.is_some()],
-                                );
-                                let mut state = serializer
-                                    .serialize_struct("ObjectMeta", len)?;
-                                serde_struct::optional_field(
+                                ) + self.unknown_fields.len();
+                                let mut state = serializer.serialize_map(Some(len))?;
+                                serde_struct::optional_entry(
                                     &mut state,
                                     "name",
                                     self.name.as_ref(),
                                 )?;
-                                serde_struct::optional_field(
+                                serde_struct::optional_entry(
                                     &mut state,
                                     "namespace",
                                     self.namespace.as_ref(),
+                                )?;
+                                serde_struct::extra_entries(
+                                    &mut state,
+                                    &self.unknown_fields,
                                 )?;
                                 state.end()
                             }
@@ -262,8 +279,12 @@ pub mod apimachinery {
                                     ) -> Result<ObjectMeta, A::Error> {
                                         let mut name = None;
                                         let mut namespace = None;
+                                        let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                        let mut key = String::new();
                                         while let Some(index) = map
-                                            .next_key_seed(serde_struct::Key::<Self>::new())?
+                                            .next_key_seed(
+                                                serde_struct::NamedKey::<Self>::new(&mut key),
+                                            )?
                                         {
                                             match index {
                                                 0 => serde_struct::value(&mut map, &mut name, "name"),
@@ -271,13 +292,16 @@ pub mod apimachinery {
                                                     serde_struct::value(&mut map, &mut namespace, "namespace")
                                                 }
 
-                                                _ => serde_struct::skip(&mut map),
+                                                _ => {
+                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                                }
                                             }?;
                                         }
 
                                         Ok(ObjectMeta {
                                             name: serde_struct::optional(name),
                                             namespace: serde_struct::optional(namespace),
+                                            unknown_fields,
                                         })
                                     }
                                 }
@@ -360,6 +384,8 @@ pub mod apimachinery {
                             pub kind: ::kubeforge_runtime::Kind<Status>,
                             pub message: Option<String>,
                             pub code: Option<i32>,
+                            /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                            pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                         }
 
                         impl ::serde::Serialize for Status {
@@ -368,7 +394,7 @@ pub mod apimachinery {
                                 &self,
                                 serializer: S,
                             ) -> Result<S::Ok, S::Error> {
-                                use ::serde::ser::SerializeStruct as _;
+                                use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
                                 let len = serde_struct::len(
                                     0,
@@ -378,29 +404,33 @@ pub mod apimachinery {
                                         self.message.is_some(),
                                         self.code.is_some(),
                                     ],
-                                );
-                                let mut state = serializer.serialize_struct("Status", len)?;
-                                serde_struct::field_if(
+                                ) + self.unknown_fields.len();
+                                let mut state = serializer.serialize_map(Some(len))?;
+                                serde_struct::entry_if(
                                     &mut state,
                                     "apiVersion",
                                     &self.api_version,
                                     self.api_version.is_present(),
                                 )?;
-                                serde_struct::field_if(
+                                serde_struct::entry_if(
                                     &mut state,
                                     "kind",
                                     &self.kind,
                                     self.kind.is_present(),
                                 )?;
-                                serde_struct::optional_field(
+                                serde_struct::optional_entry(
                                     &mut state,
                                     "message",
                                     self.message.as_ref(),
                                 )?;
-                                serde_struct::optional_field(
+                                serde_struct::optional_entry(
                                     &mut state,
                                     "code",
                                     self.code.as_ref(),
+                                )?;
+                                serde_struct::extra_entries(
+                                    &mut state,
+                                    &self.unknown_fields,
                                 )?;
                                 state.end()
                             }
@@ -451,8 +481,12 @@ pub mod apimachinery {
                                         let mut kind = None;
                                         let mut message = None;
                                         let mut code = None;
+                                        let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                        let mut key = String::new();
                                         while let Some(index) = map
-                                            .next_key_seed(serde_struct::Key::<Self>::new())?
+                                            .next_key_seed(
+                                                serde_struct::NamedKey::<Self>::new(&mut key),
+                                            )?
                                         {
                                             match index {
                                                 0 => {
@@ -466,7 +500,9 @@ pub mod apimachinery {
                                                 1 => serde_struct::value(&mut map, &mut kind, "kind"),
                                                 2 => serde_struct::value(&mut map, &mut message, "message"),
                                                 3 => serde_struct::value(&mut map, &mut code, "code"),
-                                                _ => serde_struct::skip(&mut map),
+                                                _ => {
+                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                                }
                                             }?;
                                         }
 
@@ -477,6 +513,7 @@ pub mod apimachinery {
                                                 .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                             message: serde_struct::optional(message),
                                             code: serde_struct::optional(code),
+                                            unknown_fields,
                                         })
                                     }
                                 }
@@ -607,6 +644,8 @@ pub mod com {
                         crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta,
                     >,
                     pub spec: crate::golden::resource::com::example::v1::GadgetSpec,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Gadget {
@@ -615,7 +654,7 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             1,
@@ -624,26 +663,27 @@ pub mod com {
                                 self.kind.is_present(),
                                 self.metadata.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Gadget", len)?;
-                        serde_struct::field_if(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        serde_struct::field_if(
+                        serde_struct::entry_if(
                             &mut state,
                             "kind",
                             &self.kind,
                             self.kind.is_present(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "metadata",
                             self.metadata.as_ref(),
                         )?;
-                        state.serialize_field("spec", &self.spec)?;
+                        state.serialize_entry("spec", &self.spec)?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -693,8 +733,12 @@ pub mod com {
                                 let mut kind = None;
                                 let mut metadata = None;
                                 let mut spec = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -711,7 +755,9 @@ pub mod com {
                                         }
 
                                         3 => serde_struct::value(&mut map, &mut spec, "spec"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -722,6 +768,7 @@ pub mod com {
                                         .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     spec: serde_struct::required(spec, "spec")?,
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -773,6 +820,7 @@ pub mod com {
                                         .build(),
                                 ),
                                 spec: spec.into(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -1006,6 +1054,8 @@ pub mod com {
                 pub struct GadgetSpec {
                     pub size: i32,
                     pub color: Option<String>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for GadgetSpec {
@@ -1014,16 +1064,18 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[self.color.is_some()]);
-                        let mut state = serializer.serialize_struct("GadgetSpec", len)?;
-                        state.serialize_field("size", &self.size)?;
-                        serde_struct::optional_field(
+                        let len = serde_struct::len(1, &[self.color.is_some()])
+                            + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("size", &self.size)?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "color",
                             self.color.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -1064,19 +1116,26 @@ pub mod com {
                             ) -> Result<GadgetSpec, A::Error> {
                                 let mut size = None;
                                 let mut color = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut size, "size"),
                                         1 => serde_struct::value(&mut map, &mut color, "color"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
                                 Ok(GadgetSpec {
                                     size: serde_struct::required(size, "size")?,
                                     color: serde_struct::optional(color),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -1104,6 +1163,7 @@ pub mod com {
                             inner: Self {
                                 size: size.into(),
                                 color: Some("blue".to_owned()),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -1169,6 +1229,8 @@ pub mod com {
                     pub metadata: Option<
                         crate::golden::resource::apimachinery::pkg::apis::meta::v1::ListMeta,
                     >,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for GadgetList {
@@ -1177,7 +1239,7 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             1,
@@ -1186,26 +1248,27 @@ pub mod com {
                                 self.kind.is_present(),
                                 self.metadata.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("GadgetList", len)?;
-                        serde_struct::field_if(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        state.serialize_field("items", &self.items)?;
-                        serde_struct::field_if(
+                        state.serialize_entry("items", &self.items)?;
+                        serde_struct::entry_if(
                             &mut state,
                             "kind",
                             &self.kind,
                             self.kind.is_present(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "metadata",
                             self.metadata.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -1255,8 +1318,12 @@ pub mod com {
                                 let mut items = None;
                                 let mut kind = None;
                                 let mut metadata = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -1273,7 +1340,9 @@ pub mod com {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
 
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -1284,6 +1353,7 @@ pub mod com {
                                     kind: kind
                                         .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -1328,6 +1398,7 @@ pub mod com {
                                 items: items.into_iter().map(Into::into).collect(),
                                 kind: ::kubeforge_runtime::Kind::present(),
                                 metadata: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -1423,6 +1494,8 @@ pub mod com {
                     pub metadata: Option<
                         crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta,
                     >,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Gizmo {
@@ -1431,7 +1504,7 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             0,
@@ -1440,25 +1513,26 @@ pub mod com {
                                 self.kind.is_present(),
                                 self.metadata.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Gizmo", len)?;
-                        serde_struct::field_if(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        serde_struct::field_if(
+                        serde_struct::entry_if(
                             &mut state,
                             "kind",
                             &self.kind,
                             self.kind.is_present(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "metadata",
                             self.metadata.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -1505,8 +1579,12 @@ pub mod com {
                                 let mut api_version = None;
                                 let mut kind = None;
                                 let mut metadata = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -1522,7 +1600,9 @@ pub mod com {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
 
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -1532,6 +1612,7 @@ pub mod com {
                                     kind: kind
                                         .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -1695,6 +1776,8 @@ pub mod com {
                     pub api_version: Option<String>,
                     pub kind: Option<String>,
                     pub dry_run: Option<Vec<String>>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Options {
@@ -1703,7 +1786,7 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             0,
@@ -1712,23 +1795,24 @@ pub mod com {
                                 self.kind.is_some(),
                                 self.dry_run.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Options", len)?;
-                        serde_struct::optional_field(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "apiVersion",
                             self.api_version.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "kind",
                             self.kind.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "dryRun",
                             self.dry_run.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -1775,8 +1859,12 @@ pub mod com {
                                 let mut api_version = None;
                                 let mut kind = None;
                                 let mut dry_run = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -1789,7 +1877,9 @@ pub mod com {
 
                                         1 => serde_struct::value(&mut map, &mut kind, "kind"),
                                         2 => serde_struct::value(&mut map, &mut dry_run, "dryRun"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -1797,6 +1887,7 @@ pub mod com {
                                     api_version: serde_struct::optional(api_version),
                                     kind: serde_struct::optional(kind),
                                     dry_run: serde_struct::optional(dry_run),
+                                    unknown_fields,
                                 })
                             }
                         }

@@ -24,6 +24,8 @@ pub mod apimachinery {
                             pub kind: ::kubeforge_runtime::Kind<Status>,
                             pub message: Option<String>,
                             pub code: Option<i32>,
+                            /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                            pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                         }
 
                         impl ::serde::Serialize for Status {
@@ -32,7 +34,7 @@ pub mod apimachinery {
                                 &self,
                                 serializer: S,
                             ) -> Result<S::Ok, S::Error> {
-                                use ::serde::ser::SerializeStruct as _;
+                                use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
                                 let len = serde_struct::len(
                                     0,
@@ -42,29 +44,33 @@ pub mod apimachinery {
                                         self.message.is_some(),
                                         self.code.is_some(),
                                     ],
-                                );
-                                let mut state = serializer.serialize_struct("Status", len)?;
-                                serde_struct::field_if(
+                                ) + self.unknown_fields.len();
+                                let mut state = serializer.serialize_map(Some(len))?;
+                                serde_struct::entry_if(
                                     &mut state,
                                     "apiVersion",
                                     &self.api_version,
                                     self.api_version.is_present(),
                                 )?;
-                                serde_struct::field_if(
+                                serde_struct::entry_if(
                                     &mut state,
                                     "kind",
                                     &self.kind,
                                     self.kind.is_present(),
                                 )?;
-                                serde_struct::optional_field(
+                                serde_struct::optional_entry(
                                     &mut state,
                                     "message",
                                     self.message.as_ref(),
                                 )?;
-                                serde_struct::optional_field(
+                                serde_struct::optional_entry(
                                     &mut state,
                                     "code",
                                     self.code.as_ref(),
+                                )?;
+                                serde_struct::extra_entries(
+                                    &mut state,
+                                    &self.unknown_fields,
                                 )?;
                                 state.end()
                             }
@@ -115,8 +121,12 @@ pub mod apimachinery {
                                         let mut kind = None;
                                         let mut message = None;
                                         let mut code = None;
+                                        let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                        let mut key = String::new();
                                         while let Some(index) = map
-                                            .next_key_seed(serde_struct::Key::<Self>::new())?
+                                            .next_key_seed(
+                                                serde_struct::NamedKey::<Self>::new(&mut key),
+                                            )?
                                         {
                                             match index {
                                                 0 => {
@@ -130,7 +140,9 @@ pub mod apimachinery {
                                                 1 => serde_struct::value(&mut map, &mut kind, "kind"),
                                                 2 => serde_struct::value(&mut map, &mut message, "message"),
                                                 3 => serde_struct::value(&mut map, &mut code, "code"),
-                                                _ => serde_struct::skip(&mut map),
+                                                _ => {
+                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                                }
                                             }?;
                                         }
 
@@ -141,6 +153,7 @@ pub mod apimachinery {
                                                 .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                             message: serde_struct::optional(message),
                                             code: serde_struct::optional(code),
+                                            unknown_fields,
                                         })
                                     }
                                 }
@@ -245,6 +258,8 @@ pub mod com {
                     /// Always `Widget`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub kind: ::kubeforge_runtime::Kind<Widget>,
                     pub size: Option<i32>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Widget {
@@ -253,7 +268,7 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             0,
@@ -262,25 +277,26 @@ pub mod com {
                                 self.kind.is_present(),
                                 self.size.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Widget", len)?;
-                        serde_struct::field_if(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        serde_struct::field_if(
+                        serde_struct::entry_if(
                             &mut state,
                             "kind",
                             &self.kind,
                             self.kind.is_present(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "size",
                             self.size.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -327,8 +343,12 @@ pub mod com {
                                 let mut api_version = None;
                                 let mut kind = None;
                                 let mut size = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -341,7 +361,9 @@ pub mod com {
 
                                         1 => serde_struct::value(&mut map, &mut kind, "kind"),
                                         2 => serde_struct::value(&mut map, &mut size, "size"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -351,6 +373,7 @@ pub mod com {
                                     kind: kind
                                         .unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     size: serde_struct::optional(size),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -790,6 +813,8 @@ pub mod com {
                     pub items: Vec<crate::golden::route_table::com::example::v1::Widget>,
                     /// Always `WidgetList`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub kind: ::kubeforge_runtime::Kind<WidgetList>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for WidgetList {
@@ -798,26 +823,27 @@ pub mod com {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             1,
                             &[self.api_version.is_present(), self.kind.is_present()],
-                        );
-                        let mut state = serializer.serialize_struct("WidgetList", len)?;
-                        serde_struct::field_if(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        state.serialize_field("items", &self.items)?;
-                        serde_struct::field_if(
+                        state.serialize_entry("items", &self.items)?;
+                        serde_struct::entry_if(
                             &mut state,
                             "kind",
                             &self.kind,
                             self.kind.is_present(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -864,8 +890,12 @@ pub mod com {
                                 let mut api_version = None;
                                 let mut items = None;
                                 let mut kind = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => {
@@ -878,7 +908,9 @@ pub mod com {
 
                                         1 => serde_struct::value(&mut map, &mut items, "items"),
                                         2 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -886,7 +918,9 @@ pub mod com {
                                     api_version: api_version
                                         .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     items: serde_struct::required(items, "items")?,
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind
+                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -930,6 +964,7 @@ pub mod com {
                                 api_version: ::kubeforge_runtime::ApiVersion::present(),
                                 items: items.into_iter().map(Into::into).collect(),
                                 kind: ::kubeforge_runtime::Kind::present(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }

@@ -72,16 +72,18 @@ pub mod io {
                     pub renewed: Option<
                         crate::golden::special_types::apimachinery::pkg::apis::meta::v1::MicroTime,
                     >,
-                    /// A date-time without a named type is a Time.
-                    pub anonymous: Option<::kubeforge_runtime::Time>,
-                    pub ratio: Option<f64>,
+                    /// A date-time without a named type keeps its text.
+                    pub anonymous: Option<::kubeforge_runtime::DateTime>,
+                    pub ratio: Option<::kubeforge_runtime::Number>,
                     pub capacity: Option<
                         crate::golden::special_types::apimachinery::pkg::api::resource::Quantity,
                     >,
                     pub raw: Option<
                         crate::golden::special_types::apimachinery::pkg::runtime::RawExtension,
                     >,
-                    pub nullable_name: Option<String>,
+                    pub nullable_name: Option<Option<String>>,
+                    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Times {
@@ -90,7 +92,7 @@ pub mod io {
                         &self,
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
+                        use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(
                             1,
@@ -102,39 +104,40 @@ pub mod io {
                                 self.raw.is_some(),
                                 self.nullable_name.is_some(),
                             ],
-                        );
-                        let mut state = serializer.serialize_struct("Times", len)?;
-                        state.serialize_field("created", &self.created)?;
-                        serde_struct::optional_field(
+                        ) + self.unknown_fields.len();
+                        let mut state = serializer.serialize_map(Some(len))?;
+                        state.serialize_entry("created", &self.created)?;
+                        serde_struct::optional_entry(
                             &mut state,
                             "renewed",
                             self.renewed.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "anonymous",
                             self.anonymous.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "ratio",
                             self.ratio.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "capacity",
                             self.capacity.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "raw",
                             self.raw.as_ref(),
                         )?;
-                        serde_struct::optional_field(
+                        serde_struct::optional_entry(
                             &mut state,
                             "nullableName",
                             self.nullable_name.as_ref(),
                         )?;
+                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
                 }
@@ -193,8 +196,12 @@ pub mod io {
                                 let mut capacity = None;
                                 let mut raw = None;
                                 let mut nullable_name = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
                                 while let Some(index) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                                    .next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )?
                                 {
                                     match index {
                                         0 => serde_struct::value(&mut map, &mut created, "created"),
@@ -217,7 +224,9 @@ pub mod io {
                                             )
                                         }
 
-                                        _ => serde_struct::skip(&mut map),
+                                        _ => {
+                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                        }
                                     }?;
                                 }
 
@@ -228,7 +237,8 @@ pub mod io {
                                     ratio: serde_struct::optional(ratio),
                                     capacity: serde_struct::optional(capacity),
                                     raw: serde_struct::optional(raw),
-                                    nullable_name: serde_struct::optional(nullable_name),
+                                    nullable_name,
+                                    unknown_fields,
                                 })
                             }
                         }
@@ -263,6 +273,7 @@ pub mod io {
                                 capacity: None,
                                 raw: None,
                                 nullable_name: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
                         }
                     }
@@ -298,17 +309,20 @@ pub mod io {
                         self
                     }
 
-                    /// A date-time without a named type is a Time.
+                    /// A date-time without a named type keeps its text.
                     pub fn anonymous(
                         mut self,
-                        value: impl Into<::kubeforge_runtime::Time>,
+                        value: impl Into<::kubeforge_runtime::DateTime>,
                     ) -> Self {
                         self.inner.anonymous = Some(value.into());
                         self
                     }
 
                     /// Sets `ratio`.
-                    pub fn ratio(mut self, value: impl Into<f64>) -> Self {
+                    pub fn ratio(
+                        mut self,
+                        value: impl Into<::kubeforge_runtime::Number>,
+                    ) -> Self {
                         self.inner.ratio = Some(value.into());
                         self
                     }
@@ -336,7 +350,10 @@ pub mod io {
                     }
 
                     /// Sets `nullable_name`.
-                    pub fn nullable_name(mut self, value: impl Into<String>) -> Self {
+                    pub fn nullable_name(
+                        mut self,
+                        value: impl Into<Option<String>>,
+                    ) -> Self {
                         self.inner.nullable_name = Some(value.into());
                         self
                     }

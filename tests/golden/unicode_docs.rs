@@ -39,6 +39,8 @@ pub mod com {
                         /// \> not a quote
                         /// \&lt; not an entity
                         pub heading: Option<String>,
+                        /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+                        pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                     }
 
                     impl ::serde::Serialize for Lease {
@@ -47,7 +49,7 @@ pub mod com {
                             &self,
                             serializer: S,
                         ) -> Result<S::Ok, S::Error> {
-                            use ::serde::ser::SerializeStruct as _;
+                            use ::serde::ser::SerializeMap as _;
                             use ::kubeforge_runtime::serde_struct;
                             let len = serde_struct::len(
                                 0,
@@ -59,37 +61,41 @@ pub mod com {
                                     self.comment.is_some(),
                                     self.heading.is_some(),
                                 ],
-                            );
-                            let mut state = serializer.serialize_struct("Lease", len)?;
-                            serde_struct::optional_field(
+                            ) + self.unknown_fields.len();
+                            let mut state = serializer.serialize_map(Some(len))?;
+                            serde_struct::optional_entry(
                                 &mut state,
                                 "holderIdentity",
                                 self.holder_identity.as_ref(),
                             )?;
-                            serde_struct::optional_field(
+                            serde_struct::optional_entry(
                                 &mut state,
                                 "script",
                                 self.script.as_ref(),
                             )?;
-                            serde_struct::optional_field(
+                            serde_struct::optional_entry(
                                 &mut state,
                                 "fence",
                                 self.fence.as_ref(),
                             )?;
-                            serde_struct::optional_field(
+                            serde_struct::optional_entry(
                                 &mut state,
                                 "links",
                                 self.links.as_ref(),
                             )?;
-                            serde_struct::optional_field(
+                            serde_struct::optional_entry(
                                 &mut state,
                                 "comment",
                                 self.comment.as_ref(),
                             )?;
-                            serde_struct::optional_field(
+                            serde_struct::optional_entry(
                                 &mut state,
                                 "heading",
                                 self.heading.as_ref(),
+                            )?;
+                            serde_struct::extra_entries(
+                                &mut state,
+                                &self.unknown_fields,
                             )?;
                             state.end()
                         }
@@ -146,8 +152,12 @@ pub mod com {
                                     let mut links = None;
                                     let mut comment = None;
                                     let mut heading = None;
+                                    let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                    let mut key = String::new();
                                     while let Some(index) = map
-                                        .next_key_seed(serde_struct::Key::<Self>::new())?
+                                        .next_key_seed(
+                                            serde_struct::NamedKey::<Self>::new(&mut key),
+                                        )?
                                     {
                                         match index {
                                             0 => {
@@ -163,7 +173,9 @@ pub mod com {
                                             3 => serde_struct::value(&mut map, &mut links, "links"),
                                             4 => serde_struct::value(&mut map, &mut comment, "comment"),
                                             5 => serde_struct::value(&mut map, &mut heading, "heading"),
-                                            _ => serde_struct::skip(&mut map),
+                                            _ => {
+                                                serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                                            }
                                         }?;
                                     }
 
@@ -174,6 +186,7 @@ pub mod com {
                                         links: serde_struct::optional(links),
                                         comment: serde_struct::optional(comment),
                                         heading: serde_struct::optional(heading),
+                                        unknown_fields,
                                     })
                                 }
                             }

@@ -47,3 +47,30 @@ pub mod unicode_docs;
 #[rustfmt::skip]
 #[path = "../golden/route_table.rs"]
 pub mod route_table;
+#[rustfmt::skip]
+#[path = "../golden/combined_schemas.rs"]
+pub mod combined_schemas;
+#[rustfmt::skip]
+#[path = "../golden/crd_preserve_unknown.rs"]
+pub mod crd_preserve_unknown;
+#[rustfmt::skip]
+#[path = "../golden/date_times.rs"]
+pub mod date_times;
+#[rustfmt::skip]
+#[path = "../golden/drop_unknown_fields.rs"]
+pub mod drop_unknown_fields;
+#[rustfmt::skip]
+#[path = "../golden/extra_keys.rs"]
+pub mod extra_keys;
+#[rustfmt::skip]
+#[path = "../golden/integer_formats.rs"]
+pub mod integer_formats;
+#[rustfmt::skip]
+#[path = "../golden/nullable.rs"]
+pub mod nullable;
+#[rustfmt::skip]
+#[path = "../golden/numbers.rs"]
+pub mod numbers;
+#[rustfmt::skip]
+#[path = "../golden/builder_defaults.rs"]
+pub mod builder_defaults;

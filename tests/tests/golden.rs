@@ -2,7 +2,8 @@
 //! output with `KUBEFORGE_BLESS=1 cargo test -p kubeforge-tests --test golden`; a bless names
 //! every file it rewrote (visible without `--nocapture`), and is refused in CI. The outputs
 //! are compiled as modules of this crate (src/golden.rs), so every golden also builds, and
-//! their behaviour is tested in `golden_behaviour.rs`.
+//! their behaviour is tested in `golden_behaviour.rs`. A case named `drop_unknown_fields…`
+//! is generated with `Config::unknown_fields(false)`.
 
 use std::fs;
 use std::path::Path;
@@ -41,6 +42,7 @@ fn generate(case: &str) -> String {
         .layout(Layout::SingleFile)
         .root_path(format!("crate::golden::{case}"))
         .generated_by("KUBEFORGE_BLESS=1 cargo test -p kubeforge-tests --test golden")
+        .unknown_fields(!case.starts_with("drop_unknown_fields"))
         .generate()
         .unwrap_or_else(|e| panic!("golden case {case} does not generate:\n{e}"));
     output

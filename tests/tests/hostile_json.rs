@@ -56,15 +56,19 @@ fn deep_nesting_reaches_the_recursion_limit() {
     assert!(e.contains("recursion limit exceeded"), "{e}");
 }
 
-/// An unknown field is skipped without recursion (serde_json skips values iteratively), so
-/// even a 100,000-deep one is skipped, not an error, and uses no stack.
+/// Unknown fields are kept (so an update does not delete them), read as free-form JSON: a
+/// 100,000-deep one reaches serde_json's recursion limit and is an error, not a stack
+/// overflow; a shallow one survives the round trip.
 #[test]
-fn deep_unknown_fields_are_skipped() {
+fn deep_unknown_fields_reach_the_recursion_limit() {
     let text = deep(r#"{"spec": {"containers": [], "fromTheFuture": "#, "}}");
-    let pod: Pod = serde_json::from_str(&text).expect("a deep unknown field is skipped");
+    let e = rejects::<Pod>("a deep unknown field", &text);
+    assert!(e.contains("recursion limit exceeded"), "{e}");
+    let text = r#"{"spec": {"containers": [], "fromTheFuture": [[{"a": 1}]]}}"#;
+    let pod: Pod = serde_json::from_str(text).expect("a shallow unknown field is kept");
     assert_eq!(
         serde_json::to_value(&pod).expect("serializes"),
-        serde_json::json!({"spec": {"containers": []}})
+        serde_json::json!({"spec": {"containers": [], "fromTheFuture": [[{"a": 1}]]}})
     );
 }
 

@@ -152,7 +152,8 @@ fn constructor(
     let mut presets = Vec::new();
     for preset in &plan.presets {
         let field = &fields[preset.field];
-        values[preset.field] = Some(wrap(field, literal(context, &field.shape, &preset.value)));
+        let value = boxed(field, literal(context, &field.shape, &preset.value));
+        values[preset.field] = Some(wrap(field, value));
         presets.push(format!("`{}`", field.rust_name));
     }
 
@@ -192,6 +193,7 @@ fn constructor(
                 (None, FieldRole::ApiVersion) => quote!(#runtime::ApiVersion::present()),
                 (None, FieldRole::Kind) => quote!(#runtime::Kind::present()),
                 (None, FieldRole::Plain) => quote!(None),
+                (None, FieldRole::Extra) => quote!(#runtime::ExtraFields::new()),
             };
             quote!(#field_name: #value,)
         });
@@ -439,15 +441,38 @@ fn literal(context: &Context<'_>, shape: &Shape, value: &Literal) -> TokenStream
     let runtime = &context.runtime;
     let resolved = resolve(&context.api.types, shape);
     match (value, resolved) {
+        (Literal::Null, _) => quote!(None),
+        (_, Shape::Nullable(inner)) => {
+            let inner = literal(context, inner, value);
+            quote!(Some(#inner))
+        }
         (Literal::Bool(value), _) => quote!(#value),
         (Literal::Int(value), Shape::Runtime(RuntimeType::IntOrString)) => {
             let value = int(*value);
             quote!(#runtime::IntOrString::from(#value))
         }
+        (Literal::Int(value), Shape::Runtime(RuntimeType::Number)) => {
+            let value = suffixed(
+                &grouped(&value.unsigned_abs().to_string()),
+                "i64",
+                *value < 0,
+            );
+            quote!(#runtime::Number::from(#value))
+        }
+        (Literal::UInt(value), Shape::Runtime(RuntimeType::Number)) => {
+            let value = suffixed(&grouped(&value.to_string()), "u64", false);
+            quote!(#runtime::Number::from(#value))
+        }
+        (Literal::Float(value), Shape::Runtime(RuntimeType::Number)) => {
+            let value = float(*value);
+            quote!(#runtime::Number::from(#value))
+        }
         (Literal::Int(value), _) => int(*value),
-        (Literal::Float(value), _) => {
-            let value = LiteralToken::f64_unsuffixed(*value);
-            quote!(#value)
+        (Literal::UInt(value), _) => suffixed(&grouped(&value.to_string()), "", false),
+        (Literal::Float(value), _) => float(*value),
+        (Literal::Bytes(bytes), _) => {
+            let bytes = LiteralToken::byte_string(bytes);
+            quote!(#runtime::ByteString(#bytes.to_vec()))
         }
         (Literal::Str(value), Shape::Runtime(runtime_type)) => {
             let runtime_type = ident(runtime_type.name());
@@ -463,35 +488,153 @@ fn literal(context: &Context<'_>, shape: &Shape, value: &Literal) -> TokenStream
             let variant = ident(variant);
             quote!(#path::#variant)
         }
-        // The model only makes variants for enum fields.
-        (Literal::Variant(variant), _) => quote!(#variant.to_owned()),
+        (Literal::Json(value), _) => json(value),
+        (Literal::List(items), Shape::Vec(item)) => {
+            let items = items.iter().map(|value| literal(context, item, value));
+            quote!(vec![#(#items),*])
+        }
+        (Literal::Map(entries), Shape::Map(inner)) => {
+            let entries = entries.iter().map(|(key, value)| {
+                let value = literal(context, inner, value);
+                quote!((#key.to_owned(), #value))
+            });
+            quote!([#(#entries),*].into_iter().collect())
+        }
+        (Literal::Struct(values), Shape::Ref(id)) => struct_literal(context, *id, values),
+        // The model matches every literal to its shape; nothing else reaches here.
+        _ => quote!(::core::default::Default::default()),
     }
+}
+
+/// A struct default as a struct expression: the given fields, the others unset.
+fn struct_literal(context: &Context<'_>, id: TypeId, values: &[(usize, Literal)]) -> TokenStream {
+    let runtime = &context.runtime;
+    let path = type_path(context, id);
+    let TypeKind::Struct(fields) = &context.api.get(id).kind else {
+        return quote!(::core::default::Default::default());
+    };
+    let members = fields.iter().enumerate().map(|(index, field)| {
+        let name = ident(&field.rust_name);
+        let given = values.iter().find(|(i, _)| *i == index).map(|(_, v)| v);
+        let value = match (field.role, given) {
+            (FieldRole::Extra, Some(Literal::Map(entries))) => {
+                let entries = entries.iter().map(|(key, value)| {
+                    let value = literal(context, &field.shape, value);
+                    quote!((#key, #value))
+                });
+                quote!([#(#entries),*].into_iter().collect())
+            }
+            (FieldRole::Extra, _) => quote!(#runtime::ExtraFields::new()),
+            (FieldRole::ApiVersion, _) => quote!(#runtime::ApiVersion::absent()),
+            (FieldRole::Kind, _) => quote!(#runtime::Kind::absent()),
+            (FieldRole::Plain, Some(value)) => {
+                wrap(field, boxed(field, literal(context, &field.shape, value)))
+            }
+            (FieldRole::Plain, None) => quote!(None),
+        };
+        quote!(#name: #value)
+    });
+    quote!(#path { #(#members),* })
+}
+
+/// `Box::new(value)` for boxed fields.
+fn boxed(field: &Field, value: TokenStream) -> TokenStream {
+    if field.boxed {
+        quote!(Box::new(#value))
+    } else {
+        value
+    }
+}
+
+/// Any JSON value as a `serde_json::Value` expression.
+fn json(value: &serde_json::Value) -> TokenStream {
+    use serde_json::Value;
+    match value {
+        Value::Null => quote!(::serde_json::Value::Null),
+        Value::Bool(value) => quote!(::serde_json::Value::Bool(#value)),
+        Value::Number(number) => {
+            let value = if let Some(n) = number.as_i64() {
+                suffixed(&grouped(&n.unsigned_abs().to_string()), "i64", n < 0)
+            } else if let Some(n) = number.as_u64() {
+                suffixed(&grouped(&n.to_string()), "u64", false)
+            } else {
+                float(number.as_f64().unwrap_or_default())
+            };
+            quote!(::serde_json::Value::from(#value))
+        }
+        Value::String(text) => quote!(::serde_json::Value::String(#text.to_owned())),
+        Value::Array(items) => {
+            let items = items.iter().map(json);
+            quote!(::serde_json::Value::Array(vec![#(#items),*]))
+        }
+        Value::Object(entries) => {
+            let entries = entries.iter().map(|(key, value)| {
+                let value = json(value);
+                quote!((#key.to_owned(), #value))
+            });
+            quote!(::serde_json::Value::Object([#(#entries),*].into_iter().collect()))
+        }
+    }
+}
+
+/// An `f64` literal in the form Rust's `Debug` writes it (`3.0`, `1e300`), its digits
+/// grouped as `clippy::unreadable_literal` asks, suffixed `_f64`.
+fn float(value: f64) -> TokenStream {
+    let text = format!("{value:?}");
+    let (mantissa, exponent) = match text.split_once('e') {
+        Some((mantissa, exponent)) => (mantissa, Some(exponent)),
+        None => (text.as_str(), None),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let negative = whole.starts_with('-');
+    let whole = grouped(whole.trim_start_matches('-'));
+    let mut out = whole;
+    if !fraction.is_empty() {
+        out.push('.');
+        // Fractions are grouped from the left.
+        let reversed: String = fraction.chars().rev().collect();
+        let grouped_fraction: String = grouped(&reversed).chars().rev().collect();
+        out.push_str(&grouped_fraction);
+    }
+    if let Some(exponent) = exponent {
+        out.push('e');
+        out.push_str(exponent);
+    }
+    suffixed(&out, "f64", negative)
+}
+
+/// Digits grouped by `_` in threes from the right, from five digits on.
+fn grouped(digits: &str) -> String {
+    if digits.len() < 5 {
+        return digits.to_owned();
+    }
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push('_');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A numeric literal token with an optional `_suffix`, negated when `negative`.
+fn suffixed(digits: &str, suffix: &str, negative: bool) -> TokenStream {
+    let text = if suffix.is_empty() {
+        digits.to_owned()
+    } else {
+        format!("{digits}_{suffix}")
+    };
+    let literal: TokenStream = text
+        .parse()
+        .unwrap_or_else(|_| quote!(::core::default::Default::default()));
+    if negative { quote!(-#literal) } else { literal }
 }
 
 /// An integer literal, its digits grouped by `_` from five digits on, as
 /// `clippy::unreadable_literal` asks.
 fn int(value: i64) -> TokenStream {
-    let digits = value.unsigned_abs().to_string();
-    let grouped = if digits.len() >= 5 {
-        let mut out = String::new();
-        for (i, c) in digits.chars().enumerate() {
-            if i > 0 && (digits.len() - i).is_multiple_of(3) {
-                out.push('_');
-            }
-            out.push(c);
-        }
-        out
-    } else {
-        digits
-    };
-    let literal: LiteralToken = grouped
-        .parse()
-        .unwrap_or_else(|_| LiteralToken::u64_unsuffixed(value.unsigned_abs()));
-    if value < 0 {
-        quote!(-#literal)
-    } else {
-        quote!(#literal)
-    }
+    suffixed(&grouped(&value.unsigned_abs().to_string()), "", value < 0)
 }
 
 /// The full path of the builder of the struct `id`.

@@ -364,6 +364,8 @@ pub(crate) fn shape_type(context: &Context<'_>, shape: &Shape) -> TokenStream {
         Shape::Bool => quote!(bool),
         Shape::I32 => quote!(i32),
         Shape::I64 => quote!(i64),
+        Shape::U32 => quote!(u32),
+        Shape::U64 => quote!(u64),
         Shape::F64 => quote!(f64),
         Shape::String => quote!(String),
         Shape::Runtime(runtime) => {
@@ -382,6 +384,24 @@ pub(crate) fn shape_type(context: &Context<'_>, shape: &Shape) -> TokenStream {
             quote!(#map<String, #inner>)
         }
         Shape::Ref(id) => type_path(context, *id),
+        Shape::Nullable(inner) => {
+            let inner = shape_type(context, inner);
+            quote!(Option<#inner>)
+        }
+    }
+}
+
+/// The Rust type of a struct's field for its extra keys (`FieldRole::Extra`) whose values
+/// have this shape.
+pub(crate) fn extra_type(context: &Context<'_>, shape: &Shape) -> TokenStream {
+    use quote::quote;
+    let runtime = &context.runtime;
+    match shape {
+        Shape::Json => quote!(#runtime::UnknownFields),
+        _ => {
+            let inner = shape_type(context, shape);
+            quote!(#runtime::ExtraFields<#inner>)
+        }
     }
 }
 

@@ -16,25 +16,35 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::{Context, ident};
+use crate::model::builders::resolve;
 use crate::model::naming::{self, Namespace};
-use crate::model::{Field, FieldRole, TypeDef};
+use crate::model::{Field, FieldRole, Shape, TypeDef};
 
 /// How a field is read and written.
 enum Presence {
     /// Always written; missing on input is an error.
     Required,
-    /// `Option<T>`: written when `Some`.
+    /// `Option<T>`: written when `Some`; `null` on input is absent.
     Optional,
+    /// `Option<Option<T>>` of a nullable field: absent, `null` or a value, each kept.
+    OptionalNullable,
     /// An `apiVersion`/`kind` marker: written when present, absent when missing on input.
     Marker(&'static str),
+    /// The keys that are no property: every other key read goes in, and its entries are
+    /// written after the properties, in order.
+    Extra,
 }
 
-fn presence(field: &Field) -> Presence {
+fn presence(context: &Context<'_>, field: &Field) -> Presence {
     match field.role {
         FieldRole::ApiVersion => Presence::Marker("ApiVersion"),
         FieldRole::Kind => Presence::Marker("Kind"),
+        FieldRole::Extra => Presence::Extra,
         FieldRole::Plain if field.required => Presence::Required,
-        FieldRole::Plain => Presence::Optional,
+        FieldRole::Plain => match resolve(&context.api.types, &field.shape) {
+            Shape::Nullable(_) => Presence::OptionalNullable,
+            _ => Presence::Optional,
+        },
     }
 }
 
@@ -58,30 +68,36 @@ fn serialize_impl(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> Toke
     let runtime = &context.runtime;
     let name = ident(&ty.name);
     let s = type_parameter(ty, "S");
-    let type_name = &ty.name;
     let always = fields
         .iter()
-        .filter(|f| matches!(presence(f), Presence::Required))
+        .filter(|f| matches!(presence(context, f), Presence::Required))
         .count();
     let mut present: Vec<TokenStream> = Vec::new();
+    let mut extra_len = None;
     let mut writes = Vec::new();
     for field in fields {
         let member = ident(&field.rust_name);
         let json = &field.json_name;
-        match presence(field) {
+        match presence(context, field) {
             Presence::Required => {
-                writes.push(quote!(state.serialize_field(#json, &self.#member)?;));
+                writes.push(quote!(state.serialize_entry(#json, &self.#member)?;));
             }
-            Presence::Optional => {
+            Presence::Optional | Presence::OptionalNullable => {
                 present.push(quote!(self.#member.is_some()));
                 writes.push(quote! {
-                    serde_struct::optional_field(&mut state, #json, self.#member.as_ref())?;
+                    serde_struct::optional_entry(&mut state, #json, self.#member.as_ref())?;
                 });
             }
             Presence::Marker(_) => {
                 present.push(quote!(self.#member.is_present()));
                 writes.push(quote! {
-                    serde_struct::field_if(&mut state, #json, &self.#member, self.#member.is_present())?;
+                    serde_struct::entry_if(&mut state, #json, &self.#member, self.#member.is_present())?;
+                });
+            }
+            Presence::Extra => {
+                extra_len = Some(quote!(+ self.#member.len()));
+                writes.push(quote! {
+                    serde_struct::extra_entries(&mut state, &self.#member)?;
                 });
             }
         }
@@ -89,9 +105,9 @@ fn serialize_impl(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> Toke
     let use_runtime = (always < fields.len()).then(|| quote!(use #runtime::serde_struct;));
     let always = Literal::usize_unsuffixed(always);
     let len = if present.is_empty() {
-        quote!(#always)
+        quote!(#always #extra_len)
     } else {
-        quote!(serde_struct::len(#always, &[#(#present),*]))
+        quote!(serde_struct::len(#always, &[#(#present),*]) #extra_len)
     };
     let binding = if fields.is_empty() {
         quote!(let state)
@@ -102,10 +118,10 @@ fn serialize_impl(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> Toke
         impl ::serde::Serialize for #name {
             #[allow(clippy::too_many_lines)]
             fn serialize<#s: ::serde::Serializer>(&self, serializer: #s) -> Result<#s::Ok, #s::Error> {
-                use ::serde::ser::SerializeStruct as _;
+                use ::serde::ser::SerializeMap as _;
                 #use_runtime
                 let len = #len;
-                #binding = serializer.serialize_struct(#type_name, len)?;
+                #binding = serializer.serialize_map(Some(len))?;
                 #(#writes)*
                 state.end()
             }
@@ -121,15 +137,23 @@ fn deserialize_impl(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> To
     let d = type_parameter(ty, "D");
     let a = type_parameter(ty, "A");
     let expecting = format!("struct {type_name}");
+    let extra = fields
+        .iter()
+        .find(|f| matches!(presence(context, f), Presence::Extra));
+    let fields: Vec<&Field> = fields
+        .iter()
+        .filter(|f| !matches!(presence(context, f), Presence::Extra))
+        .collect();
     let json_names: Vec<&str> = fields.iter().map(|f| f.json_name.as_str()).collect();
 
     // The visitor's own bindings must not be shadowed by a field's slot.
     let mut names = Namespace::default();
-    for field in fields {
+    for field in fields.iter().copied().chain(extra) {
         names.reserve(&field.rust_name);
     }
     let map = ident(&names.claim("map"));
     let index = ident(&names.claim("index"));
+    let key = ident(&names.claim("key"));
 
     let slots: Vec<_> = fields.iter().map(|f| ident(&f.rust_name)).collect();
     let indices = (0..fields.len()).map(Literal::usize_unsuffixed);
@@ -151,14 +175,23 @@ fn deserialize_impl(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> To
             }
         }
     };
-    let read = if fields.is_empty() {
-        quote! {
+    let read = match (fields.is_empty(), extra) {
+        (true, None) => quote! {
             while #map.next_key_seed(serde_struct::Key::<Self>::new())?.is_some() {
                 serde_struct::skip(&mut #map)?;
             }
+        },
+        (true, Some(extra)) => {
+            let extra = ident(&extra.rust_name);
+            quote! {
+                let mut #extra = #runtime::ExtraFields::new();
+                let mut #key = String::new();
+                while #map.next_key_seed(serde_struct::NamedKey::<Self>::new(&mut #key))?.is_some() {
+                    serde_struct::extra(&mut #map, &mut #extra, &mut #key)?;
+                }
+            }
         }
-    } else {
-        quote! {
+        (false, None) => quote! {
             #(let mut #slots = None;)*
             while let Some(#index) = #map.next_key_seed(serde_struct::Key::<Self>::new())? {
                 match #index {
@@ -166,14 +199,29 @@ fn deserialize_impl(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> To
                     _ => serde_struct::skip(&mut #map),
                 }?;
             }
+        },
+        (false, Some(extra)) => {
+            let extra = ident(&extra.rust_name);
+            quote! {
+                #(let mut #slots = None;)*
+                let mut #extra = #runtime::ExtraFields::new();
+                let mut #key = String::new();
+                while let Some(#index) = #map.next_key_seed(serde_struct::NamedKey::<Self>::new(&mut #key))? {
+                    match #index {
+                        #(#indices => serde_struct::value(&mut #map, &mut #slots, #json_names),)*
+                        _ => serde_struct::extra(&mut #map, &mut #extra, &mut #key),
+                    }?;
+                }
+            }
         }
     };
-    let values = fields.iter().map(|field| {
+    let values = fields.iter().copied().chain(extra).map(|field| {
         let member = ident(&field.rust_name);
         let json = &field.json_name;
-        match presence(field) {
+        match presence(context, field) {
             Presence::Required => quote!(#member: serde_struct::required(#member, #json)?),
             Presence::Optional => quote!(#member: serde_struct::optional(#member)),
+            Presence::OptionalNullable | Presence::Extra => quote!(#member),
             Presence::Marker(marker) => {
                 let marker = ident(marker);
                 quote!(#member: #member.unwrap_or_else(#runtime::#marker::absent))

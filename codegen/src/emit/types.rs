@@ -4,8 +4,11 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::docs::{doc_attrs, paragraphs};
-use super::{Context, builders, ident, kube, resource, routes, serde_impls, shape_type, type_path};
-use crate::model::{Field, FieldRole, TypeDef, TypeId, TypeKind, Variant};
+use super::{
+    Context, builders, extra_type, ident, kube, resource, routes, serde_impls, shape_type,
+    type_path,
+};
+use crate::model::{Field, FieldRole, Shape, TypeDef, TypeId, TypeKind, UnionVariant, Variant};
 
 /// The item (and its impls) for the type `id`.
 pub(crate) fn type_item(context: &Context<'_>, id: TypeId) -> TokenStream {
@@ -23,6 +26,7 @@ pub(crate) fn type_item(context: &Context<'_>, id: TypeId) -> TokenStream {
             quote!(#item #impls #builder)
         }
         TypeKind::Enum(variants) => enum_item(context, id, ty, variants),
+        TypeKind::Union(variants) => union_item(context, id, ty, variants),
         TypeKind::Alias(shape) => {
             let docs = doc_attrs(&type_docs(ty, ""));
             let name = ident(&ty.name);
@@ -119,7 +123,8 @@ fn field_tokens(
 ) -> TokenStream {
     let name = ident(&field.rust_name);
     let json = &field.json_name;
-    let rename = (field.rust_name != field.json_name).then(|| quote!(rename = #json));
+    let rename = (field.rust_name != field.json_name && field.role != FieldRole::Extra)
+        .then(|| quote!(rename = #json));
     let runtime = &context.runtime;
     let owner = ident(&ty.name);
     let (rust_type, extra, note) = match field.role {
@@ -145,6 +150,11 @@ fn field_tokens(
                 Some(note),
             )
         }
+        FieldRole::Extra => (
+            extra_type(context, &field.shape),
+            Some(quote!(flatten)),
+            None,
+        ),
         FieldRole::Plain => {
             let mut inner = shape_type(context, &field.shape);
             if field.boxed {
@@ -233,6 +243,88 @@ fn enum_item(context: &Context<'_>, id: TypeId, ty: &TypeDef, variants: &[Varian
         impl<'de> ::serde::Deserialize<'de> for #name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 #runtime::string_enum::deserialize(deserializer)
+            }
+        }
+    }
+}
+
+/// A `oneOf`/`anyOf` whose branches a value's JSON type tells apart: one variant per JSON
+/// type. Read through a `serde_json::Value` (whose JSON type picks the variant), written as
+/// the variant's value.
+fn union_item(
+    context: &Context<'_>,
+    id: TypeId,
+    ty: &TypeDef,
+    variants: &[UnionVariant],
+) -> TokenStream {
+    let docs = doc_attrs(&paragraphs([
+        ty.description.as_deref().unwrap_or_default(),
+        "One of several JSON types; the type of a value picks its variant.",
+    ]));
+    let name = ident(&ty.name);
+    let mut derives = vec![quote!(Clone), quote!(Debug), quote!(PartialEq)];
+    if ty.derive_eq {
+        derives.push(quote!(Eq));
+    }
+    let attributes = context.attributes.of_type(id);
+    let idents: Vec<_> = variants.iter().map(|v| ident(&v.rust_name)).collect();
+    let types = variants.iter().map(|variant| {
+        let inner = shape_type(context, &variant.shape);
+        // A struct or union may contain this union again; the box keeps the size finite.
+        match &variant.shape {
+            Shape::Ref(target)
+                if matches!(
+                    context.api.get(*target).kind,
+                    TypeKind::Struct(_) | TypeKind::Union(_)
+                ) =>
+            {
+                quote!(Box<#inner>)
+            }
+            _ => inner,
+        }
+    });
+    let variant_docs = variants.iter().map(|v| {
+        let doc = format!(" A JSON {}.", v.json_type);
+        quote!(#[doc = #doc])
+    });
+    let patterns = variants.iter().map(|v| match v.json_type {
+        "string" => quote!(::serde_json::Value::String(_)),
+        "boolean" => quote!(::serde_json::Value::Bool(_)),
+        "array" => quote!(::serde_json::Value::Array(_)),
+        "object" => quote!(::serde_json::Value::Object(_)),
+        "integer" => quote!(::serde_json::Value::Number(ref n) if !n.is_f64()),
+        _ => quote!(::serde_json::Value::Number(_)),
+    });
+    let runtime = &context.runtime;
+    let expecting: Vec<String> = variants.iter().map(|v| v.json_type.to_owned()).collect();
+    let expecting = format!("expected {}, found {{}}", expecting.join(" or "));
+    quote! {
+        #docs
+        #[derive(#(#derives),*)]
+        #attributes
+        pub enum #name {
+            #(#variant_docs #idents(#types),)*
+        }
+
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    #(Self::#idents(value) => ::serde::Serialize::serialize(value, serializer),)*
+                }
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+                let read = match value {
+                    #(#patterns => ::serde_json::from_value(value).map(Self::#idents),)*
+                    other => {
+                        let found = #runtime::serde_struct::json_type(&other);
+                        return Err(<D::Error as ::serde::de::Error>::custom(format_args!(#expecting, found)));
+                    }
+                };
+                read.map_err(<D::Error as ::serde::de::Error>::custom)
             }
         }
     }

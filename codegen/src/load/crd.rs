@@ -121,8 +121,21 @@ pub(super) fn read(
         let schema_origin = version_origin.child("schema").child("openAPIV3Schema");
         let mut schema = match version.pointer("/schema/openAPIV3Schema") {
             Some(Value::Object(schema)) => schema.clone(),
-            // A version without a schema accepts any object.
-            None => Map::from_iter([("type".to_owned(), json!("object"))]),
+            // apiextensions.k8s.io/v1 requires a schema for every version; generating
+            // one for "any object" would silently drop every field.
+            None => {
+                diagnostics.push(
+                    Diagnostic::new(
+                        ErrorKind::InvalidSchema,
+                        &version_origin,
+                        format!(
+                            "expected version `{name}` to have `schema.openAPIV3Schema` (apiextensions.k8s.io/v1 requires one), found none"
+                        ),
+                    )
+                    .with_hint("add the version's schema; `{\"type\": \"object\", \"x-kubernetes-preserve-unknown-fields\": true}` accepts any object"),
+                );
+                continue;
+            }
             Some(other) => {
                 diagnostics.push(Diagnostic::new(
                     ErrorKind::InvalidSchema,

@@ -539,7 +539,6 @@ pub(crate) fn builtin() -> Document {
     })
 }
 
-/// The JSON type of a value, for messages.
 /// The schema name a `$ref` names: `#/components/schemas/<name>` (or Swagger's
 /// `#/definitions/<name>`), JSON pointer escapes undone (`~1` is `/`, `~0` is `~`). `None`
 /// for a reference to anything else. The one place references are parsed.
@@ -550,6 +549,7 @@ pub(crate) fn schema_ref_name(reference: &str) -> Option<String> {
         .map(|name| name.replace("~1", "/").replace("~0", "~"))
 }
 
+/// The JSON type of a value, for messages.
 pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",

@@ -90,17 +90,31 @@ pub struct Preset {
 
 /// A default value, already matched to the field's shape: an `Int` fits the field's
 /// integer type, a `Variant` names a variant of the field's enum, a `Str` on a runtime type
-/// is accepted by its `From<&str>`.
+/// is accepted by its `From<&str>`. Lists, maps and structs hold literals of their items.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Literal {
-    /// `true` (`false` is the zero value).
+    /// A boolean (only `true` at the top: `false` is the zero value).
     Bool(bool),
-    /// An integer for an `i32`, `i64` or `IntOrString` field.
+    /// An integer for an integer, `Number` or `IntOrString` field.
     Int(i64),
-    /// A number for an `f64` field.
+    /// An integer past `i64::MAX` (or of a `u32`/`u64` field).
+    UInt(u64),
+    /// A number for an `f64` or `Number` field, in float form.
     Float(f64),
-    /// A string for a `String`, `Quantity` or `IntOrString` field, or an enum value this
-    /// version of the API does not list.
+    /// The decoded bytes of a `ByteString` field's base64 default.
+    Bytes(Vec<u8>),
+    /// `null` of a nullable value (`None`).
+    Null,
+    /// Any JSON, for a `serde_json::Value`.
+    Json(Value),
+    /// The items of a list.
+    List(Vec<Literal>),
+    /// The entries of a map (or of a struct's extra keys), in order.
+    Map(Vec<(String, Literal)>),
+    /// A struct's fields by index, in the default's order; the others are unset.
+    Struct(Vec<(usize, Literal)>),
+    /// A string for a `String`, `Quantity`, `IntOrString` or `DateTime` field, or an enum
+    /// value this version of the API does not list.
     Str(String),
     /// The Rust name of the enum variant.
     Variant(String),
@@ -357,25 +371,73 @@ pub(crate) fn resolve<'a>(types: &'a [TypeDef], shape: &'a Shape) -> &'a Shape {
     shape
 }
 
-/// The default worth applying for a value of `shape`: `None` for zero values and for
-/// defaults that cannot be spelled as a literal of the field's type.
+/// The default worth applying for a value of `shape`: `None` for zero values (`false`, `0`,
+/// `""`, `[]`, `{}`) and for defaults that cannot be spelled as a literal of the field's type
+/// (a value that does not fit it, an object without a required field, and `meta/v1.Time`
+/// and `MicroTime`, which have no constant constructor).
 fn literal(types: &[TypeDef], shape: &Shape, default: &Value) -> Option<Literal> {
-    let int = default.as_i64().filter(|n| *n != 0);
-    let string = default.as_str().filter(|s| !s.is_empty());
+    let zero = match default {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(items) => items.is_empty(),
+        Value::Object(entries) => entries.is_empty(),
+    };
+    if zero {
+        return None;
+    }
+    value_literal(types, shape, default, 0)
+}
+
+/// Any JSON value as a literal of `shape` (zero values included), if it fits.
+fn value_literal(types: &[TypeDef], shape: &Shape, value: &Value, depth: usize) -> Option<Literal> {
+    // Defaults are small; a deep one is not worth a deep literal.
+    if depth > 16 {
+        return None;
+    }
+    let int = value.as_i64();
+    let string = value.as_str();
     match resolve(types, shape) {
-        Shape::Bool => (default == &Value::Bool(true)).then_some(Literal::Bool(true)),
+        Shape::Nullable(_) if value.is_null() => Some(Literal::Null),
+        Shape::Nullable(inner) => value_literal(types, inner, value, depth + 1),
+        Shape::Bool => value.as_bool().map(Literal::Bool),
         Shape::I32 | Shape::Runtime(RuntimeType::IntOrString) if int.is_some() => {
             let n = int?;
             i32::try_from(n).ok().map(|_| Literal::Int(n))
         }
+        Shape::U32 => u32::try_from(value.as_u64()?)
+            .ok()
+            .map(|n| Literal::UInt(n.into())),
+        Shape::U64 => value.as_u64().map(Literal::UInt),
         Shape::I64 => int.map(Literal::Int),
-        Shape::F64 => default
-            .as_f64()
-            .filter(|n| *n != 0.0 && n.is_finite())
-            .map(Literal::Float),
-        Shape::String | Shape::Runtime(RuntimeType::Quantity | RuntimeType::IntOrString) => {
-            string.map(|s| Literal::Str(s.to_owned()))
-        }
+        Shape::F64 => value.as_f64().filter(|n| n.is_finite()).map(Literal::Float),
+        Shape::Runtime(RuntimeType::Number) => match value.as_number()? {
+            n if n.is_f64() => n.as_f64().map(Literal::Float),
+            n => n
+                .as_i64()
+                .map(Literal::Int)
+                .or_else(|| n.as_u64().map(Literal::UInt)),
+        },
+        Shape::Runtime(RuntimeType::ByteString) => base64_decode(string?).map(Literal::Bytes),
+        Shape::String
+        | Shape::Runtime(
+            RuntimeType::Quantity | RuntimeType::IntOrString | RuntimeType::DateTime,
+        ) => string.map(|s| Literal::Str(s.to_owned())),
+        Shape::Runtime(RuntimeType::Time | RuntimeType::MicroTime) | Shape::I32 => None,
+        Shape::Json => Some(Literal::Json(value.clone())),
+        Shape::Vec(item) => value
+            .as_array()?
+            .iter()
+            .map(|v| value_literal(types, item, v, depth + 1))
+            .collect::<Option<Vec<_>>>()
+            .map(Literal::List),
+        Shape::Map(inner) => value
+            .as_object()?
+            .iter()
+            .map(|(k, v)| Some((k.clone(), value_literal(types, inner, v, depth + 1)?)))
+            .collect::<Option<Vec<_>>>()
+            .map(Literal::Map),
         Shape::Ref(id) => match &types[id.0].kind {
             TypeKind::Enum(variants) => {
                 let value = string?;
@@ -384,14 +446,86 @@ fn literal(types: &[TypeDef], shape: &Shape, default: &Value) -> Option<Literal>
                     None => Literal::Str(value.to_owned()),
                 })
             }
+            TypeKind::Struct(fields) => struct_literal(types, fields, value.as_object()?, depth),
             _ => None,
         },
-        _ => None,
     }
 }
 
 /// The schema of Kubernetes' object metadata, the one extern metadata type whose fields are known.
 const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+
+/// An object default as the struct's fields: every required field must be given, and keys
+/// that are no property go to the extra-keys field (or the default is not applied).
+fn struct_literal(
+    types: &[TypeDef],
+    fields: &[super::Field],
+    object: &serde_json::Map<String, Value>,
+    depth: usize,
+) -> Option<Literal> {
+    let mut values: Vec<(usize, Literal)> = Vec::new();
+    let mut extra: Vec<(String, Literal)> = Vec::new();
+    let extra_field = fields.iter().position(|f| f.role == FieldRole::Extra);
+    for (key, value) in object {
+        match fields
+            .iter()
+            .position(|f| f.role == FieldRole::Plain && f.json_name == *key)
+        {
+            Some(index) => {
+                if value.is_null()
+                    && !matches!(resolve(types, &fields[index].shape), Shape::Nullable(_))
+                {
+                    continue;
+                }
+                values.push((
+                    index,
+                    value_literal(types, &fields[index].shape, value, depth + 1)?,
+                ));
+            }
+            None => {
+                let field = &fields[extra_field?];
+                extra.push((
+                    key.clone(),
+                    value_literal(types, &field.shape, value, depth + 1)?,
+                ));
+            }
+        }
+    }
+    let complete = fields.iter().enumerate().all(|(i, f)| {
+        !f.required || f.role != FieldRole::Plain || values.iter().any(|(v, _)| *v == i)
+    });
+    if !complete {
+        return None;
+    }
+    if let Some(index) = extra_field.filter(|_| !extra.is_empty()) {
+        values.push((index, Literal::Map(extra)));
+    }
+    Some(Literal::Struct(values))
+}
+
+/// Standard base64 (with or without padding), as Kubernetes writes `[]byte`.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let mut bits: u32 = 0;
+    let mut count = 0;
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    for c in text.trim_end_matches('=').bytes() {
+        let value = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        bits = (bits << 6) | u32::from(value);
+        count += 6;
+        if count >= 8 {
+            count -= 8;
+            out.push(u8::try_from((bits >> count) & 0xff).ok()?);
+        }
+    }
+    Some(out)
+}
 
 /// The name (and namespace) arguments of a resource's constructor, when its `metadata` is
 /// an extern `ObjectMeta` or a struct with `name` (and `namespace`) strings and a builder without arguments.

@@ -54,7 +54,7 @@ pub(super) fn box_cycles(types: &mut [TypeDef]) -> Result<(), Error> {
         let own = component[i];
         if let TypeKind::Struct(fields) = &mut types[i].kind {
             for field in fields {
-                if let Shape::Ref(target) = field.shape {
+                if let Some(target) = contained(&field.shape) {
                     field.boxed = component[target.0] == own;
                 }
             }
@@ -67,8 +67,17 @@ pub(super) fn box_cycles(types: &mut [TypeDef]) -> Result<(), Error> {
 fn mentioned(shape: &Shape, into: &mut Vec<usize>) {
     match shape {
         Shape::Ref(TypeId(target)) => into.push(*target),
-        Shape::Vec(inner) | Shape::Map(inner) => mentioned(inner, into),
+        Shape::Vec(inner) | Shape::Map(inner) | Shape::Nullable(inner) => mentioned(inner, into),
         _ => {}
+    }
+}
+
+/// The type a field of this shape holds by value (`T`, or `Option<T>` when nullable).
+fn contained(shape: &Shape) -> Option<TypeId> {
+    match shape {
+        Shape::Ref(target) => Some(*target),
+        Shape::Nullable(inner) => contained(inner),
+        _ => None,
     }
 }
 
@@ -77,10 +86,7 @@ fn containment_edges(kind: &TypeKind) -> Vec<usize> {
     match kind {
         TypeKind::Struct(fields) => fields
             .iter()
-            .filter_map(|f| match f.shape {
-                Shape::Ref(TypeId(target)) => Some(target),
-                _ => None,
-            })
+            .filter_map(|f| contained(&f.shape).map(|TypeId(target)| target))
             .collect(),
         TypeKind::Alias(Shape::Ref(TypeId(target))) => vec![*target],
         _ => Vec::new(),

@@ -80,7 +80,7 @@ pub fn unit_of(module: &[String]) -> Vec<String> {
 fn refs(shape: &Shape, into: &mut Vec<usize>) {
     match shape {
         Shape::Ref(id) => into.push(id.0),
-        Shape::Vec(inner) | Shape::Map(inner) => refs(inner, into),
+        Shape::Vec(inner) | Shape::Map(inner) | Shape::Nullable(inner) => refs(inner, into),
         _ => {}
     }
 }
@@ -96,6 +96,7 @@ pub fn compute(api: &ApiSet) -> Features {
         match &ty.kind {
             TypeKind::Struct(fields) => fields.iter().for_each(|f| refs(&f.shape, &mut targets)),
             TypeKind::Alias(shape) => refs(shape, &mut targets),
+            TypeKind::Union(variants) => variants.iter().for_each(|v| refs(&v.shape, &mut targets)),
             TypeKind::WatchEvent { status } => targets.extend(status.map(|s| s.0)),
             TypeKind::Enum(_) | TypeKind::Extern(_) => {}
         }

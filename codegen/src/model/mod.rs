@@ -117,6 +117,9 @@ pub enum TypeKind {
     Struct(Vec<Field>),
     /// A string enum with a fallback variant that keeps unknown values.
     Enum(Vec<Variant>),
+    /// A value of one of several JSON types, each with its own Rust type (`oneOf`/`anyOf`
+    /// whose branches a value's JSON type tells apart): an enum with one variant per type.
+    Union(Vec<UnionVariant>),
     /// A type alias to another shape (a named schema that is a plain string, a
     /// Kubernetes special type, or a `$ref` to another type).
     Alias(Shape),
@@ -162,6 +165,23 @@ pub enum FieldRole {
     ApiVersion,
     /// `kind`, fixed by the type's GVK: filled on construction, checked on input.
     Kind,
+    /// The keys that are no property, in order: `kubeforge_runtime::ExtraFields<T>` of the
+    /// field's shape (`UnknownFields` for JSON values). It has no JSON name of its own; its
+    /// entries are written as the object's keys, after the properties. Every struct has at
+    /// most one, and it is its last field.
+    Extra,
+}
+
+/// One branch of a [`TypeKind::Union`].
+#[derive(Clone, Debug)]
+pub struct UnionVariant {
+    /// The JSON type that selects it: `string`, `integer`, `number`, `boolean`, `array` or
+    /// `object`.
+    pub json_type: &'static str,
+    /// The Rust variant name (`String`, `Object`, …).
+    pub rust_name: String,
+    /// The value it holds (boxed when it is a generated type, so a union may be recursive).
+    pub shape: Shape,
 }
 
 /// A string enum variant.
@@ -182,6 +202,10 @@ pub enum Shape {
     I32,
     /// `i64` (`format: int64`, or an integer without format).
     I64,
+    /// `u32` (`format: uint32`).
+    U32,
+    /// `u64` (`format: uint64`).
+    U64,
     /// `f64`.
     F64,
     /// `String`.
@@ -196,6 +220,8 @@ pub enum Shape {
     Map(Box<Shape>),
     /// A generated type.
     Ref(TypeId),
+    /// `Option<T>` where the schema admits `null` (`nullable: true`): `None` is `null`.
+    Nullable(Box<Shape>),
 }
 
 /// The Kubernetes special types that live in the runtime crate.
@@ -211,6 +237,10 @@ pub enum RuntimeType {
     IntOrString,
     /// `format: byte`: base64 on the wire.
     ByteString,
+    /// `format: date-time` outside `meta/v1.Time`: the text exactly as written.
+    DateTime,
+    /// `type: number`: a JSON number that keeps its integer or float form.
+    Number,
 }
 
 impl RuntimeType {
@@ -222,6 +252,8 @@ impl RuntimeType {
             RuntimeType::Quantity => "Quantity",
             RuntimeType::IntOrString => "IntOrString",
             RuntimeType::ByteString => "ByteString",
+            RuntimeType::DateTime => "DateTime",
+            RuntimeType::Number => "Number",
         }
     }
 }
@@ -248,6 +280,24 @@ pub struct Resource {
     pub subresources: Vec<String>,
 }
 
+/// The choices the model leaves to the user.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Whether every struct keeps the fields it does not know (what a newer server sends)
+    /// in an `unknown_fields` field, so a read-modify-write deletes nothing. On by default;
+    /// keys a schema declares (`additionalProperties`, `patternProperties`,
+    /// `x-kubernetes-preserve-unknown-fields`) are kept either way.
+    pub unknown_fields: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            unknown_fields: true,
+        }
+    }
+}
+
 /// Builds the model from the merged raw input.
 pub fn build(raw: &RawApi, rules: &ModuleRules) -> Result<ApiSet, Error> {
     build_with(raw, rules, &[])
@@ -259,7 +309,17 @@ pub fn build_with(
     rules: &ModuleRules,
     externs: &[ExternType],
 ) -> Result<ApiSet, Error> {
-    let mut types = schema::build_types(raw, rules)?;
+    build_with_options(raw, rules, externs, Options::default())
+}
+
+/// Builds the model with the types that `externs` name defined elsewhere, and `options`.
+pub fn build_with_options(
+    raw: &RawApi,
+    rules: &ModuleRules,
+    externs: &[ExternType],
+    options: Options,
+) -> Result<ApiSet, Error> {
+    let mut types = schema::build_types(raw, rules, options)?;
     let mut notes = raw.notes.clone();
     notes.extend(externs::apply(&mut types, externs)?);
     cycles::box_cycles(&mut types)?;

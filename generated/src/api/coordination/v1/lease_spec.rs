@@ -20,6 +20,8 @@ pub struct LeaseSpec {
     pub renew_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
     /// Leader-election strategy used for coordinated leader election (alpha).
     pub strategy: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for LeaseSpec {
@@ -28,7 +30,7 @@ impl ::serde::Serialize for LeaseSpec {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -41,35 +43,36 @@ impl ::serde::Serialize for LeaseSpec {
                 self.renew_time.is_some(),
                 self.strategy.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("LeaseSpec", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "acquireTime",
             self.acquire_time.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "holderIdentity",
             self.holder_identity.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "leaseDurationSeconds",
             self.lease_duration_seconds.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "leaseTransitions",
             self.lease_transitions.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "preferredHolder",
             self.preferred_holder.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "renewTime", self.renew_time.as_ref())?;
-        serde_struct::optional_field(&mut state, "strategy", self.strategy.as_ref())?;
+        serde_struct::optional_entry(&mut state, "renewTime", self.renew_time.as_ref())?;
+        serde_struct::optional_entry(&mut state, "strategy", self.strategy.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -128,8 +131,10 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
                 let mut preferred_holder = None;
                 let mut renew_time = None;
                 let mut strategy = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -174,7 +179,7 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
 
                         5 => serde_struct::value(&mut map, &mut renew_time, "renewTime"),
                         6 => serde_struct::value(&mut map, &mut strategy, "strategy"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -188,6 +193,7 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
                     preferred_holder: serde_struct::optional(preferred_holder),
                     renew_time: serde_struct::optional(renew_time),
                     strategy: serde_struct::optional(strategy),
+                    unknown_fields,
                 })
             }
         }

@@ -12,6 +12,8 @@ pub struct Affinity {
     pub pod_affinity: Option<crate::api::core::v1::PodAffinity>,
     /// Rules to keep the pod away from other pods.
     pub pod_anti_affinity: Option<crate::api::core::v1::PodAntiAffinity>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for Affinity {
@@ -20,7 +22,7 @@ impl ::serde::Serialize for Affinity {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -29,23 +31,24 @@ impl ::serde::Serialize for Affinity {
                 self.pod_affinity.is_some(),
                 self.pod_anti_affinity.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("Affinity", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "nodeAffinity",
             self.node_affinity.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "podAffinity",
             self.pod_affinity.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "podAntiAffinity",
             self.pod_anti_affinity.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -92,8 +95,10 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
                 let mut node_affinity = None;
                 let mut pod_affinity = None;
                 let mut pod_anti_affinity = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -120,7 +125,7 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -128,6 +133,7 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
                     node_affinity: serde_struct::optional(node_affinity),
                     pod_affinity: serde_struct::optional(pod_affinity),
                     pod_anti_affinity: serde_struct::optional(pod_anti_affinity),
+                    unknown_fields,
                 })
             }
         }

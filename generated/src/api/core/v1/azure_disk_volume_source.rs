@@ -18,6 +18,8 @@ pub struct AzureDiskVolumeSource {
     pub kind: Option<String>,
     /// Forces the mount to be read-only when true.
     pub read_only: Option<bool>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for AzureDiskVolumeSource {
@@ -26,7 +28,7 @@ impl ::serde::Serialize for AzureDiskVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             2,
@@ -36,18 +38,19 @@ impl ::serde::Serialize for AzureDiskVolumeSource {
                 self.kind.is_some(),
                 self.read_only.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("AzureDiskVolumeSource", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "cachingMode",
             self.caching_mode.as_ref(),
         )?;
-        state.serialize_field("diskName", &self.disk_name)?;
-        state.serialize_field("diskURI", &self.disk_uri)?;
-        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
-        serde_struct::optional_field(&mut state, "kind", self.kind.as_ref())?;
-        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        state.serialize_entry("diskName", &self.disk_name)?;
+        state.serialize_entry("diskURI", &self.disk_uri)?;
+        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_entry(&mut state, "kind", self.kind.as_ref())?;
+        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -103,8 +106,10 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
                 let mut fs_type = None;
                 let mut kind = None;
                 let mut read_only = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -120,7 +125,7 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
                         3 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
                         4 => serde_struct::value(&mut map, &mut kind, "kind"),
                         5 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -131,6 +136,7 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
                     fs_type: serde_struct::optional(fs_type),
                     kind: serde_struct::optional(kind),
                     read_only: serde_struct::optional(read_only),
+                    unknown_fields,
                 })
             }
         }
@@ -166,6 +172,7 @@ impl AzureDiskVolumeSource {
                 fs_type: Some("ext4".to_owned()),
                 kind: Some("Shared".to_owned()),
                 read_only: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

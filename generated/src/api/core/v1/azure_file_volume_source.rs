@@ -12,6 +12,8 @@ pub struct AzureFileVolumeSource {
     pub secret_name: String,
     /// Name of the Azure file share.
     pub share_name: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for AzureFileVolumeSource {
@@ -20,13 +22,15 @@ impl ::serde::Serialize for AzureFileVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.read_only.is_some()]);
-        let mut state = serializer.serialize_struct("AzureFileVolumeSource", len)?;
-        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
-        state.serialize_field("secretName", &self.secret_name)?;
-        state.serialize_field("shareName", &self.share_name)?;
+        let len = serde_struct::len(2, &[self.read_only.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
+        state.serialize_entry("secretName", &self.secret_name)?;
+        state.serialize_entry("shareName", &self.share_name)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -73,8 +77,10 @@ impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
                 let mut read_only = None;
                 let mut secret_name = None;
                 let mut share_name = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
@@ -83,7 +89,7 @@ impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
                         }
 
                         2 => serde_struct::value(&mut map, &mut share_name, "shareName"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -91,6 +97,7 @@ impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
                     read_only: serde_struct::optional(read_only),
                     secret_name: serde_struct::required(secret_name, "secretName")?,
                     share_name: serde_struct::required(share_name, "shareName")?,
+                    unknown_fields,
                 })
             }
         }
@@ -121,6 +128,7 @@ impl AzureFileVolumeSource {
                 read_only: None,
                 secret_name: secret_name.into(),
                 share_name: share_name.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -18,6 +18,8 @@ pub struct CephFSVolumeSource {
     pub secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
     /// RADOS user name; defaults to admin.
     pub user: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for CephFSVolumeSource {
@@ -26,7 +28,7 @@ impl ::serde::Serialize for CephFSVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
@@ -37,18 +39,19 @@ impl ::serde::Serialize for CephFSVolumeSource {
                 self.secret_ref.is_some(),
                 self.user.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("CephFSVolumeSource", len)?;
-        state.serialize_field("monitors", &self.monitors)?;
-        serde_struct::optional_field(&mut state, "path", self.path.as_ref())?;
-        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("monitors", &self.monitors)?;
+        serde_struct::optional_entry(&mut state, "path", self.path.as_ref())?;
+        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "secretFile",
             self.secret_file.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "secretRef", self.secret_ref.as_ref())?;
-        serde_struct::optional_field(&mut state, "user", self.user.as_ref())?;
+        serde_struct::optional_entry(&mut state, "secretRef", self.secret_ref.as_ref())?;
+        serde_struct::optional_entry(&mut state, "user", self.user.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -104,8 +107,10 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
                 let mut secret_file = None;
                 let mut secret_ref = None;
                 let mut user = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut monitors, "monitors"),
@@ -117,7 +122,7 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
 
                         4 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
                         5 => serde_struct::value(&mut map, &mut user, "user"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -128,6 +133,7 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
                     secret_file: serde_struct::optional(secret_file),
                     secret_ref: serde_struct::optional(secret_ref),
                     user: serde_struct::optional(user),
+                    unknown_fields,
                 })
             }
         }
@@ -159,6 +165,7 @@ impl CephFSVolumeSource {
                 secret_file: None,
                 secret_ref: None,
                 user: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

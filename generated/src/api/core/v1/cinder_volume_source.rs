@@ -14,6 +14,8 @@ pub struct CinderVolumeSource {
     pub secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
     /// ID of the Cinder volume.
     pub volume_id: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for CinderVolumeSource {
@@ -22,7 +24,7 @@ impl ::serde::Serialize for CinderVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
@@ -31,12 +33,13 @@ impl ::serde::Serialize for CinderVolumeSource {
                 self.read_only.is_some(),
                 self.secret_ref.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("CinderVolumeSource", len)?;
-        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
-        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::optional_field(&mut state, "secretRef", self.secret_ref.as_ref())?;
-        state.serialize_field("volumeID", &self.volume_id)?;
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_entry(&mut state, "secretRef", self.secret_ref.as_ref())?;
+        state.serialize_entry("volumeID", &self.volume_id)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -86,15 +89,17 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
                 let mut read_only = None;
                 let mut secret_ref = None;
                 let mut volume_id = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
                         1 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
                         2 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
                         3 => serde_struct::value(&mut map, &mut volume_id, "volumeID"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -103,6 +108,7 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
                     read_only: serde_struct::optional(read_only),
                     secret_ref: serde_struct::optional(secret_ref),
                     volume_id: serde_struct::required(volume_id, "volumeID")?,
+                    unknown_fields,
                 })
             }
         }
@@ -130,6 +136,7 @@ impl CinderVolumeSource {
                 read_only: None,
                 secret_ref: None,
                 volume_id: volume_id.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

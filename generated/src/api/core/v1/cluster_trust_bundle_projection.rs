@@ -16,6 +16,8 @@ pub struct ClusterTrustBundleProjection {
     pub path: String,
     /// Selects all bundles for this signer name.
     pub signer_name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ClusterTrustBundleProjection {
@@ -24,7 +26,7 @@ impl ::serde::Serialize for ClusterTrustBundleProjection {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
@@ -34,22 +36,22 @@ impl ::serde::Serialize for ClusterTrustBundleProjection {
                 self.optional.is_some(),
                 self.signer_name.is_some(),
             ],
-        );
-        let mut state = serializer
-            .serialize_struct("ClusterTrustBundleProjection", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "labelSelector",
             self.label_selector.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
-        serde_struct::optional_field(&mut state, "optional", self.optional.as_ref())?;
-        state.serialize_field("path", &self.path)?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+        serde_struct::optional_entry(&mut state, "optional", self.optional.as_ref())?;
+        state.serialize_entry("path", &self.path)?;
+        serde_struct::optional_entry(
             &mut state,
             "signerName",
             self.signer_name.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -102,8 +104,10 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
                 let mut optional = None;
                 let mut path = None;
                 let mut signer_name = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -121,7 +125,7 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
                             serde_struct::value(&mut map, &mut signer_name, "signerName")
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -131,6 +135,7 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
                     optional: serde_struct::optional(optional),
                     path: serde_struct::required(path, "path")?,
                     signer_name: serde_struct::optional(signer_name),
+                    unknown_fields,
                 })
             }
         }
@@ -159,6 +164,7 @@ impl ClusterTrustBundleProjection {
                 optional: None,
                 path: path.into(),
                 signer_name: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -14,6 +14,8 @@ pub struct ConfigMapVolumeSource {
     pub name: Option<String>,
     /// Whether the ConfigMap or its keys may be missing.
     pub optional: Option<bool>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ConfigMapVolumeSource {
@@ -22,7 +24,7 @@ impl ::serde::Serialize for ConfigMapVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -32,16 +34,17 @@ impl ::serde::Serialize for ConfigMapVolumeSource {
                 self.name.is_some(),
                 self.optional.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("ConfigMapVolumeSource", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "defaultMode",
             self.default_mode.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "items", self.items.as_ref())?;
-        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
-        serde_struct::optional_field(&mut state, "optional", self.optional.as_ref())?;
+        serde_struct::optional_entry(&mut state, "items", self.items.as_ref())?;
+        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+        serde_struct::optional_entry(&mut state, "optional", self.optional.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -91,8 +94,10 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
                 let mut items = None;
                 let mut name = None;
                 let mut optional = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -106,7 +111,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
                         1 => serde_struct::value(&mut map, &mut items, "items"),
                         2 => serde_struct::value(&mut map, &mut name, "name"),
                         3 => serde_struct::value(&mut map, &mut optional, "optional"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -115,6 +120,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
                     items: serde_struct::optional(items),
                     name: serde_struct::optional(name),
                     optional: serde_struct::optional(optional),
+                    unknown_fields,
                 })
             }
         }

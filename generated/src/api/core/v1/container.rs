@@ -56,6 +56,8 @@ pub struct Container {
     pub volume_mounts: Option<Vec<crate::api::core::v1::VolumeMount>>,
     /// Working directory; the runtime default is used when empty.
     pub working_dir: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for Container {
@@ -64,7 +66,7 @@ impl ::serde::Serialize for Container {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
@@ -94,85 +96,86 @@ impl ::serde::Serialize for Container {
                 self.volume_mounts.is_some(),
                 self.working_dir.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("Container", len)?;
-        serde_struct::optional_field(&mut state, "args", self.args.as_ref())?;
-        serde_struct::optional_field(&mut state, "command", self.command.as_ref())?;
-        serde_struct::optional_field(&mut state, "env", self.env.as_ref())?;
-        serde_struct::optional_field(&mut state, "envFrom", self.env_from.as_ref())?;
-        serde_struct::optional_field(&mut state, "image", self.image.as_ref())?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "args", self.args.as_ref())?;
+        serde_struct::optional_entry(&mut state, "command", self.command.as_ref())?;
+        serde_struct::optional_entry(&mut state, "env", self.env.as_ref())?;
+        serde_struct::optional_entry(&mut state, "envFrom", self.env_from.as_ref())?;
+        serde_struct::optional_entry(&mut state, "image", self.image.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "imagePullPolicy",
             self.image_pull_policy.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "lifecycle", self.lifecycle.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "lifecycle", self.lifecycle.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "livenessProbe",
             self.liveness_probe.as_ref(),
         )?;
-        state.serialize_field("name", &self.name)?;
-        serde_struct::optional_field(&mut state, "ports", self.ports.as_ref())?;
-        serde_struct::optional_field(
+        state.serialize_entry("name", &self.name)?;
+        serde_struct::optional_entry(&mut state, "ports", self.ports.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "readinessProbe",
             self.readiness_probe.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "resizePolicy",
             self.resize_policy.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "resources", self.resources.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "resources", self.resources.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "restartPolicy",
             self.restart_policy.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "restartPolicyRules",
             self.restart_policy_rules.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "securityContext",
             self.security_context.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "startupProbe",
             self.startup_probe.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "stdin", self.stdin.as_ref())?;
-        serde_struct::optional_field(&mut state, "stdinOnce", self.stdin_once.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "stdin", self.stdin.as_ref())?;
+        serde_struct::optional_entry(&mut state, "stdinOnce", self.stdin_once.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "terminationMessagePath",
             self.termination_message_path.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "terminationMessagePolicy",
             self.termination_message_policy.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "tty", self.tty.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "tty", self.tty.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "volumeDevices",
             self.volume_devices.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "volumeMounts",
             self.volume_mounts.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "workingDir",
             self.working_dir.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -285,8 +288,10 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                 let mut volume_devices = None;
                 let mut volume_mounts = None;
                 let mut working_dir = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut args, "args"),
@@ -401,7 +406,7 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                             serde_struct::value(&mut map, &mut working_dir, "workingDir")
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -435,6 +440,7 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                     volume_devices: serde_struct::optional(volume_devices),
                     volume_mounts: serde_struct::optional(volume_mounts),
                     working_dir: serde_struct::optional(working_dir),
+                    unknown_fields,
                 })
             }
         }
@@ -483,6 +489,7 @@ impl Container {
                 volume_devices: None,
                 volume_mounts: None,
                 working_dir: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

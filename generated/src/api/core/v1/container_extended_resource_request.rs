@@ -12,6 +12,8 @@ pub struct ContainerExtendedResourceRequest {
     pub request_name: String,
     /// Extended resource name backed by dynamic resource allocation.
     pub resource_name: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ContainerExtendedResourceRequest {
@@ -20,13 +22,14 @@ impl ::serde::Serialize for ContainerExtendedResourceRequest {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 3;
-        let mut state = serializer
-            .serialize_struct("ContainerExtendedResourceRequest", len)?;
-        state.serialize_field("containerName", &self.container_name)?;
-        state.serialize_field("requestName", &self.request_name)?;
-        state.serialize_field("resourceName", &self.resource_name)?;
+        use ::serde::ser::SerializeMap as _;
+        use ::kubeforge_runtime::serde_struct;
+        let len = 3 + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("containerName", &self.container_name)?;
+        state.serialize_entry("requestName", &self.request_name)?;
+        state.serialize_entry("resourceName", &self.resource_name)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -73,8 +76,10 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
                 let mut container_name = None;
                 let mut request_name = None;
                 let mut resource_name = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -101,7 +106,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -111,7 +116,11 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
                         "containerName",
                     )?,
                     request_name: serde_struct::required(request_name, "requestName")?,
-                    resource_name: serde_struct::required(resource_name, "resourceName")?,
+                    resource_name: serde_struct::required(
+                        resource_name,
+                        "resourceName",
+                    )?,
+                    unknown_fields,
                 })
             }
         }
@@ -144,6 +153,7 @@ impl ContainerExtendedResourceRequest {
                 container_name: container_name.into(),
                 request_name: request_name.into(),
                 resource_name: resource_name.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

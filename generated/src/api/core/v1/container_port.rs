@@ -16,6 +16,8 @@ pub struct ContainerPort {
     pub name: Option<String>,
     /// Protocol: UDP, TCP or SCTP; defaults to TCP.
     pub protocol: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ContainerPort {
@@ -24,7 +26,7 @@ impl ::serde::Serialize for ContainerPort {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
@@ -34,13 +36,14 @@ impl ::serde::Serialize for ContainerPort {
                 self.name.is_some(),
                 self.protocol.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("ContainerPort", len)?;
-        state.serialize_field("containerPort", &self.container_port)?;
-        serde_struct::optional_field(&mut state, "hostIP", self.host_ip.as_ref())?;
-        serde_struct::optional_field(&mut state, "hostPort", self.host_port.as_ref())?;
-        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
-        serde_struct::optional_field(&mut state, "protocol", self.protocol.as_ref())?;
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("containerPort", &self.container_port)?;
+        serde_struct::optional_entry(&mut state, "hostIP", self.host_ip.as_ref())?;
+        serde_struct::optional_entry(&mut state, "hostPort", self.host_port.as_ref())?;
+        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+        serde_struct::optional_entry(&mut state, "protocol", self.protocol.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -93,8 +96,10 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
                 let mut host_port = None;
                 let mut name = None;
                 let mut protocol = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -109,7 +114,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
                         2 => serde_struct::value(&mut map, &mut host_port, "hostPort"),
                         3 => serde_struct::value(&mut map, &mut name, "name"),
                         4 => serde_struct::value(&mut map, &mut protocol, "protocol"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -122,6 +127,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
                     host_port: serde_struct::optional(host_port),
                     name: serde_struct::optional(name),
                     protocol: serde_struct::optional(protocol),
+                    unknown_fields,
                 })
             }
         }
@@ -152,6 +158,7 @@ impl ContainerPort {
                 host_port: None,
                 name: None,
                 protocol: Some("TCP".to_owned()),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -10,6 +10,8 @@ pub struct ContainerResizePolicy {
     pub resource_name: String,
     /// Whether a resize restarts the container; defaults to NotRequired.
     pub restart_policy: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ContainerResizePolicy {
@@ -18,11 +20,13 @@ impl ::serde::Serialize for ContainerResizePolicy {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2;
-        let mut state = serializer.serialize_struct("ContainerResizePolicy", len)?;
-        state.serialize_field("resourceName", &self.resource_name)?;
-        state.serialize_field("restartPolicy", &self.restart_policy)?;
+        use ::serde::ser::SerializeMap as _;
+        use ::kubeforge_runtime::serde_struct;
+        let len = 2 + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("resourceName", &self.resource_name)?;
+        state.serialize_entry("restartPolicy", &self.restart_policy)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -63,8 +67,10 @@ impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
             ) -> Result<ContainerResizePolicy, A::Error> {
                 let mut resource_name = None;
                 let mut restart_policy = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -83,7 +89,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -96,6 +102,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
                         restart_policy,
                         "restartPolicy",
                     )?,
+                    unknown_fields,
                 })
             }
         }
@@ -125,6 +132,7 @@ impl ContainerResizePolicy {
             inner: Self {
                 resource_name: resource_name.into(),
                 restart_policy: restart_policy.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -10,6 +10,8 @@ pub struct ContainerRestartRule {
     pub action: String,
     /// Exit codes the rule matches on.
     pub exit_codes: Option<crate::api::core::v1::ContainerRestartRuleOnExitCodes>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ContainerRestartRule {
@@ -18,12 +20,14 @@ impl ::serde::Serialize for ContainerRestartRule {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.exit_codes.is_some()]);
-        let mut state = serializer.serialize_struct("ContainerRestartRule", len)?;
-        state.serialize_field("action", &self.action)?;
-        serde_struct::optional_field(&mut state, "exitCodes", self.exit_codes.as_ref())?;
+        let len = serde_struct::len(1, &[self.exit_codes.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("action", &self.action)?;
+        serde_struct::optional_entry(&mut state, "exitCodes", self.exit_codes.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -64,19 +68,22 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRule {
             ) -> Result<ContainerRestartRule, A::Error> {
                 let mut action = None;
                 let mut exit_codes = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut action, "action"),
                         1 => serde_struct::value(&mut map, &mut exit_codes, "exitCodes"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(ContainerRestartRule {
                     action: serde_struct::required(action, "action")?,
                     exit_codes: serde_struct::optional(exit_codes),
+                    unknown_fields,
                 })
             }
         }
@@ -102,6 +109,7 @@ impl ContainerRestartRule {
             inner: Self {
                 action: action.into(),
                 exit_codes: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

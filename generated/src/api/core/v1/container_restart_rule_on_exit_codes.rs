@@ -10,6 +10,8 @@ pub struct ContainerRestartRuleOnExitCodes {
     pub operator: String,
     /// Exit code values to compare against (at most 255).
     pub values: Option<Vec<i32>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ContainerRestartRuleOnExitCodes {
@@ -18,13 +20,14 @@ impl ::serde::Serialize for ContainerRestartRuleOnExitCodes {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.values.is_some()]);
-        let mut state = serializer
-            .serialize_struct("ContainerRestartRuleOnExitCodes", len)?;
-        state.serialize_field("operator", &self.operator)?;
-        serde_struct::optional_field(&mut state, "values", self.values.as_ref())?;
+        let len = serde_struct::len(1, &[self.values.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("operator", &self.operator)?;
+        serde_struct::optional_entry(&mut state, "values", self.values.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -65,19 +68,22 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
             ) -> Result<ContainerRestartRuleOnExitCodes, A::Error> {
                 let mut operator = None;
                 let mut values = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut operator, "operator"),
                         1 => serde_struct::value(&mut map, &mut values, "values"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(ContainerRestartRuleOnExitCodes {
                     operator: serde_struct::required(operator, "operator")?,
                     values: serde_struct::optional(values),
+                    unknown_fields,
                 })
             }
         }
@@ -105,6 +111,7 @@ impl ContainerRestartRuleOnExitCodes {
             inner: Self {
                 operator: operator.into(),
                 values: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -12,6 +12,8 @@ pub struct ContainerState {
     pub terminated: Option<crate::api::core::v1::ContainerStateTerminated>,
     /// Set while the container is waiting to run.
     pub waiting: Option<crate::api::core::v1::ContainerStateWaiting>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ContainerState {
@@ -20,20 +22,21 @@ impl ::serde::Serialize for ContainerState {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.running.is_some(), self.terminated.is_some(), self.waiting.is_some()],
-        );
-        let mut state = serializer.serialize_struct("ContainerState", len)?;
-        serde_struct::optional_field(&mut state, "running", self.running.as_ref())?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "running", self.running.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "terminated",
             self.terminated.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "waiting", self.waiting.as_ref())?;
+        serde_struct::optional_entry(&mut state, "waiting", self.waiting.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -76,14 +79,16 @@ impl<'de> ::serde::Deserialize<'de> for ContainerState {
                 let mut running = None;
                 let mut terminated = None;
                 let mut waiting = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut running, "running"),
                         1 => serde_struct::value(&mut map, &mut terminated, "terminated"),
                         2 => serde_struct::value(&mut map, &mut waiting, "waiting"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -91,6 +96,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerState {
                     running: serde_struct::optional(running),
                     terminated: serde_struct::optional(terminated),
                     waiting: serde_struct::optional(waiting),
+                    unknown_fields,
                 })
             }
         }

@@ -8,6 +8,8 @@
 pub struct ContainerStateRunning {
     /// When the container was last (re)started.
     pub started_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ContainerStateRunning {
@@ -16,11 +18,13 @@ impl ::serde::Serialize for ContainerStateRunning {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[self.started_at.is_some()]);
-        let mut state = serializer.serialize_struct("ContainerStateRunning", len)?;
-        serde_struct::optional_field(&mut state, "startedAt", self.started_at.as_ref())?;
+        let len = serde_struct::len(0, &[self.started_at.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "startedAt", self.started_at.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -59,17 +63,20 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateRunning {
                 mut map: A,
             ) -> Result<ContainerStateRunning, A::Error> {
                 let mut started_at = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut started_at, "startedAt"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(ContainerStateRunning {
                     started_at: serde_struct::optional(started_at),
+                    unknown_fields,
                 })
             }
         }

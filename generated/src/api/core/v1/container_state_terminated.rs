@@ -20,6 +20,8 @@ pub struct ContainerStateTerminated {
     pub signal: Option<i32>,
     /// When the previous run started.
     pub started_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ContainerStateTerminated {
@@ -28,7 +30,7 @@ impl ::serde::Serialize for ContainerStateTerminated {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
@@ -40,23 +42,24 @@ impl ::serde::Serialize for ContainerStateTerminated {
                 self.signal.is_some(),
                 self.started_at.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("ContainerStateTerminated", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "containerID",
             self.container_id.as_ref(),
         )?;
-        state.serialize_field("exitCode", &self.exit_code)?;
-        serde_struct::optional_field(
+        state.serialize_entry("exitCode", &self.exit_code)?;
+        serde_struct::optional_entry(
             &mut state,
             "finishedAt",
             self.finished_at.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "message", self.message.as_ref())?;
-        serde_struct::optional_field(&mut state, "reason", self.reason.as_ref())?;
-        serde_struct::optional_field(&mut state, "signal", self.signal.as_ref())?;
-        serde_struct::optional_field(&mut state, "startedAt", self.started_at.as_ref())?;
+        serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
+        serde_struct::optional_entry(&mut state, "reason", self.reason.as_ref())?;
+        serde_struct::optional_entry(&mut state, "signal", self.signal.as_ref())?;
+        serde_struct::optional_entry(&mut state, "startedAt", self.started_at.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -115,8 +118,10 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
                 let mut reason = None;
                 let mut signal = None;
                 let mut started_at = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -136,7 +141,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
                         4 => serde_struct::value(&mut map, &mut reason, "reason"),
                         5 => serde_struct::value(&mut map, &mut signal, "signal"),
                         6 => serde_struct::value(&mut map, &mut started_at, "startedAt"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -148,6 +153,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
                     reason: serde_struct::optional(reason),
                     signal: serde_struct::optional(signal),
                     started_at: serde_struct::optional(started_at),
+                    unknown_fields,
                 })
             }
         }
@@ -178,6 +184,7 @@ impl ContainerStateTerminated {
                 reason: None,
                 signal: None,
                 started_at: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

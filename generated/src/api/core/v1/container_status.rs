@@ -41,6 +41,8 @@ pub struct ContainerStatus {
     pub user: Option<crate::api::core::v1::ContainerUser>,
     /// Status of the container's volume mounts.
     pub volume_mounts: Option<Vec<crate::api::core::v1::VolumeMountStatus>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ContainerStatus {
@@ -49,7 +51,7 @@ impl ::serde::Serialize for ContainerStatus {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             5,
@@ -65,43 +67,44 @@ impl ::serde::Serialize for ContainerStatus {
                 self.user.is_some(),
                 self.volume_mounts.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("ContainerStatus", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "allocatedResources",
             self.allocated_resources.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "allocatedResourcesStatus",
             self.allocated_resources_status.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "containerID",
             self.container_id.as_ref(),
         )?;
-        state.serialize_field("image", &self.image)?;
-        state.serialize_field("imageID", &self.image_id)?;
-        serde_struct::optional_field(&mut state, "lastState", self.last_state.as_ref())?;
-        state.serialize_field("name", &self.name)?;
-        state.serialize_field("ready", &self.ready)?;
-        serde_struct::optional_field(&mut state, "resources", self.resources.as_ref())?;
-        state.serialize_field("restartCount", &self.restart_count)?;
-        serde_struct::optional_field(&mut state, "started", self.started.as_ref())?;
-        serde_struct::optional_field(&mut state, "state", self.state.as_ref())?;
-        serde_struct::optional_field(
+        state.serialize_entry("image", &self.image)?;
+        state.serialize_entry("imageID", &self.image_id)?;
+        serde_struct::optional_entry(&mut state, "lastState", self.last_state.as_ref())?;
+        state.serialize_entry("name", &self.name)?;
+        state.serialize_entry("ready", &self.ready)?;
+        serde_struct::optional_entry(&mut state, "resources", self.resources.as_ref())?;
+        state.serialize_entry("restartCount", &self.restart_count)?;
+        serde_struct::optional_entry(&mut state, "started", self.started.as_ref())?;
+        serde_struct::optional_entry(&mut state, "state", self.state.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "stopSignal",
             self.stop_signal.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "user", self.user.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "user", self.user.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "volumeMounts",
             self.volume_mounts.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -184,8 +187,10 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                 let mut stop_signal = None;
                 let mut user = None;
                 let mut volume_mounts = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -241,7 +246,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -266,6 +271,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                     stop_signal: serde_struct::optional(stop_signal),
                     user: serde_struct::optional(user),
                     volume_mounts: serde_struct::optional(volume_mounts),
+                    unknown_fields,
                 })
             }
         }
@@ -314,6 +320,7 @@ impl ContainerStatus {
                 stop_signal: None,
                 user: None,
                 volume_mounts: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -16,6 +16,8 @@ pub struct CSIVolumeSource {
     pub read_only: Option<bool>,
     /// Driver-specific attributes passed to the CSI driver.
     pub volume_attributes: Option<::std::collections::BTreeMap<String, String>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for CSIVolumeSource {
@@ -24,7 +26,7 @@ impl ::serde::Serialize for CSIVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
@@ -34,21 +36,22 @@ impl ::serde::Serialize for CSIVolumeSource {
                 self.read_only.is_some(),
                 self.volume_attributes.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("CSIVolumeSource", len)?;
-        state.serialize_field("driver", &self.driver)?;
-        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("driver", &self.driver)?;
+        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "nodePublishSecretRef",
             self.node_publish_secret_ref.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "volumeAttributes",
             self.volume_attributes.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -101,8 +104,10 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
                 let mut node_publish_secret_ref = None;
                 let mut read_only = None;
                 let mut volume_attributes = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut driver, "driver"),
@@ -124,7 +129,7 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -136,6 +141,7 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
                     ),
                     read_only: serde_struct::optional(read_only),
                     volume_attributes: serde_struct::optional(volume_attributes),
+                    unknown_fields,
                 })
             }
         }
@@ -164,6 +170,7 @@ impl CSIVolumeSource {
                 node_publish_secret_ref: None,
                 read_only: None,
                 volume_attributes: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

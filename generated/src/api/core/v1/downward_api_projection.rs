@@ -8,6 +8,8 @@
 pub struct DownwardAPIProjection {
     /// Files to create from pod fields or container resources.
     pub items: Option<Vec<crate::api::core::v1::DownwardAPIVolumeFile>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for DownwardAPIProjection {
@@ -16,11 +18,13 @@ impl ::serde::Serialize for DownwardAPIProjection {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[self.items.is_some()]);
-        let mut state = serializer.serialize_struct("DownwardAPIProjection", len)?;
-        serde_struct::optional_field(&mut state, "items", self.items.as_ref())?;
+        let len = serde_struct::len(0, &[self.items.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "items", self.items.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -59,17 +63,20 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIProjection {
                 mut map: A,
             ) -> Result<DownwardAPIProjection, A::Error> {
                 let mut items = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut items, "items"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(DownwardAPIProjection {
                     items: serde_struct::optional(items),
+                    unknown_fields,
                 })
             }
         }

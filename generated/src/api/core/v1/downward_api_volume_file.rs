@@ -14,6 +14,8 @@ pub struct DownwardAPIVolumeFile {
     pub path: String,
     /// Container resource limit or request to expose.
     pub resource_field_ref: Option<crate::api::core::v1::ResourceFieldSelector>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for DownwardAPIVolumeFile {
@@ -22,7 +24,7 @@ impl ::serde::Serialize for DownwardAPIVolumeFile {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
@@ -31,16 +33,17 @@ impl ::serde::Serialize for DownwardAPIVolumeFile {
                 self.mode.is_some(),
                 self.resource_field_ref.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("DownwardAPIVolumeFile", len)?;
-        serde_struct::optional_field(&mut state, "fieldRef", self.field_ref.as_ref())?;
-        serde_struct::optional_field(&mut state, "mode", self.mode.as_ref())?;
-        state.serialize_field("path", &self.path)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "fieldRef", self.field_ref.as_ref())?;
+        serde_struct::optional_entry(&mut state, "mode", self.mode.as_ref())?;
+        state.serialize_entry("path", &self.path)?;
+        serde_struct::optional_entry(
             &mut state,
             "resourceFieldRef",
             self.resource_field_ref.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -90,8 +93,10 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
                 let mut mode = None;
                 let mut path = None;
                 let mut resource_field_ref = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut field_ref, "fieldRef"),
@@ -105,7 +110,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -114,6 +119,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
                     mode: serde_struct::optional(mode),
                     path: serde_struct::required(path, "path")?,
                     resource_field_ref: serde_struct::optional(resource_field_ref),
+                    unknown_fields,
                 })
             }
         }
@@ -141,6 +147,7 @@ impl DownwardAPIVolumeFile {
                 mode: None,
                 path: path.into(),
                 resource_field_ref: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -10,6 +10,8 @@ pub struct DownwardAPIVolumeSource {
     pub default_mode: Option<i32>,
     /// Files to create in the volume.
     pub items: Option<Vec<crate::api::core::v1::DownwardAPIVolumeFile>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for DownwardAPIVolumeSource {
@@ -18,19 +20,20 @@ impl ::serde::Serialize for DownwardAPIVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.default_mode.is_some(), self.items.is_some()],
-        );
-        let mut state = serializer.serialize_struct("DownwardAPIVolumeSource", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "defaultMode",
             self.default_mode.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "items", self.items.as_ref())?;
+        serde_struct::optional_entry(&mut state, "items", self.items.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -71,8 +74,10 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
             ) -> Result<DownwardAPIVolumeSource, A::Error> {
                 let mut default_mode = None;
                 let mut items = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -84,13 +89,14 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
                         }
 
                         1 => serde_struct::value(&mut map, &mut items, "items"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(DownwardAPIVolumeSource {
                     default_mode: serde_struct::optional(default_mode),
                     items: serde_struct::optional(items),
+                    unknown_fields,
                 })
             }
         }

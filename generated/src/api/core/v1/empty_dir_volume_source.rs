@@ -10,6 +10,8 @@ pub struct EmptyDirVolumeSource {
     pub medium: Option<String>,
     /// Maximum amount of local storage the directory may use.
     pub size_limit: Option<crate::apimachinery::pkg::api::resource::Quantity>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for EmptyDirVolumeSource {
@@ -18,15 +20,16 @@ impl ::serde::Serialize for EmptyDirVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.medium.is_some(), self.size_limit.is_some()],
-        );
-        let mut state = serializer.serialize_struct("EmptyDirVolumeSource", len)?;
-        serde_struct::optional_field(&mut state, "medium", self.medium.as_ref())?;
-        serde_struct::optional_field(&mut state, "sizeLimit", self.size_limit.as_ref())?;
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "medium", self.medium.as_ref())?;
+        serde_struct::optional_entry(&mut state, "sizeLimit", self.size_limit.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -67,19 +70,22 @@ impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
             ) -> Result<EmptyDirVolumeSource, A::Error> {
                 let mut medium = None;
                 let mut size_limit = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut medium, "medium"),
                         1 => serde_struct::value(&mut map, &mut size_limit, "sizeLimit"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(EmptyDirVolumeSource {
                     medium: serde_struct::optional(medium),
                     size_limit: serde_struct::optional(size_limit),
+                    unknown_fields,
                 })
             }
         }

@@ -14,6 +14,8 @@ pub struct EndpointAddress {
     pub node_name: Option<String>,
     /// Object, usually a Pod, that provides the endpoint.
     pub target_ref: Option<crate::api::core::v1::ObjectReference>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for EndpointAddress {
@@ -22,7 +24,7 @@ impl ::serde::Serialize for EndpointAddress {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
@@ -31,12 +33,13 @@ impl ::serde::Serialize for EndpointAddress {
                 self.node_name.is_some(),
                 self.target_ref.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("EndpointAddress", len)?;
-        serde_struct::optional_field(&mut state, "hostname", self.hostname.as_ref())?;
-        state.serialize_field("ip", &self.ip)?;
-        serde_struct::optional_field(&mut state, "nodeName", self.node_name.as_ref())?;
-        serde_struct::optional_field(&mut state, "targetRef", self.target_ref.as_ref())?;
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "hostname", self.hostname.as_ref())?;
+        state.serialize_entry("ip", &self.ip)?;
+        serde_struct::optional_entry(&mut state, "nodeName", self.node_name.as_ref())?;
+        serde_struct::optional_entry(&mut state, "targetRef", self.target_ref.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -86,15 +89,17 @@ impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
                 let mut ip = None;
                 let mut node_name = None;
                 let mut target_ref = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut hostname, "hostname"),
                         1 => serde_struct::value(&mut map, &mut ip, "ip"),
                         2 => serde_struct::value(&mut map, &mut node_name, "nodeName"),
                         3 => serde_struct::value(&mut map, &mut target_ref, "targetRef"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -103,6 +108,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
                     ip: serde_struct::required(ip, "ip")?,
                     node_name: serde_struct::optional(node_name),
                     target_ref: serde_struct::optional(target_ref),
+                    unknown_fields,
                 })
             }
         }
@@ -130,6 +136,7 @@ impl EndpointAddress {
                 ip: ip.into(),
                 node_name: None,
                 target_ref: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

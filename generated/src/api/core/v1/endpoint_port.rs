@@ -14,6 +14,8 @@ pub struct EndpointPort {
     pub port: i32,
     /// IP protocol: UDP, TCP or SCTP; defaults to TCP.
     pub protocol: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for EndpointPort {
@@ -22,21 +24,22 @@ impl ::serde::Serialize for EndpointPort {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[self.app_protocol.is_some(), self.name.is_some(), self.protocol.is_some()],
-        );
-        let mut state = serializer.serialize_struct("EndpointPort", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "appProtocol",
             self.app_protocol.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
-        state.serialize_field("port", &self.port)?;
-        serde_struct::optional_field(&mut state, "protocol", self.protocol.as_ref())?;
+        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+        state.serialize_entry("port", &self.port)?;
+        serde_struct::optional_entry(&mut state, "protocol", self.protocol.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -86,8 +89,10 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
                 let mut name = None;
                 let mut port = None;
                 let mut protocol = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -101,7 +106,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
                         1 => serde_struct::value(&mut map, &mut name, "name"),
                         2 => serde_struct::value(&mut map, &mut port, "port"),
                         3 => serde_struct::value(&mut map, &mut protocol, "protocol"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -110,6 +115,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
                     name: serde_struct::optional(name),
                     port: serde_struct::required(port, "port")?,
                     protocol: serde_struct::optional(protocol),
+                    unknown_fields,
                 })
             }
         }
@@ -137,6 +143,7 @@ impl EndpointPort {
                 name: None,
                 port: port.into(),
                 protocol: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

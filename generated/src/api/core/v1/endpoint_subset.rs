@@ -12,6 +12,8 @@ pub struct EndpointSubset {
     pub not_ready_addresses: Option<Vec<crate::api::core::v1::EndpointAddress>>,
     /// Ports available on these addresses.
     pub ports: Option<Vec<crate::api::core::v1::EndpointPort>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for EndpointSubset {
@@ -20,7 +22,7 @@ impl ::serde::Serialize for EndpointSubset {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -29,15 +31,16 @@ impl ::serde::Serialize for EndpointSubset {
                 self.not_ready_addresses.is_some(),
                 self.ports.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("EndpointSubset", len)?;
-        serde_struct::optional_field(&mut state, "addresses", self.addresses.as_ref())?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "addresses", self.addresses.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "notReadyAddresses",
             self.not_ready_addresses.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "ports", self.ports.as_ref())?;
+        serde_struct::optional_entry(&mut state, "ports", self.ports.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -84,8 +87,10 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
                 let mut addresses = None;
                 let mut not_ready_addresses = None;
                 let mut ports = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut addresses, "addresses"),
@@ -98,7 +103,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
                         }
 
                         2 => serde_struct::value(&mut map, &mut ports, "ports"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -106,6 +111,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
                     addresses: serde_struct::optional(addresses),
                     not_ready_addresses: serde_struct::optional(not_ready_addresses),
                     ports: serde_struct::optional(ports),
+                    unknown_fields,
                 })
             }
         }

@@ -36,6 +36,8 @@ pub struct Endpoints {
     pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     /// Groups of addresses and ports that make up the service.
     pub subsets: Option<Vec<crate::api::core::v1::EndpointSubset>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for Endpoints {
@@ -44,7 +46,7 @@ impl ::serde::Serialize for Endpoints {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -54,17 +56,18 @@ impl ::serde::Serialize for Endpoints {
                 self.metadata.is_some(),
                 self.subsets.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("Endpoints", len)?;
-        serde_struct::field_if(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::entry_if(
             &mut state,
             "apiVersion",
             &self.api_version,
             self.api_version.is_present(),
         )?;
-        serde_struct::field_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-        serde_struct::optional_field(&mut state, "metadata", self.metadata.as_ref())?;
-        serde_struct::optional_field(&mut state, "subsets", self.subsets.as_ref())?;
+        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
+        serde_struct::optional_entry(&mut state, "subsets", self.subsets.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -114,8 +117,10 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
                 let mut kind = None;
                 let mut metadata = None;
                 let mut subsets = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -125,7 +130,7 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
                         1 => serde_struct::value(&mut map, &mut kind, "kind"),
                         2 => serde_struct::value(&mut map, &mut metadata, "metadata"),
                         3 => serde_struct::value(&mut map, &mut subsets, "subsets"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -135,6 +140,7 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                     subsets: serde_struct::optional(subsets),
+                    unknown_fields,
                 })
             }
         }

@@ -12,6 +12,8 @@ pub struct EnvFromSource {
     pub prefix: Option<String>,
     /// Secret to import.
     pub secret_ref: Option<crate::api::core::v1::SecretEnvSource>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for EnvFromSource {
@@ -20,7 +22,7 @@ impl ::serde::Serialize for EnvFromSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -29,15 +31,16 @@ impl ::serde::Serialize for EnvFromSource {
                 self.prefix.is_some(),
                 self.secret_ref.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("EnvFromSource", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "configMapRef",
             self.config_map_ref.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "prefix", self.prefix.as_ref())?;
-        serde_struct::optional_field(&mut state, "secretRef", self.secret_ref.as_ref())?;
+        serde_struct::optional_entry(&mut state, "prefix", self.prefix.as_ref())?;
+        serde_struct::optional_entry(&mut state, "secretRef", self.secret_ref.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -84,8 +87,10 @@ impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
                 let mut config_map_ref = None;
                 let mut prefix = None;
                 let mut secret_ref = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -98,7 +103,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
 
                         1 => serde_struct::value(&mut map, &mut prefix, "prefix"),
                         2 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -106,6 +111,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
                     config_map_ref: serde_struct::optional(config_map_ref),
                     prefix: serde_struct::optional(prefix),
                     secret_ref: serde_struct::optional(secret_ref),
+                    unknown_fields,
                 })
             }
         }

@@ -12,6 +12,8 @@ pub struct EnvVar {
     pub value: Option<String>,
     /// Source of the value when `value` is empty.
     pub value_from: Option<crate::api::core::v1::EnvVarSource>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for EnvVar {
@@ -20,16 +22,17 @@ impl ::serde::Serialize for EnvVar {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[self.value.is_some(), self.value_from.is_some()],
-        );
-        let mut state = serializer.serialize_struct("EnvVar", len)?;
-        state.serialize_field("name", &self.name)?;
-        serde_struct::optional_field(&mut state, "value", self.value.as_ref())?;
-        serde_struct::optional_field(&mut state, "valueFrom", self.value_from.as_ref())?;
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("name", &self.name)?;
+        serde_struct::optional_entry(&mut state, "value", self.value.as_ref())?;
+        serde_struct::optional_entry(&mut state, "valueFrom", self.value_from.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -72,14 +75,16 @@ impl<'de> ::serde::Deserialize<'de> for EnvVar {
                 let mut name = None;
                 let mut value = None;
                 let mut value_from = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut name, "name"),
                         1 => serde_struct::value(&mut map, &mut value, "value"),
                         2 => serde_struct::value(&mut map, &mut value_from, "valueFrom"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -87,6 +92,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvVar {
                     name: serde_struct::required(name, "name")?,
                     value: serde_struct::optional(value),
                     value_from: serde_struct::optional(value_from),
+                    unknown_fields,
                 })
             }
         }
@@ -113,6 +119,7 @@ impl EnvVar {
                 name: name.into(),
                 value: None,
                 value_from: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

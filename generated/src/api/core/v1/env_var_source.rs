@@ -16,6 +16,8 @@ pub struct EnvVarSource {
     pub resource_field_ref: Option<crate::api::core::v1::ResourceFieldSelector>,
     /// A key of a Secret in the pod's namespace.
     pub secret_key_ref: Option<crate::api::core::v1::SecretKeySelector>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for EnvVarSource {
@@ -24,7 +26,7 @@ impl ::serde::Serialize for EnvVarSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -35,29 +37,30 @@ impl ::serde::Serialize for EnvVarSource {
                 self.resource_field_ref.is_some(),
                 self.secret_key_ref.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("EnvVarSource", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "configMapKeyRef",
             self.config_map_key_ref.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "fieldRef", self.field_ref.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "fieldRef", self.field_ref.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "fileKeyRef",
             self.file_key_ref.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "resourceFieldRef",
             self.resource_field_ref.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "secretKeyRef",
             self.secret_key_ref.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -110,8 +113,10 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
                 let mut file_key_ref = None;
                 let mut resource_field_ref = None;
                 let mut secret_key_ref = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -147,7 +152,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -157,6 +162,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
                     file_key_ref: serde_struct::optional(file_key_ref),
                     resource_field_ref: serde_struct::optional(resource_field_ref),
                     secret_key_ref: serde_struct::optional(secret_key_ref),
+                    unknown_fields,
                 })
             }
         }

@@ -10,6 +10,8 @@ pub struct EphemeralVolumeSource {
     pub volume_claim_template: Option<
         crate::api::core::v1::PersistentVolumeClaimTemplate,
     >,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for EphemeralVolumeSource {
@@ -18,15 +20,17 @@ impl ::serde::Serialize for EphemeralVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[self.volume_claim_template.is_some()]);
-        let mut state = serializer.serialize_struct("EphemeralVolumeSource", len)?;
-        serde_struct::optional_field(
+        let len = serde_struct::len(0, &[self.volume_claim_template.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "volumeClaimTemplate",
             self.volume_claim_template.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -65,8 +69,10 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
                 mut map: A,
             ) -> Result<EphemeralVolumeSource, A::Error> {
                 let mut volume_claim_template = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -77,12 +83,13 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(EphemeralVolumeSource {
                     volume_claim_template: serde_struct::optional(volume_claim_template),
+                    unknown_fields,
                 })
             }
         }

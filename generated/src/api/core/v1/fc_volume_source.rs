@@ -16,6 +16,8 @@ pub struct FCVolumeSource {
     pub target_wwns: Option<Vec<String>>,
     /// Volume worldwide identifiers; alternative to targetWWNs plus lun.
     pub wwids: Option<Vec<String>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for FCVolumeSource {
@@ -24,7 +26,7 @@ impl ::serde::Serialize for FCVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -35,17 +37,18 @@ impl ::serde::Serialize for FCVolumeSource {
                 self.target_wwns.is_some(),
                 self.wwids.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("FCVolumeSource", len)?;
-        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
-        serde_struct::optional_field(&mut state, "lun", self.lun.as_ref())?;
-        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_entry(&mut state, "lun", self.lun.as_ref())?;
+        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "targetWWNs",
             self.target_wwns.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "wwids", self.wwids.as_ref())?;
+        serde_struct::optional_entry(&mut state, "wwids", self.wwids.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -98,8 +101,10 @@ impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
                 let mut read_only = None;
                 let mut target_wwns = None;
                 let mut wwids = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
@@ -110,7 +115,7 @@ impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
                         }
 
                         4 => serde_struct::value(&mut map, &mut wwids, "wwids"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -120,6 +125,7 @@ impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
                     read_only: serde_struct::optional(read_only),
                     target_wwns: serde_struct::optional(target_wwns),
                     wwids: serde_struct::optional(wwids),
+                    unknown_fields,
                 })
             }
         }

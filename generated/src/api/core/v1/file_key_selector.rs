@@ -14,6 +14,8 @@ pub struct FileKeySelector {
     pub path: String,
     /// Name of the volume that holds the env file.
     pub volume_name: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for FileKeySelector {
@@ -22,14 +24,16 @@ impl ::serde::Serialize for FileKeySelector {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(3, &[self.optional.is_some()]);
-        let mut state = serializer.serialize_struct("FileKeySelector", len)?;
-        state.serialize_field("key", &self.key)?;
-        serde_struct::optional_field(&mut state, "optional", self.optional.as_ref())?;
-        state.serialize_field("path", &self.path)?;
-        state.serialize_field("volumeName", &self.volume_name)?;
+        let len = serde_struct::len(3, &[self.optional.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("key", &self.key)?;
+        serde_struct::optional_entry(&mut state, "optional", self.optional.as_ref())?;
+        state.serialize_entry("path", &self.path)?;
+        state.serialize_entry("volumeName", &self.volume_name)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -79,8 +83,10 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
                 let mut optional = None;
                 let mut path = None;
                 let mut volume_name = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key_2 = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key_2))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut key, "key"),
@@ -90,7 +96,13 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
                             serde_struct::value(&mut map, &mut volume_name, "volumeName")
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => {
+                            serde_struct::extra(
+                                &mut map,
+                                &mut unknown_fields,
+                                &mut key_2,
+                            )
+                        }
                     }?;
                 }
 
@@ -99,6 +111,7 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
                     optional: serde_struct::optional(optional),
                     path: serde_struct::required(path, "path")?,
                     volume_name: serde_struct::required(volume_name, "volumeName")?,
+                    unknown_fields,
                 })
             }
         }
@@ -132,6 +145,7 @@ impl FileKeySelector {
                 optional: None,
                 path: path.into(),
                 volume_name: volume_name.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -16,6 +16,8 @@ pub struct FlexVolumeSource {
     pub read_only: Option<bool>,
     /// Secret passed to the driver scripts.
     pub secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for FlexVolumeSource {
@@ -24,7 +26,7 @@ impl ::serde::Serialize for FlexVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
@@ -34,13 +36,14 @@ impl ::serde::Serialize for FlexVolumeSource {
                 self.read_only.is_some(),
                 self.secret_ref.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("FlexVolumeSource", len)?;
-        state.serialize_field("driver", &self.driver)?;
-        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
-        serde_struct::optional_field(&mut state, "options", self.options.as_ref())?;
-        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::optional_field(&mut state, "secretRef", self.secret_ref.as_ref())?;
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("driver", &self.driver)?;
+        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_entry(&mut state, "options", self.options.as_ref())?;
+        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_entry(&mut state, "secretRef", self.secret_ref.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -93,8 +96,10 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
                 let mut options = None;
                 let mut read_only = None;
                 let mut secret_ref = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut driver, "driver"),
@@ -102,7 +107,7 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
                         2 => serde_struct::value(&mut map, &mut options, "options"),
                         3 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
                         4 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -112,6 +117,7 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
                     options: serde_struct::optional(options),
                     read_only: serde_struct::optional(read_only),
                     secret_ref: serde_struct::optional(secret_ref),
+                    unknown_fields,
                 })
             }
         }
@@ -140,6 +146,7 @@ impl FlexVolumeSource {
                 options: None,
                 read_only: None,
                 secret_ref: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

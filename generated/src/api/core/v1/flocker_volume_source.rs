@@ -10,6 +10,8 @@ pub struct FlockerVolumeSource {
     pub dataset_name: Option<String>,
     /// Dataset UUID.
     pub dataset_uuid: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for FlockerVolumeSource {
@@ -18,23 +20,24 @@ impl ::serde::Serialize for FlockerVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.dataset_name.is_some(), self.dataset_uuid.is_some()],
-        );
-        let mut state = serializer.serialize_struct("FlockerVolumeSource", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "datasetName",
             self.dataset_name.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "datasetUUID",
             self.dataset_uuid.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -75,8 +78,10 @@ impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
             ) -> Result<FlockerVolumeSource, A::Error> {
                 let mut dataset_name = None;
                 let mut dataset_uuid = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -95,13 +100,14 @@ impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(FlockerVolumeSource {
                     dataset_name: serde_struct::optional(dataset_name),
                     dataset_uuid: serde_struct::optional(dataset_uuid),
+                    unknown_fields,
                 })
             }
         }

@@ -14,6 +14,8 @@ pub struct GCEPersistentDiskVolumeSource {
     pub pd_name: String,
     /// Forces the mount to be read-only when true.
     pub read_only: Option<bool>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for GCEPersistentDiskVolumeSource {
@@ -22,18 +24,18 @@ impl ::serde::Serialize for GCEPersistentDiskVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[self.fs_type.is_some(), self.partition.is_some(), self.read_only.is_some()],
-        );
-        let mut state = serializer
-            .serialize_struct("GCEPersistentDiskVolumeSource", len)?;
-        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
-        serde_struct::optional_field(&mut state, "partition", self.partition.as_ref())?;
-        state.serialize_field("pdName", &self.pd_name)?;
-        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_entry(&mut state, "partition", self.partition.as_ref())?;
+        state.serialize_entry("pdName", &self.pd_name)?;
+        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -83,15 +85,17 @@ impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
                 let mut partition = None;
                 let mut pd_name = None;
                 let mut read_only = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
                         1 => serde_struct::value(&mut map, &mut partition, "partition"),
                         2 => serde_struct::value(&mut map, &mut pd_name, "pdName"),
                         3 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -100,6 +104,7 @@ impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
                     partition: serde_struct::optional(partition),
                     pd_name: serde_struct::required(pd_name, "pdName")?,
                     read_only: serde_struct::optional(read_only),
+                    unknown_fields,
                 })
             }
         }
@@ -127,6 +132,7 @@ impl GCEPersistentDiskVolumeSource {
                 partition: None,
                 pd_name: pd_name.into(),
                 read_only: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -12,6 +12,8 @@ pub struct GitRepoVolumeSource {
     pub repository: String,
     /// Commit hash to check out.
     pub revision: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for GitRepoVolumeSource {
@@ -20,16 +22,17 @@ impl ::serde::Serialize for GitRepoVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[self.directory.is_some(), self.revision.is_some()],
-        );
-        let mut state = serializer.serialize_struct("GitRepoVolumeSource", len)?;
-        serde_struct::optional_field(&mut state, "directory", self.directory.as_ref())?;
-        state.serialize_field("repository", &self.repository)?;
-        serde_struct::optional_field(&mut state, "revision", self.revision.as_ref())?;
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "directory", self.directory.as_ref())?;
+        state.serialize_entry("repository", &self.repository)?;
+        serde_struct::optional_entry(&mut state, "revision", self.revision.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -76,14 +79,16 @@ impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
                 let mut directory = None;
                 let mut repository = None;
                 let mut revision = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut directory, "directory"),
                         1 => serde_struct::value(&mut map, &mut repository, "repository"),
                         2 => serde_struct::value(&mut map, &mut revision, "revision"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -91,6 +96,7 @@ impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
                     directory: serde_struct::optional(directory),
                     repository: serde_struct::required(repository, "repository")?,
                     revision: serde_struct::optional(revision),
+                    unknown_fields,
                 })
             }
         }
@@ -117,6 +123,7 @@ impl GitRepoVolumeSource {
                 directory: None,
                 repository: repository.into(),
                 revision: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

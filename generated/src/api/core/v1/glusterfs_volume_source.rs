@@ -12,6 +12,8 @@ pub struct GlusterfsVolumeSource {
     pub path: String,
     /// Forces the mount to be read-only when true.
     pub read_only: Option<bool>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for GlusterfsVolumeSource {
@@ -20,13 +22,15 @@ impl ::serde::Serialize for GlusterfsVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.read_only.is_some()]);
-        let mut state = serializer.serialize_struct("GlusterfsVolumeSource", len)?;
-        state.serialize_field("endpoints", &self.endpoints)?;
-        state.serialize_field("path", &self.path)?;
-        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        let len = serde_struct::len(2, &[self.read_only.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("endpoints", &self.endpoints)?;
+        state.serialize_entry("path", &self.path)?;
+        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -69,14 +73,16 @@ impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
                 let mut endpoints = None;
                 let mut path = None;
                 let mut read_only = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut endpoints, "endpoints"),
                         1 => serde_struct::value(&mut map, &mut path, "path"),
                         2 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -84,6 +90,7 @@ impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
                     endpoints: serde_struct::required(endpoints, "endpoints")?,
                     path: serde_struct::required(path, "path")?,
                     read_only: serde_struct::optional(read_only),
+                    unknown_fields,
                 })
             }
         }
@@ -114,6 +121,7 @@ impl GlusterfsVolumeSource {
                 endpoints: endpoints.into(),
                 path: path.into(),
                 read_only: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

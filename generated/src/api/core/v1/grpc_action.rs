@@ -10,6 +10,8 @@ pub struct GRPCAction {
     pub port: i32,
     /// Service name sent in the HealthCheckRequest, see <https://github.com/grpc/grpc/blob/master/doc/health-checking.md>.
     pub service: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for GRPCAction {
@@ -18,12 +20,14 @@ impl ::serde::Serialize for GRPCAction {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.service.is_some()]);
-        let mut state = serializer.serialize_struct("GRPCAction", len)?;
-        state.serialize_field("port", &self.port)?;
-        serde_struct::optional_field(&mut state, "service", self.service.as_ref())?;
+        let len = serde_struct::len(1, &[self.service.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("port", &self.port)?;
+        serde_struct::optional_entry(&mut state, "service", self.service.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -64,19 +68,22 @@ impl<'de> ::serde::Deserialize<'de> for GRPCAction {
             ) -> Result<GRPCAction, A::Error> {
                 let mut port = None;
                 let mut service = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut port, "port"),
                         1 => serde_struct::value(&mut map, &mut service, "service"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(GRPCAction {
                     port: serde_struct::required(port, "port")?,
                     service: serde_struct::optional(service),
+                    unknown_fields,
                 })
             }
         }
@@ -102,6 +109,7 @@ impl GRPCAction {
             inner: Self {
                 port: port.into(),
                 service: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

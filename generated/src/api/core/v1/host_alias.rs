@@ -10,6 +10,8 @@ pub struct HostAlias {
     pub hostnames: Option<Vec<String>>,
     /// IP address of the entry.
     pub ip: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for HostAlias {
@@ -18,12 +20,14 @@ impl ::serde::Serialize for HostAlias {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.hostnames.is_some()]);
-        let mut state = serializer.serialize_struct("HostAlias", len)?;
-        serde_struct::optional_field(&mut state, "hostnames", self.hostnames.as_ref())?;
-        state.serialize_field("ip", &self.ip)?;
+        let len = serde_struct::len(1, &[self.hostnames.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "hostnames", self.hostnames.as_ref())?;
+        state.serialize_entry("ip", &self.ip)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -64,19 +68,22 @@ impl<'de> ::serde::Deserialize<'de> for HostAlias {
             ) -> Result<HostAlias, A::Error> {
                 let mut hostnames = None;
                 let mut ip = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut hostnames, "hostnames"),
                         1 => serde_struct::value(&mut map, &mut ip, "ip"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(HostAlias {
                     hostnames: serde_struct::optional(hostnames),
                     ip: serde_struct::required(ip, "ip")?,
+                    unknown_fields,
                 })
             }
         }
@@ -102,6 +109,7 @@ impl HostAlias {
             inner: Self {
                 hostnames: None,
                 ip: ip.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

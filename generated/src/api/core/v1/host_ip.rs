@@ -8,6 +8,8 @@
 pub struct HostIP {
     /// The IP address.
     pub ip: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for HostIP {
@@ -16,10 +18,12 @@ impl ::serde::Serialize for HostIP {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 1;
-        let mut state = serializer.serialize_struct("HostIP", len)?;
-        state.serialize_field("ip", &self.ip)?;
+        use ::serde::ser::SerializeMap as _;
+        use ::kubeforge_runtime::serde_struct;
+        let len = 1 + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("ip", &self.ip)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -58,17 +62,20 @@ impl<'de> ::serde::Deserialize<'de> for HostIP {
                 mut map: A,
             ) -> Result<HostIP, A::Error> {
                 let mut ip = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut ip, "ip"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(HostIP {
                     ip: serde_struct::required(ip, "ip")?,
+                    unknown_fields,
                 })
             }
         }
@@ -91,7 +98,10 @@ impl HostIP {
     #[inline]
     pub fn builder(ip: impl Into<String>) -> HostIPBuilder {
         HostIPBuilder {
-            inner: Self { ip: ip.into() },
+            inner: Self {
+                ip: ip.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+            },
         }
     }
 }

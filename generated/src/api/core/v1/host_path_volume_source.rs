@@ -10,6 +10,8 @@ pub struct HostPathVolumeSource {
     pub path: String,
     /// Expected type of the path, e.g. Directory or File; defaults to no check.
     pub type_: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for HostPathVolumeSource {
@@ -18,12 +20,14 @@ impl ::serde::Serialize for HostPathVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.type_.is_some()]);
-        let mut state = serializer.serialize_struct("HostPathVolumeSource", len)?;
-        state.serialize_field("path", &self.path)?;
-        serde_struct::optional_field(&mut state, "type", self.type_.as_ref())?;
+        let len = serde_struct::len(1, &[self.type_.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("path", &self.path)?;
+        serde_struct::optional_entry(&mut state, "type", self.type_.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -64,19 +68,22 @@ impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
             ) -> Result<HostPathVolumeSource, A::Error> {
                 let mut path = None;
                 let mut type_ = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut path, "path"),
                         1 => serde_struct::value(&mut map, &mut type_, "type"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(HostPathVolumeSource {
                     path: serde_struct::required(path, "path")?,
                     type_: serde_struct::optional(type_),
+                    unknown_fields,
                 })
             }
         }
@@ -102,6 +109,7 @@ impl HostPathVolumeSource {
             inner: Self {
                 path: path.into(),
                 type_: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -16,6 +16,8 @@ pub struct HTTPGetAction {
     pub port: crate::apimachinery::pkg::util::intstr::IntOrString,
     /// Scheme: HTTP or HTTPS; defaults to HTTP.
     pub scheme: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for HTTPGetAction {
@@ -24,7 +26,7 @@ impl ::serde::Serialize for HTTPGetAction {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
@@ -34,17 +36,18 @@ impl ::serde::Serialize for HTTPGetAction {
                 self.path.is_some(),
                 self.scheme.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("HTTPGetAction", len)?;
-        serde_struct::optional_field(&mut state, "host", self.host.as_ref())?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "host", self.host.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "httpHeaders",
             self.http_headers.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "path", self.path.as_ref())?;
-        state.serialize_field("port", &self.port)?;
-        serde_struct::optional_field(&mut state, "scheme", self.scheme.as_ref())?;
+        serde_struct::optional_entry(&mut state, "path", self.path.as_ref())?;
+        state.serialize_entry("port", &self.port)?;
+        serde_struct::optional_entry(&mut state, "scheme", self.scheme.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -97,8 +100,10 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
                 let mut path = None;
                 let mut port = None;
                 let mut scheme = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut host, "host"),
@@ -113,7 +118,7 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
                         2 => serde_struct::value(&mut map, &mut path, "path"),
                         3 => serde_struct::value(&mut map, &mut port, "port"),
                         4 => serde_struct::value(&mut map, &mut scheme, "scheme"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -123,6 +128,7 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
                     path: serde_struct::optional(path),
                     port: serde_struct::required(port, "port")?,
                     scheme: serde_struct::optional(scheme),
+                    unknown_fields,
                 })
             }
         }
@@ -153,6 +159,7 @@ impl HTTPGetAction {
                 path: None,
                 port: port.into(),
                 scheme: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -10,6 +10,8 @@ pub struct ImageVolumeSource {
     pub pull_policy: Option<String>,
     /// Image or artifact reference to mount.
     pub reference: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ImageVolumeSource {
@@ -18,19 +20,20 @@ impl ::serde::Serialize for ImageVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.pull_policy.is_some(), self.reference.is_some()],
-        );
-        let mut state = serializer.serialize_struct("ImageVolumeSource", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "pullPolicy",
             self.pull_policy.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "reference", self.reference.as_ref())?;
+        serde_struct::optional_entry(&mut state, "reference", self.reference.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -71,8 +74,10 @@ impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
             ) -> Result<ImageVolumeSource, A::Error> {
                 let mut pull_policy = None;
                 let mut reference = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -80,13 +85,14 @@ impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
                         }
 
                         1 => serde_struct::value(&mut map, &mut reference, "reference"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(ImageVolumeSource {
                     pull_policy: serde_struct::optional(pull_policy),
                     reference: serde_struct::optional(reference),
+                    unknown_fields,
                 })
             }
         }

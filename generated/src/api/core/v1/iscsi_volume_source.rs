@@ -28,6 +28,8 @@ pub struct ISCSIVolumeSource {
     pub secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
     /// Target portal as IP or `ip:port`.
     pub target_portal: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ISCSIVolumeSource {
@@ -36,7 +38,7 @@ impl ::serde::Serialize for ISCSIVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             3,
@@ -50,35 +52,36 @@ impl ::serde::Serialize for ISCSIVolumeSource {
                 self.read_only.is_some(),
                 self.secret_ref.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("ISCSIVolumeSource", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "chapAuthDiscovery",
             self.chap_auth_discovery.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "chapAuthSession",
             self.chap_auth_session.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "initiatorName",
             self.initiator_name.as_ref(),
         )?;
-        state.serialize_field("iqn", &self.iqn)?;
-        serde_struct::optional_field(
+        state.serialize_entry("iqn", &self.iqn)?;
+        serde_struct::optional_entry(
             &mut state,
             "iscsiInterface",
             self.iscsi_interface.as_ref(),
         )?;
-        state.serialize_field("lun", &self.lun)?;
-        serde_struct::optional_field(&mut state, "portals", self.portals.as_ref())?;
-        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::optional_field(&mut state, "secretRef", self.secret_ref.as_ref())?;
-        state.serialize_field("targetPortal", &self.target_portal)?;
+        state.serialize_entry("lun", &self.lun)?;
+        serde_struct::optional_entry(&mut state, "portals", self.portals.as_ref())?;
+        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_entry(&mut state, "secretRef", self.secret_ref.as_ref())?;
+        state.serialize_entry("targetPortal", &self.target_portal)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -149,8 +152,10 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
                 let mut read_only = None;
                 let mut secret_ref = None;
                 let mut target_portal = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -199,7 +204,7 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -214,7 +219,11 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
                     portals: serde_struct::optional(portals),
                     read_only: serde_struct::optional(read_only),
                     secret_ref: serde_struct::optional(secret_ref),
-                    target_portal: serde_struct::required(target_portal, "targetPortal")?,
+                    target_portal: serde_struct::required(
+                        target_portal,
+                        "targetPortal",
+                    )?,
+                    unknown_fields,
                 })
             }
         }
@@ -257,6 +266,7 @@ impl ISCSIVolumeSource {
                 read_only: None,
                 secret_ref: None,
                 target_portal: target_portal.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

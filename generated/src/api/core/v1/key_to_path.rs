@@ -12,6 +12,8 @@ pub struct KeyToPath {
     pub mode: Option<i32>,
     /// Relative file path; must not contain `..`.
     pub path: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for KeyToPath {
@@ -20,13 +22,15 @@ impl ::serde::Serialize for KeyToPath {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.mode.is_some()]);
-        let mut state = serializer.serialize_struct("KeyToPath", len)?;
-        state.serialize_field("key", &self.key)?;
-        serde_struct::optional_field(&mut state, "mode", self.mode.as_ref())?;
-        state.serialize_field("path", &self.path)?;
+        let len = serde_struct::len(2, &[self.mode.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("key", &self.key)?;
+        serde_struct::optional_entry(&mut state, "mode", self.mode.as_ref())?;
+        state.serialize_entry("path", &self.path)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -69,14 +73,22 @@ impl<'de> ::serde::Deserialize<'de> for KeyToPath {
                 let mut key = None;
                 let mut mode = None;
                 let mut path = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key_2 = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key_2))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut key, "key"),
                         1 => serde_struct::value(&mut map, &mut mode, "mode"),
                         2 => serde_struct::value(&mut map, &mut path, "path"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => {
+                            serde_struct::extra(
+                                &mut map,
+                                &mut unknown_fields,
+                                &mut key_2,
+                            )
+                        }
                     }?;
                 }
 
@@ -84,6 +96,7 @@ impl<'de> ::serde::Deserialize<'de> for KeyToPath {
                     key: serde_struct::required(key, "key")?,
                     mode: serde_struct::optional(mode),
                     path: serde_struct::required(path, "path")?,
+                    unknown_fields,
                 })
             }
         }
@@ -111,6 +124,7 @@ impl KeyToPath {
                 key: key.into(),
                 mode: None,
                 path: path.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

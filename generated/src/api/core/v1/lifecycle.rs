@@ -12,6 +12,8 @@ pub struct Lifecycle {
     pub pre_stop: Option<crate::api::core::v1::LifecycleHandler>,
     /// Signal sent to stop the container.
     pub stop_signal: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for Lifecycle {
@@ -20,7 +22,7 @@ impl ::serde::Serialize for Lifecycle {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -29,15 +31,16 @@ impl ::serde::Serialize for Lifecycle {
                 self.pre_stop.is_some(),
                 self.stop_signal.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("Lifecycle", len)?;
-        serde_struct::optional_field(&mut state, "postStart", self.post_start.as_ref())?;
-        serde_struct::optional_field(&mut state, "preStop", self.pre_stop.as_ref())?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "postStart", self.post_start.as_ref())?;
+        serde_struct::optional_entry(&mut state, "preStop", self.pre_stop.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "stopSignal",
             self.stop_signal.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -84,8 +87,10 @@ impl<'de> ::serde::Deserialize<'de> for Lifecycle {
                 let mut post_start = None;
                 let mut pre_stop = None;
                 let mut stop_signal = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut post_start, "postStart"),
@@ -94,7 +99,7 @@ impl<'de> ::serde::Deserialize<'de> for Lifecycle {
                             serde_struct::value(&mut map, &mut stop_signal, "stopSignal")
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -102,6 +107,7 @@ impl<'de> ::serde::Deserialize<'de> for Lifecycle {
                     post_start: serde_struct::optional(post_start),
                     pre_stop: serde_struct::optional(pre_stop),
                     stop_signal: serde_struct::optional(stop_signal),
+                    unknown_fields,
                 })
             }
         }

@@ -14,6 +14,8 @@ pub struct LifecycleHandler {
     pub sleep: Option<crate::api::core::v1::SleepAction>,
     /// Deprecated and unsupported for lifecycle hooks.
     pub tcp_socket: Option<crate::api::core::v1::TCPSocketAction>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for LifecycleHandler {
@@ -22,7 +24,7 @@ impl ::serde::Serialize for LifecycleHandler {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -32,12 +34,13 @@ impl ::serde::Serialize for LifecycleHandler {
                 self.sleep.is_some(),
                 self.tcp_socket.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("LifecycleHandler", len)?;
-        serde_struct::optional_field(&mut state, "exec", self.exec.as_ref())?;
-        serde_struct::optional_field(&mut state, "httpGet", self.http_get.as_ref())?;
-        serde_struct::optional_field(&mut state, "sleep", self.sleep.as_ref())?;
-        serde_struct::optional_field(&mut state, "tcpSocket", self.tcp_socket.as_ref())?;
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "exec", self.exec.as_ref())?;
+        serde_struct::optional_entry(&mut state, "httpGet", self.http_get.as_ref())?;
+        serde_struct::optional_entry(&mut state, "sleep", self.sleep.as_ref())?;
+        serde_struct::optional_entry(&mut state, "tcpSocket", self.tcp_socket.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -87,15 +90,17 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
                 let mut http_get = None;
                 let mut sleep = None;
                 let mut tcp_socket = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut exec, "exec"),
                         1 => serde_struct::value(&mut map, &mut http_get, "httpGet"),
                         2 => serde_struct::value(&mut map, &mut sleep, "sleep"),
                         3 => serde_struct::value(&mut map, &mut tcp_socket, "tcpSocket"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -104,6 +109,7 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
                     http_get: serde_struct::optional(http_get),
                     sleep: serde_struct::optional(sleep),
                     tcp_socket: serde_struct::optional(tcp_socket),
+                    unknown_fields,
                 })
             }
         }

@@ -12,6 +12,8 @@ pub struct LinuxContainerUser {
     pub supplemental_groups: Option<Vec<i64>>,
     /// User ID.
     pub uid: i64,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for LinuxContainerUser {
@@ -20,17 +22,19 @@ impl ::serde::Serialize for LinuxContainerUser {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.supplemental_groups.is_some()]);
-        let mut state = serializer.serialize_struct("LinuxContainerUser", len)?;
-        state.serialize_field("gid", &self.gid)?;
-        serde_struct::optional_field(
+        let len = serde_struct::len(2, &[self.supplemental_groups.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("gid", &self.gid)?;
+        serde_struct::optional_entry(
             &mut state,
             "supplementalGroups",
             self.supplemental_groups.as_ref(),
         )?;
-        state.serialize_field("uid", &self.uid)?;
+        state.serialize_entry("uid", &self.uid)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -73,8 +77,10 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
                 let mut gid = None;
                 let mut supplemental_groups = None;
                 let mut uid = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut gid, "gid"),
@@ -87,7 +93,7 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
                         }
 
                         2 => serde_struct::value(&mut map, &mut uid, "uid"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -95,6 +101,7 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
                     gid: serde_struct::required(gid, "gid")?,
                     supplemental_groups: serde_struct::optional(supplemental_groups),
                     uid: serde_struct::required(uid, "uid")?,
+                    unknown_fields,
                 })
             }
         }
@@ -125,6 +132,7 @@ impl LinuxContainerUser {
                 gid: gid.into(),
                 supplemental_groups: None,
                 uid: uid.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -8,6 +8,8 @@
 pub struct LocalObjectReference {
     /// Name of the referenced object.
     pub name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for LocalObjectReference {
@@ -16,11 +18,13 @@ impl ::serde::Serialize for LocalObjectReference {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[self.name.is_some()]);
-        let mut state = serializer.serialize_struct("LocalObjectReference", len)?;
-        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
+        let len = serde_struct::len(0, &[self.name.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -59,17 +63,20 @@ impl<'de> ::serde::Deserialize<'de> for LocalObjectReference {
                 mut map: A,
             ) -> Result<LocalObjectReference, A::Error> {
                 let mut name = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut name, "name"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(LocalObjectReference {
                     name: serde_struct::optional(name),
+                    unknown_fields,
                 })
             }
         }

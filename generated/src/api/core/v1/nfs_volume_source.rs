@@ -12,6 +12,8 @@ pub struct NFSVolumeSource {
     pub read_only: Option<bool>,
     /// Hostname or IP of the NFS server.
     pub server: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for NFSVolumeSource {
@@ -20,13 +22,15 @@ impl ::serde::Serialize for NFSVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.read_only.is_some()]);
-        let mut state = serializer.serialize_struct("NFSVolumeSource", len)?;
-        state.serialize_field("path", &self.path)?;
-        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
-        state.serialize_field("server", &self.server)?;
+        let len = serde_struct::len(2, &[self.read_only.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("path", &self.path)?;
+        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
+        state.serialize_entry("server", &self.server)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -69,14 +73,16 @@ impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
                 let mut path = None;
                 let mut read_only = None;
                 let mut server = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut path, "path"),
                         1 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
                         2 => serde_struct::value(&mut map, &mut server, "server"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -84,6 +90,7 @@ impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
                     path: serde_struct::required(path, "path")?,
                     read_only: serde_struct::optional(read_only),
                     server: serde_struct::required(server, "server")?,
+                    unknown_fields,
                 })
             }
         }
@@ -114,6 +121,7 @@ impl NFSVolumeSource {
                 path: path.into(),
                 read_only: None,
                 server: server.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

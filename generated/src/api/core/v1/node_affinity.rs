@@ -14,6 +14,8 @@ pub struct NodeAffinity {
     pub required_during_scheduling_ignored_during_execution: Option<
         crate::api::core::v1::NodeSelector,
     >,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for NodeAffinity {
@@ -22,7 +24,7 @@ impl ::serde::Serialize for NodeAffinity {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -30,18 +32,19 @@ impl ::serde::Serialize for NodeAffinity {
                 self.preferred_during_scheduling_ignored_during_execution.is_some(),
                 self.required_during_scheduling_ignored_during_execution.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("NodeAffinity", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "preferredDuringSchedulingIgnoredDuringExecution",
             self.preferred_during_scheduling_ignored_during_execution.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "requiredDuringSchedulingIgnoredDuringExecution",
             self.required_during_scheduling_ignored_during_execution.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -85,8 +88,10 @@ impl<'de> ::serde::Deserialize<'de> for NodeAffinity {
             ) -> Result<NodeAffinity, A::Error> {
                 let mut preferred_during_scheduling_ignored_during_execution = None;
                 let mut required_during_scheduling_ignored_during_execution = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -105,7 +110,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeAffinity {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -116,6 +121,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeAffinity {
                     required_during_scheduling_ignored_during_execution: serde_struct::optional(
                         required_during_scheduling_ignored_during_execution,
                     ),
+                    unknown_fields,
                 })
             }
         }

@@ -8,6 +8,8 @@
 pub struct NodeSelector {
     /// The terms; a node matching any of them matches.
     pub node_selector_terms: Vec<crate::api::core::v1::NodeSelectorTerm>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for NodeSelector {
@@ -16,10 +18,12 @@ impl ::serde::Serialize for NodeSelector {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 1;
-        let mut state = serializer.serialize_struct("NodeSelector", len)?;
-        state.serialize_field("nodeSelectorTerms", &self.node_selector_terms)?;
+        use ::serde::ser::SerializeMap as _;
+        use ::kubeforge_runtime::serde_struct;
+        let len = 1 + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("nodeSelectorTerms", &self.node_selector_terms)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -58,8 +62,10 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelector {
                 mut map: A,
             ) -> Result<NodeSelector, A::Error> {
                 let mut node_selector_terms = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -70,7 +76,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelector {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -79,6 +85,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelector {
                         node_selector_terms,
                         "nodeSelectorTerms",
                     )?,
+                    unknown_fields,
                 })
             }
         }
@@ -110,6 +117,7 @@ impl NodeSelector {
                     .into_iter()
                     .map(Into::into)
                     .collect(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

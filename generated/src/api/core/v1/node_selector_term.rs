@@ -10,6 +10,8 @@ pub struct NodeSelectorTerm {
     pub match_expressions: Option<Vec<crate::api::core::v1::NodeSelectorRequirement>>,
     /// Requirements on node fields.
     pub match_fields: Option<Vec<crate::api::core::v1::NodeSelectorRequirement>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for NodeSelectorTerm {
@@ -18,23 +20,24 @@ impl ::serde::Serialize for NodeSelectorTerm {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.match_expressions.is_some(), self.match_fields.is_some()],
-        );
-        let mut state = serializer.serialize_struct("NodeSelectorTerm", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "matchExpressions",
             self.match_expressions.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "matchFields",
             self.match_fields.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -75,8 +78,10 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
             ) -> Result<NodeSelectorTerm, A::Error> {
                 let mut match_expressions = None;
                 let mut match_fields = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -95,13 +100,14 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(NodeSelectorTerm {
                     match_expressions: serde_struct::optional(match_expressions),
                     match_fields: serde_struct::optional(match_fields),
+                    unknown_fields,
                 })
             }
         }

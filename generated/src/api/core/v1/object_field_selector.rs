@@ -10,6 +10,8 @@ pub struct ObjectFieldSelector {
     pub api_version: Option<String>,
     /// Path of the field to select.
     pub field_path: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ObjectFieldSelector {
@@ -18,16 +20,18 @@ impl ::serde::Serialize for ObjectFieldSelector {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.api_version.is_some()]);
-        let mut state = serializer.serialize_struct("ObjectFieldSelector", len)?;
-        serde_struct::optional_field(
+        let len = serde_struct::len(1, &[self.api_version.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "apiVersion",
             self.api_version.as_ref(),
         )?;
-        state.serialize_field("fieldPath", &self.field_path)?;
+        state.serialize_entry("fieldPath", &self.field_path)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -68,8 +72,10 @@ impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
             ) -> Result<ObjectFieldSelector, A::Error> {
                 let mut api_version = None;
                 let mut field_path = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -77,13 +83,14 @@ impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
                         }
 
                         1 => serde_struct::value(&mut map, &mut field_path, "fieldPath"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(ObjectFieldSelector {
                     api_version: serde_struct::optional(api_version),
                     field_path: serde_struct::required(field_path, "fieldPath")?,
+                    unknown_fields,
                 })
             }
         }
@@ -109,6 +116,7 @@ impl ObjectFieldSelector {
             inner: Self {
                 api_version: None,
                 field_path: field_path.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -24,6 +24,8 @@ pub struct PersistentVolumeClaimSpec {
     pub volume_mode: Option<String>,
     /// Name of the PersistentVolume bound to the claim.
     pub volume_name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for PersistentVolumeClaimSpec {
@@ -32,7 +34,7 @@ impl ::serde::Serialize for PersistentVolumeClaimSpec {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -47,45 +49,46 @@ impl ::serde::Serialize for PersistentVolumeClaimSpec {
                 self.volume_mode.is_some(),
                 self.volume_name.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("PersistentVolumeClaimSpec", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "accessModes",
             self.access_modes.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "dataSource",
             self.data_source.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "dataSourceRef",
             self.data_source_ref.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "resources", self.resources.as_ref())?;
-        serde_struct::optional_field(&mut state, "selector", self.selector.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "resources", self.resources.as_ref())?;
+        serde_struct::optional_entry(&mut state, "selector", self.selector.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "storageClassName",
             self.storage_class_name.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "volumeAttributesClassName",
             self.volume_attributes_class_name.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "volumeMode",
             self.volume_mode.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "volumeName",
             self.volume_name.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -150,8 +153,10 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
                 let mut volume_attributes_class_name = None;
                 let mut volume_mode = None;
                 let mut volume_name = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -200,7 +205,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
                             serde_struct::value(&mut map, &mut volume_name, "volumeName")
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -216,6 +221,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
                     ),
                     volume_mode: serde_struct::optional(volume_mode),
                     volume_name: serde_struct::optional(volume_name),
+                    unknown_fields,
                 })
             }
         }

@@ -10,6 +10,8 @@ pub struct PersistentVolumeClaimTemplate {
     pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     /// Spec copied unchanged into the PVC.
     pub spec: crate::api::core::v1::PersistentVolumeClaimSpec,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for PersistentVolumeClaimTemplate {
@@ -18,13 +20,14 @@ impl ::serde::Serialize for PersistentVolumeClaimTemplate {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.metadata.is_some()]);
-        let mut state = serializer
-            .serialize_struct("PersistentVolumeClaimTemplate", len)?;
-        serde_struct::optional_field(&mut state, "metadata", self.metadata.as_ref())?;
-        state.serialize_field("spec", &self.spec)?;
+        let len = serde_struct::len(1, &[self.metadata.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
+        state.serialize_entry("spec", &self.spec)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -65,19 +68,22 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
             ) -> Result<PersistentVolumeClaimTemplate, A::Error> {
                 let mut metadata = None;
                 let mut spec = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut metadata, "metadata"),
                         1 => serde_struct::value(&mut map, &mut spec, "spec"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(PersistentVolumeClaimTemplate {
                     metadata: serde_struct::optional(metadata),
                     spec: serde_struct::required(spec, "spec")?,
+                    unknown_fields,
                 })
             }
         }
@@ -105,6 +111,7 @@ impl PersistentVolumeClaimTemplate {
             inner: Self {
                 metadata: None,
                 spec: spec.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -10,6 +10,8 @@ pub struct PersistentVolumeClaimVolumeSource {
     pub claim_name: String,
     /// Forces the mount to be read-only when true.
     pub read_only: Option<bool>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for PersistentVolumeClaimVolumeSource {
@@ -18,13 +20,14 @@ impl ::serde::Serialize for PersistentVolumeClaimVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.read_only.is_some()]);
-        let mut state = serializer
-            .serialize_struct("PersistentVolumeClaimVolumeSource", len)?;
-        state.serialize_field("claimName", &self.claim_name)?;
-        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
+        let len = serde_struct::len(1, &[self.read_only.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("claimName", &self.claim_name)?;
+        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -66,19 +69,22 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimVolumeSource {
             ) -> Result<PersistentVolumeClaimVolumeSource, A::Error> {
                 let mut claim_name = None;
                 let mut read_only = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut claim_name, "claimName"),
                         1 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(PersistentVolumeClaimVolumeSource {
                     claim_name: serde_struct::required(claim_name, "claimName")?,
                     read_only: serde_struct::optional(read_only),
+                    unknown_fields,
                 })
             }
         }
@@ -106,6 +112,7 @@ impl PersistentVolumeClaimVolumeSource {
             inner: Self {
                 claim_name: claim_name.into(),
                 read_only: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -10,6 +10,8 @@ pub struct PhotonPersistentDiskVolumeSource {
     pub fs_type: Option<String>,
     /// ID of the persistent disk.
     pub pd_id: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for PhotonPersistentDiskVolumeSource {
@@ -18,13 +20,14 @@ impl ::serde::Serialize for PhotonPersistentDiskVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.fs_type.is_some()]);
-        let mut state = serializer
-            .serialize_struct("PhotonPersistentDiskVolumeSource", len)?;
-        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
-        state.serialize_field("pdID", &self.pd_id)?;
+        let len = serde_struct::len(1, &[self.fs_type.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
+        state.serialize_entry("pdID", &self.pd_id)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -65,19 +68,22 @@ impl<'de> ::serde::Deserialize<'de> for PhotonPersistentDiskVolumeSource {
             ) -> Result<PhotonPersistentDiskVolumeSource, A::Error> {
                 let mut fs_type = None;
                 let mut pd_id = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
                         1 => serde_struct::value(&mut map, &mut pd_id, "pdID"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(PhotonPersistentDiskVolumeSource {
                     fs_type: serde_struct::optional(fs_type),
                     pd_id: serde_struct::required(pd_id, "pdID")?,
+                    unknown_fields,
                 })
             }
         }
@@ -103,6 +109,7 @@ impl PhotonPersistentDiskVolumeSource {
             inner: Self {
                 fs_type: None,
                 pd_id: pd_id.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -45,6 +45,8 @@ pub struct Pod {
     pub spec: Option<crate::api::core::v1::PodSpec>,
     /// Most recently observed status of the pod; read-only.
     pub status: Option<crate::api::core::v1::PodStatus>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for Pod {
@@ -53,7 +55,7 @@ impl ::serde::Serialize for Pod {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -64,18 +66,19 @@ impl ::serde::Serialize for Pod {
                 self.spec.is_some(),
                 self.status.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("Pod", len)?;
-        serde_struct::field_if(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::entry_if(
             &mut state,
             "apiVersion",
             &self.api_version,
             self.api_version.is_present(),
         )?;
-        serde_struct::field_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-        serde_struct::optional_field(&mut state, "metadata", self.metadata.as_ref())?;
-        serde_struct::optional_field(&mut state, "spec", self.spec.as_ref())?;
-        serde_struct::optional_field(&mut state, "status", self.status.as_ref())?;
+        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
+        serde_struct::optional_entry(&mut state, "spec", self.spec.as_ref())?;
+        serde_struct::optional_entry(&mut state, "status", self.status.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -128,8 +131,10 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
                 let mut metadata = None;
                 let mut spec = None;
                 let mut status = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -140,7 +145,7 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
                         2 => serde_struct::value(&mut map, &mut metadata, "metadata"),
                         3 => serde_struct::value(&mut map, &mut spec, "spec"),
                         4 => serde_struct::value(&mut map, &mut status, "status"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -151,6 +156,7 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
                     metadata: serde_struct::optional(metadata),
                     spec: serde_struct::optional(spec),
                     status: serde_struct::optional(status),
+                    unknown_fields,
                 })
             }
         }

@@ -20,6 +20,8 @@ pub struct PodAffinityTerm {
     pub namespaces: Option<Vec<String>>,
     /// Node label key that defines the topology domain, e.g. `topology.kubernetes.io/zone`.
     pub topology_key: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for PodAffinityTerm {
@@ -28,7 +30,7 @@ impl ::serde::Serialize for PodAffinityTerm {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
@@ -39,34 +41,35 @@ impl ::serde::Serialize for PodAffinityTerm {
                 self.namespace_selector.is_some(),
                 self.namespaces.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("PodAffinityTerm", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "labelSelector",
             self.label_selector.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "matchLabelKeys",
             self.match_label_keys.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "mismatchLabelKeys",
             self.mismatch_label_keys.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "namespaceSelector",
             self.namespace_selector.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "namespaces",
             self.namespaces.as_ref(),
         )?;
-        state.serialize_field("topologyKey", &self.topology_key)?;
+        state.serialize_entry("topologyKey", &self.topology_key)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -122,8 +125,10 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
                 let mut namespace_selector = None;
                 let mut namespaces = None;
                 let mut topology_key = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -167,7 +172,7 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -178,6 +183,7 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
                     namespace_selector: serde_struct::optional(namespace_selector),
                     namespaces: serde_struct::optional(namespaces),
                     topology_key: serde_struct::required(topology_key, "topologyKey")?,
+                    unknown_fields,
                 })
             }
         }
@@ -207,6 +213,7 @@ impl PodAffinityTerm {
                 namespace_selector: None,
                 namespaces: None,
                 topology_key: topology_key.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -20,6 +20,8 @@ pub struct PodCertificateProjection {
     pub signer_name: String,
     /// Extra information passed verbatim to the signer.
     pub user_annotations: Option<::std::collections::BTreeMap<String, String>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for PodCertificateProjection {
@@ -28,7 +30,7 @@ impl ::serde::Serialize for PodCertificateProjection {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             2,
@@ -39,31 +41,32 @@ impl ::serde::Serialize for PodCertificateProjection {
                 self.max_expiration_seconds.is_some(),
                 self.user_annotations.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("PodCertificateProjection", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "certificateChainPath",
             self.certificate_chain_path.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "credentialBundlePath",
             self.credential_bundle_path.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "keyPath", self.key_path.as_ref())?;
-        state.serialize_field("keyType", &self.key_type)?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "keyPath", self.key_path.as_ref())?;
+        state.serialize_entry("keyType", &self.key_type)?;
+        serde_struct::optional_entry(
             &mut state,
             "maxExpirationSeconds",
             self.max_expiration_seconds.as_ref(),
         )?;
-        state.serialize_field("signerName", &self.signer_name)?;
-        serde_struct::optional_field(
+        state.serialize_entry("signerName", &self.signer_name)?;
+        serde_struct::optional_entry(
             &mut state,
             "userAnnotations",
             self.user_annotations.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -122,8 +125,10 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
                 let mut max_expiration_seconds = None;
                 let mut signer_name = None;
                 let mut user_annotations = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -164,7 +169,7 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -182,6 +187,7 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
                     ),
                     signer_name: serde_struct::required(signer_name, "signerName")?,
                     user_annotations: serde_struct::optional(user_annotations),
+                    unknown_fields,
                 })
             }
         }
@@ -216,6 +222,7 @@ impl PodCertificateProjection {
                 max_expiration_seconds: None,
                 signer_name: signer_name.into(),
                 user_annotations: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

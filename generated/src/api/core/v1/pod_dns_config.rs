@@ -12,6 +12,8 @@ pub struct PodDNSConfig {
     pub options: Option<Vec<crate::api::core::v1::PodDNSConfigOption>>,
     /// Additional DNS search domains.
     pub searches: Option<Vec<String>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for PodDNSConfig {
@@ -20,7 +22,7 @@ impl ::serde::Serialize for PodDNSConfig {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -29,15 +31,16 @@ impl ::serde::Serialize for PodDNSConfig {
                 self.options.is_some(),
                 self.searches.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("PodDNSConfig", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "nameservers",
             self.nameservers.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "options", self.options.as_ref())?;
-        serde_struct::optional_field(&mut state, "searches", self.searches.as_ref())?;
+        serde_struct::optional_entry(&mut state, "options", self.options.as_ref())?;
+        serde_struct::optional_entry(&mut state, "searches", self.searches.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -84,8 +87,10 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
                 let mut nameservers = None;
                 let mut options = None;
                 let mut searches = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -98,7 +103,7 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
 
                         1 => serde_struct::value(&mut map, &mut options, "options"),
                         2 => serde_struct::value(&mut map, &mut searches, "searches"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -106,6 +111,7 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
                     nameservers: serde_struct::optional(nameservers),
                     options: serde_struct::optional(options),
                     searches: serde_struct::optional(searches),
+                    unknown_fields,
                 })
             }
         }

@@ -10,6 +10,8 @@ pub struct PodDNSConfigOption {
     pub name: Option<String>,
     /// Option value.
     pub value: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for PodDNSConfigOption {
@@ -18,12 +20,14 @@ impl ::serde::Serialize for PodDNSConfigOption {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[self.name.is_some(), self.value.is_some()]);
-        let mut state = serializer.serialize_struct("PodDNSConfigOption", len)?;
-        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
-        serde_struct::optional_field(&mut state, "value", self.value.as_ref())?;
+        let len = serde_struct::len(0, &[self.name.is_some(), self.value.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+        serde_struct::optional_entry(&mut state, "value", self.value.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -64,19 +68,22 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfigOption {
             ) -> Result<PodDNSConfigOption, A::Error> {
                 let mut name = None;
                 let mut value = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut name, "name"),
                         1 => serde_struct::value(&mut map, &mut value, "value"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(PodDNSConfigOption {
                     name: serde_struct::optional(name),
                     value: serde_struct::optional(value),
+                    unknown_fields,
                 })
             }
         }

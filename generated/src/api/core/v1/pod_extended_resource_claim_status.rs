@@ -10,6 +10,8 @@ pub struct PodExtendedResourceClaimStatus {
     pub request_mappings: Vec<crate::api::core::v1::ContainerExtendedResourceRequest>,
     /// Name of the generated ResourceClaim.
     pub resource_claim_name: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for PodExtendedResourceClaimStatus {
@@ -18,12 +20,13 @@ impl ::serde::Serialize for PodExtendedResourceClaimStatus {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2;
-        let mut state = serializer
-            .serialize_struct("PodExtendedResourceClaimStatus", len)?;
-        state.serialize_field("requestMappings", &self.request_mappings)?;
-        state.serialize_field("resourceClaimName", &self.resource_claim_name)?;
+        use ::serde::ser::SerializeMap as _;
+        use ::kubeforge_runtime::serde_struct;
+        let len = 2 + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("requestMappings", &self.request_mappings)?;
+        state.serialize_entry("resourceClaimName", &self.resource_claim_name)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -67,8 +70,10 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
             ) -> Result<PodExtendedResourceClaimStatus, A::Error> {
                 let mut request_mappings = None;
                 let mut resource_claim_name = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -87,7 +92,7 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -100,6 +105,7 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
                         resource_claim_name,
                         "resourceClaimName",
                     )?,
+                    unknown_fields,
                 })
             }
         }
@@ -131,6 +137,7 @@ impl PodExtendedResourceClaimStatus {
             inner: Self {
                 request_mappings: request_mappings.into_iter().map(Into::into).collect(),
                 resource_claim_name: resource_claim_name.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

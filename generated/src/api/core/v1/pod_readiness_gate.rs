@@ -8,6 +8,8 @@
 pub struct PodReadinessGate {
     /// Pod condition type that must be True.
     pub condition_type: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for PodReadinessGate {
@@ -16,10 +18,12 @@ impl ::serde::Serialize for PodReadinessGate {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 1;
-        let mut state = serializer.serialize_struct("PodReadinessGate", len)?;
-        state.serialize_field("conditionType", &self.condition_type)?;
+        use ::serde::ser::SerializeMap as _;
+        use ::kubeforge_runtime::serde_struct;
+        let len = 1 + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("conditionType", &self.condition_type)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -58,8 +62,10 @@ impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
                 mut map: A,
             ) -> Result<PodReadinessGate, A::Error> {
                 let mut condition_type = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -70,7 +76,7 @@ impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -79,6 +85,7 @@ impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
                         condition_type,
                         "conditionType",
                     )?,
+                    unknown_fields,
                 })
             }
         }
@@ -103,6 +110,7 @@ impl PodReadinessGate {
         PodReadinessGateBuilder {
             inner: Self {
                 condition_type: condition_type.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

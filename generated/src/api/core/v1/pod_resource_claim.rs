@@ -12,6 +12,8 @@ pub struct PodResourceClaim {
     pub resource_claim_name: Option<String>,
     /// ResourceClaimTemplate to create a claim from.
     pub resource_claim_template_name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for PodResourceClaim {
@@ -20,7 +22,7 @@ impl ::serde::Serialize for PodResourceClaim {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
@@ -28,19 +30,20 @@ impl ::serde::Serialize for PodResourceClaim {
                 self.resource_claim_name.is_some(),
                 self.resource_claim_template_name.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("PodResourceClaim", len)?;
-        state.serialize_field("name", &self.name)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("name", &self.name)?;
+        serde_struct::optional_entry(
             &mut state,
             "resourceClaimName",
             self.resource_claim_name.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "resourceClaimTemplateName",
             self.resource_claim_template_name.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -87,8 +90,10 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
                 let mut name = None;
                 let mut resource_claim_name = None;
                 let mut resource_claim_template_name = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut name, "name"),
@@ -108,7 +113,7 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -118,6 +123,7 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
                     resource_claim_template_name: serde_struct::optional(
                         resource_claim_template_name,
                     ),
+                    unknown_fields,
                 })
             }
         }
@@ -144,6 +150,7 @@ impl PodResourceClaim {
                 name: name.into(),
                 resource_claim_name: None,
                 resource_claim_template_name: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -10,6 +10,8 @@ pub struct PodResourceClaimStatus {
     pub name: String,
     /// Name of the generated ResourceClaim, if any.
     pub resource_claim_name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for PodResourceClaimStatus {
@@ -18,16 +20,18 @@ impl ::serde::Serialize for PodResourceClaimStatus {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.resource_claim_name.is_some()]);
-        let mut state = serializer.serialize_struct("PodResourceClaimStatus", len)?;
-        state.serialize_field("name", &self.name)?;
-        serde_struct::optional_field(
+        let len = serde_struct::len(1, &[self.resource_claim_name.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("name", &self.name)?;
+        serde_struct::optional_entry(
             &mut state,
             "resourceClaimName",
             self.resource_claim_name.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -68,8 +72,10 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
             ) -> Result<PodResourceClaimStatus, A::Error> {
                 let mut name = None;
                 let mut resource_claim_name = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut name, "name"),
@@ -81,13 +87,14 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(PodResourceClaimStatus {
                     name: serde_struct::required(name, "name")?,
                     resource_claim_name: serde_struct::optional(resource_claim_name),
+                    unknown_fields,
                 })
             }
         }
@@ -113,6 +120,7 @@ impl PodResourceClaimStatus {
             inner: Self {
                 name: name.into(),
                 resource_claim_name: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -8,6 +8,8 @@
 pub struct PodSchedulingGate {
     /// Unique name of the gate.
     pub name: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for PodSchedulingGate {
@@ -16,10 +18,12 @@ impl ::serde::Serialize for PodSchedulingGate {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 1;
-        let mut state = serializer.serialize_struct("PodSchedulingGate", len)?;
-        state.serialize_field("name", &self.name)?;
+        use ::serde::ser::SerializeMap as _;
+        use ::kubeforge_runtime::serde_struct;
+        let len = 1 + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("name", &self.name)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -58,17 +62,20 @@ impl<'de> ::serde::Deserialize<'de> for PodSchedulingGate {
                 mut map: A,
             ) -> Result<PodSchedulingGate, A::Error> {
                 let mut name = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut name, "name"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(PodSchedulingGate {
                     name: serde_struct::required(name, "name")?,
+                    unknown_fields,
                 })
             }
         }
@@ -91,7 +98,10 @@ impl PodSchedulingGate {
     #[inline]
     pub fn builder(name: impl Into<String>) -> PodSchedulingGateBuilder {
         PodSchedulingGateBuilder {
-            inner: Self { name: name.into() },
+            inner: Self {
+                name: name.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+            },
         }
     }
 }

@@ -32,6 +32,8 @@ pub struct PodSecurityContext {
     pub sysctls: Option<Vec<crate::api::core::v1::Sysctl>>,
     /// Windows-specific settings for all containers.
     pub windows_options: Option<crate::api::core::v1::WindowsSecurityContextOptions>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for PodSecurityContext {
@@ -40,7 +42,7 @@ impl ::serde::Serialize for PodSecurityContext {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -59,65 +61,66 @@ impl ::serde::Serialize for PodSecurityContext {
                 self.sysctls.is_some(),
                 self.windows_options.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("PodSecurityContext", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "appArmorProfile",
             self.app_armor_profile.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "fsGroup", self.fs_group.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "fsGroup", self.fs_group.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "fsGroupChangePolicy",
             self.fs_group_change_policy.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "runAsGroup",
             self.run_as_group.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "runAsNonRoot",
             self.run_as_non_root.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "runAsUser",
             self.run_as_user.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "seLinuxChangePolicy",
             self.se_linux_change_policy.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "seLinuxOptions",
             self.se_linux_options.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "seccompProfile",
             self.seccomp_profile.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "supplementalGroups",
             self.supplemental_groups.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "supplementalGroupsPolicy",
             self.supplemental_groups_policy.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "sysctls", self.sysctls.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "sysctls", self.sysctls.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "windowsOptions",
             self.windows_options.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -194,8 +197,10 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                 let mut supplemental_groups_policy = None;
                 let mut sysctls = None;
                 let mut windows_options = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -281,7 +286,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -305,6 +310,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                     ),
                     sysctls: serde_struct::optional(sysctls),
                     windows_options: serde_struct::optional(windows_options),
+                    unknown_fields,
                 })
             }
         }

@@ -97,6 +97,8 @@ pub struct PodSpec {
     pub volumes: Option<Vec<crate::api::core::v1::Volume>>,
     /// Workload and pod group the pod belongs to.
     pub workload_ref: Option<crate::api::core::v1::WorkloadReference>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for PodSpec {
@@ -105,7 +107,7 @@ impl ::serde::Serialize for PodSpec {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
@@ -152,158 +154,159 @@ impl ::serde::Serialize for PodSpec {
                 self.volumes.is_some(),
                 self.workload_ref.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("PodSpec", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "activeDeadlineSeconds",
             self.active_deadline_seconds.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "affinity", self.affinity.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "affinity", self.affinity.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "automountServiceAccountToken",
             self.automount_service_account_token.as_ref(),
         )?;
-        state.serialize_field("containers", &self.containers)?;
-        serde_struct::optional_field(&mut state, "dnsConfig", self.dns_config.as_ref())?;
-        serde_struct::optional_field(&mut state, "dnsPolicy", self.dns_policy.as_ref())?;
-        serde_struct::optional_field(
+        state.serialize_entry("containers", &self.containers)?;
+        serde_struct::optional_entry(&mut state, "dnsConfig", self.dns_config.as_ref())?;
+        serde_struct::optional_entry(&mut state, "dnsPolicy", self.dns_policy.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "enableServiceLinks",
             self.enable_service_links.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "ephemeralContainers",
             self.ephemeral_containers.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "hostAliases",
             self.host_aliases.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "hostIPC", self.host_ipc.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "hostIPC", self.host_ipc.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "hostNetwork",
             self.host_network.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "hostPID", self.host_pid.as_ref())?;
-        serde_struct::optional_field(&mut state, "hostUsers", self.host_users.as_ref())?;
-        serde_struct::optional_field(&mut state, "hostname", self.hostname.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "hostPID", self.host_pid.as_ref())?;
+        serde_struct::optional_entry(&mut state, "hostUsers", self.host_users.as_ref())?;
+        serde_struct::optional_entry(&mut state, "hostname", self.hostname.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "hostnameOverride",
             self.hostname_override.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "imagePullSecrets",
             self.image_pull_secrets.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "initContainers",
             self.init_containers.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "nodeName", self.node_name.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "nodeName", self.node_name.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "nodeSelector",
             self.node_selector.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "os", self.os.as_ref())?;
-        serde_struct::optional_field(&mut state, "overhead", self.overhead.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "os", self.os.as_ref())?;
+        serde_struct::optional_entry(&mut state, "overhead", self.overhead.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "preemptionPolicy",
             self.preemption_policy.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "priority", self.priority.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "priority", self.priority.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "priorityClassName",
             self.priority_class_name.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "readinessGates",
             self.readiness_gates.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "resourceClaims",
             self.resource_claims.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "resources", self.resources.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "resources", self.resources.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "restartPolicy",
             self.restart_policy.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "runtimeClassName",
             self.runtime_class_name.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "schedulerName",
             self.scheduler_name.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "schedulingGates",
             self.scheduling_gates.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "securityContext",
             self.security_context.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "serviceAccount",
             self.service_account.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "serviceAccountName",
             self.service_account_name.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "setHostnameAsFQDN",
             self.set_hostname_as_fqdn.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "shareProcessNamespace",
             self.share_process_namespace.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "subdomain", self.subdomain.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "subdomain", self.subdomain.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "terminationGracePeriodSeconds",
             self.termination_grace_period_seconds.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "tolerations",
             self.tolerations.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "topologySpreadConstraints",
             self.topology_spread_constraints.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "volumes", self.volumes.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "volumes", self.volumes.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "workloadRef",
             self.workload_ref.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -467,8 +470,10 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                 let mut topology_spread_constraints = None;
                 let mut volumes = None;
                 let mut workload_ref = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -702,7 +707,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -759,6 +764,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                     ),
                     volumes: serde_struct::optional(volumes),
                     workload_ref: serde_struct::optional(workload_ref),
+                    unknown_fields,
                 })
             }
         }
@@ -826,6 +832,7 @@ impl PodSpec {
                 topology_spread_constraints: None,
                 volumes: None,
                 workload_ref: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

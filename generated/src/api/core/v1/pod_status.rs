@@ -55,6 +55,8 @@ pub struct PodStatus {
     pub resources: Option<crate::api::core::v1::ResourceRequirements>,
     /// When the kubelet acknowledged the pod.
     pub start_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for PodStatus {
@@ -63,7 +65,7 @@ impl ::serde::Serialize for PodStatus {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -89,64 +91,65 @@ impl ::serde::Serialize for PodStatus {
                 self.resources.is_some(),
                 self.start_time.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("PodStatus", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "allocatedResources",
             self.allocated_resources.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "conditions",
             self.conditions.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "containerStatuses",
             self.container_statuses.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "ephemeralContainerStatuses",
             self.ephemeral_container_statuses.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "extendedResourceClaimStatus",
             self.extended_resource_claim_status.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "hostIP", self.host_ip.as_ref())?;
-        serde_struct::optional_field(&mut state, "hostIPs", self.host_ips.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "hostIP", self.host_ip.as_ref())?;
+        serde_struct::optional_entry(&mut state, "hostIPs", self.host_ips.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "initContainerStatuses",
             self.init_container_statuses.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "message", self.message.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "nominatedNodeName",
             self.nominated_node_name.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "observedGeneration",
             self.observed_generation.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "phase", self.phase.as_ref())?;
-        serde_struct::optional_field(&mut state, "podIP", self.pod_ip.as_ref())?;
-        serde_struct::optional_field(&mut state, "podIPs", self.pod_ips.as_ref())?;
-        serde_struct::optional_field(&mut state, "qosClass", self.qos_class.as_ref())?;
-        serde_struct::optional_field(&mut state, "reason", self.reason.as_ref())?;
-        serde_struct::optional_field(&mut state, "resize", self.resize.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "phase", self.phase.as_ref())?;
+        serde_struct::optional_entry(&mut state, "podIP", self.pod_ip.as_ref())?;
+        serde_struct::optional_entry(&mut state, "podIPs", self.pod_ips.as_ref())?;
+        serde_struct::optional_entry(&mut state, "qosClass", self.qos_class.as_ref())?;
+        serde_struct::optional_entry(&mut state, "reason", self.reason.as_ref())?;
+        serde_struct::optional_entry(&mut state, "resize", self.resize.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "resourceClaimStatuses",
             self.resource_claim_statuses.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "resources", self.resources.as_ref())?;
-        serde_struct::optional_field(&mut state, "startTime", self.start_time.as_ref())?;
+        serde_struct::optional_entry(&mut state, "resources", self.resources.as_ref())?;
+        serde_struct::optional_entry(&mut state, "startTime", self.start_time.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -244,8 +247,10 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                 let mut resource_claim_statuses = None;
                 let mut resources = None;
                 let mut start_time = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -324,7 +329,7 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
 
                         18 => serde_struct::value(&mut map, &mut resources, "resources"),
                         19 => serde_struct::value(&mut map, &mut start_time, "startTime"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -357,6 +362,7 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                     ),
                     resources: serde_struct::optional(resources),
                     start_time: serde_struct::optional(start_time),
+                    unknown_fields,
                 })
             }
         }

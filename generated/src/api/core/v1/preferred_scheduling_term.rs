@@ -10,6 +10,8 @@ pub struct PreferredSchedulingTerm {
     pub preference: crate::api::core::v1::NodeSelectorTerm,
     /// Weight between 1 and 100.
     pub weight: i32,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for PreferredSchedulingTerm {
@@ -18,11 +20,13 @@ impl ::serde::Serialize for PreferredSchedulingTerm {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2;
-        let mut state = serializer.serialize_struct("PreferredSchedulingTerm", len)?;
-        state.serialize_field("preference", &self.preference)?;
-        state.serialize_field("weight", &self.weight)?;
+        use ::serde::ser::SerializeMap as _;
+        use ::kubeforge_runtime::serde_struct;
+        let len = 2 + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("preference", &self.preference)?;
+        state.serialize_entry("weight", &self.weight)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -63,19 +67,22 @@ impl<'de> ::serde::Deserialize<'de> for PreferredSchedulingTerm {
             ) -> Result<PreferredSchedulingTerm, A::Error> {
                 let mut preference = None;
                 let mut weight = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut preference, "preference"),
                         1 => serde_struct::value(&mut map, &mut weight, "weight"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(PreferredSchedulingTerm {
                     preference: serde_struct::required(preference, "preference")?,
                     weight: serde_struct::required(weight, "weight")?,
+                    unknown_fields,
                 })
             }
         }
@@ -105,6 +112,7 @@ impl PreferredSchedulingTerm {
             inner: Self {
                 preference: preference.into(),
                 weight: weight.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -26,6 +26,8 @@ pub struct Probe {
     pub termination_grace_period_seconds: Option<i64>,
     /// Seconds before a probe attempt times out.
     pub timeout_seconds: Option<i32>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for Probe {
@@ -34,7 +36,7 @@ impl ::serde::Serialize for Probe {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -50,42 +52,43 @@ impl ::serde::Serialize for Probe {
                 self.termination_grace_period_seconds.is_some(),
                 self.timeout_seconds.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("Probe", len)?;
-        serde_struct::optional_field(&mut state, "exec", self.exec.as_ref())?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "exec", self.exec.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "failureThreshold",
             self.failure_threshold.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "grpc", self.grpc.as_ref())?;
-        serde_struct::optional_field(&mut state, "httpGet", self.http_get.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "grpc", self.grpc.as_ref())?;
+        serde_struct::optional_entry(&mut state, "httpGet", self.http_get.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "initialDelaySeconds",
             self.initial_delay_seconds.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "periodSeconds",
             self.period_seconds.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "successThreshold",
             self.success_threshold.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "tcpSocket", self.tcp_socket.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "tcpSocket", self.tcp_socket.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "terminationGracePeriodSeconds",
             self.termination_grace_period_seconds.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "timeoutSeconds",
             self.timeout_seconds.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -153,8 +156,10 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                 let mut tcp_socket = None;
                 let mut termination_grace_period_seconds = None;
                 let mut timeout_seconds = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut exec, "exec"),
@@ -209,7 +214,7 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -226,6 +231,7 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                         termination_grace_period_seconds,
                     ),
                     timeout_seconds: serde_struct::optional(timeout_seconds),
+                    unknown_fields,
                 })
             }
         }

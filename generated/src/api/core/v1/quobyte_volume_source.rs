@@ -18,6 +18,8 @@ pub struct QuobyteVolumeSource {
     pub user: Option<String>,
     /// Name of the Quobyte volume.
     pub volume: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for QuobyteVolumeSource {
@@ -26,7 +28,7 @@ impl ::serde::Serialize for QuobyteVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             2,
@@ -36,14 +38,15 @@ impl ::serde::Serialize for QuobyteVolumeSource {
                 self.tenant.is_some(),
                 self.user.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("QuobyteVolumeSource", len)?;
-        serde_struct::optional_field(&mut state, "group", self.group.as_ref())?;
-        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
-        state.serialize_field("registry", &self.registry)?;
-        serde_struct::optional_field(&mut state, "tenant", self.tenant.as_ref())?;
-        serde_struct::optional_field(&mut state, "user", self.user.as_ref())?;
-        state.serialize_field("volume", &self.volume)?;
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "group", self.group.as_ref())?;
+        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
+        state.serialize_entry("registry", &self.registry)?;
+        serde_struct::optional_entry(&mut state, "tenant", self.tenant.as_ref())?;
+        serde_struct::optional_entry(&mut state, "user", self.user.as_ref())?;
+        state.serialize_entry("volume", &self.volume)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -99,8 +102,10 @@ impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
                 let mut tenant = None;
                 let mut user = None;
                 let mut volume = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut group, "group"),
@@ -109,7 +114,7 @@ impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
                         3 => serde_struct::value(&mut map, &mut tenant, "tenant"),
                         4 => serde_struct::value(&mut map, &mut user, "user"),
                         5 => serde_struct::value(&mut map, &mut volume, "volume"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -120,6 +125,7 @@ impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
                     tenant: serde_struct::optional(tenant),
                     user: serde_struct::optional(user),
                     volume: serde_struct::required(volume, "volume")?,
+                    unknown_fields,
                 })
             }
         }
@@ -153,6 +159,7 @@ impl QuobyteVolumeSource {
                 tenant: None,
                 user: None,
                 volume: volume.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

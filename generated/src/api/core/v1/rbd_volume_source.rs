@@ -22,6 +22,8 @@ pub struct RBDVolumeSource {
     pub secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
     /// RADOS user name; defaults to admin.
     pub user: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for RBDVolumeSource {
@@ -30,7 +32,7 @@ impl ::serde::Serialize for RBDVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             2,
@@ -42,16 +44,17 @@ impl ::serde::Serialize for RBDVolumeSource {
                 self.secret_ref.is_some(),
                 self.user.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("RBDVolumeSource", len)?;
-        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
-        state.serialize_field("image", &self.image)?;
-        serde_struct::optional_field(&mut state, "keyring", self.keyring.as_ref())?;
-        state.serialize_field("monitors", &self.monitors)?;
-        serde_struct::optional_field(&mut state, "pool", self.pool.as_ref())?;
-        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::optional_field(&mut state, "secretRef", self.secret_ref.as_ref())?;
-        serde_struct::optional_field(&mut state, "user", self.user.as_ref())?;
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
+        state.serialize_entry("image", &self.image)?;
+        serde_struct::optional_entry(&mut state, "keyring", self.keyring.as_ref())?;
+        state.serialize_entry("monitors", &self.monitors)?;
+        serde_struct::optional_entry(&mut state, "pool", self.pool.as_ref())?;
+        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_entry(&mut state, "secretRef", self.secret_ref.as_ref())?;
+        serde_struct::optional_entry(&mut state, "user", self.user.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -113,8 +116,10 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
                 let mut read_only = None;
                 let mut secret_ref = None;
                 let mut user = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
@@ -125,7 +130,7 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
                         5 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
                         6 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
                         7 => serde_struct::value(&mut map, &mut user, "user"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -138,6 +143,7 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
                     read_only: serde_struct::optional(read_only),
                     secret_ref: serde_struct::optional(secret_ref),
                     user: serde_struct::optional(user),
+                    unknown_fields,
                 })
             }
         }
@@ -175,6 +181,7 @@ impl RBDVolumeSource {
                 read_only: None,
                 secret_ref: None,
                 user: Some("admin".to_owned()),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

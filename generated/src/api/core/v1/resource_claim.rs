@@ -10,6 +10,8 @@ pub struct ResourceClaim {
     pub name: String,
     /// Request within the claim to use; empty means all.
     pub request: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ResourceClaim {
@@ -18,12 +20,14 @@ impl ::serde::Serialize for ResourceClaim {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.request.is_some()]);
-        let mut state = serializer.serialize_struct("ResourceClaim", len)?;
-        state.serialize_field("name", &self.name)?;
-        serde_struct::optional_field(&mut state, "request", self.request.as_ref())?;
+        let len = serde_struct::len(1, &[self.request.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("name", &self.name)?;
+        serde_struct::optional_entry(&mut state, "request", self.request.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -64,19 +68,22 @@ impl<'de> ::serde::Deserialize<'de> for ResourceClaim {
             ) -> Result<ResourceClaim, A::Error> {
                 let mut name = None;
                 let mut request = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut name, "name"),
                         1 => serde_struct::value(&mut map, &mut request, "request"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(ResourceClaim {
                     name: serde_struct::required(name, "name")?,
                     request: serde_struct::optional(request),
+                    unknown_fields,
                 })
             }
         }
@@ -102,6 +109,7 @@ impl ResourceClaim {
             inner: Self {
                 name: name.into(),
                 request: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -12,6 +12,8 @@ pub struct ResourceFieldSelector {
     pub divisor: Option<crate::apimachinery::pkg::api::resource::Quantity>,
     /// Resource to select, e.g. `limits.cpu`.
     pub resource: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ResourceFieldSelector {
@@ -20,20 +22,21 @@ impl ::serde::Serialize for ResourceFieldSelector {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[self.container_name.is_some(), self.divisor.is_some()],
-        );
-        let mut state = serializer.serialize_struct("ResourceFieldSelector", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "containerName",
             self.container_name.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "divisor", self.divisor.as_ref())?;
-        state.serialize_field("resource", &self.resource)?;
+        serde_struct::optional_entry(&mut state, "divisor", self.divisor.as_ref())?;
+        state.serialize_entry("resource", &self.resource)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -80,8 +83,10 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
                 let mut container_name = None;
                 let mut divisor = None;
                 let mut resource = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -94,7 +99,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
 
                         1 => serde_struct::value(&mut map, &mut divisor, "divisor"),
                         2 => serde_struct::value(&mut map, &mut resource, "resource"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -102,6 +107,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
                     container_name: serde_struct::optional(container_name),
                     divisor: serde_struct::optional(divisor),
                     resource: serde_struct::required(resource, "resource")?,
+                    unknown_fields,
                 })
             }
         }
@@ -128,6 +134,7 @@ impl ResourceFieldSelector {
                 container_name: None,
                 divisor: None,
                 resource: resource.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

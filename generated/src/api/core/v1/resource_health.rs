@@ -10,6 +10,8 @@ pub struct ResourceHealth {
     pub health: Option<String>,
     /// Unique ID of the resource.
     pub resource_id: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ResourceHealth {
@@ -18,12 +20,14 @@ impl ::serde::Serialize for ResourceHealth {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.health.is_some()]);
-        let mut state = serializer.serialize_struct("ResourceHealth", len)?;
-        serde_struct::optional_field(&mut state, "health", self.health.as_ref())?;
-        state.serialize_field("resourceID", &self.resource_id)?;
+        let len = serde_struct::len(1, &[self.health.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "health", self.health.as_ref())?;
+        state.serialize_entry("resourceID", &self.resource_id)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -64,8 +68,10 @@ impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
             ) -> Result<ResourceHealth, A::Error> {
                 let mut health = None;
                 let mut resource_id = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut health, "health"),
@@ -73,13 +79,14 @@ impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
                             serde_struct::value(&mut map, &mut resource_id, "resourceID")
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(ResourceHealth {
                     health: serde_struct::optional(health),
                     resource_id: serde_struct::required(resource_id, "resourceID")?,
+                    unknown_fields,
                 })
             }
         }
@@ -105,6 +112,7 @@ impl ResourceHealth {
             inner: Self {
                 health: None,
                 resource_id: resource_id.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

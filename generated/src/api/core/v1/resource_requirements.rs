@@ -22,6 +22,8 @@ pub struct ResourceRequirements {
             crate::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ResourceRequirements {
@@ -30,16 +32,17 @@ impl ::serde::Serialize for ResourceRequirements {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.claims.is_some(), self.limits.is_some(), self.requests.is_some()],
-        );
-        let mut state = serializer.serialize_struct("ResourceRequirements", len)?;
-        serde_struct::optional_field(&mut state, "claims", self.claims.as_ref())?;
-        serde_struct::optional_field(&mut state, "limits", self.limits.as_ref())?;
-        serde_struct::optional_field(&mut state, "requests", self.requests.as_ref())?;
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "claims", self.claims.as_ref())?;
+        serde_struct::optional_entry(&mut state, "limits", self.limits.as_ref())?;
+        serde_struct::optional_entry(&mut state, "requests", self.requests.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -82,14 +85,16 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
                 let mut claims = None;
                 let mut limits = None;
                 let mut requests = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut claims, "claims"),
                         1 => serde_struct::value(&mut map, &mut limits, "limits"),
                         2 => serde_struct::value(&mut map, &mut requests, "requests"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -97,6 +102,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
                     claims: serde_struct::optional(claims),
                     limits: serde_struct::optional(limits),
                     requests: serde_struct::optional(requests),
+                    unknown_fields,
                 })
             }
         }

@@ -10,6 +10,8 @@ pub struct ResourceStatus {
     pub name: String,
     /// Health of each device of the resource.
     pub resources: Option<Vec<crate::api::core::v1::ResourceHealth>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ResourceStatus {
@@ -18,12 +20,14 @@ impl ::serde::Serialize for ResourceStatus {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.resources.is_some()]);
-        let mut state = serializer.serialize_struct("ResourceStatus", len)?;
-        state.serialize_field("name", &self.name)?;
-        serde_struct::optional_field(&mut state, "resources", self.resources.as_ref())?;
+        let len = serde_struct::len(1, &[self.resources.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("name", &self.name)?;
+        serde_struct::optional_entry(&mut state, "resources", self.resources.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -64,19 +68,22 @@ impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
             ) -> Result<ResourceStatus, A::Error> {
                 let mut name = None;
                 let mut resources = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut name, "name"),
                         1 => serde_struct::value(&mut map, &mut resources, "resources"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(ResourceStatus {
                     name: serde_struct::required(name, "name")?,
                     resources: serde_struct::optional(resources),
+                    unknown_fields,
                 })
             }
         }
@@ -102,6 +109,7 @@ impl ResourceStatus {
             inner: Self {
                 name: name.into(),
                 resources: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -26,6 +26,8 @@ pub struct ScaleIOVolumeSource {
     pub system: String,
     /// Existing ScaleIO volume name.
     pub volume_name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ScaleIOVolumeSource {
@@ -34,7 +36,7 @@ impl ::serde::Serialize for ScaleIOVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             3,
@@ -47,38 +49,39 @@ impl ::serde::Serialize for ScaleIOVolumeSource {
                 self.storage_pool.is_some(),
                 self.volume_name.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("ScaleIOVolumeSource", len)?;
-        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
-        state.serialize_field("gateway", &self.gateway)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
+        state.serialize_entry("gateway", &self.gateway)?;
+        serde_struct::optional_entry(
             &mut state,
             "protectionDomain",
             self.protection_domain.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
-        state.serialize_field("secretRef", &self.secret_ref)?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
+        state.serialize_entry("secretRef", &self.secret_ref)?;
+        serde_struct::optional_entry(
             &mut state,
             "sslEnabled",
             self.ssl_enabled.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "storageMode",
             self.storage_mode.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "storagePool",
             self.storage_pool.as_ref(),
         )?;
-        state.serialize_field("system", &self.system)?;
-        serde_struct::optional_field(
+        state.serialize_entry("system", &self.system)?;
+        serde_struct::optional_entry(
             &mut state,
             "volumeName",
             self.volume_name.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -146,8 +149,10 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
                 let mut storage_pool = None;
                 let mut system = None;
                 let mut volume_name = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
@@ -187,7 +192,7 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
                             serde_struct::value(&mut map, &mut volume_name, "volumeName")
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -202,6 +207,7 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
                     storage_pool: serde_struct::optional(storage_pool),
                     system: serde_struct::required(system, "system")?,
                     volume_name: serde_struct::optional(volume_name),
+                    unknown_fields,
                 })
             }
         }
@@ -243,6 +249,7 @@ impl ScaleIOVolumeSource {
                 storage_pool: None,
                 system: system.into(),
                 volume_name: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -14,6 +14,8 @@ pub struct SELinuxOptions {
     pub type_: Option<String>,
     /// SELinux user label.
     pub user: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for SELinuxOptions {
@@ -22,7 +24,7 @@ impl ::serde::Serialize for SELinuxOptions {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -32,12 +34,13 @@ impl ::serde::Serialize for SELinuxOptions {
                 self.type_.is_some(),
                 self.user.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("SELinuxOptions", len)?;
-        serde_struct::optional_field(&mut state, "level", self.level.as_ref())?;
-        serde_struct::optional_field(&mut state, "role", self.role.as_ref())?;
-        serde_struct::optional_field(&mut state, "type", self.type_.as_ref())?;
-        serde_struct::optional_field(&mut state, "user", self.user.as_ref())?;
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "level", self.level.as_ref())?;
+        serde_struct::optional_entry(&mut state, "role", self.role.as_ref())?;
+        serde_struct::optional_entry(&mut state, "type", self.type_.as_ref())?;
+        serde_struct::optional_entry(&mut state, "user", self.user.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -82,15 +85,17 @@ impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
                 let mut role = None;
                 let mut type_ = None;
                 let mut user = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut level, "level"),
                         1 => serde_struct::value(&mut map, &mut role, "role"),
                         2 => serde_struct::value(&mut map, &mut type_, "type"),
                         3 => serde_struct::value(&mut map, &mut user, "user"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -99,6 +104,7 @@ impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
                     role: serde_struct::optional(role),
                     type_: serde_struct::optional(type_),
                     user: serde_struct::optional(user),
+                    unknown_fields,
                 })
             }
         }

@@ -10,6 +10,8 @@ pub struct SeccompProfile {
     pub localhost_profile: Option<String>,
     /// Profile kind: `Localhost`, `RuntimeDefault` or `Unconfined`.
     pub type_: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for SeccompProfile {
@@ -18,16 +20,18 @@ impl ::serde::Serialize for SeccompProfile {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.localhost_profile.is_some()]);
-        let mut state = serializer.serialize_struct("SeccompProfile", len)?;
-        serde_struct::optional_field(
+        let len = serde_struct::len(1, &[self.localhost_profile.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "localhostProfile",
             self.localhost_profile.as_ref(),
         )?;
-        state.serialize_field("type", &self.type_)?;
+        state.serialize_entry("type", &self.type_)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -68,8 +72,10 @@ impl<'de> ::serde::Deserialize<'de> for SeccompProfile {
             ) -> Result<SeccompProfile, A::Error> {
                 let mut localhost_profile = None;
                 let mut type_ = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -81,13 +87,14 @@ impl<'de> ::serde::Deserialize<'de> for SeccompProfile {
                         }
 
                         1 => serde_struct::value(&mut map, &mut type_, "type"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(SeccompProfile {
                     localhost_profile: serde_struct::optional(localhost_profile),
                     type_: serde_struct::required(type_, "type")?,
+                    unknown_fields,
                 })
             }
         }
@@ -113,6 +120,7 @@ impl SeccompProfile {
             inner: Self {
                 localhost_profile: None,
                 type_: type_.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

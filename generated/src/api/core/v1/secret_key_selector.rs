@@ -12,6 +12,8 @@ pub struct SecretKeySelector {
     pub name: Option<String>,
     /// Whether the Secret or key may be missing.
     pub optional: Option<bool>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for SecretKeySelector {
@@ -20,13 +22,15 @@ impl ::serde::Serialize for SecretKeySelector {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.name.is_some(), self.optional.is_some()]);
-        let mut state = serializer.serialize_struct("SecretKeySelector", len)?;
-        state.serialize_field("key", &self.key)?;
-        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
-        serde_struct::optional_field(&mut state, "optional", self.optional.as_ref())?;
+        let len = serde_struct::len(1, &[self.name.is_some(), self.optional.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("key", &self.key)?;
+        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+        serde_struct::optional_entry(&mut state, "optional", self.optional.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -69,14 +73,22 @@ impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
                 let mut key = None;
                 let mut name = None;
                 let mut optional = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key_2 = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key_2))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut key, "key"),
                         1 => serde_struct::value(&mut map, &mut name, "name"),
                         2 => serde_struct::value(&mut map, &mut optional, "optional"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => {
+                            serde_struct::extra(
+                                &mut map,
+                                &mut unknown_fields,
+                                &mut key_2,
+                            )
+                        }
                     }?;
                 }
 
@@ -84,6 +96,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
                     key: serde_struct::required(key, "key")?,
                     name: serde_struct::optional(name),
                     optional: serde_struct::optional(optional),
+                    unknown_fields,
                 })
             }
         }
@@ -110,6 +123,7 @@ impl SecretKeySelector {
                 key: key.into(),
                 name: None,
                 optional: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -14,6 +14,8 @@ pub struct SecretVolumeSource {
     pub optional: Option<bool>,
     /// Name of the Secret in the pod's namespace.
     pub secret_name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for SecretVolumeSource {
@@ -22,7 +24,7 @@ impl ::serde::Serialize for SecretVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -32,20 +34,21 @@ impl ::serde::Serialize for SecretVolumeSource {
                 self.optional.is_some(),
                 self.secret_name.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("SecretVolumeSource", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "defaultMode",
             self.default_mode.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "items", self.items.as_ref())?;
-        serde_struct::optional_field(&mut state, "optional", self.optional.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "items", self.items.as_ref())?;
+        serde_struct::optional_entry(&mut state, "optional", self.optional.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "secretName",
             self.secret_name.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -95,8 +98,10 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
                 let mut items = None;
                 let mut optional = None;
                 let mut secret_name = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -113,7 +118,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
                             serde_struct::value(&mut map, &mut secret_name, "secretName")
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -122,6 +127,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
                     items: serde_struct::optional(items),
                     optional: serde_struct::optional(optional),
                     secret_name: serde_struct::optional(secret_name),
+                    unknown_fields,
                 })
             }
         }

@@ -30,6 +30,8 @@ pub struct SecurityContext {
     pub seccomp_profile: Option<crate::api::core::v1::SeccompProfile>,
     /// Windows-specific settings.
     pub windows_options: Option<crate::api::core::v1::WindowsSecurityContextOptions>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for SecurityContext {
@@ -38,7 +40,7 @@ impl ::serde::Serialize for SecurityContext {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -56,64 +58,65 @@ impl ::serde::Serialize for SecurityContext {
                 self.seccomp_profile.is_some(),
                 self.windows_options.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("SecurityContext", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "allowPrivilegeEscalation",
             self.allow_privilege_escalation.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "appArmorProfile",
             self.app_armor_profile.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "capabilities",
             self.capabilities.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "privileged",
             self.privileged.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "procMount", self.proc_mount.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "procMount", self.proc_mount.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "readOnlyRootFilesystem",
             self.read_only_root_filesystem.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "runAsGroup",
             self.run_as_group.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "runAsNonRoot",
             self.run_as_non_root.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "runAsUser",
             self.run_as_user.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "seLinuxOptions",
             self.se_linux_options.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "seccompProfile",
             self.seccomp_profile.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "windowsOptions",
             self.windows_options.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -187,8 +190,10 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                 let mut se_linux_options = None;
                 let mut seccomp_profile = None;
                 let mut windows_options = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -266,7 +271,7 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -287,6 +292,7 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                     se_linux_options: serde_struct::optional(se_linux_options),
                     seccomp_profile: serde_struct::optional(seccomp_profile),
                     windows_options: serde_struct::optional(windows_options),
+                    unknown_fields,
                 })
             }
         }

@@ -12,6 +12,8 @@ pub struct ServiceAccountTokenProjection {
     pub expiration_seconds: Option<i64>,
     /// File path, relative to the mount point, for the token.
     pub path: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ServiceAccountTokenProjection {
@@ -20,21 +22,21 @@ impl ::serde::Serialize for ServiceAccountTokenProjection {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
             &[self.audience.is_some(), self.expiration_seconds.is_some()],
-        );
-        let mut state = serializer
-            .serialize_struct("ServiceAccountTokenProjection", len)?;
-        serde_struct::optional_field(&mut state, "audience", self.audience.as_ref())?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "audience", self.audience.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "expirationSeconds",
             self.expiration_seconds.as_ref(),
         )?;
-        state.serialize_field("path", &self.path)?;
+        state.serialize_entry("path", &self.path)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -81,8 +83,10 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
                 let mut audience = None;
                 let mut expiration_seconds = None;
                 let mut path = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut audience, "audience"),
@@ -95,7 +99,7 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
                         }
 
                         2 => serde_struct::value(&mut map, &mut path, "path"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -103,6 +107,7 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
                     audience: serde_struct::optional(audience),
                     expiration_seconds: serde_struct::optional(expiration_seconds),
                     path: serde_struct::required(path, "path")?,
+                    unknown_fields,
                 })
             }
         }
@@ -129,6 +134,7 @@ impl ServiceAccountTokenProjection {
                 audience: None,
                 expiration_seconds: None,
                 path: path.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -16,6 +16,8 @@ pub struct StorageOSVolumeSource {
     pub volume_name: Option<String>,
     /// StorageOS namespace of the volume; defaults to the pod namespace.
     pub volume_namespace: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for StorageOSVolumeSource {
@@ -24,7 +26,7 @@ impl ::serde::Serialize for StorageOSVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -35,21 +37,22 @@ impl ::serde::Serialize for StorageOSVolumeSource {
                 self.volume_name.is_some(),
                 self.volume_namespace.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("StorageOSVolumeSource", len)?;
-        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
-        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::optional_field(&mut state, "secretRef", self.secret_ref.as_ref())?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_entry(&mut state, "secretRef", self.secret_ref.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "volumeName",
             self.volume_name.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "volumeNamespace",
             self.volume_namespace.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -102,8 +105,10 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
                 let mut secret_ref = None;
                 let mut volume_name = None;
                 let mut volume_namespace = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
@@ -121,7 +126,7 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -131,6 +136,7 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
                     secret_ref: serde_struct::optional(secret_ref),
                     volume_name: serde_struct::optional(volume_name),
                     volume_namespace: serde_struct::optional(volume_namespace),
+                    unknown_fields,
                 })
             }
         }

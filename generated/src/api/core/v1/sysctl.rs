@@ -10,6 +10,8 @@ pub struct Sysctl {
     pub name: String,
     /// Parameter value.
     pub value: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for Sysctl {
@@ -18,11 +20,13 @@ impl ::serde::Serialize for Sysctl {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2;
-        let mut state = serializer.serialize_struct("Sysctl", len)?;
-        state.serialize_field("name", &self.name)?;
-        state.serialize_field("value", &self.value)?;
+        use ::serde::ser::SerializeMap as _;
+        use ::kubeforge_runtime::serde_struct;
+        let len = 2 + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("name", &self.name)?;
+        state.serialize_entry("value", &self.value)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -63,19 +67,22 @@ impl<'de> ::serde::Deserialize<'de> for Sysctl {
             ) -> Result<Sysctl, A::Error> {
                 let mut name = None;
                 let mut value = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut name, "name"),
                         1 => serde_struct::value(&mut map, &mut value, "value"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(Sysctl {
                     name: serde_struct::required(name, "name")?,
                     value: serde_struct::required(value, "value")?,
+                    unknown_fields,
                 })
             }
         }
@@ -102,6 +109,7 @@ impl Sysctl {
             inner: Self {
                 name: name.into(),
                 value: value.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

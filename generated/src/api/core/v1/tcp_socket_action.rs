@@ -10,6 +10,8 @@ pub struct TCPSocketAction {
     pub host: Option<String>,
     /// Port name or number on the container.
     pub port: crate::apimachinery::pkg::util::intstr::IntOrString,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for TCPSocketAction {
@@ -18,12 +20,14 @@ impl ::serde::Serialize for TCPSocketAction {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.host.is_some()]);
-        let mut state = serializer.serialize_struct("TCPSocketAction", len)?;
-        serde_struct::optional_field(&mut state, "host", self.host.as_ref())?;
-        state.serialize_field("port", &self.port)?;
+        let len = serde_struct::len(1, &[self.host.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "host", self.host.as_ref())?;
+        state.serialize_entry("port", &self.port)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -64,19 +68,22 @@ impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
             ) -> Result<TCPSocketAction, A::Error> {
                 let mut host = None;
                 let mut port = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut host, "host"),
                         1 => serde_struct::value(&mut map, &mut port, "port"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(TCPSocketAction {
                     host: serde_struct::optional(host),
                     port: serde_struct::required(port, "port")?,
+                    unknown_fields,
                 })
             }
         }
@@ -104,6 +111,7 @@ impl TCPSocketAction {
             inner: Self {
                 host: None,
                 port: port.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -16,6 +16,8 @@ pub struct Toleration {
     pub toleration_seconds: Option<i64>,
     /// Taint value to match.
     pub value: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for Toleration {
@@ -24,7 +26,7 @@ impl ::serde::Serialize for Toleration {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -35,17 +37,18 @@ impl ::serde::Serialize for Toleration {
                 self.toleration_seconds.is_some(),
                 self.value.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("Toleration", len)?;
-        serde_struct::optional_field(&mut state, "effect", self.effect.as_ref())?;
-        serde_struct::optional_field(&mut state, "key", self.key.as_ref())?;
-        serde_struct::optional_field(&mut state, "operator", self.operator.as_ref())?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "effect", self.effect.as_ref())?;
+        serde_struct::optional_entry(&mut state, "key", self.key.as_ref())?;
+        serde_struct::optional_entry(&mut state, "operator", self.operator.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "tolerationSeconds",
             self.toleration_seconds.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "value", self.value.as_ref())?;
+        serde_struct::optional_entry(&mut state, "value", self.value.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -98,8 +101,10 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
                 let mut operator = None;
                 let mut toleration_seconds = None;
                 let mut value = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key_2 = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key_2))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut effect, "effect"),
@@ -114,7 +119,13 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
                         }
 
                         4 => serde_struct::value(&mut map, &mut value, "value"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => {
+                            serde_struct::extra(
+                                &mut map,
+                                &mut unknown_fields,
+                                &mut key_2,
+                            )
+                        }
                     }?;
                 }
 
@@ -124,6 +135,7 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
                     operator: serde_struct::optional(operator),
                     toleration_seconds: serde_struct::optional(toleration_seconds),
                     value: serde_struct::optional(value),
+                    unknown_fields,
                 })
             }
         }

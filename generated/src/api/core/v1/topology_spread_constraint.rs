@@ -22,6 +22,8 @@ pub struct TopologySpreadConstraint {
     pub topology_key: String,
     /// What to do when the constraint cannot be met: DoNotSchedule or ScheduleAnyway.
     pub when_unsatisfiable: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for TopologySpreadConstraint {
@@ -30,7 +32,7 @@ impl ::serde::Serialize for TopologySpreadConstraint {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             3,
@@ -41,36 +43,37 @@ impl ::serde::Serialize for TopologySpreadConstraint {
                 self.node_affinity_policy.is_some(),
                 self.node_taints_policy.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("TopologySpreadConstraint", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "labelSelector",
             self.label_selector.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "matchLabelKeys",
             self.match_label_keys.as_ref(),
         )?;
-        state.serialize_field("maxSkew", &self.max_skew)?;
-        serde_struct::optional_field(
+        state.serialize_entry("maxSkew", &self.max_skew)?;
+        serde_struct::optional_entry(
             &mut state,
             "minDomains",
             self.min_domains.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "nodeAffinityPolicy",
             self.node_affinity_policy.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "nodeTaintsPolicy",
             self.node_taints_policy.as_ref(),
         )?;
-        state.serialize_field("topologyKey", &self.topology_key)?;
-        state.serialize_field("whenUnsatisfiable", &self.when_unsatisfiable)?;
+        state.serialize_entry("topologyKey", &self.topology_key)?;
+        state.serialize_entry("whenUnsatisfiable", &self.when_unsatisfiable)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -132,8 +135,10 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                 let mut node_taints_policy = None;
                 let mut topology_key = None;
                 let mut when_unsatisfiable = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -189,7 +194,7 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -205,6 +210,7 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                         when_unsatisfiable,
                         "whenUnsatisfiable",
                     )?,
+                    unknown_fields,
                 })
             }
         }
@@ -242,6 +248,7 @@ impl TopologySpreadConstraint {
                 node_taints_policy: None,
                 topology_key: topology_key.into(),
                 when_unsatisfiable: when_unsatisfiable.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

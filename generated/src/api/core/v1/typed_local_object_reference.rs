@@ -12,6 +12,8 @@ pub struct TypedLocalObjectReference {
     pub kind: String,
     /// Name of the object.
     pub name: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for TypedLocalObjectReference {
@@ -20,13 +22,15 @@ impl ::serde::Serialize for TypedLocalObjectReference {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.api_group.is_some()]);
-        let mut state = serializer.serialize_struct("TypedLocalObjectReference", len)?;
-        serde_struct::optional_field(&mut state, "apiGroup", self.api_group.as_ref())?;
-        state.serialize_field("kind", &self.kind)?;
-        state.serialize_field("name", &self.name)?;
+        let len = serde_struct::len(2, &[self.api_group.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "apiGroup", self.api_group.as_ref())?;
+        state.serialize_entry("kind", &self.kind)?;
+        state.serialize_entry("name", &self.name)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -69,14 +73,16 @@ impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
                 let mut api_group = None;
                 let mut kind = None;
                 let mut name = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut api_group, "apiGroup"),
                         1 => serde_struct::value(&mut map, &mut kind, "kind"),
                         2 => serde_struct::value(&mut map, &mut name, "name"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -84,6 +90,7 @@ impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
                     api_group: serde_struct::optional(api_group),
                     kind: serde_struct::required(kind, "kind")?,
                     name: serde_struct::required(name, "name")?,
+                    unknown_fields,
                 })
             }
         }
@@ -114,6 +121,7 @@ impl TypedLocalObjectReference {
                 api_group: None,
                 kind: kind.into(),
                 name: name.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -14,6 +14,8 @@ pub struct TypedObjectReference {
     pub name: String,
     /// Namespace of the object; cross-namespace use needs a ReferenceGrant.
     pub namespace: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for TypedObjectReference {
@@ -22,17 +24,18 @@ impl ::serde::Serialize for TypedObjectReference {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             2,
             &[self.api_group.is_some(), self.namespace.is_some()],
-        );
-        let mut state = serializer.serialize_struct("TypedObjectReference", len)?;
-        serde_struct::optional_field(&mut state, "apiGroup", self.api_group.as_ref())?;
-        state.serialize_field("kind", &self.kind)?;
-        state.serialize_field("name", &self.name)?;
-        serde_struct::optional_field(&mut state, "namespace", self.namespace.as_ref())?;
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "apiGroup", self.api_group.as_ref())?;
+        state.serialize_entry("kind", &self.kind)?;
+        state.serialize_entry("name", &self.name)?;
+        serde_struct::optional_entry(&mut state, "namespace", self.namespace.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -82,15 +85,17 @@ impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
                 let mut kind = None;
                 let mut name = None;
                 let mut namespace = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut api_group, "apiGroup"),
                         1 => serde_struct::value(&mut map, &mut kind, "kind"),
                         2 => serde_struct::value(&mut map, &mut name, "name"),
                         3 => serde_struct::value(&mut map, &mut namespace, "namespace"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -99,6 +104,7 @@ impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
                     kind: serde_struct::required(kind, "kind")?,
                     name: serde_struct::required(name, "name")?,
                     namespace: serde_struct::optional(namespace),
+                    unknown_fields,
                 })
             }
         }
@@ -130,6 +136,7 @@ impl TypedObjectReference {
                 kind: kind.into(),
                 name: name.into(),
                 namespace: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -74,6 +74,8 @@ pub struct Volume {
     pub storageos: Option<crate::api::core::v1::StorageOSVolumeSource>,
     /// vSphere virtual disk (deprecated).
     pub vsphere_volume: Option<crate::api::core::v1::VsphereVirtualDiskVolumeSource>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for Volume {
@@ -82,7 +84,7 @@ impl ::serde::Serialize for Volume {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
@@ -118,71 +120,72 @@ impl ::serde::Serialize for Volume {
                 self.storageos.is_some(),
                 self.vsphere_volume.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("Volume", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "awsElasticBlockStore",
             self.aws_elastic_block_store.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "azureDisk", self.azure_disk.as_ref())?;
-        serde_struct::optional_field(&mut state, "azureFile", self.azure_file.as_ref())?;
-        serde_struct::optional_field(&mut state, "cephfs", self.cephfs.as_ref())?;
-        serde_struct::optional_field(&mut state, "cinder", self.cinder.as_ref())?;
-        serde_struct::optional_field(&mut state, "configMap", self.config_map.as_ref())?;
-        serde_struct::optional_field(&mut state, "csi", self.csi.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "azureDisk", self.azure_disk.as_ref())?;
+        serde_struct::optional_entry(&mut state, "azureFile", self.azure_file.as_ref())?;
+        serde_struct::optional_entry(&mut state, "cephfs", self.cephfs.as_ref())?;
+        serde_struct::optional_entry(&mut state, "cinder", self.cinder.as_ref())?;
+        serde_struct::optional_entry(&mut state, "configMap", self.config_map.as_ref())?;
+        serde_struct::optional_entry(&mut state, "csi", self.csi.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "downwardAPI",
             self.downward_api.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "emptyDir", self.empty_dir.as_ref())?;
-        serde_struct::optional_field(&mut state, "ephemeral", self.ephemeral.as_ref())?;
-        serde_struct::optional_field(&mut state, "fc", self.fc.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "emptyDir", self.empty_dir.as_ref())?;
+        serde_struct::optional_entry(&mut state, "ephemeral", self.ephemeral.as_ref())?;
+        serde_struct::optional_entry(&mut state, "fc", self.fc.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "flexVolume",
             self.flex_volume.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "flocker", self.flocker.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "flocker", self.flocker.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "gcePersistentDisk",
             self.gce_persistent_disk.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "gitRepo", self.git_repo.as_ref())?;
-        serde_struct::optional_field(&mut state, "glusterfs", self.glusterfs.as_ref())?;
-        serde_struct::optional_field(&mut state, "hostPath", self.host_path.as_ref())?;
-        serde_struct::optional_field(&mut state, "image", self.image.as_ref())?;
-        serde_struct::optional_field(&mut state, "iscsi", self.iscsi.as_ref())?;
-        state.serialize_field("name", &self.name)?;
-        serde_struct::optional_field(&mut state, "nfs", self.nfs.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "gitRepo", self.git_repo.as_ref())?;
+        serde_struct::optional_entry(&mut state, "glusterfs", self.glusterfs.as_ref())?;
+        serde_struct::optional_entry(&mut state, "hostPath", self.host_path.as_ref())?;
+        serde_struct::optional_entry(&mut state, "image", self.image.as_ref())?;
+        serde_struct::optional_entry(&mut state, "iscsi", self.iscsi.as_ref())?;
+        state.serialize_entry("name", &self.name)?;
+        serde_struct::optional_entry(&mut state, "nfs", self.nfs.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "persistentVolumeClaim",
             self.persistent_volume_claim.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "photonPersistentDisk",
             self.photon_persistent_disk.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "portworxVolume",
             self.portworx_volume.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "projected", self.projected.as_ref())?;
-        serde_struct::optional_field(&mut state, "quobyte", self.quobyte.as_ref())?;
-        serde_struct::optional_field(&mut state, "rbd", self.rbd.as_ref())?;
-        serde_struct::optional_field(&mut state, "scaleIO", self.scale_io.as_ref())?;
-        serde_struct::optional_field(&mut state, "secret", self.secret.as_ref())?;
-        serde_struct::optional_field(&mut state, "storageos", self.storageos.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "projected", self.projected.as_ref())?;
+        serde_struct::optional_entry(&mut state, "quobyte", self.quobyte.as_ref())?;
+        serde_struct::optional_entry(&mut state, "rbd", self.rbd.as_ref())?;
+        serde_struct::optional_entry(&mut state, "scaleIO", self.scale_io.as_ref())?;
+        serde_struct::optional_entry(&mut state, "secret", self.secret.as_ref())?;
+        serde_struct::optional_entry(&mut state, "storageos", self.storageos.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "vsphereVolume",
             self.vsphere_volume.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -313,8 +316,10 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                 let mut secret = None;
                 let mut storageos = None;
                 let mut vsphere_volume = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -400,7 +405,7 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -442,6 +447,7 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                     secret: serde_struct::optional(secret),
                     storageos: serde_struct::optional(storageos),
                     vsphere_volume: serde_struct::optional(vsphere_volume),
+                    unknown_fields,
                 })
             }
         }
@@ -496,6 +502,7 @@ impl Volume {
                 secret: None,
                 storageos: None,
                 vsphere_volume: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

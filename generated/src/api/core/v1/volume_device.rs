@@ -10,6 +10,8 @@ pub struct VolumeDevice {
     pub device_path: String,
     /// Name of the PVC volume in the pod.
     pub name: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for VolumeDevice {
@@ -18,11 +20,13 @@ impl ::serde::Serialize for VolumeDevice {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2;
-        let mut state = serializer.serialize_struct("VolumeDevice", len)?;
-        state.serialize_field("devicePath", &self.device_path)?;
-        state.serialize_field("name", &self.name)?;
+        use ::serde::ser::SerializeMap as _;
+        use ::kubeforge_runtime::serde_struct;
+        let len = 2 + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("devicePath", &self.device_path)?;
+        state.serialize_entry("name", &self.name)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -63,8 +67,10 @@ impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
             ) -> Result<VolumeDevice, A::Error> {
                 let mut device_path = None;
                 let mut name = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -72,13 +78,14 @@ impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
                         }
 
                         1 => serde_struct::value(&mut map, &mut name, "name"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(VolumeDevice {
                     device_path: serde_struct::required(device_path, "devicePath")?,
                     name: serde_struct::required(name, "name")?,
+                    unknown_fields,
                 })
             }
         }
@@ -108,6 +115,7 @@ impl VolumeDevice {
             inner: Self {
                 device_path: device_path.into(),
                 name: name.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

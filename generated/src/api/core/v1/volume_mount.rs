@@ -20,6 +20,8 @@ pub struct VolumeMount {
     pub sub_path: Option<String>,
     /// Like subPath, with `$(VAR_NAME)` expansion.
     pub sub_path_expr: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for VolumeMount {
@@ -28,7 +30,7 @@ impl ::serde::Serialize for VolumeMount {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             2,
@@ -39,27 +41,28 @@ impl ::serde::Serialize for VolumeMount {
                 self.sub_path.is_some(),
                 self.sub_path_expr.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("VolumeMount", len)?;
-        state.serialize_field("mountPath", &self.mount_path)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("mountPath", &self.mount_path)?;
+        serde_struct::optional_entry(
             &mut state,
             "mountPropagation",
             self.mount_propagation.as_ref(),
         )?;
-        state.serialize_field("name", &self.name)?;
-        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::optional_field(
+        state.serialize_entry("name", &self.name)?;
+        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "recursiveReadOnly",
             self.recursive_read_only.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "subPath", self.sub_path.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "subPath", self.sub_path.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "subPathExpr",
             self.sub_path_expr.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -118,8 +121,10 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
                 let mut recursive_read_only = None;
                 let mut sub_path = None;
                 let mut sub_path_expr = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut mount_path, "mountPath"),
@@ -150,7 +155,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -162,6 +167,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
                     recursive_read_only: serde_struct::optional(recursive_read_only),
                     sub_path: serde_struct::optional(sub_path),
                     sub_path_expr: serde_struct::optional(sub_path_expr),
+                    unknown_fields,
                 })
             }
         }
@@ -196,6 +202,7 @@ impl VolumeMount {
                 recursive_read_only: None,
                 sub_path: None,
                 sub_path_expr: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -14,6 +14,8 @@ pub struct VolumeMountStatus {
     pub read_only: Option<bool>,
     /// Effective recursive read-only mode: Disabled or Enabled.
     pub recursive_read_only: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for VolumeMountStatus {
@@ -22,21 +24,22 @@ impl ::serde::Serialize for VolumeMountStatus {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             2,
             &[self.read_only.is_some(), self.recursive_read_only.is_some()],
-        );
-        let mut state = serializer.serialize_struct("VolumeMountStatus", len)?;
-        state.serialize_field("mountPath", &self.mount_path)?;
-        state.serialize_field("name", &self.name)?;
-        serde_struct::optional_field(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("mountPath", &self.mount_path)?;
+        state.serialize_entry("name", &self.name)?;
+        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "recursiveReadOnly",
             self.recursive_read_only.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -86,8 +89,10 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
                 let mut name = None;
                 let mut read_only = None;
                 let mut recursive_read_only = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut mount_path, "mountPath"),
@@ -101,7 +106,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -110,6 +115,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
                     name: serde_struct::required(name, "name")?,
                     read_only: serde_struct::optional(read_only),
                     recursive_read_only: serde_struct::optional(recursive_read_only),
+                    unknown_fields,
                 })
             }
         }
@@ -141,6 +147,7 @@ impl VolumeMountStatus {
                 name: name.into(),
                 read_only: None,
                 recursive_read_only: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

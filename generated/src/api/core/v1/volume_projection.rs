@@ -20,6 +20,8 @@ pub struct VolumeProjection {
     pub service_account_token: Option<
         crate::api::core::v1::ServiceAccountTokenProjection,
     >,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for VolumeProjection {
@@ -28,7 +30,7 @@ impl ::serde::Serialize for VolumeProjection {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -40,30 +42,31 @@ impl ::serde::Serialize for VolumeProjection {
                 self.secret.is_some(),
                 self.service_account_token.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("VolumeProjection", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "clusterTrustBundle",
             self.cluster_trust_bundle.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "configMap", self.config_map.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "configMap", self.config_map.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "downwardAPI",
             self.downward_api.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "podCertificate",
             self.pod_certificate.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "secret", self.secret.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "secret", self.secret.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "serviceAccountToken",
             self.service_account_token.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -119,8 +122,10 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
                 let mut pod_certificate = None;
                 let mut secret = None;
                 let mut service_account_token = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -157,7 +162,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -168,6 +173,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
                     pod_certificate: serde_struct::optional(pod_certificate),
                     secret: serde_struct::optional(secret),
                     service_account_token: serde_struct::optional(service_account_token),
+                    unknown_fields,
                 })
             }
         }

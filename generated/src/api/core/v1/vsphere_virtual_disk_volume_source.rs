@@ -14,6 +14,8 @@ pub struct VsphereVirtualDiskVolumeSource {
     pub storage_policy_name: Option<String>,
     /// Path of the vmdk volume.
     pub volume_path: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for VsphereVirtualDiskVolumeSource {
@@ -22,7 +24,7 @@ impl ::serde::Serialize for VsphereVirtualDiskVolumeSource {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
@@ -31,21 +33,21 @@ impl ::serde::Serialize for VsphereVirtualDiskVolumeSource {
                 self.storage_policy_id.is_some(),
                 self.storage_policy_name.is_some(),
             ],
-        );
-        let mut state = serializer
-            .serialize_struct("VsphereVirtualDiskVolumeSource", len)?;
-        serde_struct::optional_field(&mut state, "fsType", self.fs_type.as_ref())?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "storagePolicyID",
             self.storage_policy_id.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "storagePolicyName",
             self.storage_policy_name.as_ref(),
         )?;
-        state.serialize_field("volumePath", &self.volume_path)?;
+        state.serialize_entry("volumePath", &self.volume_path)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -95,8 +97,10 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
                 let mut storage_policy_id = None;
                 let mut storage_policy_name = None;
                 let mut volume_path = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
@@ -120,7 +124,7 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
                             serde_struct::value(&mut map, &mut volume_path, "volumePath")
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -129,6 +133,7 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
                     storage_policy_id: serde_struct::optional(storage_policy_id),
                     storage_policy_name: serde_struct::optional(storage_policy_name),
                     volume_path: serde_struct::required(volume_path, "volumePath")?,
+                    unknown_fields,
                 })
             }
         }
@@ -158,6 +163,7 @@ impl VsphereVirtualDiskVolumeSource {
                 storage_policy_id: None,
                 storage_policy_name: None,
                 volume_path: volume_path.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

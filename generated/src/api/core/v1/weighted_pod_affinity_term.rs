@@ -10,6 +10,8 @@ pub struct WeightedPodAffinityTerm {
     pub pod_affinity_term: crate::api::core::v1::PodAffinityTerm,
     /// Weight between 1 and 100.
     pub weight: i32,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for WeightedPodAffinityTerm {
@@ -18,11 +20,13 @@ impl ::serde::Serialize for WeightedPodAffinityTerm {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2;
-        let mut state = serializer.serialize_struct("WeightedPodAffinityTerm", len)?;
-        state.serialize_field("podAffinityTerm", &self.pod_affinity_term)?;
-        state.serialize_field("weight", &self.weight)?;
+        use ::serde::ser::SerializeMap as _;
+        use ::kubeforge_runtime::serde_struct;
+        let len = 2 + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("podAffinityTerm", &self.pod_affinity_term)?;
+        state.serialize_entry("weight", &self.weight)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -63,8 +67,10 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
             ) -> Result<WeightedPodAffinityTerm, A::Error> {
                 let mut pod_affinity_term = None;
                 let mut weight = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -76,7 +82,7 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
                         }
 
                         1 => serde_struct::value(&mut map, &mut weight, "weight"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -86,6 +92,7 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
                         "podAffinityTerm",
                     )?,
                     weight: serde_struct::required(weight, "weight")?,
+                    unknown_fields,
                 })
             }
         }
@@ -115,6 +122,7 @@ impl WeightedPodAffinityTerm {
             inner: Self {
                 pod_affinity_term: pod_affinity_term.into(),
                 weight: weight.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

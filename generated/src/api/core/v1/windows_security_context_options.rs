@@ -14,6 +14,8 @@ pub struct WindowsSecurityContextOptions {
     pub host_process: Option<bool>,
     /// Windows user name for the container process.
     pub run_as_user_name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for WindowsSecurityContextOptions {
@@ -22,7 +24,7 @@ impl ::serde::Serialize for WindowsSecurityContextOptions {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -32,29 +34,29 @@ impl ::serde::Serialize for WindowsSecurityContextOptions {
                 self.host_process.is_some(),
                 self.run_as_user_name.is_some(),
             ],
-        );
-        let mut state = serializer
-            .serialize_struct("WindowsSecurityContextOptions", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "gmsaCredentialSpec",
             self.gmsa_credential_spec.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "gmsaCredentialSpecName",
             self.gmsa_credential_spec_name.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "hostProcess",
             self.host_process.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "runAsUserName",
             self.run_as_user_name.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -104,8 +106,10 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
                 let mut gmsa_credential_spec_name = None;
                 let mut host_process = None;
                 let mut run_as_user_name = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -140,7 +144,7 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -151,6 +155,7 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
                     ),
                     host_process: serde_struct::optional(host_process),
                     run_as_user_name: serde_struct::optional(run_as_user_name),
+                    unknown_fields,
                 })
             }
         }

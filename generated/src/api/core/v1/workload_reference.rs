@@ -12,6 +12,8 @@ pub struct WorkloadReference {
     pub pod_group: String,
     /// Replica key of the pod group.
     pub pod_group_replica_key: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for WorkloadReference {
@@ -20,17 +22,19 @@ impl ::serde::Serialize for WorkloadReference {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.pod_group_replica_key.is_some()]);
-        let mut state = serializer.serialize_struct("WorkloadReference", len)?;
-        state.serialize_field("name", &self.name)?;
-        state.serialize_field("podGroup", &self.pod_group)?;
-        serde_struct::optional_field(
+        let len = serde_struct::len(2, &[self.pod_group_replica_key.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("name", &self.name)?;
+        state.serialize_entry("podGroup", &self.pod_group)?;
+        serde_struct::optional_entry(
             &mut state,
             "podGroupReplicaKey",
             self.pod_group_replica_key.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -77,8 +81,10 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
                 let mut name = None;
                 let mut pod_group = None;
                 let mut pod_group_replica_key = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut name, "name"),
@@ -91,7 +97,7 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -99,6 +105,7 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
                     name: serde_struct::required(name, "name")?,
                     pod_group: serde_struct::required(pod_group, "podGroup")?,
                     pod_group_replica_key: serde_struct::optional(pod_group_replica_key),
+                    unknown_fields,
                 })
             }
         }
@@ -129,6 +136,7 @@ impl WorkloadReference {
                 name: name.into(),
                 pod_group: pod_group.into(),
                 pod_group_replica_key: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

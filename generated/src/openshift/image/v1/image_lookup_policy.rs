@@ -8,6 +8,8 @@
 pub struct ImageLookupPolicy {
     /// 每当与此镜像流匹配时,local 会将这个命名空间中的对象上的 docker 短镜像引用(如 "mysql" 或 "php:latest")更改为镜像 ID,而不是到达远程 registry。如果找到,该名称将完全限定到镜像 ID。标签的 referencePolicy 会考虑替换的值。仅在当前命名空间中工作。
     pub local: bool,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ImageLookupPolicy {
@@ -16,10 +18,12 @@ impl ::serde::Serialize for ImageLookupPolicy {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 1;
-        let mut state = serializer.serialize_struct("ImageLookupPolicy", len)?;
-        state.serialize_field("local", &self.local)?;
+        use ::serde::ser::SerializeMap as _;
+        use ::kubeforge_runtime::serde_struct;
+        let len = 1 + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("local", &self.local)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -58,17 +62,20 @@ impl<'de> ::serde::Deserialize<'de> for ImageLookupPolicy {
                 mut map: A,
             ) -> Result<ImageLookupPolicy, A::Error> {
                 let mut local = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut local, "local"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(ImageLookupPolicy {
                     local: serde_struct::required(local, "local")?,
+                    unknown_fields,
                 })
             }
         }
@@ -91,7 +98,10 @@ impl ImageLookupPolicy {
     #[inline]
     pub fn builder(local: impl Into<bool>) -> ImageLookupPolicyBuilder {
         ImageLookupPolicyBuilder {
-            inner: Self { local: local.into() },
+            inner: Self {
+                local: local.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+            },
         }
     }
 }

@@ -18,6 +18,8 @@ pub struct ImageStreamList {
     pub kind: ::kubeforge_runtime::Kind<ImageStreamList>,
     /// metadata 是标准的列表元数据。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata>
     pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ImageStreamList {
@@ -26,7 +28,7 @@ impl ::serde::Serialize for ImageStreamList {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
@@ -35,17 +37,18 @@ impl ::serde::Serialize for ImageStreamList {
                 self.kind.is_present(),
                 self.metadata.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("ImageStreamList", len)?;
-        serde_struct::field_if(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::entry_if(
             &mut state,
             "apiVersion",
             &self.api_version,
             self.api_version.is_present(),
         )?;
-        state.serialize_field("items", &self.items)?;
-        serde_struct::field_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-        serde_struct::optional_field(&mut state, "metadata", self.metadata.as_ref())?;
+        state.serialize_entry("items", &self.items)?;
+        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -95,8 +98,10 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
                 let mut items = None;
                 let mut kind = None;
                 let mut metadata = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -106,7 +111,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
                         1 => serde_struct::value(&mut map, &mut items, "items"),
                         2 => serde_struct::value(&mut map, &mut kind, "kind"),
                         3 => serde_struct::value(&mut map, &mut metadata, "metadata"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -116,6 +121,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
                     items: serde_struct::required(items, "items")?,
                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
+                    unknown_fields,
                 })
             }
         }
@@ -158,6 +164,7 @@ impl ImageStreamList {
                 items: items.into_iter().map(Into::into).collect(),
                 kind: ::kubeforge_runtime::Kind::present(),
                 metadata: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

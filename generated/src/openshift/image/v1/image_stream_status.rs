@@ -12,6 +12,8 @@ pub struct ImageStreamStatus {
     pub public_docker_image_repository: Option<String>,
     /// 标签是与每个标签关联的镜像的历史记录。TagEvent 数组中的第一个条目是当前标记的镜像。
     pub tags: Option<Vec<crate::openshift::image::v1::NamedTagEventList>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ImageStreamStatus {
@@ -20,7 +22,7 @@ impl ::serde::Serialize for ImageStreamStatus {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -29,19 +31,20 @@ impl ::serde::Serialize for ImageStreamStatus {
                 self.public_docker_image_repository.is_some(),
                 self.tags.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("ImageStreamStatus", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "dockerImageRepository",
             self.docker_image_repository.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "publicDockerImageRepository",
             self.public_docker_image_repository.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "tags", self.tags.as_ref())?;
+        serde_struct::optional_entry(&mut state, "tags", self.tags.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -88,8 +91,10 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
                 let mut docker_image_repository = None;
                 let mut public_docker_image_repository = None;
                 let mut tags = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -109,7 +114,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
                         }
 
                         2 => serde_struct::value(&mut map, &mut tags, "tags"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -121,6 +126,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
                         public_docker_image_repository,
                     ),
                     tags: serde_struct::optional(tags),
+                    unknown_fields,
                 })
             }
         }

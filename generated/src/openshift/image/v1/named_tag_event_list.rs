@@ -12,6 +12,8 @@ pub struct NamedTagEventList {
     pub items: Vec<crate::openshift::image::v1::TagEvent>,
     /// tag 是记录历史记录的标签
     pub tag: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for NamedTagEventList {
@@ -20,17 +22,19 @@ impl ::serde::Serialize for NamedTagEventList {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.conditions.is_some()]);
-        let mut state = serializer.serialize_struct("NamedTagEventList", len)?;
-        serde_struct::optional_field(
+        let len = serde_struct::len(2, &[self.conditions.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "conditions",
             self.conditions.as_ref(),
         )?;
-        state.serialize_field("items", &self.items)?;
-        state.serialize_field("tag", &self.tag)?;
+        state.serialize_entry("items", &self.items)?;
+        state.serialize_entry("tag", &self.tag)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -73,14 +77,16 @@ impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
                 let mut conditions = None;
                 let mut items = None;
                 let mut tag = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut conditions, "conditions"),
                         1 => serde_struct::value(&mut map, &mut items, "items"),
                         2 => serde_struct::value(&mut map, &mut tag, "tag"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -88,6 +94,7 @@ impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
                     conditions: serde_struct::optional(conditions),
                     items: serde_struct::required(items, "items")?,
                     tag: serde_struct::required(tag, "tag")?,
+                    unknown_fields,
                 })
             }
         }
@@ -120,6 +127,7 @@ impl NamedTagEventList {
                 conditions: None,
                 items: items.into_iter().map(Into::into).collect(),
                 tag: tag.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

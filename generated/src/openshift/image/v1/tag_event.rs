@@ -14,6 +14,8 @@ pub struct TagEvent {
     pub generation: i64,
     /// image 是镜像
     pub image: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for TagEvent {
@@ -22,13 +24,15 @@ impl ::serde::Serialize for TagEvent {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 4;
-        let mut state = serializer.serialize_struct("TagEvent", len)?;
-        state.serialize_field("created", &self.created)?;
-        state.serialize_field("dockerImageReference", &self.docker_image_reference)?;
-        state.serialize_field("generation", &self.generation)?;
-        state.serialize_field("image", &self.image)?;
+        use ::serde::ser::SerializeMap as _;
+        use ::kubeforge_runtime::serde_struct;
+        let len = 4 + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("created", &self.created)?;
+        state.serialize_entry("dockerImageReference", &self.docker_image_reference)?;
+        state.serialize_entry("generation", &self.generation)?;
+        state.serialize_entry("image", &self.image)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -78,8 +82,10 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
                 let mut docker_image_reference = None;
                 let mut generation = None;
                 let mut image = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut created, "created"),
@@ -93,7 +99,7 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
 
                         2 => serde_struct::value(&mut map, &mut generation, "generation"),
                         3 => serde_struct::value(&mut map, &mut image, "image"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -105,6 +111,7 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
                     )?,
                     generation: serde_struct::required(generation, "generation")?,
                     image: serde_struct::required(image, "image")?,
+                    unknown_fields,
                 })
             }
         }
@@ -140,6 +147,7 @@ impl TagEvent {
                 docker_image_reference: docker_image_reference.into(),
                 generation: generation.into(),
                 image: image.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

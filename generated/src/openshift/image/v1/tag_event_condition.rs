@@ -18,6 +18,8 @@ pub struct TagEventCondition {
     pub status: String,
     /// 标签事件状况类型,目前只有 ImportSuccess
     pub type_: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for TagEventCondition {
@@ -26,7 +28,7 @@ impl ::serde::Serialize for TagEventCondition {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             3,
@@ -35,18 +37,19 @@ impl ::serde::Serialize for TagEventCondition {
                 self.message.is_some(),
                 self.reason.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("TagEventCondition", len)?;
-        state.serialize_field("generation", &self.generation)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("generation", &self.generation)?;
+        serde_struct::optional_entry(
             &mut state,
             "lastTransitionTime",
             self.last_transition_time.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "message", self.message.as_ref())?;
-        serde_struct::optional_field(&mut state, "reason", self.reason.as_ref())?;
-        state.serialize_field("status", &self.status)?;
-        state.serialize_field("type", &self.type_)?;
+        serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
+        serde_struct::optional_entry(&mut state, "reason", self.reason.as_ref())?;
+        state.serialize_entry("status", &self.status)?;
+        state.serialize_entry("type", &self.type_)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -102,8 +105,10 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
                 let mut reason = None;
                 let mut status = None;
                 let mut type_ = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut generation, "generation"),
@@ -119,7 +124,7 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
                         3 => serde_struct::value(&mut map, &mut reason, "reason"),
                         4 => serde_struct::value(&mut map, &mut status, "status"),
                         5 => serde_struct::value(&mut map, &mut type_, "type"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -130,6 +135,7 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
                     reason: serde_struct::optional(reason),
                     status: serde_struct::required(status, "status")?,
                     type_: serde_struct::required(type_, "type")?,
+                    unknown_fields,
                 })
             }
         }
@@ -165,6 +171,7 @@ impl TagEventCondition {
                 reason: None,
                 status: status.into(),
                 type_: type_.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -12,6 +12,8 @@ pub struct TagImportPolicy {
     pub insecure: Option<bool>,
     /// scheduled 表示应定期检查该标签的服务器以确保它最新并导入
     pub scheduled: Option<bool>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for TagImportPolicy {
@@ -20,7 +22,7 @@ impl ::serde::Serialize for TagImportPolicy {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -29,15 +31,16 @@ impl ::serde::Serialize for TagImportPolicy {
                 self.insecure.is_some(),
                 self.scheduled.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("TagImportPolicy", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "importMode",
             self.import_mode.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "insecure", self.insecure.as_ref())?;
-        serde_struct::optional_field(&mut state, "scheduled", self.scheduled.as_ref())?;
+        serde_struct::optional_entry(&mut state, "insecure", self.insecure.as_ref())?;
+        serde_struct::optional_entry(&mut state, "scheduled", self.scheduled.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -84,8 +87,10 @@ impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
                 let mut import_mode = None;
                 let mut insecure = None;
                 let mut scheduled = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -94,7 +99,7 @@ impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
 
                         1 => serde_struct::value(&mut map, &mut insecure, "insecure"),
                         2 => serde_struct::value(&mut map, &mut scheduled, "scheduled"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -102,6 +107,7 @@ impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
                     import_mode: serde_struct::optional(import_mode),
                     insecure: serde_struct::optional(insecure),
                     scheduled: serde_struct::optional(scheduled),
+                    unknown_fields,
                 })
             }
         }

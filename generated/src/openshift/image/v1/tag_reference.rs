@@ -20,6 +20,8 @@ pub struct TagReference {
     pub reference: Option<bool>,
     /// TagReferencePolicy 描述了当部署配置或构建中的镜像更改触发器时,此镜像流标签中镜像的 pull-specs 是如何生成的。这允许镜像流作者控制镜像的访问方式。
     pub reference_policy: Option<crate::openshift::image::v1::TagReferencePolicy>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for TagReference {
@@ -28,7 +30,7 @@ impl ::serde::Serialize for TagReference {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             1,
@@ -40,31 +42,32 @@ impl ::serde::Serialize for TagReference {
                 self.reference.is_some(),
                 self.reference_policy.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("TagReference", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "annotations",
             self.annotations.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "from", self.from.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "from", self.from.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "generation",
             self.generation.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "importPolicy",
             self.import_policy.as_ref(),
         )?;
-        state.serialize_field("name", &self.name)?;
-        serde_struct::optional_field(&mut state, "reference", self.reference.as_ref())?;
-        serde_struct::optional_field(
+        state.serialize_entry("name", &self.name)?;
+        serde_struct::optional_entry(&mut state, "reference", self.reference.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "referencePolicy",
             self.reference_policy.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -123,8 +126,10 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
                 let mut name = None;
                 let mut reference = None;
                 let mut reference_policy = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -155,7 +160,7 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -167,6 +172,7 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
                     name: serde_struct::required(name, "name")?,
                     reference: serde_struct::optional(reference),
                     reference_policy: serde_struct::optional(reference_policy),
+                    unknown_fields,
                 })
             }
         }
@@ -197,6 +203,7 @@ impl TagReference {
                 name: name.into(),
                 reference: None,
                 reference_policy: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

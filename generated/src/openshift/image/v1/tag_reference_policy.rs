@@ -8,6 +8,8 @@
 pub struct TagReferencePolicy {
     /// Type 决定在部署配置触发器或新构建中使用镜像流标签时,应该如何转换镜像拉取规格。默认值为 `Source`,表示使用镜像的原始位置(如果已导入);也可以设置为 `Local`,表示拉取规格指向集成的容器镜像 registry。
     pub type_: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for TagReferencePolicy {
@@ -16,10 +18,12 @@ impl ::serde::Serialize for TagReferencePolicy {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 1;
-        let mut state = serializer.serialize_struct("TagReferencePolicy", len)?;
-        state.serialize_field("type", &self.type_)?;
+        use ::serde::ser::SerializeMap as _;
+        use ::kubeforge_runtime::serde_struct;
+        let len = 1 + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("type", &self.type_)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -58,17 +62,20 @@ impl<'de> ::serde::Deserialize<'de> for TagReferencePolicy {
                 mut map: A,
             ) -> Result<TagReferencePolicy, A::Error> {
                 let mut type_ = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut type_, "type"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(TagReferencePolicy {
                     type_: serde_struct::required(type_, "type")?,
+                    unknown_fields,
                 })
             }
         }
@@ -91,7 +98,10 @@ impl TagReferencePolicy {
     #[inline]
     pub fn builder(type_: impl Into<String>) -> TagReferencePolicyBuilder {
         TagReferencePolicyBuilder {
-            inner: Self { type_: type_.into() },
+            inner: Self {
+                type_: type_.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+            },
         }
     }
 }

@@ -22,6 +22,8 @@ pub struct DeleteOptions {
     pub preconditions: Option<crate::apimachinery::pkg::apis::meta::v1::Preconditions>,
     /// Garbage collection policy: Orphan, Background or Foreground.
     pub propagation_policy: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for DeleteOptions {
@@ -30,7 +32,7 @@ impl ::serde::Serialize for DeleteOptions {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -44,40 +46,41 @@ impl ::serde::Serialize for DeleteOptions {
                 self.preconditions.is_some(),
                 self.propagation_policy.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("DeleteOptions", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "apiVersion",
             self.api_version.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "dryRun", self.dry_run.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "dryRun", self.dry_run.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "gracePeriodSeconds",
             self.grace_period_seconds.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "ignoreStoreReadErrorWithClusterBreakingPotential",
             self.ignore_store_read_error_with_cluster_breaking_potential.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "kind", self.kind.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "kind", self.kind.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "orphanDependents",
             self.orphan_dependents.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "preconditions",
             self.preconditions.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "propagationPolicy",
             self.propagation_policy.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -139,8 +142,10 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                 let mut orphan_dependents = None;
                 let mut preconditions = None;
                 let mut propagation_policy = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -189,7 +194,7 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -204,6 +209,7 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                     orphan_dependents: serde_struct::optional(orphan_dependents),
                     preconditions: serde_struct::optional(preconditions),
                     propagation_policy: serde_struct::optional(propagation_policy),
+                    unknown_fields,
                 })
             }
         }

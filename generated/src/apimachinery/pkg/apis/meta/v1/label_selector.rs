@@ -12,6 +12,8 @@ pub struct LabelSelector {
     >,
     /// Exact `{key: value}` pairs to match.
     pub match_labels: Option<::std::collections::BTreeMap<String, String>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for LabelSelector {
@@ -20,23 +22,24 @@ impl ::serde::Serialize for LabelSelector {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.match_expressions.is_some(), self.match_labels.is_some()],
-        );
-        let mut state = serializer.serialize_struct("LabelSelector", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "matchExpressions",
             self.match_expressions.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "matchLabels",
             self.match_labels.as_ref(),
         )?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -77,8 +80,10 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
             ) -> Result<LabelSelector, A::Error> {
                 let mut match_expressions = None;
                 let mut match_labels = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -97,13 +102,14 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
                             )
                         }
 
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(LabelSelector {
                     match_expressions: serde_struct::optional(match_expressions),
                     match_labels: serde_struct::optional(match_labels),
+                    unknown_fields,
                 })
             }
         }

@@ -12,6 +12,8 @@ pub struct LabelSelectorRequirement {
     pub operator: String,
     /// Values for the operator.
     pub values: Option<Vec<String>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for LabelSelectorRequirement {
@@ -20,13 +22,15 @@ impl ::serde::Serialize for LabelSelectorRequirement {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.values.is_some()]);
-        let mut state = serializer.serialize_struct("LabelSelectorRequirement", len)?;
-        state.serialize_field("key", &self.key)?;
-        state.serialize_field("operator", &self.operator)?;
-        serde_struct::optional_field(&mut state, "values", self.values.as_ref())?;
+        let len = serde_struct::len(2, &[self.values.is_some()])
+            + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("key", &self.key)?;
+        state.serialize_entry("operator", &self.operator)?;
+        serde_struct::optional_entry(&mut state, "values", self.values.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -69,14 +73,22 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelectorRequirement {
                 let mut key = None;
                 let mut operator = None;
                 let mut values = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key_2 = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key_2))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut key, "key"),
                         1 => serde_struct::value(&mut map, &mut operator, "operator"),
                         2 => serde_struct::value(&mut map, &mut values, "values"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => {
+                            serde_struct::extra(
+                                &mut map,
+                                &mut unknown_fields,
+                                &mut key_2,
+                            )
+                        }
                     }?;
                 }
 
@@ -84,6 +96,7 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelectorRequirement {
                     key: serde_struct::required(key, "key")?,
                     operator: serde_struct::required(operator, "operator")?,
                     values: serde_struct::optional(values),
+                    unknown_fields,
                 })
             }
         }
@@ -114,6 +127,7 @@ impl LabelSelectorRequirement {
                 key: key.into(),
                 operator: operator.into(),
                 values: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

@@ -14,6 +14,8 @@ pub struct ListMeta {
     pub resource_version: Option<String>,
     /// Deprecated and no longer populated.
     pub self_link: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ListMeta {
@@ -22,7 +24,7 @@ impl ::serde::Serialize for ListMeta {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -32,20 +34,21 @@ impl ::serde::Serialize for ListMeta {
                 self.resource_version.is_some(),
                 self.self_link.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("ListMeta", len)?;
-        serde_struct::optional_field(&mut state, "continue", self.continue_.as_ref())?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "continue", self.continue_.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "remainingItemCount",
             self.remaining_item_count.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "resourceVersion",
             self.resource_version.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "selfLink", self.self_link.as_ref())?;
+        serde_struct::optional_entry(&mut state, "selfLink", self.self_link.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -95,8 +98,10 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
                 let mut remaining_item_count = None;
                 let mut resource_version = None;
                 let mut self_link = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut continue_, "continue"),
@@ -117,7 +122,7 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
                         }
 
                         3 => serde_struct::value(&mut map, &mut self_link, "selfLink"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -126,6 +131,7 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
                     remaining_item_count: serde_struct::optional(remaining_item_count),
                     resource_version: serde_struct::optional(resource_version),
                     self_link: serde_struct::optional(self_link),
+                    unknown_fields,
                 })
             }
         }

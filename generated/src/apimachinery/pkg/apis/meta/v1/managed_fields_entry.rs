@@ -20,6 +20,8 @@ pub struct ManagedFieldsEntry {
     pub subresource: Option<String>,
     /// When the entry was last updated.
     pub time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ManagedFieldsEntry {
@@ -28,7 +30,7 @@ impl ::serde::Serialize for ManagedFieldsEntry {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -41,27 +43,28 @@ impl ::serde::Serialize for ManagedFieldsEntry {
                 self.subresource.is_some(),
                 self.time.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("ManagedFieldsEntry", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "apiVersion",
             self.api_version.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "fieldsType",
             self.fields_type.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "fieldsV1", self.fields_v1.as_ref())?;
-        serde_struct::optional_field(&mut state, "manager", self.manager.as_ref())?;
-        serde_struct::optional_field(&mut state, "operation", self.operation.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "fieldsV1", self.fields_v1.as_ref())?;
+        serde_struct::optional_entry(&mut state, "manager", self.manager.as_ref())?;
+        serde_struct::optional_entry(&mut state, "operation", self.operation.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "subresource",
             self.subresource.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "time", self.time.as_ref())?;
+        serde_struct::optional_entry(&mut state, "time", self.time.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -120,8 +123,10 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
                 let mut operation = None;
                 let mut subresource = None;
                 let mut time = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -144,7 +149,7 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
                         }
 
                         6 => serde_struct::value(&mut map, &mut time, "time"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -156,6 +161,7 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
                     operation: serde_struct::optional(operation),
                     subresource: serde_struct::optional(subresource),
                     time: serde_struct::optional(time),
+                    unknown_fields,
                 })
             }
         }

@@ -40,6 +40,8 @@ pub struct ObjectMeta {
     pub self_link: Option<String>,
     /// Unique ID assigned by the server.
     pub uid: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for ObjectMeta {
@@ -48,7 +50,7 @@ impl ::serde::Serialize for ObjectMeta {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -69,63 +71,64 @@ impl ::serde::Serialize for ObjectMeta {
                 self.self_link.is_some(),
                 self.uid.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("ObjectMeta", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "annotations",
             self.annotations.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "creationTimestamp",
             self.creation_timestamp.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "deletionGracePeriodSeconds",
             self.deletion_grace_period_seconds.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "deletionTimestamp",
             self.deletion_timestamp.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "finalizers",
             self.finalizers.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "generateName",
             self.generate_name.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "generation",
             self.generation.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "labels", self.labels.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "labels", self.labels.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "managedFields",
             self.managed_fields.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
-        serde_struct::optional_field(&mut state, "namespace", self.namespace.as_ref())?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+        serde_struct::optional_entry(&mut state, "namespace", self.namespace.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "ownerReferences",
             self.owner_references.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "resourceVersion",
             self.resource_version.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "selfLink", self.self_link.as_ref())?;
-        serde_struct::optional_field(&mut state, "uid", self.uid.as_ref())?;
+        serde_struct::optional_entry(&mut state, "selfLink", self.self_link.as_ref())?;
+        serde_struct::optional_entry(&mut state, "uid", self.uid.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -208,8 +211,10 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                 let mut resource_version = None;
                 let mut self_link = None;
                 let mut uid = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -283,7 +288,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
 
                         13 => serde_struct::value(&mut map, &mut self_link, "selfLink"),
                         14 => serde_struct::value(&mut map, &mut uid, "uid"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -305,6 +310,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                     resource_version: serde_struct::optional(resource_version),
                     self_link: serde_struct::optional(self_link),
                     uid: serde_struct::optional(uid),
+                    unknown_fields,
                 })
             }
         }

@@ -18,6 +18,8 @@ pub struct OwnerReference {
     pub name: String,
     /// UID of the owner.
     pub uid: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for OwnerReference {
@@ -26,27 +28,28 @@ impl ::serde::Serialize for OwnerReference {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             4,
             &[self.block_owner_deletion.is_some(), self.controller.is_some()],
-        );
-        let mut state = serializer.serialize_struct("OwnerReference", len)?;
-        state.serialize_field("apiVersion", &self.api_version)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        state.serialize_entry("apiVersion", &self.api_version)?;
+        serde_struct::optional_entry(
             &mut state,
             "blockOwnerDeletion",
             self.block_owner_deletion.as_ref(),
         )?;
-        serde_struct::optional_field(
+        serde_struct::optional_entry(
             &mut state,
             "controller",
             self.controller.as_ref(),
         )?;
-        state.serialize_field("kind", &self.kind)?;
-        state.serialize_field("name", &self.name)?;
-        state.serialize_field("uid", &self.uid)?;
+        state.serialize_entry("kind", &self.kind)?;
+        state.serialize_entry("name", &self.name)?;
+        state.serialize_entry("uid", &self.uid)?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -102,8 +105,10 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
                 let mut kind = None;
                 let mut name = None;
                 let mut uid = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -122,7 +127,7 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
                         3 => serde_struct::value(&mut map, &mut kind, "kind"),
                         4 => serde_struct::value(&mut map, &mut name, "name"),
                         5 => serde_struct::value(&mut map, &mut uid, "uid"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -133,6 +138,7 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
                     kind: serde_struct::required(kind, "kind")?,
                     name: serde_struct::required(name, "name")?,
                     uid: serde_struct::required(uid, "uid")?,
+                    unknown_fields,
                 })
             }
         }
@@ -170,6 +176,7 @@ impl OwnerReference {
                 kind: kind.into(),
                 name: name.into(),
                 uid: uid.into(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
     }

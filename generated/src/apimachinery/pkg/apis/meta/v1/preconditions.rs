@@ -10,6 +10,8 @@ pub struct Preconditions {
     pub resource_version: Option<String>,
     /// Required UID.
     pub uid: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for Preconditions {
@@ -18,19 +20,20 @@ impl ::serde::Serialize for Preconditions {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.resource_version.is_some(), self.uid.is_some()],
-        );
-        let mut state = serializer.serialize_struct("Preconditions", len)?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(
             &mut state,
             "resourceVersion",
             self.resource_version.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "uid", self.uid.as_ref())?;
+        serde_struct::optional_entry(&mut state, "uid", self.uid.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -71,8 +74,10 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
             ) -> Result<Preconditions, A::Error> {
                 let mut resource_version = None;
                 let mut uid = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -84,13 +89,14 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
                         }
 
                         1 => serde_struct::value(&mut map, &mut uid, "uid"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(Preconditions {
                     resource_version: serde_struct::optional(resource_version),
                     uid: serde_struct::optional(uid),
+                    unknown_fields,
                 })
             }
         }

@@ -26,6 +26,8 @@ pub struct Status {
     pub reason: Option<String>,
     /// `Success` or `Failure`.
     pub status: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for Status {
@@ -34,7 +36,7 @@ impl ::serde::Serialize for Status {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -48,21 +50,22 @@ impl ::serde::Serialize for Status {
                 self.reason.is_some(),
                 self.status.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("Status", len)?;
-        serde_struct::field_if(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::entry_if(
             &mut state,
             "apiVersion",
             &self.api_version,
             self.api_version.is_present(),
         )?;
-        serde_struct::optional_field(&mut state, "code", self.code.as_ref())?;
-        serde_struct::optional_field(&mut state, "details", self.details.as_ref())?;
-        serde_struct::field_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-        serde_struct::optional_field(&mut state, "message", self.message.as_ref())?;
-        serde_struct::optional_field(&mut state, "metadata", self.metadata.as_ref())?;
-        serde_struct::optional_field(&mut state, "reason", self.reason.as_ref())?;
-        serde_struct::optional_field(&mut state, "status", self.status.as_ref())?;
+        serde_struct::optional_entry(&mut state, "code", self.code.as_ref())?;
+        serde_struct::optional_entry(&mut state, "details", self.details.as_ref())?;
+        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+        serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
+        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
+        serde_struct::optional_entry(&mut state, "reason", self.reason.as_ref())?;
+        serde_struct::optional_entry(&mut state, "status", self.status.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -124,8 +127,10 @@ impl<'de> ::serde::Deserialize<'de> for Status {
                 let mut metadata = None;
                 let mut reason = None;
                 let mut status = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => {
@@ -139,7 +144,7 @@ impl<'de> ::serde::Deserialize<'de> for Status {
                         5 => serde_struct::value(&mut map, &mut metadata, "metadata"),
                         6 => serde_struct::value(&mut map, &mut reason, "reason"),
                         7 => serde_struct::value(&mut map, &mut status, "status"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -153,6 +158,7 @@ impl<'de> ::serde::Deserialize<'de> for Status {
                     metadata: serde_struct::optional(metadata),
                     reason: serde_struct::optional(reason),
                     status: serde_struct::optional(status),
+                    unknown_fields,
                 })
             }
         }

@@ -12,6 +12,8 @@ pub struct StatusCause {
     pub message: Option<String>,
     /// Machine-readable reason for the cause.
     pub reason: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for StatusCause {
@@ -20,16 +22,17 @@ impl ::serde::Serialize for StatusCause {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
             &[self.field.is_some(), self.message.is_some(), self.reason.is_some()],
-        );
-        let mut state = serializer.serialize_struct("StatusCause", len)?;
-        serde_struct::optional_field(&mut state, "field", self.field.as_ref())?;
-        serde_struct::optional_field(&mut state, "message", self.message.as_ref())?;
-        serde_struct::optional_field(&mut state, "reason", self.reason.as_ref())?;
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "field", self.field.as_ref())?;
+        serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
+        serde_struct::optional_entry(&mut state, "reason", self.reason.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -72,14 +75,16 @@ impl<'de> ::serde::Deserialize<'de> for StatusCause {
                 let mut field = None;
                 let mut message = None;
                 let mut reason = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut field, "field"),
                         1 => serde_struct::value(&mut map, &mut message, "message"),
                         2 => serde_struct::value(&mut map, &mut reason, "reason"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -87,6 +92,7 @@ impl<'de> ::serde::Deserialize<'de> for StatusCause {
                     field: serde_struct::optional(field),
                     message: serde_struct::optional(message),
                     reason: serde_struct::optional(reason),
+                    unknown_fields,
                 })
             }
         }

@@ -18,6 +18,8 @@ pub struct StatusDetails {
     pub retry_after_seconds: Option<i32>,
     /// UID of the affected resource.
     pub uid: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
 
 impl ::serde::Serialize for StatusDetails {
@@ -26,7 +28,7 @@ impl ::serde::Serialize for StatusDetails {
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
+        use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = serde_struct::len(
             0,
@@ -38,18 +40,19 @@ impl ::serde::Serialize for StatusDetails {
                 self.retry_after_seconds.is_some(),
                 self.uid.is_some(),
             ],
-        );
-        let mut state = serializer.serialize_struct("StatusDetails", len)?;
-        serde_struct::optional_field(&mut state, "causes", self.causes.as_ref())?;
-        serde_struct::optional_field(&mut state, "group", self.group.as_ref())?;
-        serde_struct::optional_field(&mut state, "kind", self.kind.as_ref())?;
-        serde_struct::optional_field(&mut state, "name", self.name.as_ref())?;
-        serde_struct::optional_field(
+        ) + self.unknown_fields.len();
+        let mut state = serializer.serialize_map(Some(len))?;
+        serde_struct::optional_entry(&mut state, "causes", self.causes.as_ref())?;
+        serde_struct::optional_entry(&mut state, "group", self.group.as_ref())?;
+        serde_struct::optional_entry(&mut state, "kind", self.kind.as_ref())?;
+        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+        serde_struct::optional_entry(
             &mut state,
             "retryAfterSeconds",
             self.retry_after_seconds.as_ref(),
         )?;
-        serde_struct::optional_field(&mut state, "uid", self.uid.as_ref())?;
+        serde_struct::optional_entry(&mut state, "uid", self.uid.as_ref())?;
+        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
 }
@@ -105,8 +108,10 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
                 let mut name = None;
                 let mut retry_after_seconds = None;
                 let mut uid = None;
+                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                let mut key = String::new();
                 while let Some(index) = map
-                    .next_key_seed(serde_struct::Key::<Self>::new())?
+                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
                     match index {
                         0 => serde_struct::value(&mut map, &mut causes, "causes"),
@@ -122,7 +127,7 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
                         }
 
                         5 => serde_struct::value(&mut map, &mut uid, "uid"),
-                        _ => serde_struct::skip(&mut map),
+                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -133,6 +138,7 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
                     name: serde_struct::optional(name),
                     retry_after_seconds: serde_struct::optional(retry_after_seconds),
                     uid: serde_struct::optional(uid),
+                    unknown_fields,
                 })
             }
         }

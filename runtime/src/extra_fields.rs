@@ -1,0 +1,202 @@
+//! The keys of an object that are not among its struct's properties, kept in order.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
+/// The entries of a JSON object that its struct has no field for, in the order they were
+/// read or inserted, with values of type `T`.
+///
+/// Generated structs hold one of these where the schema admits keys beyond its properties
+/// (`additionalProperties`, `patternProperties`, `x-kubernetes-preserve-unknown-fields`)
+/// and, unless the generator was told to drop them, for the fields a newer server sends
+/// that the type does not know ([`UnknownFields`]). Their generated `Deserialize` impl
+/// fills it with every key that is not a property; `Serialize` writes the entries back
+/// after the properties, in order, so a read-modify-write deletes nothing.
+///
+/// Keys are unique: [`insert`](Self::insert) replaces the value of a key already present
+/// and keeps its position. A key that names one of the struct's properties must not be
+/// inserted: the object would then be written with that key twice.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct ExtraFields<T> {
+    entries: Vec<(String, T)>,
+}
+
+/// Fields unknown to the generated type, as JSON: what a newer server sends, or what a
+/// schema with `x-kubernetes-preserve-unknown-fields` admits.
+pub type UnknownFields = ExtraFields<serde_json::Value>;
+
+impl<T> ExtraFields<T> {
+    /// No entries.
+    #[must_use]
+    pub const fn new() -> Self {
+        Self {
+            entries: Vec::new(),
+        }
+    }
+
+    /// The number of entries.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there are no entries.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The value under `key`.
+    #[must_use]
+    pub fn get(&self, key: &str) -> Option<&T> {
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// The value under `key`, to change it.
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut T> {
+        self.entries
+            .iter_mut()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+    }
+
+    /// Sets `key` to `value`: in place when the key is present (the old value is returned),
+    /// at the end otherwise.
+    pub fn insert(&mut self, key: impl Into<String>, value: T) -> Option<T> {
+        let key = key.into();
+        match self.get_mut(&key) {
+            Some(slot) => Some(std::mem::replace(slot, value)),
+            None => {
+                self.entries.push((key, value));
+                None
+            }
+        }
+    }
+
+    /// Removes `key`, keeping the order of the rest.
+    pub fn remove(&mut self, key: &str) -> Option<T> {
+        let index = self.entries.iter().position(|(k, _)| k == key)?;
+        Some(self.entries.remove(index).1)
+    }
+
+    /// The entries in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &T)> {
+        self.entries.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// The keys in order.
+    pub fn keys(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.entries.iter().map(|(k, _)| k.as_str())
+    }
+}
+
+impl<T> Default for ExtraFields<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for ExtraFields<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<K: Into<String>, T> FromIterator<(K, T)> for ExtraFields<T> {
+    fn from_iter<I: IntoIterator<Item = (K, T)>>(iter: I) -> Self {
+        let mut fields = Self::new();
+        fields.extend(iter);
+        fields
+    }
+}
+
+impl<K: Into<String>, T> Extend<(K, T)> for ExtraFields<T> {
+    fn extend<I: IntoIterator<Item = (K, T)>>(&mut self, iter: I) {
+        for (key, value) in iter {
+            self.insert(key, value);
+        }
+    }
+}
+
+impl<T> IntoIterator for ExtraFields<T> {
+    type Item = (String, T);
+    type IntoIter = std::vec::IntoIter<(String, T)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.into_iter()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a ExtraFields<T> {
+    type Item = (&'a str, &'a T);
+    type IntoIter =
+        std::iter::Map<std::slice::Iter<'a, (String, T)>, fn(&'a (String, T)) -> (&'a str, &'a T)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.iter().map(|(k, v)| (k.as_str(), v))
+    }
+}
+
+/// Written as a JSON object, in order (on its own; inside a generated struct the entries
+/// are written as the struct's own keys).
+impl<T: Serialize> Serialize for ExtraFields<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.len()))?;
+        for (key, value) in self {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+/// Read from a JSON object, in order; a repeated key keeps its first position and its
+/// last value (as `serde_json::Value` does).
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ExtraFields<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EntriesVisitor<T>(PhantomData<fn() -> T>);
+
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for EntriesVisitor<T> {
+            type Value = ExtraFields<T>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut fields = ExtraFields::new();
+                while let Some((key, value)) = map.next_entry::<String, T>()? {
+                    fields.insert(key, value);
+                }
+                Ok(fields)
+            }
+        }
+
+        deserializer.deserialize_map(EntriesVisitor(PhantomData))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_order_and_replaces_in_place() {
+        let mut fields: UnknownFields =
+            serde_json::from_str(r#"{"z":1,"a":{"b":[true,null]},"m":"x"}"#).unwrap();
+        assert_eq!(fields.keys().collect::<Vec<_>>(), ["z", "a", "m"]);
+        assert_eq!(
+            fields.insert("a", 2.into()),
+            Some(serde_json::json!({"b":[true,null]}))
+        );
+        fields.insert("b", 3.into());
+        assert_eq!(
+            serde_json::to_string(&fields).unwrap(),
+            r#"{"z":1,"a":2,"m":"x","b":3}"#
+        );
+        assert_eq!(fields.remove("z"), Some(1.into()));
+        assert_eq!(fields.keys().collect::<Vec<_>>(), ["a", "m", "b"]);
+    }
+}
