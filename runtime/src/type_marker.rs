@@ -35,6 +35,30 @@ impl Visitor<'_> for ConstStrVisitor {
     }
 }
 
+/// Reads `null` as absent (`false`), or the constant string as present (`true`).
+struct OptionalConstStr(ConstStrVisitor);
+
+impl<'de> Visitor<'de> for OptionalConstStr {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.expecting(f)?;
+        f.write_str(" or null")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+        deserializer.deserialize_str(self.0).map(|()| true)
+    }
+}
+
 macro_rules! type_marker {
     (
         $(#[$meta:meta])*
@@ -133,12 +157,14 @@ macro_rules! type_marker {
         }
 
         impl<'de, T: TypeMeta> de::Deserialize<'de> for $name<T> {
+            /// `null` reads as absent, like a missing key (the one normalization of optional
+            /// fields); any string but the constant is an error.
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                deserializer.deserialize_str(ConstStrVisitor {
+                let present = deserializer.deserialize_option(OptionalConstStr(ConstStrVisitor {
                     field: $field,
                     expected: T::$constant,
-                })?;
-                Ok(Self::present())
+                }))?;
+                Ok(if present { Self::present() } else { Self::absent() })
             }
         }
     };

@@ -147,7 +147,6 @@ fn mismatch_errors_name_both_values() {
 fn wrong_json_types_are_errors() {
     for bad in [
         r#"{"apiVersion":1}"#,
-        r#"{"apiVersion":null}"#,
         r#"{"apiVersion":["coordination.k8s.io/v1"]}"#,
         r#"{"kind":true}"#,
         r#"{"kind":{}}"#,
@@ -155,6 +154,15 @@ fn wrong_json_types_are_errors() {
         let err = from_json::<Lease>(bad).unwrap_err();
         assert!(err.contains("expected the string"), "{bad}: {err}");
     }
+}
+
+/// `null` reads as absent, as on every optional field, and stays absent when written.
+#[test]
+fn null_markers_read_as_absent() {
+    let lease = from_json::<Lease>(r#"{"apiVersion":null,"kind":null}"#).expect("reads");
+    assert_eq!(lease.api_version, ApiVersion::absent());
+    assert_eq!(lease.kind, Kind::absent());
+    assert_eq!(serde_json::to_string(&lease).expect("writes"), "{}");
 }
 
 #[test]
