@@ -512,8 +512,8 @@ impl Generator<'_> {
                 _ => self.node(property, depth + 1),
             };
             input.insert(name.clone(), pair.0);
-            // A `null` the schema admits without saying `nullable` (an enum listing it, a
-            // schema without type) is still `null` on a non-nullable optional field.
+            // A `null` the schema admits without being nullable (a schema without type) is
+            // still `null` on a non-nullable optional field.
             if is_required || !pair.1.is_null() || self.nullable(property) {
                 expected.insert(name.clone(), pair.1);
             }
@@ -580,7 +580,16 @@ impl Generator<'_> {
         let free_form = properties.is_empty() && !object.contains_key("additionalProperties");
         let unknown = if free_form || preserve {
             self.below(3)
-        } else if self.options.unknown_fields && !properties.is_empty() {
+        } else if self.options.unknown_fields
+            && !properties.is_empty()
+            // Where a schema types the other keys (typed `additionalProperties`, or patterns),
+            // a newer server's field is one of them, of that type: no unknown key of any type.
+            && matches!(
+                object.get("additionalProperties"),
+                None | Some(Value::Bool(true))
+            )
+            && !object.contains_key("patternProperties")
+        {
             1 + self.below(2)
         } else {
             0
@@ -898,12 +907,19 @@ fn type_of<'a>(object: &'a Map<String, Value>, generator: &mut Generator<'_>) ->
     }
 }
 
+/// The README's nullable rule: `nullable: true`, Swagger's `x-nullable: true`, a `null` type,
+/// or an `enum` listing `null`.
 fn is_nullable(object: &Map<String, Value>) -> bool {
     object.get("nullable") == Some(&Value::Bool(true))
+        || object.get("x-nullable") == Some(&Value::Bool(true))
         || object
             .get("type")
             .and_then(Value::as_array)
             .is_some_and(|t| t.contains(&json!("null")))
+        || object
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|values| values.iter().any(Value::is_null))
 }
 
 /// Whether `schema` (or one of its `oneOf`/`anyOf` branches) has type `name`.
