@@ -372,7 +372,7 @@ fn flags_reach_the_generated_code() {
     );
     assert!(!ok);
     assert!(
-        stderr.contains("<stdin>") && stderr.contains("line 2"),
+        stderr.contains("<stdin>:2:3") && stderr.contains("oops}"),
         "{stderr}"
     );
 }

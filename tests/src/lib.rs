@@ -151,3 +151,15 @@ pub fn bless() -> bool {
     );
     true
 }
+
+/// The files in `dir` whose extension is `extension`, sorted by path.
+pub fn sorted_files(dir: &Path, extension: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == extension))
+        .collect();
+    files.sort();
+    files
+}

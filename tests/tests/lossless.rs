@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{BufRead as _, BufReader, Write as _};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -33,6 +33,7 @@ use kubeforge::model::{ApiSet, TypeKind};
 use kubeforge::{Config, Layout};
 use kubeforge_tests::instances::{self, Options, SchemaSet};
 use kubeforge_tests::json_diff::differences;
+use kubeforge_tests::sorted_files;
 use kubeforge_tests::{corpus_dir, scale, workspace_root};
 use serde_json::Value;
 
@@ -225,17 +226,6 @@ fn instances_per_schema() -> usize {
 
 fn only() -> Option<String> {
     std::env::var("KUBEFORGE_LOSSLESS_ONLY").ok()
-}
-
-fn sorted_files(dir: &Path, extension: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == extension))
-        .collect();
-    files.sort();
-    files
 }
 
 fn load(set: &mut SchemaSet, path: &Path, display: &str) {

@@ -4,7 +4,6 @@
 //! and from the whole Kubernetes 1.36 swagger. The crates are built in the scale test's target
 //! directory, so the dependencies are checked once for both.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
@@ -48,23 +47,12 @@ fn clippy_pedantic(name: &str, config: Config) {
     );
 }
 
-fn files(dir: &Path, extension: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == extension))
-        .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn crds_and_warning_bait_pass_pedantic_clippy() {
     let bait = workspace_root().join("tests/pedantic/warning_bait.yaml");
     let mut config = Config::new().input(&bait);
     if let Some(corpus) = corpus_dir("pedantic clippy: corpus CRDs") {
-        for crd in files(&corpus.join("crds"), "yaml") {
+        for crd in kubeforge_tests::sorted_files(&corpus.join("crds"), "yaml") {
             config = config.input(crd);
         }
     }

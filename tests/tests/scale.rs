@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use kubeforge::Config;
 use kubeforge_tests::claims;
 use kubeforge_tests::scale::{cargo, generate};
+use kubeforge_tests::sorted_files;
 use kubeforge_tests::{corpus, workspace_root};
 
 /// The Kubernetes 1.35 OpenAPI v3 documents, one per group-version.
@@ -84,17 +85,6 @@ fn names_in(dir: &Path, extension: &str) -> Vec<String> {
 fn build(name: &str, config: Config) {
     let dir = generate(name, &config);
     cargo(&dir, &["build", "--quiet"]);
-}
-
-fn sorted_files(dir: &Path, extension: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == extension))
-        .collect();
-    files.sort();
-    files
 }
 
 #[test]
