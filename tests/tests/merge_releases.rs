@@ -41,6 +41,8 @@ fn widget_fields(api: &ApiSet) -> Vec<(String, Shape, bool)> {
     };
     fields
         .iter()
+        // The properties: not the field that keeps unknown keys.
+        .filter(|f| f.role == kubeforge::model::FieldRole::Plain)
         .map(|f| (f.json_name.clone(), f.shape.clone(), f.required))
         .collect()
 }
@@ -465,6 +467,9 @@ fn describe(api: &ApiSet, op: &kubeforge::model::operations::Operation) -> Strin
                 kubeforge::model::operations::ResponseBody::Json(s) => format!("json {}", shape(s)),
                 kubeforge::model::operations::ResponseBody::Watch(s) => {
                     format!("watch {}", shape(s))
+                }
+                kubeforge::model::operations::ResponseBody::StatusOr(s) => {
+                    format!("status-or {}", shape(s))
                 }
                 other => format!("{other:?}"),
             };
