@@ -1156,7 +1156,7 @@ pub mod io {
                                 );
                                 return Err(
                                     <D::Error as ::serde::de::Error>::custom(
-                                        format_args!("expected string or object, found {}", found),
+                                        format_args!("expected string or object, found {found}"),
                                     ),
                                 );
                             }
@@ -1494,7 +1494,7 @@ pub mod io {
                                 );
                                 return Err(
                                     <D::Error as ::serde::de::Error>::custom(
-                                        format_args!("expected string or array, found {}", found),
+                                        format_args!("expected string or array, found {found}"),
                                     ),
                                 );
                             }
@@ -1562,7 +1562,7 @@ pub mod io {
                                 return Err(
                                     <D::Error as ::serde::de::Error>::custom(
                                         format_args!(
-                                            "expected number or boolean or object, found {}", found
+                                            "expected number or boolean or object, found {found}"
                                         ),
                                     ),
                                 );

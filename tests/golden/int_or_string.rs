@@ -320,7 +320,7 @@ pub mod io {
                                 );
                                 return Err(
                                     <D::Error as ::serde::de::Error>::custom(
-                                        format_args!("expected boolean or string, found {}", found),
+                                        format_args!("expected boolean or string, found {found}"),
                                     ),
                                 );
                             }

@@ -69,3 +69,27 @@ fn kubernetes_swagger_passes_pedantic_clippy() {
         Config::new().input(corpus.join("kubernetes/swagger.json")),
     );
 }
+
+/// The lossless mapping's constructs (nullable fields, merged and union `oneOf`s, numbers,
+/// date-times, extra and unknown keys, every integer format, builder defaults of every kind,
+/// a CRD that preserves unknown fields) pass pedantic clippy too: the golden inputs of those
+/// rules, generated as one crate.
+#[test]
+fn lossless_mapping_goldens_pass_pedantic_clippy() {
+    let golden = workspace_root().join("tests/golden");
+    let mut config = Config::new();
+    for case in [
+        "builder_defaults",
+        "combined_schemas",
+        "crd_preserve_unknown",
+        "date_times",
+        "extra_keys",
+        "int_or_string",
+        "integer_formats",
+        "nullable",
+        "numbers",
+    ] {
+        config = config.input(golden.join(format!("{case}.json")));
+    }
+    clippy_pedantic("pedantic-lossless-goldens", config);
+}
