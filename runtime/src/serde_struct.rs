@@ -76,7 +76,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
-use serde::ser::{SerializeMap, SerializeStruct};
+use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize};
 
 /// The fields of one struct, implemented by its generated `Deserialize` impl.
@@ -194,51 +194,6 @@ pub fn optional<T>(slot: Option<Option<T>>) -> Option<T> {
 #[must_use]
 pub fn len(always: usize, present: &[bool]) -> usize {
     always + present.iter().filter(|&&present| present).count()
-}
-
-/// Writes a field that is only written when present (optional fields, and the `apiVersion`
-/// and `kind` markers), or tells the serializer it is skipped.
-///
-/// # Errors
-///
-/// The serializer's.
-#[inline]
-pub fn field_if<S, T>(
-    state: &mut S,
-    name: &'static str,
-    value: &T,
-    present: bool,
-) -> Result<(), S::Error>
-where
-    S: SerializeStruct,
-    T: Serialize + ?Sized,
-{
-    if present {
-        state.serialize_field(name, value)
-    } else {
-        state.skip_field(name)
-    }
-}
-
-/// Writes an optional field: its value when `Some`, nothing when `None`.
-///
-/// # Errors
-///
-/// The serializer's.
-#[inline]
-pub fn optional_field<S, T>(
-    state: &mut S,
-    name: &'static str,
-    value: Option<&T>,
-) -> Result<(), S::Error>
-where
-    S: SerializeStruct,
-    T: Serialize + ?Sized,
-{
-    match value {
-        Some(value) => state.serialize_field(name, value),
-        None => state.skip_field(name),
-    }
 }
 
 /// Like [`Key`], and for a name the struct does not have, stores the name in the buffer it
