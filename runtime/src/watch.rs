@@ -13,28 +13,57 @@ use crate::response::{DecodeError, ResponseError};
 /// payloads of type `S` (usually `meta/v1.Status`; raw JSON by default).
 ///
 /// Wire form: `{"type":"ADDED","object":{…}}`, with `type` one of `ADDED`,
-/// `MODIFIED`, `DELETED`, `BOOKMARK` or `ERROR`. Reading an unknown `type` is
-/// an error listing the known ones; a missing `type` or `object` is an error.
-/// Other keys are ignored, and `object` may come before `type` (it is then
-/// buffered as a `serde_json::Value`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "type", content = "object")]
+/// `MODIFIED`, `DELETED`, `BOOKMARK` or `ERROR`. The schema makes `type` a plain
+/// string, so any other `type` is kept as [`WatchEvent::Other`] with its object as
+/// raw JSON and written back unchanged, the way generated enums keep values they do
+/// not know. A missing `type` or `object` is an error. Other keys are ignored, and
+/// `object` may come before `type` (it is then buffered as a `serde_json::Value`).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WatchEvent<T, S = serde_json::Value> {
     /// `"ADDED"`: the object was created (or listed at the start of a watch).
-    #[serde(rename = "ADDED")]
     Added(T),
     /// `"MODIFIED"`: the object changed.
-    #[serde(rename = "MODIFIED")]
     Modified(T),
     /// `"DELETED"`: the object was deleted; this is its last state.
-    #[serde(rename = "DELETED")]
     Deleted(T),
     /// `"BOOKMARK"`: a resource version to resume the watch from.
-    #[serde(rename = "BOOKMARK")]
     Bookmark(Bookmark),
     /// `"ERROR"`: the watch failed; the payload is usually a `Status`.
-    #[serde(rename = "ERROR")]
     Error(S),
+    /// An event type this runtime does not know (no Kubernetes release sends one today),
+    /// kept as it came.
+    Other {
+        /// The event's `type`.
+        event_type: String,
+        /// The event's `object`, undecoded.
+        object: serde_json::Value,
+    },
+}
+
+impl<T: Serialize, S: Serialize> Serialize for WatchEvent<T, S> {
+    fn serialize<Z: Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        use serde::ser::SerializeStruct;
+
+        fn event<Z: Serializer, O: Serialize + ?Sized>(
+            serializer: Z,
+            event_type: &str,
+            object: &O,
+        ) -> Result<Z::Ok, Z::Error> {
+            let mut map = serializer.serialize_struct("WatchEvent", 2)?;
+            map.serialize_field("type", event_type)?;
+            map.serialize_field("object", object)?;
+            map.end()
+        }
+
+        match self {
+            Self::Added(object) => event(serializer, "ADDED", object),
+            Self::Modified(object) => event(serializer, "MODIFIED", object),
+            Self::Deleted(object) => event(serializer, "DELETED", object),
+            Self::Bookmark(bookmark) => event(serializer, "BOOKMARK", bookmark),
+            Self::Error(status) => event(serializer, "ERROR", status),
+            Self::Other { event_type, object } => event(serializer, event_type, object),
+        }
+    }
 }
 
 /// The object of a `BOOKMARK` watch event: only a resource version (and
@@ -129,16 +158,15 @@ impl<'de> Deserialize<'de> for Bookmark {
     }
 }
 
-/// The known values of a watch event's `type`.
-const EVENT_TYPES: &[&str] = &["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"];
-
-#[derive(Clone, Copy)]
+/// A watch event's `type`.
+#[derive(Clone)]
 enum EventType {
     Added,
     Modified,
     Deleted,
     Bookmark,
     Error,
+    Other(String),
 }
 
 impl<'de> Deserialize<'de> for EventType {
@@ -159,10 +187,7 @@ impl<'de> Deserialize<'de> for EventType {
                     "DELETED" => Ok(EventType::Deleted),
                     "BOOKMARK" => Ok(EventType::Bookmark),
                     "ERROR" => Ok(EventType::Error),
-                    _ => Err(E::custom(format_args!(
-                        "unknown watch event type {v:?}: expected one of {}",
-                        EVENT_TYPES.join(", ")
-                    ))),
+                    other => Ok(EventType::Other(other.to_owned())),
                 }
             }
         }
@@ -218,6 +243,10 @@ impl<'de, T: Deserialize<'de>, S: Deserialize<'de>> DeserializeSeed<'de> for Obj
             EventType::Deleted => WatchEvent::Deleted(T::deserialize(d)?),
             EventType::Bookmark => WatchEvent::Bookmark(Bookmark::deserialize(d)?),
             EventType::Error => WatchEvent::Error(S::deserialize(d)?),
+            EventType::Other(event_type) => WatchEvent::Other {
+                event_type,
+                object: serde_json::Value::deserialize(d)?,
+            },
         })
     }
 }
@@ -247,10 +276,10 @@ impl<'de, T: Deserialize<'de>, S: Deserialize<'de>> Visitor<'de> for EventVisito
                     if event.is_some() || buffered.is_some() {
                         return Err(de::Error::duplicate_field("object"));
                     }
-                    match event_type {
+                    match &event_type {
                         Some(event_type) => {
                             event = Some(map.next_value_seed(ObjectSeed {
-                                event_type,
+                                event_type: event_type.clone(),
                                 _types: PhantomData,
                             })?);
                         }

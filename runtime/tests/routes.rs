@@ -91,9 +91,12 @@ fn watch_streams_decode_as_they_arrive() {
         matches!(&events[1], WatchEvent::Bookmark(Bookmark { resource_version, .. }) if resource_version == "5")
     );
     assert!(decoder.feed(b"").is_empty());
-    let events = decoder.feed(b"ETED\",\"object\":{}}\n{\"type\":\"NOPE\",\"object\":{}}");
+    let events = decoder.feed(
+        b"ETED\",\"object\":{}}\n{\"type\":\"NOPE\",\"object\":{}}\n{\"type\":7,\"object\":{}}",
+    );
     assert!(matches!(events[0], Ok(WatchEvent::Deleted(_))));
-    assert!(matches!(events[1], Err(ResponseError::Decode { .. })));
+    assert!(matches!(&events[1], Ok(WatchEvent::Other { event_type, .. }) if event_type == "NOPE"));
+    assert!(matches!(events[2], Err(ResponseError::Decode { .. })));
     decoder.finish().unwrap();
 }
 

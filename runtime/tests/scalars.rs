@@ -34,9 +34,37 @@ fn quantity_from_integers_keeps_their_digits() {
         from_json::<Quantity>("-9223372036854775808").unwrap(),
         Quantity::from("-9223372036854775808")
     );
-    // And writes them back as strings, Kubernetes' canonical form.
-    let q: Quantity = from_json("5").unwrap();
-    assert_eq!(to_json(&q), r#""5""#);
+    // And writes them back as numbers: a read-modify-write keeps the form (a CRD stores a
+    // quantity as given); equality looks at the text only.
+    for text in [
+        "5",
+        "0",
+        "-3",
+        "18446744073709551615",
+        "-9223372036854775808",
+    ] {
+        let q: Quantity = from_json(text).unwrap();
+        assert!(q.is_number(), "{text}");
+        assert_eq!(to_json(&q), text);
+    }
+    assert!(!from_json::<Quantity>(r#""5""#).unwrap().is_number());
+    assert_eq!(to_json(&Quantity::from("5")), r#""5""#);
+}
+
+#[test]
+fn quantity_numbers_keep_their_value() {
+    for (text, back) in [
+        ("0.5", "0.5"),
+        ("-2.25", "-2.25"),
+        ("1.0", "1.0"),
+        ("1e3", "1000.0"),
+    ] {
+        let q: Quantity = from_json(text).unwrap();
+        assert_eq!(to_json(&q), back, "{text}");
+        let a: serde_json::Value = serde_json::from_str(text).unwrap();
+        let b: serde_json::Value = serde_json::from_str(&to_json(&q)).unwrap();
+        assert_eq!(a, b, "{text}");
+    }
 }
 
 #[test]

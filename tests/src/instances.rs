@@ -603,7 +603,13 @@ impl Generator<'_> {
     }
 
     /// `allOf` as one schema: properties, required names and keywords of every branch.
+    /// Branches that define one property differently (docs aside, and unless one only adds
+    /// constraints) make the whole value any JSON: the README's mapping table keeps it as
+    /// `serde_json::Value`.
     fn merge_all_of(&mut self, object: &Map<String, Value>) -> Value {
+        if self.all_of_conflicts(object) {
+            return Value::Object(Map::new());
+        }
         let mut merged = object.clone();
         let branches = merged.remove("allOf");
         let mut merged = Value::Object(merged);
@@ -614,6 +620,56 @@ impl Generator<'_> {
             merged = self.merge(merged, branch);
         }
         merged
+    }
+
+    /// Whether `allOf`'s branches (and the schema's own `properties`) define a property twice,
+    /// differently.
+    fn all_of_conflicts(&self, object: &Map<String, Value>) -> bool {
+        let bare = |schema: &Value| -> Option<Value> {
+            let mut schema = schema.as_object()?.clone();
+            for key in ["description", "default", "example", "title"] {
+                schema.remove(key);
+            }
+            let structural = [
+                "type",
+                "$ref",
+                "properties",
+                "items",
+                "additionalProperties",
+            ];
+            structural
+                .iter()
+                .any(|k| schema.contains_key(*k))
+                .then_some(Value::Object(schema))
+        };
+        let mut seen: BTreeMap<&str, Value> = BTreeMap::new();
+        let own = std::iter::once(object);
+        let branches = object
+            .get("allOf")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|branch| match branch.get("$ref").and_then(Value::as_str) {
+                Some(target) => self.set.schema(ref_name(target)),
+                None => Some(branch),
+            })
+            .filter_map(Value::as_object);
+        for part in own.chain(branches) {
+            let Some(Value::Object(properties)) = part.get("properties") else {
+                continue;
+            };
+            for (name, schema) in properties {
+                let Some(schema) = bare(schema) else { continue };
+                match seen.get(name.as_str()) {
+                    Some(previous) if *previous != schema => return true,
+                    Some(_) => {}
+                    None => {
+                        seen.insert(name, schema);
+                    }
+                }
+            }
+        }
+        false
     }
 
     /// `base` with `branch` merged in (`branch` resolved when it is a `$ref`).
@@ -670,7 +726,11 @@ impl Generator<'_> {
         let pattern = object.get("pattern").and_then(Value::as_str).unwrap_or("");
         // CRDs spell a quantity as an int-or-string with the quantity pattern.
         if pattern.contains("(\\+|-)?") || pattern.contains("Ki|Mi") {
-            return self.quantity(true);
+            // `anyOf: [integer, string]`: a number in it is an integer, never `-0.25`.
+            if self.chance(1, 8) {
+                return json!(self.below(10_000));
+            }
+            return self.quantity(false);
         }
         match self.below(4) {
             0 => json!(self.below(65_536)),
