@@ -174,6 +174,18 @@ impl<'p> PathParams<'p> {
         }
     }
 
+    /// How many values are recorded; used by generated matchers, with
+    /// [`rewind`](Self::rewind), to try another branch.
+    #[must_use]
+    pub fn mark(&self) -> usize {
+        self.len
+    }
+
+    /// Forgets the values recorded after `mark`; used by generated matchers.
+    pub fn rewind(&mut self, mark: usize) {
+        self.len = self.len.min(mark);
+    }
+
     /// Names the recorded values with the route's parameter names; used by generated
     /// matchers when a route is found.
     #[must_use]
@@ -425,7 +437,27 @@ impl<'p, R> Resolution<'p, R> {
 
 #[cfg(test)]
 mod tests {
-    use super::Segments;
+    use super::{PathParams, Segments};
+
+    #[test]
+    fn rewind_forgets_what_a_failed_branch_recorded() {
+        let mut params = PathParams::new();
+        params.push("ns");
+        let mark = params.mark();
+        params.push("tried");
+        params.push("again");
+        params.rewind(mark);
+        params.push("name");
+        let params = params.named(&["namespace", "name"]);
+        assert_eq!(
+            params.iter().collect::<Vec<_>>(),
+            [("namespace", "ns"), ("name", "name")]
+        );
+        // Rewinding forward records nothing.
+        let mut params = PathParams::new();
+        params.rewind(3);
+        assert_eq!(params.mark(), 0);
+    }
 
     #[test]
     fn segments_split_like_str_split() {

@@ -1203,7 +1203,7 @@ pub mod routes {
                                             }
                                         };
                                     };
-                                    let saved = (segments.clone(), params);
+                                    let saved = (segments.clone(), params.mark());
                                     let found = 'statics_1: {
                                         if segment == "special" {
                                             let Some("stats") = segments.next() else {
@@ -1231,7 +1231,8 @@ pub mod routes {
                                         return found;
                                     }
 
-                                    (segments, params) = saved;
+                                    segments = saved.0;
+                                    params.rewind(saved.1);
                                     params.push(segment);
                                     match segments.next() {
                                         None => {

@@ -74,3 +74,6 @@ pub mod numbers;
 #[rustfmt::skip]
 #[path = "../golden/builder_defaults.rs"]
 pub mod builder_defaults;
+#[rustfmt::skip]
+#[path = "../golden/wide_routes.rs"]
+pub mod wide_routes;

@@ -513,11 +513,17 @@ mod special_types {
                 "nullableName": "n"
             }),
         );
-        // A quantity may arrive as a JSON number; it leaves as the canonical string.
+        // A quantity may arrive as a JSON number; it leaves as that number (lossless), and
+        // reads as the same quantity as its string.
         let times: Times =
             serde_json::from_value(json!({"created": "2024-05-01T12:00:00Z", "capacity": 2}))
                 .expect("a number quantity");
-        assert_eq!(to_json(&times)["capacity"], json!("2"));
+        assert_eq!(to_json(&times)["capacity"], json!(2));
+        assert_eq!(
+            times.capacity.as_ref().map(|q| q.as_str()),
+            Some("2"),
+            "{times:?}"
+        );
         rejected::<Times>("a bad Time", &json!({"created": "yesterday"}));
         rejected::<Times>(
             "a MicroTime in a bad format",
@@ -707,5 +713,98 @@ mod route_table {
             .expect("a list");
         assert_eq!(to_json(&list), json!({"items": [{"size": 1}]}));
         rejected::<WidgetList>("a list without items", &json!({}));
+    }
+}
+
+/// `wide_routes.json`: nodes with six or more static children dispatch on the segment's
+/// length first (`emit/matcher.rs`, `Gen::wide`); same-length names must still be told apart,
+/// a parameter beside them must still take every other segment, and a static branch that
+/// finds no path must give its parameters back.
+mod wide_routes {
+    use super::{Method, Resolution};
+    use kubeforge_tests::golden::wide_routes::routes::{Route, resolve};
+
+    fn found(path: &str) -> (Route, Vec<(String, String)>) {
+        match resolve(&Method::GET, path) {
+            Resolution::Found { route, params } => (
+                route,
+                params
+                    .iter()
+                    .map(|(n, v)| (n.to_owned(), v.to_owned()))
+                    .collect(),
+            ),
+            other => panic!("{path}: {other:?}"),
+        }
+    }
+
+    fn name(value: &str) -> Vec<(String, String)> {
+        vec![("name".to_owned(), value.to_owned())]
+    }
+
+    #[test]
+    fn every_subresource_of_one_length_is_its_own() {
+        let cases = [
+            ("exec", Route::ReadExampleComV1WidgetExec),
+            ("logs", Route::ReadExampleComV1WidgetLogs),
+            ("bind", Route::ReadExampleComV1WidgetBind),
+            ("scale", Route::ReadExampleComV1WidgetScale),
+            ("evict", Route::ReadExampleComV1WidgetEvict),
+            ("audit", Route::ReadExampleComV1WidgetAudit),
+            ("status", Route::ReadExampleComV1WidgetStatus),
+        ];
+        for (sub, route) in cases {
+            assert_eq!(
+                found(&format!("/apis/example.com/v1/widgets/w1/{sub}")),
+                (route, name("w1")),
+                "{sub}"
+            );
+        }
+        assert_eq!(
+            found("/apis/example.com/v1/widgets/w1"),
+            (Route::ReadExampleComV1Widget, name("w1"))
+        );
+        // Same lengths as real ones, other text; longer and shorter; empty; and case.
+        for sub in [
+            "exit", "logz", "scalf", "statut", "exe", "execs", "", "EXEC",
+        ] {
+            let path = format!("/apis/example.com/v1/widgets/w1/{sub}");
+            assert!(resolve(&Method::GET, &path).is_not_found(), "{path}");
+        }
+    }
+
+    #[test]
+    fn statics_beside_a_parameter() {
+        for w in [
+            "archive", "history", "metrics", "pending", "special", "summary",
+        ] {
+            let (route, params) = found(&format!("/apis/example.com/v1/widgets/{w}/stats"));
+            assert!(format!("{route:?}").ends_with("Stats"), "{w}: {route:?}");
+            assert!(params.is_empty(), "{w}: {params:?}");
+            // Elsewhere the same segment is a widget's name.
+            assert_eq!(
+                found(&format!("/apis/example.com/v1/widgets/{w}/status")),
+                (Route::ReadExampleComV1WidgetStatus, name(w))
+            );
+            assert_eq!(
+                found(&format!("/apis/example.com/v1/widgets/{w}")),
+                (Route::ReadExampleComV1Widget, name(w))
+            );
+        }
+        assert_eq!(
+            found("/apis/example.com/v1/widgets/special/stats"),
+            (Route::ReadExampleComV1SpecialStats, vec![])
+        );
+        assert_eq!(
+            found("/apis/example.com/v1/widgets/summary/stats"),
+            (Route::ReadExampleComV1SummaryStats, vec![])
+        );
+        // A same-length name that is no static one is a widget.
+        assert_eq!(
+            found("/apis/example.com/v1/widgets/specia1/logs"),
+            (Route::ReadExampleComV1WidgetLogs, name("specia1"))
+        );
+        assert!(
+            resolve(&Method::GET, "/apis/example.com/v1/widgets/special/stats/x").is_not_found()
+        );
     }
 }
