@@ -505,7 +505,14 @@ mod tests {
     /// Types of every sort: named and nested, in a package and its sub-package, with and
     /// without a kind.
     fn targets() -> Vec<(Vec<String>, Target<'static>)> {
-        let modules: &[(&str, &[&str], &str, Item, &[(&str, &str, &str)])] = &[
+        type Row = (
+            &'static str,
+            &'static [&'static str],
+            &'static str,
+            Item,
+            &'static [(&'static str, &'static str, &'static str)],
+        );
+        let modules: &[Row] = &[
             (
                 "io.k8s.api.core.v1.Pod",
                 &["api", "core", "v1"],

@@ -60,17 +60,17 @@ struct Rule<'a> {
     text: &'a ExternType,
 }
 
-fn parse(index: usize, rule: &ExternType) -> Result<Rule<'_>, Diagnostic> {
+fn parse(index: usize, rule: &ExternType) -> Result<Rule<'_>, Box<Diagnostic>> {
     let pattern: Pattern = rule.schema.parse().map_err(|e| {
-        Diagnostic::new(
+        Box::new(Diagnostic::new(
             ErrorKind::Output,
             &config_origin(),
             format!("in extern type {index}: {e}"),
-        )
+        ))
     })?;
     let module = rule.path.strip_suffix("::*");
     if pattern.is_wildcard() && module.is_none() {
-        return Err(Diagnostic::new(
+        return Err(Box::new(Diagnostic::new(
             ErrorKind::Output,
             &config_origin(),
             format!(
@@ -78,18 +78,18 @@ fn parse(index: usize, rule: &ExternType) -> Result<Rule<'_>, Diagnostic> {
                 rule.path
             ),
         )
-        .with_hint("end the path with `::*`, or name one schema exactly"));
+        .with_hint("end the path with `::*`, or name one schema exactly")));
     }
     let path = module.unwrap_or(&rule.path);
     if syn::parse_str::<syn::Path>(path).is_err() {
-        return Err(Diagnostic::new(
+        return Err(Box::new(Diagnostic::new(
             ErrorKind::Output,
             &config_origin(),
             format!(
                 "expected the extern type path for {:?} to be a Rust path such as `::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta`, found {:?}",
                 rule.schema, rule.path
             ),
-        ));
+        )));
     }
     Ok(Rule {
         pattern,
@@ -110,7 +110,7 @@ pub(super) fn apply(types: &mut [TypeDef], externs: &[ExternType]) -> Result<Vec
     for (index, rule) in externs.iter().enumerate() {
         match parse(index, rule) {
             Ok(rule) => rules.push(rule),
-            Err(d) => diagnostics.push(d),
+            Err(d) => diagnostics.push(*d),
         }
     }
 
