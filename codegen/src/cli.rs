@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::package::{CrateOptions, RuntimeDependency, write_crate};
-use crate::{Config, Selector};
+use crate::{Config, Pattern};
 
 pub use routes::routes;
 
@@ -70,10 +70,12 @@ pub struct InputArgs {
     /// CRDs and lists of them (YAML or JSON, several documents per file allowed).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// Generate only this, plus what it references: group=G, group-version=G/V, kind=K or
-    /// schema=NAME. Repeatable. (kopium's `--api-version V` is `--select group-version=G/V`.)
-    #[arg(long = "select", value_parser = clap::value_parser!(Selector))]
-    pub select: Vec<Selector>,
+    /// Generate only what this pattern names, plus what it references: kind=K, group=G,
+    /// group-version=G/V, a schema name (`io.example.v1.Widget`) or package
+    /// (`io.example.v1.*`, `io.example.**`), a Rust path or module (`io::example::v1::*`), or
+    /// a type name. Repeatable. (kopium's `--api-version V` is `--select group-version=G/V`.)
+    #[arg(long = "select", value_name = "PATTERN", value_parser = clap::value_parser!(Pattern))]
+    pub select: Vec<Pattern>,
     /// Where two inputs define one schema differently enough to make different types, use
     /// this input's definition (named exactly as given) and warn; without it that is an
     /// error. Repeatable: earlier wins. Definitions that make the same type always merge.
@@ -100,14 +102,18 @@ pub struct GenerateArgs {
     /// (`features = ["latest"]` or `["v1_33"]`, …); its own tests use `latest`.
     #[arg(long)]
     pub kube: bool,
-    /// Derive a trait on generated structs and enums: `TRAIT` for all of them, or
-    /// `PATTERN=TRAIT` (a pattern as for --type-attribute). Repeatable.
+    /// Derive a trait on generated structs and enums, as kopium does: `TRAIT` for all of
+    /// them, `@struct=TRAIT`, `@enum=TRAIT` or `@enum:simple=TRAIT` (string enums only), or
+    /// `PATTERN=TRAIT` (a pattern as for --type-attribute; a type name as kopium's). A trait
+    /// derived already, or `Default`/`Eq` where it does not hold, is left out. Repeatable.
     #[arg(long = "derive", value_name = "[PATTERN=]TRAIT")]
     pub derive: Vec<String>,
     /// Add an attribute to generated structs and enums: `PATTERN=#[…]`, where PATTERN is `*`,
     /// a type name (`WidgetSpec`, in any module), a schema name (`io.example.v1.Widget`) or
-    /// package (`io.example.v1.*`), or a Rust path below the crate root
-    /// (`io::example::v1::Widget`) or module (`io::example::*`). Repeatable.
+    /// package (`io.example.v1.*` directly in it, `io.example.**` below it), a Rust path
+    /// below the crate root (`io::example::v1::Widget`) or module (`io::example::v1::*`,
+    /// `io::**`), `kind=K`, `group=G`, `group-version=G/V`, `@struct`, `@enum` or
+    /// `@enum:simple`. Repeatable.
     #[arg(long = "type-attribute", value_name = "PATTERN=ATTRIBUTE")]
     pub type_attribute: Vec<String>,
     /// The map type of `additionalProperties`: `BTreeMap` (the default), `HashMap`, or the path
@@ -115,11 +121,13 @@ pub struct GenerateArgs {
     /// then add to the generated Cargo.toml).
     #[arg(long, value_name = "PATH")]
     pub map_type: Option<String>,
-    /// Use an existing type instead of generating one: `SCHEMA=PATH`
-    /// (`io.k8s.api.core.v1.ObjectReference=::k8s_openapi::api::core::v1::ObjectReference`),
-    /// or `PACKAGE.*=MODULE::*` for every schema directly in a package. Repeatable. One that
-    /// matches nothing is a note.
-    #[arg(long = "extern", value_name = "SCHEMA=PATH")]
+    /// Use an existing type instead of generating one: `PATTERN=PATH`
+    /// (`io.k8s.api.core.v1.ObjectReference=::k8s_openapi::api::core::v1::ObjectReference`,
+    /// `Condition=::my::Condition`), or `PATTERN=MODULE::*` for each type a pattern names
+    /// (`io.k8s.apimachinery.pkg.apis.meta.v1.*=::k8s_openapi::apimachinery::pkg::apis::meta::v1::*`:
+    /// every schema directly in a package). The most specific pattern wins. Repeatable. One
+    /// that matches nothing is a note.
+    #[arg(long = "extern", value_name = "PATTERN=PATH")]
     pub extern_types: Vec<String>,
     /// Gate each API group behind a cargo feature of the same name (`core` for the core
     /// group), with dependencies between groups worked out; all are on by default.
@@ -149,11 +157,15 @@ pub struct GenerateArgs {
     pub runtime_version: Option<String>,
 }
 
-/// Splits `PATTERN=VALUE` at the first `=` (attributes may contain `=`, patterns never do).
+/// Splits `PATTERN=VALUE` where the pattern ends (`Pattern::split_value`) and checks the
+/// pattern, so a usage error names the flag.
 fn pattern_and_value<'a>(flag: &str, text: &'a str) -> Result<(&'a str, &'a str), String> {
-    text.split_once('=')
-        .filter(|(pattern, value)| !pattern.is_empty() && !value.is_empty())
-        .ok_or_else(|| format!("expected `--{flag} PATTERN=VALUE`, found {text:?}"))
+    let (pattern, value) = Pattern::split_value(text)
+        .ok_or_else(|| format!("expected `--{flag} PATTERN=VALUE`, found {text:?}"))?;
+    pattern
+        .parse::<Pattern>()
+        .map_err(|e| format!("in `--{flag} {text}`: {e}"))?;
+    Ok((pattern, value))
 }
 
 impl InputArgs {
@@ -215,7 +227,12 @@ impl GenerateArgs {
             config = config.extern_type(schema, path);
         }
         for text in &self.derive {
-            let (pattern, derive) = text.split_once('=').unwrap_or(("*", text));
+            // kopium's forms: `TRAIT` alone is every type.
+            let (pattern, derive) = if text.contains('=') {
+                pattern_and_value("derive", text)?
+            } else {
+                ("*", text.as_str())
+            };
             config = config.derive(pattern, derive);
         }
         for text in &self.type_attribute {

@@ -7,7 +7,8 @@
 //! ```
 //!
 //! The public API is [`Config`] (every option), what it returns ([`Output`], [`Error`] with
-//! its [`Diagnostic`]s, [`Note`]s), [`Selector`], [`ModuleRules`], [`Layout`], [`package`]
+//! its [`Diagnostic`]s, [`Note`]s), [`Pattern`] (the one pattern language of every option
+//! that names types), [`ModuleRules`], [`Layout`], [`package`]
 //! for a complete crate around the output, and, with the `cli` feature, [`cli`]. [`Config`]
 //! drives the pipeline, the same way from `cargo xtask regen` and from a `build.rs`:
 //!
@@ -33,13 +34,16 @@ mod load;
 #[doc(hidden)]
 pub mod model;
 pub mod package;
+mod pattern;
 mod write;
 
 use std::path::{Path, PathBuf};
 
 pub use diagnostics::{Diagnostic, Error, ErrorKind, LineColumn, Note, Origin};
-pub use load::Selector;
 pub use model::features::Features;
+pub use pattern::Pattern;
+#[doc(hidden)]
+pub use pattern::Selector;
 pub use write::{CheckReport, Layout, Output, WriteReport};
 
 /// The named fixups of known upstream document bugs (`load/fixups.rs`): each name and why the
@@ -151,7 +155,7 @@ impl Input {
 #[derive(Clone, Debug)]
 pub struct Config {
     inputs: Vec<Input>,
-    selectors: Vec<Selector>,
+    selectors: Vec<Pattern>,
     modules: ModuleRules,
     options: emit::Options,
     model: model::Options,
@@ -235,11 +239,21 @@ impl Config {
         self
     }
 
-    /// Generates only what `selector` names (a group, group-version, kind or schema), plus
-    /// everything it references. Several selectors add up; none means everything.
+    /// Generates only the schemas `pattern` names ([`Pattern`]: a kind, group,
+    /// group-version, schema name or package, Rust path or module, or type name), their
+    /// kinds' operations, and everything those reference. Several patterns add up; none
+    /// means everything. `@struct` and `@enum` select nothing (which schemas become structs
+    /// is decided after selection). A pattern that matches nothing is an error.
+    ///
+    /// ```no_run
+    /// let config = kubeforge::Config::new()
+    ///     .select(kubeforge::Pattern::Kind("ImageStream".into()))
+    ///     .select("io.k8s.api.coordination.v1.*".parse()?);
+    /// # Ok::<(), String>(())
+    /// ```
     #[must_use]
-    pub fn select(mut self, selector: Selector) -> Self {
-        self.selectors.push(selector);
+    pub fn select(mut self, pattern: Pattern) -> Self {
+        self.selectors.push(pattern);
         self
     }
 
@@ -328,10 +342,11 @@ impl Config {
         self
     }
 
-    /// Maps schemas to a Rust type that exists elsewhere: nothing is generated for them and
-    /// every reference uses `path`. `schema` is a schema name, or a package followed by `.*`
-    /// with `path` a module followed by `::*`, which maps every schema directly in the
-    /// package to the module plus the name as the schema spells it:
+    /// Maps the types `pattern` names ([`Pattern`]) to a Rust type that exists elsewhere:
+    /// nothing is generated for them and every reference uses `path`. A `path` ending in
+    /// `::*` maps each type to that module plus its name as the schema spells it, which a
+    /// pattern naming several types (a package, module, group, …) needs; `pkg.*` names the
+    /// schemas directly in the package:
     ///
     /// ```no_run
     /// let config = kubeforge::Config::new().extern_type(
@@ -340,41 +355,36 @@ impl Config {
     /// );
     /// ```
     ///
-    /// An exact mapping beats a package one. A mapping that matches no schema (after
-    /// selection) is no error but a note ([`Output::notes`]). Extern types get no builder
-    /// (a resource whose `metadata` is an extern `ObjectMeta` still has the name and
+    /// Where several mappings name one type, the most specific pattern wins (an exact name
+    /// beats a package, a longer package a shorter one). A mapping that matches no schema
+    /// (after selection) is no error but a note ([`Output::notes`]). Extern types get no
+    /// builder (a resource whose `metadata` is an extern `ObjectMeta` still has the name and
     /// namespace constructor, setting its public fields, and a `metadata_with` that edits it
     /// through `&mut`), are assumed not to be `Eq`, and their own operations are left to the
     /// crate that defines them. The watch event stays generated (routes decode into it).
     #[must_use]
-    pub fn extern_type(mut self, schema: impl Into<String>, path: impl Into<String>) -> Self {
+    pub fn extern_type(mut self, pattern: impl Into<String>, path: impl Into<String>) -> Self {
         self.externs.push(model::ExternType {
-            schema: schema.into(),
+            schema: pattern.into(),
             path: path.into(),
         });
         self
     }
 
     /// Adds an outer attribute (`"#[derive(Hash)]"`, `"#[serde(deny_unknown_fields)]"`) to
-    /// the generated structs and enums that `pattern` names:
-    ///
-    /// - `*`: every struct and enum;
-    /// - a schema name (`com.github.openshift.api.image.v1.ImageStream`; a nested type by
-    ///   `Parent.property`), or a prefix ending in `*` (`com.github.openshift.api.image.v1.*`);
-    /// - a Rust path below the generated root (`openshift::image::v1::ImageStream`), or a
-    ///   module followed by `::*` (`openshift::image::*`, that module and below);
-    /// - a plain Rust type name (`TagReferencePolicy`): every type of that name, in any module.
-    ///
-    /// A pattern is a Rust path when it contains `::`. One that matches nothing is an error.
+    /// the generated structs and enums that `pattern` names ([`Pattern`]: `*`, a schema name
+    /// or package, a Rust path or module, a type name in any module, a kind, `@struct`,
+    /// `@enum`, …). One that names no struct or enum is an error naming the near matches.
     #[must_use]
     pub fn type_attribute(
         mut self,
         pattern: impl Into<String>,
         attribute: impl Into<String>,
     ) -> Self {
-        self.options
-            .type_attributes
-            .push((pattern.into(), attribute.into()));
+        self.options.type_attributes.push((
+            pattern.into(),
+            emit::TypeAttribute::Attribute(attribute.into()),
+        ));
         self
     }
 
@@ -394,14 +404,22 @@ impl Config {
     }
 
     /// Derives `trait_path` (`Hash`, `::schemars::JsonSchema`) on the structs and enums that
-    /// `pattern` names (as for [`Config::type_attribute`]), besides the derives the
-    /// generator chooses (structs: `Clone`, `Debug`, `PartialEq`, serde, and `Default`/`Eq`
-    /// where they hold; string enums: `Clone`, `Debug`, `PartialEq`, `Eq`, `Hash`,
-    /// `PartialOrd`, `Ord`, with serde implemented by hand).
+    /// `pattern` names (as for [`Config::type_attribute`]; kopium's `@struct`, `@enum` and
+    /// `@enum:simple` included), besides the derives the generator chooses (structs:
+    /// `Clone`, `Debug`, `PartialEq`, and `Default`/`Eq` where they hold; string enums:
+    /// `Clone`, `Debug`, `PartialEq`, `Eq`, `Hash`, `PartialOrd`, `Ord`; unions: `Clone`,
+    /// `Debug`, `PartialEq`, `Eq` where it holds; serde is implemented by hand). A standard
+    /// trait the generator derives already is not derived twice, and `Default` and `Eq` only
+    /// where they hold (`Default` would invent values for required fields, an enum has no
+    /// default variant), as kopium's `--smart-derive-elision` does: `derive("@struct",
+    /// "Default")` derives it on exactly the structs without required fields.
     #[must_use]
-    pub fn derive(self, pattern: impl Into<String>, trait_path: impl AsRef<str>) -> Self {
-        let attribute = format!("#[derive({})]", trait_path.as_ref());
-        self.type_attribute(pattern, attribute)
+    pub fn derive(mut self, pattern: impl Into<String>, trait_path: impl Into<String>) -> Self {
+        self.options.type_attributes.push((
+            pattern.into(),
+            emit::TypeAttribute::Derive(trait_path.into()),
+        ));
+        self
     }
 
     /// The map type of `additionalProperties`, a path to a type generic over key and value
@@ -526,7 +544,11 @@ impl Config {
             .with_hint("name the document exactly as it was given as an input")
             .into());
         }
-        let mut raw = load::select(load::merge(documents, &self.prefer)?, &self.selectors)?;
+        let mut raw = load::select(
+            load::merge(documents, &self.prefer)?,
+            &self.selectors,
+            &self.modules,
+        )?;
         let warnings = std::mem::take(&mut raw.warnings);
         let api = model::build_with_options(&raw, &self.modules, &self.externs, self.model)?;
         Ok((api, warnings))

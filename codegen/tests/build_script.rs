@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use kubeforge::{Config, ErrorKind, Layout, Selector};
+use kubeforge::{Config, ErrorKind, Layout, Pattern};
 
 fn schema() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas/image.openshift.io_v1.json")
@@ -16,7 +16,7 @@ fn schema() -> PathBuf {
 fn config() -> Config {
     Config::new()
         .input_named(schema(), "schemas/image.openshift.io_v1.json")
-        .select(Selector::Kind("ImageStream".into()))
+        .select(Pattern::Kind("ImageStream".into()))
 }
 
 /// Every file under `dir`, relative, sorted.
@@ -351,7 +351,7 @@ fn options_show_in_the_code() {
             "com.github.openshift.api.image.v1.TagReferencePolicy",
             "Hash",
         )
-        .type_attribute("openshift::image::*", "#[non_exhaustive]")
+        .type_attribute("openshift::image::**", "#[non_exhaustive]")
         .field_attribute(
             "com.github.openshift.api.image.v1.TagReference",
             "import_policy",
@@ -400,7 +400,7 @@ fn patterns_and_paths_that_do_not_fit_are_errors() {
         (
             config().extern_type("io.k8s.apimachinery.pkg.apis.meta.v1.*", "::x::ObjectMeta"),
             ErrorKind::Output,
-            "`*`",
+            "`…::*`",
         ),
         (
             config().extern_type(

@@ -437,3 +437,125 @@ fn routes_prints_any_input_in_100_columns() {
         "{table}"
     );
 }
+
+/// kopium's `--derive` forms: `@struct=`, `@enum=`, `@enum:simple=` and `Type=`, on a CRD
+/// with a string enum and a union, compiled and used by a program of the user's. A trait
+/// the generator derives already is not derived twice (string enums are `PartialOrd`), and
+/// `Default` is derived only where it holds (not on `WidgetSpec`, whose `size` is required):
+/// `@struct=Default` compiles rather than inventing a size.
+#[test]
+fn kopium_derive_forms_land_on_the_right_items() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let out = work.path().join("kopium-derives");
+    let out_arg = out.to_str().expect("UTF-8 temp dir");
+    let crd = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [size]
+            properties:
+              size: {type: integer, format: int32}
+              color: {type: string, enum: [red, green]}
+              selector:
+                oneOf:
+                - {type: string}
+                - {type: array, items: {type: string}}
+          status:
+            type: object
+            properties:
+              ready: {type: boolean}
+"#;
+    let (ok, _, stderr) = kubeforge(
+        &[
+            "-",
+            "--out",
+            out_arg,
+            "--crate-name",
+            "kopium-derives",
+            "--drop-unknown-fields",
+            "--derive",
+            "@struct=Default",
+            "--derive",
+            "@enum=PartialOrd",
+            "--derive",
+            "@enum:simple=::core::hash::Hash",
+            "--derive",
+            "WidgetStatus=Hash",
+        ],
+        crd,
+    );
+    assert!(ok, "{stderr}");
+    let code =
+        std::fs::read_to_string(out.join("src/com/example/v1/widget.rs")).expect("widget.rs");
+    let flat = code.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (item, derives) in [
+        (
+            "pub struct WidgetSpec {",
+            "#[derive(Clone, Debug, PartialEq, Eq)]",
+        ),
+        (
+            "pub struct WidgetStatus {",
+            "#[derive(Clone, Debug, Default, PartialEq, Eq)] #[derive(Hash)]",
+        ),
+        (
+            "pub enum WidgetSpecColor {",
+            "#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]",
+        ),
+        (
+            "pub enum WidgetSpecSelector {",
+            "#[derive(Clone, Debug, PartialEq, Eq)] #[derive(PartialOrd)]",
+        ),
+    ] {
+        let at = flat
+            .find(item)
+            .unwrap_or_else(|| panic!("no {item}:\n{code}"));
+        let before = &flat[..at];
+        let attributes = before[before.rfind("#[derive(Clone").expect("derives")..].trim();
+        assert_eq!(attributes, derives, "{item}");
+    }
+
+    // The user's program relies on each derive.
+    std::fs::create_dir_all(out.join("tests")).expect("tests dir");
+    std::fs::write(
+        out.join("tests/derives.rs"),
+        r#"use kopium_derives::com::example::v1::{WidgetSpecColor, WidgetSpecSelector, WidgetStatus};
+#[test]
+fn derives_work() {
+    let mut seen = std::collections::HashSet::new();
+    seen.insert(WidgetStatus::default());
+    assert!(!seen.insert(WidgetStatus::default()));
+    assert!(WidgetSpecSelector::String("a".into()) < WidgetSpecSelector::String("b".into()));
+    assert!(WidgetSpecColor::Red < WidgetSpecColor::Green);
+}
+"#,
+    )
+    .expect("write test");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let target = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-crd");
+    let output = Command::new(cargo)
+        .args(["test", "--quiet"])
+        .current_dir(&out)
+        .env("CARGO_TARGET_DIR", target)
+        .env("RUSTFLAGS", "-D warnings")
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "the generated crate does not build or its test fails:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

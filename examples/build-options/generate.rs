@@ -10,7 +10,7 @@ pub(crate) const SCHEMA: &str = "../../schemas/image.openshift.io_v1.json";
 pub(crate) fn custom() -> kubeforge::Config {
     kubeforge::Config::new()
         .input(SCHEMA)
-        .select(kubeforge::Selector::Kind("ImageStream".into()))
+        .select(kubeforge::Pattern::Kind("ImageStream".into()))
         .root_path("crate::custom")
         .include_file("nested/custom.rs")
         .map_type("::std::collections::HashMap")
@@ -37,7 +37,7 @@ pub(crate) fn custom() -> kubeforge::Config {
 pub(crate) fn lean() -> kubeforge::Config {
     kubeforge::Config::new()
         .input(SCHEMA)
-        .select(kubeforge::Selector::Kind("ImageStream".into()))
+        .select(kubeforge::Pattern::Kind("ImageStream".into()))
         .root_path("crate::lean")
         .include_file("lean.rs")
         .builders(false)

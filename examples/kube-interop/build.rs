@@ -4,7 +4,7 @@ fn main() {
     println!("cargo::rerun-if-changed={schema}");
     kubeforge::Config::new()
         .input(schema)
-        .select(kubeforge::Selector::Kind("ImageStream".into()))
+        .select(kubeforge::Pattern::Kind("ImageStream".into()))
         .extern_type(
             "io.k8s.apimachinery.pkg.apis.meta.v1.*",
             "::k8s_openapi::apimachinery::pkg::apis::meta::v1::*",

@@ -4,7 +4,7 @@ fn main() {
     println!("cargo::rerun-if-changed={schema}");
     kubeforge::Config::new()
         .input(schema)
-        .select(kubeforge::Selector::Kind("ImageStream".into()))
+        .select(kubeforge::Pattern::Kind("ImageStream".into()))
         .root_path("crate::k8s") // where the file is included
         .derive(
             "com.github.openshift.api.image.v1.TagReferencePolicy",

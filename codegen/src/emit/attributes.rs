@@ -1,21 +1,13 @@
 //! User attributes on generated types and fields (`Config::type_attribute`,
 //! `Config::field_attribute`, `Config::derive`), resolved against the model once.
 //!
-//! Which types a pattern names:
-//!
-//! | pattern | matches |
-//! |---|---|
-//! | `*` | every generated struct and enum |
-//! | `com.github.openshift.api.image.v1.ImageStream` | the type made from that schema (a nested type by its schema name, `Parent.property`) |
-//! | `com.github.openshift.api.image.v1.*` | every type whose schema name starts with the package (nested types and sub-packages included) |
-//! | `openshift::image::v1::ImageStream` | the type with that Rust path below the generated root |
-//! | `openshift::image::*` | every type in that module or below it |
-//! | `TagReferencePolicy` | every type of that Rust name, in any module (kopium's `--derive NAME=TRAIT`) |
-//!
-//! A pattern is a Rust path when it contains `::`, a schema name otherwise. A field is named
-//! by its JSON name or its Rust name, or `*` for every field. Aliases and extern types take
-//! no attributes. A pattern that matches nothing is an error (`error[empty-selection]`), as
-//! is an attribute that does not parse.
+//! Types are named by a [`Pattern`] (the one pattern language, `pattern.rs`), matched
+//! against every struct and enum (string enums and unions); aliases and extern types take
+//! no attributes. A field is named by its JSON name, its Rust name, or `*` for every field.
+//! A derive the model says is elided on a type (`TypeDef::elides_derive`: already derived,
+//! or `Default`/`Eq` where it does not hold) is left out there. A pattern that matches
+//! nothing is an error (`error[empty-selection]`) naming the near matches, as is an
+//! attribute that does not parse.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -24,57 +16,16 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::parse::Parser as _;
 
-use super::Options;
+use super::{Options, TypeAttribute};
 use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Origin};
 use crate::model::{ApiSet, TypeDef, TypeId, TypeKind};
+use crate::pattern::Pattern;
 
 /// The resolved attributes: for each type, and for each field of a struct (by index).
 #[derive(Default)]
 pub(crate) struct Attributes {
     types: BTreeMap<TypeId, TokenStream>,
     fields: BTreeMap<(TypeId, usize), TokenStream>,
-}
-
-enum Pattern {
-    All,
-    Schema(String),
-    SchemaPackage(String),
-    Rust(Vec<String>),
-    RustModule(Vec<String>),
-}
-
-impl Pattern {
-    fn parse(text: &str) -> Pattern {
-        let segments = |path: &str| path.split("::").map(str::to_owned).collect();
-        if text == "*" {
-            Pattern::All
-        } else if let Some(module) = text.strip_suffix("::*") {
-            Pattern::RustModule(segments(module))
-        } else if text.contains("::") {
-            Pattern::Rust(segments(text))
-        } else if let Some(package) = text.strip_suffix('*') {
-            Pattern::SchemaPackage(package.to_owned())
-        } else {
-            Pattern::Schema(text.to_owned())
-        }
-    }
-
-    fn matches(&self, ty: &TypeDef) -> bool {
-        match self {
-            Pattern::All => true,
-            // A plain name (no package) also names types by their Rust name, as kopium does.
-            Pattern::Schema(name) => {
-                ty.schema_name == *name || (!name.contains('.') && ty.name == *name)
-            }
-            Pattern::SchemaPackage(prefix) => ty.schema_name.starts_with(prefix.as_str()),
-            Pattern::Rust(path) => {
-                path.len() == ty.module.len() + 1
-                    && path[..ty.module.len()] == ty.module[..]
-                    && path[ty.module.len()] == ty.name
-            }
-            Pattern::RustModule(module) => ty.module.starts_with(module),
-        }
-    }
 }
 
 fn config_error(message: String, hint: &str) -> Diagnostic {
@@ -99,14 +50,28 @@ fn parse_attribute(text: &str, diagnostics: &mut Diagnostics) -> Option<TokenStr
     None
 }
 
-/// The types that take attributes and that `pattern` matches.
-fn matching<'a>(api: &'a ApiSet, pattern: &Pattern) -> impl Iterator<Item = (TypeId, &'a TypeDef)> {
+/// The types that take attributes.
+fn candidates(api: &ApiSet) -> impl Iterator<Item = (TypeId, &TypeDef)> {
     api.types
         .iter()
         .enumerate()
-        .filter(|(_, ty)| matches!(ty.kind, TypeKind::Struct(_) | TypeKind::Enum(_)))
-        .filter(move |(_, ty)| pattern.matches(ty))
+        .filter(|(_, ty)| {
+            matches!(
+                ty.kind,
+                TypeKind::Struct(_) | TypeKind::Enum(_) | TypeKind::Union(_)
+            )
+        })
         .map(|(i, ty)| (TypeId(i), ty))
+}
+
+fn parse_pattern(text: &str, diagnostics: &mut Diagnostics) -> Option<Pattern> {
+    match text.parse() {
+        Ok(pattern) => Some(pattern),
+        Err(e) => {
+            diagnostics.push(config_error(e, "see `kubeforge::Pattern` for the syntax"));
+            None
+        }
+    }
 }
 
 impl Attributes {
@@ -114,14 +79,27 @@ impl Attributes {
     pub(crate) fn resolve(api: &ApiSet, options: &Options) -> Result<Attributes, Error> {
         let mut attributes = Attributes::default();
         let mut diagnostics = Diagnostics::default();
-        for (pattern_text, attribute) in &options.type_attributes {
-            let Some(attribute) = parse_attribute(attribute, &mut diagnostics) else {
+        let targets: Vec<_> = candidates(api).map(|(_, ty)| ty.target()).collect();
+        for (pattern_text, wanted) in &options.type_attributes {
+            let (text, derive) = match wanted {
+                TypeAttribute::Attribute(text) => (text.clone(), None),
+                TypeAttribute::Derive(path) => (format!("#[derive({path})]"), Some(path)),
+            };
+            let Some(attribute) = parse_attribute(&text, &mut diagnostics) else {
                 continue;
             };
-            let pattern = Pattern::parse(pattern_text);
+            let Some(pattern) = parse_pattern(pattern_text, &mut diagnostics) else {
+                continue;
+            };
             let mut any = false;
-            for (id, _) in matching(api, &pattern) {
+            for (id, ty) in candidates(api) {
+                if !pattern.matches(&ty.target()) {
+                    continue;
+                }
                 any = true;
+                if derive.is_some_and(|path| ty.elides_derive(path)) {
+                    continue;
+                }
                 attributes
                     .types
                     .entry(id)
@@ -129,19 +107,30 @@ impl Attributes {
                     .extend(attribute.clone());
             }
             if !any {
-                diagnostics.push(empty(pattern_text, None));
+                diagnostics.push(pattern.miss(
+                    "<config>",
+                    "struct or enum for an attribute",
+                    &targets,
+                ));
             }
         }
         for (pattern_text, field, attribute) in &options.field_attributes {
             let Some(attribute) = parse_attribute(attribute, &mut diagnostics) else {
                 continue;
             };
-            let pattern = Pattern::parse(pattern_text);
+            let Some(pattern) = parse_pattern(pattern_text, &mut diagnostics) else {
+                continue;
+            };
+            let mut any_type = false;
             let mut any = false;
-            for (id, ty) in matching(api, &pattern) {
+            for (id, ty) in candidates(api) {
                 let TypeKind::Struct(fields) = &ty.kind else {
                     continue;
                 };
+                if !pattern.matches(&ty.target()) {
+                    continue;
+                }
+                any_type = true;
                 for (index, f) in fields.iter().enumerate() {
                     if field == "*" || f.json_name == *field || f.rust_name == *field {
                         any = true;
@@ -153,8 +142,14 @@ impl Attributes {
                     }
                 }
             }
-            if !any {
-                diagnostics.push(empty(pattern_text, Some(field)));
+            if !any_type {
+                diagnostics.push(pattern.miss(
+                    "<config>",
+                    "struct for a field attribute",
+                    &targets,
+                ));
+            } else if !any {
+                diagnostics.push(no_field(&pattern, field));
             }
         }
         diagnostics.finish(attributes)
@@ -186,17 +181,13 @@ impl Attributes {
     }
 }
 
-fn empty(pattern: &str, field: Option<&str>) -> Diagnostic {
-    let what = match field {
-        Some(field) => format!("a field {field:?} of a struct that {pattern:?} names"),
-        None => format!("a struct or enum that {pattern:?} names"),
-    };
+fn no_field(pattern: &Pattern, field: &str) -> Diagnostic {
     Diagnostic::new(
         ErrorKind::EmptySelection,
         &Origin::root(Path::new("<config>")),
-        format!("expected an attribute to apply to {what}, but there is none"),
+        format!(
+            "expected an attribute to apply to a field {field:?} of a struct that `{pattern}` names, but there is none"
+        ),
     )
-    .with_hint(
-        "name types by schema name (`io.k8s.api.core.v1.Pod`, `io.k8s.api.core.v1.*`), by Rust path below the generated root (`api::core::v1::Pod`, `api::core::*`), or `*`; fields by JSON or Rust name",
-    )
+    .with_hint("name fields by their JSON name (`importPolicy`) or Rust name (`import_policy`), or `*`")
 }

@@ -41,8 +41,9 @@ pub struct Options {
     /// The map type of `additionalProperties`, generic over key and value
     /// (`::std::collections::BTreeMap` by default).
     pub map_type: String,
-    /// Attributes on structs and enums: (pattern, attribute); see `attributes.rs`.
-    pub type_attributes: Vec<(String, String)>,
+    /// Attributes and derives on structs and enums, in the order given: (pattern, what);
+    /// see `attributes.rs`.
+    pub type_attributes: Vec<(String, TypeAttribute)>,
     /// Attributes on struct fields: (type pattern, field, attribute).
     pub field_attributes: Vec<(String, String, String)>,
     /// The path of the k8s-openapi crate, when served resources implement its `Resource`,
@@ -69,6 +70,15 @@ impl Default for Options {
             crate_name: None,
         }
     }
+}
+
+/// What `Config::type_attribute` and `Config::derive` add to a type.
+#[derive(Clone, Debug)]
+pub enum TypeAttribute {
+    /// An outer attribute, `#[…]`.
+    Attribute(String),
+    /// A trait to derive, unless the model elides it (`TypeDef::elides_derive`).
+    Derive(String),
 }
 
 /// A module of generated code: its files, and its child modules.

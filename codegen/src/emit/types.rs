@@ -72,14 +72,14 @@ fn struct_item(context: &Context<'_>, id: TypeId, ty: &TypeDef, fields: &[Field]
         docs.extend(routes::endpoint_docs(context, id));
     }
     let name = ident(&ty.name);
-    let mut derives = vec![quote!(Clone), quote!(Debug)];
-    if ty.derive_default {
-        derives.push(quote!(Default));
-    }
-    derives.push(quote!(PartialEq));
-    if ty.derive_eq {
-        derives.push(quote!(Eq));
-    }
+    let mut derives: Vec<TokenStream> = ty
+        .derives()
+        .into_iter()
+        .map(|d| {
+            let d = ident(d);
+            quote!(#d)
+        })
+        .collect();
     // Serde impls are written out (see `serde_impls`) unless the user's attributes need the
     // derive to read them.
     let derive_serde = context.attributes.has_serde(id);
@@ -197,9 +197,10 @@ fn enum_item(context: &Context<'_>, id: TypeId, ty: &TypeDef, variants: &[Varian
         quote!(#[doc = #doc])
     });
     let attributes = context.attributes.of_type(id);
+    let derives = ty.derives().into_iter().map(ident);
     quote! {
         #docs
-        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(#(#derives),*)]
         #attributes
         pub enum #name {
             #(#variant_docs #idents,)*
@@ -262,10 +263,7 @@ fn union_item(
         "One of several JSON types; the type of a value picks its variant.",
     ]));
     let name = ident(&ty.name);
-    let mut derives = vec![quote!(Clone), quote!(Debug), quote!(PartialEq)];
-    if ty.derive_eq {
-        derives.push(quote!(Eq));
-    }
+    let derives = ty.derives().into_iter().map(ident);
     let attributes = context.attributes.of_type(id);
     let idents: Vec<_> = variants.iter().map(|v| ident(&v.rust_name)).collect();
     let types = variants.iter().map(|variant| {

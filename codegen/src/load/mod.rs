@@ -25,7 +25,6 @@ use serde_json::Value;
 use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Note, Origin};
 
 pub(crate) use merge::merge;
-pub use select::Selector;
 pub(crate) use select::select;
 
 /// The input formats the generator reads.

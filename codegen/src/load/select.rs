@@ -2,79 +2,15 @@
 //! transitive closure of everything they reference, so the subset always compiles.
 
 use std::collections::{BTreeSet, VecDeque};
-use std::fmt;
 use std::path::Path;
-use std::str::FromStr;
 
 use serde_json::Value;
 
 use super::RawApi;
+use crate::ModuleRules;
 use crate::diagnostics::{Diagnostic, Error, ErrorKind, Origin};
-
-/// What to generate, when not everything.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Selector {
-    /// Every kind of an API group (`""` or `core` for the core group).
-    Group(String),
-    /// Every kind of one group-version.
-    GroupVersion {
-        /// The group, `""` for core.
-        group: String,
-        /// The version.
-        version: String,
-    },
-    /// Every kind with this name, in any group.
-    Kind(String),
-    /// One schema by its full name.
-    Schema(String),
-}
-
-impl FromStr for Selector {
-    type Err = String;
-
-    /// Parses `group=apps`, `group-version=apps/v1` (`core/v1` or `v1` for core),
-    /// `kind=Deployment` or `schema=io.k8s.api.apps.v1.Deployment`.
-    fn from_str(text: &str) -> Result<Selector, String> {
-        let core = |g: &str| {
-            if g == "core" {
-                String::new()
-            } else {
-                g.to_owned()
-            }
-        };
-        let (key, value) = text.split_once('=').ok_or_else(|| {
-            format!("expected `group=…`, `group-version=…`, `kind=…` or `schema=…`, found {text:?}")
-        })?;
-        match key {
-            "group" => Ok(Selector::Group(core(value))),
-            "group-version" | "gv" => {
-                let (group, version) = value.rsplit_once('/').unwrap_or(("", value));
-                Ok(Selector::GroupVersion {
-                    group: core(group),
-                    version: version.to_owned(),
-                })
-            }
-            "kind" => Ok(Selector::Kind(value.to_owned())),
-            "schema" => Ok(Selector::Schema(value.to_owned())),
-            _ => Err(format!(
-                "unknown selector {key:?}: expected group, group-version, kind or schema"
-            )),
-        }
-    }
-}
-
-impl fmt::Display for Selector {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Selector::Group(group) => write!(f, "group={group}"),
-            Selector::GroupVersion { group, version } => {
-                write!(f, "group-version={group}/{version}")
-            }
-            Selector::Kind(kind) => write!(f, "kind={kind}"),
-            Selector::Schema(name) => write!(f, "schema={name}"),
-        }
-    }
-}
+use crate::model::naming;
+use crate::pattern::{Pattern, Target};
 
 type Gvk = (String, String, String);
 
@@ -92,146 +28,31 @@ fn gvks(value: &Value) -> Vec<Gvk> {
         .collect()
 }
 
-impl Selector {
-    fn matches(&self, name: &str, gvks: &[Gvk]) -> bool {
-        match self {
-            Selector::Schema(schema) => schema == name,
-            Selector::Group(group) => gvks.iter().any(|(g, _, _)| g == group),
-            Selector::GroupVersion { group, version } => {
-                gvks.iter().any(|(g, v, _)| g == group && v == version)
-            }
-            Selector::Kind(kind) => gvks.iter().any(|(_, _, k)| k == kind),
-        }
-    }
+/// A named schema as a pattern sees it: its schema name, the module and type name the
+/// model will give it (`ModuleRules::place`, `naming::type_name`; a name numbered for a
+/// collision is not known yet), and its group-version-kinds. The sort of item is not known
+/// before the model, so `@struct` and `@enum` select nothing.
+struct Named {
+    schema: String,
+    module: Vec<String>,
+    name: String,
+    gvks: Vec<Gvk>,
 }
 
-/// The error for a selector that matches nothing: what there is of its sort, and the near
-/// matches (a different case first, then small edits and containment).
-fn miss(selector: &Selector, raw: &RawApi) -> Diagnostic {
-    let mut there: BTreeSet<String> = BTreeSet::new();
-    let (sort, wanted) = match selector {
-        Selector::Schema(name) => {
-            there.extend(raw.schemas.keys().cloned());
-            ("schema", name.clone())
-        }
-        Selector::Group(group) => {
-            let core = |g: &str| {
-                if g.is_empty() {
-                    "core".to_owned()
-                } else {
-                    g.to_owned()
-                }
-            };
-            there.extend(
-                raw.schemas
-                    .values()
-                    .flat_map(|s| gvks(&s.value))
-                    .map(|(g, _, _)| core(&g)),
-            );
-            ("group", core(group))
-        }
-        Selector::GroupVersion { group, version } => {
-            let gv = |g: &str, v: &str| {
-                if g.is_empty() {
-                    format!("core/{v}")
-                } else {
-                    format!("{g}/{v}")
-                }
-            };
-            there.extend(
-                raw.schemas
-                    .values()
-                    .flat_map(|s| gvks(&s.value))
-                    .map(|(g, v, _)| gv(&g, &v)),
-            );
-            ("group-version", gv(group, version))
-        }
-        Selector::Kind(kind) => {
-            there.extend(
-                raw.schemas
-                    .values()
-                    .flat_map(|s| gvks(&s.value))
-                    .map(|(_, _, k)| k),
-            );
-            ("kind", kind.clone())
-        }
-    };
-    let near = near_matches(&wanted, &there);
-    let mut message = format!(
-        "expected the selector `{selector}` to match at least one schema, but the inputs have no {sort} `{wanted}`"
-    );
-    if let Some(best) = near.first() {
-        message.push_str(&format!("; did you mean `{sort}={best}`?"));
-    }
-    let hint = if there.is_empty() {
-        format!(
-            "the inputs declare no {sort} at all (kinds, groups and versions come from `x-kubernetes-group-version-kind`)"
-        )
-    } else {
-        const SHOWN: usize = 12;
-        let mut listed: Vec<&String> = near.iter().collect();
-        listed.extend(there.iter().filter(|t| !near.contains(t)));
-        let mut list = listed
-            .iter()
-            .take(SHOWN)
-            .map(|t| format!("`{t}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        if there.len() > SHOWN {
-            list.push_str(&format!(" and {} more", there.len() - SHOWN));
-        }
-        let plural = if there.len() == 1 { "" } else { "s" };
-        format!("the inputs have {} {sort}{plural}: {list}", there.len())
-    };
-    Diagnostic::new(
-        ErrorKind::EmptySelection,
-        &Origin::root(Path::new(&format!("--select {selector}"))),
-        message,
-    )
-    .with_hint(hint)
-}
-
-/// The names in `there` close to `wanted`, best first: equal but for case, then within a
-/// few edits, then containing it or contained in it (case ignored).
-fn near_matches(wanted: &str, there: &BTreeSet<String>) -> Vec<String> {
-    let lower = wanted.to_lowercase();
-    let mut scored: Vec<(usize, &String)> = there
-        .iter()
-        .filter_map(|t| {
-            let t_lower = t.to_lowercase();
-            let score = if t_lower == lower {
-                0
-            } else {
-                let distance = edit_distance(&lower, &t_lower);
-                if distance <= (lower.chars().count() / 3).max(1) {
-                    distance
-                } else if t_lower.contains(&lower) || lower.contains(&t_lower) {
-                    100 + t.len().abs_diff(wanted.len())
-                } else {
-                    return None;
-                }
-            };
-            Some((score, t))
-        })
-        .collect();
-    scored.sort();
-    scored.into_iter().take(5).map(|(_, t)| t.clone()).collect()
-}
-
-/// Levenshtein distance over characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous + usize::from(ca != *cb);
-            previous = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
+impl Named {
+    fn target(&self) -> Target<'_> {
+        Target {
+            schema: &self.schema,
+            module: &self.module,
+            name: &self.name,
+            item: None,
+            gvks: self
+                .gvks
+                .iter()
+                .map(|(g, v, k)| (g.as_str(), v.as_str(), k.as_str()))
+                .collect(),
         }
     }
-    row[b.len()]
 }
 
 /// Appends the schema names `value` references, in document order.
@@ -252,28 +73,68 @@ pub(super) fn collect_refs(value: &Value, into: &mut Vec<String>) {
     }
 }
 
-/// Keeps what `selectors` name plus their closure. A selector that matches nothing is an
+/// Keeps what `patterns` name plus their closure. A pattern that matches nothing is an
 /// error, so a typo never silently generates an empty crate.
-pub(crate) fn select(raw: RawApi, selectors: &[Selector]) -> Result<RawApi, Error> {
-    if selectors.is_empty() {
+pub(crate) fn select(
+    raw: RawApi,
+    patterns: &[Pattern],
+    rules: &ModuleRules,
+) -> Result<RawApi, Error> {
+    if patterns.is_empty() {
         return Ok(raw);
     }
+    let named: Vec<Named> = raw
+        .schemas
+        .iter()
+        .map(|(name, schema)| {
+            let (module, base) = rules.place(name);
+            Named {
+                schema: name.clone(),
+                module,
+                name: naming::type_name(&base),
+                gvks: gvks(&schema.value),
+            }
+        })
+        .collect();
+    let targets: Vec<Target<'_>> = named.iter().map(Named::target).collect();
     let mut seeds: Vec<String> = Vec::new();
     let mut selected_gvks: BTreeSet<Gvk> = BTreeSet::new();
-    for selector in selectors {
+    for pattern in patterns {
+        let option = format!("--select {pattern}");
+        if pattern.needs_item() {
+            return Err(Diagnostic::new(
+                ErrorKind::EmptySelection,
+                &Origin::root(Path::new(&option)),
+                format!("expected a selection by name, package, module or kind, found `{pattern}`"),
+            )
+            .with_hint("which schemas become structs or enums is decided after selection")
+            .into());
+        }
         let before = seeds.len();
-        for (name, schema) in &raw.schemas {
-            let gvks = gvks(&schema.value);
-            if selector.matches(name, &gvks) {
-                seeds.push(name.clone());
-                selected_gvks.extend(gvks.into_iter().filter(|gvk| match selector {
-                    Selector::Schema(_) => true,
-                    _ => selector.matches("", std::slice::from_ref(gvk)),
-                }));
+        for (schema, target) in named.iter().zip(&targets) {
+            if pattern.matches(target) {
+                seeds.push(schema.schema.clone());
+                // Selecting a kind by its group, version or kind selects that kind's
+                // operations only; any other pattern selects all of the schema's kinds.
+                selected_gvks.extend(
+                    schema
+                        .gvks
+                        .iter()
+                        .filter(|(g, v, k)| match pattern {
+                            Pattern::Group(_) | Pattern::GroupVersion { .. } | Pattern::Kind(_) => {
+                                pattern.matches(&Target {
+                                    gvks: vec![(g.as_str(), v.as_str(), k.as_str())],
+                                    ..target.clone()
+                                })
+                            }
+                            _ => true,
+                        })
+                        .cloned(),
+                );
             }
         }
         if seeds.len() == before {
-            return Err(miss(selector, &raw).into());
+            return Err(pattern.miss(&option, "schema", &targets).into());
         }
     }
 

@@ -615,6 +615,7 @@ mod tests {
             description: None,
             kind,
             gvk: None,
+            gvks: Vec::new(),
             derive_default: false,
             derive_eq: false,
         }

@@ -4,14 +4,20 @@
 //!
 //! The rule, decided here once:
 //!
-//! - `extern_type("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta")`
-//!   maps exactly that schema to exactly that path;
-//! - `extern_type("io.k8s.apimachinery.pkg.apis.meta.v1.*", "::k8s_openapi::apimachinery::pkg::apis::meta::v1::*")`
-//!   maps every schema directly in the package (not in sub-packages, not nested anonymous
-//!   types) to the path plus its name as the schema spells it (`ObjectMeta`, `APIGroup`):
-//!   another crate names its types, not this generator;
-//! - an exact mapping beats a package one, and a longer package beats a shorter one;
-//! - `WatchEvent` is never extern through a package: routes decode watch streams with the
+//! - the schema side is a [`Pattern`] (the one pattern language; see `pattern.rs`), the
+//!   value a Rust path: `extern_type("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta")`
+//!   maps exactly that schema to exactly that path, and so does a type name (`Condition`,
+//!   in every package that has one) or a Rust path;
+//! - a path ending in `::*` maps each type the pattern names to the module plus its name as
+//!   the schema spells it (`ObjectMeta`, `APIGroup`): another crate names its types, not this
+//!   generator. `extern_type("io.k8s.apimachinery.pkg.apis.meta.v1.*", "::k8s_openapi::apimachinery::pkg::apis::meta::v1::*")`
+//!   maps every schema directly in the package (not sub-packages, not nested anonymous
+//!   types). A pattern that can name several types of different names (a package, module,
+//!   group, `*`, …) needs such a path;
+//! - where several mappings name one type, the most specific pattern wins
+//!   (`Pattern::specificity`: an exact name beats a package, a longer package a shorter
+//!   one), and of equally specific ones the first given;
+//! - `WatchEvent` is never extern through a wildcard: routes decode watch streams with the
 //!   runtime's event type, so it stays the generated alias (naming it exactly is an error);
 //! - every path must be a Rust path; a mapping that matches no schema (after selection) is
 //!   no error but a [`Note`]: it changes nothing in the output, and a recipe that maps, say,
@@ -30,18 +36,67 @@ use std::path::Path;
 
 use super::{TypeDef, TypeId, TypeKind};
 use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Note, Origin};
+use crate::pattern::Pattern;
 
 /// One mapping from schema names to a Rust path (see the module docs for the rule).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExternType {
-    /// A schema name, or a package followed by `.*`.
+    /// A pattern naming schemas.
     pub schema: String,
-    /// A Rust path, or a module path followed by `::*` when `schema` is a package.
+    /// A Rust path, or a module path followed by `::*`.
     pub path: String,
 }
 
 fn config_origin() -> Origin {
     Origin::root(Path::new("<config>"))
+}
+
+/// A parsed mapping: the pattern, the path or module, and whether the type's name is
+/// appended (`::*`).
+struct Rule<'a> {
+    pattern: Pattern,
+    path: &'a str,
+    append: bool,
+    text: &'a ExternType,
+}
+
+fn parse(index: usize, rule: &ExternType) -> Result<Rule<'_>, Box<Diagnostic>> {
+    let pattern: Pattern = rule.schema.parse().map_err(|e| {
+        Box::new(Diagnostic::new(
+            ErrorKind::Output,
+            &config_origin(),
+            format!("in extern type {index}: {e}"),
+        ))
+    })?;
+    let module = rule.path.strip_suffix("::*");
+    if pattern.is_wildcard() && module.is_none() {
+        return Err(Box::new(Diagnostic::new(
+            ErrorKind::Output,
+            &config_origin(),
+            format!(
+                "expected extern type {index} to map the types `{pattern}` names to a module (`…::*`), since they have different names, found {:?}",
+                rule.path
+            ),
+        )
+        .with_hint("end the path with `::*`, or name one schema exactly")));
+    }
+    let path = module.unwrap_or(&rule.path);
+    if syn::parse_str::<syn::Path>(path).is_err() {
+        return Err(Box::new(Diagnostic::new(
+            ErrorKind::Output,
+            &config_origin(),
+            format!(
+                "expected the extern type path for {:?} to be a Rust path such as `::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta`, found {:?}",
+                rule.schema, rule.path
+            ),
+        )));
+    }
+    Ok(Rule {
+        pattern,
+        path,
+        append: module.is_some(),
+        text: rule,
+    })
 }
 
 /// Turns every type that a mapping names into [`TypeKind::Extern`]; returns a note for each
@@ -51,63 +106,33 @@ pub(super) fn apply(types: &mut [TypeDef], externs: &[ExternType]) -> Result<Vec
         return Ok(Vec::new());
     }
     let mut diagnostics = Diagnostics::default();
-    // (package or exact name, module path or full path, is a package mapping)
-    let mut rules: Vec<(&str, &str, bool)> = Vec::new();
+    let mut rules: Vec<Rule<'_>> = Vec::new();
     for (index, rule) in externs.iter().enumerate() {
-        let package = rule.schema.strip_suffix(".*");
-        let module = rule.path.strip_suffix("::*");
-        let (schema, path) = match (package, module) {
-            (Some(package), Some(module)) => (package, module),
-            (None, None) => (rule.schema.as_str(), rule.path.as_str()),
-            _ => {
-                diagnostics.push(
-                    Diagnostic::new(
-                        ErrorKind::Output,
-                        &config_origin(),
-                        format!(
-                            "expected extern type {index} to map a package (`….*`) to a module (`…::*`), or a schema to a path, found {:?} → {:?}",
-                            rule.schema, rule.path
-                        ),
-                    )
-                    .with_hint("write both sides with `*`, or neither"),
-                );
-                continue;
-            }
-        };
-        if syn::parse_str::<syn::Path>(path).is_err() {
-            diagnostics.push(
-                Diagnostic::new(
-                    ErrorKind::Output,
-                    &config_origin(),
-                    format!(
-                        "expected the extern type path for {:?} to be a Rust path such as `::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta`, found {:?}",
-                        rule.schema, rule.path
-                    ),
-                ),
-            );
-            continue;
+        match parse(index, rule) {
+            Ok(rule) => rules.push(rule),
+            Err(d) => diagnostics.push(*d),
         }
-        rules.push((schema, path, package.is_some()));
     }
 
     let mut used: BTreeSet<usize> = BTreeSet::new();
     let mut paths: Vec<(TypeId, String)> = Vec::new();
     for (i, ty) in types.iter().enumerate() {
-        let exact = rules
+        let target = ty.target();
+        let mut matching = rules
             .iter()
-            .position(|(schema, _, package)| !package && *schema == ty.schema_name);
-        let by_package = || {
-            let (package, base) = ty.schema_name.rsplit_once('.')?;
-            rules
-                .iter()
-                .enumerate()
-                .filter(|(_, (schema, _, is_package))| *is_package && *schema == package)
-                .max_by_key(|(_, (schema, _, _))| schema.len())
-                .map(|(index, _)| (index, base))
-        };
-        let (index, path) = if let Some(index) = exact {
-            used.insert(index);
-            if matches!(ty.kind, TypeKind::WatchEvent { .. }) {
+            .enumerate()
+            .filter(|(_, rule)| rule.pattern.matches(&target))
+            .peekable();
+        if matching.peek().is_none() {
+            continue;
+        }
+        let mut all: Vec<(usize, &Rule<'_>)> = matching.collect();
+        used.extend(all.iter().map(|(index, _)| *index));
+        // The most specific wins; of equals, the first given (a stable sort keeps order).
+        all.sort_by_key(|(_, rule)| std::cmp::Reverse(rule.pattern.specificity()));
+        let (_, rule) = all[0];
+        if matches!(ty.kind, TypeKind::WatchEvent { .. }) {
+            if !rule.pattern.is_wildcard() {
                 diagnostics.push(
                     Diagnostic::new(
                         ErrorKind::Output,
@@ -119,14 +144,14 @@ pub(super) fn apply(types: &mut [TypeDef], externs: &[ExternType]) -> Result<Vec
                     )
                     .with_hint("leave the watch event generated; it is an alias of the runtime's"),
                 );
-                continue;
             }
-            (index, rules[index].1.to_owned())
-        } else if let Some((index, base)) = by_package() {
-            used.insert(index);
-            if matches!(ty.kind, TypeKind::WatchEvent { .. }) {
-                continue;
-            }
+            continue;
+        }
+        let path = if rule.append {
+            let base = ty
+                .schema_name
+                .rsplit_once('.')
+                .map_or(ty.schema_name.as_str(), |(_, base)| base);
             if syn::parse_str::<syn::Ident>(base).is_err() {
                 diagnostics.push(
                     Diagnostic::new(
@@ -134,35 +159,33 @@ pub(super) fn apply(types: &mut [TypeDef], externs: &[ExternType]) -> Result<Vec
                         &ty.origin,
                         format!(
                             "expected the schema name `{}` to end in a Rust identifier to append to `{}`, found {base:?}",
-                            ty.schema_name, rules[index].1
+                            ty.schema_name, rule.path
                         ),
                     )
                     .with_hint("map this schema on its own with an exact extern type"),
                 );
                 continue;
             }
-            (index, format!("{}::{base}", rules[index].1))
+            format!("{}::{base}", rule.path)
         } else {
-            continue;
+            rule.path.to_owned()
         };
-        used.insert(index);
         paths.push((TypeId(i), path));
     }
     let mut notes = Vec::new();
-    for (index, (schema, _, package)) in rules.iter().enumerate() {
-        if !used.contains(&index) {
-            let what = if *package {
-                format!("no schema in the package `{schema}`")
-            } else {
-                format!("no schema `{schema}`")
-            };
-            notes.push(Note::new(
-                &config_origin(),
-                format!(
-                    "the extern type {:?} is unused: the inputs (after selection) have {what}",
-                    rules[index].1
-                ),
-            ));
+    if rules.len() > used.len() {
+        let targets: Vec<_> = types.iter().map(TypeDef::target).collect();
+        for (index, rule) in rules.iter().enumerate() {
+            if !used.contains(&index) {
+                let (absent, _) = rule.pattern.absent(&targets);
+                notes.push(Note::new(
+                    &config_origin(),
+                    format!(
+                        "the extern type {:?} is unused: after selection, {absent}",
+                        rule.text.path
+                    ),
+                ));
+            }
         }
     }
     let paths = diagnostics.finish(paths)?;

@@ -103,11 +103,95 @@ pub struct TypeDef {
     pub kind: TypeKind,
     /// The single group-version-kind of this type, if it has exactly one.
     pub gvk: Option<Gvk>,
+    /// Every group-version-kind the schema declares (for patterns such as `kind=Pod`).
+    pub gvks: Vec<Gvk>,
     /// Whether `Default` can be derived without inventing values that would be serialized:
     /// true when every field is optional (or an apiVersion/kind marker).
     pub derive_default: bool,
     /// Whether `Eq` and `Hash` hold (no floating point or JSON values inside).
     pub derive_eq: bool,
+}
+
+impl TypeDef {
+    /// The standard traits the generator derives on this type, in the order written: the
+    /// one list emit spells and user derives are checked against (a derive already here is
+    /// not written twice). Serde is implemented by hand (`emit/serde_impls.rs`).
+    pub fn derives(&self) -> Vec<&'static str> {
+        match &self.kind {
+            TypeKind::Struct(_) => {
+                let mut derives = vec!["Clone", "Debug"];
+                if self.derive_default {
+                    derives.push("Default");
+                }
+                derives.push("PartialEq");
+                if self.derive_eq {
+                    derives.push("Eq");
+                }
+                derives
+            }
+            TypeKind::Enum(_) => vec![
+                "Clone",
+                "Debug",
+                "PartialEq",
+                "Eq",
+                "Hash",
+                "PartialOrd",
+                "Ord",
+            ],
+            TypeKind::Union(_) => {
+                let mut derives = vec!["Clone", "Debug", "PartialEq"];
+                if self.derive_eq {
+                    derives.push("Eq");
+                }
+                derives
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether a user's derive of `trait_path` on this type is left out: the generator
+    /// derives it already, or it is `Default` or `Eq` where the model found it does not
+    /// hold (`Default` would invent values for required fields, and an enum has no default
+    /// variant; `Eq` does not hold over floating point or JSON values). This is kopium's
+    /// "smart derive elision", always on. Only standard paths (`Hash`, `::core::hash::Hash`,
+    /// `std::…`) are recognised; any other trait is derived as asked.
+    pub fn elides_derive(&self, trait_path: &str) -> bool {
+        let path = trait_path.trim().trim_start_matches("::");
+        let name = match path.rsplit_once("::") {
+            Some((prefix, name))
+                if prefix == "std"
+                    || prefix == "core"
+                    || prefix.starts_with("std::")
+                    || prefix.starts_with("core::") =>
+            {
+                name
+            }
+            Some(_) => return false,
+            None => path,
+        };
+        self.derives().contains(&name) || matches!(name, "Default" | "Eq")
+    }
+
+    /// The type as a [`Pattern`](crate::Pattern) sees it.
+    pub(crate) fn target(&self) -> crate::pattern::Target<'_> {
+        use crate::pattern::Item;
+        crate::pattern::Target {
+            schema: &self.schema_name,
+            module: &self.module,
+            name: &self.name,
+            item: Some(match self.kind {
+                TypeKind::Struct(_) => Item::Struct,
+                TypeKind::Enum(_) => Item::Enum,
+                TypeKind::Union(_) => Item::Union,
+                _ => Item::Other,
+            }),
+            gvks: self
+                .gvks
+                .iter()
+                .map(|g| (g.group.as_str(), g.version.as_str(), g.kind.as_str()))
+                .collect(),
+        }
+    }
 }
 
 /// The shape of a generated item.

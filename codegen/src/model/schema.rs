@@ -111,6 +111,7 @@ pub(super) fn build_types(
             description: None,
             kind: TypeKind::Alias(Shape::Json),
             gvk: None,
+            gvks: Vec::new(),
             derive_default: false,
             derive_eq: false,
         });
@@ -132,7 +133,7 @@ impl<'a> Builder<'a> {
             return;
         };
         let description = self.description(object, origin);
-        let gvk = self.gvk(object, origin);
+        let gvks = self.gvks(object, origin);
         let name = self.types[id.0].schema_name.clone();
         let kind = match wellknown::lookup(&name) {
             Some(WellKnown::Runtime(runtime)) => TypeKind::Alias(Shape::Runtime(runtime)),
@@ -147,7 +148,8 @@ impl<'a> Builder<'a> {
         let note = self.note.take();
         let ty = &mut self.types[id.0];
         ty.description = with_note(description, note);
-        ty.gvk = gvk;
+        ty.gvk = <[Gvk; 1]>::try_from(gvks.clone()).ok().map(|[gvk]| gvk);
+        ty.gvks = gvks;
         ty.kind = kind;
         if let TypeKind::Struct(fields) = &mut ty.kind
             && ty.gvk.is_some()
@@ -764,6 +766,7 @@ impl<'a> Builder<'a> {
             description,
             kind,
             gvk: None,
+            gvks: Vec::new(),
             derive_default: false,
             derive_eq: false,
         });
@@ -1009,11 +1012,13 @@ impl<'a> Builder<'a> {
             .map(str::to_owned)
     }
 
-    /// The type's group-version-kind when it has exactly one. Types registered in many
-    /// groups (`DeleteOptions`) have no single apiVersion, so they get none.
-    fn gvk(&mut self, object: &Map<String, Value>, origin: &Origin) -> Option<Gvk> {
+    /// The type's group-version-kinds. Types registered in many groups (`DeleteOptions`)
+    /// have no single apiVersion, so they get no `gvk` from them.
+    fn gvks(&mut self, object: &Map<String, Value>, origin: &Origin) -> Vec<Gvk> {
         let key = "x-kubernetes-group-version-kind";
-        let list = object.get(key)?;
+        let Some(list) = object.get(key) else {
+            return Vec::new();
+        };
         let gvk_origin = origin.child(key);
         let parse = |item: &Value| -> Option<Gvk> {
             let field = |name: &str| item.get(name).and_then(Value::as_str).map(str::to_owned);
@@ -1035,7 +1040,7 @@ impl<'a> Builder<'a> {
                         json_type(other)
                     ),
                 ));
-                return None;
+                return Vec::new();
             }
         };
         let mut gvks = Vec::with_capacity(items.len());
@@ -1048,14 +1053,11 @@ impl<'a> Builder<'a> {
                         &gvk_origin.child(&i.to_string()),
                         "expected an object with string `group`, `version` and `kind`",
                     ));
-                    return None;
+                    return Vec::new();
                 }
             }
         }
-        match <[Gvk; 1]>::try_from(gvks) {
-            Ok([gvk]) => Some(gvk),
-            Err(_) => None,
-        }
+        gvks
     }
 }
 
