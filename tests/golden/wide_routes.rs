@@ -50,23 +50,8 @@ pub mod routes {
             };
             let saved = (segments.clone(), params.mark());
             let found = 'statics_1: {
-                let arm: usize = match segment.len() {
-                    7 => {
-                        match segment {
-                            "archive" => 1,
-                            "history" => 2,
-                            "metrics" => 3,
-                            "pending" => 4,
-                            "special" => 5,
-                            "summary" => 6,
-                            _ => 0,
-                        }
-                    }
-
-                    _ => 0,
-                };
-                match arm {
-                    1 => {
+                match segment {
+                    "archive" => {
                         let Some("stats") = segments.next() else {
                             break 'statics_1 Resolution::NotFound;
                         };
@@ -86,7 +71,7 @@ pub mod routes {
                         }
                     }
 
-                    2 => {
+                    "history" => {
                         let Some("stats") = segments.next() else {
                             break 'statics_1 Resolution::NotFound;
                         };
@@ -106,7 +91,7 @@ pub mod routes {
                         }
                     }
 
-                    3 => {
+                    "metrics" => {
                         let Some("stats") = segments.next() else {
                             break 'statics_1 Resolution::NotFound;
                         };
@@ -126,7 +111,7 @@ pub mod routes {
                         }
                     }
 
-                    4 => {
+                    "pending" => {
                         let Some("stats") = segments.next() else {
                             break 'statics_1 Resolution::NotFound;
                         };
@@ -146,7 +131,7 @@ pub mod routes {
                         }
                     }
 
-                    5 => {
+                    "special" => {
                         let Some("stats") = segments.next() else {
                             break 'statics_1 Resolution::NotFound;
                         };
@@ -166,7 +151,7 @@ pub mod routes {
                         }
                     }
 
-                    6 => {
+                    "summary" => {
                         let Some("stats") = segments.next() else {
                             break 'statics_1 Resolution::NotFound;
                         };
@@ -210,158 +195,126 @@ pub mod routes {
                     }
                 }
 
-                Some(segment) => {
-                    let arm: usize = match segment.len() {
-                        4 => {
-                            match segment {
-                                "bind" => 2,
-                                "exec" => 4,
-                                "logs" => 5,
-                                _ => 0,
-                            }
+                Some("audit") => {
+                    if segments.next().is_some() {
+                        return Resolution::NotFound;
+                    }
+
+                    if *method == Method::GET {
+                        Resolution::Found {
+                            route: Route::ReadExampleComV1WidgetAudit,
+                            params: params.named(&["name"]),
                         }
-
-                        5 => {
-                            match segment {
-                                "audit" => 1,
-                                "evict" => 3,
-                                "scale" => 6,
-                                _ => 0,
-                            }
+                    } else {
+                        Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
                         }
-
-                        6 => {
-                            match segment {
-                                "status" => 7,
-                                _ => 0,
-                            }
-                        }
-
-                        _ => 0,
-                    };
-                    match arm {
-                        1 => {
-                            if segments.next().is_some() {
-                                return Resolution::NotFound;
-                            }
-
-                            if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::ReadExampleComV1WidgetAudit,
-                                    params: params.named(&["name"]),
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
-                            }
-                        }
-
-                        2 => {
-                            if segments.next().is_some() {
-                                return Resolution::NotFound;
-                            }
-
-                            if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::ReadExampleComV1WidgetBind,
-                                    params: params.named(&["name"]),
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
-                            }
-                        }
-
-                        3 => {
-                            if segments.next().is_some() {
-                                return Resolution::NotFound;
-                            }
-
-                            if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::ReadExampleComV1WidgetEvict,
-                                    params: params.named(&["name"]),
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
-                            }
-                        }
-
-                        4 => {
-                            if segments.next().is_some() {
-                                return Resolution::NotFound;
-                            }
-
-                            if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::ReadExampleComV1WidgetExec,
-                                    params: params.named(&["name"]),
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
-                            }
-                        }
-
-                        5 => {
-                            if segments.next().is_some() {
-                                return Resolution::NotFound;
-                            }
-
-                            if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::ReadExampleComV1WidgetLogs,
-                                    params: params.named(&["name"]),
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
-                            }
-                        }
-
-                        6 => {
-                            if segments.next().is_some() {
-                                return Resolution::NotFound;
-                            }
-
-                            if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::ReadExampleComV1WidgetScale,
-                                    params: params.named(&["name"]),
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
-                            }
-                        }
-
-                        7 => {
-                            if segments.next().is_some() {
-                                return Resolution::NotFound;
-                            }
-
-                            if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::ReadExampleComV1WidgetStatus,
-                                    params: params.named(&["name"]),
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
-                            }
-                        }
-
-                        _ => Resolution::NotFound,
                     }
                 }
+
+                Some("bind") => {
+                    if segments.next().is_some() {
+                        return Resolution::NotFound;
+                    }
+
+                    if *method == Method::GET {
+                        Resolution::Found {
+                            route: Route::ReadExampleComV1WidgetBind,
+                            params: params.named(&["name"]),
+                        }
+                    } else {
+                        Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        }
+                    }
+                }
+
+                Some("evict") => {
+                    if segments.next().is_some() {
+                        return Resolution::NotFound;
+                    }
+
+                    if *method == Method::GET {
+                        Resolution::Found {
+                            route: Route::ReadExampleComV1WidgetEvict,
+                            params: params.named(&["name"]),
+                        }
+                    } else {
+                        Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        }
+                    }
+                }
+
+                Some("exec") => {
+                    if segments.next().is_some() {
+                        return Resolution::NotFound;
+                    }
+
+                    if *method == Method::GET {
+                        Resolution::Found {
+                            route: Route::ReadExampleComV1WidgetExec,
+                            params: params.named(&["name"]),
+                        }
+                    } else {
+                        Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        }
+                    }
+                }
+
+                Some("logs") => {
+                    if segments.next().is_some() {
+                        return Resolution::NotFound;
+                    }
+
+                    if *method == Method::GET {
+                        Resolution::Found {
+                            route: Route::ReadExampleComV1WidgetLogs,
+                            params: params.named(&["name"]),
+                        }
+                    } else {
+                        Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        }
+                    }
+                }
+
+                Some("scale") => {
+                    if segments.next().is_some() {
+                        return Resolution::NotFound;
+                    }
+
+                    if *method == Method::GET {
+                        Resolution::Found {
+                            route: Route::ReadExampleComV1WidgetScale,
+                            params: params.named(&["name"]),
+                        }
+                    } else {
+                        Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        }
+                    }
+                }
+
+                Some("status") => {
+                    if segments.next().is_some() {
+                        return Resolution::NotFound;
+                    }
+
+                    if *method == Method::GET {
+                        Resolution::Found {
+                            route: Route::ReadExampleComV1WidgetStatus,
+                            params: params.named(&["name"]),
+                        }
+                    } else {
+                        Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        }
+                    }
+                }
+
+                _ => Resolution::NotFound,
             }
         }
     }

@@ -716,10 +716,9 @@ mod route_table {
     }
 }
 
-/// `wide_routes.json`: nodes with six or more static children dispatch on the segment's
-/// length first (`emit/matcher.rs`, `Gen::wide`); same-length names must still be told apart,
-/// a parameter beside them must still take every other segment, and a static branch that
-/// finds no path must give its parameters back.
+/// `wide_routes.json`: nodes with many static children, several of one length, one of them
+/// beside a parameter: same-length names must be told apart, the parameter must still take
+/// every other segment, and a static branch that finds no path must give its parameters back.
 mod wide_routes {
     use super::{Method, Resolution};
     use kubeforge_tests::golden::wide_routes::routes::{Route, resolve};

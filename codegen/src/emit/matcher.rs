@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use proc_macro2::{Literal, Span, TokenStream};
+use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::Lifetime;
 
@@ -71,10 +71,6 @@ impl Exit {
 struct Gen {
     labels: usize,
 }
-
-/// From how many static children on a node the matcher dispatches on the segment's length
-/// first (`Gen::wide`).
-const WIDE: usize = 6;
 
 /// The `resolve` function.
 pub(crate) fn matcher(context: &Context<'_>) -> TokenStream {
@@ -174,7 +170,6 @@ impl Gen {
                     #child
                 }
             }
-            (n, None) if n >= WIDE => self.wide(node, exit),
             (_, None) | (0, Some(_)) => {
                 let leaf = has_leaf.then(|| {
                     let leaf = self.leaf(node);
@@ -210,63 +205,6 @@ impl Gen {
         }
     }
 
-    /// A node with many static children (the groups under `/apis`, the resources of a
-    /// group-version) and no parameter: the segment's length picks a few candidates through
-    /// a jump table, where a plain `match` would compare it with every literal in turn.
-    fn wide(&mut self, node: &Node<'_>, exit: &Exit) -> TokenStream {
-        let not_found = Self::not_found();
-        let leaf = if node.leaf.is_empty() {
-            not_found.clone()
-        } else {
-            self.leaf(node)
-        };
-        let (select, arms) = self.by_length(node, exit);
-        quote! {
-            match segments.next() {
-                None => #leaf,
-                Some(segment) => {
-                    #select
-                    match arm {
-                        #(#arms,)*
-                        _ => #not_found,
-                    }
-                }
-            }
-        }
-    }
-
-    /// `let arm: usize = …;` choosing the static child `segment` names (1-based, 0 for none)
-    /// by its length, then its text; and the arms that go on from each child.
-    fn by_length(&mut self, node: &Node<'_>, exit: &Exit) -> (TokenStream, Vec<TokenStream>) {
-        let mut lengths: BTreeMap<usize, Vec<TokenStream>> = BTreeMap::new();
-        let mut arms = Vec::new();
-        for (index, (text, child)) in node.statics.iter().enumerate() {
-            let index = Literal::usize_unsuffixed(index + 1);
-            lengths
-                .entry(text.len())
-                .or_default()
-                .push(quote!(#text => #index));
-            let child = self.node(child, exit);
-            arms.push(quote!(#index => { #child }));
-        }
-        let lengths = lengths.into_iter().map(|(len, texts)| {
-            let len = Literal::usize_unsuffixed(len);
-            quote! {
-                #len => match segment {
-                    #(#texts,)*
-                    _ => 0,
-                }
-            }
-        });
-        let select = quote! {
-            let arm: usize = match segment.len() {
-                #(#lengths,)*
-                _ => 0,
-            };
-        };
-        (select, arms)
-    }
-
     /// A node with both static children and a parameter: statics first, and the parameter
     /// when they find no path.
     fn conflict(&mut self, node: &Node<'_>, param: &Node<'_>, exit: &Exit) -> TokenStream {
@@ -295,15 +233,6 @@ impl Gen {
                     #child
                 } else {
                     #not_found
-                }
-            }
-        } else if node.statics.len() >= WIDE {
-            let (select, arms) = self.by_length(node, &inner);
-            quote! {
-                #select
-                match arm {
-                    #(#arms,)*
-                    _ => #not_found,
                 }
             }
         } else {
