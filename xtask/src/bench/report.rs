@@ -36,6 +36,25 @@ pub(crate) struct Report {
     pub durations: Vec<(String, Duration)>,
 }
 
+/// `3 min 05 s`, or `42 s`.
+fn minutes(duration: Duration) -> String {
+    let seconds = duration.as_secs();
+    if seconds < 60 {
+        format!("{seconds} s")
+    } else {
+        format!("{} min {:02} s", seconds / 60, seconds % 60)
+    }
+}
+
+/// `1 iteration`, `5 iterations`.
+fn plural(count: usize, noun: &str) -> String {
+    match (count, noun.ends_with('s')) {
+        (1, _) => format!("1 {noun}"),
+        (_, true) => format!("{count} {noun}es"),
+        (_, false) => format!("{count} {noun}s"),
+    }
+}
+
 fn verdict(met: bool) -> &'static str {
     if met { "**met**" } else { "**not met**" }
 }
@@ -106,11 +125,11 @@ impl Report {
         }
         let total: Duration = self.durations.iter().map(|(_, d)| *d).sum();
         let _ = writeln!(w, "## How long this run took\n");
-        let _ = writeln!(w, "| step | minutes |\n|---|---|");
+        let _ = writeln!(w, "| step | time |\n|---|---|");
         for (name, duration) in &self.durations {
-            let _ = writeln!(w, "| {name} | {:.1} |", duration.as_secs_f64() / 60.0);
+            let _ = writeln!(w, "| {name} | {} |", minutes(*duration));
         }
-        let _ = writeln!(w, "| total | {:.1} |", total.as_secs_f64() / 60.0);
+        let _ = writeln!(w, "| total | {} |", minutes(total));
         Ok(s)
     }
 }
@@ -214,13 +233,13 @@ fn render_serde(w: &mut String, serde: &Serde) -> Out {
         "## c. Serde\n\n\
          {COPIES} copies of a fixture from `kubernetes/testdata/`, minified, in one JSON array, \
          deserialized as `Vec<T>` with `serde_json::from_slice` and serialized with \
-         `serde_json::to_writer` into a reserved buffer (mean of {} iterations per run; \
+         `serde_json::to_writer` into a reserved buffer (mean of {} per run; \
          dropping is not timed). The fixtures are a Pod, a Deployment and a Node (whose large \
          `status` holds images, conditions, addresses and capacity). Throughput is in MB/s of \
          the input for deserializing and of the output for serializing. The floor is \
          `serde_json::from_slice::<IgnoredAny>` over the same bytes. \"Round trip\" says \
          whether the serialized output equals the input as JSON.\n",
-        serde.iterations
+        plural(serde.iterations, "iteration")
     );
     let _ = writeln!(
         w,
@@ -292,7 +311,7 @@ fn render_routes(w: &mut String, r: &Routes) -> Out {
         "## d. Route matching\n\n\
          Both matchers hold all {templates} path templates of `swagger.json`. Two workloads of \
          {REQUESTS} concrete requests (method and path, parameters filled with random names, \
-         fixed seed), {} passes over them per run: **uniform** draws a template uniformly and \
+         fixed seed), {} over them per run: **uniform** draws a template uniformly and \
          one of its methods; **common** draws uniformly among the 20 request shapes that \
          dominate a real cluster's traffic (list, get and watch of pods, nodes, leases, config \
          maps, secrets, services, endpoint slices, deployments and replica sets; status \
@@ -301,7 +320,7 @@ fn render_routes(w: &mut String, r: &Routes) -> Out {
          against matchit 0.9 holding the same templates, followed by a lookup of the method \
          among the template's (what the generated matcher's leaves do). Before timing, both \
          answers (template and parameter values) were asserted identical on every request.\n",
-        r.passes
+        plural(r.passes, "pass")
     );
     let _ = writeln!(
         w,
@@ -388,9 +407,9 @@ fn render_unknown_fields(w: &mut String, u: &UnknownFields) -> Out {
          it does not know in `unknown_fields` and writes them back) against the same with \
          `--drop-unknown-fields` (`Config::unknown_fields(false)`), in the same run: a clean \
          dev build of each (as in b), and serde throughput on the fixtures of c (as in c, mean \
-         of {} iterations per run; the fixtures hold no unknown fields, so this is the cost of \
+         of {} per run; the fixtures hold no unknown fields, so this is the cost of \
          being able to keep them).\n",
-        u.iterations
+        plural(u.iterations, "iteration")
     );
     let _ = writeln!(
         w,
@@ -594,4 +613,21 @@ fn locked_version(lock: &str, name: &str) -> String {
                 .map(str::to_owned)
         })
         .unwrap_or_else(|| "unknown".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_and_durations() {
+        assert_eq!(plural(1, "pass"), "1 pass");
+        assert_eq!(plural(20, "pass"), "20 passes");
+        assert_eq!(plural(5, "iteration"), "5 iterations");
+        assert_eq!(minutes(Duration::from_secs(42)), "42 s");
+        assert_eq!(minutes(Duration::from_secs(185)), "3 min 05 s");
+        let lock = "[[package]]\nname = \"matchit\"\nversion = \"0.9.2\"\n";
+        assert_eq!(locked_version(lock, "matchit"), "0.9.2");
+        assert_eq!(locked_version(lock, "kopium"), "unknown");
+    }
 }
