@@ -478,15 +478,12 @@ fn render_crds(w: &mut String, c: &Crds) -> Out {
          kopium's output, which depends on kube {KUBE} (derive) and k8s-openapi {K8S_OPENAPI}.\n"
     );
     if !c.missing.is_empty() {
-        let list: Vec<String> = c
-            .missing
-            .iter()
-            .map(|p| format!("`{}`", p.display()))
-            .collect();
+        let list: Vec<String> = c.missing.iter().map(|f| format!("`{f}`")).collect();
         let _ = writeln!(
             w,
-            "**SKIPPED: the extra CRDs are missing: {}.** Fetch them (provenance below) and set \
-             `KUBEFORGE_EXTRA_CRDS` to their directory.\n",
+            "**SKIPPED: the extra CRDs are missing from {}: {}.** Fetch them (provenance below) \
+             and set `KUBEFORGE_EXTRA_CRDS` to their directory.\n",
+            c.extra_dir,
             list.join(", ")
         );
     }
@@ -523,9 +520,9 @@ fn render_crds(w: &mut String, c: &Crds) -> Out {
     }
     let _ = writeln!(
         w,
-        "\nThe ratios are kubeforge ÷ kopium (medians). Extra CRDs, read from `{}` \
-         (`$KUBEFORGE_EXTRA_CRDS` or `../shared/extra-crds/`; not committed):\n",
-        c.extra_dir.display()
+        "\nThe ratios are kubeforge ÷ kopium (medians). The extra CRDs (read from {}, which \
+         `$KUBEFORGE_EXTRA_CRDS` overrides; not committed) come from:\n",
+        c.extra_dir
     );
     let _ = writeln!(
         w,

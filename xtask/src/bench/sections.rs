@@ -1,8 +1,6 @@
 //! Each comparison's measurement loop: which processes run, in what order, how often. The
 //! results are typed (the harness's `protocol` types) and go to `report` unchanged.
 
-use std::path::PathBuf;
-
 use super::measure::{Output, Usage, order, path_str};
 use super::protocol;
 use super::setup::{self, CrdFile, OURS, OURS_DROP, OURS_FEATURES, Paths};
@@ -391,8 +389,8 @@ pub(crate) struct CrdRow {
 /// g. CRDs against kopium.
 pub(crate) struct Crds {
     pub rows: Vec<CrdRow>,
-    pub extra_dir: PathBuf,
-    pub missing: Vec<PathBuf>,
+    pub extra_dir: String,
+    pub missing: Vec<String>,
 }
 
 /// Several processes as one: times add up, the peak is the largest.

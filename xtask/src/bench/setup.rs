@@ -379,10 +379,11 @@ impl CrdFile {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct CrdInputs {
     pub files: Vec<CrdFile>,
-    /// The directory the extra CRDs are read from.
-    pub extra_dir: PathBuf,
-    /// Extra CRD files that are not there.
-    pub missing: Vec<PathBuf>,
+    /// Where the extra CRDs are read from, as the report names it (no machine's path):
+    /// `$KUBEFORGE_EXTRA_CRDS` or `../shared/extra-crds`.
+    pub extra_dir: String,
+    /// Extra CRD files that are not there (file names).
+    pub missing: Vec<String>,
 }
 
 impl CrdInputs {
@@ -395,10 +396,12 @@ impl CrdInputs {
             .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
             .collect();
         names.sort();
-        let extra_dir = std::env::var_os("KUBEFORGE_EXTRA_CRDS")
-            .map_or_else(|| root.join("../shared/extra-crds"), PathBuf::from);
+        let (extra_dir, label) = match std::env::var_os("KUBEFORGE_EXTRA_CRDS") {
+            Some(dir) => (PathBuf::from(dir), "`$KUBEFORGE_EXTRA_CRDS`"),
+            None => (root.join("../shared/extra-crds"), "`../shared/extra-crds/`"),
+        };
         let mut inputs = CrdInputs {
-            extra_dir: extra_dir.clone(),
+            extra_dir: label.to_owned(),
             ..CrdInputs::default()
         };
         let split = root.join("target/bench-peers/crds/split");
@@ -410,18 +413,14 @@ impl CrdInputs {
             if path.is_file() {
                 inputs.files.push(read_crd_file(&path, true, &split)?);
             } else {
-                inputs.missing.push(path);
+                inputs.missing.push((*file).to_owned());
             }
         }
         if !inputs.missing.is_empty() {
-            let list: Vec<String> = inputs
-                .missing
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect();
             eprintln!(
-                "bench: SKIPPED: the extra CRDs are missing ({}); set KUBEFORGE_EXTRA_CRDS to their directory",
-                list.join(", ")
+                "bench: SKIPPED: the extra CRDs are missing from {}: {}; set KUBEFORGE_EXTRA_CRDS to their directory",
+                extra_dir.display(),
+                inputs.missing.join(", ")
             );
         }
         Ok(inputs)
