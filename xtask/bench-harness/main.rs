@@ -129,20 +129,17 @@ fn serde_bench(who: &str, fixture: &str, copies: usize, iterations: usize) {
             typed::<Vec<kube_api_gen::api::apps::v1::Deployment>>(&input, iterations)
         }
         ("ours", "core.v1.Node.json") => typed::<Vec<kube_api_gen::api::core::v1::Node>>(&input, iterations),
-        #[cfg(feature = "drop")]
         ("ours-drop", "core.v1.Pod.json") => typed::<Vec<kube_api_drop::api::core::v1::Pod>>(&input, iterations),
-        #[cfg(feature = "drop")]
         ("ours-drop", "apps.v1.Deployment.json") => {
             typed::<Vec<kube_api_drop::api::apps::v1::Deployment>>(&input, iterations)
         }
-        #[cfg(feature = "drop")]
         ("ours-drop", "core.v1.Node.json") => typed::<Vec<kube_api_drop::api::core::v1::Node>>(&input, iterations),
         ("peer", "core.v1.Pod.json") => typed::<Vec<k8s_openapi::api::core::v1::Pod>>(&input, iterations),
         ("peer", "apps.v1.Deployment.json") => {
             typed::<Vec<k8s_openapi::api::apps::v1::Deployment>>(&input, iterations)
         }
         ("peer", "core.v1.Node.json") => typed::<Vec<k8s_openapi::api::core::v1::Node>>(&input, iterations),
-        _ => panic!("no type for {who} {kind} (ours-drop needs the harness's feature `drop`)"),
+        _ => panic!("no type for {who} {kind}"),
     };
     report(&protocol::Serde {
         in_bytes: input.len() as u64,

@@ -116,8 +116,8 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
         ],
     )?;
 
-    // The harness depends on the first two (the second behind its feature `drop`; cargo
-    // resolves optional path dependencies too), so both always exist.
+    // The harness depends on the first two (the second for the unknown-fields section). One
+    // harness serves every section, so that runs with different `--only` never rebuild it.
     let mut crates = vec![
         (&paths.ours, OURS, &[][..]),
         (&paths.ours_drop, OURS_DROP, &["--drop-unknown-fields"][..]),
@@ -153,11 +153,11 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
     }
 
     eprintln!("bench: building the harness (release; the generated crates, k8s-openapi, matchit)");
-    let mut args = vec!["build", "--release"];
-    if has(Section::UnknownFields) {
-        args.extend(["--features", "drop"]);
-    }
-    cargo_in(&paths.harness_dir, &paths.bench.join("target"), &args)?;
+    cargo_in(
+        &paths.harness_dir,
+        &paths.bench.join("target"),
+        &["build", "--release"],
+    )?;
 
     if has(Section::Builds) || has(Section::Features) || has(Section::UnknownFields) {
         eprintln!("bench: building the dependencies of the timed builds");
@@ -235,13 +235,9 @@ version = "0.0.0"
 edition = "2024"
 publish = false
 
-[features]
-# The crate generated with --drop-unknown-fields, for the unknown-fields section only.
-drop = ["dep:{OURS_DROP}"]
-
 [dependencies]
 {OURS} = {{ path = "../{OURS}" }}
-{OURS_DROP} = {{ path = "../{OURS_DROP}", optional = true }}
+{OURS_DROP} = {{ path = "../{OURS_DROP}" }}
 k8s-openapi = {{ version = "={K8S_OPENAPI}", features = ["v1_36"] }}
 matchit = "=0.9"
 http = "1"
