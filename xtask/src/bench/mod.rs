@@ -75,16 +75,17 @@ impl Section {
         }
     }
 
-    /// A rough duration of one run of the section on two quiet cores, in seconds (from
-    /// quick runs on the shared development machine; the report records the real ones).
+    /// A rough duration of one run of the section on two quiet cores, in seconds, worked
+    /// out from the figures of an earlier BENCHMARKS.md (what each process measured there,
+    /// plus cleaning and starting); the report records what the run really took.
     fn seconds_per_run(self) -> f64 {
         match self {
-            Section::Generation => 5.0,
-            Section::Builds => 90.0,
-            Section::Serde => 60.0,
-            Section::Routes => 40.0,
+            Section::Generation => 10.0,
+            Section::Builds => 120.0,
+            Section::Serde => 45.0,
+            Section::Routes => 10.0,
             Section::Features => 50.0,
-            Section::UnknownFields => 60.0,
+            Section::UnknownFields => 55.0,
             Section::Crds => 150.0,
         }
     }
