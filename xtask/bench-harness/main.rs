@@ -1,13 +1,17 @@
 //! The measurement program of `cargo xtask bench`. It is not part of the workspace: the xtask
-//! copies it into a throwaway cargo project under `target/bench-peers/harness/`, next to the
-//! peers it measures (k8s-openapi, matchit) and the generated full-Kubernetes crate, and
-//! builds it in release. Each invocation measures one thing for one contender and prints one
-//! line of `key=value` pairs, which the xtask collects; the xtask alternates the contenders.
+//! copies it (and `protocol.rs`) into a throwaway cargo project under
+//! `target/bench-peers/harness/`, next to the peers it measures (k8s-openapi, matchit) and the
+//! generated full-Kubernetes crates, and builds it in release. Each invocation measures one
+//! thing for one contender and prints exactly one JSON object (a type of `protocol.rs`) on
+//! standard output, which the xtask parses strictly; the xtask alternates the contenders.
 //!
-//! harness rusage <program> <args…>        run a program, print wall/user/sys seconds and peak RSS
-//! harness parse <file>                     the floor of generation: serde_json into a Value
-//! harness serde <ours|peer|floor> <fixture> <copies> <iterations>
-//! harness routes <ours|matchit> <swagger.json> <requests> <seed> <passes>
+//! harness rusage [--stdout FILE] <program> <args…>   run a program (its stdout to FILE, else
+//!                                                      to stderr); wall/CPU seconds, peak RSS
+//! harness parse <file>                                the floor of generation: serde_json into a Value
+//! harness serde <ours|ours-drop|peer|floor> <fixture> <copies> <iterations>
+//! harness routes <ours|matchit> <uniform|common> <swagger.json> <requests> <seed> <passes>
+
+mod protocol;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -16,34 +20,52 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     match args.as_slice() {
-        ["rusage", program, rest @ ..] => rusage(program, rest),
+        ["rusage", "--stdout", file, program, rest @ ..] => rusage(Some(file), program, rest),
+        ["rusage", program, rest @ ..] => rusage(None, program, rest),
         ["parse", file] => parse(file),
         ["serde", who, fixture, copies, iterations] => serde_bench(
             who,
             fixture,
-            copies.parse().expect("copies"),
-            iterations.parse().expect("iterations"),
+            number(copies, "copies"),
+            number(iterations, "iterations"),
         ),
-        ["routes", who, swagger, requests, seed, passes] => routes(
+        ["routes", who, workload, swagger, requests, seed, passes] => routes(
             who,
+            workload,
             swagger,
-            requests.parse().expect("requests"),
-            seed.parse().expect("seed"),
-            passes.parse().expect("passes"),
+            number(requests, "requests"),
+            number(seed, "seed"),
+            number(passes, "passes"),
         ),
         _ => {
-            eprintln!("usage: see the doc comment of bench-harness/main.rs");
+            eprintln!("usage: see the doc comment of bench-harness/main.rs; got {args:?}");
             std::process::exit(2);
         }
     }
 }
 
+fn number<T: std::str::FromStr>(text: &str, what: &str) -> T {
+    text.parse()
+        .unwrap_or_else(|_| panic!("{what}: expected a number, got {text:?}"))
+}
+
+/// The one line of output: `value` as JSON.
+fn report<T: serde::Serialize>(value: &T) {
+    println!("{}", serde_json::to_string(value).expect("report"));
+}
+
 /// Runs `program` and reports its wall time, CPU time and the peak resident set of it and
-/// every descendant it waited for (`RUSAGE_CHILDREN` of this fresh process).
-fn rusage(program: &str, args: &[&str]) {
+/// every descendant it waited for (`RUSAGE_CHILDREN` of this fresh process). The program's
+/// standard output goes to `stdout` or to this process's standard error, never into the report.
+fn rusage(stdout: Option<&str>, program: &str, args: &[&str]) {
+    let out = match stdout {
+        Some(file) => std::process::Stdio::from(std::fs::File::create(file).expect("stdout file")),
+        None => std::process::Stdio::from(std::io::stderr()),
+    };
     let start = Instant::now();
     let status = std::process::Command::new(program)
         .args(args)
+        .stdout(out)
         .status()
         .expect("cannot run the program");
     let wall = start.elapsed();
@@ -55,13 +77,12 @@ fn rusage(program: &str, args: &[&str]) {
         usage
     };
     let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    println!(
-        "wall={:.4} user={:.4} sys={:.4} maxrss_kib={}",
-        wall.as_secs_f64(),
-        seconds(usage.ru_utime),
-        seconds(usage.ru_stime),
-        usage.ru_maxrss
-    );
+    report(&protocol::Usage {
+        wall_s: wall.as_secs_f64(),
+        user_s: seconds(usage.ru_utime),
+        sys_s: seconds(usage.ru_stime),
+        maxrss_kib: u64::try_from(usage.ru_maxrss).expect("ru_maxrss"),
+    });
 }
 
 fn parse(file: &str) {
@@ -93,32 +114,45 @@ fn serde_bench(who: &str, fixture: &str, copies: usize, iterations: usize) {
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or_default();
+    if who == "floor" {
+        let de = time(iterations, || {
+            serde_json::from_slice::<serde::de::IgnoredAny>(&input).expect("floor")
+        });
+        return report(&protocol::SerdeFloor {
+            in_bytes: input.len() as u64,
+            de_mbps: mb(input.len(), de),
+        });
+    }
     let (de, ser, out_len, round_trip) = match (who, kind) {
-        ("floor", _) => {
-            let de = time(iterations, || {
-                serde_json::from_slice::<serde::de::IgnoredAny>(&input).expect("floor")
-            });
-            (de, Duration::ZERO, 0, true)
-        }
         ("ours", "core.v1.Pod.json") => typed::<Vec<kube_api_gen::api::core::v1::Pod>>(&input, iterations),
         ("ours", "apps.v1.Deployment.json") => {
             typed::<Vec<kube_api_gen::api::apps::v1::Deployment>>(&input, iterations)
         }
+        ("ours", "core.v1.Node.json") => typed::<Vec<kube_api_gen::api::core::v1::Node>>(&input, iterations),
+        ("ours-drop", "core.v1.Pod.json") => typed::<Vec<kube_api_drop::api::core::v1::Pod>>(&input, iterations),
+        ("ours-drop", "apps.v1.Deployment.json") => {
+            typed::<Vec<kube_api_drop::api::apps::v1::Deployment>>(&input, iterations)
+        }
+        ("ours-drop", "core.v1.Node.json") => typed::<Vec<kube_api_drop::api::core::v1::Node>>(&input, iterations),
         ("peer", "core.v1.Pod.json") => typed::<Vec<k8s_openapi::api::core::v1::Pod>>(&input, iterations),
         ("peer", "apps.v1.Deployment.json") => {
             typed::<Vec<k8s_openapi::api::apps::v1::Deployment>>(&input, iterations)
         }
+        ("peer", "core.v1.Node.json") => typed::<Vec<k8s_openapi::api::core::v1::Node>>(&input, iterations),
         _ => panic!("no type for {who} {kind}"),
     };
-    let mb = |bytes: usize, t: Duration| bytes as f64 / 1e6 / t.as_secs_f64();
-    println!(
-        "in_bytes={} out_bytes={} de_mbps={:.2} ser_mbps={:.2} round_trip={}",
-        input.len(),
-        out_len,
-        mb(input.len(), de),
-        if ser.is_zero() { 0.0 } else { mb(out_len, ser) },
-        round_trip
-    );
+    report(&protocol::Serde {
+        in_bytes: input.len() as u64,
+        out_bytes: out_len as u64,
+        de_mbps: mb(input.len(), de),
+        ser_mbps: mb(out_len, ser),
+        round_trip,
+    });
+}
+
+/// Megabytes per second.
+fn mb(bytes: usize, t: Duration) -> f64 {
+    bytes as f64 / 1e6 / t.as_secs_f64()
 }
 
 /// Deserializes `input` as `T` and serializes it back, `iterations` times each; the mean
@@ -214,14 +248,75 @@ impl Rng {
     }
 }
 
-/// `count` requests, each a template drawn uniformly with one of its methods, its
-/// parameters filled with short random names.
-fn requests(templates: &[Template], count: usize, seed: u64) -> Vec<Request> {
+/// The second workload: the request shapes (method, template) that dominate a real
+/// cluster's traffic, from kubelets, controllers, leader election and `kubectl`: list, get
+/// and watch (a watch is a GET of the list path) of pods, nodes, leases, config maps, secrets,
+/// services, endpoint slices, deployments and replica sets; status patches; lease renewals;
+/// events; service-account tokens.
+const COMMON: [(&str, &str); 20] = [
+    ("GET", "/api/v1/namespaces/{namespace}/pods"),
+    ("GET", "/api/v1/namespaces/{namespace}/pods/{name}"),
+    ("GET", "/api/v1/pods"),
+    ("PATCH", "/api/v1/namespaces/{namespace}/pods/{name}/status"),
+    ("GET", "/api/v1/nodes"),
+    ("GET", "/api/v1/nodes/{name}"),
+    ("PATCH", "/api/v1/nodes/{name}/status"),
+    ("GET", "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}"),
+    ("PUT", "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}"),
+    ("GET", "/api/v1/namespaces/{namespace}/configmaps"),
+    ("GET", "/api/v1/namespaces/{namespace}/configmaps/{name}"),
+    ("GET", "/api/v1/namespaces/{namespace}/secrets/{name}"),
+    ("GET", "/api/v1/services"),
+    ("GET", "/apis/discovery.k8s.io/v1/endpointslices"),
+    ("GET", "/apis/apps/v1/namespaces/{namespace}/deployments/{name}"),
+    ("GET", "/apis/apps/v1/replicasets"),
+    ("GET", "/api/v1/namespaces"),
+    ("POST", "/api/v1/namespaces/{namespace}/events"),
+    ("POST", "/apis/events.k8s.io/v1/namespaces/{namespace}/events"),
+    ("POST", "/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token"),
+];
+
+/// What requests are drawn from: a template (by index) and the methods to draw among.
+fn shapes(templates: &[Template], workload: &str) -> Vec<(usize, Vec<http::Method>)> {
+    match workload {
+        "uniform" => templates
+            .iter()
+            .enumerate()
+            .map(|(index, t)| (index, t.methods.clone()))
+            .collect(),
+        "common" => COMMON
+            .iter()
+            .map(|(method, path)| {
+                let index = templates
+                    .iter()
+                    .position(|t| t.path == *path)
+                    .unwrap_or_else(|| panic!("{path}: not a template of the document"));
+                let method: http::Method = method.parse().expect("method");
+                assert!(
+                    templates[index].methods.contains(&method),
+                    "{method} {path}: not served"
+                );
+                (index, vec![method])
+            })
+            .collect(),
+        _ => panic!("unknown workload {workload}: expected uniform or common"),
+    }
+}
+
+/// `count` requests, each a shape drawn uniformly with one of its methods, its parameters
+/// filled with short random names.
+fn requests(
+    templates: &[Template],
+    shapes: &[(usize, Vec<http::Method>)],
+    count: usize,
+    seed: u64,
+) -> Vec<Request> {
     let mut rng = Rng(seed);
     (0..count)
         .map(|_| {
-            let template = &templates[rng.below(templates.len())];
-            let method = template.methods[rng.below(template.methods.len())].clone();
+            let (index, methods) = &shapes[rng.below(shapes.len())];
+            let template = &templates[*index];
+            let method = methods[rng.below(methods.len())].clone();
             let mut path = String::with_capacity(template.path.len() + 16);
             let mut rest = template.path.as_str();
             while let Some(open) = rest.find('{') {
@@ -249,10 +344,12 @@ fn ours(request: &Request) -> Answer<'_> {
         .map(|(route, params)| (route.info().path, params.iter().map(|(_, v)| v).collect()))
 }
 
-fn routes(who: &str, swagger: &str, count: usize, seed: u64, passes: usize) {
+fn routes(who: &str, workload: &str, swagger: &str, count: usize, seed: u64, passes: usize) {
     let templates = templates(swagger);
+    let shapes = shapes(&templates, workload);
+    let shape_count = shapes.iter().map(|(_, methods)| methods.len()).sum::<usize>();
     let requests: &'static [Request] =
-        Box::leak(requests(&templates, count, seed).into_boxed_slice());
+        Box::leak(requests(&templates, &shapes, count, seed).into_boxed_slice());
     // matchit's value is the template's index; the method is then looked up among the
     // template's methods, which is what the generated matcher's leaves do.
     let mut router = matchit::Router::new();
@@ -310,9 +407,11 @@ fn routes(who: &str, swagger: &str, count: usize, seed: u64, passes: usize) {
     let elapsed = start.elapsed();
     assert_eq!(found, count * passes);
     let per_second = (count * passes) as f64 / elapsed.as_secs_f64();
-    println!(
-        "templates={} requests={count} identical=true matches_per_s={per_second:.0} ns_per_match={:.1}",
-        leaked.len(),
-        1e9 / per_second
-    );
+    report(&protocol::Routes {
+        templates: leaked.len() as u64,
+        shapes: shape_count as u64,
+        requests: count as u64,
+        matches_per_s: per_second,
+        ns_per_match: 1e9 / per_second,
+    });
 }

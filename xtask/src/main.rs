@@ -7,7 +7,6 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod mutants;
-mod peers;
 mod routes;
 
 #[derive(Parser)]
@@ -27,8 +26,9 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<std::ffi::OsString>,
     },
-    /// Benchmark against the peers (k8s-openapi, matchit) on the Kubernetes corpus and
-    /// write BENCHMARKS.md: generation time, compile time, serde throughput, route matching.
+    /// Benchmark against the peers (k8s-openapi, matchit, kopium) on the Kubernetes corpus
+    /// and real CRDs, and write BENCHMARKS.md: generation time, compile time, serde
+    /// throughput, route matching, per-group builds, the cost of unknown fields, CRDs.
     Bench {
         /// How many runs of each measurement; medians and min–max are reported.
         #[arg(long, default_value_t = 3)]
@@ -40,7 +40,7 @@ enum Command {
         /// Measure only these comparisons (repeatable); a partial report goes to
         /// target/bench-peers/BENCHMARKS.md unless --output says otherwise.
         #[arg(long, value_enum)]
-        only: Vec<peers::Section>,
+        only: Vec<bench::Section>,
         /// Where to write the report (default: BENCHMARKS.md for a full run).
         #[arg(long)]
         output: Option<PathBuf>,
@@ -93,15 +93,15 @@ fn main() -> ExitCode {
             runs,
             inputs,
             no_routes,
-        } => bench::run(&root, &inputs, runs, !no_routes),
+        } => bench::builders::run(&root, &inputs, runs, !no_routes),
         Command::Bench {
             runs,
             quick,
             only,
             output,
-        } => peers::run(
+        } => bench::run(
             &root,
-            &peers::Options {
+            &bench::Options {
                 runs,
                 quick,
                 only,

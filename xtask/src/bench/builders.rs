@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
+use super::measure::{cargo_program, children_cpu, order};
+use super::stats::{Stat, show_change};
+
 /// The largest accepted slowdown from builders, in percent.
 const BUDGET_PERCENT: f64 = 25.0;
 
@@ -94,8 +97,7 @@ fn measure(root: &Path, inputs: &[PathBuf], runs: usize, routes: bool) -> Result
 
     for run in 0..runs {
         // Alternate the order, so that neither variant always runs on a warmer machine.
-        let order: [usize; 2] = if run % 2 == 0 { [0, 1] } else { [1, 0] };
-        for index in order {
+        for index in order(run, 0, 1) {
             let variant = &mut variants[index];
             cargo(variant, &target_dir, "clean")?;
             let (start, cpu_start) = (Instant::now(), children_cpu());
@@ -118,31 +120,39 @@ fn measure(root: &Path, inputs: &[PathBuf], runs: usize, routes: bool) -> Result
 
     let [with, without] = &variants;
     let use_cpu = with.cpu.len() == runs && without.cpu.len() == runs;
+    let seconds = |times: &[Duration]| times.iter().map(Duration::as_secs_f64).collect::<Vec<_>>();
     println!(
         "clean debug build of the generated crate, dependencies prebuilt (median of {runs} runs):"
     );
     for variant in [with, without] {
+        let wall = Stat::of(variant.package, &seconds(&variant.times))?;
         let cpu = if use_cpu {
-            format!("{:>6.2}s CPU", median(&variant.cpu))
+            format!(
+                "{} s CPU",
+                Stat::of(variant.package, &seconds(&variant.cpu))?.show(2)
+            )
         } else {
             "CPU unknown".to_owned()
         };
         println!(
-            "  {:<30} {:>6.2}s wall  {cpu}  ({} lines of Rust)",
+            "  {:<30} {} s wall  {cpu}  ({} lines of Rust)",
             variant.package,
-            median(&variant.times),
+            wall.show(2),
             variant.lines,
         );
     }
-    let (measure, with_median, without_median) = if use_cpu {
-        ("CPU", median(&with.cpu), median(&without.cpu))
+    let (measure, with_times, without_times) = if use_cpu {
+        ("CPU", &with.cpu, &without.cpu)
     } else {
-        ("wall-clock", median(&with.times), median(&without.times))
+        ("wall-clock", &with.times, &without.times)
     };
+    let with_median = Stat::of(with.package, &seconds(with_times))?.median;
+    let without_median = Stat::of(without.package, &seconds(without_times))?.median;
     let overhead = (with_median / without_median - 1.0) * 100.0;
     let within = overhead <= BUDGET_PERCENT;
     println!(
-        "  builders add {overhead:.1}% {measure} time (budget {BUDGET_PERCENT}%): {}",
+        "  builders add {} {measure} time (budget {BUDGET_PERCENT}%): {}",
+        show_change(with_median, without_median),
         if within {
             "within budget"
         } else {
@@ -150,18 +160,6 @@ fn measure(root: &Path, inputs: &[PathBuf], runs: usize, routes: bool) -> Result
         }
     );
     Ok(within)
-}
-
-/// The CPU time (user + system) of this process's finished children, from the `cutime`
-/// and `cstime` fields of `/proc/self/stat`, which count in units of 1/100 s.
-fn children_cpu() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // The command name may contain spaces; the fields after it are numbers.
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    // After the name, `state` is field 3 of proc(5), so `cutime` (16) and `cstime` (17)
-    // are at positions 13 and 14.
-    let ticks: u64 = fields.get(13)?.parse::<u64>().ok()? + fields.get(14)?.parse::<u64>().ok()?;
-    Some(Duration::from_millis(ticks * 10))
 }
 
 /// The variant crate's manifest: the dependencies of `generated/Cargo.toml`, outside any
@@ -189,8 +187,7 @@ serde_json = {{ version = "1", features = ["preserve_order"] }}
 
 /// `cargo build` or `cargo clean -p` of the variant, in the bench's own target directory.
 fn cargo(variant: &Variant, target_dir: &Path, action: &str) -> Result<(), String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
+    let mut command = Command::new(cargo_program());
     command
         .arg(action)
         .arg("--quiet")
@@ -208,15 +205,5 @@ fn cargo(variant: &Variant, target_dir: &Path, action: &str) -> Result<(), Strin
         Ok(())
     } else {
         Err(format!("`cargo {action}` of {} failed", variant.package))
-    }
-}
-
-fn median(times: &[Duration]) -> f64 {
-    let mut seconds: Vec<f64> = times.iter().map(Duration::as_secs_f64).collect();
-    seconds.sort_by(f64::total_cmp);
-    match seconds.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => seconds[n / 2],
-        n => (seconds[n / 2 - 1] + seconds[n / 2]) / 2.0,
     }
 }

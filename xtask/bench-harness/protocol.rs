@@ -1,0 +1,62 @@
+//! What the harness reports: one JSON object on standard output per invocation, one type per
+//! command. The same file is compiled into the harness (which serializes) and into the xtask
+//! (which parses strictly: every field required, no other field accepted, so a missing or
+//! misspelled value is an error naming it, never a silent default).
+
+use serde::{Deserialize, Serialize};
+
+/// `harness rusage …`: one finished process and everything it waited for.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Usage {
+    /// Wall-clock seconds from spawning to exit.
+    pub wall_s: f64,
+    /// User CPU seconds of the process and its waited-for descendants.
+    pub user_s: f64,
+    /// System CPU seconds of the same.
+    pub sys_s: f64,
+    /// The largest resident set among them, in KiB (`ru_maxrss`).
+    pub maxrss_kib: u64,
+}
+
+/// `harness serde <ours|ours-drop|peer> …`: a typed contender on one fixture.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Serde {
+    /// Bytes of the JSON array deserialized.
+    pub in_bytes: u64,
+    /// Bytes the contender serialized it back to.
+    pub out_bytes: u64,
+    /// Deserializing throughput, MB/s of input.
+    pub de_mbps: f64,
+    /// Serializing throughput, MB/s of output.
+    pub ser_mbps: f64,
+    /// Whether the output equals the input as `serde_json::Value`s.
+    pub round_trip: bool,
+}
+
+/// `harness serde floor …`: `serde_json::from_slice::<IgnoredAny>` over the same bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SerdeFloor {
+    /// Bytes of the JSON array.
+    pub in_bytes: u64,
+    /// Throughput, MB/s of input.
+    pub de_mbps: f64,
+}
+
+/// `harness routes …`: one matcher over one workload.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Routes {
+    /// Path templates the matcher holds (every template of the document).
+    pub templates: u64,
+    /// Distinct (method, template) shapes the requests were drawn from.
+    pub shapes: u64,
+    /// Requests per pass.
+    pub requests: u64,
+    /// Matches per second over every pass.
+    pub matches_per_s: f64,
+    /// Nanoseconds per match.
+    pub ns_per_match: f64,
+}

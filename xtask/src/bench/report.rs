@@ -1,0 +1,630 @@
+//! The Markdown of BENCHMARKS.md, from the typed results. Every figure goes through `stats`;
+//! nothing is measured here.
+
+use std::fmt::Write as _;
+use std::process::Command;
+use std::time::Duration;
+
+use super::Section;
+use super::measure::Usage;
+use super::sections::{
+    Builds, COPIES, Crds, FEATURE_SETS, Features, Generation, REQUESTS, Routes, Serde,
+    UnknownFields,
+};
+use super::setup::{EXTRA_CRDS, K8S_OPENAPI, KOPIUM, KUBE, Paths};
+use super::stats::{Stat, show_change, show_ratio};
+
+/// The targets of issue 17.
+const TARGET_GENERATION: f64 = 10.0;
+const TARGET_DEV_BUILD: f64 = 0.8;
+const TARGET_SERDE: f64 = 1.2;
+const TARGET_ROUTES: f64 = 1.5;
+
+/// Everything one run measured.
+#[derive(Default)]
+pub(crate) struct Report {
+    pub runs: usize,
+    pub quick: bool,
+    pub generation: Option<Generation>,
+    pub builds: Option<Builds>,
+    pub serde: Option<Serde>,
+    pub routes: Option<Routes>,
+    pub features: Option<Features>,
+    pub unknown_fields: Option<UnknownFields>,
+    pub crds: Option<Crds>,
+    /// How long setup and each section took.
+    pub durations: Vec<(String, Duration)>,
+}
+
+/// `3 min 05 s`, or `42 s`.
+fn minutes(duration: Duration) -> String {
+    let seconds = duration.as_secs();
+    if seconds < 60 {
+        format!("{seconds} s")
+    } else {
+        format!("{} min {:02} s", seconds / 60, seconds % 60)
+    }
+}
+
+/// `1 iteration`, `5 iterations`.
+fn plural(count: usize, noun: &str) -> String {
+    match (count, noun.ends_with('s')) {
+        (1, _) => format!("1 {noun}"),
+        (_, true) => format!("{count} {noun}es"),
+        (_, false) => format!("{count} {noun}s"),
+    }
+}
+
+fn verdict(met: bool) -> &'static str {
+    if met { "**met**" } else { "**not met**" }
+}
+
+type Out = Result<(), String>;
+
+fn stat(what: &str, runs: &[Usage], field: fn(&Usage) -> f64) -> Result<Stat, String> {
+    Stat::field(what, runs, field)
+}
+
+fn wall(u: &Usage) -> f64 {
+    u.wall_s
+}
+
+fn cpu(u: &Usage) -> f64 {
+    u.cpu()
+}
+
+fn mib(u: &Usage) -> f64 {
+    u.maxrss_mib()
+}
+
+impl Report {
+    pub(crate) fn render(&self, paths: &Paths, sections: &[Section]) -> Result<String, String> {
+        let mut s = String::new();
+        let w = &mut s;
+        let _ = writeln!(w, "# Benchmarks against the peers\n");
+        let _ = writeln!(
+            w,
+            "Written by `cargo xtask bench{}`; do not edit by hand, rerun it. Every figure is the \
+             median of {} run{} with the range (min–max) in brackets; in each run the contenders \
+             alternate in order, each measured in a fresh process. Wall-clock times on a shared \
+             machine mostly measure the neighbours: compare CPU times where they are given.{}\n",
+            if self.quick { " --quick" } else { "" },
+            self.runs,
+            if self.runs == 1 { "" } else { "s" },
+            if self.quick {
+                " **Quick mode: one run and few iterations, for development only.**"
+            } else {
+                ""
+            }
+        );
+        if sections.len() < Section::ALL.len() {
+            let names: Vec<String> = sections.iter().map(|s| format!("`{}`", s.name())).collect();
+            let _ = writeln!(w, "**Partial report: only {}.**\n", names.join(", "));
+        }
+        machine(w, paths);
+        if let Some(g) = &self.generation {
+            render_generation(w, g)?;
+        }
+        if let Some(b) = &self.builds {
+            render_builds(w, b)?;
+        }
+        if let Some(serde) = &self.serde {
+            render_serde(w, serde)?;
+        }
+        if let Some(r) = &self.routes {
+            render_routes(w, r)?;
+        }
+        if let Some(f) = &self.features {
+            render_features(w, f)?;
+        }
+        if let Some(u) = &self.unknown_fields {
+            render_unknown_fields(w, u)?;
+        }
+        if let Some(c) = &self.crds {
+            render_crds(w, c)?;
+        }
+        let total: Duration = self.durations.iter().map(|(_, d)| *d).sum();
+        let _ = writeln!(w, "## How long this run took\n");
+        let _ = writeln!(w, "| step | time |\n|---|---|");
+        for (name, duration) in &self.durations {
+            let _ = writeln!(w, "| {name} | {} |", minutes(*duration));
+        }
+        let _ = writeln!(w, "| total | {} |", minutes(total));
+        Ok(s)
+    }
+}
+
+fn render_generation(w: &mut String, g: &Generation) -> Out {
+    let (ours, floor) = (
+        stat("generation wall", &g.ours, wall)?,
+        stat("floor wall", &g.floor, wall)?,
+    );
+    #[allow(clippy::cast_precision_loss)]
+    let megabytes = g.bytes as f64 / 1e6;
+    let _ = writeln!(
+        w,
+        "## a. Generation\n\n\
+         The full Kubernetes 1.36 API (`kubernetes/swagger.json`, {megabytes:.1} MB): the release \
+         `kubeforge` binary loads it, builds the model, emits types, builders and routes, \
+         formats them and writes the crate ({} files, {} lines, {} types) into an empty \
+         directory. The floor is a process that reads the file and parses it with serde_json \
+         into a `Value` (feature `preserve_order`, as the generator uses). Peak memory is the \
+         maximum resident set of the process.\n",
+        g.output.files, g.output.lines, g.output.types
+    );
+    let _ = writeln!(
+        w,
+        "| | wall time (s) | CPU time (s) | peak memory (MiB) |\n|---|---|---|---|"
+    );
+    for (label, runs) in [
+        (
+            "kubeforge (types, builders, routes, formatted, written)",
+            &g.ours,
+        ),
+        ("floor: `serde_json::from_slice::<Value>`", &g.floor),
+    ] {
+        let _ = writeln!(
+            w,
+            "| {label} | {} | {} | {} |",
+            stat(label, runs, wall)?.show(3),
+            stat(label, runs, cpu)?.show(3),
+            stat(label, runs, mib)?.show(0)
+        );
+    }
+    let ratio = ours.ratio(&floor);
+    let _ = writeln!(
+        w,
+        "\nRatio to the floor (wall medians): **{}**. Target ≤ {TARGET_GENERATION}×: {}.\n",
+        show_ratio(ratio),
+        verdict(ratio <= TARGET_GENERATION)
+    );
+    Ok(())
+}
+
+fn render_builds(w: &mut String, b: &Builds) -> Out {
+    let _ = writeln!(
+        w,
+        "## b. Compile time\n\n\
+         A clean `cargo build` of the crate alone (`cargo clean -p` of it, then `cargo build`; \
+         its dependencies stay built, as they would in a user's project), both without \
+         incremental compilation (`CARGO_INCREMENTAL=0`, as cargo builds registry \
+         dependencies such as k8s-openapi): the crate kubeforge generates from `swagger.json` \
+         (types, builders and routes, every group) against k8s-openapi {K8S_OPENAPI} with only \
+         feature `v1_36` (types only). CPU time is user + system of cargo and every process it \
+         ran; peak memory is the largest resident set among them, which is rustc compiling \
+         the crate.\n"
+    );
+    let _ = writeln!(
+        w,
+        "| build | kubeforge wall (s) | k8s-openapi wall (s) | ratio (wall) | kubeforge CPU (s) | k8s-openapi CPU (s) | ratio (CPU) | kubeforge peak (MiB) | k8s-openapi peak (MiB) |\n|---|---|---|---|---|---|---|---|---|"
+    );
+    let mut dev_ratio = f64::NAN;
+    for (name, [ours, peer]) in [("dev", &b.dev), ("release", &b.release)] {
+        let (ow, pw) = (stat(name, ours, wall)?, stat(name, peer, wall)?);
+        let (oc, pc) = (stat(name, ours, cpu)?, stat(name, peer, cpu)?);
+        if name == "dev" {
+            dev_ratio = ow.ratio(&pw);
+        }
+        let _ = writeln!(
+            w,
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            ow.show(1),
+            pw.show(1),
+            show_ratio(ow.ratio(&pw)),
+            oc.show(1),
+            pc.show(1),
+            show_ratio(oc.ratio(&pc)),
+            stat(name, ours, mib)?.show(0),
+            stat(name, peer, mib)?.show(0)
+        );
+    }
+    let _ = writeln!(
+        w,
+        "\nDev build, kubeforge ÷ k8s-openapi (wall medians): **{}**. Target ≤ {TARGET_DEV_BUILD}×: {}.\n",
+        show_ratio(dev_ratio),
+        verdict(dev_ratio <= TARGET_DEV_BUILD)
+    );
+    Ok(())
+}
+
+fn render_serde(w: &mut String, serde: &Serde) -> Out {
+    let _ = writeln!(
+        w,
+        "## c. Serde\n\n\
+         {COPIES} copies of a fixture from `kubernetes/testdata/`, minified, in one JSON array, \
+         deserialized as `Vec<T>` with `serde_json::from_slice` and serialized with \
+         `serde_json::to_writer` into a reserved buffer (mean of {} per run; \
+         dropping is not timed). The fixtures are a Pod, a Deployment and a Node (whose large \
+         `status` holds images, conditions, addresses and capacity). Throughput is in MB/s of \
+         the input for deserializing and of the output for serializing. The floor is \
+         `serde_json::from_slice::<IgnoredAny>` over the same bytes. \"Round trip\" says \
+         whether the serialized output equals the input as JSON.\n",
+        plural(serde.iterations, "iteration")
+    );
+    let _ = writeln!(
+        w,
+        "| fixture | contender | deserialize (MB/s) | serialize (MB/s) | output bytes | round trip |\n|---|---|---|---|---|---|"
+    );
+    let mut summary = Vec::new();
+    for f in &serde.fixtures {
+        let input = f.floor.first().map_or(0, |r| r.in_bytes);
+        for (label, runs) in [("kubeforge", &f.ours), ("k8s-openapi", &f.peer)] {
+            let first = runs
+                .first()
+                .ok_or_else(|| format!("serde {}: no runs", f.name))?;
+            let _ = writeln!(
+                w,
+                "| {} ({input} bytes) | {label} | {} | {} | {} | {} |",
+                f.name,
+                Stat::field("de_mbps", runs, |r| r.de_mbps)?.show(0),
+                Stat::field("ser_mbps", runs, |r| r.ser_mbps)?.show(0),
+                first.out_bytes,
+                if runs.iter().all(|r| r.round_trip) {
+                    "yes"
+                } else {
+                    "no"
+                },
+            );
+        }
+        let floor = Stat::field("floor de_mbps", &f.floor, |r| r.de_mbps)?;
+        let _ = writeln!(
+            w,
+            "| {} | floor: `IgnoredAny` | {} | | | |",
+            f.name,
+            floor.show(0)
+        );
+        let de = |runs| Stat::field("de_mbps", runs, |r: &super::protocol::Serde| r.de_mbps);
+        let ser = |runs| Stat::field("ser_mbps", runs, |r: &super::protocol::Serde| r.ser_mbps);
+        summary.push((
+            f.name,
+            de(&f.ours)?.ratio(&de(&f.peer)?),
+            ser(&f.ours)?.ratio(&ser(&f.peer)?),
+            de(&f.ours)?.ratio(&floor),
+        ));
+    }
+    let _ = writeln!(
+        w,
+        "\n| fixture | deserialize, kubeforge ÷ k8s-openapi | serialize, kubeforge ÷ k8s-openapi | kubeforge deserialize ÷ floor | target ≥ {TARGET_SERDE}× both |\n|---|---|---|---|---|"
+    );
+    for (name, de, ser, floor_share) in summary {
+        let _ = writeln!(
+            w,
+            "| {name} | **{}** | **{}** | {} | {} |",
+            show_ratio(de),
+            show_ratio(ser),
+            show_ratio(floor_share),
+            verdict(de >= TARGET_SERDE && ser >= TARGET_SERDE)
+        );
+    }
+    let _ = writeln!(w);
+    Ok(())
+}
+
+fn render_routes(w: &mut String, r: &Routes) -> Out {
+    let templates = r
+        .workloads
+        .first()
+        .and_then(|(_, [ours, _])| ours.first())
+        .map_or(0, |x| x.templates);
+    let _ = writeln!(
+        w,
+        "## d. Route matching\n\n\
+         Both matchers hold all {templates} path templates of `swagger.json`. Two workloads of \
+         {REQUESTS} concrete requests (method and path, parameters filled with random names, \
+         fixed seed), {} over them per run: **uniform** draws a template uniformly and \
+         one of its methods; **common** draws uniformly among the 20 request shapes that \
+         dominate a real cluster's traffic (list, get and watch of pods, nodes, leases, config \
+         maps, secrets, services, endpoint slices, deployments and replica sets; status \
+         patches; lease renewals; events; service-account tokens; the list is `COMMON` in \
+         `xtask/bench-harness/main.rs`). kubeforge's generated `routes::resolve(&Method, path)` \
+         against matchit 0.9 holding the same templates, followed by a lookup of the method \
+         among the template's (what the generated matcher's leaves do). Before timing, both \
+         answers (template and parameter values) were asserted identical on every request.\n",
+        plural(r.passes, "pass")
+    );
+    let _ = writeln!(
+        w,
+        "| workload | matcher | matches/s (millions) | ns per match |\n|---|---|---|---|"
+    );
+    let mut ratios = Vec::new();
+    for (workload, [ours, theirs]) in &r.workloads {
+        let shapes = ours.first().map_or(0, |x| x.shapes);
+        let per_s = |runs| {
+            Stat::field("matches_per_s", runs, |x: &super::protocol::Routes| {
+                x.matches_per_s / 1e6
+            })
+        };
+        for (label, runs) in [
+            ("kubeforge `routes::resolve`", ours),
+            ("matchit 0.9", theirs),
+        ] {
+            let _ = writeln!(
+                w,
+                "| {workload} ({shapes} shapes) | {label} | {} | {} |",
+                per_s(runs)?.show(2),
+                Stat::field("ns_per_match", runs, |x| x.ns_per_match)?.show(1)
+            );
+        }
+        ratios.push((*workload, per_s(ours)?.ratio(&per_s(theirs)?)));
+    }
+    let _ = writeln!(w);
+    for (workload, ratio) in ratios {
+        let _ = writeln!(
+            w,
+            "kubeforge ÷ matchit, {workload} (medians): **{}**. Target ≥ {TARGET_ROUTES}×: {}.\n",
+            show_ratio(ratio),
+            verdict(ratio >= TARGET_ROUTES)
+        );
+    }
+    Ok(())
+}
+
+fn render_features(w: &mut String, f: &Features) -> Out {
+    let _ = writeln!(
+        w,
+        "## e. Compile time by API group\n\n\
+         The crate generated from `swagger.json` with `--group-features` (one cargo feature per \
+         API group; operations whose body or response lives in another group compile only \
+         with both), built clean in the dev profile (`cargo clean -p`, then `cargo build`, \
+         dependencies built, `CARGO_INCREMENTAL=0`) with `default-features = false` and only \
+         some groups, against k8s-openapi {K8S_OPENAPI} with feature `v1_36`, which cannot \
+         leave groups out, in the same run. CPU time is user + system of cargo and every \
+         process it ran.\n"
+    );
+    let _ = writeln!(
+        w,
+        "| build | wall (s) | CPU (s) | ratio to k8s-openapi (wall) | ratio (CPU) |\n|---|---|---|---|---|"
+    );
+    let (pw, pc) = (
+        stat("k8s-openapi", &f.peer, wall)?,
+        stat("k8s-openapi", &f.peer, cpu)?,
+    );
+    for ((label, _), ours) in FEATURE_SETS.iter().zip(&f.ours) {
+        let (ow, oc) = (stat(label, ours, wall)?, stat(label, ours, cpu)?);
+        let _ = writeln!(
+            w,
+            "| kubeforge, {label} | {} | {} | {} | {} |",
+            ow.show(1),
+            oc.show(1),
+            show_ratio(ow.ratio(&pw)),
+            show_ratio(oc.ratio(&pc))
+        );
+    }
+    let _ = writeln!(
+        w,
+        "| k8s-openapi, `v1_36` | {} | {} | 1.00× | 1.00× |\n",
+        pw.show(1),
+        pc.show(1)
+    );
+    Ok(())
+}
+
+fn render_unknown_fields(w: &mut String, u: &UnknownFields) -> Out {
+    let _ = writeln!(
+        w,
+        "## f. What keeping unknown fields costs\n\n\
+         The crate generated from `swagger.json` with the defaults (every struct keeps the keys \
+         it does not know in `unknown_fields` and writes them back) against the same with \
+         `--drop-unknown-fields` (`Config::unknown_fields(false)`), in the same run: a clean \
+         dev build of each (as in b), and serde throughput on the fixtures of c (as in c, mean \
+         of {} per run; the fixtures hold no unknown fields, so this is the cost of \
+         being able to keep them).\n",
+        plural(u.iterations, "iteration")
+    );
+    let _ = writeln!(
+        w,
+        "| | kept (default) | dropped | change |\n|---|---|---|---|"
+    );
+    let [kept, dropped] = &u.output;
+    #[allow(clippy::cast_precision_loss)]
+    let _ = writeln!(
+        w,
+        "| generated lines | {} | {} | {} |",
+        kept.lines,
+        dropped.lines,
+        show_change(kept.lines as f64, dropped.lines as f64)
+    );
+    let [bk, bd] = &u.builds;
+    for (label, field) in [
+        ("clean dev build, wall (s)", wall as fn(&Usage) -> f64),
+        ("clean dev build, CPU (s)", cpu),
+    ] {
+        let (k, d) = (stat(label, bk, field)?, stat(label, bd, field)?);
+        let _ = writeln!(
+            w,
+            "| {label} | {} | {} | {} |",
+            k.show(2),
+            d.show(2),
+            show_change(k.median, d.median)
+        );
+    }
+    for (name, [k, d]) in &u.serde {
+        for (label, field) in [
+            (
+                "deserialize (MB/s)",
+                (|r: &super::protocol::Serde| r.de_mbps) as fn(&super::protocol::Serde) -> f64,
+            ),
+            ("serialize (MB/s)", |r| r.ser_mbps),
+        ] {
+            let (ks, ds) = (Stat::field(label, k, field)?, Stat::field(label, d, field)?);
+            let _ = writeln!(
+                w,
+                "| {name}, {label} | {} | {} | {} |",
+                ks.show(0),
+                ds.show(0),
+                show_change(ks.median, ds.median)
+            );
+        }
+    }
+    let _ = writeln!(w);
+    Ok(())
+}
+
+fn render_crds(w: &mut String, c: &Crds) -> Out {
+    let _ = writeln!(
+        w,
+        "## g. CRDs against kopium\n\n\
+         Each CRD file of the corpus (`../shared/corpus/crds/`, provenance in its `SOURCE.md`) \
+         and the extra CRDs below, generated by the release `kubeforge` binary (every served \
+         version of every CRD in the file, one process, a crate with types, builders and \
+         serde impls) and by kopium {KOPIUM} from crates.io (`cargo install kopium --version \
+         ={KOPIUM}` into the throwaway project; `--docs`, once per CRD version with \
+         `--api-version`, since kopium writes one version per process: its times are the sum \
+         of its processes and its peak the largest). Generation is the whole process, wall \
+         time, with its peak resident set. Lines and types count the `.rs` files written \
+         (`pub struct` and `pub enum` lines; kopium's `CustomResource` derive adds the root \
+         kind's struct unseen). The dev build is a clean `cargo build` of the crate alone, \
+         dependencies built, `CARGO_INCREMENTAL=0`: kubeforge's crate against one holding \
+         kopium's output, which depends on kube {KUBE} (derive) and k8s-openapi {K8S_OPENAPI}.\n"
+    );
+    if !c.missing.is_empty() {
+        let list: Vec<String> = c.missing.iter().map(|f| format!("`{f}`")).collect();
+        let _ = writeln!(
+            w,
+            "**SKIPPED: the extra CRDs are missing from {}: {}.** Fetch them (provenance below) \
+             and set `KUBEFORGE_EXTRA_CRDS` to their directory.\n",
+            c.extra_dir,
+            list.join(", ")
+        );
+    }
+    let _ = writeln!(
+        w,
+        "| CRD file | CRDs / versions | lines, kubeforge | lines, kopium | types, kubeforge | types, kopium | generate, kubeforge (s) | generate, kopium (s) | ratio | peak, kubeforge (MiB) | peak, kopium (MiB) | dev build, kubeforge (s) | dev build, kopium (s) | ratio |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    );
+    for row in &c.rows {
+        let [gk, gc] = &row.generation;
+        let [bk, bc] = &row.build;
+        let label = &row.file.label;
+        let (gks, gcs) = (stat(label, gk, wall)?, stat(label, gc, wall)?);
+        let (bks, bcs) = (stat(label, bk, wall)?, stat(label, bc, wall)?);
+        let [ok, oc] = &row.output;
+        let _ = writeln!(
+            w,
+            "| {label}{} | {} / {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            if row.file.extra { " (extra)" } else { "" },
+            row.file.crds.len(),
+            row.file.versions(),
+            ok.lines,
+            oc.lines,
+            ok.types,
+            oc.types,
+            gks.show(3),
+            gcs.show(3),
+            show_ratio(gks.ratio(&gcs)),
+            stat(label, gk, mib)?.show(0),
+            stat(label, gc, mib)?.show(0),
+            bks.show(1),
+            bcs.show(1),
+            show_ratio(bks.ratio(&bcs)),
+        );
+    }
+    let _ = writeln!(
+        w,
+        "\nThe ratios are kubeforge ÷ kopium (medians). The extra CRDs (read from {}, which \
+         `$KUBEFORGE_EXTRA_CRDS` overrides; not committed) come from:\n",
+        c.extra_dir
+    );
+    let _ = writeln!(
+        w,
+        "| file | repository | commit | path |\n|---|---|---|---|"
+    );
+    for (file, repo, commit, path) in EXTRA_CRDS {
+        let _ = writeln!(w, "| {file} | {repo} | {commit} | {path} |");
+    }
+    let _ = writeln!(w);
+    Ok(())
+}
+
+/// The machine and the versions.
+fn machine(w: &mut String, paths: &Paths) {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown".to_owned());
+    let memory = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+            let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(format!("{:.1} GiB", kib / 1024.0 / 1024.0))
+        })
+        .unwrap_or_else(|| "unknown".to_owned());
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    let rustc = command_output(
+        Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into())).arg("--version"),
+    );
+    let commit = command_output(
+        Command::new("git")
+            .args(["rev-parse", "--short", "HEAD"])
+            .current_dir(&paths.root),
+    );
+    let lock = std::fs::read_to_string(paths.harness_dir.join("Cargo.lock")).unwrap_or_default();
+    let version = |name: &str| locked_version(&lock, name);
+    let _ = writeln!(w, "| machine | |\n|---|---|");
+    let _ = writeln!(w, "| CPU | {cpu}, {cores} cores (`nproc`) |");
+    let _ = writeln!(w, "| memory | {memory} |");
+    let _ = writeln!(w, "| compiler | {rustc} |");
+    let _ = writeln!(
+        w,
+        "| kubeforge | this repository at commit {commit} (with the working tree's changes), kubeforge-runtime {} |",
+        version("kubeforge-runtime")
+    );
+    let _ = writeln!(
+        w,
+        "| peers | k8s-openapi {} (feature `v1_36`), matchit {}, kopium {KOPIUM} |",
+        version("k8s-openapi"),
+        version("matchit")
+    );
+    let _ = writeln!(
+        w,
+        "| shared | serde {}, serde_json {} |\n",
+        version("serde"),
+        version("serde_json")
+    );
+}
+
+fn command_output(command: &mut Command) -> String {
+    command
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map_or_else(
+            || "unknown".to_owned(),
+            |o| String::from_utf8_lossy(&o.stdout).trim().to_owned(),
+        )
+}
+
+/// The version of `name` in a Cargo.lock, or `unknown`.
+fn locked_version(lock: &str, name: &str) -> String {
+    let needle = format!("name = \"{name}\"\nversion = \"");
+    lock.find(&needle)
+        .and_then(|at| {
+            lock[at + needle.len()..]
+                .split('"')
+                .next()
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_and_durations() {
+        assert_eq!(plural(1, "pass"), "1 pass");
+        assert_eq!(plural(20, "pass"), "20 passes");
+        assert_eq!(plural(5, "iteration"), "5 iterations");
+        assert_eq!(minutes(Duration::from_secs(42)), "42 s");
+        assert_eq!(minutes(Duration::from_secs(185)), "3 min 05 s");
+        let lock = "[[package]]\nname = \"matchit\"\nversion = \"0.9.2\"\n";
+        assert_eq!(locked_version(lock, "matchit"), "0.9.2");
+        assert_eq!(locked_version(lock, "kopium"), "unknown");
+    }
+}

@@ -1,0 +1,479 @@
+//! Each comparison's measurement loop: which processes run, in what order, how often. The
+//! results are typed (the harness's `protocol` types) and go to `report` unchanged.
+
+use super::measure::{Output, Usage, order, path_str};
+use super::protocol;
+use super::setup::{self, CrdFile, OURS, OURS_DROP, OURS_FEATURES, Paths};
+
+/// How much each measurement does.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Effort {
+    pub runs: usize,
+    pub quick: bool,
+}
+
+impl Effort {
+    /// Deserialize/serialize iterations per serde run.
+    pub(crate) fn serde_iterations(self) -> usize {
+        if self.quick { 1 } else { 5 }
+    }
+    /// Passes over the requests per routes run.
+    pub(crate) fn route_passes(self) -> usize {
+        if self.quick { 3 } else { 20 }
+    }
+}
+
+/// Copies of a fixture in the JSON array of the serde comparison.
+pub(crate) const COPIES: usize = 2000;
+/// Requests per routes workload, drawn with a fixed seed.
+pub(crate) const REQUESTS: usize = 100_000;
+const SEED: u64 = 0x006b_7562_6567_656e;
+
+/// The fixtures of the serde comparison, under `kubernetes/testdata/`: two ordinary objects
+/// and one with a large `status` (a Node: images, conditions, addresses, capacity).
+pub(crate) const FIXTURES: [(&str, &str); 3] = [
+    ("Pod", "core.v1.Pod.json"),
+    ("Deployment", "apps.v1.Deployment.json"),
+    ("Node", "core.v1.Node.json"),
+];
+
+/// The fixtures of the unknown-fields comparison.
+pub(crate) const UNKNOWN_FIELDS_FIXTURES: [(&str, &str); 2] = [FIXTURES[0], FIXTURES[1]];
+
+/// a. Generating the full API against the serde_json parse floor.
+pub(crate) struct Generation {
+    pub ours: Vec<Usage>,
+    pub floor: Vec<Usage>,
+    pub output: Output,
+    pub bytes: u64,
+}
+
+pub(crate) fn generation(paths: &Paths, effort: Effort) -> Result<Generation, String> {
+    let out = paths.bench.join("generation-output");
+    let runs = effort.runs;
+    let (mut ours, mut floor) = (Vec::new(), Vec::new());
+    for run in 0..runs {
+        for contender in order(run, true, false) {
+            if contender {
+                let _ = std::fs::remove_dir_all(&out);
+                let args = [
+                    path_str(&paths.swagger)?,
+                    "--out",
+                    path_str(&out)?,
+                    "--crate-name",
+                    "generation-output",
+                ];
+                let usage = paths.harness.rusage(&paths.generator, &args, None)?;
+                eprintln!(
+                    "bench: generation run {}/{runs}: kubeforge {:.2}s, {:.0} MiB",
+                    run + 1,
+                    usage.wall_s,
+                    usage.maxrss_mib()
+                );
+                ours.push(usage);
+            } else {
+                let usage = paths.harness.rusage(
+                    &paths.harness.bin,
+                    &["parse", path_str(&paths.swagger)?],
+                    None,
+                )?;
+                eprintln!(
+                    "bench: generation run {}/{runs}: parse floor {:.3}s, {:.0} MiB",
+                    run + 1,
+                    usage.wall_s,
+                    usage.maxrss_mib()
+                );
+                floor.push(usage);
+            }
+        }
+    }
+    let bytes = std::fs::metadata(&paths.swagger)
+        .map_err(|e| format!("{}: {e}", paths.swagger.display()))?
+        .len();
+    Ok(Generation {
+        ours,
+        floor,
+        output: Output::of_dir(&out.join("src"))?,
+        bytes,
+    })
+}
+
+/// b. Clean builds, by profile: ours, then k8s-openapi.
+pub(crate) struct Builds {
+    pub dev: [Vec<Usage>; 2],
+    pub release: [Vec<Usage>; 2],
+}
+
+pub(crate) fn builds(paths: &Paths, effort: Effort) -> Result<Builds, String> {
+    let mut result = Builds {
+        dev: Default::default(),
+        release: Default::default(),
+    };
+    let contenders = [
+        (&paths.ours, OURS, "kubeforge"),
+        (&paths.peer, "k8s-openapi", "k8s-openapi"),
+    ];
+    let runs = effort.runs;
+    for run in 0..runs {
+        for release in [false, true] {
+            for index in order(run, 0, 1) {
+                let (dir, package, label) = contenders[index];
+                let extra: &[&str] = if release { &["--release"] } else { &[] };
+                let usage = paths
+                    .harness
+                    .clean_build(dir, package, &paths.build_target, extra)?;
+                eprintln!(
+                    "bench: build run {}/{runs}: {label} {} {:.1}s wall, {:.1}s CPU, {:.0} MiB",
+                    run + 1,
+                    if release { "release" } else { "dev" },
+                    usage.wall_s,
+                    usage.cpu(),
+                    usage.maxrss_mib()
+                );
+                let by_profile = if release {
+                    &mut result.release
+                } else {
+                    &mut result.dev
+                };
+                by_profile[index].push(usage);
+            }
+        }
+    }
+    Ok(result)
+}
+
+/// One fixture of c: ours, k8s-openapi and the floor, one entry per run.
+pub(crate) struct SerdeFixture {
+    pub name: &'static str,
+    pub ours: Vec<protocol::Serde>,
+    pub peer: Vec<protocol::Serde>,
+    pub floor: Vec<protocol::SerdeFloor>,
+}
+
+/// c. Serde throughput.
+pub(crate) struct Serde {
+    pub fixtures: Vec<SerdeFixture>,
+    pub iterations: usize,
+}
+
+fn serde_args(
+    paths: &Paths,
+    who: &str,
+    file: &str,
+    iterations: usize,
+) -> Result<Vec<String>, String> {
+    let fixture = paths.corpus.join("testdata").join(file);
+    Ok(vec![
+        "serde".into(),
+        who.into(),
+        path_str(&fixture)?.into(),
+        COPIES.to_string(),
+        iterations.to_string(),
+    ])
+}
+
+fn serde_run(
+    paths: &Paths,
+    who: &str,
+    file: &str,
+    iterations: usize,
+) -> Result<protocol::Serde, String> {
+    let args = serde_args(paths, who, file, iterations)?;
+    let result: protocol::Serde = paths
+        .harness
+        .run(&args.iter().map(String::as_str).collect::<Vec<_>>())?;
+    eprintln!(
+        "bench: serde {file} {who}: de {:.0} MB/s, ser {:.0} MB/s",
+        result.de_mbps, result.ser_mbps
+    );
+    Ok(result)
+}
+
+pub(crate) fn serde(paths: &Paths, effort: Effort) -> Result<Serde, String> {
+    let iterations = effort.serde_iterations();
+    let mut fixtures = Vec::new();
+    for (name, file) in FIXTURES {
+        let mut fixture = SerdeFixture {
+            name,
+            ours: Vec::new(),
+            peer: Vec::new(),
+            floor: Vec::new(),
+        };
+        for run in 0..effort.runs {
+            for who in order(run, "ours", "peer") {
+                let result = serde_run(paths, who, file, iterations)?;
+                let runs = if who == "ours" {
+                    &mut fixture.ours
+                } else {
+                    &mut fixture.peer
+                };
+                runs.push(result);
+            }
+            let args = serde_args(paths, "floor", file, iterations)?;
+            fixture.floor.push(
+                paths
+                    .harness
+                    .run(&args.iter().map(String::as_str).collect::<Vec<_>>())?,
+            );
+        }
+        fixtures.push(fixture);
+    }
+    Ok(Serde {
+        fixtures,
+        iterations,
+    })
+}
+
+/// f. What keeping unknown fields costs: the default crate against `--drop-unknown-fields`.
+pub(crate) struct UnknownFields {
+    /// Kept (the default), dropped.
+    pub output: [Output; 2],
+    pub builds: [Vec<Usage>; 2],
+    /// Per fixture: kept, dropped.
+    pub serde: Vec<(&'static str, [Vec<protocol::Serde>; 2])>,
+    pub iterations: usize,
+}
+
+pub(crate) fn unknown_fields(paths: &Paths, effort: Effort) -> Result<UnknownFields, String> {
+    let contenders = [
+        (&paths.ours, OURS, "ours"),
+        (&paths.ours_drop, OURS_DROP, "ours-drop"),
+    ];
+    let output = [
+        Output::of_dir(&paths.ours.join("src"))?,
+        Output::of_dir(&paths.ours_drop.join("src"))?,
+    ];
+    let mut builds: [Vec<Usage>; 2] = Default::default();
+    let iterations = effort.serde_iterations();
+    let mut serde: Vec<(&'static str, [Vec<protocol::Serde>; 2])> = UNKNOWN_FIELDS_FIXTURES
+        .iter()
+        .map(|(name, _)| (*name, Default::default()))
+        .collect();
+    let runs = effort.runs;
+    for run in 0..runs {
+        for index in order(run, 0, 1) {
+            let (dir, package, who) = contenders[index];
+            let usage = paths
+                .harness
+                .clean_build(dir, package, &paths.build_target, &[])?;
+            eprintln!(
+                "bench: unknown-fields run {}/{runs}: {package} dev {:.1}s wall, {:.1}s CPU",
+                run + 1,
+                usage.wall_s,
+                usage.cpu()
+            );
+            builds[index].push(usage);
+            for ((_, file), (_, results)) in UNKNOWN_FIELDS_FIXTURES.iter().zip(&mut serde) {
+                results[index].push(serde_run(paths, who, file, iterations)?);
+            }
+        }
+    }
+    Ok(UnknownFields {
+        output,
+        builds,
+        serde,
+        iterations,
+    })
+}
+
+/// The workloads of d.
+pub(crate) const WORKLOADS: [&str; 2] = ["uniform", "common"];
+
+/// d. Route matching: per workload, ours and matchit.
+pub(crate) struct Routes {
+    pub workloads: Vec<(&'static str, [Vec<protocol::Routes>; 2])>,
+    pub passes: usize,
+}
+
+pub(crate) fn routes(paths: &Paths, effort: Effort) -> Result<Routes, String> {
+    let passes = effort.route_passes();
+    let mut workloads = Vec::new();
+    for workload in WORKLOADS {
+        let mut results: [Vec<protocol::Routes>; 2] = Default::default();
+        for run in 0..effort.runs {
+            for index in order(run, 0, 1) {
+                let who = ["ours", "matchit"][index];
+                let result: protocol::Routes = paths.harness.run(&[
+                    "routes",
+                    who,
+                    workload,
+                    path_str(&paths.swagger)?,
+                    &REQUESTS.to_string(),
+                    &SEED.to_string(),
+                    &passes.to_string(),
+                ])?;
+                eprintln!(
+                    "bench: routes {workload} run {}/{}: {who} {:.1} ns/match",
+                    run + 1,
+                    effort.runs,
+                    result.ns_per_match
+                );
+                results[index].push(result);
+            }
+        }
+        workloads.push((workload, results));
+    }
+    Ok(Routes { workloads, passes })
+}
+
+/// The feature sets of e: label and `--features` (none: the defaults, every group).
+pub(crate) const FEATURE_SETS: [(&str, Option<&str>); 3] = [
+    ("only `core`", Some("core")),
+    ("`core` + `apps`", Some("core,apps")),
+    ("every group (default features)", None),
+];
+
+/// e. Clean dev builds of the `--group-features` crate, by feature set, and of k8s-openapi.
+pub(crate) struct Features {
+    pub ours: [Vec<Usage>; 3],
+    pub peer: Vec<Usage>,
+}
+
+pub(crate) fn features(paths: &Paths, effort: Effort) -> Result<Features, String> {
+    let mut result = Features {
+        ours: Default::default(),
+        peer: Vec::new(),
+    };
+    let runs = effort.runs;
+    for run in 0..runs {
+        // Ours (each feature set) and the peer alternate which goes first.
+        for ours in order(run, true, false) {
+            if ours {
+                for (index, (label, features)) in FEATURE_SETS.iter().enumerate() {
+                    let extra: Vec<&str> = features
+                        .map_or_else(Vec::new, |f| vec!["--no-default-features", "--features", f]);
+                    let usage = paths.harness.clean_build(
+                        &paths.ours_features,
+                        OURS_FEATURES,
+                        &paths.build_target,
+                        &extra,
+                    )?;
+                    eprintln!(
+                        "bench: feature build run {}/{runs}: kubeforge {label} {:.1}s wall, {:.1}s CPU",
+                        run + 1,
+                        usage.wall_s,
+                        usage.cpu()
+                    );
+                    result.ours[index].push(usage);
+                }
+            } else {
+                let usage = paths.harness.clean_build(
+                    &paths.peer,
+                    "k8s-openapi",
+                    &paths.build_target,
+                    &[],
+                )?;
+                eprintln!(
+                    "bench: feature build run {}/{runs}: k8s-openapi {:.1}s wall, {:.1}s CPU",
+                    run + 1,
+                    usage.wall_s,
+                    usage.cpu()
+                );
+                result.peer.push(usage);
+            }
+        }
+    }
+    Ok(result)
+}
+
+/// One CRD file of g: kubeforge (index 0) against kopium (index 1).
+pub(crate) struct CrdRow {
+    pub file: CrdFile,
+    /// Generation, one per run; kopium's is the sum of its processes (one per CRD version),
+    /// with the largest peak.
+    pub generation: [Vec<Usage>; 2],
+    pub output: [Output; 2],
+    pub build: [Vec<Usage>; 2],
+}
+
+/// g. CRDs against kopium.
+pub(crate) struct Crds {
+    pub rows: Vec<CrdRow>,
+    pub extra_dir: String,
+    pub missing: Vec<String>,
+}
+
+/// Several processes as one: times add up, the peak is the largest.
+fn combine(a: Usage, b: Usage) -> Usage {
+    Usage {
+        wall_s: a.wall_s + b.wall_s,
+        user_s: a.user_s + b.user_s,
+        sys_s: a.sys_s + b.sys_s,
+        maxrss_kib: a.maxrss_kib.max(b.maxrss_kib),
+    }
+}
+
+pub(crate) fn crds(paths: &Paths, effort: Effort) -> Result<Crds, String> {
+    let mut rows = Vec::new();
+    let scratch = paths.bench.join("crds/scratch");
+    let runs = effort.runs;
+    for file in &paths.crds.files {
+        let crates = setup::crd_crates(paths, file);
+        let mut generation: [Vec<Usage>; 2] = Default::default();
+        let mut build: [Vec<Usage>; 2] = Default::default();
+        for run in 0..runs {
+            for index in order(run, 0, 1) {
+                let usage = if index == 0 {
+                    let out = scratch.join("kubeforge");
+                    let _ = std::fs::remove_dir_all(&out);
+                    let args = [
+                        path_str(&file.path)?,
+                        "--out",
+                        path_str(&out)?,
+                        "--crate-name",
+                        "scratch",
+                        "--runtime-path",
+                        path_str(&paths.runtime)?,
+                    ];
+                    paths.harness.rusage(&paths.generator, &args, None)?
+                } else {
+                    std::fs::create_dir_all(&scratch)
+                        .map_err(|e| format!("{}: {e}", scratch.display()))?;
+                    let out = scratch.join("kopium.rs");
+                    let mut total: Option<Usage> = None;
+                    for crd in &file.crds {
+                        for version in &crd.versions {
+                            let usage = paths.harness.rusage(
+                                &paths.kopium,
+                                &setup::kopium_args(crd, version)?,
+                                Some(&out),
+                            )?;
+                            total = Some(total.map_or(usage, |t| combine(t, usage)));
+                        }
+                    }
+                    total.ok_or_else(|| format!("{}: no CRD version to generate", file.label))?
+                };
+                let (dir, package) = &crates[index];
+                let built = paths
+                    .harness
+                    .clean_build(dir, package, &paths.build_target, &[])?;
+                eprintln!(
+                    "bench: crds run {}/{runs}: {} {}: generate {:.3}s {:.0} MiB, dev build {:.1}s",
+                    run + 1,
+                    file.label,
+                    ["kubeforge", "kopium"][index],
+                    usage.wall_s,
+                    usage.maxrss_mib(),
+                    built.wall_s
+                );
+                generation[index].push(usage);
+                build[index].push(built);
+            }
+        }
+        let output = [
+            Output::of_dir(&crates[0].0.join("src"))?,
+            Output::of_dir(&crates[1].0.join("src"))?,
+        ];
+        rows.push(CrdRow {
+            file: file.clone(),
+            generation,
+            output,
+            build,
+        });
+    }
+    Ok(Crds {
+        rows,
+        extra_dir: paths.crds.extra_dir.clone(),
+        missing: paths.crds.missing.clone(),
+    })
+}

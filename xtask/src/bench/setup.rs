@@ -1,0 +1,566 @@
+//! Setting up what the benches measure: the generator, the crates it generates, the
+//! throwaway peer projects (k8s-openapi, matchit, kopium) under `target/bench-peers/`, their
+//! manifests, and the CRD inputs. Nothing here is measured.
+
+use std::path::{Path, PathBuf};
+
+use super::Section;
+use super::measure::{Harness, cargo, cargo_in, path_str, run};
+
+/// The program the harness project is built from, and its report types.
+const HARNESS: &str = include_str!("../../bench-harness/main.rs");
+const PROTOCOL: &str = include_str!("../../bench-harness/protocol.rs");
+
+/// Pinned peers: what the report compares against.
+pub(crate) const K8S_OPENAPI: &str = "0.29.0";
+pub(crate) const KOPIUM: &str = "0.24.1";
+/// The kube that compiles kopium's output (its `CustomResource` derive): the workspace's.
+pub(crate) const KUBE: &str = "5.0.0";
+
+/// The extra CRDs (not in the corpus, not committed): file, repository, commit, path. They
+/// are read from `$KUBEFORGE_EXTRA_CRDS` or `../shared/extra-crds/`.
+pub(crate) const EXTRA_CRDS: [(&str, &str, &str, &str); 3] = [
+    (
+        "argo-Workflow.yaml",
+        "argoproj/argo-workflows",
+        "f016ad89eb269d282aec06dc491c29f396a38df4",
+        "manifests/base/crds/full/argoproj.io_workflows.yaml",
+    ),
+    (
+        "prometheus-operator-Prometheus.yaml",
+        "prometheus-operator/prometheus-operator",
+        "6adcebc5076c34f4f55f8f5f7b1e528929373ac7",
+        "example/prometheus-operator-crd-full/monitoring.coreos.com_prometheuses.yaml",
+    ),
+    (
+        "istio-crd-all.gen.yaml",
+        "istio/istio",
+        "86c9f01fd735fb01d8192f5bcaf0d424afb7f14c",
+        "manifests/charts/base/files/crd-all.gen.yaml (15 CRDs)",
+    ),
+];
+
+/// Where things are.
+pub(crate) struct Paths {
+    pub root: PathBuf,
+    pub corpus: PathBuf,
+    pub swagger: PathBuf,
+    pub bench: PathBuf,
+    pub generator: PathBuf,
+    pub runtime: PathBuf,
+    /// The crate generated from `swagger.json` with the defaults.
+    pub ours: PathBuf,
+    /// The same with `--drop-unknown-fields`.
+    pub ours_drop: PathBuf,
+    /// The same with `--group-features`.
+    pub ours_features: PathBuf,
+    /// k8s-openapi as a user builds it.
+    pub peer: PathBuf,
+    pub harness_dir: PathBuf,
+    pub harness: Harness,
+    /// The target directory of the timed builds, apart from the harness's.
+    pub build_target: PathBuf,
+    /// The kopium binary, installed from crates.io into the throwaway project.
+    pub kopium: PathBuf,
+    /// The CRD inputs of the `crds` section (empty when it does not run).
+    pub crds: CrdInputs,
+}
+
+/// The package names of the generated crates.
+pub(crate) const OURS: &str = "kube-api-gen";
+pub(crate) const OURS_DROP: &str = "kube-api-drop";
+pub(crate) const OURS_FEATURES: &str = "kube-api-features";
+
+/// Builds the generator, generates the crates, writes the peer and harness projects and
+/// builds what `sections` need.
+pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> {
+    let corpus = root.join("../shared/corpus/kubernetes");
+    let swagger = corpus.join("swagger.json");
+    if !swagger.is_file() {
+        return Err(format!("the corpus is missing: {}", swagger.display()));
+    }
+    let bench = root.join("target/bench-peers");
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    let has = |s: Section| sections.contains(&s);
+    let mut paths = Paths {
+        root: root.to_path_buf(),
+        corpus: corpus.clone(),
+        swagger: swagger.clone(),
+        generator: target.join("release/kubeforge"),
+        runtime: root.join("runtime"),
+        ours: bench.join(OURS),
+        ours_drop: bench.join(OURS_DROP),
+        ours_features: bench.join(OURS_FEATURES),
+        peer: bench.join("peer-k8s-openapi"),
+        harness_dir: bench.join("harness"),
+        harness: Harness {
+            bin: bench.join("target/release/harness"),
+        },
+        build_target: bench.join("target-builds"),
+        kopium: bench.join("kopium/bin/kopium"),
+        crds: CrdInputs::default(),
+        bench,
+    };
+
+    eprintln!("bench: building the generator (release)");
+    cargo(
+        root,
+        &[
+            "build",
+            "--release",
+            "--package",
+            "kubeforge",
+            "--bin",
+            "kubeforge",
+        ],
+    )?;
+
+    // The harness depends on the first two (the second for the unknown-fields section). One
+    // harness serves every section, so that runs with different `--only` never rebuild it.
+    let mut crates = vec![
+        (&paths.ours, OURS, &[][..]),
+        (&paths.ours_drop, OURS_DROP, &["--drop-unknown-fields"][..]),
+    ];
+    if has(Section::Features) {
+        crates.push((
+            &paths.ours_features,
+            OURS_FEATURES,
+            &["--group-features"][..],
+        ));
+    }
+    for (dir, name, flags) in crates {
+        eprintln!(
+            "bench: generating {name} from swagger.json {}",
+            flags.join(" ")
+        );
+        generate(&paths, &swagger, dir, name, flags)?;
+    }
+
+    write(&paths.peer.join("Cargo.toml"), &peer_manifest())?;
+    write(&paths.peer.join("src/lib.rs"), "pub use k8s_openapi;\n")?;
+    write(&paths.harness_dir.join("Cargo.toml"), &harness_manifest())?;
+    write(&paths.harness_dir.join("src/main.rs"), HARNESS)?;
+    write(&paths.harness_dir.join("src/protocol.rs"), PROTOCOL)?;
+    for dir in [
+        &paths.ours,
+        &paths.ours_drop,
+        &paths.ours_features,
+        &paths.peer,
+        &paths.harness_dir,
+    ] {
+        copy_lock(root, dir)?;
+    }
+
+    eprintln!("bench: building the harness (release; the generated crates, k8s-openapi, matchit)");
+    cargo_in(
+        &paths.harness_dir,
+        &paths.bench.join("target"),
+        &["build", "--release"],
+    )?;
+
+    if has(Section::Builds) || has(Section::Features) || has(Section::UnknownFields) {
+        eprintln!("bench: building the dependencies of the timed builds");
+        let mut builds: Vec<(&PathBuf, &[&str])> = vec![(&paths.peer, &[])];
+        if has(Section::Builds) {
+            builds.extend([
+                (&paths.ours, &[][..]),
+                (&paths.ours, &["--release"][..]),
+                (&paths.peer, &["--release"][..]),
+            ]);
+        }
+        if has(Section::Features) {
+            builds.push((&paths.ours_features, &[]));
+        }
+        if has(Section::UnknownFields) {
+            builds.extend([(&paths.ours, &[][..]), (&paths.ours_drop, &[][..])]);
+        }
+        for (dir, extra) in builds {
+            cargo_in(dir, &paths.build_target, &[&["build"][..], extra].concat())?;
+        }
+    }
+
+    if has(Section::Crds) {
+        paths.crds = CrdInputs::find(root)?;
+        install_kopium(&paths)?;
+        prepare_crds(&paths)?;
+    }
+    Ok(paths)
+}
+
+/// Runs the release generator on `input` into `dir` as crate `name`.
+pub(crate) fn generate(
+    paths: &Paths,
+    input: &Path,
+    dir: &Path,
+    name: &str,
+    flags: &[&str],
+) -> Result<(), String> {
+    let mut args = vec![
+        path_str(input)?,
+        "--out",
+        path_str(dir)?,
+        "--crate-name",
+        name,
+        "--runtime-path",
+        path_str(&paths.runtime)?,
+    ];
+    args.extend(flags);
+    run(&paths.generator, &args, None)
+}
+
+fn peer_manifest() -> String {
+    format!(
+        r#"# Written by `cargo xtask bench`: k8s-openapi as a user builds it.
+[package]
+name = "peer-k8s-openapi"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+k8s-openapi = {{ version = "={K8S_OPENAPI}", features = ["v1_36"] }}
+
+[workspace]
+"#
+    )
+}
+
+fn harness_manifest() -> String {
+    format!(
+        r#"# Written by `cargo xtask bench`.
+[package]
+name = "harness"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+{OURS} = {{ path = "../{OURS}" }}
+{OURS_DROP} = {{ path = "../{OURS_DROP}" }}
+k8s-openapi = {{ version = "={K8S_OPENAPI}", features = ["v1_36"] }}
+matchit = "=0.9"
+http = "1"
+libc = "0.2"
+serde = {{ version = "1", features = ["derive"] }}
+serde_json = "1"
+
+[profile.release]
+# Symbols for perf and callgrind; no effect on the code.
+debug = "line-tables-only"
+
+[workspace]
+"#
+    )
+}
+
+/// A manifest for kopium's output: what its generated code needs (kube's `CustomResource`
+/// derive, k8s-openapi's meta types, serde).
+fn kopium_manifest(package: &str) -> String {
+    format!(
+        r#"# Written by `cargo xtask bench`: kopium's output as a user builds it.
+[package]
+name = "{package}"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+kube = {{ version = "={KUBE}", default-features = false, features = ["derive"] }}
+k8s-openapi = {{ version = "={K8S_OPENAPI}", features = ["v1_36"] }}
+schemars = "1"
+serde = {{ version = "1", features = ["derive"] }}
+serde_json = "1"
+
+[workspace]
+"#
+    )
+}
+
+/// Writes `text` to `path` unless it is there already.
+pub(crate) fn write(path: &Path, text: &str) -> Result<(), String> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    if std::fs::read_to_string(path).ok().as_deref() == Some(text) {
+        return Ok(());
+    }
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// The workspace's lock file, so every project builds the same dependency versions.
+fn copy_lock(root: &Path, dir: &Path) -> Result<(), String> {
+    let lock = dir.join("Cargo.lock");
+    if dir.is_dir() && !lock.exists() {
+        std::fs::copy(root.join("Cargo.lock"), &lock)
+            .map_err(|e| format!("cannot copy Cargo.lock to {}: {e}", dir.display()))?;
+    }
+    Ok(())
+}
+
+/// `cargo install kopium` at the pinned version from crates.io into the throwaway project
+/// (a no-op once installed).
+fn install_kopium(paths: &Paths) -> Result<(), String> {
+    eprintln!("bench: installing kopium {KOPIUM} from crates.io (once)");
+    let root = paths.bench.join("kopium");
+    cargo(
+        &paths.bench,
+        &[
+            "install",
+            "kopium",
+            "--version",
+            &format!("={KOPIUM}"),
+            "--locked",
+            "--root",
+            path_str(&root)?,
+        ],
+    )?;
+    if paths.kopium.is_file() {
+        Ok(())
+    } else {
+        Err(format!(
+            "kopium is not at {} after installing",
+            paths.kopium.display()
+        ))
+    }
+}
+
+/// One CRD inside an input file.
+#[derive(Clone, Debug)]
+pub(crate) struct Crd {
+    /// `metadata.name`, e.g. `workflows.argoproj.io`.
+    pub name: String,
+    /// Every served version, in document order.
+    pub versions: Vec<String>,
+    /// A file holding only this CRD (the input itself when it holds one).
+    pub file: PathBuf,
+}
+
+/// One input file of the `crds` section.
+#[derive(Clone, Debug)]
+pub(crate) struct CrdFile {
+    /// The file name, e.g. `argo-Workflow.yaml`.
+    pub label: String,
+    pub path: PathBuf,
+    /// From the corpus, or one of the extra CRDs.
+    pub extra: bool,
+    pub crds: Vec<Crd>,
+}
+
+impl CrdFile {
+    /// A name for the crates made from it: `argo-workflow`.
+    pub(crate) fn stem(&self) -> String {
+        let stem = self
+            .label
+            .trim_end_matches(".yaml")
+            .trim_end_matches(".gen");
+        stem.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect()
+    }
+
+    pub(crate) fn versions(&self) -> usize {
+        self.crds.iter().map(|c| c.versions.len()).sum()
+    }
+}
+
+/// The inputs of the `crds` section, and the extra CRDs that are missing.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CrdInputs {
+    pub files: Vec<CrdFile>,
+    /// Where the extra CRDs are read from, as the report names it (no machine's path):
+    /// `$KUBEFORGE_EXTRA_CRDS` or `../shared/extra-crds`.
+    pub extra_dir: String,
+    /// Extra CRD files that are not there (file names).
+    pub missing: Vec<String>,
+}
+
+impl CrdInputs {
+    fn find(root: &Path) -> Result<CrdInputs, String> {
+        let corpus = root.join("../shared/corpus/crds");
+        let mut names: Vec<PathBuf> = std::fs::read_dir(&corpus)
+            .map_err(|e| format!("cannot list {}: {e}", corpus.display()))?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+            .collect();
+        names.sort();
+        let (extra_dir, label) = match std::env::var_os("KUBEFORGE_EXTRA_CRDS") {
+            Some(dir) => (PathBuf::from(dir), "`$KUBEFORGE_EXTRA_CRDS`"),
+            None => (root.join("../shared/extra-crds"), "`../shared/extra-crds/`"),
+        };
+        let mut inputs = CrdInputs {
+            extra_dir: label.to_owned(),
+            ..CrdInputs::default()
+        };
+        let split = root.join("target/bench-peers/crds/split");
+        for path in names {
+            inputs.files.push(read_crd_file(&path, false, &split)?);
+        }
+        for (file, ..) in EXTRA_CRDS {
+            let path = extra_dir.join(file);
+            if path.is_file() {
+                inputs.files.push(read_crd_file(&path, true, &split)?);
+            } else {
+                inputs.missing.push((*file).to_owned());
+            }
+        }
+        if !inputs.missing.is_empty() {
+            eprintln!(
+                "bench: SKIPPED: the extra CRDs are missing from {}: {}; set KUBEFORGE_EXTRA_CRDS to their directory",
+                extra_dir.display(),
+                inputs.missing.join(", ")
+            );
+        }
+        Ok(inputs)
+    }
+}
+
+/// Reads a file of CRDs; one holding several is split into one file per CRD under `split`
+/// (kopium reads one CRD per file).
+fn read_crd_file(path: &Path, extra: bool, split: &Path) -> Result<CrdFile, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let label = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_owned();
+    // YAML documents are separated by `---` lines.
+    let mut documents = vec![String::new()];
+    for line in text.lines() {
+        if line.trim_end() == "---" {
+            documents.push(String::new());
+        } else {
+            let last = documents.last_mut().expect("one document");
+            last.push_str(line);
+            last.push('\n');
+        }
+    }
+    let mut crds: Vec<(Crd, &String)> = Vec::new();
+    for document in &documents {
+        let value: serde_json::Value = serde_saphyr::from_str(document)
+            .map_err(|e| format!("{}: not YAML: {e}", path.display()))?;
+        if value.get("kind").and_then(serde_json::Value::as_str) != Some("CustomResourceDefinition")
+        {
+            continue;
+        }
+        let name = value
+            .pointer("/metadata/name")
+            .and_then(serde_json::Value::as_str)
+            .ok_or_else(|| format!("{}: a CRD without /metadata/name", path.display()))?
+            .to_owned();
+        let versions = value
+            .pointer("/spec/versions")
+            .and_then(serde_json::Value::as_array)
+            .ok_or_else(|| format!("{}: CRD {name} without /spec/versions", path.display()))?
+            .iter()
+            .filter(|v| v.get("served") != Some(&serde_json::Value::Bool(false)))
+            .filter_map(|v| v.get("name")?.as_str().map(str::to_owned))
+            .collect();
+        crds.push((
+            Crd {
+                name,
+                versions,
+                file: path.to_path_buf(),
+            },
+            document,
+        ));
+    }
+    if crds.len() > 1 {
+        for (crd, document) in &mut crds {
+            crd.file = split.join(format!("{}.yaml", crd.name));
+            write(&crd.file, document)?;
+        }
+    }
+    let crds: Vec<Crd> = crds.into_iter().map(|(crd, _)| crd).collect();
+    if crds.is_empty() {
+        return Err(format!(
+            "{}: no CustomResourceDefinition in it",
+            path.display()
+        ));
+    }
+    Ok(CrdFile {
+        label,
+        path: path.to_path_buf(),
+        extra,
+        crds,
+    })
+}
+
+/// Where a CRD file's crates live: kubeforge's and kopium's.
+pub(crate) fn crd_crates(paths: &Paths, file: &CrdFile) -> [(PathBuf, String); 2] {
+    let stem = file.stem();
+    let dir = paths.bench.join("crds");
+    [
+        (
+            dir.join(format!("kubeforge-{stem}")),
+            format!("kubeforge-{stem}"),
+        ),
+        (dir.join(format!("kopium-{stem}")), format!("kopium-{stem}")),
+    ]
+}
+
+/// The module of one CRD version in kopium's crate: `workflows_v1alpha1`.
+pub(crate) fn kopium_module(crd: &Crd, version: &str) -> String {
+    let plural = crd.name.split('.').next().unwrap_or(&crd.name);
+    format!("{plural}_{version}")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The arguments of kopium for one CRD version (documentation comments on, as kubeforge
+/// writes them).
+pub(crate) fn kopium_args<'a>(crd: &'a Crd, version: &'a str) -> Result<Vec<&'a str>, String> {
+    Ok(vec![
+        "--docs",
+        "--api-version",
+        version,
+        "-f",
+        path_str(&crd.file)?,
+    ])
+}
+
+/// Generates each CRD file once with both tools into the crates that the dev builds time,
+/// and builds their dependencies.
+fn prepare_crds(paths: &Paths) -> Result<(), String> {
+    for file in &paths.crds.files {
+        let [(ours, ours_name), (theirs, theirs_name)] = crd_crates(paths, file);
+        eprintln!("bench: generating {} with kubeforge and kopium", file.label);
+        let _ = std::fs::remove_dir_all(ours.join("src"));
+        generate(paths, &file.path, &ours, &ours_name, &[])?;
+        let _ = std::fs::remove_dir_all(theirs.join("src"));
+        let mut lib =
+            String::from("//! kopium's output, one module per CRD version.\n#![allow(warnings)]\n");
+        for crd in &file.crds {
+            for version in &crd.versions {
+                let module = kopium_module(crd, version);
+                let out = theirs.join("src").join(format!("{module}.rs"));
+                write(&out, "")?;
+                run(&paths.kopium, &kopium_args(crd, version)?, Some(&out))?;
+                lib.push_str(&format!("pub mod {module};\n"));
+            }
+        }
+        write(&theirs.join("src/lib.rs"), &lib)?;
+        write(&theirs.join("Cargo.toml"), &kopium_manifest(&theirs_name))?;
+        for dir in [&ours, &theirs] {
+            copy_lock(&paths.root, dir)?;
+            cargo_in(dir, &paths.build_target, &["build"])?;
+        }
+    }
+    Ok(())
+}
