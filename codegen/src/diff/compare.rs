@@ -198,10 +198,6 @@ fn types_added_removed(
 
 /// A type of `api` with the name and shape of `ty` (another version of it), if any.
 fn same_elsewhere(api: &ApiSet, ty: &TypeDef) -> Option<String> {
-    if ty.schema_name.contains('.') && ty.schema_name.rsplit('.').next() != Some(&ty.name) {
-        // A nested anonymous type: its parent says it.
-        return None;
-    }
     let wanted = signature(ty);
     api.types
         .iter()
