@@ -473,3 +473,38 @@ fn the_report_orders_sections_then_breaking_first() {
     assert_eq!(json["changes"][0]["kind"], "enum_value_removed");
     assert_eq!(json["changes"][0]["old"], "blue");
 }
+
+/// `tests/diff/old.json` → `new.json` (a resource with paths, a spec with one change of
+/// every kind, a type moving from v1beta1 to v1), as text and Markdown, compared with
+/// `tests/diff/report.txt` and `report.md`; `KUBEFORGE_BLESS=1` rewrites them.
+#[test]
+fn golden_text_and_markdown_reports() {
+    let dir = kubeforge_tests::workspace_root().join("tests/diff");
+    let old = Config::new().input_named(dir.join("old.json"), "tests/diff/old.json");
+    let new = Config::new().input_named(dir.join("new.json"), "tests/diff/new.json");
+    let report = diff::configs(&old, &new).expect("the golden documents load");
+    let bless = kubeforge_tests::bless();
+    let mut stale = Vec::new();
+    for (name, text) in [
+        ("report.txt", diff::text(&report)),
+        ("report.md", diff::markdown(&report)),
+    ] {
+        let path = dir.join(name);
+        let golden = std::fs::read_to_string(&path).unwrap_or_default();
+        if golden == text {
+            continue;
+        }
+        if bless {
+            std::fs::write(&path, &text).expect("write golden");
+            kubeforge_tests::notice(&format!("blessed tests/diff/{name}"));
+        } else {
+            stale.push(format!(
+                "tests/diff/{name} differs (KUBEFORGE_BLESS=1 rewrites it):\n{}",
+                similar::TextDiff::from_lines(&golden, &text)
+                    .unified_diff()
+                    .header("golden", "actual")
+            ));
+        }
+    }
+    assert!(stale.is_empty(), "{}", stale.join("\n"));
+}
