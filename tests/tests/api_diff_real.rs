@@ -228,8 +228,34 @@ fn kubernetes_1_35_to_1_36() {
         assert_eq!(changes.len(), count, "{section}");
     }
     assert_eq!(report.bump(), "major");
-    let markdown = diff::markdown(&report);
-    assert!(markdown.contains("| `api::core` |"), "{markdown}");
+    readme_excerpt_is_the_output(&diff::markdown(&report));
+}
+
+/// README's excerpt of this report (between `<!-- diff excerpt: begin -->` and `end`) is
+/// the output: each run of lines between `…` lines occurs as consecutive lines of it, in
+/// order.
+fn readme_excerpt_is_the_output(markdown: &str) {
+    let readme = std::fs::read_to_string(kubeforge_tests::workspace_root().join("README.md"))
+        .expect("README.md");
+    let excerpt = readme
+        .split_once("<!-- diff excerpt: begin -->")
+        .and_then(|(_, rest)| rest.split_once("<!-- diff excerpt: end -->"))
+        .map(|(excerpt, _)| excerpt)
+        .expect("README.md has the diff excerpt");
+    let lines: Vec<&str> = excerpt
+        .lines()
+        .filter(|line| !line.starts_with("```") && !line.is_empty())
+        .collect();
+    let output: Vec<&str> = markdown.lines().filter(|line| !line.is_empty()).collect();
+    let mut from = 0;
+    for chunk in lines.split(|line| *line == "…") {
+        let found = (from..=output.len().saturating_sub(chunk.len()))
+            .find(|&i| output[i..i + chunk.len()] == *chunk)
+            .unwrap_or_else(|| {
+                panic!("README's diff excerpt is not the output from line {from}: {chunk:#?}")
+            });
+        from = found + chunk.len();
+    }
 }
 
 /// gateway-api's HTTPRoute, as the corpus has it (v1.6.1).

@@ -122,7 +122,7 @@ fn lines<'a>(changes: &[&'a Change], code: bool) -> Vec<Line<'a>> {
         if !on_operation(change) {
             out.push(Line {
                 effect: change.effect,
-                subject: short_subject(change).to_owned(),
+                subject: quoted(short_subject(change), code),
                 message: message(change, code),
                 members: Vec::new(),
             });
@@ -154,7 +154,7 @@ fn lines<'a>(changes: &[&'a Change], code: bool) -> Vec<Line<'a>> {
         if members.len() == 1 {
             out.push(Line {
                 effect,
-                subject: first.subject.clone(),
+                subject: quoted(&first.subject, code),
                 message: message(first, code),
                 members: Vec::new(),
             });
@@ -186,6 +186,11 @@ fn lines<'a>(changes: &[&'a Change], code: bool) -> Vec<Line<'a>> {
                 } else {
                     "operations removed"
                 };
+                let owner = if code {
+                    format!("`{owner}`")
+                } else {
+                    owner.to_owned()
+                };
                 (
                     format!("{owner} ({} operations)", members.len()),
                     format!("{verb}: {}", names.join(", ")),
@@ -205,6 +210,15 @@ fn lines<'a>(changes: &[&'a Change], code: bool) -> Vec<Line<'a>> {
     }
     out.sort_by_key(|line| line.effect);
     out
+}
+
+/// `text` in backticks for Markdown.
+fn quoted(text: &str, code: bool) -> String {
+    if code {
+        format!("`{text}`")
+    } else {
+        text.to_owned()
+    }
 }
 
 fn totals(report: &Report) -> String {
@@ -277,7 +291,7 @@ pub fn markdown(report: &Report) -> String {
             };
             let _ = writeln!(out, "\n{title}:\n");
             for line in of {
-                let _ = writeln!(out, "- `{}`: {}", line.subject, line.message);
+                let _ = writeln!(out, "- {}: {}", line.subject, line.message);
                 if !line.members.is_empty() {
                     let _ = writeln!(
                         out,
