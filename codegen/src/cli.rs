@@ -3,6 +3,7 @@
 //! their route table. The installed `kubeforge` binary and `cargo xtask generate` both run
 //! this.
 
+pub mod diff;
 mod routes;
 
 use std::collections::BTreeMap;
@@ -58,6 +59,24 @@ pub enum Command {
         #[command(flatten)]
         input: InputArgs,
         /// One JSON object per route and line instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print what changed in the API from the OLD documents to the NEW ones (`kubeforge diff
+    /// OLD… -- NEW…`): types, fields, enums, defaults, deprecations, resources and
+    /// operations, each with its semver effect on the generated crate (breaking, additive or
+    /// compatible), grouped by API group.
+    Diff {
+        /// The documents of the old API.
+        #[arg(required = true, value_name = "OLD")]
+        old: Vec<PathBuf>,
+        /// The documents of the new API, after `--`.
+        #[arg(last = true, required = true, value_name = "NEW")]
+        new: Vec<PathBuf>,
+        /// Markdown for a pull-request description: breaking changes first in each group.
+        #[arg(long, conflicts_with = "json")]
+        markdown: bool,
+        /// One JSON object with every change.
         #[arg(long)]
         json: bool,
     },
@@ -314,8 +333,15 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
             };
         }
     };
-    if let Some(Command::Routes { input, json }) = &args.command {
-        return run_routes(&args, input, *json);
+    match &args.command {
+        Some(Command::Routes { input, json }) => return run_routes(&args, input, *json),
+        Some(Command::Diff {
+            old,
+            new,
+            markdown,
+            json,
+        }) => return diff::run(old, new, diff::Format::from_flags(*markdown, *json)),
+        None => {}
     }
     let usage = |message: String| {
         eprintln!("error: {message}");

@@ -27,6 +27,7 @@
 pub mod cli;
 mod compile;
 pub mod diagnostics;
+pub mod diff;
 mod emit;
 mod load;
 // The intermediate representation is no stable API: `Config::model` returns it for tools

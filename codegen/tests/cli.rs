@@ -558,4 +558,65 @@ fn derives_work() {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
+
+/// `kubeforge diff OLD… -- NEW…`: text by default, `--markdown`, `--json`; a missing `--`
+/// or an unreadable side is an error, not a report.
+#[test]
+fn diff_prints_what_changed_between_two_inputs() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let old = work.path().join("old.yaml");
+    let new = work.path().join("new.yaml");
+    std::fs::write(&old, GADGETS).expect("write old");
+    // The new release: `owner` gone, `labels` required, a new optional `size`.
+    let changed = GADGETS
+        .replace(
+            "owner: {type: object, properties: {name: {type: string}}}",
+            "size: {type: integer}",
+        )
+        .replace(
+            "            spec:\n              type: object\n",
+            "            spec:\n              type: object\n              required: [labels]\n",
+        );
+    assert_ne!(changed, GADGETS);
+    std::fs::write(&new, changed).expect("write new");
+    let (old, new) = (old.to_str().expect("UTF-8"), new.to_str().expect("UTF-8"));
+
+    let (ok, text, stderr) = kubeforge(&["diff", old, "--", new], "");
+    assert!(ok, "{stderr}");
+    assert!(
+        text.starts_with("4 changes: 3 breaking, 1 additive, 0 compatible (semver: major)\n"),
+        "{text}"
+    );
+    assert!(text.contains("  breaking    v1::GadgetSpec.owner: field removed (was Option<com::example::v1::GadgetSpecOwner>)\n"), "{text}");
+    assert!(text.contains("  breaking    v1::GadgetSpec.labels: optional → required: Option<BTreeMap<String, String>> → BTreeMap<String, String>\n"), "{text}");
+    assert!(
+        text.contains("  additive    v1::GadgetSpec.size: new optional field: Option<i64>\n"),
+        "{text}"
+    );
+
+    let (ok, markdown, _) = kubeforge(&["diff", "--markdown", old, "--", new], "");
+    assert!(ok);
+    assert!(markdown.starts_with("### API changes\n"), "{markdown}");
+    assert!(
+        markdown.contains("| `com::example` | 3 | 1 | 0 |"),
+        "{markdown}"
+    );
+
+    let (ok, json, _) = kubeforge(&["diff", "--json", old, "--", new], "");
+    assert!(ok);
+    let json: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(json["bump"], "major");
+    assert_eq!(json["changes"].as_array().map(Vec::len), Some(4));
+
+    let (ok, same, _) = kubeforge(&["diff", old, "--", old], "");
+    assert!(ok);
+    assert_eq!(same, "no API changes\n");
+
+    let (ok, _, stderr) = kubeforge(&["diff", old, new], "");
+    assert!(!ok, "without `--` there is no new side");
+    assert!(stderr.contains("<NEW>"), "{stderr}");
+    let missing = work.path().join("missing.json");
+    let (ok, _, stderr) = kubeforge(&["diff", old, "--", missing.to_str().expect("UTF-8")], "");
+    assert!(!ok);
+    assert!(stderr.contains("missing.json"), "{stderr}");
 }

@@ -19,14 +19,21 @@
 //!     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
 //!         struct Visitor;
 //!
+//!         enum Field {
+//!             Port,
+//!             Name,
+//!         }
+//!
 //!         impl Fields for Visitor {
 //!             const NAMES: &'static [&'static str] = &["port", "name"];
 //!
-//!             fn index(name: &str) -> usize {
+//!             type Field = Field;
+//!
+//!             fn field(name: &str) -> Option<Field> {
 //!                 match name {
-//!                     "port" => 0,
-//!                     "name" => 1,
-//!                     _ => 2,
+//!                     "port" => Some(Field::Port),
+//!                     "name" => Some(Field::Name),
+//!                     _ => None,
 //!                 }
 //!             }
 //!         }
@@ -40,11 +47,11 @@
 //!
 //!             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Port, A::Error> {
 //!                 let (mut port, mut name) = (None, None);
-//!                 while let Some(index) = map.next_key_seed(Key::<Self>::new())? {
-//!                     match index {
-//!                         0 => serde_struct::value(&mut map, &mut port, "port")?,
-//!                         1 => serde_struct::value(&mut map, &mut name, "name")?,
-//!                         _ => serde_struct::skip(&mut map)?,
+//!                 while let Some(field) = map.next_key_seed(Key::<Self>::new())? {
+//!                     match field {
+//!                         Some(Field::Port) => serde_struct::value(&mut map, &mut port, "port")?,
+//!                         Some(Field::Name) => serde_struct::value(&mut map, &mut name, "name")?,
+//!                         None => serde_struct::skip(&mut map)?,
 //!                     }
 //!                 }
 //!                 Ok(Port {
@@ -84,13 +91,17 @@ pub trait Fields {
     /// The JSON names of the fields, in declaration order.
     const NAMES: &'static [&'static str];
 
-    /// The index in [`NAMES`](Self::NAMES) of the field named `name`, or any larger number
-    /// for a name the struct does not have.
-    fn index(name: &str) -> usize;
+    /// What names a field: a fieldless enum with one variant per field. Its variants are
+    /// named after the fields, not numbered, so that adding or removing a field changes only
+    /// that field's lines of the generated code.
+    type Field;
+
+    /// The field named `name`, `None` for a name the struct does not have.
+    fn field(name: &str) -> Option<Self::Field>;
 }
 
-/// Reads an object key as the index of the field it names (see [`Fields::index`]), without
-/// allocating: the key is looked up where the deserializer hands it over, borrowed or not.
+/// Reads an object key as the field it names (see [`Fields::field`]), without allocating:
+/// the key is looked up where the deserializer hands it over, borrowed or not.
 pub struct Key<F>(PhantomData<fn() -> F>);
 
 impl<F: Fields> Key<F> {
@@ -110,30 +121,33 @@ impl<F: Fields> Default for Key<F> {
 }
 
 impl<'de, F: Fields> DeserializeSeed<'de> for Key<F> {
-    type Value = usize;
+    type Value = Option<F::Field>;
 
     #[inline]
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Option<F::Field>, D::Error> {
         deserializer.deserialize_identifier(self)
     }
 }
 
 impl<F: Fields> Visitor<'_> for Key<F> {
-    type Value = usize;
+    type Value = Option<F::Field>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a field name")
     }
 
     #[inline]
-    fn visit_str<E: de::Error>(self, name: &str) -> Result<usize, E> {
-        Ok(F::index(name))
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<Option<F::Field>, E> {
+        Ok(F::field(name))
     }
 
     #[inline]
-    fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<usize, E> {
+    fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<Option<F::Field>, E> {
         // A name that is not UTF-8 names no field.
-        Ok(std::str::from_utf8(name).map_or(F::NAMES.len(), F::index))
+        Ok(std::str::from_utf8(name).ok().and_then(F::field))
     }
 }
 
@@ -216,32 +230,35 @@ impl<'a, F: Fields> NamedKey<'a, F> {
 }
 
 impl<'de, F: Fields> DeserializeSeed<'de> for NamedKey<'_, F> {
-    type Value = usize;
+    type Value = Option<F::Field>;
 
     #[inline]
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Option<F::Field>, D::Error> {
         deserializer.deserialize_identifier(self)
     }
 }
 
 impl<F: Fields> Visitor<'_> for NamedKey<'_, F> {
-    type Value = usize;
+    type Value = Option<F::Field>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a field name")
     }
 
     #[inline]
-    fn visit_str<E: de::Error>(self, name: &str) -> Result<usize, E> {
-        let index = F::index(name);
-        if index >= F::NAMES.len() {
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<Option<F::Field>, E> {
+        let field = F::field(name);
+        if field.is_none() {
             name.clone_into(self.name);
         }
-        Ok(index)
+        Ok(field)
     }
 
     #[inline]
-    fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<usize, E> {
+    fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<Option<F::Field>, E> {
         match std::str::from_utf8(name) {
             Ok(name) => self.visit_str(name),
             Err(_) => Err(E::invalid_value(de::Unexpected::Bytes(name), &self)),

@@ -64,13 +64,19 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct PolicyVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum PolicyField {
+                            name,
+                        }
+
                         impl serde_struct::Fields for PolicyVisitor {
                             const NAMES: &'static [&'static str] = &["name"];
+                            type Field = PolicyField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<PolicyField> {
                                 match name {
-                                    "name" => 0,
-                                    _ => 1,
+                                    "name" => Some(PolicyField::name),
+                                    _ => None,
                                 }
                             }
                         }
@@ -92,14 +98,17 @@ pub mod com {
                                 let mut name = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                                        _ => {
+                                    match field {
+                                        Some(PolicyField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -295,6 +304,20 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct VolumeVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum VolumeField {
+                            mount_options,
+                            attributes,
+                            labels,
+                            data,
+                            command,
+                            pod_ips,
+                            pod_ip,
+                            policies,
+                            limits,
+                            matrix,
+                        }
+
                         impl serde_struct::Fields for VolumeVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "mountOptions",
@@ -308,20 +331,21 @@ pub mod com {
                                 "limits",
                                 "matrix",
                             ];
+                            type Field = VolumeField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<VolumeField> {
                                 match name {
-                                    "mountOptions" => 0,
-                                    "attributes" => 1,
-                                    "labels" => 2,
-                                    "data" => 3,
-                                    "command" => 4,
-                                    "podIPs" => 5,
-                                    "podIP" => 6,
-                                    "policies" => 7,
-                                    "limits" => 8,
-                                    "matrix" => 9,
-                                    _ => 10,
+                                    "mountOptions" => Some(VolumeField::mount_options),
+                                    "attributes" => Some(VolumeField::attributes),
+                                    "labels" => Some(VolumeField::labels),
+                                    "data" => Some(VolumeField::data),
+                                    "command" => Some(VolumeField::command),
+                                    "podIPs" => Some(VolumeField::pod_ips),
+                                    "podIP" => Some(VolumeField::pod_ip),
+                                    "policies" => Some(VolumeField::policies),
+                                    "limits" => Some(VolumeField::limits),
+                                    "matrix" => Some(VolumeField::matrix),
+                                    _ => None,
                                 }
                             }
                         }
@@ -352,13 +376,13 @@ pub mod com {
                                 let mut matrix = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(VolumeField::mount_options) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut mount_options,
@@ -366,22 +390,43 @@ pub mod com {
                                             )
                                         }
 
-                                        1 => {
+                                        Some(VolumeField::attributes) => {
                                             serde_struct::value(&mut map, &mut attributes, "attributes")
                                         }
 
-                                        2 => serde_struct::value(&mut map, &mut labels, "labels"),
-                                        3 => serde_struct::value(&mut map, &mut data, "data"),
-                                        4 => serde_struct::value(&mut map, &mut command, "command"),
-                                        5 => serde_struct::value(&mut map, &mut pod_ips, "podIPs"),
-                                        6 => serde_struct::value(&mut map, &mut pod_ip, "podIP"),
-                                        7 => {
+                                        Some(VolumeField::labels) => {
+                                            serde_struct::value(&mut map, &mut labels, "labels")
+                                        }
+
+                                        Some(VolumeField::data) => {
+                                            serde_struct::value(&mut map, &mut data, "data")
+                                        }
+
+                                        Some(VolumeField::command) => {
+                                            serde_struct::value(&mut map, &mut command, "command")
+                                        }
+
+                                        Some(VolumeField::pod_ips) => {
+                                            serde_struct::value(&mut map, &mut pod_ips, "podIPs")
+                                        }
+
+                                        Some(VolumeField::pod_ip) => {
+                                            serde_struct::value(&mut map, &mut pod_ip, "podIP")
+                                        }
+
+                                        Some(VolumeField::policies) => {
                                             serde_struct::value(&mut map, &mut policies, "policies")
                                         }
 
-                                        8 => serde_struct::value(&mut map, &mut limits, "limits"),
-                                        9 => serde_struct::value(&mut map, &mut matrix, "matrix"),
-                                        _ => {
+                                        Some(VolumeField::limits) => {
+                                            serde_struct::value(&mut map, &mut limits, "limits")
+                                        }
+
+                                        Some(VolumeField::matrix) => {
+                                            serde_struct::value(&mut map, &mut matrix, "matrix")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

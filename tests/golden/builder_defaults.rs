@@ -50,14 +50,21 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct LimitsVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum LimitsField {
+                            cpu,
+                            burst,
+                        }
+
                         impl serde_struct::Fields for LimitsVisitor {
                             const NAMES: &'static [&'static str] = &["cpu", "burst"];
+                            type Field = LimitsField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<LimitsField> {
                                 match name {
-                                    "cpu" => 0,
-                                    "burst" => 1,
-                                    _ => 2,
+                                    "cpu" => Some(LimitsField::cpu),
+                                    "burst" => Some(LimitsField::burst),
+                                    _ => None,
                                 }
                             }
                         }
@@ -80,15 +87,21 @@ pub mod io {
                                 let mut burst = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut cpu, "cpu"),
-                                        1 => serde_struct::value(&mut map, &mut burst, "burst"),
-                                        _ => {
+                                    match field {
+                                        Some(LimitsField::cpu) => {
+                                            serde_struct::value(&mut map, &mut cpu, "cpu")
+                                        }
+
+                                        Some(LimitsField::burst) => {
+                                            serde_struct::value(&mut map, &mut burst, "burst")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -328,6 +341,27 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct SettingsVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum SettingsField {
+                            mode,
+                            name,
+                            retries,
+                            budget,
+                            ratio,
+                            scale,
+                            enabled,
+                            since,
+                            key,
+                            args,
+                            ports,
+                            limits,
+                            policy,
+                            label,
+                            zero,
+                            empty,
+                            incomplete,
+                        }
+
                         impl serde_struct::Fields for SettingsVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "mode",
@@ -348,27 +382,28 @@ pub mod io {
                                 "empty",
                                 "incomplete",
                             ];
+                            type Field = SettingsField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<SettingsField> {
                                 match name {
-                                    "mode" => 0,
-                                    "name" => 1,
-                                    "retries" => 2,
-                                    "budget" => 3,
-                                    "ratio" => 4,
-                                    "scale" => 5,
-                                    "enabled" => 6,
-                                    "since" => 7,
-                                    "key" => 8,
-                                    "args" => 9,
-                                    "ports" => 10,
-                                    "limits" => 11,
-                                    "policy" => 12,
-                                    "label" => 13,
-                                    "zero" => 14,
-                                    "empty" => 15,
-                                    "incomplete" => 16,
-                                    _ => 17,
+                                    "mode" => Some(SettingsField::mode),
+                                    "name" => Some(SettingsField::name),
+                                    "retries" => Some(SettingsField::retries),
+                                    "budget" => Some(SettingsField::budget),
+                                    "ratio" => Some(SettingsField::ratio),
+                                    "scale" => Some(SettingsField::scale),
+                                    "enabled" => Some(SettingsField::enabled),
+                                    "since" => Some(SettingsField::since),
+                                    "key" => Some(SettingsField::key),
+                                    "args" => Some(SettingsField::args),
+                                    "ports" => Some(SettingsField::ports),
+                                    "limits" => Some(SettingsField::limits),
+                                    "policy" => Some(SettingsField::policy),
+                                    "label" => Some(SettingsField::label),
+                                    "zero" => Some(SettingsField::zero),
+                                    "empty" => Some(SettingsField::empty),
+                                    "incomplete" => Some(SettingsField::incomplete),
+                                    _ => None,
                                 }
                             }
                         }
@@ -406,33 +441,81 @@ pub mod io {
                                 let mut incomplete = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key_2 = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key_2),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut mode, "mode"),
-                                        1 => serde_struct::value(&mut map, &mut name, "name"),
-                                        2 => serde_struct::value(&mut map, &mut retries, "retries"),
-                                        3 => serde_struct::value(&mut map, &mut budget, "budget"),
-                                        4 => serde_struct::value(&mut map, &mut ratio, "ratio"),
-                                        5 => serde_struct::value(&mut map, &mut scale, "scale"),
-                                        6 => serde_struct::value(&mut map, &mut enabled, "enabled"),
-                                        7 => serde_struct::value(&mut map, &mut since, "since"),
-                                        8 => serde_struct::value(&mut map, &mut key, "key"),
-                                        9 => serde_struct::value(&mut map, &mut args, "args"),
-                                        10 => serde_struct::value(&mut map, &mut ports, "ports"),
-                                        11 => serde_struct::value(&mut map, &mut limits, "limits"),
-                                        12 => serde_struct::value(&mut map, &mut policy, "policy"),
-                                        13 => serde_struct::value(&mut map, &mut label, "label"),
-                                        14 => serde_struct::value(&mut map, &mut zero, "zero"),
-                                        15 => serde_struct::value(&mut map, &mut empty, "empty"),
-                                        16 => {
+                                    match field {
+                                        Some(SettingsField::mode) => {
+                                            serde_struct::value(&mut map, &mut mode, "mode")
+                                        }
+
+                                        Some(SettingsField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        Some(SettingsField::retries) => {
+                                            serde_struct::value(&mut map, &mut retries, "retries")
+                                        }
+
+                                        Some(SettingsField::budget) => {
+                                            serde_struct::value(&mut map, &mut budget, "budget")
+                                        }
+
+                                        Some(SettingsField::ratio) => {
+                                            serde_struct::value(&mut map, &mut ratio, "ratio")
+                                        }
+
+                                        Some(SettingsField::scale) => {
+                                            serde_struct::value(&mut map, &mut scale, "scale")
+                                        }
+
+                                        Some(SettingsField::enabled) => {
+                                            serde_struct::value(&mut map, &mut enabled, "enabled")
+                                        }
+
+                                        Some(SettingsField::since) => {
+                                            serde_struct::value(&mut map, &mut since, "since")
+                                        }
+
+                                        Some(SettingsField::key) => {
+                                            serde_struct::value(&mut map, &mut key, "key")
+                                        }
+
+                                        Some(SettingsField::args) => {
+                                            serde_struct::value(&mut map, &mut args, "args")
+                                        }
+
+                                        Some(SettingsField::ports) => {
+                                            serde_struct::value(&mut map, &mut ports, "ports")
+                                        }
+
+                                        Some(SettingsField::limits) => {
+                                            serde_struct::value(&mut map, &mut limits, "limits")
+                                        }
+
+                                        Some(SettingsField::policy) => {
+                                            serde_struct::value(&mut map, &mut policy, "policy")
+                                        }
+
+                                        Some(SettingsField::label) => {
+                                            serde_struct::value(&mut map, &mut label, "label")
+                                        }
+
+                                        Some(SettingsField::zero) => {
+                                            serde_struct::value(&mut map, &mut zero, "zero")
+                                        }
+
+                                        Some(SettingsField::empty) => {
+                                            serde_struct::value(&mut map, &mut empty, "empty")
+                                        }
+
+                                        Some(SettingsField::incomplete) => {
                                             serde_struct::value(&mut map, &mut incomplete, "incomplete")
                                         }
 
-                                        _ => {
+                                        None => {
                                             serde_struct::extra(
                                                 &mut map,
                                                 &mut unknown_fields,

@@ -68,13 +68,19 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct EmptyVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum EmptyField {
+                            note,
+                        }
+
                         impl serde_struct::Fields for EmptyVisitor {
                             const NAMES: &'static [&'static str] = &["note"];
+                            type Field = EmptyField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<EmptyField> {
                                 match name {
-                                    "note" => 0,
-                                    _ => 1,
+                                    "note" => Some(EmptyField::note),
+                                    _ => None,
                                 }
                             }
                         }
@@ -96,14 +102,17 @@ pub mod com {
                                 let mut note = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut note, "note"),
-                                        _ => {
+                                    match field {
+                                        Some(EmptyField::note) => {
+                                            serde_struct::value(&mut map, &mut note, "note")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -295,6 +304,22 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct PortVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum PortField {
+                            port,
+                            protocol,
+                            mode,
+                            name,
+                            host_ip,
+                            weight,
+                            timeout_seconds,
+                            enabled,
+                            app_protocol,
+                            size,
+                            is_default,
+                            build,
+                        }
+
                         impl serde_struct::Fields for PortVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "port",
@@ -310,22 +335,23 @@ pub mod com {
                                 "isDefault",
                                 "build",
                             ];
+                            type Field = PortField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<PortField> {
                                 match name {
-                                    "port" => 0,
-                                    "protocol" => 1,
-                                    "mode" => 2,
-                                    "name" => 3,
-                                    "hostIP" => 4,
-                                    "weight" => 5,
-                                    "timeoutSeconds" => 6,
-                                    "enabled" => 7,
-                                    "appProtocol" => 8,
-                                    "size" => 9,
-                                    "isDefault" => 10,
-                                    "build" => 11,
-                                    _ => 12,
+                                    "port" => Some(PortField::port),
+                                    "protocol" => Some(PortField::protocol),
+                                    "mode" => Some(PortField::mode),
+                                    "name" => Some(PortField::name),
+                                    "hostIP" => Some(PortField::host_ip),
+                                    "weight" => Some(PortField::weight),
+                                    "timeoutSeconds" => Some(PortField::timeout_seconds),
+                                    "enabled" => Some(PortField::enabled),
+                                    "appProtocol" => Some(PortField::app_protocol),
+                                    "size" => Some(PortField::size),
+                                    "isDefault" => Some(PortField::is_default),
+                                    "build" => Some(PortField::build),
+                                    _ => None,
                                 }
                             }
                         }
@@ -358,22 +384,37 @@ pub mod com {
                                 let mut build = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut port, "port"),
-                                        1 => {
+                                    match field {
+                                        Some(PortField::port) => {
+                                            serde_struct::value(&mut map, &mut port, "port")
+                                        }
+
+                                        Some(PortField::protocol) => {
                                             serde_struct::value(&mut map, &mut protocol, "protocol")
                                         }
 
-                                        2 => serde_struct::value(&mut map, &mut mode, "mode"),
-                                        3 => serde_struct::value(&mut map, &mut name, "name"),
-                                        4 => serde_struct::value(&mut map, &mut host_ip, "hostIP"),
-                                        5 => serde_struct::value(&mut map, &mut weight, "weight"),
-                                        6 => {
+                                        Some(PortField::mode) => {
+                                            serde_struct::value(&mut map, &mut mode, "mode")
+                                        }
+
+                                        Some(PortField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        Some(PortField::host_ip) => {
+                                            serde_struct::value(&mut map, &mut host_ip, "hostIP")
+                                        }
+
+                                        Some(PortField::weight) => {
+                                            serde_struct::value(&mut map, &mut weight, "weight")
+                                        }
+
+                                        Some(PortField::timeout_seconds) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut timeout_seconds,
@@ -381,8 +422,11 @@ pub mod com {
                                             )
                                         }
 
-                                        7 => serde_struct::value(&mut map, &mut enabled, "enabled"),
-                                        8 => {
+                                        Some(PortField::enabled) => {
+                                            serde_struct::value(&mut map, &mut enabled, "enabled")
+                                        }
+
+                                        Some(PortField::app_protocol) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut app_protocol,
@@ -390,13 +434,19 @@ pub mod com {
                                             )
                                         }
 
-                                        9 => serde_struct::value(&mut map, &mut size, "size"),
-                                        10 => {
+                                        Some(PortField::size) => {
+                                            serde_struct::value(&mut map, &mut size, "size")
+                                        }
+
+                                        Some(PortField::is_default) => {
                                             serde_struct::value(&mut map, &mut is_default, "isDefault")
                                         }
 
-                                        11 => serde_struct::value(&mut map, &mut build, "build"),
-                                        _ => {
+                                        Some(PortField::build) => {
+                                            serde_struct::value(&mut map, &mut build, "build")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

@@ -60,17 +60,24 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct ImportPolicyVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum ImportPolicyField {
+                            scheduled,
+                            insecure,
+                        }
+
                         impl serde_struct::Fields for ImportPolicyVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "scheduled",
                                 "insecure",
                             ];
+                            type Field = ImportPolicyField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<ImportPolicyField> {
                                 match name {
-                                    "scheduled" => 0,
-                                    "insecure" => 1,
-                                    _ => 2,
+                                    "scheduled" => Some(ImportPolicyField::scheduled),
+                                    "insecure" => Some(ImportPolicyField::insecure),
+                                    _ => None,
                                 }
                             }
                         }
@@ -93,21 +100,21 @@ pub mod com {
                                 let mut insecure = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(ImportPolicyField::scheduled) => {
                                             serde_struct::value(&mut map, &mut scheduled, "scheduled")
                                         }
 
-                                        1 => {
+                                        Some(ImportPolicyField::insecure) => {
                                             serde_struct::value(&mut map, &mut insecure, "insecure")
                                         }
 
-                                        _ => {
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -223,14 +230,21 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct ReferenceVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum ReferenceField {
+                            kind,
+                            name,
+                        }
+
                         impl serde_struct::Fields for ReferenceVisitor {
                             const NAMES: &'static [&'static str] = &["kind", "name"];
+                            type Field = ReferenceField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<ReferenceField> {
                                 match name {
-                                    "kind" => 0,
-                                    "name" => 1,
-                                    _ => 2,
+                                    "kind" => Some(ReferenceField::kind),
+                                    "name" => Some(ReferenceField::name),
+                                    _ => None,
                                 }
                             }
                         }
@@ -253,15 +267,21 @@ pub mod com {
                                 let mut name = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        1 => serde_struct::value(&mut map, &mut name, "name"),
-                                        _ => {
+                                    match field {
+                                        Some(ReferenceField::kind) => {
+                                            serde_struct::value(&mut map, &mut kind, "kind")
+                                        }
+
+                                        Some(ReferenceField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -386,13 +406,19 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct ReferencePolicyVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum ReferencePolicyField {
+                            type_,
+                        }
+
                         impl serde_struct::Fields for ReferencePolicyVisitor {
                             const NAMES: &'static [&'static str] = &["type"];
+                            type Field = ReferencePolicyField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<ReferencePolicyField> {
                                 match name {
-                                    "type" => 0,
-                                    _ => 1,
+                                    "type" => Some(ReferencePolicyField::type_),
+                                    _ => None,
                                 }
                             }
                         }
@@ -414,14 +440,17 @@ pub mod com {
                                 let mut type_ = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut type_, "type"),
-                                        _ => {
+                                    match field {
+                                        Some(ReferencePolicyField::type_) => {
+                                            serde_struct::value(&mut map, &mut type_, "type")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -571,6 +600,15 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct TagVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum TagField {
+                            name,
+                            policy,
+                            import_policy,
+                            from,
+                            retry,
+                        }
+
                         impl serde_struct::Fields for TagVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "name",
@@ -579,15 +617,16 @@ pub mod com {
                                 "from",
                                 "retry",
                             ];
+                            type Field = TagField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<TagField> {
                                 match name {
-                                    "name" => 0,
-                                    "policy" => 1,
-                                    "importPolicy" => 2,
-                                    "from" => 3,
-                                    "retry" => 4,
-                                    _ => 5,
+                                    "name" => Some(TagField::name),
+                                    "policy" => Some(TagField::policy),
+                                    "importPolicy" => Some(TagField::import_policy),
+                                    "from" => Some(TagField::from),
+                                    "retry" => Some(TagField::retry),
+                                    _ => None,
                                 }
                             }
                         }
@@ -613,15 +652,21 @@ pub mod com {
                                 let mut retry = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                                        1 => serde_struct::value(&mut map, &mut policy, "policy"),
-                                        2 => {
+                                    match field {
+                                        Some(TagField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        Some(TagField::policy) => {
+                                            serde_struct::value(&mut map, &mut policy, "policy")
+                                        }
+
+                                        Some(TagField::import_policy) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut import_policy,
@@ -629,9 +674,15 @@ pub mod com {
                                             )
                                         }
 
-                                        3 => serde_struct::value(&mut map, &mut from, "from"),
-                                        4 => serde_struct::value(&mut map, &mut retry, "retry"),
-                                        _ => {
+                                        Some(TagField::from) => {
+                                            serde_struct::value(&mut map, &mut from, "from")
+                                        }
+
+                                        Some(TagField::retry) => {
+                                            serde_struct::value(&mut map, &mut retry, "retry")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -804,13 +855,19 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct TagRetryVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum TagRetryField {
+                            limit,
+                        }
+
                         impl serde_struct::Fields for TagRetryVisitor {
                             const NAMES: &'static [&'static str] = &["limit"];
+                            type Field = TagRetryField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<TagRetryField> {
                                 match name {
-                                    "limit" => 0,
-                                    _ => 1,
+                                    "limit" => Some(TagRetryField::limit),
+                                    _ => None,
                                 }
                             }
                         }
@@ -832,14 +889,17 @@ pub mod com {
                                 let mut limit = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut limit, "limit"),
-                                        _ => {
+                                    match field {
+                                        Some(TagRetryField::limit) => {
+                                            serde_struct::value(&mut map, &mut limit, "limit")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

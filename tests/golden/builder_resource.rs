@@ -56,13 +56,19 @@ pub mod apimachinery {
                                 use ::kubeforge_runtime::serde_struct;
                                 struct ListMetaVisitor;
 
+                                #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                                enum ListMetaField {
+                                    continue_,
+                                }
+
                                 impl serde_struct::Fields for ListMetaVisitor {
                                     const NAMES: &'static [&'static str] = &["continue"];
+                                    type Field = ListMetaField;
 
-                                    fn index(name: &str) -> usize {
+                                    fn field(name: &str) -> Option<ListMetaField> {
                                         match name {
-                                            "continue" => 0,
-                                            _ => 1,
+                                            "continue" => Some(ListMetaField::continue_),
+                                            _ => None,
                                         }
                                     }
                                 }
@@ -84,17 +90,17 @@ pub mod apimachinery {
                                         let mut continue_ = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(index) = map
+                                        while let Some(field) = map
                                             .next_key_seed(
                                                 serde_struct::NamedKey::<Self>::new(&mut key),
                                             )?
                                         {
-                                            match index {
-                                                0 => {
+                                            match field {
+                                                Some(ListMetaField::continue_) => {
                                                     serde_struct::value(&mut map, &mut continue_, "continue")
                                                 }
 
-                                                _ => {
+                                                None => {
                                                     serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                                 }
                                             }?;
@@ -233,19 +239,27 @@ pub mod apimachinery {
                                 use ::kubeforge_runtime::serde_struct;
                                 struct ObjectMetaVisitor;
 
+                                #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                                enum ObjectMetaField {
+                                    name,
+                                    namespace,
+                                    labels,
+                                }
+
                                 impl serde_struct::Fields for ObjectMetaVisitor {
                                     const NAMES: &'static [&'static str] = &[
                                         "name",
                                         "namespace",
                                         "labels",
                                     ];
+                                    type Field = ObjectMetaField;
 
-                                    fn index(name: &str) -> usize {
+                                    fn field(name: &str) -> Option<ObjectMetaField> {
                                         match name {
-                                            "name" => 0,
-                                            "namespace" => 1,
-                                            "labels" => 2,
-                                            _ => 3,
+                                            "name" => Some(ObjectMetaField::name),
+                                            "namespace" => Some(ObjectMetaField::namespace),
+                                            "labels" => Some(ObjectMetaField::labels),
+                                            _ => None,
                                         }
                                     }
                                 }
@@ -269,19 +283,25 @@ pub mod apimachinery {
                                         let mut labels = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(index) = map
+                                        while let Some(field) = map
                                             .next_key_seed(
                                                 serde_struct::NamedKey::<Self>::new(&mut key),
                                             )?
                                         {
-                                            match index {
-                                                0 => serde_struct::value(&mut map, &mut name, "name"),
-                                                1 => {
+                                            match field {
+                                                Some(ObjectMetaField::name) => {
+                                                    serde_struct::value(&mut map, &mut name, "name")
+                                                }
+
+                                                Some(ObjectMetaField::namespace) => {
                                                     serde_struct::value(&mut map, &mut namespace, "namespace")
                                                 }
 
-                                                2 => serde_struct::value(&mut map, &mut labels, "labels"),
-                                                _ => {
+                                                Some(ObjectMetaField::labels) => {
+                                                    serde_struct::value(&mut map, &mut labels, "labels")
+                                                }
+
+                                                None => {
                                                     serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                                 }
                                             }?;
@@ -483,6 +503,14 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct GadgetVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum GadgetField {
+                            api_version,
+                            kind,
+                            metadata,
+                            spec,
+                        }
+
                         impl serde_struct::Fields for GadgetVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "apiVersion",
@@ -490,14 +518,15 @@ pub mod com {
                                 "metadata",
                                 "spec",
                             ];
+                            type Field = GadgetField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<GadgetField> {
                                 match name {
-                                    "apiVersion" => 0,
-                                    "kind" => 1,
-                                    "metadata" => 2,
-                                    "spec" => 3,
-                                    _ => 4,
+                                    "apiVersion" => Some(GadgetField::api_version),
+                                    "kind" => Some(GadgetField::kind),
+                                    "metadata" => Some(GadgetField::metadata),
+                                    "spec" => Some(GadgetField::spec),
+                                    _ => None,
                                 }
                             }
                         }
@@ -522,13 +551,13 @@ pub mod com {
                                 let mut spec = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(GadgetField::api_version) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut api_version,
@@ -536,13 +565,19 @@ pub mod com {
                                             )
                                         }
 
-                                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        2 => {
+                                        Some(GadgetField::kind) => {
+                                            serde_struct::value(&mut map, &mut kind, "kind")
+                                        }
+
+                                        Some(GadgetField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
 
-                                        3 => serde_struct::value(&mut map, &mut spec, "spec"),
-                                        _ => {
+                                        Some(GadgetField::spec) => {
+                                            serde_struct::value(&mut map, &mut spec, "spec")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -783,14 +818,21 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct GadgetSpecVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum GadgetSpecField {
+                            size,
+                            color,
+                        }
+
                         impl serde_struct::Fields for GadgetSpecVisitor {
                             const NAMES: &'static [&'static str] = &["size", "color"];
+                            type Field = GadgetSpecField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<GadgetSpecField> {
                                 match name {
-                                    "size" => 0,
-                                    "color" => 1,
-                                    _ => 2,
+                                    "size" => Some(GadgetSpecField::size),
+                                    "color" => Some(GadgetSpecField::color),
+                                    _ => None,
                                 }
                             }
                         }
@@ -813,15 +855,21 @@ pub mod com {
                                 let mut color = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut size, "size"),
-                                        1 => serde_struct::value(&mut map, &mut color, "color"),
-                                        _ => {
+                                    match field {
+                                        Some(GadgetSpecField::size) => {
+                                            serde_struct::value(&mut map, &mut size, "size")
+                                        }
+
+                                        Some(GadgetSpecField::color) => {
+                                            serde_struct::value(&mut map, &mut color, "color")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -979,6 +1027,14 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct GadgetListVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum GadgetListField {
+                            api_version,
+                            items,
+                            kind,
+                            metadata,
+                        }
+
                         impl serde_struct::Fields for GadgetListVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "apiVersion",
@@ -986,14 +1042,15 @@ pub mod com {
                                 "kind",
                                 "metadata",
                             ];
+                            type Field = GadgetListField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<GadgetListField> {
                                 match name {
-                                    "apiVersion" => 0,
-                                    "items" => 1,
-                                    "kind" => 2,
-                                    "metadata" => 3,
-                                    _ => 4,
+                                    "apiVersion" => Some(GadgetListField::api_version),
+                                    "items" => Some(GadgetListField::items),
+                                    "kind" => Some(GadgetListField::kind),
+                                    "metadata" => Some(GadgetListField::metadata),
+                                    _ => None,
                                 }
                             }
                         }
@@ -1018,13 +1075,13 @@ pub mod com {
                                 let mut metadata = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(GadgetListField::api_version) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut api_version,
@@ -1032,13 +1089,19 @@ pub mod com {
                                             )
                                         }
 
-                                        1 => serde_struct::value(&mut map, &mut items, "items"),
-                                        2 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        3 => {
+                                        Some(GadgetListField::items) => {
+                                            serde_struct::value(&mut map, &mut items, "items")
+                                        }
+
+                                        Some(GadgetListField::kind) => {
+                                            serde_struct::value(&mut map, &mut kind, "kind")
+                                        }
+
+                                        Some(GadgetListField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
 
-                                        _ => {
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -1236,6 +1299,14 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct GizmoVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum GizmoField {
+                            api_version,
+                            kind,
+                            metadata,
+                            name,
+                        }
+
                         impl serde_struct::Fields for GizmoVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "apiVersion",
@@ -1243,14 +1314,15 @@ pub mod com {
                                 "metadata",
                                 "name",
                             ];
+                            type Field = GizmoField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<GizmoField> {
                                 match name {
-                                    "apiVersion" => 0,
-                                    "kind" => 1,
-                                    "metadata" => 2,
-                                    "name" => 3,
-                                    _ => 4,
+                                    "apiVersion" => Some(GizmoField::api_version),
+                                    "kind" => Some(GizmoField::kind),
+                                    "metadata" => Some(GizmoField::metadata),
+                                    "name" => Some(GizmoField::name),
+                                    _ => None,
                                 }
                             }
                         }
@@ -1275,13 +1347,13 @@ pub mod com {
                                 let mut name = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(GizmoField::api_version) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut api_version,
@@ -1289,13 +1361,19 @@ pub mod com {
                                             )
                                         }
 
-                                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        2 => {
+                                        Some(GizmoField::kind) => {
+                                            serde_struct::value(&mut map, &mut kind, "kind")
+                                        }
+
+                                        Some(GizmoField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
 
-                                        3 => serde_struct::value(&mut map, &mut name, "name"),
-                                        _ => {
+                                        Some(GizmoField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

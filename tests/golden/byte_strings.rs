@@ -77,6 +77,14 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct SecretishVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum SecretishField {
+                            checksum,
+                            data,
+                            chunks,
+                            string_data,
+                        }
+
                         impl serde_struct::Fields for SecretishVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "checksum",
@@ -84,14 +92,15 @@ pub mod io {
                                 "chunks",
                                 "stringData",
                             ];
+                            type Field = SecretishField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<SecretishField> {
                                 match name {
-                                    "checksum" => 0,
-                                    "data" => 1,
-                                    "chunks" => 2,
-                                    "stringData" => 3,
-                                    _ => 4,
+                                    "checksum" => Some(SecretishField::checksum),
+                                    "data" => Some(SecretishField::data),
+                                    "chunks" => Some(SecretishField::chunks),
+                                    "stringData" => Some(SecretishField::string_data),
+                                    _ => None,
                                 }
                             }
                         }
@@ -116,19 +125,25 @@ pub mod io {
                                 let mut string_data = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(SecretishField::checksum) => {
                                             serde_struct::value(&mut map, &mut checksum, "checksum")
                                         }
 
-                                        1 => serde_struct::value(&mut map, &mut data, "data"),
-                                        2 => serde_struct::value(&mut map, &mut chunks, "chunks"),
-                                        3 => {
+                                        Some(SecretishField::data) => {
+                                            serde_struct::value(&mut map, &mut data, "data")
+                                        }
+
+                                        Some(SecretishField::chunks) => {
+                                            serde_struct::value(&mut map, &mut chunks, "chunks")
+                                        }
+
+                                        Some(SecretishField::string_data) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut string_data,
@@ -136,7 +151,7 @@ pub mod io {
                                             )
                                         }
 
-                                        _ => {
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

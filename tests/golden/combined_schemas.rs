@@ -50,14 +50,21 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct BaseVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum BaseField {
+                            name,
+                            size,
+                        }
+
                         impl serde_struct::Fields for BaseVisitor {
                             const NAMES: &'static [&'static str] = &["name", "size"];
+                            type Field = BaseField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<BaseField> {
                                 match name {
-                                    "name" => 0,
-                                    "size" => 1,
-                                    _ => 2,
+                                    "name" => Some(BaseField::name),
+                                    "size" => Some(BaseField::size),
+                                    _ => None,
                                 }
                             }
                         }
@@ -80,15 +87,21 @@ pub mod io {
                                 let mut size = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                                        1 => serde_struct::value(&mut map, &mut size, "size"),
-                                        _ => {
+                                    match field {
+                                        Some(BaseField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        Some(BaseField::size) => {
+                                            serde_struct::value(&mut map, &mut size, "size")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -301,6 +314,20 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct HolderVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum HolderField {
+                            extended,
+                            either,
+                            exclusive,
+                            mixed,
+                            conflict,
+                            constrained,
+                            refined,
+                            scalar_or_list,
+                            weight_or_flag,
+                            ambiguous,
+                        }
+
                         impl serde_struct::Fields for HolderVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "extended",
@@ -314,20 +341,21 @@ pub mod io {
                                 "weightOrFlag",
                                 "ambiguous",
                             ];
+                            type Field = HolderField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<HolderField> {
                                 match name {
-                                    "extended" => 0,
-                                    "either" => 1,
-                                    "exclusive" => 2,
-                                    "mixed" => 3,
-                                    "conflict" => 4,
-                                    "constrained" => 5,
-                                    "refined" => 6,
-                                    "scalarOrList" => 7,
-                                    "weightOrFlag" => 8,
-                                    "ambiguous" => 9,
-                                    _ => 10,
+                                    "extended" => Some(HolderField::extended),
+                                    "either" => Some(HolderField::either),
+                                    "exclusive" => Some(HolderField::exclusive),
+                                    "mixed" => Some(HolderField::mixed),
+                                    "conflict" => Some(HolderField::conflict),
+                                    "constrained" => Some(HolderField::constrained),
+                                    "refined" => Some(HolderField::refined),
+                                    "scalarOrList" => Some(HolderField::scalar_or_list),
+                                    "weightOrFlag" => Some(HolderField::weight_or_flag),
+                                    "ambiguous" => Some(HolderField::ambiguous),
+                                    _ => None,
                                 }
                             }
                         }
@@ -358,27 +386,33 @@ pub mod io {
                                 let mut ambiguous = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(HolderField::extended) => {
                                             serde_struct::value(&mut map, &mut extended, "extended")
                                         }
 
-                                        1 => serde_struct::value(&mut map, &mut either, "either"),
-                                        2 => {
+                                        Some(HolderField::either) => {
+                                            serde_struct::value(&mut map, &mut either, "either")
+                                        }
+
+                                        Some(HolderField::exclusive) => {
                                             serde_struct::value(&mut map, &mut exclusive, "exclusive")
                                         }
 
-                                        3 => serde_struct::value(&mut map, &mut mixed, "mixed"),
-                                        4 => {
+                                        Some(HolderField::mixed) => {
+                                            serde_struct::value(&mut map, &mut mixed, "mixed")
+                                        }
+
+                                        Some(HolderField::conflict) => {
                                             serde_struct::value(&mut map, &mut conflict, "conflict")
                                         }
 
-                                        5 => {
+                                        Some(HolderField::constrained) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut constrained,
@@ -386,8 +420,11 @@ pub mod io {
                                             )
                                         }
 
-                                        6 => serde_struct::value(&mut map, &mut refined, "refined"),
-                                        7 => {
+                                        Some(HolderField::refined) => {
+                                            serde_struct::value(&mut map, &mut refined, "refined")
+                                        }
+
+                                        Some(HolderField::scalar_or_list) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut scalar_or_list,
@@ -395,7 +432,7 @@ pub mod io {
                                             )
                                         }
 
-                                        8 => {
+                                        Some(HolderField::weight_or_flag) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut weight_or_flag,
@@ -403,11 +440,11 @@ pub mod io {
                                             )
                                         }
 
-                                        9 => {
+                                        Some(HolderField::ambiguous) => {
                                             serde_struct::value(&mut map, &mut ambiguous, "ambiguous")
                                         }
 
-                                        _ => {
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -630,19 +667,27 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct HolderExtendedVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum HolderExtendedField {
+                            name,
+                            size,
+                            more,
+                        }
+
                         impl serde_struct::Fields for HolderExtendedVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "name",
                                 "size",
                                 "more",
                             ];
+                            type Field = HolderExtendedField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<HolderExtendedField> {
                                 match name {
-                                    "name" => 0,
-                                    "size" => 1,
-                                    "more" => 2,
-                                    _ => 3,
+                                    "name" => Some(HolderExtendedField::name),
+                                    "size" => Some(HolderExtendedField::size),
+                                    "more" => Some(HolderExtendedField::more),
+                                    _ => None,
                                 }
                             }
                         }
@@ -666,16 +711,25 @@ pub mod io {
                                 let mut more = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                                        1 => serde_struct::value(&mut map, &mut size, "size"),
-                                        2 => serde_struct::value(&mut map, &mut more, "more"),
-                                        _ => {
+                                    match field {
+                                        Some(HolderExtendedField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        Some(HolderExtendedField::size) => {
+                                            serde_struct::value(&mut map, &mut size, "size")
+                                        }
+
+                                        Some(HolderExtendedField::more) => {
+                                            serde_struct::value(&mut map, &mut more, "more")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -823,19 +877,27 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct HolderEitherVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum HolderEitherField {
+                            name,
+                            size,
+                            url,
+                        }
+
                         impl serde_struct::Fields for HolderEitherVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "name",
                                 "size",
                                 "url",
                             ];
+                            type Field = HolderEitherField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<HolderEitherField> {
                                 match name {
-                                    "name" => 0,
-                                    "size" => 1,
-                                    "url" => 2,
-                                    _ => 3,
+                                    "name" => Some(HolderEitherField::name),
+                                    "size" => Some(HolderEitherField::size),
+                                    "url" => Some(HolderEitherField::url),
+                                    _ => None,
                                 }
                             }
                         }
@@ -859,16 +921,25 @@ pub mod io {
                                 let mut url = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                                        1 => serde_struct::value(&mut map, &mut size, "size"),
-                                        2 => serde_struct::value(&mut map, &mut url, "url"),
-                                        _ => {
+                                    match field {
+                                        Some(HolderEitherField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        Some(HolderEitherField::size) => {
+                                            serde_struct::value(&mut map, &mut size, "size")
+                                        }
+
+                                        Some(HolderEitherField::url) => {
+                                            serde_struct::value(&mut map, &mut url, "url")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -989,14 +1060,21 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct HolderExclusiveVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum HolderExclusiveField {
+                            a,
+                            b,
+                        }
+
                         impl serde_struct::Fields for HolderExclusiveVisitor {
                             const NAMES: &'static [&'static str] = &["a", "b"];
+                            type Field = HolderExclusiveField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<HolderExclusiveField> {
                                 match name {
-                                    "a" => 0,
-                                    "b" => 1,
-                                    _ => 2,
+                                    "a" => Some(HolderExclusiveField::a),
+                                    "b" => Some(HolderExclusiveField::b),
+                                    _ => None,
                                 }
                             }
                         }
@@ -1019,15 +1097,21 @@ pub mod io {
                                 let mut b = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut a, "a"),
-                                        1 => serde_struct::value(&mut map, &mut b, "b"),
-                                        _ => {
+                                    match field {
+                                        Some(HolderExclusiveField::a) => {
+                                            serde_struct::value(&mut map, &mut a, "a")
+                                        }
+
+                                        Some(HolderExclusiveField::b) => {
+                                            serde_struct::value(&mut map, &mut b, "b")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -1198,13 +1282,19 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct HolderMixedObjectVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum HolderMixedObjectField {
+                            x,
+                        }
+
                         impl serde_struct::Fields for HolderMixedObjectVisitor {
                             const NAMES: &'static [&'static str] = &["x"];
+                            type Field = HolderMixedObjectField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<HolderMixedObjectField> {
                                 match name {
-                                    "x" => 0,
-                                    _ => 1,
+                                    "x" => Some(HolderMixedObjectField::x),
+                                    _ => None,
                                 }
                             }
                         }
@@ -1227,14 +1317,17 @@ pub mod io {
                                 let mut x = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut x, "x"),
-                                        _ => {
+                                    match field {
+                                        Some(HolderMixedObjectField::x) => {
+                                            serde_struct::value(&mut map, &mut x, "x")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -1334,13 +1427,19 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct HolderRefinedVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum HolderRefinedField {
+                            url,
+                        }
+
                         impl serde_struct::Fields for HolderRefinedVisitor {
                             const NAMES: &'static [&'static str] = &["url"];
+                            type Field = HolderRefinedField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<HolderRefinedField> {
                                 match name {
-                                    "url" => 0,
-                                    _ => 1,
+                                    "url" => Some(HolderRefinedField::url),
+                                    _ => None,
                                 }
                             }
                         }
@@ -1362,14 +1461,17 @@ pub mod io {
                                 let mut url = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut url, "url"),
-                                        _ => {
+                                    match field {
+                                        Some(HolderRefinedField::url) => {
+                                            serde_struct::value(&mut map, &mut url, "url")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -1624,19 +1726,27 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct MergedVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum MergedField {
+                            name,
+                            size,
+                            extra,
+                        }
+
                         impl serde_struct::Fields for MergedVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "name",
                                 "size",
                                 "extra",
                             ];
+                            type Field = MergedField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<MergedField> {
                                 match name {
-                                    "name" => 0,
-                                    "size" => 1,
-                                    "extra" => 2,
-                                    _ => 3,
+                                    "name" => Some(MergedField::name),
+                                    "size" => Some(MergedField::size),
+                                    "extra" => Some(MergedField::extra),
+                                    _ => None,
                                 }
                             }
                         }
@@ -1660,16 +1770,25 @@ pub mod io {
                                 let mut extra = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                                        1 => serde_struct::value(&mut map, &mut size, "size"),
-                                        2 => serde_struct::value(&mut map, &mut extra, "extra"),
-                                        _ => {
+                                    match field {
+                                        Some(MergedField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        Some(MergedField::size) => {
+                                            serde_struct::value(&mut map, &mut size, "size")
+                                        }
+
+                                        Some(MergedField::extra) => {
+                                            serde_struct::value(&mut map, &mut extra, "extra")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -1804,13 +1923,19 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct OtherVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum OtherField {
+                            url,
+                        }
+
                         impl serde_struct::Fields for OtherVisitor {
                             const NAMES: &'static [&'static str] = &["url"];
+                            type Field = OtherField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<OtherField> {
                                 match name {
-                                    "url" => 0,
-                                    _ => 1,
+                                    "url" => Some(OtherField::url),
+                                    _ => None,
                                 }
                             }
                         }
@@ -1832,14 +1957,17 @@ pub mod io {
                                 let mut url = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut url, "url"),
-                                        _ => {
+                                    match field {
+                                        Some(OtherField::url) => {
+                                            serde_struct::value(&mut map, &mut url, "url")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

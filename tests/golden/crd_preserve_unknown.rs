@@ -93,6 +93,14 @@ pub mod apimachinery {
                                 use ::kubeforge_runtime::serde_struct;
                                 struct ListMetaVisitor;
 
+                                #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                                enum ListMetaField {
+                                    continue_,
+                                    remaining_item_count,
+                                    resource_version,
+                                    self_link,
+                                }
+
                                 impl serde_struct::Fields for ListMetaVisitor {
                                     const NAMES: &'static [&'static str] = &[
                                         "continue",
@@ -100,14 +108,18 @@ pub mod apimachinery {
                                         "resourceVersion",
                                         "selfLink",
                                     ];
+                                    type Field = ListMetaField;
 
-                                    fn index(name: &str) -> usize {
+                                    fn field(name: &str) -> Option<ListMetaField> {
                                         match name {
-                                            "continue" => 0,
-                                            "remainingItemCount" => 1,
-                                            "resourceVersion" => 2,
-                                            "selfLink" => 3,
-                                            _ => 4,
+                                            "continue" => Some(ListMetaField::continue_),
+                                            "remainingItemCount" => {
+                                                Some(ListMetaField::remaining_item_count)
+                                            }
+
+                                            "resourceVersion" => Some(ListMetaField::resource_version),
+                                            "selfLink" => Some(ListMetaField::self_link),
+                                            _ => None,
                                         }
                                     }
                                 }
@@ -132,17 +144,17 @@ pub mod apimachinery {
                                         let mut self_link = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(index) = map
+                                        while let Some(field) = map
                                             .next_key_seed(
                                                 serde_struct::NamedKey::<Self>::new(&mut key),
                                             )?
                                         {
-                                            match index {
-                                                0 => {
+                                            match field {
+                                                Some(ListMetaField::continue_) => {
                                                     serde_struct::value(&mut map, &mut continue_, "continue")
                                                 }
 
-                                                1 => {
+                                                Some(ListMetaField::remaining_item_count) => {
                                                     serde_struct::value(
                                                         &mut map,
                                                         &mut remaining_item_count,
@@ -150,7 +162,7 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                2 => {
+                                                Some(ListMetaField::resource_version) => {
                                                     serde_struct::value(
                                                         &mut map,
                                                         &mut resource_version,
@@ -158,11 +170,11 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                3 => {
+                                                Some(ListMetaField::self_link) => {
                                                     serde_struct::value(&mut map, &mut self_link, "selfLink")
                                                 }
 
-                                                _ => {
+                                                None => {
                                                     serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                                 }
                                             }?;
@@ -367,6 +379,17 @@ pub mod apimachinery {
                                 use ::kubeforge_runtime::serde_struct;
                                 struct ManagedFieldsEntryVisitor;
 
+                                #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                                enum ManagedFieldsEntryField {
+                                    api_version,
+                                    fields_type,
+                                    fields_v1,
+                                    manager,
+                                    operation,
+                                    subresource,
+                                    time,
+                                }
+
                                 impl serde_struct::Fields for ManagedFieldsEntryVisitor {
                                     const NAMES: &'static [&'static str] = &[
                                         "apiVersion",
@@ -377,17 +400,18 @@ pub mod apimachinery {
                                         "subresource",
                                         "time",
                                     ];
+                                    type Field = ManagedFieldsEntryField;
 
-                                    fn index(name: &str) -> usize {
+                                    fn field(name: &str) -> Option<ManagedFieldsEntryField> {
                                         match name {
-                                            "apiVersion" => 0,
-                                            "fieldsType" => 1,
-                                            "fieldsV1" => 2,
-                                            "manager" => 3,
-                                            "operation" => 4,
-                                            "subresource" => 5,
-                                            "time" => 6,
-                                            _ => 7,
+                                            "apiVersion" => Some(ManagedFieldsEntryField::api_version),
+                                            "fieldsType" => Some(ManagedFieldsEntryField::fields_type),
+                                            "fieldsV1" => Some(ManagedFieldsEntryField::fields_v1),
+                                            "manager" => Some(ManagedFieldsEntryField::manager),
+                                            "operation" => Some(ManagedFieldsEntryField::operation),
+                                            "subresource" => Some(ManagedFieldsEntryField::subresource),
+                                            "time" => Some(ManagedFieldsEntryField::time),
+                                            _ => None,
                                         }
                                     }
                                 }
@@ -416,13 +440,13 @@ pub mod apimachinery {
                                         let mut time = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(index) = map
+                                        while let Some(field) = map
                                             .next_key_seed(
                                                 serde_struct::NamedKey::<Self>::new(&mut key),
                                             )?
                                         {
-                                            match index {
-                                                0 => {
+                                            match field {
+                                                Some(ManagedFieldsEntryField::api_version) => {
                                                     serde_struct::value(
                                                         &mut map,
                                                         &mut api_version,
@@ -430,7 +454,7 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                1 => {
+                                                Some(ManagedFieldsEntryField::fields_type) => {
                                                     serde_struct::value(
                                                         &mut map,
                                                         &mut fields_type,
@@ -438,16 +462,19 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                2 => {
+                                                Some(ManagedFieldsEntryField::fields_v1) => {
                                                     serde_struct::value(&mut map, &mut fields_v1, "fieldsV1")
                                                 }
 
-                                                3 => serde_struct::value(&mut map, &mut manager, "manager"),
-                                                4 => {
+                                                Some(ManagedFieldsEntryField::manager) => {
+                                                    serde_struct::value(&mut map, &mut manager, "manager")
+                                                }
+
+                                                Some(ManagedFieldsEntryField::operation) => {
                                                     serde_struct::value(&mut map, &mut operation, "operation")
                                                 }
 
-                                                5 => {
+                                                Some(ManagedFieldsEntryField::subresource) => {
                                                     serde_struct::value(
                                                         &mut map,
                                                         &mut subresource,
@@ -455,8 +482,11 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                6 => serde_struct::value(&mut map, &mut time, "time"),
-                                                _ => {
+                                                Some(ManagedFieldsEntryField::time) => {
+                                                    serde_struct::value(&mut map, &mut time, "time")
+                                                }
+
+                                                None => {
                                                     serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                                 }
                                             }?;
@@ -768,6 +798,25 @@ pub mod apimachinery {
                                 use ::kubeforge_runtime::serde_struct;
                                 struct ObjectMetaVisitor;
 
+                                #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                                enum ObjectMetaField {
+                                    annotations,
+                                    creation_timestamp,
+                                    deletion_grace_period_seconds,
+                                    deletion_timestamp,
+                                    finalizers,
+                                    generate_name,
+                                    generation,
+                                    labels,
+                                    managed_fields,
+                                    name,
+                                    namespace,
+                                    owner_references,
+                                    resource_version,
+                                    self_link,
+                                    uid,
+                                }
+
                                 impl serde_struct::Fields for ObjectMetaVisitor {
                                     const NAMES: &'static [&'static str] = &[
                                         "annotations",
@@ -786,25 +835,35 @@ pub mod apimachinery {
                                         "selfLink",
                                         "uid",
                                     ];
+                                    type Field = ObjectMetaField;
 
-                                    fn index(name: &str) -> usize {
+                                    fn field(name: &str) -> Option<ObjectMetaField> {
                                         match name {
-                                            "annotations" => 0,
-                                            "creationTimestamp" => 1,
-                                            "deletionGracePeriodSeconds" => 2,
-                                            "deletionTimestamp" => 3,
-                                            "finalizers" => 4,
-                                            "generateName" => 5,
-                                            "generation" => 6,
-                                            "labels" => 7,
-                                            "managedFields" => 8,
-                                            "name" => 9,
-                                            "namespace" => 10,
-                                            "ownerReferences" => 11,
-                                            "resourceVersion" => 12,
-                                            "selfLink" => 13,
-                                            "uid" => 14,
-                                            _ => 15,
+                                            "annotations" => Some(ObjectMetaField::annotations),
+                                            "creationTimestamp" => {
+                                                Some(ObjectMetaField::creation_timestamp)
+                                            }
+
+                                            "deletionGracePeriodSeconds" => {
+                                                Some(ObjectMetaField::deletion_grace_period_seconds)
+                                            }
+
+                                            "deletionTimestamp" => {
+                                                Some(ObjectMetaField::deletion_timestamp)
+                                            }
+
+                                            "finalizers" => Some(ObjectMetaField::finalizers),
+                                            "generateName" => Some(ObjectMetaField::generate_name),
+                                            "generation" => Some(ObjectMetaField::generation),
+                                            "labels" => Some(ObjectMetaField::labels),
+                                            "managedFields" => Some(ObjectMetaField::managed_fields),
+                                            "name" => Some(ObjectMetaField::name),
+                                            "namespace" => Some(ObjectMetaField::namespace),
+                                            "ownerReferences" => Some(ObjectMetaField::owner_references),
+                                            "resourceVersion" => Some(ObjectMetaField::resource_version),
+                                            "selfLink" => Some(ObjectMetaField::self_link),
+                                            "uid" => Some(ObjectMetaField::uid),
+                                            _ => None,
                                         }
                                     }
                                 }
@@ -840,13 +899,13 @@ pub mod apimachinery {
                                         let mut uid = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(index) = map
+                                        while let Some(field) = map
                                             .next_key_seed(
                                                 serde_struct::NamedKey::<Self>::new(&mut key),
                                             )?
                                         {
-                                            match index {
-                                                0 => {
+                                            match field {
+                                                Some(ObjectMetaField::annotations) => {
                                                     serde_struct::value(
                                                         &mut map,
                                                         &mut annotations,
@@ -854,7 +913,7 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                1 => {
+                                                Some(ObjectMetaField::creation_timestamp) => {
                                                     serde_struct::value(
                                                         &mut map,
                                                         &mut creation_timestamp,
@@ -862,7 +921,7 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                2 => {
+                                                Some(ObjectMetaField::deletion_grace_period_seconds) => {
                                                     serde_struct::value(
                                                         &mut map,
                                                         &mut deletion_grace_period_seconds,
@@ -870,7 +929,7 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                3 => {
+                                                Some(ObjectMetaField::deletion_timestamp) => {
                                                     serde_struct::value(
                                                         &mut map,
                                                         &mut deletion_timestamp,
@@ -878,11 +937,11 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                4 => {
+                                                Some(ObjectMetaField::finalizers) => {
                                                     serde_struct::value(&mut map, &mut finalizers, "finalizers")
                                                 }
 
-                                                5 => {
+                                                Some(ObjectMetaField::generate_name) => {
                                                     serde_struct::value(
                                                         &mut map,
                                                         &mut generate_name,
@@ -890,12 +949,15 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                6 => {
+                                                Some(ObjectMetaField::generation) => {
                                                     serde_struct::value(&mut map, &mut generation, "generation")
                                                 }
 
-                                                7 => serde_struct::value(&mut map, &mut labels, "labels"),
-                                                8 => {
+                                                Some(ObjectMetaField::labels) => {
+                                                    serde_struct::value(&mut map, &mut labels, "labels")
+                                                }
+
+                                                Some(ObjectMetaField::managed_fields) => {
                                                     serde_struct::value(
                                                         &mut map,
                                                         &mut managed_fields,
@@ -903,12 +965,15 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                9 => serde_struct::value(&mut map, &mut name, "name"),
-                                                10 => {
+                                                Some(ObjectMetaField::name) => {
+                                                    serde_struct::value(&mut map, &mut name, "name")
+                                                }
+
+                                                Some(ObjectMetaField::namespace) => {
                                                     serde_struct::value(&mut map, &mut namespace, "namespace")
                                                 }
 
-                                                11 => {
+                                                Some(ObjectMetaField::owner_references) => {
                                                     serde_struct::value(
                                                         &mut map,
                                                         &mut owner_references,
@@ -916,7 +981,7 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                12 => {
+                                                Some(ObjectMetaField::resource_version) => {
                                                     serde_struct::value(
                                                         &mut map,
                                                         &mut resource_version,
@@ -924,12 +989,15 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                13 => {
+                                                Some(ObjectMetaField::self_link) => {
                                                     serde_struct::value(&mut map, &mut self_link, "selfLink")
                                                 }
 
-                                                14 => serde_struct::value(&mut map, &mut uid, "uid"),
-                                                _ => {
+                                                Some(ObjectMetaField::uid) => {
+                                                    serde_struct::value(&mut map, &mut uid, "uid")
+                                                }
+
+                                                None => {
                                                     serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                                 }
                                             }?;
@@ -1324,6 +1392,16 @@ pub mod apimachinery {
                                 use ::kubeforge_runtime::serde_struct;
                                 struct OwnerReferenceVisitor;
 
+                                #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                                enum OwnerReferenceField {
+                                    api_version,
+                                    block_owner_deletion,
+                                    controller,
+                                    kind,
+                                    name,
+                                    uid,
+                                }
+
                                 impl serde_struct::Fields for OwnerReferenceVisitor {
                                     const NAMES: &'static [&'static str] = &[
                                         "apiVersion",
@@ -1333,16 +1411,20 @@ pub mod apimachinery {
                                         "name",
                                         "uid",
                                     ];
+                                    type Field = OwnerReferenceField;
 
-                                    fn index(name: &str) -> usize {
+                                    fn field(name: &str) -> Option<OwnerReferenceField> {
                                         match name {
-                                            "apiVersion" => 0,
-                                            "blockOwnerDeletion" => 1,
-                                            "controller" => 2,
-                                            "kind" => 3,
-                                            "name" => 4,
-                                            "uid" => 5,
-                                            _ => 6,
+                                            "apiVersion" => Some(OwnerReferenceField::api_version),
+                                            "blockOwnerDeletion" => {
+                                                Some(OwnerReferenceField::block_owner_deletion)
+                                            }
+
+                                            "controller" => Some(OwnerReferenceField::controller),
+                                            "kind" => Some(OwnerReferenceField::kind),
+                                            "name" => Some(OwnerReferenceField::name),
+                                            "uid" => Some(OwnerReferenceField::uid),
+                                            _ => None,
                                         }
                                     }
                                 }
@@ -1370,13 +1452,13 @@ pub mod apimachinery {
                                         let mut uid = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(index) = map
+                                        while let Some(field) = map
                                             .next_key_seed(
                                                 serde_struct::NamedKey::<Self>::new(&mut key),
                                             )?
                                         {
-                                            match index {
-                                                0 => {
+                                            match field {
+                                                Some(OwnerReferenceField::api_version) => {
                                                     serde_struct::value(
                                                         &mut map,
                                                         &mut api_version,
@@ -1384,7 +1466,7 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                1 => {
+                                                Some(OwnerReferenceField::block_owner_deletion) => {
                                                     serde_struct::value(
                                                         &mut map,
                                                         &mut block_owner_deletion,
@@ -1392,14 +1474,23 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                2 => {
+                                                Some(OwnerReferenceField::controller) => {
                                                     serde_struct::value(&mut map, &mut controller, "controller")
                                                 }
 
-                                                3 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                                4 => serde_struct::value(&mut map, &mut name, "name"),
-                                                5 => serde_struct::value(&mut map, &mut uid, "uid"),
-                                                _ => {
+                                                Some(OwnerReferenceField::kind) => {
+                                                    serde_struct::value(&mut map, &mut kind, "kind")
+                                                }
+
+                                                Some(OwnerReferenceField::name) => {
+                                                    serde_struct::value(&mut map, &mut name, "name")
+                                                }
+
+                                                Some(OwnerReferenceField::uid) => {
+                                                    serde_struct::value(&mut map, &mut uid, "uid")
+                                                }
+
+                                                None => {
                                                     serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                                 }
                                             }?;
@@ -1651,6 +1742,15 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct WorkflowVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum WorkflowField {
+                            spec,
+                            status,
+                            metadata,
+                            api_version,
+                            kind,
+                        }
+
                         impl serde_struct::Fields for WorkflowVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "spec",
@@ -1659,15 +1759,16 @@ pub mod io {
                                 "apiVersion",
                                 "kind",
                             ];
+                            type Field = WorkflowField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<WorkflowField> {
                                 match name {
-                                    "spec" => 0,
-                                    "status" => 1,
-                                    "metadata" => 2,
-                                    "apiVersion" => 3,
-                                    "kind" => 4,
-                                    _ => 5,
+                                    "spec" => Some(WorkflowField::spec),
+                                    "status" => Some(WorkflowField::status),
+                                    "metadata" => Some(WorkflowField::metadata),
+                                    "apiVersion" => Some(WorkflowField::api_version),
+                                    "kind" => Some(WorkflowField::kind),
+                                    _ => None,
                                 }
                             }
                         }
@@ -1693,19 +1794,25 @@ pub mod io {
                                 let mut kind = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut spec, "spec"),
-                                        1 => serde_struct::value(&mut map, &mut status, "status"),
-                                        2 => {
+                                    match field {
+                                        Some(WorkflowField::spec) => {
+                                            serde_struct::value(&mut map, &mut spec, "spec")
+                                        }
+
+                                        Some(WorkflowField::status) => {
+                                            serde_struct::value(&mut map, &mut status, "status")
+                                        }
+
+                                        Some(WorkflowField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
 
-                                        3 => {
+                                        Some(WorkflowField::api_version) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut api_version,
@@ -1713,8 +1820,11 @@ pub mod io {
                                             )
                                         }
 
-                                        4 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        _ => {
+                                        Some(WorkflowField::kind) => {
+                                            serde_struct::value(&mut map, &mut kind, "kind")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -2558,13 +2668,19 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct WorkflowSpecVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum WorkflowSpecField {
+                            entrypoint,
+                        }
+
                         impl serde_struct::Fields for WorkflowSpecVisitor {
                             const NAMES: &'static [&'static str] = &["entrypoint"];
+                            type Field = WorkflowSpecField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<WorkflowSpecField> {
                                 match name {
-                                    "entrypoint" => 0,
-                                    _ => 1,
+                                    "entrypoint" => Some(WorkflowSpecField::entrypoint),
+                                    _ => None,
                                 }
                             }
                         }
@@ -2586,17 +2702,17 @@ pub mod io {
                                 let mut entrypoint = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(WorkflowSpecField::entrypoint) => {
                                             serde_struct::value(&mut map, &mut entrypoint, "entrypoint")
                                         }
 
-                                        _ => {
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -2742,6 +2858,14 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct WorkflowListVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum WorkflowListField {
+                            api_version,
+                            items,
+                            kind,
+                            metadata,
+                        }
+
                         impl serde_struct::Fields for WorkflowListVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "apiVersion",
@@ -2749,14 +2873,15 @@ pub mod io {
                                 "kind",
                                 "metadata",
                             ];
+                            type Field = WorkflowListField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<WorkflowListField> {
                                 match name {
-                                    "apiVersion" => 0,
-                                    "items" => 1,
-                                    "kind" => 2,
-                                    "metadata" => 3,
-                                    _ => 4,
+                                    "apiVersion" => Some(WorkflowListField::api_version),
+                                    "items" => Some(WorkflowListField::items),
+                                    "kind" => Some(WorkflowListField::kind),
+                                    "metadata" => Some(WorkflowListField::metadata),
+                                    _ => None,
                                 }
                             }
                         }
@@ -2781,13 +2906,13 @@ pub mod io {
                                 let mut metadata = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(WorkflowListField::api_version) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut api_version,
@@ -2795,13 +2920,19 @@ pub mod io {
                                             )
                                         }
 
-                                        1 => serde_struct::value(&mut map, &mut items, "items"),
-                                        2 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        3 => {
+                                        Some(WorkflowListField::items) => {
+                                            serde_struct::value(&mut map, &mut items, "items")
+                                        }
+
+                                        Some(WorkflowListField::kind) => {
+                                            serde_struct::value(&mut map, &mut kind, "kind")
+                                        }
+
+                                        Some(WorkflowListField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
 
-                                        _ => {
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -3019,19 +3150,27 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct WorkflowVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum WorkflowField {
+                            metadata,
+                            api_version,
+                            kind,
+                        }
+
                         impl serde_struct::Fields for WorkflowVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "metadata",
                                 "apiVersion",
                                 "kind",
                             ];
+                            type Field = WorkflowField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<WorkflowField> {
                                 match name {
-                                    "metadata" => 0,
-                                    "apiVersion" => 1,
-                                    "kind" => 2,
-                                    _ => 3,
+                                    "metadata" => Some(WorkflowField::metadata),
+                                    "apiVersion" => Some(WorkflowField::api_version),
+                                    "kind" => Some(WorkflowField::kind),
+                                    _ => None,
                                 }
                             }
                         }
@@ -3055,17 +3194,17 @@ pub mod io {
                                 let mut kind = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(WorkflowField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
 
-                                        1 => {
+                                        Some(WorkflowField::api_version) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut api_version,
@@ -3073,8 +3212,11 @@ pub mod io {
                                             )
                                         }
 
-                                        2 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        _ => {
+                                        Some(WorkflowField::kind) => {
+                                            serde_struct::value(&mut map, &mut kind, "kind")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -3935,6 +4077,14 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct WorkflowListVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum WorkflowListField {
+                            api_version,
+                            items,
+                            kind,
+                            metadata,
+                        }
+
                         impl serde_struct::Fields for WorkflowListVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "apiVersion",
@@ -3942,14 +4092,15 @@ pub mod io {
                                 "kind",
                                 "metadata",
                             ];
+                            type Field = WorkflowListField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<WorkflowListField> {
                                 match name {
-                                    "apiVersion" => 0,
-                                    "items" => 1,
-                                    "kind" => 2,
-                                    "metadata" => 3,
-                                    _ => 4,
+                                    "apiVersion" => Some(WorkflowListField::api_version),
+                                    "items" => Some(WorkflowListField::items),
+                                    "kind" => Some(WorkflowListField::kind),
+                                    "metadata" => Some(WorkflowListField::metadata),
+                                    _ => None,
                                 }
                             }
                         }
@@ -3974,13 +4125,13 @@ pub mod io {
                                 let mut metadata = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(WorkflowListField::api_version) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut api_version,
@@ -3988,13 +4139,19 @@ pub mod io {
                                             )
                                         }
 
-                                        1 => serde_struct::value(&mut map, &mut items, "items"),
-                                        2 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        3 => {
+                                        Some(WorkflowListField::items) => {
+                                            serde_struct::value(&mut map, &mut items, "items")
+                                        }
+
+                                        Some(WorkflowListField::kind) => {
+                                            serde_struct::value(&mut map, &mut kind, "kind")
+                                        }
+
+                                        Some(WorkflowListField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
 
-                                        _ => {
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

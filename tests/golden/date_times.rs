@@ -86,19 +86,30 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct ConditionVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum ConditionField {
+                            last_transition_time,
+                            observed,
+                            created,
+                        }
+
                         impl serde_struct::Fields for ConditionVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "lastTransitionTime",
                                 "observed",
                                 "created",
                             ];
+                            type Field = ConditionField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<ConditionField> {
                                 match name {
-                                    "lastTransitionTime" => 0,
-                                    "observed" => 1,
-                                    "created" => 2,
-                                    _ => 3,
+                                    "lastTransitionTime" => {
+                                        Some(ConditionField::last_transition_time)
+                                    }
+
+                                    "observed" => Some(ConditionField::observed),
+                                    "created" => Some(ConditionField::created),
+                                    _ => None,
                                 }
                             }
                         }
@@ -122,13 +133,13 @@ pub mod io {
                                 let mut created = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(ConditionField::last_transition_time) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut last_transition_time,
@@ -136,12 +147,15 @@ pub mod io {
                                             )
                                         }
 
-                                        1 => {
+                                        Some(ConditionField::observed) => {
                                             serde_struct::value(&mut map, &mut observed, "observed")
                                         }
 
-                                        2 => serde_struct::value(&mut map, &mut created, "created"),
-                                        _ => {
+                                        Some(ConditionField::created) => {
+                                            serde_struct::value(&mut map, &mut created, "created")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

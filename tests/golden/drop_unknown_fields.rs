@@ -46,13 +46,19 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct PlainVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum PlainField {
+                            name,
+                        }
+
                         impl serde_struct::Fields for PlainVisitor {
                             const NAMES: &'static [&'static str] = &["name"];
+                            type Field = PlainField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<PlainField> {
                                 match name {
-                                    "name" => 0,
-                                    _ => 1,
+                                    "name" => Some(PlainField::name),
+                                    _ => None,
                                 }
                             }
                         }
@@ -72,12 +78,15 @@ pub mod io {
                                 mut map: A,
                             ) -> Result<Plain, A::Error> {
                                 let mut name = None;
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(serde_struct::Key::<Self>::new())?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                                        _ => serde_struct::skip(&mut map),
+                                    match field {
+                                        Some(PlainField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        None => serde_struct::skip(&mut map),
                                     }?;
                                 }
 
@@ -184,13 +193,19 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct ValuesVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum ValuesField {
+                            name,
+                        }
+
                         impl serde_struct::Fields for ValuesVisitor {
                             const NAMES: &'static [&'static str] = &["name"];
+                            type Field = ValuesField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<ValuesField> {
                                 match name {
-                                    "name" => 0,
-                                    _ => 1,
+                                    "name" => Some(ValuesField::name),
+                                    _ => None,
                                 }
                             }
                         }
@@ -212,14 +227,17 @@ pub mod io {
                                 let mut name = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                                        _ => {
+                                    match field {
+                                        Some(ValuesField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

@@ -148,6 +148,15 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct PolicyVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum PolicyField {
+                            restart_policy,
+                            odd,
+                            modes,
+                            level,
+                            count,
+                        }
+
                         impl serde_struct::Fields for PolicyVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "restartPolicy",
@@ -156,15 +165,16 @@ pub mod io {
                                 "level",
                                 "count",
                             ];
+                            type Field = PolicyField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<PolicyField> {
                                 match name {
-                                    "restartPolicy" => 0,
-                                    "odd" => 1,
-                                    "modes" => 2,
-                                    "level" => 3,
-                                    "count" => 4,
-                                    _ => 5,
+                                    "restartPolicy" => Some(PolicyField::restart_policy),
+                                    "odd" => Some(PolicyField::odd),
+                                    "modes" => Some(PolicyField::modes),
+                                    "level" => Some(PolicyField::level),
+                                    "count" => Some(PolicyField::count),
+                                    _ => None,
                                 }
                             }
                         }
@@ -190,13 +200,13 @@ pub mod io {
                                 let mut count = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(PolicyField::restart_policy) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut restart_policy,
@@ -204,11 +214,23 @@ pub mod io {
                                             )
                                         }
 
-                                        1 => serde_struct::value(&mut map, &mut odd, "odd"),
-                                        2 => serde_struct::value(&mut map, &mut modes, "modes"),
-                                        3 => serde_struct::value(&mut map, &mut level, "level"),
-                                        4 => serde_struct::value(&mut map, &mut count, "count"),
-                                        _ => {
+                                        Some(PolicyField::odd) => {
+                                            serde_struct::value(&mut map, &mut odd, "odd")
+                                        }
+
+                                        Some(PolicyField::modes) => {
+                                            serde_struct::value(&mut map, &mut modes, "modes")
+                                        }
+
+                                        Some(PolicyField::level) => {
+                                            serde_struct::value(&mut map, &mut level, "level")
+                                        }
+
+                                        Some(PolicyField::count) => {
+                                            serde_struct::value(&mut map, &mut count, "count")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

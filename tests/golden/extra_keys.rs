@@ -48,13 +48,19 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct AnnotatedVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum AnnotatedField {
+                            name,
+                        }
+
                         impl serde_struct::Fields for AnnotatedVisitor {
                             const NAMES: &'static [&'static str] = &["name"];
+                            type Field = AnnotatedField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<AnnotatedField> {
                                 match name {
-                                    "name" => 0,
-                                    _ => 1,
+                                    "name" => Some(AnnotatedField::name),
+                                    _ => None,
                                 }
                             }
                         }
@@ -76,14 +82,17 @@ pub mod io {
                                 let mut name = None;
                                 let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                                        _ => {
+                                    match field {
+                                        Some(AnnotatedField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(
                                                 &mut map,
                                                 &mut additional_properties,
@@ -218,17 +227,27 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct ClashVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum ClashField {
+                            additional_properties,
+                            unknown_fields,
+                        }
+
                         impl serde_struct::Fields for ClashVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "additional_properties",
                                 "unknownFields",
                             ];
+                            type Field = ClashField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<ClashField> {
                                 match name {
-                                    "additional_properties" => 0,
-                                    "unknownFields" => 1,
-                                    _ => 2,
+                                    "additional_properties" => {
+                                        Some(ClashField::additional_properties)
+                                    }
+
+                                    "unknownFields" => Some(ClashField::unknown_fields),
+                                    _ => None,
                                 }
                             }
                         }
@@ -251,13 +270,13 @@ pub mod io {
                                 let mut unknown_fields = None;
                                 let mut additional_properties_2 = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(ClashField::additional_properties) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut additional_properties,
@@ -265,7 +284,7 @@ pub mod io {
                                             )
                                         }
 
-                                        1 => {
+                                        Some(ClashField::unknown_fields) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut unknown_fields,
@@ -273,7 +292,7 @@ pub mod io {
                                             )
                                         }
 
-                                        _ => {
+                                        None => {
                                             serde_struct::extra(
                                                 &mut map,
                                                 &mut additional_properties_2,
@@ -402,13 +421,19 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct OpenVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum OpenField {
+                            name,
+                        }
+
                         impl serde_struct::Fields for OpenVisitor {
                             const NAMES: &'static [&'static str] = &["name"];
+                            type Field = OpenField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<OpenField> {
                                 match name {
-                                    "name" => 0,
-                                    _ => 1,
+                                    "name" => Some(OpenField::name),
+                                    _ => None,
                                 }
                             }
                         }
@@ -430,14 +455,17 @@ pub mod io {
                                 let mut name = None;
                                 let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                                        _ => {
+                                    match field {
+                                        Some(OpenField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(
                                                 &mut map,
                                                 &mut additional_properties,
@@ -554,13 +582,19 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct PatternedVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum PatternedField {
+                            name,
+                        }
+
                         impl serde_struct::Fields for PatternedVisitor {
                             const NAMES: &'static [&'static str] = &["name"];
+                            type Field = PatternedField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<PatternedField> {
                                 match name {
-                                    "name" => 0,
-                                    _ => 1,
+                                    "name" => Some(PatternedField::name),
+                                    _ => None,
                                 }
                             }
                         }
@@ -582,14 +616,17 @@ pub mod io {
                                 let mut name = None;
                                 let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                                        _ => {
+                                    match field {
+                                        Some(PatternedField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(
                                                 &mut map,
                                                 &mut additional_properties,
@@ -706,13 +743,19 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct PatternedLooseVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum PatternedLooseField {
+                            name,
+                        }
+
                         impl serde_struct::Fields for PatternedLooseVisitor {
                             const NAMES: &'static [&'static str] = &["name"];
+                            type Field = PatternedLooseField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<PatternedLooseField> {
                                 match name {
-                                    "name" => 0,
-                                    _ => 1,
+                                    "name" => Some(PatternedLooseField::name),
+                                    _ => None,
                                 }
                             }
                         }
@@ -734,14 +777,17 @@ pub mod io {
                                 let mut name = None;
                                 let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                                        _ => {
+                                    match field {
+                                        Some(PatternedLooseField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(
                                                 &mut map,
                                                 &mut additional_properties,
@@ -865,14 +911,21 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct ReleaseVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum ReleaseField {
+                            chart,
+                            values,
+                        }
+
                         impl serde_struct::Fields for ReleaseVisitor {
                             const NAMES: &'static [&'static str] = &["chart", "values"];
+                            type Field = ReleaseField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<ReleaseField> {
                                 match name {
-                                    "chart" => 0,
-                                    "values" => 1,
-                                    _ => 2,
+                                    "chart" => Some(ReleaseField::chart),
+                                    "values" => Some(ReleaseField::values),
+                                    _ => None,
                                 }
                             }
                         }
@@ -895,15 +948,21 @@ pub mod io {
                                 let mut values = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut chart, "chart"),
-                                        1 => serde_struct::value(&mut map, &mut values, "values"),
-                                        _ => {
+                                    match field {
+                                        Some(ReleaseField::chart) => {
+                                            serde_struct::value(&mut map, &mut chart, "chart")
+                                        }
+
+                                        Some(ReleaseField::values) => {
+                                            serde_struct::value(&mut map, &mut values, "values")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -1020,13 +1079,19 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct ReleaseValuesVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum ReleaseValuesField {
+                            replica_count,
+                        }
+
                         impl serde_struct::Fields for ReleaseValuesVisitor {
                             const NAMES: &'static [&'static str] = &["replicaCount"];
+                            type Field = ReleaseValuesField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<ReleaseValuesField> {
                                 match name {
-                                    "replicaCount" => 0,
-                                    _ => 1,
+                                    "replicaCount" => Some(ReleaseValuesField::replica_count),
+                                    _ => None,
                                 }
                             }
                         }
@@ -1048,13 +1113,13 @@ pub mod io {
                                 let mut replica_count = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(ReleaseValuesField::replica_count) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut replica_count,
@@ -1062,7 +1127,7 @@ pub mod io {
                                             )
                                         }
 
-                                        _ => {
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

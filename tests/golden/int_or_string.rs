@@ -92,6 +92,14 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct PortVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum PortField {
+                            target,
+                            max_surge,
+                            max_unavailable,
+                            either,
+                        }
+
                         impl serde_struct::Fields for PortVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "target",
@@ -99,14 +107,15 @@ pub mod io {
                                 "maxUnavailable",
                                 "either",
                             ];
+                            type Field = PortField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<PortField> {
                                 match name {
-                                    "target" => 0,
-                                    "maxSurge" => 1,
-                                    "maxUnavailable" => 2,
-                                    "either" => 3,
-                                    _ => 4,
+                                    "target" => Some(PortField::target),
+                                    "maxSurge" => Some(PortField::max_surge),
+                                    "maxUnavailable" => Some(PortField::max_unavailable),
+                                    "either" => Some(PortField::either),
+                                    _ => None,
                                 }
                             }
                         }
@@ -131,18 +140,21 @@ pub mod io {
                                 let mut either = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut target, "target"),
-                                        1 => {
+                                    match field {
+                                        Some(PortField::target) => {
+                                            serde_struct::value(&mut map, &mut target, "target")
+                                        }
+
+                                        Some(PortField::max_surge) => {
                                             serde_struct::value(&mut map, &mut max_surge, "maxSurge")
                                         }
 
-                                        2 => {
+                                        Some(PortField::max_unavailable) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut max_unavailable,
@@ -150,8 +162,11 @@ pub mod io {
                                             )
                                         }
 
-                                        3 => serde_struct::value(&mut map, &mut either, "either"),
-                                        _ => {
+                                        Some(PortField::either) => {
+                                            serde_struct::value(&mut map, &mut either, "either")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

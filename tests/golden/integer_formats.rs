@@ -85,6 +85,16 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct CountersVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum CountersField {
+                            bytes,
+                            small,
+                            count,
+                            total,
+                            plain,
+                            sizes,
+                        }
+
                         impl serde_struct::Fields for CountersVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "bytes",
@@ -94,16 +104,17 @@ pub mod io {
                                 "plain",
                                 "sizes",
                             ];
+                            type Field = CountersField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<CountersField> {
                                 match name {
-                                    "bytes" => 0,
-                                    "small" => 1,
-                                    "count" => 2,
-                                    "total" => 3,
-                                    "plain" => 4,
-                                    "sizes" => 5,
-                                    _ => 6,
+                                    "bytes" => Some(CountersField::bytes),
+                                    "small" => Some(CountersField::small),
+                                    "count" => Some(CountersField::count),
+                                    "total" => Some(CountersField::total),
+                                    "plain" => Some(CountersField::plain),
+                                    "sizes" => Some(CountersField::sizes),
+                                    _ => None,
                                 }
                             }
                         }
@@ -130,19 +141,37 @@ pub mod io {
                                 let mut sizes = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut bytes, "bytes"),
-                                        1 => serde_struct::value(&mut map, &mut small, "small"),
-                                        2 => serde_struct::value(&mut map, &mut count, "count"),
-                                        3 => serde_struct::value(&mut map, &mut total, "total"),
-                                        4 => serde_struct::value(&mut map, &mut plain, "plain"),
-                                        5 => serde_struct::value(&mut map, &mut sizes, "sizes"),
-                                        _ => {
+                                    match field {
+                                        Some(CountersField::bytes) => {
+                                            serde_struct::value(&mut map, &mut bytes, "bytes")
+                                        }
+
+                                        Some(CountersField::small) => {
+                                            serde_struct::value(&mut map, &mut small, "small")
+                                        }
+
+                                        Some(CountersField::count) => {
+                                            serde_struct::value(&mut map, &mut count, "count")
+                                        }
+
+                                        Some(CountersField::total) => {
+                                            serde_struct::value(&mut map, &mut total, "total")
+                                        }
+
+                                        Some(CountersField::plain) => {
+                                            serde_struct::value(&mut map, &mut plain, "plain")
+                                        }
+
+                                        Some(CountersField::sizes) => {
+                                            serde_struct::value(&mut map, &mut sizes, "sizes")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

@@ -54,13 +54,19 @@ pub mod io {
                             use ::kubeforge_runtime::serde_struct;
                             struct OptionVisitor;
 
+                            #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                            enum OptionField {
+                                value,
+                            }
+
                             impl serde_struct::Fields for OptionVisitor {
                                 const NAMES: &'static [&'static str] = &["value"];
+                                type Field = OptionField;
 
-                                fn index(name: &str) -> usize {
+                                fn field(name: &str) -> Option<OptionField> {
                                     match name {
-                                        "value" => 0,
-                                        _ => 1,
+                                        "value" => Some(OptionField::value),
+                                        _ => None,
                                     }
                                 }
                             }
@@ -82,14 +88,17 @@ pub mod io {
                                     let mut value = None;
                                     let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                     let mut key = String::new();
-                                    while let Some(index) = map
+                                    while let Some(field) = map
                                         .next_key_seed(
                                             serde_struct::NamedKey::<Self>::new(&mut key),
                                         )?
                                     {
-                                        match index {
-                                            0 => serde_struct::value(&mut map, &mut value, "value"),
-                                            _ => {
+                                        match field {
+                                            Some(OptionField::value) => {
+                                                serde_struct::value(&mut map, &mut value, "value")
+                                            }
+
+                                            None => {
                                                 serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                             }
                                         }?;
@@ -297,6 +306,24 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct KeywordsVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum KeywordsField {
+                            ref_,
+                            schema,
+                            _1st_place,
+                            async_,
+                            continue_,
+                            crate_,
+                            dash_separated_name,
+                            external_ips,
+                            foo_bar_2,
+                            foo_bar,
+                            ref_2,
+                            self_,
+                            type_,
+                            x_kubernetes_list_type,
+                        }
+
                         impl serde_struct::Fields for KeywordsVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "$ref",
@@ -314,24 +341,31 @@ pub mod io {
                                 "type",
                                 "x-kubernetes-list-type",
                             ];
+                            type Field = KeywordsField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<KeywordsField> {
                                 match name {
-                                    "$ref" => 0,
-                                    "$schema" => 1,
-                                    "1stPlace" => 2,
-                                    "async" => 3,
-                                    "continue" => 4,
-                                    "crate" => 5,
-                                    "dash-separated-name" => 6,
-                                    "externalIPs" => 7,
-                                    "fooBar" => 8,
-                                    "foo_bar" => 9,
-                                    "ref" => 10,
-                                    "self" => 11,
-                                    "type" => 12,
-                                    "x-kubernetes-list-type" => 13,
-                                    _ => 14,
+                                    "$ref" => Some(KeywordsField::ref_),
+                                    "$schema" => Some(KeywordsField::schema),
+                                    "1stPlace" => Some(KeywordsField::_1st_place),
+                                    "async" => Some(KeywordsField::async_),
+                                    "continue" => Some(KeywordsField::continue_),
+                                    "crate" => Some(KeywordsField::crate_),
+                                    "dash-separated-name" => {
+                                        Some(KeywordsField::dash_separated_name)
+                                    }
+
+                                    "externalIPs" => Some(KeywordsField::external_ips),
+                                    "fooBar" => Some(KeywordsField::foo_bar_2),
+                                    "foo_bar" => Some(KeywordsField::foo_bar),
+                                    "ref" => Some(KeywordsField::ref_2),
+                                    "self" => Some(KeywordsField::self_),
+                                    "type" => Some(KeywordsField::type_),
+                                    "x-kubernetes-list-type" => {
+                                        Some(KeywordsField::x_kubernetes_list_type)
+                                    }
+
+                                    _ => None,
                                 }
                             }
                         }
@@ -366,25 +400,37 @@ pub mod io {
                                 let mut x_kubernetes_list_type = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut ref_, "$ref"),
-                                        1 => serde_struct::value(&mut map, &mut schema, "$schema"),
-                                        2 => {
+                                    match field {
+                                        Some(KeywordsField::ref_) => {
+                                            serde_struct::value(&mut map, &mut ref_, "$ref")
+                                        }
+
+                                        Some(KeywordsField::schema) => {
+                                            serde_struct::value(&mut map, &mut schema, "$schema")
+                                        }
+
+                                        Some(KeywordsField::_1st_place) => {
                                             serde_struct::value(&mut map, &mut _1st_place, "1stPlace")
                                         }
 
-                                        3 => serde_struct::value(&mut map, &mut async_, "async"),
-                                        4 => {
+                                        Some(KeywordsField::async_) => {
+                                            serde_struct::value(&mut map, &mut async_, "async")
+                                        }
+
+                                        Some(KeywordsField::continue_) => {
                                             serde_struct::value(&mut map, &mut continue_, "continue")
                                         }
 
-                                        5 => serde_struct::value(&mut map, &mut crate_, "crate"),
-                                        6 => {
+                                        Some(KeywordsField::crate_) => {
+                                            serde_struct::value(&mut map, &mut crate_, "crate")
+                                        }
+
+                                        Some(KeywordsField::dash_separated_name) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut dash_separated_name,
@@ -392,7 +438,7 @@ pub mod io {
                                             )
                                         }
 
-                                        7 => {
+                                        Some(KeywordsField::external_ips) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut external_ips,
@@ -400,12 +446,27 @@ pub mod io {
                                             )
                                         }
 
-                                        8 => serde_struct::value(&mut map, &mut foo_bar_2, "fooBar"),
-                                        9 => serde_struct::value(&mut map, &mut foo_bar, "foo_bar"),
-                                        10 => serde_struct::value(&mut map, &mut ref_2, "ref"),
-                                        11 => serde_struct::value(&mut map, &mut self_, "self"),
-                                        12 => serde_struct::value(&mut map, &mut type_, "type"),
-                                        13 => {
+                                        Some(KeywordsField::foo_bar_2) => {
+                                            serde_struct::value(&mut map, &mut foo_bar_2, "fooBar")
+                                        }
+
+                                        Some(KeywordsField::foo_bar) => {
+                                            serde_struct::value(&mut map, &mut foo_bar, "foo_bar")
+                                        }
+
+                                        Some(KeywordsField::ref_2) => {
+                                            serde_struct::value(&mut map, &mut ref_2, "ref")
+                                        }
+
+                                        Some(KeywordsField::self_) => {
+                                            serde_struct::value(&mut map, &mut self_, "self")
+                                        }
+
+                                        Some(KeywordsField::type_) => {
+                                            serde_struct::value(&mut map, &mut type_, "type")
+                                        }
+
+                                        Some(KeywordsField::x_kubernetes_list_type) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut x_kubernetes_list_type,
@@ -413,7 +474,7 @@ pub mod io {
                                             )
                                         }
 
-                                        _ => {
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -662,13 +723,19 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct TypeVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum TypeField {
+                            self_,
+                        }
+
                         impl serde_struct::Fields for TypeVisitor {
                             const NAMES: &'static [&'static str] = &["Self"];
+                            type Field = TypeField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<TypeField> {
                                 match name {
-                                    "Self" => 0,
-                                    _ => 1,
+                                    "Self" => Some(TypeField::self_),
+                                    _ => None,
                                 }
                             }
                         }
@@ -690,14 +757,17 @@ pub mod io {
                                 let mut self_ = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut self_, "Self"),
-                                        _ => {
+                                    match field {
+                                        Some(TypeField::self_) => {
+                                            serde_struct::value(&mut map, &mut self_, "Self")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

@@ -132,6 +132,18 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct MapsVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum MapsField {
+                            labels,
+                            limits,
+                            groups,
+                            nested,
+                            anything,
+                            free,
+                            preserved,
+                            untyped,
+                        }
+
                         impl serde_struct::Fields for MapsVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "labels",
@@ -143,18 +155,19 @@ pub mod io {
                                 "preserved",
                                 "untyped",
                             ];
+                            type Field = MapsField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<MapsField> {
                                 match name {
-                                    "labels" => 0,
-                                    "limits" => 1,
-                                    "groups" => 2,
-                                    "nested" => 3,
-                                    "anything" => 4,
-                                    "free" => 5,
-                                    "preserved" => 6,
-                                    "untyped" => 7,
-                                    _ => 8,
+                                    "labels" => Some(MapsField::labels),
+                                    "limits" => Some(MapsField::limits),
+                                    "groups" => Some(MapsField::groups),
+                                    "nested" => Some(MapsField::nested),
+                                    "anything" => Some(MapsField::anything),
+                                    "free" => Some(MapsField::free),
+                                    "preserved" => Some(MapsField::preserved),
+                                    "untyped" => Some(MapsField::untyped),
+                                    _ => None,
                                 }
                             }
                         }
@@ -183,27 +196,45 @@ pub mod io {
                                 let mut untyped = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut labels, "labels"),
-                                        1 => serde_struct::value(&mut map, &mut limits, "limits"),
-                                        2 => serde_struct::value(&mut map, &mut groups, "groups"),
-                                        3 => serde_struct::value(&mut map, &mut nested, "nested"),
-                                        4 => {
+                                    match field {
+                                        Some(MapsField::labels) => {
+                                            serde_struct::value(&mut map, &mut labels, "labels")
+                                        }
+
+                                        Some(MapsField::limits) => {
+                                            serde_struct::value(&mut map, &mut limits, "limits")
+                                        }
+
+                                        Some(MapsField::groups) => {
+                                            serde_struct::value(&mut map, &mut groups, "groups")
+                                        }
+
+                                        Some(MapsField::nested) => {
+                                            serde_struct::value(&mut map, &mut nested, "nested")
+                                        }
+
+                                        Some(MapsField::anything) => {
                                             serde_struct::value(&mut map, &mut anything, "anything")
                                         }
 
-                                        5 => serde_struct::value(&mut map, &mut free, "free"),
-                                        6 => {
+                                        Some(MapsField::free) => {
+                                            serde_struct::value(&mut map, &mut free, "free")
+                                        }
+
+                                        Some(MapsField::preserved) => {
                                             serde_struct::value(&mut map, &mut preserved, "preserved")
                                         }
 
-                                        7 => serde_struct::value(&mut map, &mut untyped, "untyped"),
-                                        _ => {
+                                        Some(MapsField::untyped) => {
+                                            serde_struct::value(&mut map, &mut untyped, "untyped")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

@@ -78,6 +78,14 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct WidgetVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum WidgetField {
+                            spec,
+                            name_3,
+                            name,
+                            name_2,
+                        }
+
                         impl serde_struct::Fields for WidgetVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "spec",
@@ -85,14 +93,15 @@ pub mod io {
                                 "name",
                                 "NAME",
                             ];
+                            type Field = WidgetField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<WidgetField> {
                                 match name {
-                                    "spec" => 0,
-                                    "Name" => 1,
-                                    "name" => 2,
-                                    "NAME" => 3,
-                                    _ => 4,
+                                    "spec" => Some(WidgetField::spec),
+                                    "Name" => Some(WidgetField::name_3),
+                                    "name" => Some(WidgetField::name),
+                                    "NAME" => Some(WidgetField::name_2),
+                                    _ => None,
                                 }
                             }
                         }
@@ -117,17 +126,29 @@ pub mod io {
                                 let mut name_2 = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut spec, "spec"),
-                                        1 => serde_struct::value(&mut map, &mut name_3, "Name"),
-                                        2 => serde_struct::value(&mut map, &mut name, "name"),
-                                        3 => serde_struct::value(&mut map, &mut name_2, "NAME"),
-                                        _ => {
+                                    match field {
+                                        Some(WidgetField::spec) => {
+                                            serde_struct::value(&mut map, &mut spec, "spec")
+                                        }
+
+                                        Some(WidgetField::name_3) => {
+                                            serde_struct::value(&mut map, &mut name_3, "Name")
+                                        }
+
+                                        Some(WidgetField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        Some(WidgetField::name_2) => {
+                                            serde_struct::value(&mut map, &mut name_2, "NAME")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -260,13 +281,19 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct WidgetSpec2Visitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum WidgetSpec2Field {
+                            size,
+                        }
+
                         impl serde_struct::Fields for WidgetSpec2Visitor {
                             const NAMES: &'static [&'static str] = &["size"];
+                            type Field = WidgetSpec2Field;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<WidgetSpec2Field> {
                                 match name {
-                                    "size" => 0,
-                                    _ => 1,
+                                    "size" => Some(WidgetSpec2Field::size),
+                                    _ => None,
                                 }
                             }
                         }
@@ -288,14 +315,17 @@ pub mod io {
                                 let mut size = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut size, "size"),
-                                        _ => {
+                                    match field {
+                                        Some(WidgetSpec2Field::size) => {
+                                            serde_struct::value(&mut map, &mut size, "size")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -409,13 +439,19 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct Widget2Visitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum Widget2Field {
+                            other,
+                        }
+
                         impl serde_struct::Fields for Widget2Visitor {
                             const NAMES: &'static [&'static str] = &["other"];
+                            type Field = Widget2Field;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<Widget2Field> {
                                 match name {
-                                    "other" => 0,
-                                    _ => 1,
+                                    "other" => Some(Widget2Field::other),
+                                    _ => None,
                                 }
                             }
                         }
@@ -437,14 +473,17 @@ pub mod io {
                                 let mut other = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut other, "other"),
-                                        _ => {
+                                    match field {
+                                        Some(Widget2Field::other) => {
+                                            serde_struct::value(&mut map, &mut other, "other")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -559,13 +598,19 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct WidgetSpecVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum WidgetSpecField {
+                            replicas,
+                        }
+
                         impl serde_struct::Fields for WidgetSpecVisitor {
                             const NAMES: &'static [&'static str] = &["replicas"];
+                            type Field = WidgetSpecField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<WidgetSpecField> {
                                 match name {
-                                    "replicas" => 0,
-                                    _ => 1,
+                                    "replicas" => Some(WidgetSpecField::replicas),
+                                    _ => None,
                                 }
                             }
                         }
@@ -587,17 +632,17 @@ pub mod io {
                                 let mut replicas = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(WidgetSpecField::replicas) => {
                                             serde_struct::value(&mut map, &mut replicas, "replicas")
                                         }
 
-                                        _ => {
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -712,13 +757,19 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct WidgetVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum WidgetField {
+                            v1,
+                        }
+
                         impl serde_struct::Fields for WidgetVisitor {
                             const NAMES: &'static [&'static str] = &["v1"];
+                            type Field = WidgetField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<WidgetField> {
                                 match name {
-                                    "v1" => 0,
-                                    _ => 1,
+                                    "v1" => Some(WidgetField::v1),
+                                    _ => None,
                                 }
                             }
                         }
@@ -740,14 +791,17 @@ pub mod io {
                                 let mut v1 = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut v1, "v1"),
-                                        _ => {
+                                    match field {
+                                        Some(WidgetField::v1) => {
+                                            serde_struct::value(&mut map, &mut v1, "v1")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

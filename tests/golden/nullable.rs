@@ -54,14 +54,21 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct ChildVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum ChildField {
+                            a,
+                            next,
+                        }
+
                         impl serde_struct::Fields for ChildVisitor {
                             const NAMES: &'static [&'static str] = &["a", "next"];
+                            type Field = ChildField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<ChildField> {
                                 match name {
-                                    "a" => 0,
-                                    "next" => 1,
-                                    _ => 2,
+                                    "a" => Some(ChildField::a),
+                                    "next" => Some(ChildField::next),
+                                    _ => None,
                                 }
                             }
                         }
@@ -84,15 +91,21 @@ pub mod io {
                                 let mut next = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut a, "a"),
-                                        1 => serde_struct::value(&mut map, &mut next, "next"),
-                                        _ => {
+                                    match field {
+                                        Some(ChildField::a) => {
+                                            serde_struct::value(&mut map, &mut a, "a")
+                                        }
+
+                                        Some(ChildField::next) => {
+                                            serde_struct::value(&mut map, &mut next, "next")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -280,6 +293,20 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct NullablesVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum NullablesField {
+                            name,
+                            child,
+                            note,
+                            count,
+                            parent,
+                            mode,
+                            tags,
+                            labels,
+                            scores,
+                            plain,
+                        }
+
                         impl serde_struct::Fields for NullablesVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "name",
@@ -293,20 +320,21 @@ pub mod io {
                                 "scores",
                                 "plain",
                             ];
+                            type Field = NullablesField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<NullablesField> {
                                 match name {
-                                    "name" => 0,
-                                    "child" => 1,
-                                    "note" => 2,
-                                    "count" => 3,
-                                    "parent" => 4,
-                                    "mode" => 5,
-                                    "tags" => 6,
-                                    "labels" => 7,
-                                    "scores" => 8,
-                                    "plain" => 9,
-                                    _ => 10,
+                                    "name" => Some(NullablesField::name),
+                                    "child" => Some(NullablesField::child),
+                                    "note" => Some(NullablesField::note),
+                                    "count" => Some(NullablesField::count),
+                                    "parent" => Some(NullablesField::parent),
+                                    "mode" => Some(NullablesField::mode),
+                                    "tags" => Some(NullablesField::tags),
+                                    "labels" => Some(NullablesField::labels),
+                                    "scores" => Some(NullablesField::scores),
+                                    "plain" => Some(NullablesField::plain),
+                                    _ => None,
                                 }
                             }
                         }
@@ -337,23 +365,53 @@ pub mod io {
                                 let mut plain = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                                        1 => serde_struct::value(&mut map, &mut child, "child"),
-                                        2 => serde_struct::value(&mut map, &mut note, "note"),
-                                        3 => serde_struct::value(&mut map, &mut count, "count"),
-                                        4 => serde_struct::value(&mut map, &mut parent, "parent"),
-                                        5 => serde_struct::value(&mut map, &mut mode, "mode"),
-                                        6 => serde_struct::value(&mut map, &mut tags, "tags"),
-                                        7 => serde_struct::value(&mut map, &mut labels, "labels"),
-                                        8 => serde_struct::value(&mut map, &mut scores, "scores"),
-                                        9 => serde_struct::value(&mut map, &mut plain, "plain"),
-                                        _ => {
+                                    match field {
+                                        Some(NullablesField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        Some(NullablesField::child) => {
+                                            serde_struct::value(&mut map, &mut child, "child")
+                                        }
+
+                                        Some(NullablesField::note) => {
+                                            serde_struct::value(&mut map, &mut note, "note")
+                                        }
+
+                                        Some(NullablesField::count) => {
+                                            serde_struct::value(&mut map, &mut count, "count")
+                                        }
+
+                                        Some(NullablesField::parent) => {
+                                            serde_struct::value(&mut map, &mut parent, "parent")
+                                        }
+
+                                        Some(NullablesField::mode) => {
+                                            serde_struct::value(&mut map, &mut mode, "mode")
+                                        }
+
+                                        Some(NullablesField::tags) => {
+                                            serde_struct::value(&mut map, &mut tags, "tags")
+                                        }
+
+                                        Some(NullablesField::labels) => {
+                                            serde_struct::value(&mut map, &mut labels, "labels")
+                                        }
+
+                                        Some(NullablesField::scores) => {
+                                            serde_struct::value(&mut map, &mut scores, "scores")
+                                        }
+
+                                        Some(NullablesField::plain) => {
+                                            serde_struct::value(&mut map, &mut plain, "plain")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

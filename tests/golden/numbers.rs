@@ -72,6 +72,14 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct WeightsVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum WeightsField {
+                            factor,
+                            ratio,
+                            samples,
+                            limits,
+                        }
+
                         impl serde_struct::Fields for WeightsVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "factor",
@@ -79,14 +87,15 @@ pub mod io {
                                 "samples",
                                 "limits",
                             ];
+                            type Field = WeightsField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<WeightsField> {
                                 match name {
-                                    "factor" => 0,
-                                    "ratio" => 1,
-                                    "samples" => 2,
-                                    "limits" => 3,
-                                    _ => 4,
+                                    "factor" => Some(WeightsField::factor),
+                                    "ratio" => Some(WeightsField::ratio),
+                                    "samples" => Some(WeightsField::samples),
+                                    "limits" => Some(WeightsField::limits),
+                                    _ => None,
                                 }
                             }
                         }
@@ -111,17 +120,29 @@ pub mod io {
                                 let mut limits = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut factor, "factor"),
-                                        1 => serde_struct::value(&mut map, &mut ratio, "ratio"),
-                                        2 => serde_struct::value(&mut map, &mut samples, "samples"),
-                                        3 => serde_struct::value(&mut map, &mut limits, "limits"),
-                                        _ => {
+                                    match field {
+                                        Some(WeightsField::factor) => {
+                                            serde_struct::value(&mut map, &mut factor, "factor")
+                                        }
+
+                                        Some(WeightsField::ratio) => {
+                                            serde_struct::value(&mut map, &mut ratio, "ratio")
+                                        }
+
+                                        Some(WeightsField::samples) => {
+                                            serde_struct::value(&mut map, &mut samples, "samples")
+                                        }
+
+                                        Some(WeightsField::limits) => {
+                                            serde_struct::value(&mut map, &mut limits, "limits")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

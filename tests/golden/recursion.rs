@@ -46,13 +46,19 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct EvenVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum EvenField {
+                            odd,
+                        }
+
                         impl serde_struct::Fields for EvenVisitor {
                             const NAMES: &'static [&'static str] = &["odd"];
+                            type Field = EvenField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<EvenField> {
                                 match name {
-                                    "odd" => 0,
-                                    _ => 1,
+                                    "odd" => Some(EvenField::odd),
+                                    _ => None,
                                 }
                             }
                         }
@@ -74,14 +80,17 @@ pub mod io {
                                 let mut odd = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut odd, "odd"),
-                                        _ => {
+                                    match field {
+                                        Some(EvenField::odd) => {
+                                            serde_struct::value(&mut map, &mut odd, "odd")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -203,13 +212,19 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct LeafVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum LeafField {
+                            name,
+                        }
+
                         impl serde_struct::Fields for LeafVisitor {
                             const NAMES: &'static [&'static str] = &["name"];
+                            type Field = LeafField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<LeafField> {
                                 match name {
-                                    "name" => 0,
-                                    _ => 1,
+                                    "name" => Some(LeafField::name),
+                                    _ => None,
                                 }
                             }
                         }
@@ -231,14 +246,17 @@ pub mod io {
                                 let mut name = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                                        _ => {
+                                    match field {
+                                        Some(LeafField::name) => {
+                                            serde_struct::value(&mut map, &mut name, "name")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -382,6 +400,14 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct NodeVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum NodeField {
+                            children,
+                            next,
+                            by_name,
+                            value,
+                        }
+
                         impl serde_struct::Fields for NodeVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "children",
@@ -389,14 +415,15 @@ pub mod io {
                                 "byName",
                                 "value",
                             ];
+                            type Field = NodeField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<NodeField> {
                                 match name {
-                                    "children" => 0,
-                                    "next" => 1,
-                                    "byName" => 2,
-                                    "value" => 3,
-                                    _ => 4,
+                                    "children" => Some(NodeField::children),
+                                    "next" => Some(NodeField::next),
+                                    "byName" => Some(NodeField::by_name),
+                                    "value" => Some(NodeField::value),
+                                    _ => None,
                                 }
                             }
                         }
@@ -421,20 +448,29 @@ pub mod io {
                                 let mut value = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(NodeField::children) => {
                                             serde_struct::value(&mut map, &mut children, "children")
                                         }
 
-                                        1 => serde_struct::value(&mut map, &mut next, "next"),
-                                        2 => serde_struct::value(&mut map, &mut by_name, "byName"),
-                                        3 => serde_struct::value(&mut map, &mut value, "value"),
-                                        _ => {
+                                        Some(NodeField::next) => {
+                                            serde_struct::value(&mut map, &mut next, "next")
+                                        }
+
+                                        Some(NodeField::by_name) => {
+                                            serde_struct::value(&mut map, &mut by_name, "byName")
+                                        }
+
+                                        Some(NodeField::value) => {
+                                            serde_struct::value(&mut map, &mut value, "value")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -630,14 +666,21 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct OddVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum OddField {
+                            even,
+                            leaf,
+                        }
+
                         impl serde_struct::Fields for OddVisitor {
                             const NAMES: &'static [&'static str] = &["even", "leaf"];
+                            type Field = OddField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<OddField> {
                                 match name {
-                                    "even" => 0,
-                                    "leaf" => 1,
-                                    _ => 2,
+                                    "even" => Some(OddField::even),
+                                    "leaf" => Some(OddField::leaf),
+                                    _ => None,
                                 }
                             }
                         }
@@ -660,15 +703,21 @@ pub mod io {
                                 let mut leaf = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut even, "even"),
-                                        1 => serde_struct::value(&mut map, &mut leaf, "leaf"),
-                                        _ => {
+                                    match field {
+                                        Some(OddField::even) => {
+                                            serde_struct::value(&mut map, &mut even, "even")
+                                        }
+
+                                        Some(OddField::leaf) => {
+                                            serde_struct::value(&mut map, &mut leaf, "leaf")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -818,19 +867,27 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct PropsVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum PropsField {
+                            not,
+                            items,
+                            properties,
+                        }
+
                         impl serde_struct::Fields for PropsVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "not",
                                 "items",
                                 "properties",
                             ];
+                            type Field = PropsField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<PropsField> {
                                 match name {
-                                    "not" => 0,
-                                    "items" => 1,
-                                    "properties" => 2,
-                                    _ => 3,
+                                    "not" => Some(PropsField::not),
+                                    "items" => Some(PropsField::items),
+                                    "properties" => Some(PropsField::properties),
+                                    _ => None,
                                 }
                             }
                         }
@@ -854,19 +911,25 @@ pub mod io {
                                 let mut properties = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut not, "not"),
-                                        1 => serde_struct::value(&mut map, &mut items, "items"),
-                                        2 => {
+                                    match field {
+                                        Some(PropsField::not) => {
+                                            serde_struct::value(&mut map, &mut not, "not")
+                                        }
+
+                                        Some(PropsField::items) => {
+                                            serde_struct::value(&mut map, &mut items, "items")
+                                        }
+
+                                        Some(PropsField::properties) => {
                                             serde_struct::value(&mut map, &mut properties, "properties")
                                         }
 
-                                        _ => {
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

@@ -63,17 +63,24 @@ pub mod apimachinery {
                                 use ::kubeforge_runtime::serde_struct;
                                 struct ListMetaVisitor;
 
+                                #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                                enum ListMetaField {
+                                    continue_,
+                                    resource_version,
+                                }
+
                                 impl serde_struct::Fields for ListMetaVisitor {
                                     const NAMES: &'static [&'static str] = &[
                                         "continue",
                                         "resourceVersion",
                                     ];
+                                    type Field = ListMetaField;
 
-                                    fn index(name: &str) -> usize {
+                                    fn field(name: &str) -> Option<ListMetaField> {
                                         match name {
-                                            "continue" => 0,
-                                            "resourceVersion" => 1,
-                                            _ => 2,
+                                            "continue" => Some(ListMetaField::continue_),
+                                            "resourceVersion" => Some(ListMetaField::resource_version),
+                                            _ => None,
                                         }
                                     }
                                 }
@@ -96,17 +103,17 @@ pub mod apimachinery {
                                         let mut resource_version = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(index) = map
+                                        while let Some(field) = map
                                             .next_key_seed(
                                                 serde_struct::NamedKey::<Self>::new(&mut key),
                                             )?
                                         {
-                                            match index {
-                                                0 => {
+                                            match field {
+                                                Some(ListMetaField::continue_) => {
                                                     serde_struct::value(&mut map, &mut continue_, "continue")
                                                 }
 
-                                                1 => {
+                                                Some(ListMetaField::resource_version) => {
                                                     serde_struct::value(
                                                         &mut map,
                                                         &mut resource_version,
@@ -114,7 +121,7 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                _ => {
+                                                None => {
                                                     serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                                 }
                                             }?;
@@ -248,17 +255,24 @@ pub mod apimachinery {
                                 use ::kubeforge_runtime::serde_struct;
                                 struct ObjectMetaVisitor;
 
+                                #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                                enum ObjectMetaField {
+                                    name,
+                                    namespace,
+                                }
+
                                 impl serde_struct::Fields for ObjectMetaVisitor {
                                     const NAMES: &'static [&'static str] = &[
                                         "name",
                                         "namespace",
                                     ];
+                                    type Field = ObjectMetaField;
 
-                                    fn index(name: &str) -> usize {
+                                    fn field(name: &str) -> Option<ObjectMetaField> {
                                         match name {
-                                            "name" => 0,
-                                            "namespace" => 1,
-                                            _ => 2,
+                                            "name" => Some(ObjectMetaField::name),
+                                            "namespace" => Some(ObjectMetaField::namespace),
+                                            _ => None,
                                         }
                                     }
                                 }
@@ -281,18 +295,21 @@ pub mod apimachinery {
                                         let mut namespace = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(index) = map
+                                        while let Some(field) = map
                                             .next_key_seed(
                                                 serde_struct::NamedKey::<Self>::new(&mut key),
                                             )?
                                         {
-                                            match index {
-                                                0 => serde_struct::value(&mut map, &mut name, "name"),
-                                                1 => {
+                                            match field {
+                                                Some(ObjectMetaField::name) => {
+                                                    serde_struct::value(&mut map, &mut name, "name")
+                                                }
+
+                                                Some(ObjectMetaField::namespace) => {
                                                     serde_struct::value(&mut map, &mut namespace, "namespace")
                                                 }
 
-                                                _ => {
+                                                None => {
                                                     serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                                 }
                                             }?;
@@ -444,6 +461,14 @@ pub mod apimachinery {
                                 use ::kubeforge_runtime::serde_struct;
                                 struct StatusVisitor;
 
+                                #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                                enum StatusField {
+                                    api_version,
+                                    kind,
+                                    message,
+                                    code,
+                                }
+
                                 impl serde_struct::Fields for StatusVisitor {
                                     const NAMES: &'static [&'static str] = &[
                                         "apiVersion",
@@ -451,14 +476,15 @@ pub mod apimachinery {
                                         "message",
                                         "code",
                                     ];
+                                    type Field = StatusField;
 
-                                    fn index(name: &str) -> usize {
+                                    fn field(name: &str) -> Option<StatusField> {
                                         match name {
-                                            "apiVersion" => 0,
-                                            "kind" => 1,
-                                            "message" => 2,
-                                            "code" => 3,
-                                            _ => 4,
+                                            "apiVersion" => Some(StatusField::api_version),
+                                            "kind" => Some(StatusField::kind),
+                                            "message" => Some(StatusField::message),
+                                            "code" => Some(StatusField::code),
+                                            _ => None,
                                         }
                                     }
                                 }
@@ -483,13 +509,13 @@ pub mod apimachinery {
                                         let mut code = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(index) = map
+                                        while let Some(field) = map
                                             .next_key_seed(
                                                 serde_struct::NamedKey::<Self>::new(&mut key),
                                             )?
                                         {
-                                            match index {
-                                                0 => {
+                                            match field {
+                                                Some(StatusField::api_version) => {
                                                     serde_struct::value(
                                                         &mut map,
                                                         &mut api_version,
@@ -497,10 +523,19 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                1 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                                2 => serde_struct::value(&mut map, &mut message, "message"),
-                                                3 => serde_struct::value(&mut map, &mut code, "code"),
-                                                _ => {
+                                                Some(StatusField::kind) => {
+                                                    serde_struct::value(&mut map, &mut kind, "kind")
+                                                }
+
+                                                Some(StatusField::message) => {
+                                                    serde_struct::value(&mut map, &mut message, "message")
+                                                }
+
+                                                Some(StatusField::code) => {
+                                                    serde_struct::value(&mut map, &mut code, "code")
+                                                }
+
+                                                None => {
                                                     serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                                 }
                                             }?;
@@ -696,6 +731,14 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct GadgetVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum GadgetField {
+                            api_version,
+                            kind,
+                            metadata,
+                            spec,
+                        }
+
                         impl serde_struct::Fields for GadgetVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "apiVersion",
@@ -703,14 +746,15 @@ pub mod com {
                                 "metadata",
                                 "spec",
                             ];
+                            type Field = GadgetField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<GadgetField> {
                                 match name {
-                                    "apiVersion" => 0,
-                                    "kind" => 1,
-                                    "metadata" => 2,
-                                    "spec" => 3,
-                                    _ => 4,
+                                    "apiVersion" => Some(GadgetField::api_version),
+                                    "kind" => Some(GadgetField::kind),
+                                    "metadata" => Some(GadgetField::metadata),
+                                    "spec" => Some(GadgetField::spec),
+                                    _ => None,
                                 }
                             }
                         }
@@ -735,13 +779,13 @@ pub mod com {
                                 let mut spec = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(GadgetField::api_version) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut api_version,
@@ -749,13 +793,19 @@ pub mod com {
                                             )
                                         }
 
-                                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        2 => {
+                                        Some(GadgetField::kind) => {
+                                            serde_struct::value(&mut map, &mut kind, "kind")
+                                        }
+
+                                        Some(GadgetField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
 
-                                        3 => serde_struct::value(&mut map, &mut spec, "spec"),
-                                        _ => {
+                                        Some(GadgetField::spec) => {
+                                            serde_struct::value(&mut map, &mut spec, "spec")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -1088,14 +1138,21 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct GadgetSpecVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum GadgetSpecField {
+                            size,
+                            color,
+                        }
+
                         impl serde_struct::Fields for GadgetSpecVisitor {
                             const NAMES: &'static [&'static str] = &["size", "color"];
+                            type Field = GadgetSpecField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<GadgetSpecField> {
                                 match name {
-                                    "size" => 0,
-                                    "color" => 1,
-                                    _ => 2,
+                                    "size" => Some(GadgetSpecField::size),
+                                    "color" => Some(GadgetSpecField::color),
+                                    _ => None,
                                 }
                             }
                         }
@@ -1118,15 +1175,21 @@ pub mod com {
                                 let mut color = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut size, "size"),
-                                        1 => serde_struct::value(&mut map, &mut color, "color"),
-                                        _ => {
+                                    match field {
+                                        Some(GadgetSpecField::size) => {
+                                            serde_struct::value(&mut map, &mut size, "size")
+                                        }
+
+                                        Some(GadgetSpecField::color) => {
+                                            serde_struct::value(&mut map, &mut color, "color")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -1281,6 +1344,14 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct GadgetListVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum GadgetListField {
+                            api_version,
+                            items,
+                            kind,
+                            metadata,
+                        }
+
                         impl serde_struct::Fields for GadgetListVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "apiVersion",
@@ -1288,14 +1359,15 @@ pub mod com {
                                 "kind",
                                 "metadata",
                             ];
+                            type Field = GadgetListField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<GadgetListField> {
                                 match name {
-                                    "apiVersion" => 0,
-                                    "items" => 1,
-                                    "kind" => 2,
-                                    "metadata" => 3,
-                                    _ => 4,
+                                    "apiVersion" => Some(GadgetListField::api_version),
+                                    "items" => Some(GadgetListField::items),
+                                    "kind" => Some(GadgetListField::kind),
+                                    "metadata" => Some(GadgetListField::metadata),
+                                    _ => None,
                                 }
                             }
                         }
@@ -1320,13 +1392,13 @@ pub mod com {
                                 let mut metadata = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(GadgetListField::api_version) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut api_version,
@@ -1334,13 +1406,19 @@ pub mod com {
                                             )
                                         }
 
-                                        1 => serde_struct::value(&mut map, &mut items, "items"),
-                                        2 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        3 => {
+                                        Some(GadgetListField::items) => {
+                                            serde_struct::value(&mut map, &mut items, "items")
+                                        }
+
+                                        Some(GadgetListField::kind) => {
+                                            serde_struct::value(&mut map, &mut kind, "kind")
+                                        }
+
+                                        Some(GadgetListField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
 
-                                        _ => {
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -1545,19 +1623,27 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct GizmoVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum GizmoField {
+                            api_version,
+                            kind,
+                            metadata,
+                        }
+
                         impl serde_struct::Fields for GizmoVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "apiVersion",
                                 "kind",
                                 "metadata",
                             ];
+                            type Field = GizmoField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<GizmoField> {
                                 match name {
-                                    "apiVersion" => 0,
-                                    "kind" => 1,
-                                    "metadata" => 2,
-                                    _ => 3,
+                                    "apiVersion" => Some(GizmoField::api_version),
+                                    "kind" => Some(GizmoField::kind),
+                                    "metadata" => Some(GizmoField::metadata),
+                                    _ => None,
                                 }
                             }
                         }
@@ -1581,13 +1667,13 @@ pub mod com {
                                 let mut metadata = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(GizmoField::api_version) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut api_version,
@@ -1595,12 +1681,15 @@ pub mod com {
                                             )
                                         }
 
-                                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        2 => {
+                                        Some(GizmoField::kind) => {
+                                            serde_struct::value(&mut map, &mut kind, "kind")
+                                        }
+
+                                        Some(GizmoField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
 
-                                        _ => {
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -1825,19 +1914,27 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct OptionsVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum OptionsField {
+                            api_version,
+                            kind,
+                            dry_run,
+                        }
+
                         impl serde_struct::Fields for OptionsVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "apiVersion",
                                 "kind",
                                 "dryRun",
                             ];
+                            type Field = OptionsField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<OptionsField> {
                                 match name {
-                                    "apiVersion" => 0,
-                                    "kind" => 1,
-                                    "dryRun" => 2,
-                                    _ => 3,
+                                    "apiVersion" => Some(OptionsField::api_version),
+                                    "kind" => Some(OptionsField::kind),
+                                    "dryRun" => Some(OptionsField::dry_run),
+                                    _ => None,
                                 }
                             }
                         }
@@ -1861,13 +1958,13 @@ pub mod com {
                                 let mut dry_run = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(OptionsField::api_version) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut api_version,
@@ -1875,9 +1972,15 @@ pub mod com {
                                             )
                                         }
 
-                                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        2 => serde_struct::value(&mut map, &mut dry_run, "dryRun"),
-                                        _ => {
+                                        Some(OptionsField::kind) => {
+                                            serde_struct::value(&mut map, &mut kind, "kind")
+                                        }
+
+                                        Some(OptionsField::dry_run) => {
+                                            serde_struct::value(&mut map, &mut dry_run, "dryRun")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

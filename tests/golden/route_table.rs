@@ -84,6 +84,14 @@ pub mod apimachinery {
                                 use ::kubeforge_runtime::serde_struct;
                                 struct StatusVisitor;
 
+                                #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                                enum StatusField {
+                                    api_version,
+                                    kind,
+                                    message,
+                                    code,
+                                }
+
                                 impl serde_struct::Fields for StatusVisitor {
                                     const NAMES: &'static [&'static str] = &[
                                         "apiVersion",
@@ -91,14 +99,15 @@ pub mod apimachinery {
                                         "message",
                                         "code",
                                     ];
+                                    type Field = StatusField;
 
-                                    fn index(name: &str) -> usize {
+                                    fn field(name: &str) -> Option<StatusField> {
                                         match name {
-                                            "apiVersion" => 0,
-                                            "kind" => 1,
-                                            "message" => 2,
-                                            "code" => 3,
-                                            _ => 4,
+                                            "apiVersion" => Some(StatusField::api_version),
+                                            "kind" => Some(StatusField::kind),
+                                            "message" => Some(StatusField::message),
+                                            "code" => Some(StatusField::code),
+                                            _ => None,
                                         }
                                     }
                                 }
@@ -123,13 +132,13 @@ pub mod apimachinery {
                                         let mut code = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(index) = map
+                                        while let Some(field) = map
                                             .next_key_seed(
                                                 serde_struct::NamedKey::<Self>::new(&mut key),
                                             )?
                                         {
-                                            match index {
-                                                0 => {
+                                            match field {
+                                                Some(StatusField::api_version) => {
                                                     serde_struct::value(
                                                         &mut map,
                                                         &mut api_version,
@@ -137,10 +146,19 @@ pub mod apimachinery {
                                                     )
                                                 }
 
-                                                1 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                                2 => serde_struct::value(&mut map, &mut message, "message"),
-                                                3 => serde_struct::value(&mut map, &mut code, "code"),
-                                                _ => {
+                                                Some(StatusField::kind) => {
+                                                    serde_struct::value(&mut map, &mut kind, "kind")
+                                                }
+
+                                                Some(StatusField::message) => {
+                                                    serde_struct::value(&mut map, &mut message, "message")
+                                                }
+
+                                                Some(StatusField::code) => {
+                                                    serde_struct::value(&mut map, &mut code, "code")
+                                                }
+
+                                                None => {
                                                     serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                                 }
                                             }?;
@@ -309,19 +327,27 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct WidgetVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum WidgetField {
+                            api_version,
+                            kind,
+                            size,
+                        }
+
                         impl serde_struct::Fields for WidgetVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "apiVersion",
                                 "kind",
                                 "size",
                             ];
+                            type Field = WidgetField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<WidgetField> {
                                 match name {
-                                    "apiVersion" => 0,
-                                    "kind" => 1,
-                                    "size" => 2,
-                                    _ => 3,
+                                    "apiVersion" => Some(WidgetField::api_version),
+                                    "kind" => Some(WidgetField::kind),
+                                    "size" => Some(WidgetField::size),
+                                    _ => None,
                                 }
                             }
                         }
@@ -345,13 +371,13 @@ pub mod com {
                                 let mut size = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(WidgetField::api_version) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut api_version,
@@ -359,9 +385,15 @@ pub mod com {
                                             )
                                         }
 
-                                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        2 => serde_struct::value(&mut map, &mut size, "size"),
-                                        _ => {
+                                        Some(WidgetField::kind) => {
+                                            serde_struct::value(&mut map, &mut kind, "kind")
+                                        }
+
+                                        Some(WidgetField::size) => {
+                                            serde_struct::value(&mut map, &mut size, "size")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;
@@ -856,19 +888,27 @@ pub mod com {
                         use ::kubeforge_runtime::serde_struct;
                         struct WidgetListVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum WidgetListField {
+                            api_version,
+                            items,
+                            kind,
+                        }
+
                         impl serde_struct::Fields for WidgetListVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "apiVersion",
                                 "items",
                                 "kind",
                             ];
+                            type Field = WidgetListField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<WidgetListField> {
                                 match name {
-                                    "apiVersion" => 0,
-                                    "items" => 1,
-                                    "kind" => 2,
-                                    _ => 3,
+                                    "apiVersion" => Some(WidgetListField::api_version),
+                                    "items" => Some(WidgetListField::items),
+                                    "kind" => Some(WidgetListField::kind),
+                                    _ => None,
                                 }
                             }
                         }
@@ -892,13 +932,13 @@ pub mod com {
                                 let mut kind = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => {
+                                    match field {
+                                        Some(WidgetListField::api_version) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut api_version,
@@ -906,9 +946,15 @@ pub mod com {
                                             )
                                         }
 
-                                        1 => serde_struct::value(&mut map, &mut items, "items"),
-                                        2 => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        _ => {
+                                        Some(WidgetListField::items) => {
+                                            serde_struct::value(&mut map, &mut items, "items")
+                                        }
+
+                                        Some(WidgetListField::kind) => {
+                                            serde_struct::value(&mut map, &mut kind, "kind")
+                                        }
+
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

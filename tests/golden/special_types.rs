@@ -150,6 +150,17 @@ pub mod io {
                         use ::kubeforge_runtime::serde_struct;
                         struct TimesVisitor;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum TimesField {
+                            created,
+                            renewed,
+                            anonymous,
+                            ratio,
+                            capacity,
+                            raw,
+                            nullable_name,
+                        }
+
                         impl serde_struct::Fields for TimesVisitor {
                             const NAMES: &'static [&'static str] = &[
                                 "created",
@@ -160,17 +171,18 @@ pub mod io {
                                 "raw",
                                 "nullableName",
                             ];
+                            type Field = TimesField;
 
-                            fn index(name: &str) -> usize {
+                            fn field(name: &str) -> Option<TimesField> {
                                 match name {
-                                    "created" => 0,
-                                    "renewed" => 1,
-                                    "anonymous" => 2,
-                                    "ratio" => 3,
-                                    "capacity" => 4,
-                                    "raw" => 5,
-                                    "nullableName" => 6,
-                                    _ => 7,
+                                    "created" => Some(TimesField::created),
+                                    "renewed" => Some(TimesField::renewed),
+                                    "anonymous" => Some(TimesField::anonymous),
+                                    "ratio" => Some(TimesField::ratio),
+                                    "capacity" => Some(TimesField::capacity),
+                                    "raw" => Some(TimesField::raw),
+                                    "nullableName" => Some(TimesField::nullable_name),
+                                    _ => None,
                                 }
                             }
                         }
@@ -198,25 +210,37 @@ pub mod io {
                                 let mut nullable_name = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(index) = map
+                                while let Some(field) = map
                                     .next_key_seed(
                                         serde_struct::NamedKey::<Self>::new(&mut key),
                                     )?
                                 {
-                                    match index {
-                                        0 => serde_struct::value(&mut map, &mut created, "created"),
-                                        1 => serde_struct::value(&mut map, &mut renewed, "renewed"),
-                                        2 => {
+                                    match field {
+                                        Some(TimesField::created) => {
+                                            serde_struct::value(&mut map, &mut created, "created")
+                                        }
+
+                                        Some(TimesField::renewed) => {
+                                            serde_struct::value(&mut map, &mut renewed, "renewed")
+                                        }
+
+                                        Some(TimesField::anonymous) => {
                                             serde_struct::value(&mut map, &mut anonymous, "anonymous")
                                         }
 
-                                        3 => serde_struct::value(&mut map, &mut ratio, "ratio"),
-                                        4 => {
+                                        Some(TimesField::ratio) => {
+                                            serde_struct::value(&mut map, &mut ratio, "ratio")
+                                        }
+
+                                        Some(TimesField::capacity) => {
                                             serde_struct::value(&mut map, &mut capacity, "capacity")
                                         }
 
-                                        5 => serde_struct::value(&mut map, &mut raw, "raw"),
-                                        6 => {
+                                        Some(TimesField::raw) => {
+                                            serde_struct::value(&mut map, &mut raw, "raw")
+                                        }
+
+                                        Some(TimesField::nullable_name) => {
                                             serde_struct::value(
                                                 &mut map,
                                                 &mut nullable_name,
@@ -224,7 +248,7 @@ pub mod io {
                                             )
                                         }
 
-                                        _ => {
+                                        None => {
                                             serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                         }
                                     }?;

@@ -109,6 +109,16 @@ pub mod com {
                             use ::kubeforge_runtime::serde_struct;
                             struct LeaseVisitor;
 
+                            #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                            enum LeaseField {
+                                holder_identity,
+                                script,
+                                fence,
+                                links,
+                                comment,
+                                heading,
+                            }
+
                             impl serde_struct::Fields for LeaseVisitor {
                                 const NAMES: &'static [&'static str] = &[
                                     "holderIdentity",
@@ -118,16 +128,17 @@ pub mod com {
                                     "comment",
                                     "heading",
                                 ];
+                                type Field = LeaseField;
 
-                                fn index(name: &str) -> usize {
+                                fn field(name: &str) -> Option<LeaseField> {
                                     match name {
-                                        "holderIdentity" => 0,
-                                        "script" => 1,
-                                        "fence" => 2,
-                                        "links" => 3,
-                                        "comment" => 4,
-                                        "heading" => 5,
-                                        _ => 6,
+                                        "holderIdentity" => Some(LeaseField::holder_identity),
+                                        "script" => Some(LeaseField::script),
+                                        "fence" => Some(LeaseField::fence),
+                                        "links" => Some(LeaseField::links),
+                                        "comment" => Some(LeaseField::comment),
+                                        "heading" => Some(LeaseField::heading),
+                                        _ => None,
                                     }
                                 }
                             }
@@ -154,13 +165,13 @@ pub mod com {
                                     let mut heading = None;
                                     let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                     let mut key = String::new();
-                                    while let Some(index) = map
+                                    while let Some(field) = map
                                         .next_key_seed(
                                             serde_struct::NamedKey::<Self>::new(&mut key),
                                         )?
                                     {
-                                        match index {
-                                            0 => {
+                                        match field {
+                                            Some(LeaseField::holder_identity) => {
                                                 serde_struct::value(
                                                     &mut map,
                                                     &mut holder_identity,
@@ -168,12 +179,27 @@ pub mod com {
                                                 )
                                             }
 
-                                            1 => serde_struct::value(&mut map, &mut script, "script"),
-                                            2 => serde_struct::value(&mut map, &mut fence, "fence"),
-                                            3 => serde_struct::value(&mut map, &mut links, "links"),
-                                            4 => serde_struct::value(&mut map, &mut comment, "comment"),
-                                            5 => serde_struct::value(&mut map, &mut heading, "heading"),
-                                            _ => {
+                                            Some(LeaseField::script) => {
+                                                serde_struct::value(&mut map, &mut script, "script")
+                                            }
+
+                                            Some(LeaseField::fence) => {
+                                                serde_struct::value(&mut map, &mut fence, "fence")
+                                            }
+
+                                            Some(LeaseField::links) => {
+                                                serde_struct::value(&mut map, &mut links, "links")
+                                            }
+
+                                            Some(LeaseField::comment) => {
+                                                serde_struct::value(&mut map, &mut comment, "comment")
+                                            }
+
+                                            Some(LeaseField::heading) => {
+                                                serde_struct::value(&mut map, &mut heading, "heading")
+                                            }
+
+                                            None => {
                                                 serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
                                             }
                                         }?;

@@ -15,20 +15,89 @@ pub fn regen_config(root: &Path) -> Result<kubeforge::Config, String> {
     let dir = root.join(SCHEMAS_DIR);
     let entries =
         std::fs::read_dir(&dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
-    let mut names: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|entry| PathBuf::from(entry.file_name()))
-        .filter(|name| name.extension().is_some_and(|e| e == "json"))
-        .collect();
-    names.sort();
+    let names = json_names(
+        entries
+            .filter_map(Result::ok)
+            .map(|entry| PathBuf::from(entry.file_name())),
+    );
     if names.is_empty() {
         return Err(format!("no *.json documents in {}", dir.display()));
     }
-    let mut config = kubeforge::Config::new()
-        .generated_by("cargo xtask regen")
-        .crate_name("kubeforge-api");
+    Ok(names.into_iter().fold(base_config(), |config, name| {
+        config.input_named(dir.join(&name), Path::new(SCHEMAS_DIR).join(&name))
+    }))
+}
+
+/// The configuration `regen` would have used at git revision `rev`: every `schemas/*.json`
+/// as committed there (read with `git show`), named as in [`regen_config`], so the two
+/// compare name for name.
+pub fn regen_config_at(root: &Path, rev: &str) -> Result<kubeforge::Config, String> {
+    let listing = git(
+        root,
+        &[
+            "ls-tree",
+            "--name-only",
+            "-z",
+            &format!("{rev}:{SCHEMAS_DIR}"),
+        ],
+    )?;
+    let names = json_names(
+        listing
+            .split(|&b| b == 0)
+            .filter(|name| !name.is_empty())
+            .map(|name| PathBuf::from(String::from_utf8_lossy(name).into_owned())),
+    );
+    if names.is_empty() {
+        return Err(format!("no *.json documents in {SCHEMAS_DIR}/ at {rev}"));
+    }
+    let mut config = base_config();
     for name in names {
-        config = config.input_named(dir.join(&name), Path::new(SCHEMAS_DIR).join(&name));
+        let path = Path::new(SCHEMAS_DIR).join(&name);
+        let bytes = git(
+            root,
+            &["show", &format!("{rev}:{SCHEMAS_DIR}/{}", name.display())],
+        )?;
+        config = config.input_bytes(path, bytes);
     }
     Ok(config)
+}
+
+/// What changed in the API of `schemas/` from git revision `rev` to the working tree.
+pub fn schema_changes(root: &Path, rev: &str) -> Result<kubeforge::diff::Report, String> {
+    let old = regen_config_at(root, rev)?;
+    let new = regen_config(root)?;
+    kubeforge::diff::configs(&old, &new).map_err(|e| e.to_string())
+}
+
+/// The `*.json` names among `names`, sorted.
+fn json_names(names: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
+    let mut names: Vec<PathBuf> = names
+        .filter(|name| name.extension().is_some_and(|e| e == "json"))
+        .collect();
+    names.sort();
+    names
+}
+
+fn base_config() -> kubeforge::Config {
+    kubeforge::Config::new()
+        .generated_by("cargo xtask regen")
+        .crate_name("kubeforge-api")
+}
+
+/// Runs git in `root` and returns its standard output.
+fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+    let output = std::process::Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if output.status.success() {
+        Ok(output.stdout)
+    } else {
+        Err(format!(
+            "`git {}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
+    }
 }

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod diff;
 mod mutants;
 mod routes;
 
@@ -71,6 +72,25 @@ enum Command {
         #[arg(long = "only")]
         only: Vec<String>,
     },
+    /// Print what changed in the API (`kubeforge diff`): of schemas/ from `--base` (default
+    /// HEAD) to the working tree, or from OLD documents to NEW ones.
+    Diff {
+        /// The old documents.
+        #[arg(value_name = "OLD")]
+        old: Vec<PathBuf>,
+        /// The new documents, after `--`.
+        #[arg(last = true, value_name = "NEW")]
+        new: Vec<PathBuf>,
+        /// The git revision whose schemas/ is the old API (default HEAD).
+        #[arg(long, value_name = "REV")]
+        base: Option<String>,
+        /// Markdown for a pull-request description.
+        #[arg(long, conflicts_with = "json")]
+        markdown: bool,
+        /// One JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Regenerate generated/src from schemas/*.json, then build the generated crate.
     Regen {
         /// Write nothing; exit non-zero with a unified diff when generated/ is stale.
@@ -110,13 +130,31 @@ fn main() -> ExitCode {
         ),
         Command::Routes { json } => routes::run(&root, json),
         Command::Mutants { only } => mutants::run(&root, &only),
+        Command::Diff {
+            old,
+            new,
+            base,
+            markdown,
+            json,
+        } => diff::run(
+            &root,
+            &old,
+            &new,
+            base.as_deref(),
+            kubeforge::cli::diff::Format::from_flags(markdown, json),
+        ),
         Command::Regen { check, no_build } => {
             let status = regen(&root, check);
-            if check || no_build || status != ExitCode::SUCCESS {
+            let status = if check || no_build || status != ExitCode::SUCCESS {
                 status
             } else {
                 build_generated(&root)
+            };
+            if !check {
+                // The last word: what changed in the API since the last commit.
+                eprint!("{}", diff::regen_summary(&root));
             }
+            status
         }
     }
 }
@@ -168,7 +206,7 @@ fn regen(root: &Path, check: bool) -> ExitCode {
                 ExitCode::SUCCESS
             }
             Ok(report) => {
-                print!("{}", report.diff);
+                print!("{}\n{}", diff::regen_summary(root), report.diff);
                 eprintln!(
                     "generated/ is stale: {} changed, {} stale file(s). Run `cargo xtask regen` and commit the result.",
                     report.changed.len(),

@@ -11,8 +11,8 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use crate::model::operations::{Operation, ResponseBody};
-use crate::model::{ApiSet, Scope, Shape};
+use crate::model::operations::Operation;
+use crate::model::{ApiSet, Scope};
 use crate::{Config, Error};
 
 /// The widest line the table prints.
@@ -54,48 +54,19 @@ fn entry(api: &ApiSet, op: &Operation) -> Value {
         "path_params": op.path_params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
         "query": op.query_params.iter().map(|q| q.name.as_str()).collect::<Vec<_>>(),
         "body": op.body.as_ref().map(|b| json!({
-            "type": shape(api, &b.shape),
+            "type": api.shape_text(&b.shape),
             "content_types": b.content_types,
             "required": b.required,
         })),
         "responses": op.responses.iter().map(|r| json!({
             "status": r.status,
             "description": r.description,
-            "type": match &r.body {
-                ResponseBody::Empty => None,
-                ResponseBody::Text => Some("String".to_owned()),
-                ResponseBody::Json(s) => Some(shape(api, s)),
-                ResponseBody::Watch(s) => Some(format!("WatchEvent<{}>", shape(api, s))),
-                ResponseBody::StatusOr(s) => Some(format!("StatusOr<{}>", shape(api, s))),
-            },
+            "type": r.body.type_text(api),
         })).collect::<Vec<_>>(),
         "deprecated": op.deprecated,
         "function": op.names.function,
         "watch_function": op.watch.as_ref().map(|w| w.function.as_str()),
     })
-}
-
-fn shape(api: &ApiSet, shape: &Shape) -> String {
-    match shape {
-        Shape::Ref(id) => {
-            let ty = api.get(*id);
-            let mut path: Vec<&str> = ty.module.iter().map(String::as_str).collect();
-            path.push(&ty.name);
-            path.join("::")
-        }
-        Shape::Vec(inner) => format!("Vec<{}>", self::shape(api, inner)),
-        Shape::Map(inner) => format!("BTreeMap<String, {}>", self::shape(api, inner)),
-        Shape::Json => "serde_json::Value".to_owned(),
-        Shape::Bool => "bool".to_owned(),
-        Shape::I32 => "i32".to_owned(),
-        Shape::I64 => "i64".to_owned(),
-        Shape::U32 => "u32".to_owned(),
-        Shape::U64 => "u64".to_owned(),
-        Shape::Nullable(inner) => format!("Option<{}>", self::shape(api, inner)),
-        Shape::F64 => "f64".to_owned(),
-        Shape::String => "String".to_owned(),
-        Shape::Runtime(runtime) => runtime.name().to_owned(),
-    }
 }
 
 /// The heading a route is listed under: its group-version and path prefix, or none.

@@ -152,28 +152,45 @@ fn deserialize_impl(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> To
         names.reserve(&field.rust_name);
     }
     let map = ident(&names.claim("map"));
-    let index = ident(&names.claim("index"));
+    let index = ident(&names.claim("field"));
     let key = ident(&names.claim("key"));
 
     let slots: Vec<_> = fields.iter().map(|f| ident(&f.rust_name)).collect();
-    let indices = (0..fields.len()).map(Literal::usize_unsuffixed);
-    let unknown = Literal::usize_unsuffixed(fields.len());
-    let index_fn = if fields.is_empty() {
-        quote! {
-            fn index(_: &str) -> usize {
-                0
-            }
-        }
-    } else {
-        let indices = indices.clone();
-        quote! {
-            fn index(name: &str) -> usize {
-                match name {
-                    #(#json_names => #indices,)*
-                    _ => #unknown,
+    // Fields are named by an enum whose variants are the fields' Rust names, never by
+    // number: adding or removing a field changes only its own lines.
+    let field_enum = ident(&naming::field_enum_name(&ty.name));
+    let variants: Vec<TokenStream> = slots
+        .iter()
+        .map(|slot| quote!(#field_enum::#slot))
+        .collect();
+    let (field_type, field_enum_def, field_fn) = if fields.is_empty() {
+        (
+            quote!(::std::convert::Infallible),
+            TokenStream::new(),
+            quote! {
+                fn field(_: &str) -> Option<Self::Field> {
+                    None
                 }
-            }
-        }
+            },
+        )
+    } else {
+        (
+            quote!(#field_enum),
+            quote! {
+                #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                enum #field_enum {
+                    #(#slots,)*
+                }
+            },
+            quote! {
+                fn field(name: &str) -> Option<#field_enum> {
+                    match name {
+                        #(#json_names => Some(#variants),)*
+                        _ => None,
+                    }
+                }
+            },
+        )
     };
     let read = match (fields.is_empty(), extra) {
         (true, None) => quote! {
@@ -195,8 +212,8 @@ fn deserialize_impl(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> To
             #(let mut #slots = None;)*
             while let Some(#index) = #map.next_key_seed(serde_struct::Key::<Self>::new())? {
                 match #index {
-                    #(#indices => serde_struct::value(&mut #map, &mut #slots, #json_names),)*
-                    _ => serde_struct::skip(&mut #map),
+                    #(Some(#variants) => serde_struct::value(&mut #map, &mut #slots, #json_names),)*
+                    None => serde_struct::skip(&mut #map),
                 }?;
             }
         },
@@ -208,8 +225,8 @@ fn deserialize_impl(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> To
                 let mut #key = String::new();
                 while let Some(#index) = #map.next_key_seed(serde_struct::NamedKey::<Self>::new(&mut #key))? {
                     match #index {
-                        #(#indices => serde_struct::value(&mut #map, &mut #slots, #json_names),)*
-                        _ => serde_struct::extra(&mut #map, &mut #extra, &mut #key),
+                        #(Some(#variants) => serde_struct::value(&mut #map, &mut #slots, #json_names),)*
+                        None => serde_struct::extra(&mut #map, &mut #extra, &mut #key),
                     }?;
                 }
             }
@@ -236,10 +253,14 @@ fn deserialize_impl(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> To
 
                 struct #visitor;
 
+                #field_enum_def
+
                 impl serde_struct::Fields for #visitor {
                     const NAMES: &'static [&'static str] = &[#(#json_names),*];
 
-                    #index_fn
+                    type Field = #field_type;
+
+                    #field_fn
                 }
 
                 impl<'de> ::serde::de::Visitor<'de> for #visitor {

@@ -74,6 +74,38 @@ impl ApiSet {
         &self.types[id.0]
     }
 
+    /// The Rust path of type `id` below the crate root, as written in listings and
+    /// reports: `api::core::v1::Pod`.
+    pub fn type_path(&self, id: TypeId) -> String {
+        let ty = self.get(id);
+        let mut path = ty.module.join("::");
+        if !path.is_empty() {
+            path.push_str("::");
+        }
+        path.push_str(&ty.name);
+        path
+    }
+
+    /// A shape as its Rust type reads in listings and reports (generated types by their
+    /// path below the crate root, runtime types by name): `Vec<api::core::v1::Container>`.
+    pub fn shape_text(&self, shape: &Shape) -> String {
+        match shape {
+            Shape::Ref(id) => self.type_path(*id),
+            Shape::Vec(inner) => format!("Vec<{}>", self.shape_text(inner)),
+            Shape::Map(inner) => format!("BTreeMap<String, {}>", self.shape_text(inner)),
+            Shape::Json => "serde_json::Value".to_owned(),
+            Shape::Bool => "bool".to_owned(),
+            Shape::I32 => "i32".to_owned(),
+            Shape::I64 => "i64".to_owned(),
+            Shape::U32 => "u32".to_owned(),
+            Shape::U64 => "u64".to_owned(),
+            Shape::Nullable(inner) => format!("Option<{}>", self.shape_text(inner)),
+            Shape::F64 => "f64".to_owned(),
+            Shape::String => "String".to_owned(),
+            Shape::Runtime(runtime) => runtime.name().to_owned(),
+        }
+    }
+
     /// The operations on the resource `id`, in order.
     pub fn operations_of(&self, id: TypeId) -> impl Iterator<Item = &operations::Operation> {
         self.operations

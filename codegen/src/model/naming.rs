@@ -340,6 +340,12 @@ pub fn visitor_type_name(type_name: &str) -> String {
     format!("{}Visitor", type_name.trim_end_matches('_'))
 }
 
+/// The name of the enum of a struct's fields in its generated `Deserialize` impl (local to
+/// the impl, like the visitor), e.g. `PodSpecField`.
+pub fn field_enum_name(type_name: &str) -> String {
+    format!("{}Field", type_name.trim_end_matches('_'))
+}
+
 /// Plural words whose singular the suffix rules below would get wrong, and words ending in
 /// `s` that are not plurals at all (`None`).
 const IRREGULAR_PLURALS: &[(&str, Option<&str>)] = &[

@@ -382,6 +382,20 @@ pub enum ResponseBody {
     StatusOr(Shape),
 }
 
+impl ResponseBody {
+    /// The body's Rust type as listings and reports write it (see [`ApiSet::shape_text`]);
+    /// none for an empty body.
+    pub fn type_text(&self, api: &super::ApiSet) -> Option<String> {
+        match self {
+            ResponseBody::Empty => None,
+            ResponseBody::Text => Some("String".to_owned()),
+            ResponseBody::Json(s) => Some(api.shape_text(s)),
+            ResponseBody::Watch(s) => Some(format!("WatchEvent<{}>", api.shape_text(s))),
+            ResponseBody::StatusOr(s) => Some(format!("StatusOr<{}>", api.shape_text(s))),
+        }
+    }
+}
+
 /// Schema names and resources, for resolving what operations refer to.
 struct Index<'a> {
     types: &'a [TypeDef],

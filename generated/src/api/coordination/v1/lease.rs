@@ -80,6 +80,14 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
         use ::kubeforge_runtime::serde_struct;
         struct LeaseVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum LeaseField {
+            api_version,
+            kind,
+            metadata,
+            spec,
+        }
+
         impl serde_struct::Fields for LeaseVisitor {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
@@ -87,14 +95,15 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
                 "metadata",
                 "spec",
             ];
+            type Field = LeaseField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<LeaseField> {
                 match name {
-                    "apiVersion" => 0,
-                    "kind" => 1,
-                    "metadata" => 2,
-                    "spec" => 3,
-                    _ => 4,
+                    "apiVersion" => Some(LeaseField::api_version),
+                    "kind" => Some(LeaseField::kind),
+                    "metadata" => Some(LeaseField::metadata),
+                    "spec" => Some(LeaseField::spec),
+                    _ => None,
                 }
             }
         }
@@ -119,18 +128,29 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
                 let mut spec = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(LeaseField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
 
-                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
-                        2 => serde_struct::value(&mut map, &mut metadata, "metadata"),
-                        3 => serde_struct::value(&mut map, &mut spec, "spec"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(LeaseField::kind) => {
+                            serde_struct::value(&mut map, &mut kind, "kind")
+                        }
+
+                        Some(LeaseField::metadata) => {
+                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                        }
+
+                        Some(LeaseField::spec) => {
+                            serde_struct::value(&mut map, &mut spec, "spec")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

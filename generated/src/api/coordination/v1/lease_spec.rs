@@ -85,6 +85,17 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
         use ::kubeforge_runtime::serde_struct;
         struct LeaseSpecVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum LeaseSpecField {
+            acquire_time,
+            holder_identity,
+            lease_duration_seconds,
+            lease_transitions,
+            preferred_holder,
+            renew_time,
+            strategy,
+        }
+
         impl serde_struct::Fields for LeaseSpecVisitor {
             const NAMES: &'static [&'static str] = &[
                 "acquireTime",
@@ -95,17 +106,21 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
                 "renewTime",
                 "strategy",
             ];
+            type Field = LeaseSpecField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<LeaseSpecField> {
                 match name {
-                    "acquireTime" => 0,
-                    "holderIdentity" => 1,
-                    "leaseDurationSeconds" => 2,
-                    "leaseTransitions" => 3,
-                    "preferredHolder" => 4,
-                    "renewTime" => 5,
-                    "strategy" => 6,
-                    _ => 7,
+                    "acquireTime" => Some(LeaseSpecField::acquire_time),
+                    "holderIdentity" => Some(LeaseSpecField::holder_identity),
+                    "leaseDurationSeconds" => {
+                        Some(LeaseSpecField::lease_duration_seconds)
+                    }
+
+                    "leaseTransitions" => Some(LeaseSpecField::lease_transitions),
+                    "preferredHolder" => Some(LeaseSpecField::preferred_holder),
+                    "renewTime" => Some(LeaseSpecField::renew_time),
+                    "strategy" => Some(LeaseSpecField::strategy),
+                    _ => None,
                 }
             }
         }
@@ -133,11 +148,11 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
                 let mut strategy = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(LeaseSpecField::acquire_time) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut acquire_time,
@@ -145,7 +160,7 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
                             )
                         }
 
-                        1 => {
+                        Some(LeaseSpecField::holder_identity) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut holder_identity,
@@ -153,7 +168,7 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
                             )
                         }
 
-                        2 => {
+                        Some(LeaseSpecField::lease_duration_seconds) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut lease_duration_seconds,
@@ -161,7 +176,7 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
                             )
                         }
 
-                        3 => {
+                        Some(LeaseSpecField::lease_transitions) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut lease_transitions,
@@ -169,7 +184,7 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
                             )
                         }
 
-                        4 => {
+                        Some(LeaseSpecField::preferred_holder) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut preferred_holder,
@@ -177,9 +192,17 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
                             )
                         }
 
-                        5 => serde_struct::value(&mut map, &mut renew_time, "renewTime"),
-                        6 => serde_struct::value(&mut map, &mut strategy, "strategy"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(LeaseSpecField::renew_time) => {
+                            serde_struct::value(&mut map, &mut renew_time, "renewTime")
+                        }
+
+                        Some(LeaseSpecField::strategy) => {
+                            serde_struct::value(&mut map, &mut strategy, "strategy")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -61,19 +61,27 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
         use ::kubeforge_runtime::serde_struct;
         struct AffinityVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum AffinityField {
+            node_affinity,
+            pod_affinity,
+            pod_anti_affinity,
+        }
+
         impl serde_struct::Fields for AffinityVisitor {
             const NAMES: &'static [&'static str] = &[
                 "nodeAffinity",
                 "podAffinity",
                 "podAntiAffinity",
             ];
+            type Field = AffinityField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<AffinityField> {
                 match name {
-                    "nodeAffinity" => 0,
-                    "podAffinity" => 1,
-                    "podAntiAffinity" => 2,
-                    _ => 3,
+                    "nodeAffinity" => Some(AffinityField::node_affinity),
+                    "podAffinity" => Some(AffinityField::pod_affinity),
+                    "podAntiAffinity" => Some(AffinityField::pod_anti_affinity),
+                    _ => None,
                 }
             }
         }
@@ -97,11 +105,11 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
                 let mut pod_anti_affinity = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(AffinityField::node_affinity) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut node_affinity,
@@ -109,7 +117,7 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
                             )
                         }
 
-                        1 => {
+                        Some(AffinityField::pod_affinity) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut pod_affinity,
@@ -117,7 +125,7 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
                             )
                         }
 
-                        2 => {
+                        Some(AffinityField::pod_anti_affinity) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut pod_anti_affinity,
@@ -125,7 +133,9 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -44,14 +44,21 @@ impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
         use ::kubeforge_runtime::serde_struct;
         struct AppArmorProfileVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum AppArmorProfileField {
+            localhost_profile,
+            type_,
+        }
+
         impl serde_struct::Fields for AppArmorProfileVisitor {
             const NAMES: &'static [&'static str] = &["localhostProfile", "type"];
+            type Field = AppArmorProfileField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<AppArmorProfileField> {
                 match name {
-                    "localhostProfile" => 0,
-                    "type" => 1,
-                    _ => 2,
+                    "localhostProfile" => Some(AppArmorProfileField::localhost_profile),
+                    "type" => Some(AppArmorProfileField::type_),
+                    _ => None,
                 }
             }
         }
@@ -74,11 +81,11 @@ impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
                 let mut type_ = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(AppArmorProfileField::localhost_profile) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut localhost_profile,
@@ -86,8 +93,13 @@ impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut type_, "type"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(AppArmorProfileField::type_) => {
+                            serde_struct::value(&mut map, &mut type_, "type")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

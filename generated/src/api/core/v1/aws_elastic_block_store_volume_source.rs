@@ -48,6 +48,14 @@ impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct AWSElasticBlockStoreVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum AWSElasticBlockStoreVolumeSourceField {
+            fs_type,
+            partition,
+            read_only,
+            volume_id,
+        }
+
         impl serde_struct::Fields for AWSElasticBlockStoreVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "fsType",
@@ -55,14 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
                 "readOnly",
                 "volumeID",
             ];
+            type Field = AWSElasticBlockStoreVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<AWSElasticBlockStoreVolumeSourceField> {
                 match name {
-                    "fsType" => 0,
-                    "partition" => 1,
-                    "readOnly" => 2,
-                    "volumeID" => 3,
-                    _ => 4,
+                    "fsType" => Some(AWSElasticBlockStoreVolumeSourceField::fs_type),
+                    "partition" => Some(AWSElasticBlockStoreVolumeSourceField::partition),
+                    "readOnly" => Some(AWSElasticBlockStoreVolumeSourceField::read_only),
+                    "volumeID" => Some(AWSElasticBlockStoreVolumeSourceField::volume_id),
+                    _ => None,
                 }
             }
         }
@@ -87,15 +96,29 @@ impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
                 let mut volume_id = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
-                        1 => serde_struct::value(&mut map, &mut partition, "partition"),
-                        2 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        3 => serde_struct::value(&mut map, &mut volume_id, "volumeID"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(AWSElasticBlockStoreVolumeSourceField::fs_type) => {
+                            serde_struct::value(&mut map, &mut fs_type, "fsType")
+                        }
+
+                        Some(AWSElasticBlockStoreVolumeSourceField::partition) => {
+                            serde_struct::value(&mut map, &mut partition, "partition")
+                        }
+
+                        Some(AWSElasticBlockStoreVolumeSourceField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        Some(AWSElasticBlockStoreVolumeSourceField::volume_id) => {
+                            serde_struct::value(&mut map, &mut volume_id, "volumeID")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -63,6 +63,16 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct AzureDiskVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum AzureDiskVolumeSourceField {
+            caching_mode,
+            disk_name,
+            disk_uri,
+            fs_type,
+            kind,
+            read_only,
+        }
+
         impl serde_struct::Fields for AzureDiskVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "cachingMode",
@@ -72,16 +82,17 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
                 "kind",
                 "readOnly",
             ];
+            type Field = AzureDiskVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<AzureDiskVolumeSourceField> {
                 match name {
-                    "cachingMode" => 0,
-                    "diskName" => 1,
-                    "diskURI" => 2,
-                    "fsType" => 3,
-                    "kind" => 4,
-                    "readOnly" => 5,
-                    _ => 6,
+                    "cachingMode" => Some(AzureDiskVolumeSourceField::caching_mode),
+                    "diskName" => Some(AzureDiskVolumeSourceField::disk_name),
+                    "diskURI" => Some(AzureDiskVolumeSourceField::disk_uri),
+                    "fsType" => Some(AzureDiskVolumeSourceField::fs_type),
+                    "kind" => Some(AzureDiskVolumeSourceField::kind),
+                    "readOnly" => Some(AzureDiskVolumeSourceField::read_only),
+                    _ => None,
                 }
             }
         }
@@ -108,11 +119,11 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
                 let mut read_only = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(AzureDiskVolumeSourceField::caching_mode) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut caching_mode,
@@ -120,12 +131,29 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut disk_name, "diskName"),
-                        2 => serde_struct::value(&mut map, &mut disk_uri, "diskURI"),
-                        3 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
-                        4 => serde_struct::value(&mut map, &mut kind, "kind"),
-                        5 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(AzureDiskVolumeSourceField::disk_name) => {
+                            serde_struct::value(&mut map, &mut disk_name, "diskName")
+                        }
+
+                        Some(AzureDiskVolumeSourceField::disk_uri) => {
+                            serde_struct::value(&mut map, &mut disk_uri, "diskURI")
+                        }
+
+                        Some(AzureDiskVolumeSourceField::fs_type) => {
+                            serde_struct::value(&mut map, &mut fs_type, "fsType")
+                        }
+
+                        Some(AzureDiskVolumeSourceField::kind) => {
+                            serde_struct::value(&mut map, &mut kind, "kind")
+                        }
+
+                        Some(AzureDiskVolumeSourceField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

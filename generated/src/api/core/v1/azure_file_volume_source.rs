@@ -43,19 +43,27 @@ impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct AzureFileVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum AzureFileVolumeSourceField {
+            read_only,
+            secret_name,
+            share_name,
+        }
+
         impl serde_struct::Fields for AzureFileVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "readOnly",
                 "secretName",
                 "shareName",
             ];
+            type Field = AzureFileVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<AzureFileVolumeSourceField> {
                 match name {
-                    "readOnly" => 0,
-                    "secretName" => 1,
-                    "shareName" => 2,
-                    _ => 3,
+                    "readOnly" => Some(AzureFileVolumeSourceField::read_only),
+                    "secretName" => Some(AzureFileVolumeSourceField::secret_name),
+                    "shareName" => Some(AzureFileVolumeSourceField::share_name),
+                    _ => None,
                 }
             }
         }
@@ -79,17 +87,25 @@ impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
                 let mut share_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        1 => {
+                    match field {
+                        Some(AzureFileVolumeSourceField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        Some(AzureFileVolumeSourceField::secret_name) => {
                             serde_struct::value(&mut map, &mut secret_name, "secretName")
                         }
 
-                        2 => serde_struct::value(&mut map, &mut share_name, "shareName"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(AzureFileVolumeSourceField::share_name) => {
+                            serde_struct::value(&mut map, &mut share_name, "shareName")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

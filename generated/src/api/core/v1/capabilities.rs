@@ -40,14 +40,21 @@ impl<'de> ::serde::Deserialize<'de> for Capabilities {
         use ::kubeforge_runtime::serde_struct;
         struct CapabilitiesVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum CapabilitiesField {
+            add,
+            drop,
+        }
+
         impl serde_struct::Fields for CapabilitiesVisitor {
             const NAMES: &'static [&'static str] = &["add", "drop"];
+            type Field = CapabilitiesField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<CapabilitiesField> {
                 match name {
-                    "add" => 0,
-                    "drop" => 1,
-                    _ => 2,
+                    "add" => Some(CapabilitiesField::add),
+                    "drop" => Some(CapabilitiesField::drop),
+                    _ => None,
                 }
             }
         }
@@ -70,13 +77,21 @@ impl<'de> ::serde::Deserialize<'de> for Capabilities {
                 let mut drop = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut add, "add"),
-                        1 => serde_struct::value(&mut map, &mut drop, "drop"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(CapabilitiesField::add) => {
+                            serde_struct::value(&mut map, &mut add, "add")
+                        }
+
+                        Some(CapabilitiesField::drop) => {
+                            serde_struct::value(&mut map, &mut drop, "drop")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

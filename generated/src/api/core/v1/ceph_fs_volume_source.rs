@@ -64,6 +64,16 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct CephFSVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum CephFSVolumeSourceField {
+            monitors,
+            path,
+            read_only,
+            secret_file,
+            secret_ref,
+            user,
+        }
+
         impl serde_struct::Fields for CephFSVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "monitors",
@@ -73,16 +83,17 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
                 "secretRef",
                 "user",
             ];
+            type Field = CephFSVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<CephFSVolumeSourceField> {
                 match name {
-                    "monitors" => 0,
-                    "path" => 1,
-                    "readOnly" => 2,
-                    "secretFile" => 3,
-                    "secretRef" => 4,
-                    "user" => 5,
-                    _ => 6,
+                    "monitors" => Some(CephFSVolumeSourceField::monitors),
+                    "path" => Some(CephFSVolumeSourceField::path),
+                    "readOnly" => Some(CephFSVolumeSourceField::read_only),
+                    "secretFile" => Some(CephFSVolumeSourceField::secret_file),
+                    "secretRef" => Some(CephFSVolumeSourceField::secret_ref),
+                    "user" => Some(CephFSVolumeSourceField::user),
+                    _ => None,
                 }
             }
         }
@@ -109,20 +120,37 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
                 let mut user = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut monitors, "monitors"),
-                        1 => serde_struct::value(&mut map, &mut path, "path"),
-                        2 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        3 => {
+                    match field {
+                        Some(CephFSVolumeSourceField::monitors) => {
+                            serde_struct::value(&mut map, &mut monitors, "monitors")
+                        }
+
+                        Some(CephFSVolumeSourceField::path) => {
+                            serde_struct::value(&mut map, &mut path, "path")
+                        }
+
+                        Some(CephFSVolumeSourceField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        Some(CephFSVolumeSourceField::secret_file) => {
                             serde_struct::value(&mut map, &mut secret_file, "secretFile")
                         }
 
-                        4 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
-                        5 => serde_struct::value(&mut map, &mut user, "user"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(CephFSVolumeSourceField::secret_ref) => {
+                            serde_struct::value(&mut map, &mut secret_ref, "secretRef")
+                        }
+
+                        Some(CephFSVolumeSourceField::user) => {
+                            serde_struct::value(&mut map, &mut user, "user")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -52,6 +52,14 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct CinderVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum CinderVolumeSourceField {
+            fs_type,
+            read_only,
+            secret_ref,
+            volume_id,
+        }
+
         impl serde_struct::Fields for CinderVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "fsType",
@@ -59,14 +67,15 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
                 "secretRef",
                 "volumeID",
             ];
+            type Field = CinderVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<CinderVolumeSourceField> {
                 match name {
-                    "fsType" => 0,
-                    "readOnly" => 1,
-                    "secretRef" => 2,
-                    "volumeID" => 3,
-                    _ => 4,
+                    "fsType" => Some(CinderVolumeSourceField::fs_type),
+                    "readOnly" => Some(CinderVolumeSourceField::read_only),
+                    "secretRef" => Some(CinderVolumeSourceField::secret_ref),
+                    "volumeID" => Some(CinderVolumeSourceField::volume_id),
+                    _ => None,
                 }
             }
         }
@@ -91,15 +100,29 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
                 let mut volume_id = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
-                        1 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        2 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
-                        3 => serde_struct::value(&mut map, &mut volume_id, "volumeID"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(CinderVolumeSourceField::fs_type) => {
+                            serde_struct::value(&mut map, &mut fs_type, "fsType")
+                        }
+
+                        Some(CinderVolumeSourceField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        Some(CinderVolumeSourceField::secret_ref) => {
+                            serde_struct::value(&mut map, &mut secret_ref, "secretRef")
+                        }
+
+                        Some(CinderVolumeSourceField::volume_id) => {
+                            serde_struct::value(&mut map, &mut volume_id, "volumeID")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

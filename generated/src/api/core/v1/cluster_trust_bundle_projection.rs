@@ -64,6 +64,15 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
         use ::kubeforge_runtime::serde_struct;
         struct ClusterTrustBundleProjectionVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ClusterTrustBundleProjectionField {
+            label_selector,
+            name,
+            optional,
+            path,
+            signer_name,
+        }
+
         impl serde_struct::Fields for ClusterTrustBundleProjectionVisitor {
             const NAMES: &'static [&'static str] = &[
                 "labelSelector",
@@ -72,15 +81,19 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
                 "path",
                 "signerName",
             ];
+            type Field = ClusterTrustBundleProjectionField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ClusterTrustBundleProjectionField> {
                 match name {
-                    "labelSelector" => 0,
-                    "name" => 1,
-                    "optional" => 2,
-                    "path" => 3,
-                    "signerName" => 4,
-                    _ => 5,
+                    "labelSelector" => {
+                        Some(ClusterTrustBundleProjectionField::label_selector)
+                    }
+
+                    "name" => Some(ClusterTrustBundleProjectionField::name),
+                    "optional" => Some(ClusterTrustBundleProjectionField::optional),
+                    "path" => Some(ClusterTrustBundleProjectionField::path),
+                    "signerName" => Some(ClusterTrustBundleProjectionField::signer_name),
+                    _ => None,
                 }
             }
         }
@@ -106,11 +119,11 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
                 let mut signer_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ClusterTrustBundleProjectionField::label_selector) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut label_selector,
@@ -118,14 +131,25 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut name, "name"),
-                        2 => serde_struct::value(&mut map, &mut optional, "optional"),
-                        3 => serde_struct::value(&mut map, &mut path, "path"),
-                        4 => {
+                        Some(ClusterTrustBundleProjectionField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(ClusterTrustBundleProjectionField::optional) => {
+                            serde_struct::value(&mut map, &mut optional, "optional")
+                        }
+
+                        Some(ClusterTrustBundleProjectionField::path) => {
+                            serde_struct::value(&mut map, &mut path, "path")
+                        }
+
+                        Some(ClusterTrustBundleProjectionField::signer_name) => {
                             serde_struct::value(&mut map, &mut signer_name, "signerName")
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -40,14 +40,21 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapEnvSource {
         use ::kubeforge_runtime::serde_struct;
         struct ConfigMapEnvSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ConfigMapEnvSourceField {
+            name,
+            optional,
+        }
+
         impl serde_struct::Fields for ConfigMapEnvSourceVisitor {
             const NAMES: &'static [&'static str] = &["name", "optional"];
+            type Field = ConfigMapEnvSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ConfigMapEnvSourceField> {
                 match name {
-                    "name" => 0,
-                    "optional" => 1,
-                    _ => 2,
+                    "name" => Some(ConfigMapEnvSourceField::name),
+                    "optional" => Some(ConfigMapEnvSourceField::optional),
+                    _ => None,
                 }
             }
         }
@@ -70,13 +77,21 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapEnvSource {
                 let mut optional = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                        1 => serde_struct::value(&mut map, &mut optional, "optional"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(ConfigMapEnvSourceField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(ConfigMapEnvSourceField::optional) => {
+                            serde_struct::value(&mut map, &mut optional, "optional")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

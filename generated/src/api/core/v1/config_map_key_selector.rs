@@ -43,15 +43,23 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
         use ::kubeforge_runtime::serde_struct;
         struct ConfigMapKeySelectorVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ConfigMapKeySelectorField {
+            key,
+            name,
+            optional,
+        }
+
         impl serde_struct::Fields for ConfigMapKeySelectorVisitor {
             const NAMES: &'static [&'static str] = &["key", "name", "optional"];
+            type Field = ConfigMapKeySelectorField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ConfigMapKeySelectorField> {
                 match name {
-                    "key" => 0,
-                    "name" => 1,
-                    "optional" => 2,
-                    _ => 3,
+                    "key" => Some(ConfigMapKeySelectorField::key),
+                    "name" => Some(ConfigMapKeySelectorField::name),
+                    "optional" => Some(ConfigMapKeySelectorField::optional),
+                    _ => None,
                 }
             }
         }
@@ -75,14 +83,23 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
                 let mut optional = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key_2 = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key_2))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut key, "key"),
-                        1 => serde_struct::value(&mut map, &mut name, "name"),
-                        2 => serde_struct::value(&mut map, &mut optional, "optional"),
-                        _ => {
+                    match field {
+                        Some(ConfigMapKeySelectorField::key) => {
+                            serde_struct::value(&mut map, &mut key, "key")
+                        }
+
+                        Some(ConfigMapKeySelectorField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(ConfigMapKeySelectorField::optional) => {
+                            serde_struct::value(&mut map, &mut optional, "optional")
+                        }
+
+                        None => {
                             serde_struct::extra(
                                 &mut map,
                                 &mut unknown_fields,

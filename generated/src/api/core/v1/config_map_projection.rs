@@ -45,15 +45,23 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapProjection {
         use ::kubeforge_runtime::serde_struct;
         struct ConfigMapProjectionVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ConfigMapProjectionField {
+            items,
+            name,
+            optional,
+        }
+
         impl serde_struct::Fields for ConfigMapProjectionVisitor {
             const NAMES: &'static [&'static str] = &["items", "name", "optional"];
+            type Field = ConfigMapProjectionField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ConfigMapProjectionField> {
                 match name {
-                    "items" => 0,
-                    "name" => 1,
-                    "optional" => 2,
-                    _ => 3,
+                    "items" => Some(ConfigMapProjectionField::items),
+                    "name" => Some(ConfigMapProjectionField::name),
+                    "optional" => Some(ConfigMapProjectionField::optional),
+                    _ => None,
                 }
             }
         }
@@ -77,14 +85,25 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapProjection {
                 let mut optional = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut items, "items"),
-                        1 => serde_struct::value(&mut map, &mut name, "name"),
-                        2 => serde_struct::value(&mut map, &mut optional, "optional"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(ConfigMapProjectionField::items) => {
+                            serde_struct::value(&mut map, &mut items, "items")
+                        }
+
+                        Some(ConfigMapProjectionField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(ConfigMapProjectionField::optional) => {
+                            serde_struct::value(&mut map, &mut optional, "optional")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -57,6 +57,14 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct ConfigMapVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ConfigMapVolumeSourceField {
+            default_mode,
+            items,
+            name,
+            optional,
+        }
+
         impl serde_struct::Fields for ConfigMapVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "defaultMode",
@@ -64,14 +72,15 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
                 "name",
                 "optional",
             ];
+            type Field = ConfigMapVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ConfigMapVolumeSourceField> {
                 match name {
-                    "defaultMode" => 0,
-                    "items" => 1,
-                    "name" => 2,
-                    "optional" => 3,
-                    _ => 4,
+                    "defaultMode" => Some(ConfigMapVolumeSourceField::default_mode),
+                    "items" => Some(ConfigMapVolumeSourceField::items),
+                    "name" => Some(ConfigMapVolumeSourceField::name),
+                    "optional" => Some(ConfigMapVolumeSourceField::optional),
+                    _ => None,
                 }
             }
         }
@@ -96,11 +105,11 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
                 let mut optional = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ConfigMapVolumeSourceField::default_mode) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut default_mode,
@@ -108,10 +117,21 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut items, "items"),
-                        2 => serde_struct::value(&mut map, &mut name, "name"),
-                        3 => serde_struct::value(&mut map, &mut optional, "optional"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(ConfigMapVolumeSourceField::items) => {
+                            serde_struct::value(&mut map, &mut items, "items")
+                        }
+
+                        Some(ConfigMapVolumeSourceField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(ConfigMapVolumeSourceField::optional) => {
+                            serde_struct::value(&mut map, &mut optional, "optional")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

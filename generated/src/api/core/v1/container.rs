@@ -188,6 +188,35 @@ impl<'de> ::serde::Deserialize<'de> for Container {
         use ::kubeforge_runtime::serde_struct;
         struct ContainerVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ContainerField {
+            args,
+            command,
+            env,
+            env_from,
+            image,
+            image_pull_policy,
+            lifecycle,
+            liveness_probe,
+            name,
+            ports,
+            readiness_probe,
+            resize_policy,
+            resources,
+            restart_policy,
+            restart_policy_rules,
+            security_context,
+            startup_probe,
+            stdin,
+            stdin_once,
+            termination_message_path,
+            termination_message_policy,
+            tty,
+            volume_devices,
+            volume_mounts,
+            working_dir,
+        }
+
         impl serde_struct::Fields for ContainerVisitor {
             const NAMES: &'static [&'static str] = &[
                 "args",
@@ -216,35 +245,42 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                 "volumeMounts",
                 "workingDir",
             ];
+            type Field = ContainerField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ContainerField> {
                 match name {
-                    "args" => 0,
-                    "command" => 1,
-                    "env" => 2,
-                    "envFrom" => 3,
-                    "image" => 4,
-                    "imagePullPolicy" => 5,
-                    "lifecycle" => 6,
-                    "livenessProbe" => 7,
-                    "name" => 8,
-                    "ports" => 9,
-                    "readinessProbe" => 10,
-                    "resizePolicy" => 11,
-                    "resources" => 12,
-                    "restartPolicy" => 13,
-                    "restartPolicyRules" => 14,
-                    "securityContext" => 15,
-                    "startupProbe" => 16,
-                    "stdin" => 17,
-                    "stdinOnce" => 18,
-                    "terminationMessagePath" => 19,
-                    "terminationMessagePolicy" => 20,
-                    "tty" => 21,
-                    "volumeDevices" => 22,
-                    "volumeMounts" => 23,
-                    "workingDir" => 24,
-                    _ => 25,
+                    "args" => Some(ContainerField::args),
+                    "command" => Some(ContainerField::command),
+                    "env" => Some(ContainerField::env),
+                    "envFrom" => Some(ContainerField::env_from),
+                    "image" => Some(ContainerField::image),
+                    "imagePullPolicy" => Some(ContainerField::image_pull_policy),
+                    "lifecycle" => Some(ContainerField::lifecycle),
+                    "livenessProbe" => Some(ContainerField::liveness_probe),
+                    "name" => Some(ContainerField::name),
+                    "ports" => Some(ContainerField::ports),
+                    "readinessProbe" => Some(ContainerField::readiness_probe),
+                    "resizePolicy" => Some(ContainerField::resize_policy),
+                    "resources" => Some(ContainerField::resources),
+                    "restartPolicy" => Some(ContainerField::restart_policy),
+                    "restartPolicyRules" => Some(ContainerField::restart_policy_rules),
+                    "securityContext" => Some(ContainerField::security_context),
+                    "startupProbe" => Some(ContainerField::startup_probe),
+                    "stdin" => Some(ContainerField::stdin),
+                    "stdinOnce" => Some(ContainerField::stdin_once),
+                    "terminationMessagePath" => {
+                        Some(ContainerField::termination_message_path)
+                    }
+
+                    "terminationMessagePolicy" => {
+                        Some(ContainerField::termination_message_policy)
+                    }
+
+                    "tty" => Some(ContainerField::tty),
+                    "volumeDevices" => Some(ContainerField::volume_devices),
+                    "volumeMounts" => Some(ContainerField::volume_mounts),
+                    "workingDir" => Some(ContainerField::working_dir),
+                    _ => None,
                 }
             }
         }
@@ -290,16 +326,31 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                 let mut working_dir = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut args, "args"),
-                        1 => serde_struct::value(&mut map, &mut command, "command"),
-                        2 => serde_struct::value(&mut map, &mut env, "env"),
-                        3 => serde_struct::value(&mut map, &mut env_from, "envFrom"),
-                        4 => serde_struct::value(&mut map, &mut image, "image"),
-                        5 => {
+                    match field {
+                        Some(ContainerField::args) => {
+                            serde_struct::value(&mut map, &mut args, "args")
+                        }
+
+                        Some(ContainerField::command) => {
+                            serde_struct::value(&mut map, &mut command, "command")
+                        }
+
+                        Some(ContainerField::env) => {
+                            serde_struct::value(&mut map, &mut env, "env")
+                        }
+
+                        Some(ContainerField::env_from) => {
+                            serde_struct::value(&mut map, &mut env_from, "envFrom")
+                        }
+
+                        Some(ContainerField::image) => {
+                            serde_struct::value(&mut map, &mut image, "image")
+                        }
+
+                        Some(ContainerField::image_pull_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut image_pull_policy,
@@ -307,8 +358,11 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                             )
                         }
 
-                        6 => serde_struct::value(&mut map, &mut lifecycle, "lifecycle"),
-                        7 => {
+                        Some(ContainerField::lifecycle) => {
+                            serde_struct::value(&mut map, &mut lifecycle, "lifecycle")
+                        }
+
+                        Some(ContainerField::liveness_probe) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut liveness_probe,
@@ -316,9 +370,15 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                             )
                         }
 
-                        8 => serde_struct::value(&mut map, &mut name, "name"),
-                        9 => serde_struct::value(&mut map, &mut ports, "ports"),
-                        10 => {
+                        Some(ContainerField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(ContainerField::ports) => {
+                            serde_struct::value(&mut map, &mut ports, "ports")
+                        }
+
+                        Some(ContainerField::readiness_probe) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut readiness_probe,
@@ -326,7 +386,7 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                             )
                         }
 
-                        11 => {
+                        Some(ContainerField::resize_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut resize_policy,
@@ -334,8 +394,11 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                             )
                         }
 
-                        12 => serde_struct::value(&mut map, &mut resources, "resources"),
-                        13 => {
+                        Some(ContainerField::resources) => {
+                            serde_struct::value(&mut map, &mut resources, "resources")
+                        }
+
+                        Some(ContainerField::restart_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut restart_policy,
@@ -343,7 +406,7 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                             )
                         }
 
-                        14 => {
+                        Some(ContainerField::restart_policy_rules) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut restart_policy_rules,
@@ -351,7 +414,7 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                             )
                         }
 
-                        15 => {
+                        Some(ContainerField::security_context) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut security_context,
@@ -359,7 +422,7 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                             )
                         }
 
-                        16 => {
+                        Some(ContainerField::startup_probe) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut startup_probe,
@@ -367,9 +430,15 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                             )
                         }
 
-                        17 => serde_struct::value(&mut map, &mut stdin, "stdin"),
-                        18 => serde_struct::value(&mut map, &mut stdin_once, "stdinOnce"),
-                        19 => {
+                        Some(ContainerField::stdin) => {
+                            serde_struct::value(&mut map, &mut stdin, "stdin")
+                        }
+
+                        Some(ContainerField::stdin_once) => {
+                            serde_struct::value(&mut map, &mut stdin_once, "stdinOnce")
+                        }
+
+                        Some(ContainerField::termination_message_path) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut termination_message_path,
@@ -377,7 +446,7 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                             )
                         }
 
-                        20 => {
+                        Some(ContainerField::termination_message_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut termination_message_policy,
@@ -385,8 +454,11 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                             )
                         }
 
-                        21 => serde_struct::value(&mut map, &mut tty, "tty"),
-                        22 => {
+                        Some(ContainerField::tty) => {
+                            serde_struct::value(&mut map, &mut tty, "tty")
+                        }
+
+                        Some(ContainerField::volume_devices) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut volume_devices,
@@ -394,7 +466,7 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                             )
                         }
 
-                        23 => {
+                        Some(ContainerField::volume_mounts) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut volume_mounts,
@@ -402,11 +474,13 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                             )
                         }
 
-                        24 => {
+                        Some(ContainerField::working_dir) => {
                             serde_struct::value(&mut map, &mut working_dir, "workingDir")
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -42,19 +42,36 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
         use ::kubeforge_runtime::serde_struct;
         struct ContainerExtendedResourceRequestVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ContainerExtendedResourceRequestField {
+            container_name,
+            request_name,
+            resource_name,
+        }
+
         impl serde_struct::Fields for ContainerExtendedResourceRequestVisitor {
             const NAMES: &'static [&'static str] = &[
                 "containerName",
                 "requestName",
                 "resourceName",
             ];
+            type Field = ContainerExtendedResourceRequestField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ContainerExtendedResourceRequestField> {
                 match name {
-                    "containerName" => 0,
-                    "requestName" => 1,
-                    "resourceName" => 2,
-                    _ => 3,
+                    "containerName" => {
+                        Some(ContainerExtendedResourceRequestField::container_name)
+                    }
+
+                    "requestName" => {
+                        Some(ContainerExtendedResourceRequestField::request_name)
+                    }
+
+                    "resourceName" => {
+                        Some(ContainerExtendedResourceRequestField::resource_name)
+                    }
+
+                    _ => None,
                 }
             }
         }
@@ -78,11 +95,11 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
                 let mut resource_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ContainerExtendedResourceRequestField::container_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut container_name,
@@ -90,7 +107,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
                             )
                         }
 
-                        1 => {
+                        Some(ContainerExtendedResourceRequestField::request_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut request_name,
@@ -98,7 +115,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
                             )
                         }
 
-                        2 => {
+                        Some(ContainerExtendedResourceRequestField::resource_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut resource_name,
@@ -106,7 +123,9 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

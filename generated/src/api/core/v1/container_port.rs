@@ -56,6 +56,15 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
         use ::kubeforge_runtime::serde_struct;
         struct ContainerPortVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ContainerPortField {
+            container_port,
+            host_ip,
+            host_port,
+            name,
+            protocol,
+        }
+
         impl serde_struct::Fields for ContainerPortVisitor {
             const NAMES: &'static [&'static str] = &[
                 "containerPort",
@@ -64,15 +73,16 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
                 "name",
                 "protocol",
             ];
+            type Field = ContainerPortField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ContainerPortField> {
                 match name {
-                    "containerPort" => 0,
-                    "hostIP" => 1,
-                    "hostPort" => 2,
-                    "name" => 3,
-                    "protocol" => 4,
-                    _ => 5,
+                    "containerPort" => Some(ContainerPortField::container_port),
+                    "hostIP" => Some(ContainerPortField::host_ip),
+                    "hostPort" => Some(ContainerPortField::host_port),
+                    "name" => Some(ContainerPortField::name),
+                    "protocol" => Some(ContainerPortField::protocol),
+                    _ => None,
                 }
             }
         }
@@ -98,11 +108,11 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
                 let mut protocol = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ContainerPortField::container_port) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut container_port,
@@ -110,11 +120,25 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut host_ip, "hostIP"),
-                        2 => serde_struct::value(&mut map, &mut host_port, "hostPort"),
-                        3 => serde_struct::value(&mut map, &mut name, "name"),
-                        4 => serde_struct::value(&mut map, &mut protocol, "protocol"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(ContainerPortField::host_ip) => {
+                            serde_struct::value(&mut map, &mut host_ip, "hostIP")
+                        }
+
+                        Some(ContainerPortField::host_port) => {
+                            serde_struct::value(&mut map, &mut host_port, "hostPort")
+                        }
+
+                        Some(ContainerPortField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(ContainerPortField::protocol) => {
+                            serde_struct::value(&mut map, &mut protocol, "protocol")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

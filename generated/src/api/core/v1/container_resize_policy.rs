@@ -39,14 +39,21 @@ impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
         use ::kubeforge_runtime::serde_struct;
         struct ContainerResizePolicyVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ContainerResizePolicyField {
+            resource_name,
+            restart_policy,
+        }
+
         impl serde_struct::Fields for ContainerResizePolicyVisitor {
             const NAMES: &'static [&'static str] = &["resourceName", "restartPolicy"];
+            type Field = ContainerResizePolicyField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ContainerResizePolicyField> {
                 match name {
-                    "resourceName" => 0,
-                    "restartPolicy" => 1,
-                    _ => 2,
+                    "resourceName" => Some(ContainerResizePolicyField::resource_name),
+                    "restartPolicy" => Some(ContainerResizePolicyField::restart_policy),
+                    _ => None,
                 }
             }
         }
@@ -69,11 +76,11 @@ impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
                 let mut restart_policy = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ContainerResizePolicyField::resource_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut resource_name,
@@ -81,7 +88,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
                             )
                         }
 
-                        1 => {
+                        Some(ContainerResizePolicyField::restart_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut restart_policy,
@@ -89,7 +96,9 @@ impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

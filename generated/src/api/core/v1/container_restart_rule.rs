@@ -40,14 +40,21 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRule {
         use ::kubeforge_runtime::serde_struct;
         struct ContainerRestartRuleVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ContainerRestartRuleField {
+            action,
+            exit_codes,
+        }
+
         impl serde_struct::Fields for ContainerRestartRuleVisitor {
             const NAMES: &'static [&'static str] = &["action", "exitCodes"];
+            type Field = ContainerRestartRuleField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ContainerRestartRuleField> {
                 match name {
-                    "action" => 0,
-                    "exitCodes" => 1,
-                    _ => 2,
+                    "action" => Some(ContainerRestartRuleField::action),
+                    "exitCodes" => Some(ContainerRestartRuleField::exit_codes),
+                    _ => None,
                 }
             }
         }
@@ -70,13 +77,21 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRule {
                 let mut exit_codes = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut action, "action"),
-                        1 => serde_struct::value(&mut map, &mut exit_codes, "exitCodes"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(ContainerRestartRuleField::action) => {
+                            serde_struct::value(&mut map, &mut action, "action")
+                        }
+
+                        Some(ContainerRestartRuleField::exit_codes) => {
+                            serde_struct::value(&mut map, &mut exit_codes, "exitCodes")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

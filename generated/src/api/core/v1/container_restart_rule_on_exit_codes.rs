@@ -40,14 +40,21 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
         use ::kubeforge_runtime::serde_struct;
         struct ContainerRestartRuleOnExitCodesVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ContainerRestartRuleOnExitCodesField {
+            operator,
+            values,
+        }
+
         impl serde_struct::Fields for ContainerRestartRuleOnExitCodesVisitor {
             const NAMES: &'static [&'static str] = &["operator", "values"];
+            type Field = ContainerRestartRuleOnExitCodesField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ContainerRestartRuleOnExitCodesField> {
                 match name {
-                    "operator" => 0,
-                    "values" => 1,
-                    _ => 2,
+                    "operator" => Some(ContainerRestartRuleOnExitCodesField::operator),
+                    "values" => Some(ContainerRestartRuleOnExitCodesField::values),
+                    _ => None,
                 }
             }
         }
@@ -70,13 +77,21 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
                 let mut values = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut operator, "operator"),
-                        1 => serde_struct::value(&mut map, &mut values, "values"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(ContainerRestartRuleOnExitCodesField::operator) => {
+                            serde_struct::value(&mut map, &mut operator, "operator")
+                        }
+
+                        Some(ContainerRestartRuleOnExitCodesField::values) => {
+                            serde_struct::value(&mut map, &mut values, "values")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

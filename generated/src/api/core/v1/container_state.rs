@@ -49,15 +49,23 @@ impl<'de> ::serde::Deserialize<'de> for ContainerState {
         use ::kubeforge_runtime::serde_struct;
         struct ContainerStateVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ContainerStateField {
+            running,
+            terminated,
+            waiting,
+        }
+
         impl serde_struct::Fields for ContainerStateVisitor {
             const NAMES: &'static [&'static str] = &["running", "terminated", "waiting"];
+            type Field = ContainerStateField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ContainerStateField> {
                 match name {
-                    "running" => 0,
-                    "terminated" => 1,
-                    "waiting" => 2,
-                    _ => 3,
+                    "running" => Some(ContainerStateField::running),
+                    "terminated" => Some(ContainerStateField::terminated),
+                    "waiting" => Some(ContainerStateField::waiting),
+                    _ => None,
                 }
             }
         }
@@ -81,14 +89,25 @@ impl<'de> ::serde::Deserialize<'de> for ContainerState {
                 let mut waiting = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut running, "running"),
-                        1 => serde_struct::value(&mut map, &mut terminated, "terminated"),
-                        2 => serde_struct::value(&mut map, &mut waiting, "waiting"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(ContainerStateField::running) => {
+                            serde_struct::value(&mut map, &mut running, "running")
+                        }
+
+                        Some(ContainerStateField::terminated) => {
+                            serde_struct::value(&mut map, &mut terminated, "terminated")
+                        }
+
+                        Some(ContainerStateField::waiting) => {
+                            serde_struct::value(&mut map, &mut waiting, "waiting")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

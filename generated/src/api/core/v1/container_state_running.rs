@@ -37,13 +37,19 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateRunning {
         use ::kubeforge_runtime::serde_struct;
         struct ContainerStateRunningVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ContainerStateRunningField {
+            started_at,
+        }
+
         impl serde_struct::Fields for ContainerStateRunningVisitor {
             const NAMES: &'static [&'static str] = &["startedAt"];
+            type Field = ContainerStateRunningField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ContainerStateRunningField> {
                 match name {
-                    "startedAt" => 0,
-                    _ => 1,
+                    "startedAt" => Some(ContainerStateRunningField::started_at),
+                    _ => None,
                 }
             }
         }
@@ -65,12 +71,17 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateRunning {
                 let mut started_at = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut started_at, "startedAt"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(ContainerStateRunningField::started_at) => {
+                            serde_struct::value(&mut map, &mut started_at, "startedAt")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

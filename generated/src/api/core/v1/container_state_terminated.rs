@@ -72,6 +72,17 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
         use ::kubeforge_runtime::serde_struct;
         struct ContainerStateTerminatedVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ContainerStateTerminatedField {
+            container_id,
+            exit_code,
+            finished_at,
+            message,
+            reason,
+            signal,
+            started_at,
+        }
+
         impl serde_struct::Fields for ContainerStateTerminatedVisitor {
             const NAMES: &'static [&'static str] = &[
                 "containerID",
@@ -82,17 +93,18 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
                 "signal",
                 "startedAt",
             ];
+            type Field = ContainerStateTerminatedField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ContainerStateTerminatedField> {
                 match name {
-                    "containerID" => 0,
-                    "exitCode" => 1,
-                    "finishedAt" => 2,
-                    "message" => 3,
-                    "reason" => 4,
-                    "signal" => 5,
-                    "startedAt" => 6,
-                    _ => 7,
+                    "containerID" => Some(ContainerStateTerminatedField::container_id),
+                    "exitCode" => Some(ContainerStateTerminatedField::exit_code),
+                    "finishedAt" => Some(ContainerStateTerminatedField::finished_at),
+                    "message" => Some(ContainerStateTerminatedField::message),
+                    "reason" => Some(ContainerStateTerminatedField::reason),
+                    "signal" => Some(ContainerStateTerminatedField::signal),
+                    "startedAt" => Some(ContainerStateTerminatedField::started_at),
+                    _ => None,
                 }
             }
         }
@@ -120,11 +132,11 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
                 let mut started_at = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ContainerStateTerminatedField::container_id) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut container_id,
@@ -132,16 +144,33 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut exit_code, "exitCode"),
-                        2 => {
+                        Some(ContainerStateTerminatedField::exit_code) => {
+                            serde_struct::value(&mut map, &mut exit_code, "exitCode")
+                        }
+
+                        Some(ContainerStateTerminatedField::finished_at) => {
                             serde_struct::value(&mut map, &mut finished_at, "finishedAt")
                         }
 
-                        3 => serde_struct::value(&mut map, &mut message, "message"),
-                        4 => serde_struct::value(&mut map, &mut reason, "reason"),
-                        5 => serde_struct::value(&mut map, &mut signal, "signal"),
-                        6 => serde_struct::value(&mut map, &mut started_at, "startedAt"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(ContainerStateTerminatedField::message) => {
+                            serde_struct::value(&mut map, &mut message, "message")
+                        }
+
+                        Some(ContainerStateTerminatedField::reason) => {
+                            serde_struct::value(&mut map, &mut reason, "reason")
+                        }
+
+                        Some(ContainerStateTerminatedField::signal) => {
+                            serde_struct::value(&mut map, &mut signal, "signal")
+                        }
+
+                        Some(ContainerStateTerminatedField::started_at) => {
+                            serde_struct::value(&mut map, &mut started_at, "startedAt")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

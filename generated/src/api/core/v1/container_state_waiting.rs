@@ -40,14 +40,21 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateWaiting {
         use ::kubeforge_runtime::serde_struct;
         struct ContainerStateWaitingVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ContainerStateWaitingField {
+            message,
+            reason,
+        }
+
         impl serde_struct::Fields for ContainerStateWaitingVisitor {
             const NAMES: &'static [&'static str] = &["message", "reason"];
+            type Field = ContainerStateWaitingField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ContainerStateWaitingField> {
                 match name {
-                    "message" => 0,
-                    "reason" => 1,
-                    _ => 2,
+                    "message" => Some(ContainerStateWaitingField::message),
+                    "reason" => Some(ContainerStateWaitingField::reason),
+                    _ => None,
                 }
             }
         }
@@ -70,13 +77,21 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateWaiting {
                 let mut reason = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut message, "message"),
-                        1 => serde_struct::value(&mut map, &mut reason, "reason"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(ContainerStateWaitingField::message) => {
+                            serde_struct::value(&mut map, &mut message, "message")
+                        }
+
+                        Some(ContainerStateWaitingField::reason) => {
+                            serde_struct::value(&mut map, &mut reason, "reason")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -117,6 +117,25 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
         use ::kubeforge_runtime::serde_struct;
         struct ContainerStatusVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ContainerStatusField {
+            allocated_resources,
+            allocated_resources_status,
+            container_id,
+            image,
+            image_id,
+            last_state,
+            name,
+            ready,
+            resources,
+            restart_count,
+            started,
+            state,
+            stop_signal,
+            user,
+            volume_mounts,
+        }
+
         impl serde_struct::Fields for ContainerStatusVisitor {
             const NAMES: &'static [&'static str] = &[
                 "allocatedResources",
@@ -135,25 +154,32 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                 "user",
                 "volumeMounts",
             ];
+            type Field = ContainerStatusField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ContainerStatusField> {
                 match name {
-                    "allocatedResources" => 0,
-                    "allocatedResourcesStatus" => 1,
-                    "containerID" => 2,
-                    "image" => 3,
-                    "imageID" => 4,
-                    "lastState" => 5,
-                    "name" => 6,
-                    "ready" => 7,
-                    "resources" => 8,
-                    "restartCount" => 9,
-                    "started" => 10,
-                    "state" => 11,
-                    "stopSignal" => 12,
-                    "user" => 13,
-                    "volumeMounts" => 14,
-                    _ => 15,
+                    "allocatedResources" => {
+                        Some(ContainerStatusField::allocated_resources)
+                    }
+
+                    "allocatedResourcesStatus" => {
+                        Some(ContainerStatusField::allocated_resources_status)
+                    }
+
+                    "containerID" => Some(ContainerStatusField::container_id),
+                    "image" => Some(ContainerStatusField::image),
+                    "imageID" => Some(ContainerStatusField::image_id),
+                    "lastState" => Some(ContainerStatusField::last_state),
+                    "name" => Some(ContainerStatusField::name),
+                    "ready" => Some(ContainerStatusField::ready),
+                    "resources" => Some(ContainerStatusField::resources),
+                    "restartCount" => Some(ContainerStatusField::restart_count),
+                    "started" => Some(ContainerStatusField::started),
+                    "state" => Some(ContainerStatusField::state),
+                    "stopSignal" => Some(ContainerStatusField::stop_signal),
+                    "user" => Some(ContainerStatusField::user),
+                    "volumeMounts" => Some(ContainerStatusField::volume_mounts),
+                    _ => None,
                 }
             }
         }
@@ -189,11 +215,11 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                 let mut volume_mounts = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ContainerStatusField::allocated_resources) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut allocated_resources,
@@ -201,7 +227,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                             )
                         }
 
-                        1 => {
+                        Some(ContainerStatusField::allocated_resources_status) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut allocated_resources_status,
@@ -209,7 +235,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                             )
                         }
 
-                        2 => {
+                        Some(ContainerStatusField::container_id) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut container_id,
@@ -217,13 +243,31 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                             )
                         }
 
-                        3 => serde_struct::value(&mut map, &mut image, "image"),
-                        4 => serde_struct::value(&mut map, &mut image_id, "imageID"),
-                        5 => serde_struct::value(&mut map, &mut last_state, "lastState"),
-                        6 => serde_struct::value(&mut map, &mut name, "name"),
-                        7 => serde_struct::value(&mut map, &mut ready, "ready"),
-                        8 => serde_struct::value(&mut map, &mut resources, "resources"),
-                        9 => {
+                        Some(ContainerStatusField::image) => {
+                            serde_struct::value(&mut map, &mut image, "image")
+                        }
+
+                        Some(ContainerStatusField::image_id) => {
+                            serde_struct::value(&mut map, &mut image_id, "imageID")
+                        }
+
+                        Some(ContainerStatusField::last_state) => {
+                            serde_struct::value(&mut map, &mut last_state, "lastState")
+                        }
+
+                        Some(ContainerStatusField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(ContainerStatusField::ready) => {
+                            serde_struct::value(&mut map, &mut ready, "ready")
+                        }
+
+                        Some(ContainerStatusField::resources) => {
+                            serde_struct::value(&mut map, &mut resources, "resources")
+                        }
+
+                        Some(ContainerStatusField::restart_count) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut restart_count,
@@ -231,14 +275,23 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                             )
                         }
 
-                        10 => serde_struct::value(&mut map, &mut started, "started"),
-                        11 => serde_struct::value(&mut map, &mut state, "state"),
-                        12 => {
+                        Some(ContainerStatusField::started) => {
+                            serde_struct::value(&mut map, &mut started, "started")
+                        }
+
+                        Some(ContainerStatusField::state) => {
+                            serde_struct::value(&mut map, &mut state, "state")
+                        }
+
+                        Some(ContainerStatusField::stop_signal) => {
                             serde_struct::value(&mut map, &mut stop_signal, "stopSignal")
                         }
 
-                        13 => serde_struct::value(&mut map, &mut user, "user"),
-                        14 => {
+                        Some(ContainerStatusField::user) => {
+                            serde_struct::value(&mut map, &mut user, "user")
+                        }
+
+                        Some(ContainerStatusField::volume_mounts) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut volume_mounts,
@@ -246,7 +299,9 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -37,13 +37,19 @@ impl<'de> ::serde::Deserialize<'de> for ContainerUser {
         use ::kubeforge_runtime::serde_struct;
         struct ContainerUserVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ContainerUserField {
+            linux,
+        }
+
         impl serde_struct::Fields for ContainerUserVisitor {
             const NAMES: &'static [&'static str] = &["linux"];
+            type Field = ContainerUserField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ContainerUserField> {
                 match name {
-                    "linux" => 0,
-                    _ => 1,
+                    "linux" => Some(ContainerUserField::linux),
+                    _ => None,
                 }
             }
         }
@@ -65,12 +71,17 @@ impl<'de> ::serde::Deserialize<'de> for ContainerUser {
                 let mut linux = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut linux, "linux"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(ContainerUserField::linux) => {
+                            serde_struct::value(&mut map, &mut linux, "linux")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -64,6 +64,15 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct CSIVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum CSIVolumeSourceField {
+            driver,
+            fs_type,
+            node_publish_secret_ref,
+            read_only,
+            volume_attributes,
+        }
+
         impl serde_struct::Fields for CSIVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "driver",
@@ -72,15 +81,19 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
                 "readOnly",
                 "volumeAttributes",
             ];
+            type Field = CSIVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<CSIVolumeSourceField> {
                 match name {
-                    "driver" => 0,
-                    "fsType" => 1,
-                    "nodePublishSecretRef" => 2,
-                    "readOnly" => 3,
-                    "volumeAttributes" => 4,
-                    _ => 5,
+                    "driver" => Some(CSIVolumeSourceField::driver),
+                    "fsType" => Some(CSIVolumeSourceField::fs_type),
+                    "nodePublishSecretRef" => {
+                        Some(CSIVolumeSourceField::node_publish_secret_ref)
+                    }
+
+                    "readOnly" => Some(CSIVolumeSourceField::read_only),
+                    "volumeAttributes" => Some(CSIVolumeSourceField::volume_attributes),
+                    _ => None,
                 }
             }
         }
@@ -106,13 +119,19 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
                 let mut volume_attributes = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut driver, "driver"),
-                        1 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
-                        2 => {
+                    match field {
+                        Some(CSIVolumeSourceField::driver) => {
+                            serde_struct::value(&mut map, &mut driver, "driver")
+                        }
+
+                        Some(CSIVolumeSourceField::fs_type) => {
+                            serde_struct::value(&mut map, &mut fs_type, "fsType")
+                        }
+
+                        Some(CSIVolumeSourceField::node_publish_secret_ref) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut node_publish_secret_ref,
@@ -120,8 +139,11 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
                             )
                         }
 
-                        3 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        4 => {
+                        Some(CSIVolumeSourceField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        Some(CSIVolumeSourceField::volume_attributes) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut volume_attributes,
@@ -129,7 +151,9 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -37,13 +37,19 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIProjection {
         use ::kubeforge_runtime::serde_struct;
         struct DownwardAPIProjectionVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum DownwardAPIProjectionField {
+            items,
+        }
+
         impl serde_struct::Fields for DownwardAPIProjectionVisitor {
             const NAMES: &'static [&'static str] = &["items"];
+            type Field = DownwardAPIProjectionField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<DownwardAPIProjectionField> {
                 match name {
-                    "items" => 0,
-                    _ => 1,
+                    "items" => Some(DownwardAPIProjectionField::items),
+                    _ => None,
                 }
             }
         }
@@ -65,12 +71,17 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIProjection {
                 let mut items = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut items, "items"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(DownwardAPIProjectionField::items) => {
+                            serde_struct::value(&mut map, &mut items, "items")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

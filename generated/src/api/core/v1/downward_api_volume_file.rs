@@ -56,6 +56,14 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
         use ::kubeforge_runtime::serde_struct;
         struct DownwardAPIVolumeFileVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum DownwardAPIVolumeFileField {
+            field_ref,
+            mode,
+            path,
+            resource_field_ref,
+        }
+
         impl serde_struct::Fields for DownwardAPIVolumeFileVisitor {
             const NAMES: &'static [&'static str] = &[
                 "fieldRef",
@@ -63,14 +71,18 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
                 "path",
                 "resourceFieldRef",
             ];
+            type Field = DownwardAPIVolumeFileField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<DownwardAPIVolumeFileField> {
                 match name {
-                    "fieldRef" => 0,
-                    "mode" => 1,
-                    "path" => 2,
-                    "resourceFieldRef" => 3,
-                    _ => 4,
+                    "fieldRef" => Some(DownwardAPIVolumeFileField::field_ref),
+                    "mode" => Some(DownwardAPIVolumeFileField::mode),
+                    "path" => Some(DownwardAPIVolumeFileField::path),
+                    "resourceFieldRef" => {
+                        Some(DownwardAPIVolumeFileField::resource_field_ref)
+                    }
+
+                    _ => None,
                 }
             }
         }
@@ -95,14 +107,23 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
                 let mut resource_field_ref = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut field_ref, "fieldRef"),
-                        1 => serde_struct::value(&mut map, &mut mode, "mode"),
-                        2 => serde_struct::value(&mut map, &mut path, "path"),
-                        3 => {
+                    match field {
+                        Some(DownwardAPIVolumeFileField::field_ref) => {
+                            serde_struct::value(&mut map, &mut field_ref, "fieldRef")
+                        }
+
+                        Some(DownwardAPIVolumeFileField::mode) => {
+                            serde_struct::value(&mut map, &mut mode, "mode")
+                        }
+
+                        Some(DownwardAPIVolumeFileField::path) => {
+                            serde_struct::value(&mut map, &mut path, "path")
+                        }
+
+                        Some(DownwardAPIVolumeFileField::resource_field_ref) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut resource_field_ref,
@@ -110,7 +131,9 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

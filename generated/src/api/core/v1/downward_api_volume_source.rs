@@ -46,14 +46,21 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct DownwardAPIVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum DownwardAPIVolumeSourceField {
+            default_mode,
+            items,
+        }
+
         impl serde_struct::Fields for DownwardAPIVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["defaultMode", "items"];
+            type Field = DownwardAPIVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<DownwardAPIVolumeSourceField> {
                 match name {
-                    "defaultMode" => 0,
-                    "items" => 1,
-                    _ => 2,
+                    "defaultMode" => Some(DownwardAPIVolumeSourceField::default_mode),
+                    "items" => Some(DownwardAPIVolumeSourceField::items),
+                    _ => None,
                 }
             }
         }
@@ -76,11 +83,11 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
                 let mut items = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(DownwardAPIVolumeSourceField::default_mode) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut default_mode,
@@ -88,8 +95,13 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut items, "items"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(DownwardAPIVolumeSourceField::items) => {
+                            serde_struct::value(&mut map, &mut items, "items")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -42,14 +42,21 @@ impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct EmptyDirVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum EmptyDirVolumeSourceField {
+            medium,
+            size_limit,
+        }
+
         impl serde_struct::Fields for EmptyDirVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["medium", "sizeLimit"];
+            type Field = EmptyDirVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<EmptyDirVolumeSourceField> {
                 match name {
-                    "medium" => 0,
-                    "sizeLimit" => 1,
-                    _ => 2,
+                    "medium" => Some(EmptyDirVolumeSourceField::medium),
+                    "sizeLimit" => Some(EmptyDirVolumeSourceField::size_limit),
+                    _ => None,
                 }
             }
         }
@@ -72,13 +79,21 @@ impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
                 let mut size_limit = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut medium, "medium"),
-                        1 => serde_struct::value(&mut map, &mut size_limit, "sizeLimit"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(EmptyDirVolumeSourceField::medium) => {
+                            serde_struct::value(&mut map, &mut medium, "medium")
+                        }
+
+                        Some(EmptyDirVolumeSourceField::size_limit) => {
+                            serde_struct::value(&mut map, &mut size_limit, "sizeLimit")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

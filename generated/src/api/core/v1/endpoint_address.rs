@@ -52,6 +52,14 @@ impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
         use ::kubeforge_runtime::serde_struct;
         struct EndpointAddressVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum EndpointAddressField {
+            hostname,
+            ip,
+            node_name,
+            target_ref,
+        }
+
         impl serde_struct::Fields for EndpointAddressVisitor {
             const NAMES: &'static [&'static str] = &[
                 "hostname",
@@ -59,14 +67,15 @@ impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
                 "nodeName",
                 "targetRef",
             ];
+            type Field = EndpointAddressField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<EndpointAddressField> {
                 match name {
-                    "hostname" => 0,
-                    "ip" => 1,
-                    "nodeName" => 2,
-                    "targetRef" => 3,
-                    _ => 4,
+                    "hostname" => Some(EndpointAddressField::hostname),
+                    "ip" => Some(EndpointAddressField::ip),
+                    "nodeName" => Some(EndpointAddressField::node_name),
+                    "targetRef" => Some(EndpointAddressField::target_ref),
+                    _ => None,
                 }
             }
         }
@@ -91,15 +100,29 @@ impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
                 let mut target_ref = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut hostname, "hostname"),
-                        1 => serde_struct::value(&mut map, &mut ip, "ip"),
-                        2 => serde_struct::value(&mut map, &mut node_name, "nodeName"),
-                        3 => serde_struct::value(&mut map, &mut target_ref, "targetRef"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(EndpointAddressField::hostname) => {
+                            serde_struct::value(&mut map, &mut hostname, "hostname")
+                        }
+
+                        Some(EndpointAddressField::ip) => {
+                            serde_struct::value(&mut map, &mut ip, "ip")
+                        }
+
+                        Some(EndpointAddressField::node_name) => {
+                            serde_struct::value(&mut map, &mut node_name, "nodeName")
+                        }
+
+                        Some(EndpointAddressField::target_ref) => {
+                            serde_struct::value(&mut map, &mut target_ref, "targetRef")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

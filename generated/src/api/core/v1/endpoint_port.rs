@@ -52,6 +52,14 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
         use ::kubeforge_runtime::serde_struct;
         struct EndpointPortVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum EndpointPortField {
+            app_protocol,
+            name,
+            port,
+            protocol,
+        }
+
         impl serde_struct::Fields for EndpointPortVisitor {
             const NAMES: &'static [&'static str] = &[
                 "appProtocol",
@@ -59,14 +67,15 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
                 "port",
                 "protocol",
             ];
+            type Field = EndpointPortField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<EndpointPortField> {
                 match name {
-                    "appProtocol" => 0,
-                    "name" => 1,
-                    "port" => 2,
-                    "protocol" => 3,
-                    _ => 4,
+                    "appProtocol" => Some(EndpointPortField::app_protocol),
+                    "name" => Some(EndpointPortField::name),
+                    "port" => Some(EndpointPortField::port),
+                    "protocol" => Some(EndpointPortField::protocol),
+                    _ => None,
                 }
             }
         }
@@ -91,11 +100,11 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
                 let mut protocol = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(EndpointPortField::app_protocol) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut app_protocol,
@@ -103,10 +112,21 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut name, "name"),
-                        2 => serde_struct::value(&mut map, &mut port, "port"),
-                        3 => serde_struct::value(&mut map, &mut protocol, "protocol"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(EndpointPortField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(EndpointPortField::port) => {
+                            serde_struct::value(&mut map, &mut port, "port")
+                        }
+
+                        Some(EndpointPortField::protocol) => {
+                            serde_struct::value(&mut map, &mut protocol, "protocol")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

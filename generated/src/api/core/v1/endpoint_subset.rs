@@ -53,19 +53,27 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
         use ::kubeforge_runtime::serde_struct;
         struct EndpointSubsetVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum EndpointSubsetField {
+            addresses,
+            not_ready_addresses,
+            ports,
+        }
+
         impl serde_struct::Fields for EndpointSubsetVisitor {
             const NAMES: &'static [&'static str] = &[
                 "addresses",
                 "notReadyAddresses",
                 "ports",
             ];
+            type Field = EndpointSubsetField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<EndpointSubsetField> {
                 match name {
-                    "addresses" => 0,
-                    "notReadyAddresses" => 1,
-                    "ports" => 2,
-                    _ => 3,
+                    "addresses" => Some(EndpointSubsetField::addresses),
+                    "notReadyAddresses" => Some(EndpointSubsetField::not_ready_addresses),
+                    "ports" => Some(EndpointSubsetField::ports),
+                    _ => None,
                 }
             }
         }
@@ -89,12 +97,15 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
                 let mut ports = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut addresses, "addresses"),
-                        1 => {
+                    match field {
+                        Some(EndpointSubsetField::addresses) => {
+                            serde_struct::value(&mut map, &mut addresses, "addresses")
+                        }
+
+                        Some(EndpointSubsetField::not_ready_addresses) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut not_ready_addresses,
@@ -102,8 +113,13 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
                             )
                         }
 
-                        2 => serde_struct::value(&mut map, &mut ports, "ports"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(EndpointSubsetField::ports) => {
+                            serde_struct::value(&mut map, &mut ports, "ports")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

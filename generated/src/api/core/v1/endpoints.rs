@@ -80,6 +80,14 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
         use ::kubeforge_runtime::serde_struct;
         struct EndpointsVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum EndpointsField {
+            api_version,
+            kind,
+            metadata,
+            subsets,
+        }
+
         impl serde_struct::Fields for EndpointsVisitor {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
@@ -87,14 +95,15 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
                 "metadata",
                 "subsets",
             ];
+            type Field = EndpointsField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<EndpointsField> {
                 match name {
-                    "apiVersion" => 0,
-                    "kind" => 1,
-                    "metadata" => 2,
-                    "subsets" => 3,
-                    _ => 4,
+                    "apiVersion" => Some(EndpointsField::api_version),
+                    "kind" => Some(EndpointsField::kind),
+                    "metadata" => Some(EndpointsField::metadata),
+                    "subsets" => Some(EndpointsField::subsets),
+                    _ => None,
                 }
             }
         }
@@ -119,18 +128,29 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
                 let mut subsets = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(EndpointsField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
 
-                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
-                        2 => serde_struct::value(&mut map, &mut metadata, "metadata"),
-                        3 => serde_struct::value(&mut map, &mut subsets, "subsets"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(EndpointsField::kind) => {
+                            serde_struct::value(&mut map, &mut kind, "kind")
+                        }
+
+                        Some(EndpointsField::metadata) => {
+                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                        }
+
+                        Some(EndpointsField::subsets) => {
+                            serde_struct::value(&mut map, &mut subsets, "subsets")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

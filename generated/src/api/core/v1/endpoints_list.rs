@@ -61,6 +61,14 @@ impl<'de> ::serde::Deserialize<'de> for EndpointsList {
         use ::kubeforge_runtime::serde_struct;
         struct EndpointsListVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum EndpointsListField {
+            api_version,
+            items,
+            kind,
+            metadata,
+        }
+
         impl serde_struct::Fields for EndpointsListVisitor {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
@@ -68,14 +76,15 @@ impl<'de> ::serde::Deserialize<'de> for EndpointsList {
                 "kind",
                 "metadata",
             ];
+            type Field = EndpointsListField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<EndpointsListField> {
                 match name {
-                    "apiVersion" => 0,
-                    "items" => 1,
-                    "kind" => 2,
-                    "metadata" => 3,
-                    _ => 4,
+                    "apiVersion" => Some(EndpointsListField::api_version),
+                    "items" => Some(EndpointsListField::items),
+                    "kind" => Some(EndpointsListField::kind),
+                    "metadata" => Some(EndpointsListField::metadata),
+                    _ => None,
                 }
             }
         }
@@ -100,18 +109,29 @@ impl<'de> ::serde::Deserialize<'de> for EndpointsList {
                 let mut metadata = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(EndpointsListField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
 
-                        1 => serde_struct::value(&mut map, &mut items, "items"),
-                        2 => serde_struct::value(&mut map, &mut kind, "kind"),
-                        3 => serde_struct::value(&mut map, &mut metadata, "metadata"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(EndpointsListField::items) => {
+                            serde_struct::value(&mut map, &mut items, "items")
+                        }
+
+                        Some(EndpointsListField::kind) => {
+                            serde_struct::value(&mut map, &mut kind, "kind")
+                        }
+
+                        Some(EndpointsListField::metadata) => {
+                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -53,19 +53,27 @@ impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
         use ::kubeforge_runtime::serde_struct;
         struct EnvFromSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum EnvFromSourceField {
+            config_map_ref,
+            prefix,
+            secret_ref,
+        }
+
         impl serde_struct::Fields for EnvFromSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "configMapRef",
                 "prefix",
                 "secretRef",
             ];
+            type Field = EnvFromSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<EnvFromSourceField> {
                 match name {
-                    "configMapRef" => 0,
-                    "prefix" => 1,
-                    "secretRef" => 2,
-                    _ => 3,
+                    "configMapRef" => Some(EnvFromSourceField::config_map_ref),
+                    "prefix" => Some(EnvFromSourceField::prefix),
+                    "secretRef" => Some(EnvFromSourceField::secret_ref),
+                    _ => None,
                 }
             }
         }
@@ -89,11 +97,11 @@ impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
                 let mut secret_ref = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(EnvFromSourceField::config_map_ref) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut config_map_ref,
@@ -101,9 +109,17 @@ impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut prefix, "prefix"),
-                        2 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(EnvFromSourceField::prefix) => {
+                            serde_struct::value(&mut map, &mut prefix, "prefix")
+                        }
+
+                        Some(EnvFromSourceField::secret_ref) => {
+                            serde_struct::value(&mut map, &mut secret_ref, "secretRef")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

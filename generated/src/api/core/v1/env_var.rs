@@ -45,15 +45,23 @@ impl<'de> ::serde::Deserialize<'de> for EnvVar {
         use ::kubeforge_runtime::serde_struct;
         struct EnvVarVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum EnvVarField {
+            name,
+            value,
+            value_from,
+        }
+
         impl serde_struct::Fields for EnvVarVisitor {
             const NAMES: &'static [&'static str] = &["name", "value", "valueFrom"];
+            type Field = EnvVarField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<EnvVarField> {
                 match name {
-                    "name" => 0,
-                    "value" => 1,
-                    "valueFrom" => 2,
-                    _ => 3,
+                    "name" => Some(EnvVarField::name),
+                    "value" => Some(EnvVarField::value),
+                    "valueFrom" => Some(EnvVarField::value_from),
+                    _ => None,
                 }
             }
         }
@@ -77,14 +85,25 @@ impl<'de> ::serde::Deserialize<'de> for EnvVar {
                 let mut value_from = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                        1 => serde_struct::value(&mut map, &mut value, "value"),
-                        2 => serde_struct::value(&mut map, &mut value_from, "valueFrom"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(EnvVarField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(EnvVarField::value) => {
+                            serde_struct::value(&mut map, &mut value, "value")
+                        }
+
+                        Some(EnvVarField::value_from) => {
+                            serde_struct::value(&mut map, &mut value_from, "valueFrom")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -73,6 +73,15 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
         use ::kubeforge_runtime::serde_struct;
         struct EnvVarSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum EnvVarSourceField {
+            config_map_key_ref,
+            field_ref,
+            file_key_ref,
+            resource_field_ref,
+            secret_key_ref,
+        }
+
         impl serde_struct::Fields for EnvVarSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "configMapKeyRef",
@@ -81,15 +90,16 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
                 "resourceFieldRef",
                 "secretKeyRef",
             ];
+            type Field = EnvVarSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<EnvVarSourceField> {
                 match name {
-                    "configMapKeyRef" => 0,
-                    "fieldRef" => 1,
-                    "fileKeyRef" => 2,
-                    "resourceFieldRef" => 3,
-                    "secretKeyRef" => 4,
-                    _ => 5,
+                    "configMapKeyRef" => Some(EnvVarSourceField::config_map_key_ref),
+                    "fieldRef" => Some(EnvVarSourceField::field_ref),
+                    "fileKeyRef" => Some(EnvVarSourceField::file_key_ref),
+                    "resourceFieldRef" => Some(EnvVarSourceField::resource_field_ref),
+                    "secretKeyRef" => Some(EnvVarSourceField::secret_key_ref),
+                    _ => None,
                 }
             }
         }
@@ -115,11 +125,11 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
                 let mut secret_key_ref = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(EnvVarSourceField::config_map_key_ref) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut config_map_key_ref,
@@ -127,8 +137,11 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut field_ref, "fieldRef"),
-                        2 => {
+                        Some(EnvVarSourceField::field_ref) => {
+                            serde_struct::value(&mut map, &mut field_ref, "fieldRef")
+                        }
+
+                        Some(EnvVarSourceField::file_key_ref) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut file_key_ref,
@@ -136,7 +149,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
                             )
                         }
 
-                        3 => {
+                        Some(EnvVarSourceField::resource_field_ref) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut resource_field_ref,
@@ -144,7 +157,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
                             )
                         }
 
-                        4 => {
+                        Some(EnvVarSourceField::secret_key_ref) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut secret_key_ref,
@@ -152,7 +165,9 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

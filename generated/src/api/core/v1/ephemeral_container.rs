@@ -196,6 +196,36 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
         use ::kubeforge_runtime::serde_struct;
         struct EphemeralContainerVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum EphemeralContainerField {
+            args,
+            command,
+            env,
+            env_from,
+            image,
+            image_pull_policy,
+            lifecycle,
+            liveness_probe,
+            name,
+            ports,
+            readiness_probe,
+            resize_policy,
+            resources,
+            restart_policy,
+            restart_policy_rules,
+            security_context,
+            startup_probe,
+            stdin,
+            stdin_once,
+            target_container_name,
+            termination_message_path,
+            termination_message_policy,
+            tty,
+            volume_devices,
+            volume_mounts,
+            working_dir,
+        }
+
         impl serde_struct::Fields for EphemeralContainerVisitor {
             const NAMES: &'static [&'static str] = &[
                 "args",
@@ -225,36 +255,49 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                 "volumeMounts",
                 "workingDir",
             ];
+            type Field = EphemeralContainerField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<EphemeralContainerField> {
                 match name {
-                    "args" => 0,
-                    "command" => 1,
-                    "env" => 2,
-                    "envFrom" => 3,
-                    "image" => 4,
-                    "imagePullPolicy" => 5,
-                    "lifecycle" => 6,
-                    "livenessProbe" => 7,
-                    "name" => 8,
-                    "ports" => 9,
-                    "readinessProbe" => 10,
-                    "resizePolicy" => 11,
-                    "resources" => 12,
-                    "restartPolicy" => 13,
-                    "restartPolicyRules" => 14,
-                    "securityContext" => 15,
-                    "startupProbe" => 16,
-                    "stdin" => 17,
-                    "stdinOnce" => 18,
-                    "targetContainerName" => 19,
-                    "terminationMessagePath" => 20,
-                    "terminationMessagePolicy" => 21,
-                    "tty" => 22,
-                    "volumeDevices" => 23,
-                    "volumeMounts" => 24,
-                    "workingDir" => 25,
-                    _ => 26,
+                    "args" => Some(EphemeralContainerField::args),
+                    "command" => Some(EphemeralContainerField::command),
+                    "env" => Some(EphemeralContainerField::env),
+                    "envFrom" => Some(EphemeralContainerField::env_from),
+                    "image" => Some(EphemeralContainerField::image),
+                    "imagePullPolicy" => Some(EphemeralContainerField::image_pull_policy),
+                    "lifecycle" => Some(EphemeralContainerField::lifecycle),
+                    "livenessProbe" => Some(EphemeralContainerField::liveness_probe),
+                    "name" => Some(EphemeralContainerField::name),
+                    "ports" => Some(EphemeralContainerField::ports),
+                    "readinessProbe" => Some(EphemeralContainerField::readiness_probe),
+                    "resizePolicy" => Some(EphemeralContainerField::resize_policy),
+                    "resources" => Some(EphemeralContainerField::resources),
+                    "restartPolicy" => Some(EphemeralContainerField::restart_policy),
+                    "restartPolicyRules" => {
+                        Some(EphemeralContainerField::restart_policy_rules)
+                    }
+
+                    "securityContext" => Some(EphemeralContainerField::security_context),
+                    "startupProbe" => Some(EphemeralContainerField::startup_probe),
+                    "stdin" => Some(EphemeralContainerField::stdin),
+                    "stdinOnce" => Some(EphemeralContainerField::stdin_once),
+                    "targetContainerName" => {
+                        Some(EphemeralContainerField::target_container_name)
+                    }
+
+                    "terminationMessagePath" => {
+                        Some(EphemeralContainerField::termination_message_path)
+                    }
+
+                    "terminationMessagePolicy" => {
+                        Some(EphemeralContainerField::termination_message_policy)
+                    }
+
+                    "tty" => Some(EphemeralContainerField::tty),
+                    "volumeDevices" => Some(EphemeralContainerField::volume_devices),
+                    "volumeMounts" => Some(EphemeralContainerField::volume_mounts),
+                    "workingDir" => Some(EphemeralContainerField::working_dir),
+                    _ => None,
                 }
             }
         }
@@ -301,16 +344,31 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                 let mut working_dir = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut args, "args"),
-                        1 => serde_struct::value(&mut map, &mut command, "command"),
-                        2 => serde_struct::value(&mut map, &mut env, "env"),
-                        3 => serde_struct::value(&mut map, &mut env_from, "envFrom"),
-                        4 => serde_struct::value(&mut map, &mut image, "image"),
-                        5 => {
+                    match field {
+                        Some(EphemeralContainerField::args) => {
+                            serde_struct::value(&mut map, &mut args, "args")
+                        }
+
+                        Some(EphemeralContainerField::command) => {
+                            serde_struct::value(&mut map, &mut command, "command")
+                        }
+
+                        Some(EphemeralContainerField::env) => {
+                            serde_struct::value(&mut map, &mut env, "env")
+                        }
+
+                        Some(EphemeralContainerField::env_from) => {
+                            serde_struct::value(&mut map, &mut env_from, "envFrom")
+                        }
+
+                        Some(EphemeralContainerField::image) => {
+                            serde_struct::value(&mut map, &mut image, "image")
+                        }
+
+                        Some(EphemeralContainerField::image_pull_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut image_pull_policy,
@@ -318,8 +376,11 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                             )
                         }
 
-                        6 => serde_struct::value(&mut map, &mut lifecycle, "lifecycle"),
-                        7 => {
+                        Some(EphemeralContainerField::lifecycle) => {
+                            serde_struct::value(&mut map, &mut lifecycle, "lifecycle")
+                        }
+
+                        Some(EphemeralContainerField::liveness_probe) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut liveness_probe,
@@ -327,9 +388,15 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                             )
                         }
 
-                        8 => serde_struct::value(&mut map, &mut name, "name"),
-                        9 => serde_struct::value(&mut map, &mut ports, "ports"),
-                        10 => {
+                        Some(EphemeralContainerField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(EphemeralContainerField::ports) => {
+                            serde_struct::value(&mut map, &mut ports, "ports")
+                        }
+
+                        Some(EphemeralContainerField::readiness_probe) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut readiness_probe,
@@ -337,7 +404,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                             )
                         }
 
-                        11 => {
+                        Some(EphemeralContainerField::resize_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut resize_policy,
@@ -345,8 +412,11 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                             )
                         }
 
-                        12 => serde_struct::value(&mut map, &mut resources, "resources"),
-                        13 => {
+                        Some(EphemeralContainerField::resources) => {
+                            serde_struct::value(&mut map, &mut resources, "resources")
+                        }
+
+                        Some(EphemeralContainerField::restart_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut restart_policy,
@@ -354,7 +424,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                             )
                         }
 
-                        14 => {
+                        Some(EphemeralContainerField::restart_policy_rules) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut restart_policy_rules,
@@ -362,7 +432,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                             )
                         }
 
-                        15 => {
+                        Some(EphemeralContainerField::security_context) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut security_context,
@@ -370,7 +440,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                             )
                         }
 
-                        16 => {
+                        Some(EphemeralContainerField::startup_probe) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut startup_probe,
@@ -378,9 +448,15 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                             )
                         }
 
-                        17 => serde_struct::value(&mut map, &mut stdin, "stdin"),
-                        18 => serde_struct::value(&mut map, &mut stdin_once, "stdinOnce"),
-                        19 => {
+                        Some(EphemeralContainerField::stdin) => {
+                            serde_struct::value(&mut map, &mut stdin, "stdin")
+                        }
+
+                        Some(EphemeralContainerField::stdin_once) => {
+                            serde_struct::value(&mut map, &mut stdin_once, "stdinOnce")
+                        }
+
+                        Some(EphemeralContainerField::target_container_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut target_container_name,
@@ -388,7 +464,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                             )
                         }
 
-                        20 => {
+                        Some(EphemeralContainerField::termination_message_path) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut termination_message_path,
@@ -396,7 +472,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                             )
                         }
 
-                        21 => {
+                        Some(EphemeralContainerField::termination_message_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut termination_message_policy,
@@ -404,8 +480,11 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                             )
                         }
 
-                        22 => serde_struct::value(&mut map, &mut tty, "tty"),
-                        23 => {
+                        Some(EphemeralContainerField::tty) => {
+                            serde_struct::value(&mut map, &mut tty, "tty")
+                        }
+
+                        Some(EphemeralContainerField::volume_devices) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut volume_devices,
@@ -413,7 +492,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                             )
                         }
 
-                        24 => {
+                        Some(EphemeralContainerField::volume_mounts) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut volume_mounts,
@@ -421,11 +500,13 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                             )
                         }
 
-                        25 => {
+                        Some(EphemeralContainerField::working_dir) => {
                             serde_struct::value(&mut map, &mut working_dir, "workingDir")
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

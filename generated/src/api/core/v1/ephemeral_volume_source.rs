@@ -43,13 +43,22 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct EphemeralVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum EphemeralVolumeSourceField {
+            volume_claim_template,
+        }
+
         impl serde_struct::Fields for EphemeralVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["volumeClaimTemplate"];
+            type Field = EphemeralVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<EphemeralVolumeSourceField> {
                 match name {
-                    "volumeClaimTemplate" => 0,
-                    _ => 1,
+                    "volumeClaimTemplate" => {
+                        Some(EphemeralVolumeSourceField::volume_claim_template)
+                    }
+
+                    _ => None,
                 }
             }
         }
@@ -71,11 +80,11 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
                 let mut volume_claim_template = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(EphemeralVolumeSourceField::volume_claim_template) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut volume_claim_template,
@@ -83,7 +92,9 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -37,13 +37,19 @@ impl<'de> ::serde::Deserialize<'de> for ExecAction {
         use ::kubeforge_runtime::serde_struct;
         struct ExecActionVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ExecActionField {
+            command,
+        }
+
         impl serde_struct::Fields for ExecActionVisitor {
             const NAMES: &'static [&'static str] = &["command"];
+            type Field = ExecActionField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ExecActionField> {
                 match name {
-                    "command" => 0,
-                    _ => 1,
+                    "command" => Some(ExecActionField::command),
+                    _ => None,
                 }
             }
         }
@@ -65,12 +71,17 @@ impl<'de> ::serde::Deserialize<'de> for ExecAction {
                 let mut command = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut command, "command"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(ExecActionField::command) => {
+                            serde_struct::value(&mut map, &mut command, "command")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -61,6 +61,15 @@ impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct FCVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum FCVolumeSourceField {
+            fs_type,
+            lun,
+            read_only,
+            target_wwns,
+            wwids,
+        }
+
         impl serde_struct::Fields for FCVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "fsType",
@@ -69,15 +78,16 @@ impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
                 "targetWWNs",
                 "wwids",
             ];
+            type Field = FCVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<FCVolumeSourceField> {
                 match name {
-                    "fsType" => 0,
-                    "lun" => 1,
-                    "readOnly" => 2,
-                    "targetWWNs" => 3,
-                    "wwids" => 4,
-                    _ => 5,
+                    "fsType" => Some(FCVolumeSourceField::fs_type),
+                    "lun" => Some(FCVolumeSourceField::lun),
+                    "readOnly" => Some(FCVolumeSourceField::read_only),
+                    "targetWWNs" => Some(FCVolumeSourceField::target_wwns),
+                    "wwids" => Some(FCVolumeSourceField::wwids),
+                    _ => None,
                 }
             }
         }
@@ -103,19 +113,33 @@ impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
                 let mut wwids = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
-                        1 => serde_struct::value(&mut map, &mut lun, "lun"),
-                        2 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        3 => {
+                    match field {
+                        Some(FCVolumeSourceField::fs_type) => {
+                            serde_struct::value(&mut map, &mut fs_type, "fsType")
+                        }
+
+                        Some(FCVolumeSourceField::lun) => {
+                            serde_struct::value(&mut map, &mut lun, "lun")
+                        }
+
+                        Some(FCVolumeSourceField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        Some(FCVolumeSourceField::target_wwns) => {
                             serde_struct::value(&mut map, &mut target_wwns, "targetWWNs")
                         }
 
-                        4 => serde_struct::value(&mut map, &mut wwids, "wwids"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(FCVolumeSourceField::wwids) => {
+                            serde_struct::value(&mut map, &mut wwids, "wwids")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

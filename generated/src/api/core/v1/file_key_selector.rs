@@ -46,6 +46,14 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
         use ::kubeforge_runtime::serde_struct;
         struct FileKeySelectorVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum FileKeySelectorField {
+            key,
+            optional,
+            path,
+            volume_name,
+        }
+
         impl serde_struct::Fields for FileKeySelectorVisitor {
             const NAMES: &'static [&'static str] = &[
                 "key",
@@ -53,14 +61,15 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
                 "path",
                 "volumeName",
             ];
+            type Field = FileKeySelectorField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<FileKeySelectorField> {
                 match name {
-                    "key" => 0,
-                    "optional" => 1,
-                    "path" => 2,
-                    "volumeName" => 3,
-                    _ => 4,
+                    "key" => Some(FileKeySelectorField::key),
+                    "optional" => Some(FileKeySelectorField::optional),
+                    "path" => Some(FileKeySelectorField::path),
+                    "volumeName" => Some(FileKeySelectorField::volume_name),
+                    _ => None,
                 }
             }
         }
@@ -85,18 +94,27 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
                 let mut volume_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key_2 = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key_2))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut key, "key"),
-                        1 => serde_struct::value(&mut map, &mut optional, "optional"),
-                        2 => serde_struct::value(&mut map, &mut path, "path"),
-                        3 => {
+                    match field {
+                        Some(FileKeySelectorField::key) => {
+                            serde_struct::value(&mut map, &mut key, "key")
+                        }
+
+                        Some(FileKeySelectorField::optional) => {
+                            serde_struct::value(&mut map, &mut optional, "optional")
+                        }
+
+                        Some(FileKeySelectorField::path) => {
+                            serde_struct::value(&mut map, &mut path, "path")
+                        }
+
+                        Some(FileKeySelectorField::volume_name) => {
                             serde_struct::value(&mut map, &mut volume_name, "volumeName")
                         }
 
-                        _ => {
+                        None => {
                             serde_struct::extra(
                                 &mut map,
                                 &mut unknown_fields,

@@ -56,6 +56,15 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct FlexVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum FlexVolumeSourceField {
+            driver,
+            fs_type,
+            options,
+            read_only,
+            secret_ref,
+        }
+
         impl serde_struct::Fields for FlexVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "driver",
@@ -64,15 +73,16 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
                 "readOnly",
                 "secretRef",
             ];
+            type Field = FlexVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<FlexVolumeSourceField> {
                 match name {
-                    "driver" => 0,
-                    "fsType" => 1,
-                    "options" => 2,
-                    "readOnly" => 3,
-                    "secretRef" => 4,
-                    _ => 5,
+                    "driver" => Some(FlexVolumeSourceField::driver),
+                    "fsType" => Some(FlexVolumeSourceField::fs_type),
+                    "options" => Some(FlexVolumeSourceField::options),
+                    "readOnly" => Some(FlexVolumeSourceField::read_only),
+                    "secretRef" => Some(FlexVolumeSourceField::secret_ref),
+                    _ => None,
                 }
             }
         }
@@ -98,16 +108,33 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
                 let mut secret_ref = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut driver, "driver"),
-                        1 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
-                        2 => serde_struct::value(&mut map, &mut options, "options"),
-                        3 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        4 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(FlexVolumeSourceField::driver) => {
+                            serde_struct::value(&mut map, &mut driver, "driver")
+                        }
+
+                        Some(FlexVolumeSourceField::fs_type) => {
+                            serde_struct::value(&mut map, &mut fs_type, "fsType")
+                        }
+
+                        Some(FlexVolumeSourceField::options) => {
+                            serde_struct::value(&mut map, &mut options, "options")
+                        }
+
+                        Some(FlexVolumeSourceField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        Some(FlexVolumeSourceField::secret_ref) => {
+                            serde_struct::value(&mut map, &mut secret_ref, "secretRef")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -50,14 +50,21 @@ impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct FlockerVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum FlockerVolumeSourceField {
+            dataset_name,
+            dataset_uuid,
+        }
+
         impl serde_struct::Fields for FlockerVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["datasetName", "datasetUUID"];
+            type Field = FlockerVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<FlockerVolumeSourceField> {
                 match name {
-                    "datasetName" => 0,
-                    "datasetUUID" => 1,
-                    _ => 2,
+                    "datasetName" => Some(FlockerVolumeSourceField::dataset_name),
+                    "datasetUUID" => Some(FlockerVolumeSourceField::dataset_uuid),
+                    _ => None,
                 }
             }
         }
@@ -80,11 +87,11 @@ impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
                 let mut dataset_uuid = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(FlockerVolumeSourceField::dataset_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut dataset_name,
@@ -92,7 +99,7 @@ impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
                             )
                         }
 
-                        1 => {
+                        Some(FlockerVolumeSourceField::dataset_uuid) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut dataset_uuid,
@@ -100,7 +107,9 @@ impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -48,6 +48,14 @@ impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct GCEPersistentDiskVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum GCEPersistentDiskVolumeSourceField {
+            fs_type,
+            partition,
+            pd_name,
+            read_only,
+        }
+
         impl serde_struct::Fields for GCEPersistentDiskVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "fsType",
@@ -55,14 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
                 "pdName",
                 "readOnly",
             ];
+            type Field = GCEPersistentDiskVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<GCEPersistentDiskVolumeSourceField> {
                 match name {
-                    "fsType" => 0,
-                    "partition" => 1,
-                    "pdName" => 2,
-                    "readOnly" => 3,
-                    _ => 4,
+                    "fsType" => Some(GCEPersistentDiskVolumeSourceField::fs_type),
+                    "partition" => Some(GCEPersistentDiskVolumeSourceField::partition),
+                    "pdName" => Some(GCEPersistentDiskVolumeSourceField::pd_name),
+                    "readOnly" => Some(GCEPersistentDiskVolumeSourceField::read_only),
+                    _ => None,
                 }
             }
         }
@@ -87,15 +96,29 @@ impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
                 let mut read_only = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
-                        1 => serde_struct::value(&mut map, &mut partition, "partition"),
-                        2 => serde_struct::value(&mut map, &mut pd_name, "pdName"),
-                        3 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(GCEPersistentDiskVolumeSourceField::fs_type) => {
+                            serde_struct::value(&mut map, &mut fs_type, "fsType")
+                        }
+
+                        Some(GCEPersistentDiskVolumeSourceField::partition) => {
+                            serde_struct::value(&mut map, &mut partition, "partition")
+                        }
+
+                        Some(GCEPersistentDiskVolumeSourceField::pd_name) => {
+                            serde_struct::value(&mut map, &mut pd_name, "pdName")
+                        }
+
+                        Some(GCEPersistentDiskVolumeSourceField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -45,19 +45,27 @@ impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct GitRepoVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum GitRepoVolumeSourceField {
+            directory,
+            repository,
+            revision,
+        }
+
         impl serde_struct::Fields for GitRepoVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "directory",
                 "repository",
                 "revision",
             ];
+            type Field = GitRepoVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<GitRepoVolumeSourceField> {
                 match name {
-                    "directory" => 0,
-                    "repository" => 1,
-                    "revision" => 2,
-                    _ => 3,
+                    "directory" => Some(GitRepoVolumeSourceField::directory),
+                    "repository" => Some(GitRepoVolumeSourceField::repository),
+                    "revision" => Some(GitRepoVolumeSourceField::revision),
+                    _ => None,
                 }
             }
         }
@@ -81,14 +89,25 @@ impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
                 let mut revision = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut directory, "directory"),
-                        1 => serde_struct::value(&mut map, &mut repository, "repository"),
-                        2 => serde_struct::value(&mut map, &mut revision, "revision"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(GitRepoVolumeSourceField::directory) => {
+                            serde_struct::value(&mut map, &mut directory, "directory")
+                        }
+
+                        Some(GitRepoVolumeSourceField::repository) => {
+                            serde_struct::value(&mut map, &mut repository, "repository")
+                        }
+
+                        Some(GitRepoVolumeSourceField::revision) => {
+                            serde_struct::value(&mut map, &mut revision, "revision")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -43,15 +43,23 @@ impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct GlusterfsVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum GlusterfsVolumeSourceField {
+            endpoints,
+            path,
+            read_only,
+        }
+
         impl serde_struct::Fields for GlusterfsVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["endpoints", "path", "readOnly"];
+            type Field = GlusterfsVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<GlusterfsVolumeSourceField> {
                 match name {
-                    "endpoints" => 0,
-                    "path" => 1,
-                    "readOnly" => 2,
-                    _ => 3,
+                    "endpoints" => Some(GlusterfsVolumeSourceField::endpoints),
+                    "path" => Some(GlusterfsVolumeSourceField::path),
+                    "readOnly" => Some(GlusterfsVolumeSourceField::read_only),
+                    _ => None,
                 }
             }
         }
@@ -75,14 +83,25 @@ impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
                 let mut read_only = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut endpoints, "endpoints"),
-                        1 => serde_struct::value(&mut map, &mut path, "path"),
-                        2 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(GlusterfsVolumeSourceField::endpoints) => {
+                            serde_struct::value(&mut map, &mut endpoints, "endpoints")
+                        }
+
+                        Some(GlusterfsVolumeSourceField::path) => {
+                            serde_struct::value(&mut map, &mut path, "path")
+                        }
+
+                        Some(GlusterfsVolumeSourceField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -40,14 +40,21 @@ impl<'de> ::serde::Deserialize<'de> for GRPCAction {
         use ::kubeforge_runtime::serde_struct;
         struct GRPCActionVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum GRPCActionField {
+            port,
+            service,
+        }
+
         impl serde_struct::Fields for GRPCActionVisitor {
             const NAMES: &'static [&'static str] = &["port", "service"];
+            type Field = GRPCActionField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<GRPCActionField> {
                 match name {
-                    "port" => 0,
-                    "service" => 1,
-                    _ => 2,
+                    "port" => Some(GRPCActionField::port),
+                    "service" => Some(GRPCActionField::service),
+                    _ => None,
                 }
             }
         }
@@ -70,13 +77,21 @@ impl<'de> ::serde::Deserialize<'de> for GRPCAction {
                 let mut service = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut port, "port"),
-                        1 => serde_struct::value(&mut map, &mut service, "service"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(GRPCActionField::port) => {
+                            serde_struct::value(&mut map, &mut port, "port")
+                        }
+
+                        Some(GRPCActionField::service) => {
+                            serde_struct::value(&mut map, &mut service, "service")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -40,14 +40,21 @@ impl<'de> ::serde::Deserialize<'de> for HostAlias {
         use ::kubeforge_runtime::serde_struct;
         struct HostAliasVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum HostAliasField {
+            hostnames,
+            ip,
+        }
+
         impl serde_struct::Fields for HostAliasVisitor {
             const NAMES: &'static [&'static str] = &["hostnames", "ip"];
+            type Field = HostAliasField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<HostAliasField> {
                 match name {
-                    "hostnames" => 0,
-                    "ip" => 1,
-                    _ => 2,
+                    "hostnames" => Some(HostAliasField::hostnames),
+                    "ip" => Some(HostAliasField::ip),
+                    _ => None,
                 }
             }
         }
@@ -70,13 +77,21 @@ impl<'de> ::serde::Deserialize<'de> for HostAlias {
                 let mut ip = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut hostnames, "hostnames"),
-                        1 => serde_struct::value(&mut map, &mut ip, "ip"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(HostAliasField::hostnames) => {
+                            serde_struct::value(&mut map, &mut hostnames, "hostnames")
+                        }
+
+                        Some(HostAliasField::ip) => {
+                            serde_struct::value(&mut map, &mut ip, "ip")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -40,14 +40,21 @@ impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct HostPathVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum HostPathVolumeSourceField {
+            path,
+            type_,
+        }
+
         impl serde_struct::Fields for HostPathVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["path", "type"];
+            type Field = HostPathVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<HostPathVolumeSourceField> {
                 match name {
-                    "path" => 0,
-                    "type" => 1,
-                    _ => 2,
+                    "path" => Some(HostPathVolumeSourceField::path),
+                    "type" => Some(HostPathVolumeSourceField::type_),
+                    _ => None,
                 }
             }
         }
@@ -70,13 +77,21 @@ impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
                 let mut type_ = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut path, "path"),
-                        1 => serde_struct::value(&mut map, &mut type_, "type"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(HostPathVolumeSourceField::path) => {
+                            serde_struct::value(&mut map, &mut path, "path")
+                        }
+
+                        Some(HostPathVolumeSourceField::type_) => {
+                            serde_struct::value(&mut map, &mut type_, "type")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

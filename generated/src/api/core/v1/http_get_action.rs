@@ -60,6 +60,15 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
         use ::kubeforge_runtime::serde_struct;
         struct HTTPGetActionVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum HTTPGetActionField {
+            host,
+            http_headers,
+            path,
+            port,
+            scheme,
+        }
+
         impl serde_struct::Fields for HTTPGetActionVisitor {
             const NAMES: &'static [&'static str] = &[
                 "host",
@@ -68,15 +77,16 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
                 "port",
                 "scheme",
             ];
+            type Field = HTTPGetActionField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<HTTPGetActionField> {
                 match name {
-                    "host" => 0,
-                    "httpHeaders" => 1,
-                    "path" => 2,
-                    "port" => 3,
-                    "scheme" => 4,
-                    _ => 5,
+                    "host" => Some(HTTPGetActionField::host),
+                    "httpHeaders" => Some(HTTPGetActionField::http_headers),
+                    "path" => Some(HTTPGetActionField::path),
+                    "port" => Some(HTTPGetActionField::port),
+                    "scheme" => Some(HTTPGetActionField::scheme),
+                    _ => None,
                 }
             }
         }
@@ -102,12 +112,15 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
                 let mut scheme = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut host, "host"),
-                        1 => {
+                    match field {
+                        Some(HTTPGetActionField::host) => {
+                            serde_struct::value(&mut map, &mut host, "host")
+                        }
+
+                        Some(HTTPGetActionField::http_headers) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut http_headers,
@@ -115,10 +128,21 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
                             )
                         }
 
-                        2 => serde_struct::value(&mut map, &mut path, "path"),
-                        3 => serde_struct::value(&mut map, &mut port, "port"),
-                        4 => serde_struct::value(&mut map, &mut scheme, "scheme"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(HTTPGetActionField::path) => {
+                            serde_struct::value(&mut map, &mut path, "path")
+                        }
+
+                        Some(HTTPGetActionField::port) => {
+                            serde_struct::value(&mut map, &mut port, "port")
+                        }
+
+                        Some(HTTPGetActionField::scheme) => {
+                            serde_struct::value(&mut map, &mut scheme, "scheme")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -39,14 +39,21 @@ impl<'de> ::serde::Deserialize<'de> for HTTPHeader {
         use ::kubeforge_runtime::serde_struct;
         struct HTTPHeaderVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum HTTPHeaderField {
+            name,
+            value,
+        }
+
         impl serde_struct::Fields for HTTPHeaderVisitor {
             const NAMES: &'static [&'static str] = &["name", "value"];
+            type Field = HTTPHeaderField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<HTTPHeaderField> {
                 match name {
-                    "name" => 0,
-                    "value" => 1,
-                    _ => 2,
+                    "name" => Some(HTTPHeaderField::name),
+                    "value" => Some(HTTPHeaderField::value),
+                    _ => None,
                 }
             }
         }
@@ -69,13 +76,21 @@ impl<'de> ::serde::Deserialize<'de> for HTTPHeader {
                 let mut value = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                        1 => serde_struct::value(&mut map, &mut value, "value"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(HTTPHeaderField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(HTTPHeaderField::value) => {
+                            serde_struct::value(&mut map, &mut value, "value")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -46,14 +46,21 @@ impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct ImageVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ImageVolumeSourceField {
+            pull_policy,
+            reference,
+        }
+
         impl serde_struct::Fields for ImageVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["pullPolicy", "reference"];
+            type Field = ImageVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ImageVolumeSourceField> {
                 match name {
-                    "pullPolicy" => 0,
-                    "reference" => 1,
-                    _ => 2,
+                    "pullPolicy" => Some(ImageVolumeSourceField::pull_policy),
+                    "reference" => Some(ImageVolumeSourceField::reference),
+                    _ => None,
                 }
             }
         }
@@ -76,16 +83,21 @@ impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
                 let mut reference = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ImageVolumeSourceField::pull_policy) => {
                             serde_struct::value(&mut map, &mut pull_policy, "pullPolicy")
                         }
 
-                        1 => serde_struct::value(&mut map, &mut reference, "reference"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(ImageVolumeSourceField::reference) => {
+                            serde_struct::value(&mut map, &mut reference, "reference")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -94,6 +94,21 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct ISCSIVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ISCSIVolumeSourceField {
+            chap_auth_discovery,
+            chap_auth_session,
+            fs_type,
+            initiator_name,
+            iqn,
+            iscsi_interface,
+            lun,
+            portals,
+            read_only,
+            secret_ref,
+            target_portal,
+        }
+
         impl serde_struct::Fields for ISCSIVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "chapAuthDiscovery",
@@ -108,21 +123,25 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
                 "secretRef",
                 "targetPortal",
             ];
+            type Field = ISCSIVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ISCSIVolumeSourceField> {
                 match name {
-                    "chapAuthDiscovery" => 0,
-                    "chapAuthSession" => 1,
-                    "fsType" => 2,
-                    "initiatorName" => 3,
-                    "iqn" => 4,
-                    "iscsiInterface" => 5,
-                    "lun" => 6,
-                    "portals" => 7,
-                    "readOnly" => 8,
-                    "secretRef" => 9,
-                    "targetPortal" => 10,
-                    _ => 11,
+                    "chapAuthDiscovery" => {
+                        Some(ISCSIVolumeSourceField::chap_auth_discovery)
+                    }
+
+                    "chapAuthSession" => Some(ISCSIVolumeSourceField::chap_auth_session),
+                    "fsType" => Some(ISCSIVolumeSourceField::fs_type),
+                    "initiatorName" => Some(ISCSIVolumeSourceField::initiator_name),
+                    "iqn" => Some(ISCSIVolumeSourceField::iqn),
+                    "iscsiInterface" => Some(ISCSIVolumeSourceField::iscsi_interface),
+                    "lun" => Some(ISCSIVolumeSourceField::lun),
+                    "portals" => Some(ISCSIVolumeSourceField::portals),
+                    "readOnly" => Some(ISCSIVolumeSourceField::read_only),
+                    "secretRef" => Some(ISCSIVolumeSourceField::secret_ref),
+                    "targetPortal" => Some(ISCSIVolumeSourceField::target_portal),
+                    _ => None,
                 }
             }
         }
@@ -154,11 +173,11 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
                 let mut target_portal = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ISCSIVolumeSourceField::chap_auth_discovery) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut chap_auth_discovery,
@@ -166,7 +185,7 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
                             )
                         }
 
-                        1 => {
+                        Some(ISCSIVolumeSourceField::chap_auth_session) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut chap_auth_session,
@@ -174,8 +193,11 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
                             )
                         }
 
-                        2 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
-                        3 => {
+                        Some(ISCSIVolumeSourceField::fs_type) => {
+                            serde_struct::value(&mut map, &mut fs_type, "fsType")
+                        }
+
+                        Some(ISCSIVolumeSourceField::initiator_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut initiator_name,
@@ -183,8 +205,11 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
                             )
                         }
 
-                        4 => serde_struct::value(&mut map, &mut iqn, "iqn"),
-                        5 => {
+                        Some(ISCSIVolumeSourceField::iqn) => {
+                            serde_struct::value(&mut map, &mut iqn, "iqn")
+                        }
+
+                        Some(ISCSIVolumeSourceField::iscsi_interface) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut iscsi_interface,
@@ -192,11 +217,23 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
                             )
                         }
 
-                        6 => serde_struct::value(&mut map, &mut lun, "lun"),
-                        7 => serde_struct::value(&mut map, &mut portals, "portals"),
-                        8 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        9 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
-                        10 => {
+                        Some(ISCSIVolumeSourceField::lun) => {
+                            serde_struct::value(&mut map, &mut lun, "lun")
+                        }
+
+                        Some(ISCSIVolumeSourceField::portals) => {
+                            serde_struct::value(&mut map, &mut portals, "portals")
+                        }
+
+                        Some(ISCSIVolumeSourceField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        Some(ISCSIVolumeSourceField::secret_ref) => {
+                            serde_struct::value(&mut map, &mut secret_ref, "secretRef")
+                        }
+
+                        Some(ISCSIVolumeSourceField::target_portal) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut target_portal,
@@ -204,7 +241,9 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

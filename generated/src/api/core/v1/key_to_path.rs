@@ -43,15 +43,23 @@ impl<'de> ::serde::Deserialize<'de> for KeyToPath {
         use ::kubeforge_runtime::serde_struct;
         struct KeyToPathVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum KeyToPathField {
+            key,
+            mode,
+            path,
+        }
+
         impl serde_struct::Fields for KeyToPathVisitor {
             const NAMES: &'static [&'static str] = &["key", "mode", "path"];
+            type Field = KeyToPathField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<KeyToPathField> {
                 match name {
-                    "key" => 0,
-                    "mode" => 1,
-                    "path" => 2,
-                    _ => 3,
+                    "key" => Some(KeyToPathField::key),
+                    "mode" => Some(KeyToPathField::mode),
+                    "path" => Some(KeyToPathField::path),
+                    _ => None,
                 }
             }
         }
@@ -75,14 +83,23 @@ impl<'de> ::serde::Deserialize<'de> for KeyToPath {
                 let mut path = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key_2 = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key_2))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut key, "key"),
-                        1 => serde_struct::value(&mut map, &mut mode, "mode"),
-                        2 => serde_struct::value(&mut map, &mut path, "path"),
-                        _ => {
+                    match field {
+                        Some(KeyToPathField::key) => {
+                            serde_struct::value(&mut map, &mut key, "key")
+                        }
+
+                        Some(KeyToPathField::mode) => {
+                            serde_struct::value(&mut map, &mut mode, "mode")
+                        }
+
+                        Some(KeyToPathField::path) => {
+                            serde_struct::value(&mut map, &mut path, "path")
+                        }
+
+                        None => {
                             serde_struct::extra(
                                 &mut map,
                                 &mut unknown_fields,

@@ -53,19 +53,27 @@ impl<'de> ::serde::Deserialize<'de> for Lifecycle {
         use ::kubeforge_runtime::serde_struct;
         struct LifecycleVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum LifecycleField {
+            post_start,
+            pre_stop,
+            stop_signal,
+        }
+
         impl serde_struct::Fields for LifecycleVisitor {
             const NAMES: &'static [&'static str] = &[
                 "postStart",
                 "preStop",
                 "stopSignal",
             ];
+            type Field = LifecycleField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<LifecycleField> {
                 match name {
-                    "postStart" => 0,
-                    "preStop" => 1,
-                    "stopSignal" => 2,
-                    _ => 3,
+                    "postStart" => Some(LifecycleField::post_start),
+                    "preStop" => Some(LifecycleField::pre_stop),
+                    "stopSignal" => Some(LifecycleField::stop_signal),
+                    _ => None,
                 }
             }
         }
@@ -89,17 +97,25 @@ impl<'de> ::serde::Deserialize<'de> for Lifecycle {
                 let mut stop_signal = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut post_start, "postStart"),
-                        1 => serde_struct::value(&mut map, &mut pre_stop, "preStop"),
-                        2 => {
+                    match field {
+                        Some(LifecycleField::post_start) => {
+                            serde_struct::value(&mut map, &mut post_start, "postStart")
+                        }
+
+                        Some(LifecycleField::pre_stop) => {
+                            serde_struct::value(&mut map, &mut pre_stop, "preStop")
+                        }
+
+                        Some(LifecycleField::stop_signal) => {
                             serde_struct::value(&mut map, &mut stop_signal, "stopSignal")
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -53,6 +53,14 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
         use ::kubeforge_runtime::serde_struct;
         struct LifecycleHandlerVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum LifecycleHandlerField {
+            exec,
+            http_get,
+            sleep,
+            tcp_socket,
+        }
+
         impl serde_struct::Fields for LifecycleHandlerVisitor {
             const NAMES: &'static [&'static str] = &[
                 "exec",
@@ -60,14 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
                 "sleep",
                 "tcpSocket",
             ];
+            type Field = LifecycleHandlerField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<LifecycleHandlerField> {
                 match name {
-                    "exec" => 0,
-                    "httpGet" => 1,
-                    "sleep" => 2,
-                    "tcpSocket" => 3,
-                    _ => 4,
+                    "exec" => Some(LifecycleHandlerField::exec),
+                    "httpGet" => Some(LifecycleHandlerField::http_get),
+                    "sleep" => Some(LifecycleHandlerField::sleep),
+                    "tcpSocket" => Some(LifecycleHandlerField::tcp_socket),
+                    _ => None,
                 }
             }
         }
@@ -92,15 +101,29 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
                 let mut tcp_socket = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut exec, "exec"),
-                        1 => serde_struct::value(&mut map, &mut http_get, "httpGet"),
-                        2 => serde_struct::value(&mut map, &mut sleep, "sleep"),
-                        3 => serde_struct::value(&mut map, &mut tcp_socket, "tcpSocket"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(LifecycleHandlerField::exec) => {
+                            serde_struct::value(&mut map, &mut exec, "exec")
+                        }
+
+                        Some(LifecycleHandlerField::http_get) => {
+                            serde_struct::value(&mut map, &mut http_get, "httpGet")
+                        }
+
+                        Some(LifecycleHandlerField::sleep) => {
+                            serde_struct::value(&mut map, &mut sleep, "sleep")
+                        }
+
+                        Some(LifecycleHandlerField::tcp_socket) => {
+                            serde_struct::value(&mut map, &mut tcp_socket, "tcpSocket")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -47,15 +47,26 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
         use ::kubeforge_runtime::serde_struct;
         struct LinuxContainerUserVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum LinuxContainerUserField {
+            gid,
+            supplemental_groups,
+            uid,
+        }
+
         impl serde_struct::Fields for LinuxContainerUserVisitor {
             const NAMES: &'static [&'static str] = &["gid", "supplementalGroups", "uid"];
+            type Field = LinuxContainerUserField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<LinuxContainerUserField> {
                 match name {
-                    "gid" => 0,
-                    "supplementalGroups" => 1,
-                    "uid" => 2,
-                    _ => 3,
+                    "gid" => Some(LinuxContainerUserField::gid),
+                    "supplementalGroups" => {
+                        Some(LinuxContainerUserField::supplemental_groups)
+                    }
+
+                    "uid" => Some(LinuxContainerUserField::uid),
+                    _ => None,
                 }
             }
         }
@@ -79,12 +90,15 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
                 let mut uid = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut gid, "gid"),
-                        1 => {
+                    match field {
+                        Some(LinuxContainerUserField::gid) => {
+                            serde_struct::value(&mut map, &mut gid, "gid")
+                        }
+
+                        Some(LinuxContainerUserField::supplemental_groups) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut supplemental_groups,
@@ -92,8 +106,13 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
                             )
                         }
 
-                        2 => serde_struct::value(&mut map, &mut uid, "uid"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(LinuxContainerUserField::uid) => {
+                            serde_struct::value(&mut map, &mut uid, "uid")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

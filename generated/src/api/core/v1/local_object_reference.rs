@@ -37,13 +37,19 @@ impl<'de> ::serde::Deserialize<'de> for LocalObjectReference {
         use ::kubeforge_runtime::serde_struct;
         struct LocalObjectReferenceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum LocalObjectReferenceField {
+            name,
+        }
+
         impl serde_struct::Fields for LocalObjectReferenceVisitor {
             const NAMES: &'static [&'static str] = &["name"];
+            type Field = LocalObjectReferenceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<LocalObjectReferenceField> {
                 match name {
-                    "name" => 0,
-                    _ => 1,
+                    "name" => Some(LocalObjectReferenceField::name),
+                    _ => None,
                 }
             }
         }
@@ -65,12 +71,17 @@ impl<'de> ::serde::Deserialize<'de> for LocalObjectReference {
                 let mut name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(LocalObjectReferenceField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -43,15 +43,23 @@ impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct NFSVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum NFSVolumeSourceField {
+            path,
+            read_only,
+            server,
+        }
+
         impl serde_struct::Fields for NFSVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["path", "readOnly", "server"];
+            type Field = NFSVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<NFSVolumeSourceField> {
                 match name {
-                    "path" => 0,
-                    "readOnly" => 1,
-                    "server" => 2,
-                    _ => 3,
+                    "path" => Some(NFSVolumeSourceField::path),
+                    "readOnly" => Some(NFSVolumeSourceField::read_only),
+                    "server" => Some(NFSVolumeSourceField::server),
+                    _ => None,
                 }
             }
         }
@@ -75,14 +83,25 @@ impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
                 let mut server = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut path, "path"),
-                        1 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        2 => serde_struct::value(&mut map, &mut server, "server"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(NFSVolumeSourceField::path) => {
+                            serde_struct::value(&mut map, &mut path, "path")
+                        }
+
+                        Some(NFSVolumeSourceField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        Some(NFSVolumeSourceField::server) => {
+                            serde_struct::value(&mut map, &mut server, "server")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -36,13 +36,19 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelector {
         use ::kubeforge_runtime::serde_struct;
         struct NodeSelectorVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum NodeSelectorField {
+            node_selector_terms,
+        }
+
         impl serde_struct::Fields for NodeSelectorVisitor {
             const NAMES: &'static [&'static str] = &["nodeSelectorTerms"];
+            type Field = NodeSelectorField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<NodeSelectorField> {
                 match name {
-                    "nodeSelectorTerms" => 0,
-                    _ => 1,
+                    "nodeSelectorTerms" => Some(NodeSelectorField::node_selector_terms),
+                    _ => None,
                 }
             }
         }
@@ -64,11 +70,11 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelector {
                 let mut node_selector_terms = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(NodeSelectorField::node_selector_terms) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut node_selector_terms,
@@ -76,7 +82,9 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelector {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

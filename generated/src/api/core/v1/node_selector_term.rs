@@ -50,14 +50,21 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
         use ::kubeforge_runtime::serde_struct;
         struct NodeSelectorTermVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum NodeSelectorTermField {
+            match_expressions,
+            match_fields,
+        }
+
         impl serde_struct::Fields for NodeSelectorTermVisitor {
             const NAMES: &'static [&'static str] = &["matchExpressions", "matchFields"];
+            type Field = NodeSelectorTermField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<NodeSelectorTermField> {
                 match name {
-                    "matchExpressions" => 0,
-                    "matchFields" => 1,
-                    _ => 2,
+                    "matchExpressions" => Some(NodeSelectorTermField::match_expressions),
+                    "matchFields" => Some(NodeSelectorTermField::match_fields),
+                    _ => None,
                 }
             }
         }
@@ -80,11 +87,11 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
                 let mut match_fields = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(NodeSelectorTermField::match_expressions) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut match_expressions,
@@ -92,7 +99,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
                             )
                         }
 
-                        1 => {
+                        Some(NodeSelectorTermField::match_fields) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut match_fields,
@@ -100,7 +107,9 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

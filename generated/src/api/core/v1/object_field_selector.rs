@@ -44,14 +44,21 @@ impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
         use ::kubeforge_runtime::serde_struct;
         struct ObjectFieldSelectorVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ObjectFieldSelectorField {
+            api_version,
+            field_path,
+        }
+
         impl serde_struct::Fields for ObjectFieldSelectorVisitor {
             const NAMES: &'static [&'static str] = &["apiVersion", "fieldPath"];
+            type Field = ObjectFieldSelectorField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ObjectFieldSelectorField> {
                 match name {
-                    "apiVersion" => 0,
-                    "fieldPath" => 1,
-                    _ => 2,
+                    "apiVersion" => Some(ObjectFieldSelectorField::api_version),
+                    "fieldPath" => Some(ObjectFieldSelectorField::field_path),
+                    _ => None,
                 }
             }
         }
@@ -74,16 +81,21 @@ impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
                 let mut field_path = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ObjectFieldSelectorField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
 
-                        1 => serde_struct::value(&mut map, &mut field_path, "fieldPath"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(ObjectFieldSelectorField::field_path) => {
+                            serde_struct::value(&mut map, &mut field_path, "fieldPath")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

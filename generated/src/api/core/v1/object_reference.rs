@@ -73,6 +73,17 @@ impl<'de> ::serde::Deserialize<'de> for ObjectReference {
         use ::kubeforge_runtime::serde_struct;
         struct ObjectReferenceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ObjectReferenceField {
+            api_version,
+            field_path,
+            kind,
+            name,
+            namespace,
+            resource_version,
+            uid,
+        }
+
         impl serde_struct::Fields for ObjectReferenceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
@@ -83,17 +94,18 @@ impl<'de> ::serde::Deserialize<'de> for ObjectReference {
                 "resourceVersion",
                 "uid",
             ];
+            type Field = ObjectReferenceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ObjectReferenceField> {
                 match name {
-                    "apiVersion" => 0,
-                    "fieldPath" => 1,
-                    "kind" => 2,
-                    "name" => 3,
-                    "namespace" => 4,
-                    "resourceVersion" => 5,
-                    "uid" => 6,
-                    _ => 7,
+                    "apiVersion" => Some(ObjectReferenceField::api_version),
+                    "fieldPath" => Some(ObjectReferenceField::field_path),
+                    "kind" => Some(ObjectReferenceField::kind),
+                    "name" => Some(ObjectReferenceField::name),
+                    "namespace" => Some(ObjectReferenceField::namespace),
+                    "resourceVersion" => Some(ObjectReferenceField::resource_version),
+                    "uid" => Some(ObjectReferenceField::uid),
+                    _ => None,
                 }
             }
         }
@@ -121,19 +133,31 @@ impl<'de> ::serde::Deserialize<'de> for ObjectReference {
                 let mut uid = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ObjectReferenceField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
 
-                        1 => serde_struct::value(&mut map, &mut field_path, "fieldPath"),
-                        2 => serde_struct::value(&mut map, &mut kind, "kind"),
-                        3 => serde_struct::value(&mut map, &mut name, "name"),
-                        4 => serde_struct::value(&mut map, &mut namespace, "namespace"),
-                        5 => {
+                        Some(ObjectReferenceField::field_path) => {
+                            serde_struct::value(&mut map, &mut field_path, "fieldPath")
+                        }
+
+                        Some(ObjectReferenceField::kind) => {
+                            serde_struct::value(&mut map, &mut kind, "kind")
+                        }
+
+                        Some(ObjectReferenceField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(ObjectReferenceField::namespace) => {
+                            serde_struct::value(&mut map, &mut namespace, "namespace")
+                        }
+
+                        Some(ObjectReferenceField::resource_version) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut resource_version,
@@ -141,8 +165,13 @@ impl<'de> ::serde::Deserialize<'de> for ObjectReference {
                             )
                         }
 
-                        6 => serde_struct::value(&mut map, &mut uid, "uid"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(ObjectReferenceField::uid) => {
+                            serde_struct::value(&mut map, &mut uid, "uid")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -101,6 +101,19 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
         use ::kubeforge_runtime::serde_struct;
         struct PersistentVolumeClaimSpecVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PersistentVolumeClaimSpecField {
+            access_modes,
+            data_source,
+            data_source_ref,
+            resources,
+            selector,
+            storage_class_name,
+            volume_attributes_class_name,
+            volume_mode,
+            volume_name,
+        }
+
         impl serde_struct::Fields for PersistentVolumeClaimSpecVisitor {
             const NAMES: &'static [&'static str] = &[
                 "accessModes",
@@ -113,19 +126,31 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
                 "volumeMode",
                 "volumeName",
             ];
+            type Field = PersistentVolumeClaimSpecField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PersistentVolumeClaimSpecField> {
                 match name {
-                    "accessModes" => 0,
-                    "dataSource" => 1,
-                    "dataSourceRef" => 2,
-                    "resources" => 3,
-                    "selector" => 4,
-                    "storageClassName" => 5,
-                    "volumeAttributesClassName" => 6,
-                    "volumeMode" => 7,
-                    "volumeName" => 8,
-                    _ => 9,
+                    "accessModes" => Some(PersistentVolumeClaimSpecField::access_modes),
+                    "dataSource" => Some(PersistentVolumeClaimSpecField::data_source),
+                    "dataSourceRef" => {
+                        Some(PersistentVolumeClaimSpecField::data_source_ref)
+                    }
+
+                    "resources" => Some(PersistentVolumeClaimSpecField::resources),
+                    "selector" => Some(PersistentVolumeClaimSpecField::selector),
+                    "storageClassName" => {
+                        Some(PersistentVolumeClaimSpecField::storage_class_name)
+                    }
+
+                    "volumeAttributesClassName" => {
+                        Some(
+                            PersistentVolumeClaimSpecField::volume_attributes_class_name,
+                        )
+                    }
+
+                    "volumeMode" => Some(PersistentVolumeClaimSpecField::volume_mode),
+                    "volumeName" => Some(PersistentVolumeClaimSpecField::volume_name),
+                    _ => None,
                 }
             }
         }
@@ -155,11 +180,11 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
                 let mut volume_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(PersistentVolumeClaimSpecField::access_modes) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut access_modes,
@@ -167,11 +192,11 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
                             )
                         }
 
-                        1 => {
+                        Some(PersistentVolumeClaimSpecField::data_source) => {
                             serde_struct::value(&mut map, &mut data_source, "dataSource")
                         }
 
-                        2 => {
+                        Some(PersistentVolumeClaimSpecField::data_source_ref) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut data_source_ref,
@@ -179,9 +204,15 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
                             )
                         }
 
-                        3 => serde_struct::value(&mut map, &mut resources, "resources"),
-                        4 => serde_struct::value(&mut map, &mut selector, "selector"),
-                        5 => {
+                        Some(PersistentVolumeClaimSpecField::resources) => {
+                            serde_struct::value(&mut map, &mut resources, "resources")
+                        }
+
+                        Some(PersistentVolumeClaimSpecField::selector) => {
+                            serde_struct::value(&mut map, &mut selector, "selector")
+                        }
+
+                        Some(PersistentVolumeClaimSpecField::storage_class_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut storage_class_name,
@@ -189,7 +220,9 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
                             )
                         }
 
-                        6 => {
+                        Some(
+                            PersistentVolumeClaimSpecField::volume_attributes_class_name,
+                        ) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut volume_attributes_class_name,
@@ -197,15 +230,17 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
                             )
                         }
 
-                        7 => {
+                        Some(PersistentVolumeClaimSpecField::volume_mode) => {
                             serde_struct::value(&mut map, &mut volume_mode, "volumeMode")
                         }
 
-                        8 => {
+                        Some(PersistentVolumeClaimSpecField::volume_name) => {
                             serde_struct::value(&mut map, &mut volume_name, "volumeName")
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

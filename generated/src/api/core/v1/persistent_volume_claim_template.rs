@@ -40,14 +40,21 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
         use ::kubeforge_runtime::serde_struct;
         struct PersistentVolumeClaimTemplateVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PersistentVolumeClaimTemplateField {
+            metadata,
+            spec,
+        }
+
         impl serde_struct::Fields for PersistentVolumeClaimTemplateVisitor {
             const NAMES: &'static [&'static str] = &["metadata", "spec"];
+            type Field = PersistentVolumeClaimTemplateField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PersistentVolumeClaimTemplateField> {
                 match name {
-                    "metadata" => 0,
-                    "spec" => 1,
-                    _ => 2,
+                    "metadata" => Some(PersistentVolumeClaimTemplateField::metadata),
+                    "spec" => Some(PersistentVolumeClaimTemplateField::spec),
+                    _ => None,
                 }
             }
         }
@@ -70,13 +77,21 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
                 let mut spec = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut metadata, "metadata"),
-                        1 => serde_struct::value(&mut map, &mut spec, "spec"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(PersistentVolumeClaimTemplateField::metadata) => {
+                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                        }
+
+                        Some(PersistentVolumeClaimTemplateField::spec) => {
+                            serde_struct::value(&mut map, &mut spec, "spec")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -40,14 +40,24 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct PersistentVolumeClaimVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PersistentVolumeClaimVolumeSourceField {
+            claim_name,
+            read_only,
+        }
+
         impl serde_struct::Fields for PersistentVolumeClaimVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["claimName", "readOnly"];
+            type Field = PersistentVolumeClaimVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PersistentVolumeClaimVolumeSourceField> {
                 match name {
-                    "claimName" => 0,
-                    "readOnly" => 1,
-                    _ => 2,
+                    "claimName" => {
+                        Some(PersistentVolumeClaimVolumeSourceField::claim_name)
+                    }
+
+                    "readOnly" => Some(PersistentVolumeClaimVolumeSourceField::read_only),
+                    _ => None,
                 }
             }
         }
@@ -71,13 +81,21 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimVolumeSource {
                 let mut read_only = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut claim_name, "claimName"),
-                        1 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(PersistentVolumeClaimVolumeSourceField::claim_name) => {
+                            serde_struct::value(&mut map, &mut claim_name, "claimName")
+                        }
+
+                        Some(PersistentVolumeClaimVolumeSourceField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

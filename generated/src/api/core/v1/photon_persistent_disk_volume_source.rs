@@ -40,14 +40,21 @@ impl<'de> ::serde::Deserialize<'de> for PhotonPersistentDiskVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct PhotonPersistentDiskVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PhotonPersistentDiskVolumeSourceField {
+            fs_type,
+            pd_id,
+        }
+
         impl serde_struct::Fields for PhotonPersistentDiskVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["fsType", "pdID"];
+            type Field = PhotonPersistentDiskVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PhotonPersistentDiskVolumeSourceField> {
                 match name {
-                    "fsType" => 0,
-                    "pdID" => 1,
-                    _ => 2,
+                    "fsType" => Some(PhotonPersistentDiskVolumeSourceField::fs_type),
+                    "pdID" => Some(PhotonPersistentDiskVolumeSourceField::pd_id),
+                    _ => None,
                 }
             }
         }
@@ -70,13 +77,21 @@ impl<'de> ::serde::Deserialize<'de> for PhotonPersistentDiskVolumeSource {
                 let mut pd_id = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
-                        1 => serde_struct::value(&mut map, &mut pd_id, "pdID"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(PhotonPersistentDiskVolumeSourceField::fs_type) => {
+                            serde_struct::value(&mut map, &mut fs_type, "fsType")
+                        }
+
+                        Some(PhotonPersistentDiskVolumeSourceField::pd_id) => {
+                            serde_struct::value(&mut map, &mut pd_id, "pdID")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

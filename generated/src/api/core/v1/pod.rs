@@ -91,6 +91,15 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
         use ::kubeforge_runtime::serde_struct;
         struct PodVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PodField {
+            api_version,
+            kind,
+            metadata,
+            spec,
+            status,
+        }
+
         impl serde_struct::Fields for PodVisitor {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
@@ -99,15 +108,16 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
                 "spec",
                 "status",
             ];
+            type Field = PodField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PodField> {
                 match name {
-                    "apiVersion" => 0,
-                    "kind" => 1,
-                    "metadata" => 2,
-                    "spec" => 3,
-                    "status" => 4,
-                    _ => 5,
+                    "apiVersion" => Some(PodField::api_version),
+                    "kind" => Some(PodField::kind),
+                    "metadata" => Some(PodField::metadata),
+                    "spec" => Some(PodField::spec),
+                    "status" => Some(PodField::status),
+                    _ => None,
                 }
             }
         }
@@ -133,19 +143,33 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
                 let mut status = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(PodField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
 
-                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
-                        2 => serde_struct::value(&mut map, &mut metadata, "metadata"),
-                        3 => serde_struct::value(&mut map, &mut spec, "spec"),
-                        4 => serde_struct::value(&mut map, &mut status, "status"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(PodField::kind) => {
+                            serde_struct::value(&mut map, &mut kind, "kind")
+                        }
+
+                        Some(PodField::metadata) => {
+                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                        }
+
+                        Some(PodField::spec) => {
+                            serde_struct::value(&mut map, &mut spec, "spec")
+                        }
+
+                        Some(PodField::status) => {
+                            serde_struct::value(&mut map, &mut status, "status")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -82,6 +82,16 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
         use ::kubeforge_runtime::serde_struct;
         struct PodAffinityTermVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PodAffinityTermField {
+            label_selector,
+            match_label_keys,
+            mismatch_label_keys,
+            namespace_selector,
+            namespaces,
+            topology_key,
+        }
+
         impl serde_struct::Fields for PodAffinityTermVisitor {
             const NAMES: &'static [&'static str] = &[
                 "labelSelector",
@@ -91,16 +101,20 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
                 "namespaces",
                 "topologyKey",
             ];
+            type Field = PodAffinityTermField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PodAffinityTermField> {
                 match name {
-                    "labelSelector" => 0,
-                    "matchLabelKeys" => 1,
-                    "mismatchLabelKeys" => 2,
-                    "namespaceSelector" => 3,
-                    "namespaces" => 4,
-                    "topologyKey" => 5,
-                    _ => 6,
+                    "labelSelector" => Some(PodAffinityTermField::label_selector),
+                    "matchLabelKeys" => Some(PodAffinityTermField::match_label_keys),
+                    "mismatchLabelKeys" => {
+                        Some(PodAffinityTermField::mismatch_label_keys)
+                    }
+
+                    "namespaceSelector" => Some(PodAffinityTermField::namespace_selector),
+                    "namespaces" => Some(PodAffinityTermField::namespaces),
+                    "topologyKey" => Some(PodAffinityTermField::topology_key),
+                    _ => None,
                 }
             }
         }
@@ -127,11 +141,11 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
                 let mut topology_key = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(PodAffinityTermField::label_selector) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut label_selector,
@@ -139,7 +153,7 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
                             )
                         }
 
-                        1 => {
+                        Some(PodAffinityTermField::match_label_keys) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut match_label_keys,
@@ -147,7 +161,7 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
                             )
                         }
 
-                        2 => {
+                        Some(PodAffinityTermField::mismatch_label_keys) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut mismatch_label_keys,
@@ -155,7 +169,7 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
                             )
                         }
 
-                        3 => {
+                        Some(PodAffinityTermField::namespace_selector) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut namespace_selector,
@@ -163,8 +177,11 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
                             )
                         }
 
-                        4 => serde_struct::value(&mut map, &mut namespaces, "namespaces"),
-                        5 => {
+                        Some(PodAffinityTermField::namespaces) => {
+                            serde_struct::value(&mut map, &mut namespaces, "namespaces")
+                        }
+
+                        Some(PodAffinityTermField::topology_key) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut topology_key,
@@ -172,7 +189,9 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

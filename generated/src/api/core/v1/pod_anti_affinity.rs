@@ -57,17 +57,34 @@ impl<'de> ::serde::Deserialize<'de> for PodAntiAffinity {
         use ::kubeforge_runtime::serde_struct;
         struct PodAntiAffinityVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PodAntiAffinityField {
+            preferred_during_scheduling_ignored_during_execution,
+            required_during_scheduling_ignored_during_execution,
+        }
+
         impl serde_struct::Fields for PodAntiAffinityVisitor {
             const NAMES: &'static [&'static str] = &[
                 "preferredDuringSchedulingIgnoredDuringExecution",
                 "requiredDuringSchedulingIgnoredDuringExecution",
             ];
+            type Field = PodAntiAffinityField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PodAntiAffinityField> {
                 match name {
-                    "preferredDuringSchedulingIgnoredDuringExecution" => 0,
-                    "requiredDuringSchedulingIgnoredDuringExecution" => 1,
-                    _ => 2,
+                    "preferredDuringSchedulingIgnoredDuringExecution" => {
+                        Some(
+                            PodAntiAffinityField::preferred_during_scheduling_ignored_during_execution,
+                        )
+                    }
+
+                    "requiredDuringSchedulingIgnoredDuringExecution" => {
+                        Some(
+                            PodAntiAffinityField::required_during_scheduling_ignored_during_execution,
+                        )
+                    }
+
+                    _ => None,
                 }
             }
         }
@@ -90,11 +107,13 @@ impl<'de> ::serde::Deserialize<'de> for PodAntiAffinity {
                 let mut required_during_scheduling_ignored_during_execution = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(
+                            PodAntiAffinityField::preferred_during_scheduling_ignored_during_execution,
+                        ) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut preferred_during_scheduling_ignored_during_execution,
@@ -102,7 +121,9 @@ impl<'de> ::serde::Deserialize<'de> for PodAntiAffinity {
                             )
                         }
 
-                        1 => {
+                        Some(
+                            PodAntiAffinityField::required_during_scheduling_ignored_during_execution,
+                        ) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut required_during_scheduling_ignored_during_execution,
@@ -110,7 +131,9 @@ impl<'de> ::serde::Deserialize<'de> for PodAntiAffinity {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

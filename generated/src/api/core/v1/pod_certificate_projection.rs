@@ -79,6 +79,17 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
         use ::kubeforge_runtime::serde_struct;
         struct PodCertificateProjectionVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PodCertificateProjectionField {
+            certificate_chain_path,
+            credential_bundle_path,
+            key_path,
+            key_type,
+            max_expiration_seconds,
+            signer_name,
+            user_annotations,
+        }
+
         impl serde_struct::Fields for PodCertificateProjectionVisitor {
             const NAMES: &'static [&'static str] = &[
                 "certificateChainPath",
@@ -89,17 +100,30 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
                 "signerName",
                 "userAnnotations",
             ];
+            type Field = PodCertificateProjectionField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PodCertificateProjectionField> {
                 match name {
-                    "certificateChainPath" => 0,
-                    "credentialBundlePath" => 1,
-                    "keyPath" => 2,
-                    "keyType" => 3,
-                    "maxExpirationSeconds" => 4,
-                    "signerName" => 5,
-                    "userAnnotations" => 6,
-                    _ => 7,
+                    "certificateChainPath" => {
+                        Some(PodCertificateProjectionField::certificate_chain_path)
+                    }
+
+                    "credentialBundlePath" => {
+                        Some(PodCertificateProjectionField::credential_bundle_path)
+                    }
+
+                    "keyPath" => Some(PodCertificateProjectionField::key_path),
+                    "keyType" => Some(PodCertificateProjectionField::key_type),
+                    "maxExpirationSeconds" => {
+                        Some(PodCertificateProjectionField::max_expiration_seconds)
+                    }
+
+                    "signerName" => Some(PodCertificateProjectionField::signer_name),
+                    "userAnnotations" => {
+                        Some(PodCertificateProjectionField::user_annotations)
+                    }
+
+                    _ => None,
                 }
             }
         }
@@ -127,11 +151,11 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
                 let mut user_annotations = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(PodCertificateProjectionField::certificate_chain_path) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut certificate_chain_path,
@@ -139,7 +163,7 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
                             )
                         }
 
-                        1 => {
+                        Some(PodCertificateProjectionField::credential_bundle_path) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut credential_bundle_path,
@@ -147,9 +171,15 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
                             )
                         }
 
-                        2 => serde_struct::value(&mut map, &mut key_path, "keyPath"),
-                        3 => serde_struct::value(&mut map, &mut key_type, "keyType"),
-                        4 => {
+                        Some(PodCertificateProjectionField::key_path) => {
+                            serde_struct::value(&mut map, &mut key_path, "keyPath")
+                        }
+
+                        Some(PodCertificateProjectionField::key_type) => {
+                            serde_struct::value(&mut map, &mut key_type, "keyType")
+                        }
+
+                        Some(PodCertificateProjectionField::max_expiration_seconds) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut max_expiration_seconds,
@@ -157,11 +187,11 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
                             )
                         }
 
-                        5 => {
+                        Some(PodCertificateProjectionField::signer_name) => {
                             serde_struct::value(&mut map, &mut signer_name, "signerName")
                         }
 
-                        6 => {
+                        Some(PodCertificateProjectionField::user_annotations) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut user_annotations,
@@ -169,7 +199,9 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -75,6 +75,17 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
         use ::kubeforge_runtime::serde_struct;
         struct PodConditionVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PodConditionField {
+            last_probe_time,
+            last_transition_time,
+            message,
+            observed_generation,
+            reason,
+            status,
+            type_,
+        }
+
         impl serde_struct::Fields for PodConditionVisitor {
             const NAMES: &'static [&'static str] = &[
                 "lastProbeTime",
@@ -85,17 +96,18 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
                 "status",
                 "type",
             ];
+            type Field = PodConditionField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PodConditionField> {
                 match name {
-                    "lastProbeTime" => 0,
-                    "lastTransitionTime" => 1,
-                    "message" => 2,
-                    "observedGeneration" => 3,
-                    "reason" => 4,
-                    "status" => 5,
-                    "type" => 6,
-                    _ => 7,
+                    "lastProbeTime" => Some(PodConditionField::last_probe_time),
+                    "lastTransitionTime" => Some(PodConditionField::last_transition_time),
+                    "message" => Some(PodConditionField::message),
+                    "observedGeneration" => Some(PodConditionField::observed_generation),
+                    "reason" => Some(PodConditionField::reason),
+                    "status" => Some(PodConditionField::status),
+                    "type" => Some(PodConditionField::type_),
+                    _ => None,
                 }
             }
         }
@@ -123,11 +135,11 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
                 let mut type_ = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(PodConditionField::last_probe_time) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut last_probe_time,
@@ -135,7 +147,7 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
                             )
                         }
 
-                        1 => {
+                        Some(PodConditionField::last_transition_time) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut last_transition_time,
@@ -143,8 +155,11 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
                             )
                         }
 
-                        2 => serde_struct::value(&mut map, &mut message, "message"),
-                        3 => {
+                        Some(PodConditionField::message) => {
+                            serde_struct::value(&mut map, &mut message, "message")
+                        }
+
+                        Some(PodConditionField::observed_generation) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut observed_generation,
@@ -152,10 +167,21 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
                             )
                         }
 
-                        4 => serde_struct::value(&mut map, &mut reason, "reason"),
-                        5 => serde_struct::value(&mut map, &mut status, "status"),
-                        6 => serde_struct::value(&mut map, &mut type_, "type"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(PodConditionField::reason) => {
+                            serde_struct::value(&mut map, &mut reason, "reason")
+                        }
+
+                        Some(PodConditionField::status) => {
+                            serde_struct::value(&mut map, &mut status, "status")
+                        }
+
+                        Some(PodConditionField::type_) => {
+                            serde_struct::value(&mut map, &mut type_, "type")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

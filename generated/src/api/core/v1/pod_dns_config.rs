@@ -53,19 +53,27 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
         use ::kubeforge_runtime::serde_struct;
         struct PodDNSConfigVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PodDNSConfigField {
+            nameservers,
+            options,
+            searches,
+        }
+
         impl serde_struct::Fields for PodDNSConfigVisitor {
             const NAMES: &'static [&'static str] = &[
                 "nameservers",
                 "options",
                 "searches",
             ];
+            type Field = PodDNSConfigField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PodDNSConfigField> {
                 match name {
-                    "nameservers" => 0,
-                    "options" => 1,
-                    "searches" => 2,
-                    _ => 3,
+                    "nameservers" => Some(PodDNSConfigField::nameservers),
+                    "options" => Some(PodDNSConfigField::options),
+                    "searches" => Some(PodDNSConfigField::searches),
+                    _ => None,
                 }
             }
         }
@@ -89,11 +97,11 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
                 let mut searches = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(PodDNSConfigField::nameservers) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut nameservers,
@@ -101,9 +109,17 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut options, "options"),
-                        2 => serde_struct::value(&mut map, &mut searches, "searches"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(PodDNSConfigField::options) => {
+                            serde_struct::value(&mut map, &mut options, "options")
+                        }
+
+                        Some(PodDNSConfigField::searches) => {
+                            serde_struct::value(&mut map, &mut searches, "searches")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

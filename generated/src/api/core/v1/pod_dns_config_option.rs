@@ -40,14 +40,21 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfigOption {
         use ::kubeforge_runtime::serde_struct;
         struct PodDNSConfigOptionVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PodDNSConfigOptionField {
+            name,
+            value,
+        }
+
         impl serde_struct::Fields for PodDNSConfigOptionVisitor {
             const NAMES: &'static [&'static str] = &["name", "value"];
+            type Field = PodDNSConfigOptionField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PodDNSConfigOptionField> {
                 match name {
-                    "name" => 0,
-                    "value" => 1,
-                    _ => 2,
+                    "name" => Some(PodDNSConfigOptionField::name),
+                    "value" => Some(PodDNSConfigOptionField::value),
+                    _ => None,
                 }
             }
         }
@@ -70,13 +77,21 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfigOption {
                 let mut value = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                        1 => serde_struct::value(&mut map, &mut value, "value"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(PodDNSConfigOptionField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(PodDNSConfigOptionField::value) => {
+                            serde_struct::value(&mut map, &mut value, "value")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

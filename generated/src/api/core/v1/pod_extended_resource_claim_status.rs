@@ -39,17 +39,30 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
         use ::kubeforge_runtime::serde_struct;
         struct PodExtendedResourceClaimStatusVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PodExtendedResourceClaimStatusField {
+            request_mappings,
+            resource_claim_name,
+        }
+
         impl serde_struct::Fields for PodExtendedResourceClaimStatusVisitor {
             const NAMES: &'static [&'static str] = &[
                 "requestMappings",
                 "resourceClaimName",
             ];
+            type Field = PodExtendedResourceClaimStatusField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PodExtendedResourceClaimStatusField> {
                 match name {
-                    "requestMappings" => 0,
-                    "resourceClaimName" => 1,
-                    _ => 2,
+                    "requestMappings" => {
+                        Some(PodExtendedResourceClaimStatusField::request_mappings)
+                    }
+
+                    "resourceClaimName" => {
+                        Some(PodExtendedResourceClaimStatusField::resource_claim_name)
+                    }
+
+                    _ => None,
                 }
             }
         }
@@ -72,11 +85,11 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
                 let mut resource_claim_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(PodExtendedResourceClaimStatusField::request_mappings) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut request_mappings,
@@ -84,7 +97,9 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
                             )
                         }
 
-                        1 => {
+                        Some(
+                            PodExtendedResourceClaimStatusField::resource_claim_name,
+                        ) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut resource_claim_name,
@@ -92,7 +107,9 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

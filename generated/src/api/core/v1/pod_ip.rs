@@ -36,13 +36,19 @@ impl<'de> ::serde::Deserialize<'de> for PodIP {
         use ::kubeforge_runtime::serde_struct;
         struct PodIPVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PodIPField {
+            ip,
+        }
+
         impl serde_struct::Fields for PodIPVisitor {
             const NAMES: &'static [&'static str] = &["ip"];
+            type Field = PodIPField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PodIPField> {
                 match name {
-                    "ip" => 0,
-                    _ => 1,
+                    "ip" => Some(PodIPField::ip),
+                    _ => None,
                 }
             }
         }
@@ -64,12 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for PodIP {
                 let mut ip = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut ip, "ip"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(PodIPField::ip) => {
+                            serde_struct::value(&mut map, &mut ip, "ip")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -61,6 +61,14 @@ impl<'de> ::serde::Deserialize<'de> for PodList {
         use ::kubeforge_runtime::serde_struct;
         struct PodListVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PodListField {
+            api_version,
+            items,
+            kind,
+            metadata,
+        }
+
         impl serde_struct::Fields for PodListVisitor {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
@@ -68,14 +76,15 @@ impl<'de> ::serde::Deserialize<'de> for PodList {
                 "kind",
                 "metadata",
             ];
+            type Field = PodListField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PodListField> {
                 match name {
-                    "apiVersion" => 0,
-                    "items" => 1,
-                    "kind" => 2,
-                    "metadata" => 3,
-                    _ => 4,
+                    "apiVersion" => Some(PodListField::api_version),
+                    "items" => Some(PodListField::items),
+                    "kind" => Some(PodListField::kind),
+                    "metadata" => Some(PodListField::metadata),
+                    _ => None,
                 }
             }
         }
@@ -100,18 +109,29 @@ impl<'de> ::serde::Deserialize<'de> for PodList {
                 let mut metadata = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(PodListField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
 
-                        1 => serde_struct::value(&mut map, &mut items, "items"),
-                        2 => serde_struct::value(&mut map, &mut kind, "kind"),
-                        3 => serde_struct::value(&mut map, &mut metadata, "metadata"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(PodListField::items) => {
+                            serde_struct::value(&mut map, &mut items, "items")
+                        }
+
+                        Some(PodListField::kind) => {
+                            serde_struct::value(&mut map, &mut kind, "kind")
+                        }
+
+                        Some(PodListField::metadata) => {
+                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -36,13 +36,19 @@ impl<'de> ::serde::Deserialize<'de> for PodOS {
         use ::kubeforge_runtime::serde_struct;
         struct PodOSVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PodOSField {
+            name,
+        }
+
         impl serde_struct::Fields for PodOSVisitor {
             const NAMES: &'static [&'static str] = &["name"];
+            type Field = PodOSField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PodOSField> {
                 match name {
-                    "name" => 0,
-                    _ => 1,
+                    "name" => Some(PodOSField::name),
+                    _ => None,
                 }
             }
         }
@@ -64,12 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for PodOS {
                 let mut name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(PodOSField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -36,13 +36,19 @@ impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
         use ::kubeforge_runtime::serde_struct;
         struct PodReadinessGateVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PodReadinessGateField {
+            condition_type,
+        }
+
         impl serde_struct::Fields for PodReadinessGateVisitor {
             const NAMES: &'static [&'static str] = &["conditionType"];
+            type Field = PodReadinessGateField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PodReadinessGateField> {
                 match name {
-                    "conditionType" => 0,
-                    _ => 1,
+                    "conditionType" => Some(PodReadinessGateField::condition_type),
+                    _ => None,
                 }
             }
         }
@@ -64,11 +70,11 @@ impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
                 let mut condition_type = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(PodReadinessGateField::condition_type) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut condition_type,
@@ -76,7 +82,9 @@ impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -56,19 +56,33 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
         use ::kubeforge_runtime::serde_struct;
         struct PodResourceClaimVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PodResourceClaimField {
+            name,
+            resource_claim_name,
+            resource_claim_template_name,
+        }
+
         impl serde_struct::Fields for PodResourceClaimVisitor {
             const NAMES: &'static [&'static str] = &[
                 "name",
                 "resourceClaimName",
                 "resourceClaimTemplateName",
             ];
+            type Field = PodResourceClaimField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PodResourceClaimField> {
                 match name {
-                    "name" => 0,
-                    "resourceClaimName" => 1,
-                    "resourceClaimTemplateName" => 2,
-                    _ => 3,
+                    "name" => Some(PodResourceClaimField::name),
+                    "resourceClaimName" => {
+                        Some(PodResourceClaimField::resource_claim_name)
+                    }
+
+                    "resourceClaimTemplateName" => {
+                        Some(PodResourceClaimField::resource_claim_template_name)
+                    }
+
+                    _ => None,
                 }
             }
         }
@@ -92,12 +106,15 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
                 let mut resource_claim_template_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                        1 => {
+                    match field {
+                        Some(PodResourceClaimField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(PodResourceClaimField::resource_claim_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut resource_claim_name,
@@ -105,7 +122,7 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
                             )
                         }
 
-                        2 => {
+                        Some(PodResourceClaimField::resource_claim_template_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut resource_claim_template_name,
@@ -113,7 +130,9 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

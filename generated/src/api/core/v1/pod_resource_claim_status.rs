@@ -44,14 +44,24 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
         use ::kubeforge_runtime::serde_struct;
         struct PodResourceClaimStatusVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PodResourceClaimStatusField {
+            name,
+            resource_claim_name,
+        }
+
         impl serde_struct::Fields for PodResourceClaimStatusVisitor {
             const NAMES: &'static [&'static str] = &["name", "resourceClaimName"];
+            type Field = PodResourceClaimStatusField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PodResourceClaimStatusField> {
                 match name {
-                    "name" => 0,
-                    "resourceClaimName" => 1,
-                    _ => 2,
+                    "name" => Some(PodResourceClaimStatusField::name),
+                    "resourceClaimName" => {
+                        Some(PodResourceClaimStatusField::resource_claim_name)
+                    }
+
+                    _ => None,
                 }
             }
         }
@@ -74,12 +84,15 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
                 let mut resource_claim_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                        1 => {
+                    match field {
+                        Some(PodResourceClaimStatusField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(PodResourceClaimStatusField::resource_claim_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut resource_claim_name,
@@ -87,7 +100,9 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -36,13 +36,19 @@ impl<'de> ::serde::Deserialize<'de> for PodSchedulingGate {
         use ::kubeforge_runtime::serde_struct;
         struct PodSchedulingGateVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PodSchedulingGateField {
+            name,
+        }
+
         impl serde_struct::Fields for PodSchedulingGateVisitor {
             const NAMES: &'static [&'static str] = &["name"];
+            type Field = PodSchedulingGateField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PodSchedulingGateField> {
                 match name {
-                    "name" => 0,
-                    _ => 1,
+                    "name" => Some(PodSchedulingGateField::name),
+                    _ => None,
                 }
             }
         }
@@ -64,12 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for PodSchedulingGate {
                 let mut name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(PodSchedulingGateField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -133,6 +133,23 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
         use ::kubeforge_runtime::serde_struct;
         struct PodSecurityContextVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PodSecurityContextField {
+            app_armor_profile,
+            fs_group,
+            fs_group_change_policy,
+            run_as_group,
+            run_as_non_root,
+            run_as_user,
+            se_linux_change_policy,
+            se_linux_options,
+            seccomp_profile,
+            supplemental_groups,
+            supplemental_groups_policy,
+            sysctls,
+            windows_options,
+        }
+
         impl serde_struct::Fields for PodSecurityContextVisitor {
             const NAMES: &'static [&'static str] = &[
                 "appArmorProfile",
@@ -149,23 +166,36 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                 "sysctls",
                 "windowsOptions",
             ];
+            type Field = PodSecurityContextField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PodSecurityContextField> {
                 match name {
-                    "appArmorProfile" => 0,
-                    "fsGroup" => 1,
-                    "fsGroupChangePolicy" => 2,
-                    "runAsGroup" => 3,
-                    "runAsNonRoot" => 4,
-                    "runAsUser" => 5,
-                    "seLinuxChangePolicy" => 6,
-                    "seLinuxOptions" => 7,
-                    "seccompProfile" => 8,
-                    "supplementalGroups" => 9,
-                    "supplementalGroupsPolicy" => 10,
-                    "sysctls" => 11,
-                    "windowsOptions" => 12,
-                    _ => 13,
+                    "appArmorProfile" => Some(PodSecurityContextField::app_armor_profile),
+                    "fsGroup" => Some(PodSecurityContextField::fs_group),
+                    "fsGroupChangePolicy" => {
+                        Some(PodSecurityContextField::fs_group_change_policy)
+                    }
+
+                    "runAsGroup" => Some(PodSecurityContextField::run_as_group),
+                    "runAsNonRoot" => Some(PodSecurityContextField::run_as_non_root),
+                    "runAsUser" => Some(PodSecurityContextField::run_as_user),
+                    "seLinuxChangePolicy" => {
+                        Some(PodSecurityContextField::se_linux_change_policy)
+                    }
+
+                    "seLinuxOptions" => Some(PodSecurityContextField::se_linux_options),
+                    "seccompProfile" => Some(PodSecurityContextField::seccomp_profile),
+                    "supplementalGroups" => {
+                        Some(PodSecurityContextField::supplemental_groups)
+                    }
+
+                    "supplementalGroupsPolicy" => {
+                        Some(PodSecurityContextField::supplemental_groups_policy)
+                    }
+
+                    "sysctls" => Some(PodSecurityContextField::sysctls),
+                    "windowsOptions" => Some(PodSecurityContextField::windows_options),
+                    _ => None,
                 }
             }
         }
@@ -199,11 +229,11 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                 let mut windows_options = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(PodSecurityContextField::app_armor_profile) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut app_armor_profile,
@@ -211,8 +241,11 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut fs_group, "fsGroup"),
-                        2 => {
+                        Some(PodSecurityContextField::fs_group) => {
+                            serde_struct::value(&mut map, &mut fs_group, "fsGroup")
+                        }
+
+                        Some(PodSecurityContextField::fs_group_change_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut fs_group_change_policy,
@@ -220,7 +253,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                             )
                         }
 
-                        3 => {
+                        Some(PodSecurityContextField::run_as_group) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut run_as_group,
@@ -228,7 +261,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                             )
                         }
 
-                        4 => {
+                        Some(PodSecurityContextField::run_as_non_root) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut run_as_non_root,
@@ -236,8 +269,11 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                             )
                         }
 
-                        5 => serde_struct::value(&mut map, &mut run_as_user, "runAsUser"),
-                        6 => {
+                        Some(PodSecurityContextField::run_as_user) => {
+                            serde_struct::value(&mut map, &mut run_as_user, "runAsUser")
+                        }
+
+                        Some(PodSecurityContextField::se_linux_change_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut se_linux_change_policy,
@@ -245,7 +281,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                             )
                         }
 
-                        7 => {
+                        Some(PodSecurityContextField::se_linux_options) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut se_linux_options,
@@ -253,7 +289,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                             )
                         }
 
-                        8 => {
+                        Some(PodSecurityContextField::seccomp_profile) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut seccomp_profile,
@@ -261,7 +297,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                             )
                         }
 
-                        9 => {
+                        Some(PodSecurityContextField::supplemental_groups) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut supplemental_groups,
@@ -269,7 +305,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                             )
                         }
 
-                        10 => {
+                        Some(PodSecurityContextField::supplemental_groups_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut supplemental_groups_policy,
@@ -277,8 +313,11 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                             )
                         }
 
-                        11 => serde_struct::value(&mut map, &mut sysctls, "sysctls"),
-                        12 => {
+                        Some(PodSecurityContextField::sysctls) => {
+                            serde_struct::value(&mut map, &mut sysctls, "sysctls")
+                        }
+
+                        Some(PodSecurityContextField::windows_options) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut windows_options,
@@ -286,7 +325,9 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -319,6 +319,52 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
         use ::kubeforge_runtime::serde_struct;
         struct PodSpecVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PodSpecField {
+            active_deadline_seconds,
+            affinity,
+            automount_service_account_token,
+            containers,
+            dns_config,
+            dns_policy,
+            enable_service_links,
+            ephemeral_containers,
+            host_aliases,
+            host_ipc,
+            host_network,
+            host_pid,
+            host_users,
+            hostname,
+            hostname_override,
+            image_pull_secrets,
+            init_containers,
+            node_name,
+            node_selector,
+            os,
+            overhead,
+            preemption_policy,
+            priority,
+            priority_class_name,
+            readiness_gates,
+            resource_claims,
+            resources,
+            restart_policy,
+            runtime_class_name,
+            scheduler_name,
+            scheduling_gates,
+            security_context,
+            service_account,
+            service_account_name,
+            set_hostname_as_fqdn,
+            share_process_namespace,
+            subdomain,
+            termination_grace_period_seconds,
+            tolerations,
+            topology_spread_constraints,
+            volumes,
+            workload_ref,
+        }
+
         impl serde_struct::Fields for PodSpecVisitor {
             const NAMES: &'static [&'static str] = &[
                 "activeDeadlineSeconds",
@@ -364,52 +410,68 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                 "volumes",
                 "workloadRef",
             ];
+            type Field = PodSpecField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PodSpecField> {
                 match name {
-                    "activeDeadlineSeconds" => 0,
-                    "affinity" => 1,
-                    "automountServiceAccountToken" => 2,
-                    "containers" => 3,
-                    "dnsConfig" => 4,
-                    "dnsPolicy" => 5,
-                    "enableServiceLinks" => 6,
-                    "ephemeralContainers" => 7,
-                    "hostAliases" => 8,
-                    "hostIPC" => 9,
-                    "hostNetwork" => 10,
-                    "hostPID" => 11,
-                    "hostUsers" => 12,
-                    "hostname" => 13,
-                    "hostnameOverride" => 14,
-                    "imagePullSecrets" => 15,
-                    "initContainers" => 16,
-                    "nodeName" => 17,
-                    "nodeSelector" => 18,
-                    "os" => 19,
-                    "overhead" => 20,
-                    "preemptionPolicy" => 21,
-                    "priority" => 22,
-                    "priorityClassName" => 23,
-                    "readinessGates" => 24,
-                    "resourceClaims" => 25,
-                    "resources" => 26,
-                    "restartPolicy" => 27,
-                    "runtimeClassName" => 28,
-                    "schedulerName" => 29,
-                    "schedulingGates" => 30,
-                    "securityContext" => 31,
-                    "serviceAccount" => 32,
-                    "serviceAccountName" => 33,
-                    "setHostnameAsFQDN" => 34,
-                    "shareProcessNamespace" => 35,
-                    "subdomain" => 36,
-                    "terminationGracePeriodSeconds" => 37,
-                    "tolerations" => 38,
-                    "topologySpreadConstraints" => 39,
-                    "volumes" => 40,
-                    "workloadRef" => 41,
-                    _ => 42,
+                    "activeDeadlineSeconds" => {
+                        Some(PodSpecField::active_deadline_seconds)
+                    }
+
+                    "affinity" => Some(PodSpecField::affinity),
+                    "automountServiceAccountToken" => {
+                        Some(PodSpecField::automount_service_account_token)
+                    }
+
+                    "containers" => Some(PodSpecField::containers),
+                    "dnsConfig" => Some(PodSpecField::dns_config),
+                    "dnsPolicy" => Some(PodSpecField::dns_policy),
+                    "enableServiceLinks" => Some(PodSpecField::enable_service_links),
+                    "ephemeralContainers" => Some(PodSpecField::ephemeral_containers),
+                    "hostAliases" => Some(PodSpecField::host_aliases),
+                    "hostIPC" => Some(PodSpecField::host_ipc),
+                    "hostNetwork" => Some(PodSpecField::host_network),
+                    "hostPID" => Some(PodSpecField::host_pid),
+                    "hostUsers" => Some(PodSpecField::host_users),
+                    "hostname" => Some(PodSpecField::hostname),
+                    "hostnameOverride" => Some(PodSpecField::hostname_override),
+                    "imagePullSecrets" => Some(PodSpecField::image_pull_secrets),
+                    "initContainers" => Some(PodSpecField::init_containers),
+                    "nodeName" => Some(PodSpecField::node_name),
+                    "nodeSelector" => Some(PodSpecField::node_selector),
+                    "os" => Some(PodSpecField::os),
+                    "overhead" => Some(PodSpecField::overhead),
+                    "preemptionPolicy" => Some(PodSpecField::preemption_policy),
+                    "priority" => Some(PodSpecField::priority),
+                    "priorityClassName" => Some(PodSpecField::priority_class_name),
+                    "readinessGates" => Some(PodSpecField::readiness_gates),
+                    "resourceClaims" => Some(PodSpecField::resource_claims),
+                    "resources" => Some(PodSpecField::resources),
+                    "restartPolicy" => Some(PodSpecField::restart_policy),
+                    "runtimeClassName" => Some(PodSpecField::runtime_class_name),
+                    "schedulerName" => Some(PodSpecField::scheduler_name),
+                    "schedulingGates" => Some(PodSpecField::scheduling_gates),
+                    "securityContext" => Some(PodSpecField::security_context),
+                    "serviceAccount" => Some(PodSpecField::service_account),
+                    "serviceAccountName" => Some(PodSpecField::service_account_name),
+                    "setHostnameAsFQDN" => Some(PodSpecField::set_hostname_as_fqdn),
+                    "shareProcessNamespace" => {
+                        Some(PodSpecField::share_process_namespace)
+                    }
+
+                    "subdomain" => Some(PodSpecField::subdomain),
+                    "terminationGracePeriodSeconds" => {
+                        Some(PodSpecField::termination_grace_period_seconds)
+                    }
+
+                    "tolerations" => Some(PodSpecField::tolerations),
+                    "topologySpreadConstraints" => {
+                        Some(PodSpecField::topology_spread_constraints)
+                    }
+
+                    "volumes" => Some(PodSpecField::volumes),
+                    "workloadRef" => Some(PodSpecField::workload_ref),
+                    _ => None,
                 }
             }
         }
@@ -472,11 +534,11 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                 let mut workload_ref = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(PodSpecField::active_deadline_seconds) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut active_deadline_seconds,
@@ -484,8 +546,11 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut affinity, "affinity"),
-                        2 => {
+                        Some(PodSpecField::affinity) => {
+                            serde_struct::value(&mut map, &mut affinity, "affinity")
+                        }
+
+                        Some(PodSpecField::automount_service_account_token) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut automount_service_account_token,
@@ -493,10 +558,19 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        3 => serde_struct::value(&mut map, &mut containers, "containers"),
-                        4 => serde_struct::value(&mut map, &mut dns_config, "dnsConfig"),
-                        5 => serde_struct::value(&mut map, &mut dns_policy, "dnsPolicy"),
-                        6 => {
+                        Some(PodSpecField::containers) => {
+                            serde_struct::value(&mut map, &mut containers, "containers")
+                        }
+
+                        Some(PodSpecField::dns_config) => {
+                            serde_struct::value(&mut map, &mut dns_config, "dnsConfig")
+                        }
+
+                        Some(PodSpecField::dns_policy) => {
+                            serde_struct::value(&mut map, &mut dns_policy, "dnsPolicy")
+                        }
+
+                        Some(PodSpecField::enable_service_links) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut enable_service_links,
@@ -504,7 +578,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        7 => {
+                        Some(PodSpecField::ephemeral_containers) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut ephemeral_containers,
@@ -512,7 +586,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        8 => {
+                        Some(PodSpecField::host_aliases) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut host_aliases,
@@ -520,8 +594,11 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        9 => serde_struct::value(&mut map, &mut host_ipc, "hostIPC"),
-                        10 => {
+                        Some(PodSpecField::host_ipc) => {
+                            serde_struct::value(&mut map, &mut host_ipc, "hostIPC")
+                        }
+
+                        Some(PodSpecField::host_network) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut host_network,
@@ -529,10 +606,19 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        11 => serde_struct::value(&mut map, &mut host_pid, "hostPID"),
-                        12 => serde_struct::value(&mut map, &mut host_users, "hostUsers"),
-                        13 => serde_struct::value(&mut map, &mut hostname, "hostname"),
-                        14 => {
+                        Some(PodSpecField::host_pid) => {
+                            serde_struct::value(&mut map, &mut host_pid, "hostPID")
+                        }
+
+                        Some(PodSpecField::host_users) => {
+                            serde_struct::value(&mut map, &mut host_users, "hostUsers")
+                        }
+
+                        Some(PodSpecField::hostname) => {
+                            serde_struct::value(&mut map, &mut hostname, "hostname")
+                        }
+
+                        Some(PodSpecField::hostname_override) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut hostname_override,
@@ -540,7 +626,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        15 => {
+                        Some(PodSpecField::image_pull_secrets) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut image_pull_secrets,
@@ -548,7 +634,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        16 => {
+                        Some(PodSpecField::init_containers) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut init_containers,
@@ -556,8 +642,11 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        17 => serde_struct::value(&mut map, &mut node_name, "nodeName"),
-                        18 => {
+                        Some(PodSpecField::node_name) => {
+                            serde_struct::value(&mut map, &mut node_name, "nodeName")
+                        }
+
+                        Some(PodSpecField::node_selector) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut node_selector,
@@ -565,9 +654,15 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        19 => serde_struct::value(&mut map, &mut os, "os"),
-                        20 => serde_struct::value(&mut map, &mut overhead, "overhead"),
-                        21 => {
+                        Some(PodSpecField::os) => {
+                            serde_struct::value(&mut map, &mut os, "os")
+                        }
+
+                        Some(PodSpecField::overhead) => {
+                            serde_struct::value(&mut map, &mut overhead, "overhead")
+                        }
+
+                        Some(PodSpecField::preemption_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut preemption_policy,
@@ -575,8 +670,11 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        22 => serde_struct::value(&mut map, &mut priority, "priority"),
-                        23 => {
+                        Some(PodSpecField::priority) => {
+                            serde_struct::value(&mut map, &mut priority, "priority")
+                        }
+
+                        Some(PodSpecField::priority_class_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut priority_class_name,
@@ -584,7 +682,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        24 => {
+                        Some(PodSpecField::readiness_gates) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut readiness_gates,
@@ -592,7 +690,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        25 => {
+                        Some(PodSpecField::resource_claims) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut resource_claims,
@@ -600,8 +698,11 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        26 => serde_struct::value(&mut map, &mut resources, "resources"),
-                        27 => {
+                        Some(PodSpecField::resources) => {
+                            serde_struct::value(&mut map, &mut resources, "resources")
+                        }
+
+                        Some(PodSpecField::restart_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut restart_policy,
@@ -609,7 +710,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        28 => {
+                        Some(PodSpecField::runtime_class_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut runtime_class_name,
@@ -617,7 +718,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        29 => {
+                        Some(PodSpecField::scheduler_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut scheduler_name,
@@ -625,7 +726,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        30 => {
+                        Some(PodSpecField::scheduling_gates) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut scheduling_gates,
@@ -633,7 +734,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        31 => {
+                        Some(PodSpecField::security_context) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut security_context,
@@ -641,7 +742,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        32 => {
+                        Some(PodSpecField::service_account) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut service_account,
@@ -649,7 +750,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        33 => {
+                        Some(PodSpecField::service_account_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut service_account_name,
@@ -657,7 +758,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        34 => {
+                        Some(PodSpecField::set_hostname_as_fqdn) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut set_hostname_as_fqdn,
@@ -665,7 +766,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        35 => {
+                        Some(PodSpecField::share_process_namespace) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut share_process_namespace,
@@ -673,8 +774,11 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        36 => serde_struct::value(&mut map, &mut subdomain, "subdomain"),
-                        37 => {
+                        Some(PodSpecField::subdomain) => {
+                            serde_struct::value(&mut map, &mut subdomain, "subdomain")
+                        }
+
+                        Some(PodSpecField::termination_grace_period_seconds) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut termination_grace_period_seconds,
@@ -682,7 +786,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        38 => {
+                        Some(PodSpecField::tolerations) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut tolerations,
@@ -690,7 +794,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        39 => {
+                        Some(PodSpecField::topology_spread_constraints) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut topology_spread_constraints,
@@ -698,8 +802,11 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        40 => serde_struct::value(&mut map, &mut volumes, "volumes"),
-                        41 => {
+                        Some(PodSpecField::volumes) => {
+                            serde_struct::value(&mut map, &mut volumes, "volumes")
+                        }
+
+                        Some(PodSpecField::workload_ref) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut workload_ref,
@@ -707,7 +814,9 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -162,6 +162,30 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
         use ::kubeforge_runtime::serde_struct;
         struct PodStatusVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PodStatusField {
+            allocated_resources,
+            conditions,
+            container_statuses,
+            ephemeral_container_statuses,
+            extended_resource_claim_status,
+            host_ip,
+            host_ips,
+            init_container_statuses,
+            message,
+            nominated_node_name,
+            observed_generation,
+            phase,
+            pod_ip,
+            pod_ips,
+            qos_class,
+            reason,
+            resize,
+            resource_claim_statuses,
+            resources,
+            start_time,
+        }
+
         impl serde_struct::Fields for PodStatusVisitor {
             const NAMES: &'static [&'static str] = &[
                 "allocatedResources",
@@ -185,30 +209,43 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                 "resources",
                 "startTime",
             ];
+            type Field = PodStatusField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PodStatusField> {
                 match name {
-                    "allocatedResources" => 0,
-                    "conditions" => 1,
-                    "containerStatuses" => 2,
-                    "ephemeralContainerStatuses" => 3,
-                    "extendedResourceClaimStatus" => 4,
-                    "hostIP" => 5,
-                    "hostIPs" => 6,
-                    "initContainerStatuses" => 7,
-                    "message" => 8,
-                    "nominatedNodeName" => 9,
-                    "observedGeneration" => 10,
-                    "phase" => 11,
-                    "podIP" => 12,
-                    "podIPs" => 13,
-                    "qosClass" => 14,
-                    "reason" => 15,
-                    "resize" => 16,
-                    "resourceClaimStatuses" => 17,
-                    "resources" => 18,
-                    "startTime" => 19,
-                    _ => 20,
+                    "allocatedResources" => Some(PodStatusField::allocated_resources),
+                    "conditions" => Some(PodStatusField::conditions),
+                    "containerStatuses" => Some(PodStatusField::container_statuses),
+                    "ephemeralContainerStatuses" => {
+                        Some(PodStatusField::ephemeral_container_statuses)
+                    }
+
+                    "extendedResourceClaimStatus" => {
+                        Some(PodStatusField::extended_resource_claim_status)
+                    }
+
+                    "hostIP" => Some(PodStatusField::host_ip),
+                    "hostIPs" => Some(PodStatusField::host_ips),
+                    "initContainerStatuses" => {
+                        Some(PodStatusField::init_container_statuses)
+                    }
+
+                    "message" => Some(PodStatusField::message),
+                    "nominatedNodeName" => Some(PodStatusField::nominated_node_name),
+                    "observedGeneration" => Some(PodStatusField::observed_generation),
+                    "phase" => Some(PodStatusField::phase),
+                    "podIP" => Some(PodStatusField::pod_ip),
+                    "podIPs" => Some(PodStatusField::pod_ips),
+                    "qosClass" => Some(PodStatusField::qos_class),
+                    "reason" => Some(PodStatusField::reason),
+                    "resize" => Some(PodStatusField::resize),
+                    "resourceClaimStatuses" => {
+                        Some(PodStatusField::resource_claim_statuses)
+                    }
+
+                    "resources" => Some(PodStatusField::resources),
+                    "startTime" => Some(PodStatusField::start_time),
+                    _ => None,
                 }
             }
         }
@@ -249,11 +286,11 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                 let mut start_time = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(PodStatusField::allocated_resources) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut allocated_resources,
@@ -261,8 +298,11 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut conditions, "conditions"),
-                        2 => {
+                        Some(PodStatusField::conditions) => {
+                            serde_struct::value(&mut map, &mut conditions, "conditions")
+                        }
+
+                        Some(PodStatusField::container_statuses) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut container_statuses,
@@ -270,7 +310,7 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                             )
                         }
 
-                        3 => {
+                        Some(PodStatusField::ephemeral_container_statuses) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut ephemeral_container_statuses,
@@ -278,7 +318,7 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                             )
                         }
 
-                        4 => {
+                        Some(PodStatusField::extended_resource_claim_status) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut extended_resource_claim_status,
@@ -286,9 +326,15 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                             )
                         }
 
-                        5 => serde_struct::value(&mut map, &mut host_ip, "hostIP"),
-                        6 => serde_struct::value(&mut map, &mut host_ips, "hostIPs"),
-                        7 => {
+                        Some(PodStatusField::host_ip) => {
+                            serde_struct::value(&mut map, &mut host_ip, "hostIP")
+                        }
+
+                        Some(PodStatusField::host_ips) => {
+                            serde_struct::value(&mut map, &mut host_ips, "hostIPs")
+                        }
+
+                        Some(PodStatusField::init_container_statuses) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut init_container_statuses,
@@ -296,8 +342,11 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                             )
                         }
 
-                        8 => serde_struct::value(&mut map, &mut message, "message"),
-                        9 => {
+                        Some(PodStatusField::message) => {
+                            serde_struct::value(&mut map, &mut message, "message")
+                        }
+
+                        Some(PodStatusField::nominated_node_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut nominated_node_name,
@@ -305,7 +354,7 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                             )
                         }
 
-                        10 => {
+                        Some(PodStatusField::observed_generation) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut observed_generation,
@@ -313,13 +362,31 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                             )
                         }
 
-                        11 => serde_struct::value(&mut map, &mut phase, "phase"),
-                        12 => serde_struct::value(&mut map, &mut pod_ip, "podIP"),
-                        13 => serde_struct::value(&mut map, &mut pod_ips, "podIPs"),
-                        14 => serde_struct::value(&mut map, &mut qos_class, "qosClass"),
-                        15 => serde_struct::value(&mut map, &mut reason, "reason"),
-                        16 => serde_struct::value(&mut map, &mut resize, "resize"),
-                        17 => {
+                        Some(PodStatusField::phase) => {
+                            serde_struct::value(&mut map, &mut phase, "phase")
+                        }
+
+                        Some(PodStatusField::pod_ip) => {
+                            serde_struct::value(&mut map, &mut pod_ip, "podIP")
+                        }
+
+                        Some(PodStatusField::pod_ips) => {
+                            serde_struct::value(&mut map, &mut pod_ips, "podIPs")
+                        }
+
+                        Some(PodStatusField::qos_class) => {
+                            serde_struct::value(&mut map, &mut qos_class, "qosClass")
+                        }
+
+                        Some(PodStatusField::reason) => {
+                            serde_struct::value(&mut map, &mut reason, "reason")
+                        }
+
+                        Some(PodStatusField::resize) => {
+                            serde_struct::value(&mut map, &mut resize, "resize")
+                        }
+
+                        Some(PodStatusField::resource_claim_statuses) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut resource_claim_statuses,
@@ -327,9 +394,17 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                             )
                         }
 
-                        18 => serde_struct::value(&mut map, &mut resources, "resources"),
-                        19 => serde_struct::value(&mut map, &mut start_time, "startTime"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(PodStatusField::resources) => {
+                            serde_struct::value(&mut map, &mut resources, "resources")
+                        }
+
+                        Some(PodStatusField::start_time) => {
+                            serde_struct::value(&mut map, &mut start_time, "startTime")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -45,15 +45,23 @@ impl<'de> ::serde::Deserialize<'de> for PortworxVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct PortworxVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PortworxVolumeSourceField {
+            fs_type,
+            read_only,
+            volume_id,
+        }
+
         impl serde_struct::Fields for PortworxVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["fsType", "readOnly", "volumeID"];
+            type Field = PortworxVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PortworxVolumeSourceField> {
                 match name {
-                    "fsType" => 0,
-                    "readOnly" => 1,
-                    "volumeID" => 2,
-                    _ => 3,
+                    "fsType" => Some(PortworxVolumeSourceField::fs_type),
+                    "readOnly" => Some(PortworxVolumeSourceField::read_only),
+                    "volumeID" => Some(PortworxVolumeSourceField::volume_id),
+                    _ => None,
                 }
             }
         }
@@ -77,14 +85,25 @@ impl<'de> ::serde::Deserialize<'de> for PortworxVolumeSource {
                 let mut volume_id = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
-                        1 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        2 => serde_struct::value(&mut map, &mut volume_id, "volumeID"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(PortworxVolumeSourceField::fs_type) => {
+                            serde_struct::value(&mut map, &mut fs_type, "fsType")
+                        }
+
+                        Some(PortworxVolumeSourceField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        Some(PortworxVolumeSourceField::volume_id) => {
+                            serde_struct::value(&mut map, &mut volume_id, "volumeID")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -39,14 +39,21 @@ impl<'de> ::serde::Deserialize<'de> for PreferredSchedulingTerm {
         use ::kubeforge_runtime::serde_struct;
         struct PreferredSchedulingTermVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PreferredSchedulingTermField {
+            preference,
+            weight,
+        }
+
         impl serde_struct::Fields for PreferredSchedulingTermVisitor {
             const NAMES: &'static [&'static str] = &["preference", "weight"];
+            type Field = PreferredSchedulingTermField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PreferredSchedulingTermField> {
                 match name {
-                    "preference" => 0,
-                    "weight" => 1,
-                    _ => 2,
+                    "preference" => Some(PreferredSchedulingTermField::preference),
+                    "weight" => Some(PreferredSchedulingTermField::weight),
+                    _ => None,
                 }
             }
         }
@@ -69,13 +76,21 @@ impl<'de> ::serde::Deserialize<'de> for PreferredSchedulingTerm {
                 let mut weight = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut preference, "preference"),
-                        1 => serde_struct::value(&mut map, &mut weight, "weight"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(PreferredSchedulingTermField::preference) => {
+                            serde_struct::value(&mut map, &mut preference, "preference")
+                        }
+
+                        Some(PreferredSchedulingTermField::weight) => {
+                            serde_struct::value(&mut map, &mut weight, "weight")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -101,6 +101,20 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
         use ::kubeforge_runtime::serde_struct;
         struct ProbeVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ProbeField {
+            exec,
+            failure_threshold,
+            grpc,
+            http_get,
+            initial_delay_seconds,
+            period_seconds,
+            success_threshold,
+            tcp_socket,
+            termination_grace_period_seconds,
+            timeout_seconds,
+        }
+
         impl serde_struct::Fields for ProbeVisitor {
             const NAMES: &'static [&'static str] = &[
                 "exec",
@@ -114,20 +128,24 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                 "terminationGracePeriodSeconds",
                 "timeoutSeconds",
             ];
+            type Field = ProbeField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ProbeField> {
                 match name {
-                    "exec" => 0,
-                    "failureThreshold" => 1,
-                    "grpc" => 2,
-                    "httpGet" => 3,
-                    "initialDelaySeconds" => 4,
-                    "periodSeconds" => 5,
-                    "successThreshold" => 6,
-                    "tcpSocket" => 7,
-                    "terminationGracePeriodSeconds" => 8,
-                    "timeoutSeconds" => 9,
-                    _ => 10,
+                    "exec" => Some(ProbeField::exec),
+                    "failureThreshold" => Some(ProbeField::failure_threshold),
+                    "grpc" => Some(ProbeField::grpc),
+                    "httpGet" => Some(ProbeField::http_get),
+                    "initialDelaySeconds" => Some(ProbeField::initial_delay_seconds),
+                    "periodSeconds" => Some(ProbeField::period_seconds),
+                    "successThreshold" => Some(ProbeField::success_threshold),
+                    "tcpSocket" => Some(ProbeField::tcp_socket),
+                    "terminationGracePeriodSeconds" => {
+                        Some(ProbeField::termination_grace_period_seconds)
+                    }
+
+                    "timeoutSeconds" => Some(ProbeField::timeout_seconds),
+                    _ => None,
                 }
             }
         }
@@ -158,12 +176,15 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                 let mut timeout_seconds = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut exec, "exec"),
-                        1 => {
+                    match field {
+                        Some(ProbeField::exec) => {
+                            serde_struct::value(&mut map, &mut exec, "exec")
+                        }
+
+                        Some(ProbeField::failure_threshold) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut failure_threshold,
@@ -171,9 +192,15 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                             )
                         }
 
-                        2 => serde_struct::value(&mut map, &mut grpc, "grpc"),
-                        3 => serde_struct::value(&mut map, &mut http_get, "httpGet"),
-                        4 => {
+                        Some(ProbeField::grpc) => {
+                            serde_struct::value(&mut map, &mut grpc, "grpc")
+                        }
+
+                        Some(ProbeField::http_get) => {
+                            serde_struct::value(&mut map, &mut http_get, "httpGet")
+                        }
+
+                        Some(ProbeField::initial_delay_seconds) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut initial_delay_seconds,
@@ -181,7 +208,7 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                             )
                         }
 
-                        5 => {
+                        Some(ProbeField::period_seconds) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut period_seconds,
@@ -189,7 +216,7 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                             )
                         }
 
-                        6 => {
+                        Some(ProbeField::success_threshold) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut success_threshold,
@@ -197,8 +224,11 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                             )
                         }
 
-                        7 => serde_struct::value(&mut map, &mut tcp_socket, "tcpSocket"),
-                        8 => {
+                        Some(ProbeField::tcp_socket) => {
+                            serde_struct::value(&mut map, &mut tcp_socket, "tcpSocket")
+                        }
+
+                        Some(ProbeField::termination_grace_period_seconds) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut termination_grace_period_seconds,
@@ -206,7 +236,7 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                             )
                         }
 
-                        9 => {
+                        Some(ProbeField::timeout_seconds) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut timeout_seconds,
@@ -214,7 +244,9 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

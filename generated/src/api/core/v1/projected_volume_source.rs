@@ -46,14 +46,21 @@ impl<'de> ::serde::Deserialize<'de> for ProjectedVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct ProjectedVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ProjectedVolumeSourceField {
+            default_mode,
+            sources,
+        }
+
         impl serde_struct::Fields for ProjectedVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["defaultMode", "sources"];
+            type Field = ProjectedVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ProjectedVolumeSourceField> {
                 match name {
-                    "defaultMode" => 0,
-                    "sources" => 1,
-                    _ => 2,
+                    "defaultMode" => Some(ProjectedVolumeSourceField::default_mode),
+                    "sources" => Some(ProjectedVolumeSourceField::sources),
+                    _ => None,
                 }
             }
         }
@@ -76,11 +83,11 @@ impl<'de> ::serde::Deserialize<'de> for ProjectedVolumeSource {
                 let mut sources = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ProjectedVolumeSourceField::default_mode) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut default_mode,
@@ -88,8 +95,13 @@ impl<'de> ::serde::Deserialize<'de> for ProjectedVolumeSource {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut sources, "sources"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(ProjectedVolumeSourceField::sources) => {
+                            serde_struct::value(&mut map, &mut sources, "sources")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -59,6 +59,16 @@ impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct QuobyteVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum QuobyteVolumeSourceField {
+            group,
+            read_only,
+            registry,
+            tenant,
+            user,
+            volume,
+        }
+
         impl serde_struct::Fields for QuobyteVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "group",
@@ -68,16 +78,17 @@ impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
                 "user",
                 "volume",
             ];
+            type Field = QuobyteVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<QuobyteVolumeSourceField> {
                 match name {
-                    "group" => 0,
-                    "readOnly" => 1,
-                    "registry" => 2,
-                    "tenant" => 3,
-                    "user" => 4,
-                    "volume" => 5,
-                    _ => 6,
+                    "group" => Some(QuobyteVolumeSourceField::group),
+                    "readOnly" => Some(QuobyteVolumeSourceField::read_only),
+                    "registry" => Some(QuobyteVolumeSourceField::registry),
+                    "tenant" => Some(QuobyteVolumeSourceField::tenant),
+                    "user" => Some(QuobyteVolumeSourceField::user),
+                    "volume" => Some(QuobyteVolumeSourceField::volume),
+                    _ => None,
                 }
             }
         }
@@ -104,17 +115,37 @@ impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
                 let mut volume = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut group, "group"),
-                        1 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        2 => serde_struct::value(&mut map, &mut registry, "registry"),
-                        3 => serde_struct::value(&mut map, &mut tenant, "tenant"),
-                        4 => serde_struct::value(&mut map, &mut user, "user"),
-                        5 => serde_struct::value(&mut map, &mut volume, "volume"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(QuobyteVolumeSourceField::group) => {
+                            serde_struct::value(&mut map, &mut group, "group")
+                        }
+
+                        Some(QuobyteVolumeSourceField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        Some(QuobyteVolumeSourceField::registry) => {
+                            serde_struct::value(&mut map, &mut registry, "registry")
+                        }
+
+                        Some(QuobyteVolumeSourceField::tenant) => {
+                            serde_struct::value(&mut map, &mut tenant, "tenant")
+                        }
+
+                        Some(QuobyteVolumeSourceField::user) => {
+                            serde_struct::value(&mut map, &mut user, "user")
+                        }
+
+                        Some(QuobyteVolumeSourceField::volume) => {
+                            serde_struct::value(&mut map, &mut volume, "volume")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

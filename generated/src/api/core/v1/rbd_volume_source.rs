@@ -67,6 +67,18 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct RBDVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum RBDVolumeSourceField {
+            fs_type,
+            image,
+            keyring,
+            monitors,
+            pool,
+            read_only,
+            secret_ref,
+            user,
+        }
+
         impl serde_struct::Fields for RBDVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "fsType",
@@ -78,18 +90,19 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
                 "secretRef",
                 "user",
             ];
+            type Field = RBDVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<RBDVolumeSourceField> {
                 match name {
-                    "fsType" => 0,
-                    "image" => 1,
-                    "keyring" => 2,
-                    "monitors" => 3,
-                    "pool" => 4,
-                    "readOnly" => 5,
-                    "secretRef" => 6,
-                    "user" => 7,
-                    _ => 8,
+                    "fsType" => Some(RBDVolumeSourceField::fs_type),
+                    "image" => Some(RBDVolumeSourceField::image),
+                    "keyring" => Some(RBDVolumeSourceField::keyring),
+                    "monitors" => Some(RBDVolumeSourceField::monitors),
+                    "pool" => Some(RBDVolumeSourceField::pool),
+                    "readOnly" => Some(RBDVolumeSourceField::read_only),
+                    "secretRef" => Some(RBDVolumeSourceField::secret_ref),
+                    "user" => Some(RBDVolumeSourceField::user),
+                    _ => None,
                 }
             }
         }
@@ -118,19 +131,45 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
                 let mut user = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
-                        1 => serde_struct::value(&mut map, &mut image, "image"),
-                        2 => serde_struct::value(&mut map, &mut keyring, "keyring"),
-                        3 => serde_struct::value(&mut map, &mut monitors, "monitors"),
-                        4 => serde_struct::value(&mut map, &mut pool, "pool"),
-                        5 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        6 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
-                        7 => serde_struct::value(&mut map, &mut user, "user"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(RBDVolumeSourceField::fs_type) => {
+                            serde_struct::value(&mut map, &mut fs_type, "fsType")
+                        }
+
+                        Some(RBDVolumeSourceField::image) => {
+                            serde_struct::value(&mut map, &mut image, "image")
+                        }
+
+                        Some(RBDVolumeSourceField::keyring) => {
+                            serde_struct::value(&mut map, &mut keyring, "keyring")
+                        }
+
+                        Some(RBDVolumeSourceField::monitors) => {
+                            serde_struct::value(&mut map, &mut monitors, "monitors")
+                        }
+
+                        Some(RBDVolumeSourceField::pool) => {
+                            serde_struct::value(&mut map, &mut pool, "pool")
+                        }
+
+                        Some(RBDVolumeSourceField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        Some(RBDVolumeSourceField::secret_ref) => {
+                            serde_struct::value(&mut map, &mut secret_ref, "secretRef")
+                        }
+
+                        Some(RBDVolumeSourceField::user) => {
+                            serde_struct::value(&mut map, &mut user, "user")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -40,14 +40,21 @@ impl<'de> ::serde::Deserialize<'de> for ResourceClaim {
         use ::kubeforge_runtime::serde_struct;
         struct ResourceClaimVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ResourceClaimField {
+            name,
+            request,
+        }
+
         impl serde_struct::Fields for ResourceClaimVisitor {
             const NAMES: &'static [&'static str] = &["name", "request"];
+            type Field = ResourceClaimField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ResourceClaimField> {
                 match name {
-                    "name" => 0,
-                    "request" => 1,
-                    _ => 2,
+                    "name" => Some(ResourceClaimField::name),
+                    "request" => Some(ResourceClaimField::request),
+                    _ => None,
                 }
             }
         }
@@ -70,13 +77,21 @@ impl<'de> ::serde::Deserialize<'de> for ResourceClaim {
                 let mut request = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                        1 => serde_struct::value(&mut map, &mut request, "request"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(ResourceClaimField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(ResourceClaimField::request) => {
+                            serde_struct::value(&mut map, &mut request, "request")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

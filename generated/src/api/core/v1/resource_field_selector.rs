@@ -49,19 +49,27 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
         use ::kubeforge_runtime::serde_struct;
         struct ResourceFieldSelectorVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ResourceFieldSelectorField {
+            container_name,
+            divisor,
+            resource,
+        }
+
         impl serde_struct::Fields for ResourceFieldSelectorVisitor {
             const NAMES: &'static [&'static str] = &[
                 "containerName",
                 "divisor",
                 "resource",
             ];
+            type Field = ResourceFieldSelectorField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ResourceFieldSelectorField> {
                 match name {
-                    "containerName" => 0,
-                    "divisor" => 1,
-                    "resource" => 2,
-                    _ => 3,
+                    "containerName" => Some(ResourceFieldSelectorField::container_name),
+                    "divisor" => Some(ResourceFieldSelectorField::divisor),
+                    "resource" => Some(ResourceFieldSelectorField::resource),
+                    _ => None,
                 }
             }
         }
@@ -85,11 +93,11 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
                 let mut resource = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ResourceFieldSelectorField::container_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut container_name,
@@ -97,9 +105,17 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut divisor, "divisor"),
-                        2 => serde_struct::value(&mut map, &mut resource, "resource"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(ResourceFieldSelectorField::divisor) => {
+                            serde_struct::value(&mut map, &mut divisor, "divisor")
+                        }
+
+                        Some(ResourceFieldSelectorField::resource) => {
+                            serde_struct::value(&mut map, &mut resource, "resource")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -40,14 +40,21 @@ impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
         use ::kubeforge_runtime::serde_struct;
         struct ResourceHealthVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ResourceHealthField {
+            health,
+            resource_id,
+        }
+
         impl serde_struct::Fields for ResourceHealthVisitor {
             const NAMES: &'static [&'static str] = &["health", "resourceID"];
+            type Field = ResourceHealthField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ResourceHealthField> {
                 match name {
-                    "health" => 0,
-                    "resourceID" => 1,
-                    _ => 2,
+                    "health" => Some(ResourceHealthField::health),
+                    "resourceID" => Some(ResourceHealthField::resource_id),
+                    _ => None,
                 }
             }
         }
@@ -70,16 +77,21 @@ impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
                 let mut resource_id = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut health, "health"),
-                        1 => {
+                    match field {
+                        Some(ResourceHealthField::health) => {
+                            serde_struct::value(&mut map, &mut health, "health")
+                        }
+
+                        Some(ResourceHealthField::resource_id) => {
                             serde_struct::value(&mut map, &mut resource_id, "resourceID")
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -55,15 +55,23 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
         use ::kubeforge_runtime::serde_struct;
         struct ResourceRequirementsVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ResourceRequirementsField {
+            claims,
+            limits,
+            requests,
+        }
+
         impl serde_struct::Fields for ResourceRequirementsVisitor {
             const NAMES: &'static [&'static str] = &["claims", "limits", "requests"];
+            type Field = ResourceRequirementsField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ResourceRequirementsField> {
                 match name {
-                    "claims" => 0,
-                    "limits" => 1,
-                    "requests" => 2,
-                    _ => 3,
+                    "claims" => Some(ResourceRequirementsField::claims),
+                    "limits" => Some(ResourceRequirementsField::limits),
+                    "requests" => Some(ResourceRequirementsField::requests),
+                    _ => None,
                 }
             }
         }
@@ -87,14 +95,25 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
                 let mut requests = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut claims, "claims"),
-                        1 => serde_struct::value(&mut map, &mut limits, "limits"),
-                        2 => serde_struct::value(&mut map, &mut requests, "requests"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(ResourceRequirementsField::claims) => {
+                            serde_struct::value(&mut map, &mut claims, "claims")
+                        }
+
+                        Some(ResourceRequirementsField::limits) => {
+                            serde_struct::value(&mut map, &mut limits, "limits")
+                        }
+
+                        Some(ResourceRequirementsField::requests) => {
+                            serde_struct::value(&mut map, &mut requests, "requests")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

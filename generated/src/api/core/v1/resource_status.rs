@@ -40,14 +40,21 @@ impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
         use ::kubeforge_runtime::serde_struct;
         struct ResourceStatusVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ResourceStatusField {
+            name,
+            resources,
+        }
+
         impl serde_struct::Fields for ResourceStatusVisitor {
             const NAMES: &'static [&'static str] = &["name", "resources"];
+            type Field = ResourceStatusField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ResourceStatusField> {
                 match name {
-                    "name" => 0,
-                    "resources" => 1,
-                    _ => 2,
+                    "name" => Some(ResourceStatusField::name),
+                    "resources" => Some(ResourceStatusField::resources),
+                    _ => None,
                 }
             }
         }
@@ -70,13 +77,21 @@ impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
                 let mut resources = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                        1 => serde_struct::value(&mut map, &mut resources, "resources"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(ResourceStatusField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(ResourceStatusField::resources) => {
+                            serde_struct::value(&mut map, &mut resources, "resources")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

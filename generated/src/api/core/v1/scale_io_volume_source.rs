@@ -94,6 +94,20 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct ScaleIOVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ScaleIOVolumeSourceField {
+            fs_type,
+            gateway,
+            protection_domain,
+            read_only,
+            secret_ref,
+            ssl_enabled,
+            storage_mode,
+            storage_pool,
+            system,
+            volume_name,
+        }
+
         impl serde_struct::Fields for ScaleIOVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "fsType",
@@ -107,20 +121,24 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
                 "system",
                 "volumeName",
             ];
+            type Field = ScaleIOVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ScaleIOVolumeSourceField> {
                 match name {
-                    "fsType" => 0,
-                    "gateway" => 1,
-                    "protectionDomain" => 2,
-                    "readOnly" => 3,
-                    "secretRef" => 4,
-                    "sslEnabled" => 5,
-                    "storageMode" => 6,
-                    "storagePool" => 7,
-                    "system" => 8,
-                    "volumeName" => 9,
-                    _ => 10,
+                    "fsType" => Some(ScaleIOVolumeSourceField::fs_type),
+                    "gateway" => Some(ScaleIOVolumeSourceField::gateway),
+                    "protectionDomain" => {
+                        Some(ScaleIOVolumeSourceField::protection_domain)
+                    }
+
+                    "readOnly" => Some(ScaleIOVolumeSourceField::read_only),
+                    "secretRef" => Some(ScaleIOVolumeSourceField::secret_ref),
+                    "sslEnabled" => Some(ScaleIOVolumeSourceField::ssl_enabled),
+                    "storageMode" => Some(ScaleIOVolumeSourceField::storage_mode),
+                    "storagePool" => Some(ScaleIOVolumeSourceField::storage_pool),
+                    "system" => Some(ScaleIOVolumeSourceField::system),
+                    "volumeName" => Some(ScaleIOVolumeSourceField::volume_name),
+                    _ => None,
                 }
             }
         }
@@ -151,13 +169,19 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
                 let mut volume_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
-                        1 => serde_struct::value(&mut map, &mut gateway, "gateway"),
-                        2 => {
+                    match field {
+                        Some(ScaleIOVolumeSourceField::fs_type) => {
+                            serde_struct::value(&mut map, &mut fs_type, "fsType")
+                        }
+
+                        Some(ScaleIOVolumeSourceField::gateway) => {
+                            serde_struct::value(&mut map, &mut gateway, "gateway")
+                        }
+
+                        Some(ScaleIOVolumeSourceField::protection_domain) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut protection_domain,
@@ -165,13 +189,19 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
                             )
                         }
 
-                        3 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        4 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
-                        5 => {
+                        Some(ScaleIOVolumeSourceField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        Some(ScaleIOVolumeSourceField::secret_ref) => {
+                            serde_struct::value(&mut map, &mut secret_ref, "secretRef")
+                        }
+
+                        Some(ScaleIOVolumeSourceField::ssl_enabled) => {
                             serde_struct::value(&mut map, &mut ssl_enabled, "sslEnabled")
                         }
 
-                        6 => {
+                        Some(ScaleIOVolumeSourceField::storage_mode) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut storage_mode,
@@ -179,7 +209,7 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
                             )
                         }
 
-                        7 => {
+                        Some(ScaleIOVolumeSourceField::storage_pool) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut storage_pool,
@@ -187,12 +217,17 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
                             )
                         }
 
-                        8 => serde_struct::value(&mut map, &mut system, "system"),
-                        9 => {
+                        Some(ScaleIOVolumeSourceField::system) => {
+                            serde_struct::value(&mut map, &mut system, "system")
+                        }
+
+                        Some(ScaleIOVolumeSourceField::volume_name) => {
                             serde_struct::value(&mut map, &mut volume_name, "volumeName")
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

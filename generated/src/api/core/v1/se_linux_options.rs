@@ -53,16 +53,25 @@ impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
         use ::kubeforge_runtime::serde_struct;
         struct SELinuxOptionsVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum SELinuxOptionsField {
+            level,
+            role,
+            type_,
+            user,
+        }
+
         impl serde_struct::Fields for SELinuxOptionsVisitor {
             const NAMES: &'static [&'static str] = &["level", "role", "type", "user"];
+            type Field = SELinuxOptionsField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<SELinuxOptionsField> {
                 match name {
-                    "level" => 0,
-                    "role" => 1,
-                    "type" => 2,
-                    "user" => 3,
-                    _ => 4,
+                    "level" => Some(SELinuxOptionsField::level),
+                    "role" => Some(SELinuxOptionsField::role),
+                    "type" => Some(SELinuxOptionsField::type_),
+                    "user" => Some(SELinuxOptionsField::user),
+                    _ => None,
                 }
             }
         }
@@ -87,15 +96,29 @@ impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
                 let mut user = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut level, "level"),
-                        1 => serde_struct::value(&mut map, &mut role, "role"),
-                        2 => serde_struct::value(&mut map, &mut type_, "type"),
-                        3 => serde_struct::value(&mut map, &mut user, "user"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(SELinuxOptionsField::level) => {
+                            serde_struct::value(&mut map, &mut level, "level")
+                        }
+
+                        Some(SELinuxOptionsField::role) => {
+                            serde_struct::value(&mut map, &mut role, "role")
+                        }
+
+                        Some(SELinuxOptionsField::type_) => {
+                            serde_struct::value(&mut map, &mut type_, "type")
+                        }
+
+                        Some(SELinuxOptionsField::user) => {
+                            serde_struct::value(&mut map, &mut user, "user")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -44,14 +44,21 @@ impl<'de> ::serde::Deserialize<'de> for SeccompProfile {
         use ::kubeforge_runtime::serde_struct;
         struct SeccompProfileVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum SeccompProfileField {
+            localhost_profile,
+            type_,
+        }
+
         impl serde_struct::Fields for SeccompProfileVisitor {
             const NAMES: &'static [&'static str] = &["localhostProfile", "type"];
+            type Field = SeccompProfileField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<SeccompProfileField> {
                 match name {
-                    "localhostProfile" => 0,
-                    "type" => 1,
-                    _ => 2,
+                    "localhostProfile" => Some(SeccompProfileField::localhost_profile),
+                    "type" => Some(SeccompProfileField::type_),
+                    _ => None,
                 }
             }
         }
@@ -74,11 +81,11 @@ impl<'de> ::serde::Deserialize<'de> for SeccompProfile {
                 let mut type_ = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(SeccompProfileField::localhost_profile) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut localhost_profile,
@@ -86,8 +93,13 @@ impl<'de> ::serde::Deserialize<'de> for SeccompProfile {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut type_, "type"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(SeccompProfileField::type_) => {
+                            serde_struct::value(&mut map, &mut type_, "type")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

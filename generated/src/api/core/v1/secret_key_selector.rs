@@ -43,15 +43,23 @@ impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
         use ::kubeforge_runtime::serde_struct;
         struct SecretKeySelectorVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum SecretKeySelectorField {
+            key,
+            name,
+            optional,
+        }
+
         impl serde_struct::Fields for SecretKeySelectorVisitor {
             const NAMES: &'static [&'static str] = &["key", "name", "optional"];
+            type Field = SecretKeySelectorField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<SecretKeySelectorField> {
                 match name {
-                    "key" => 0,
-                    "name" => 1,
-                    "optional" => 2,
-                    _ => 3,
+                    "key" => Some(SecretKeySelectorField::key),
+                    "name" => Some(SecretKeySelectorField::name),
+                    "optional" => Some(SecretKeySelectorField::optional),
+                    _ => None,
                 }
             }
         }
@@ -75,14 +83,23 @@ impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
                 let mut optional = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key_2 = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key_2))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut key, "key"),
-                        1 => serde_struct::value(&mut map, &mut name, "name"),
-                        2 => serde_struct::value(&mut map, &mut optional, "optional"),
-                        _ => {
+                    match field {
+                        Some(SecretKeySelectorField::key) => {
+                            serde_struct::value(&mut map, &mut key, "key")
+                        }
+
+                        Some(SecretKeySelectorField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(SecretKeySelectorField::optional) => {
+                            serde_struct::value(&mut map, &mut optional, "optional")
+                        }
+
+                        None => {
                             serde_struct::extra(
                                 &mut map,
                                 &mut unknown_fields,

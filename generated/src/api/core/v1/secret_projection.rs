@@ -45,15 +45,23 @@ impl<'de> ::serde::Deserialize<'de> for SecretProjection {
         use ::kubeforge_runtime::serde_struct;
         struct SecretProjectionVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum SecretProjectionField {
+            items,
+            name,
+            optional,
+        }
+
         impl serde_struct::Fields for SecretProjectionVisitor {
             const NAMES: &'static [&'static str] = &["items", "name", "optional"];
+            type Field = SecretProjectionField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<SecretProjectionField> {
                 match name {
-                    "items" => 0,
-                    "name" => 1,
-                    "optional" => 2,
-                    _ => 3,
+                    "items" => Some(SecretProjectionField::items),
+                    "name" => Some(SecretProjectionField::name),
+                    "optional" => Some(SecretProjectionField::optional),
+                    _ => None,
                 }
             }
         }
@@ -77,14 +85,25 @@ impl<'de> ::serde::Deserialize<'de> for SecretProjection {
                 let mut optional = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut items, "items"),
-                        1 => serde_struct::value(&mut map, &mut name, "name"),
-                        2 => serde_struct::value(&mut map, &mut optional, "optional"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(SecretProjectionField::items) => {
+                            serde_struct::value(&mut map, &mut items, "items")
+                        }
+
+                        Some(SecretProjectionField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(SecretProjectionField::optional) => {
+                            serde_struct::value(&mut map, &mut optional, "optional")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -61,6 +61,14 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct SecretVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum SecretVolumeSourceField {
+            default_mode,
+            items,
+            optional,
+            secret_name,
+        }
+
         impl serde_struct::Fields for SecretVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "defaultMode",
@@ -68,14 +76,15 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
                 "optional",
                 "secretName",
             ];
+            type Field = SecretVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<SecretVolumeSourceField> {
                 match name {
-                    "defaultMode" => 0,
-                    "items" => 1,
-                    "optional" => 2,
-                    "secretName" => 3,
-                    _ => 4,
+                    "defaultMode" => Some(SecretVolumeSourceField::default_mode),
+                    "items" => Some(SecretVolumeSourceField::items),
+                    "optional" => Some(SecretVolumeSourceField::optional),
+                    "secretName" => Some(SecretVolumeSourceField::secret_name),
+                    _ => None,
                 }
             }
         }
@@ -100,11 +109,11 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
                 let mut secret_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(SecretVolumeSourceField::default_mode) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut default_mode,
@@ -112,13 +121,21 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut items, "items"),
-                        2 => serde_struct::value(&mut map, &mut optional, "optional"),
-                        3 => {
+                        Some(SecretVolumeSourceField::items) => {
+                            serde_struct::value(&mut map, &mut items, "items")
+                        }
+
+                        Some(SecretVolumeSourceField::optional) => {
+                            serde_struct::value(&mut map, &mut optional, "optional")
+                        }
+
+                        Some(SecretVolumeSourceField::secret_name) => {
                             serde_struct::value(&mut map, &mut secret_name, "secretName")
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -129,6 +129,22 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
         use ::kubeforge_runtime::serde_struct;
         struct SecurityContextVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum SecurityContextField {
+            allow_privilege_escalation,
+            app_armor_profile,
+            capabilities,
+            privileged,
+            proc_mount,
+            read_only_root_filesystem,
+            run_as_group,
+            run_as_non_root,
+            run_as_user,
+            se_linux_options,
+            seccomp_profile,
+            windows_options,
+        }
+
         impl serde_struct::Fields for SecurityContextVisitor {
             const NAMES: &'static [&'static str] = &[
                 "allowPrivilegeEscalation",
@@ -144,22 +160,29 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                 "seccompProfile",
                 "windowsOptions",
             ];
+            type Field = SecurityContextField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<SecurityContextField> {
                 match name {
-                    "allowPrivilegeEscalation" => 0,
-                    "appArmorProfile" => 1,
-                    "capabilities" => 2,
-                    "privileged" => 3,
-                    "procMount" => 4,
-                    "readOnlyRootFilesystem" => 5,
-                    "runAsGroup" => 6,
-                    "runAsNonRoot" => 7,
-                    "runAsUser" => 8,
-                    "seLinuxOptions" => 9,
-                    "seccompProfile" => 10,
-                    "windowsOptions" => 11,
-                    _ => 12,
+                    "allowPrivilegeEscalation" => {
+                        Some(SecurityContextField::allow_privilege_escalation)
+                    }
+
+                    "appArmorProfile" => Some(SecurityContextField::app_armor_profile),
+                    "capabilities" => Some(SecurityContextField::capabilities),
+                    "privileged" => Some(SecurityContextField::privileged),
+                    "procMount" => Some(SecurityContextField::proc_mount),
+                    "readOnlyRootFilesystem" => {
+                        Some(SecurityContextField::read_only_root_filesystem)
+                    }
+
+                    "runAsGroup" => Some(SecurityContextField::run_as_group),
+                    "runAsNonRoot" => Some(SecurityContextField::run_as_non_root),
+                    "runAsUser" => Some(SecurityContextField::run_as_user),
+                    "seLinuxOptions" => Some(SecurityContextField::se_linux_options),
+                    "seccompProfile" => Some(SecurityContextField::seccomp_profile),
+                    "windowsOptions" => Some(SecurityContextField::windows_options),
+                    _ => None,
                 }
             }
         }
@@ -192,11 +215,11 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                 let mut windows_options = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(SecurityContextField::allow_privilege_escalation) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut allow_privilege_escalation,
@@ -204,7 +227,7 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                             )
                         }
 
-                        1 => {
+                        Some(SecurityContextField::app_armor_profile) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut app_armor_profile,
@@ -212,7 +235,7 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                             )
                         }
 
-                        2 => {
+                        Some(SecurityContextField::capabilities) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut capabilities,
@@ -220,9 +243,15 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                             )
                         }
 
-                        3 => serde_struct::value(&mut map, &mut privileged, "privileged"),
-                        4 => serde_struct::value(&mut map, &mut proc_mount, "procMount"),
-                        5 => {
+                        Some(SecurityContextField::privileged) => {
+                            serde_struct::value(&mut map, &mut privileged, "privileged")
+                        }
+
+                        Some(SecurityContextField::proc_mount) => {
+                            serde_struct::value(&mut map, &mut proc_mount, "procMount")
+                        }
+
+                        Some(SecurityContextField::read_only_root_filesystem) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut read_only_root_filesystem,
@@ -230,7 +259,7 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                             )
                         }
 
-                        6 => {
+                        Some(SecurityContextField::run_as_group) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut run_as_group,
@@ -238,7 +267,7 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                             )
                         }
 
-                        7 => {
+                        Some(SecurityContextField::run_as_non_root) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut run_as_non_root,
@@ -246,8 +275,11 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                             )
                         }
 
-                        8 => serde_struct::value(&mut map, &mut run_as_user, "runAsUser"),
-                        9 => {
+                        Some(SecurityContextField::run_as_user) => {
+                            serde_struct::value(&mut map, &mut run_as_user, "runAsUser")
+                        }
+
+                        Some(SecurityContextField::se_linux_options) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut se_linux_options,
@@ -255,7 +287,7 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                             )
                         }
 
-                        10 => {
+                        Some(SecurityContextField::seccomp_profile) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut seccomp_profile,
@@ -263,7 +295,7 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                             )
                         }
 
-                        11 => {
+                        Some(SecurityContextField::windows_options) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut windows_options,
@@ -271,7 +303,9 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -49,19 +49,30 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
         use ::kubeforge_runtime::serde_struct;
         struct ServiceAccountTokenProjectionVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ServiceAccountTokenProjectionField {
+            audience,
+            expiration_seconds,
+            path,
+        }
+
         impl serde_struct::Fields for ServiceAccountTokenProjectionVisitor {
             const NAMES: &'static [&'static str] = &[
                 "audience",
                 "expirationSeconds",
                 "path",
             ];
+            type Field = ServiceAccountTokenProjectionField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ServiceAccountTokenProjectionField> {
                 match name {
-                    "audience" => 0,
-                    "expirationSeconds" => 1,
-                    "path" => 2,
-                    _ => 3,
+                    "audience" => Some(ServiceAccountTokenProjectionField::audience),
+                    "expirationSeconds" => {
+                        Some(ServiceAccountTokenProjectionField::expiration_seconds)
+                    }
+
+                    "path" => Some(ServiceAccountTokenProjectionField::path),
+                    _ => None,
                 }
             }
         }
@@ -85,12 +96,15 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
                 let mut path = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut audience, "audience"),
-                        1 => {
+                    match field {
+                        Some(ServiceAccountTokenProjectionField::audience) => {
+                            serde_struct::value(&mut map, &mut audience, "audience")
+                        }
+
+                        Some(ServiceAccountTokenProjectionField::expiration_seconds) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut expiration_seconds,
@@ -98,8 +112,13 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
                             )
                         }
 
-                        2 => serde_struct::value(&mut map, &mut path, "path"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(ServiceAccountTokenProjectionField::path) => {
+                            serde_struct::value(&mut map, &mut path, "path")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

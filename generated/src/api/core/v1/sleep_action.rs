@@ -36,13 +36,19 @@ impl<'de> ::serde::Deserialize<'de> for SleepAction {
         use ::kubeforge_runtime::serde_struct;
         struct SleepActionVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum SleepActionField {
+            seconds,
+        }
+
         impl serde_struct::Fields for SleepActionVisitor {
             const NAMES: &'static [&'static str] = &["seconds"];
+            type Field = SleepActionField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<SleepActionField> {
                 match name {
-                    "seconds" => 0,
-                    _ => 1,
+                    "seconds" => Some(SleepActionField::seconds),
+                    _ => None,
                 }
             }
         }
@@ -64,12 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for SleepAction {
                 let mut seconds = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut seconds, "seconds"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(SleepActionField::seconds) => {
+                            serde_struct::value(&mut map, &mut seconds, "seconds")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -65,6 +65,15 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct StorageOSVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum StorageOSVolumeSourceField {
+            fs_type,
+            read_only,
+            secret_ref,
+            volume_name,
+            volume_namespace,
+        }
+
         impl serde_struct::Fields for StorageOSVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "fsType",
@@ -73,15 +82,19 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
                 "volumeName",
                 "volumeNamespace",
             ];
+            type Field = StorageOSVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<StorageOSVolumeSourceField> {
                 match name {
-                    "fsType" => 0,
-                    "readOnly" => 1,
-                    "secretRef" => 2,
-                    "volumeName" => 3,
-                    "volumeNamespace" => 4,
-                    _ => 5,
+                    "fsType" => Some(StorageOSVolumeSourceField::fs_type),
+                    "readOnly" => Some(StorageOSVolumeSourceField::read_only),
+                    "secretRef" => Some(StorageOSVolumeSourceField::secret_ref),
+                    "volumeName" => Some(StorageOSVolumeSourceField::volume_name),
+                    "volumeNamespace" => {
+                        Some(StorageOSVolumeSourceField::volume_namespace)
+                    }
+
+                    _ => None,
                 }
             }
         }
@@ -107,18 +120,27 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
                 let mut volume_namespace = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
-                        1 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        2 => serde_struct::value(&mut map, &mut secret_ref, "secretRef"),
-                        3 => {
+                    match field {
+                        Some(StorageOSVolumeSourceField::fs_type) => {
+                            serde_struct::value(&mut map, &mut fs_type, "fsType")
+                        }
+
+                        Some(StorageOSVolumeSourceField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        Some(StorageOSVolumeSourceField::secret_ref) => {
+                            serde_struct::value(&mut map, &mut secret_ref, "secretRef")
+                        }
+
+                        Some(StorageOSVolumeSourceField::volume_name) => {
                             serde_struct::value(&mut map, &mut volume_name, "volumeName")
                         }
 
-                        4 => {
+                        Some(StorageOSVolumeSourceField::volume_namespace) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut volume_namespace,
@@ -126,7 +148,9 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -40,14 +40,21 @@ impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
         use ::kubeforge_runtime::serde_struct;
         struct TCPSocketActionVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum TCPSocketActionField {
+            host,
+            port,
+        }
+
         impl serde_struct::Fields for TCPSocketActionVisitor {
             const NAMES: &'static [&'static str] = &["host", "port"];
+            type Field = TCPSocketActionField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<TCPSocketActionField> {
                 match name {
-                    "host" => 0,
-                    "port" => 1,
-                    _ => 2,
+                    "host" => Some(TCPSocketActionField::host),
+                    "port" => Some(TCPSocketActionField::port),
+                    _ => None,
                 }
             }
         }
@@ -70,13 +77,21 @@ impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
                 let mut port = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut host, "host"),
-                        1 => serde_struct::value(&mut map, &mut port, "port"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(TCPSocketActionField::host) => {
+                            serde_struct::value(&mut map, &mut host, "host")
+                        }
+
+                        Some(TCPSocketActionField::port) => {
+                            serde_struct::value(&mut map, &mut port, "port")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

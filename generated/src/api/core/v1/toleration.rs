@@ -61,6 +61,15 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
         use ::kubeforge_runtime::serde_struct;
         struct TolerationVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum TolerationField {
+            effect,
+            key,
+            operator,
+            toleration_seconds,
+            value,
+        }
+
         impl serde_struct::Fields for TolerationVisitor {
             const NAMES: &'static [&'static str] = &[
                 "effect",
@@ -69,15 +78,16 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
                 "tolerationSeconds",
                 "value",
             ];
+            type Field = TolerationField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<TolerationField> {
                 match name {
-                    "effect" => 0,
-                    "key" => 1,
-                    "operator" => 2,
-                    "tolerationSeconds" => 3,
-                    "value" => 4,
-                    _ => 5,
+                    "effect" => Some(TolerationField::effect),
+                    "key" => Some(TolerationField::key),
+                    "operator" => Some(TolerationField::operator),
+                    "tolerationSeconds" => Some(TolerationField::toleration_seconds),
+                    "value" => Some(TolerationField::value),
+                    _ => None,
                 }
             }
         }
@@ -103,14 +113,23 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
                 let mut value = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key_2 = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key_2))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut effect, "effect"),
-                        1 => serde_struct::value(&mut map, &mut key, "key"),
-                        2 => serde_struct::value(&mut map, &mut operator, "operator"),
-                        3 => {
+                    match field {
+                        Some(TolerationField::effect) => {
+                            serde_struct::value(&mut map, &mut effect, "effect")
+                        }
+
+                        Some(TolerationField::key) => {
+                            serde_struct::value(&mut map, &mut key, "key")
+                        }
+
+                        Some(TolerationField::operator) => {
+                            serde_struct::value(&mut map, &mut operator, "operator")
+                        }
+
+                        Some(TolerationField::toleration_seconds) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut toleration_seconds,
@@ -118,8 +137,11 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
                             )
                         }
 
-                        4 => serde_struct::value(&mut map, &mut value, "value"),
-                        _ => {
+                        Some(TolerationField::value) => {
+                            serde_struct::value(&mut map, &mut value, "value")
+                        }
+
+                        None => {
                             serde_struct::extra(
                                 &mut map,
                                 &mut unknown_fields,

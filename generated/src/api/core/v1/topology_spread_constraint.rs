@@ -86,6 +86,18 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
         use ::kubeforge_runtime::serde_struct;
         struct TopologySpreadConstraintVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum TopologySpreadConstraintField {
+            label_selector,
+            match_label_keys,
+            max_skew,
+            min_domains,
+            node_affinity_policy,
+            node_taints_policy,
+            topology_key,
+            when_unsatisfiable,
+        }
+
         impl serde_struct::Fields for TopologySpreadConstraintVisitor {
             const NAMES: &'static [&'static str] = &[
                 "labelSelector",
@@ -97,18 +109,34 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                 "topologyKey",
                 "whenUnsatisfiable",
             ];
+            type Field = TopologySpreadConstraintField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<TopologySpreadConstraintField> {
                 match name {
-                    "labelSelector" => 0,
-                    "matchLabelKeys" => 1,
-                    "maxSkew" => 2,
-                    "minDomains" => 3,
-                    "nodeAffinityPolicy" => 4,
-                    "nodeTaintsPolicy" => 5,
-                    "topologyKey" => 6,
-                    "whenUnsatisfiable" => 7,
-                    _ => 8,
+                    "labelSelector" => {
+                        Some(TopologySpreadConstraintField::label_selector)
+                    }
+
+                    "matchLabelKeys" => {
+                        Some(TopologySpreadConstraintField::match_label_keys)
+                    }
+
+                    "maxSkew" => Some(TopologySpreadConstraintField::max_skew),
+                    "minDomains" => Some(TopologySpreadConstraintField::min_domains),
+                    "nodeAffinityPolicy" => {
+                        Some(TopologySpreadConstraintField::node_affinity_policy)
+                    }
+
+                    "nodeTaintsPolicy" => {
+                        Some(TopologySpreadConstraintField::node_taints_policy)
+                    }
+
+                    "topologyKey" => Some(TopologySpreadConstraintField::topology_key),
+                    "whenUnsatisfiable" => {
+                        Some(TopologySpreadConstraintField::when_unsatisfiable)
+                    }
+
+                    _ => None,
                 }
             }
         }
@@ -137,11 +165,11 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                 let mut when_unsatisfiable = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(TopologySpreadConstraintField::label_selector) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut label_selector,
@@ -149,7 +177,7 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                             )
                         }
 
-                        1 => {
+                        Some(TopologySpreadConstraintField::match_label_keys) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut match_label_keys,
@@ -157,12 +185,15 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                             )
                         }
 
-                        2 => serde_struct::value(&mut map, &mut max_skew, "maxSkew"),
-                        3 => {
+                        Some(TopologySpreadConstraintField::max_skew) => {
+                            serde_struct::value(&mut map, &mut max_skew, "maxSkew")
+                        }
+
+                        Some(TopologySpreadConstraintField::min_domains) => {
                             serde_struct::value(&mut map, &mut min_domains, "minDomains")
                         }
 
-                        4 => {
+                        Some(TopologySpreadConstraintField::node_affinity_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut node_affinity_policy,
@@ -170,7 +201,7 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                             )
                         }
 
-                        5 => {
+                        Some(TopologySpreadConstraintField::node_taints_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut node_taints_policy,
@@ -178,7 +209,7 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                             )
                         }
 
-                        6 => {
+                        Some(TopologySpreadConstraintField::topology_key) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut topology_key,
@@ -186,7 +217,7 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                             )
                         }
 
-                        7 => {
+                        Some(TopologySpreadConstraintField::when_unsatisfiable) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut when_unsatisfiable,
@@ -194,7 +225,9 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -43,15 +43,23 @@ impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
         use ::kubeforge_runtime::serde_struct;
         struct TypedLocalObjectReferenceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum TypedLocalObjectReferenceField {
+            api_group,
+            kind,
+            name,
+        }
+
         impl serde_struct::Fields for TypedLocalObjectReferenceVisitor {
             const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name"];
+            type Field = TypedLocalObjectReferenceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<TypedLocalObjectReferenceField> {
                 match name {
-                    "apiGroup" => 0,
-                    "kind" => 1,
-                    "name" => 2,
-                    _ => 3,
+                    "apiGroup" => Some(TypedLocalObjectReferenceField::api_group),
+                    "kind" => Some(TypedLocalObjectReferenceField::kind),
+                    "name" => Some(TypedLocalObjectReferenceField::name),
+                    _ => None,
                 }
             }
         }
@@ -75,14 +83,25 @@ impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
                 let mut name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut api_group, "apiGroup"),
-                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
-                        2 => serde_struct::value(&mut map, &mut name, "name"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(TypedLocalObjectReferenceField::api_group) => {
+                            serde_struct::value(&mut map, &mut api_group, "apiGroup")
+                        }
+
+                        Some(TypedLocalObjectReferenceField::kind) => {
+                            serde_struct::value(&mut map, &mut kind, "kind")
+                        }
+
+                        Some(TypedLocalObjectReferenceField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -48,6 +48,14 @@ impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
         use ::kubeforge_runtime::serde_struct;
         struct TypedObjectReferenceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum TypedObjectReferenceField {
+            api_group,
+            kind,
+            name,
+            namespace,
+        }
+
         impl serde_struct::Fields for TypedObjectReferenceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "apiGroup",
@@ -55,14 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
                 "name",
                 "namespace",
             ];
+            type Field = TypedObjectReferenceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<TypedObjectReferenceField> {
                 match name {
-                    "apiGroup" => 0,
-                    "kind" => 1,
-                    "name" => 2,
-                    "namespace" => 3,
-                    _ => 4,
+                    "apiGroup" => Some(TypedObjectReferenceField::api_group),
+                    "kind" => Some(TypedObjectReferenceField::kind),
+                    "name" => Some(TypedObjectReferenceField::name),
+                    "namespace" => Some(TypedObjectReferenceField::namespace),
+                    _ => None,
                 }
             }
         }
@@ -87,15 +96,29 @@ impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
                 let mut namespace = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut api_group, "apiGroup"),
-                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
-                        2 => serde_struct::value(&mut map, &mut name, "name"),
-                        3 => serde_struct::value(&mut map, &mut namespace, "namespace"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(TypedObjectReferenceField::api_group) => {
+                            serde_struct::value(&mut map, &mut api_group, "apiGroup")
+                        }
+
+                        Some(TypedObjectReferenceField::kind) => {
+                            serde_struct::value(&mut map, &mut kind, "kind")
+                        }
+
+                        Some(TypedObjectReferenceField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(TypedObjectReferenceField::namespace) => {
+                            serde_struct::value(&mut map, &mut namespace, "namespace")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -198,6 +198,41 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
         use ::kubeforge_runtime::serde_struct;
         struct VolumeVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum VolumeField {
+            aws_elastic_block_store,
+            azure_disk,
+            azure_file,
+            cephfs,
+            cinder,
+            config_map,
+            csi,
+            downward_api,
+            empty_dir,
+            ephemeral,
+            fc,
+            flex_volume,
+            flocker,
+            gce_persistent_disk,
+            git_repo,
+            glusterfs,
+            host_path,
+            image,
+            iscsi,
+            name,
+            nfs,
+            persistent_volume_claim,
+            photon_persistent_disk,
+            portworx_volume,
+            projected,
+            quobyte,
+            rbd,
+            scale_io,
+            secret,
+            storageos,
+            vsphere_volume,
+        }
+
         impl serde_struct::Fields for VolumeVisitor {
             const NAMES: &'static [&'static str] = &[
                 "awsElasticBlockStore",
@@ -232,41 +267,42 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                 "storageos",
                 "vsphereVolume",
             ];
+            type Field = VolumeField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<VolumeField> {
                 match name {
-                    "awsElasticBlockStore" => 0,
-                    "azureDisk" => 1,
-                    "azureFile" => 2,
-                    "cephfs" => 3,
-                    "cinder" => 4,
-                    "configMap" => 5,
-                    "csi" => 6,
-                    "downwardAPI" => 7,
-                    "emptyDir" => 8,
-                    "ephemeral" => 9,
-                    "fc" => 10,
-                    "flexVolume" => 11,
-                    "flocker" => 12,
-                    "gcePersistentDisk" => 13,
-                    "gitRepo" => 14,
-                    "glusterfs" => 15,
-                    "hostPath" => 16,
-                    "image" => 17,
-                    "iscsi" => 18,
-                    "name" => 19,
-                    "nfs" => 20,
-                    "persistentVolumeClaim" => 21,
-                    "photonPersistentDisk" => 22,
-                    "portworxVolume" => 23,
-                    "projected" => 24,
-                    "quobyte" => 25,
-                    "rbd" => 26,
-                    "scaleIO" => 27,
-                    "secret" => 28,
-                    "storageos" => 29,
-                    "vsphereVolume" => 30,
-                    _ => 31,
+                    "awsElasticBlockStore" => Some(VolumeField::aws_elastic_block_store),
+                    "azureDisk" => Some(VolumeField::azure_disk),
+                    "azureFile" => Some(VolumeField::azure_file),
+                    "cephfs" => Some(VolumeField::cephfs),
+                    "cinder" => Some(VolumeField::cinder),
+                    "configMap" => Some(VolumeField::config_map),
+                    "csi" => Some(VolumeField::csi),
+                    "downwardAPI" => Some(VolumeField::downward_api),
+                    "emptyDir" => Some(VolumeField::empty_dir),
+                    "ephemeral" => Some(VolumeField::ephemeral),
+                    "fc" => Some(VolumeField::fc),
+                    "flexVolume" => Some(VolumeField::flex_volume),
+                    "flocker" => Some(VolumeField::flocker),
+                    "gcePersistentDisk" => Some(VolumeField::gce_persistent_disk),
+                    "gitRepo" => Some(VolumeField::git_repo),
+                    "glusterfs" => Some(VolumeField::glusterfs),
+                    "hostPath" => Some(VolumeField::host_path),
+                    "image" => Some(VolumeField::image),
+                    "iscsi" => Some(VolumeField::iscsi),
+                    "name" => Some(VolumeField::name),
+                    "nfs" => Some(VolumeField::nfs),
+                    "persistentVolumeClaim" => Some(VolumeField::persistent_volume_claim),
+                    "photonPersistentDisk" => Some(VolumeField::photon_persistent_disk),
+                    "portworxVolume" => Some(VolumeField::portworx_volume),
+                    "projected" => Some(VolumeField::projected),
+                    "quobyte" => Some(VolumeField::quobyte),
+                    "rbd" => Some(VolumeField::rbd),
+                    "scaleIO" => Some(VolumeField::scale_io),
+                    "secret" => Some(VolumeField::secret),
+                    "storageos" => Some(VolumeField::storageos),
+                    "vsphereVolume" => Some(VolumeField::vsphere_volume),
+                    _ => None,
                 }
             }
         }
@@ -318,11 +354,11 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                 let mut vsphere_volume = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(VolumeField::aws_elastic_block_store) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut aws_elastic_block_store,
@@ -330,13 +366,31 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut azure_disk, "azureDisk"),
-                        2 => serde_struct::value(&mut map, &mut azure_file, "azureFile"),
-                        3 => serde_struct::value(&mut map, &mut cephfs, "cephfs"),
-                        4 => serde_struct::value(&mut map, &mut cinder, "cinder"),
-                        5 => serde_struct::value(&mut map, &mut config_map, "configMap"),
-                        6 => serde_struct::value(&mut map, &mut csi, "csi"),
-                        7 => {
+                        Some(VolumeField::azure_disk) => {
+                            serde_struct::value(&mut map, &mut azure_disk, "azureDisk")
+                        }
+
+                        Some(VolumeField::azure_file) => {
+                            serde_struct::value(&mut map, &mut azure_file, "azureFile")
+                        }
+
+                        Some(VolumeField::cephfs) => {
+                            serde_struct::value(&mut map, &mut cephfs, "cephfs")
+                        }
+
+                        Some(VolumeField::cinder) => {
+                            serde_struct::value(&mut map, &mut cinder, "cinder")
+                        }
+
+                        Some(VolumeField::config_map) => {
+                            serde_struct::value(&mut map, &mut config_map, "configMap")
+                        }
+
+                        Some(VolumeField::csi) => {
+                            serde_struct::value(&mut map, &mut csi, "csi")
+                        }
+
+                        Some(VolumeField::downward_api) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut downward_api,
@@ -344,15 +398,27 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                             )
                         }
 
-                        8 => serde_struct::value(&mut map, &mut empty_dir, "emptyDir"),
-                        9 => serde_struct::value(&mut map, &mut ephemeral, "ephemeral"),
-                        10 => serde_struct::value(&mut map, &mut fc, "fc"),
-                        11 => {
+                        Some(VolumeField::empty_dir) => {
+                            serde_struct::value(&mut map, &mut empty_dir, "emptyDir")
+                        }
+
+                        Some(VolumeField::ephemeral) => {
+                            serde_struct::value(&mut map, &mut ephemeral, "ephemeral")
+                        }
+
+                        Some(VolumeField::fc) => {
+                            serde_struct::value(&mut map, &mut fc, "fc")
+                        }
+
+                        Some(VolumeField::flex_volume) => {
                             serde_struct::value(&mut map, &mut flex_volume, "flexVolume")
                         }
 
-                        12 => serde_struct::value(&mut map, &mut flocker, "flocker"),
-                        13 => {
+                        Some(VolumeField::flocker) => {
+                            serde_struct::value(&mut map, &mut flocker, "flocker")
+                        }
+
+                        Some(VolumeField::gce_persistent_disk) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut gce_persistent_disk,
@@ -360,14 +426,35 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                             )
                         }
 
-                        14 => serde_struct::value(&mut map, &mut git_repo, "gitRepo"),
-                        15 => serde_struct::value(&mut map, &mut glusterfs, "glusterfs"),
-                        16 => serde_struct::value(&mut map, &mut host_path, "hostPath"),
-                        17 => serde_struct::value(&mut map, &mut image, "image"),
-                        18 => serde_struct::value(&mut map, &mut iscsi, "iscsi"),
-                        19 => serde_struct::value(&mut map, &mut name, "name"),
-                        20 => serde_struct::value(&mut map, &mut nfs, "nfs"),
-                        21 => {
+                        Some(VolumeField::git_repo) => {
+                            serde_struct::value(&mut map, &mut git_repo, "gitRepo")
+                        }
+
+                        Some(VolumeField::glusterfs) => {
+                            serde_struct::value(&mut map, &mut glusterfs, "glusterfs")
+                        }
+
+                        Some(VolumeField::host_path) => {
+                            serde_struct::value(&mut map, &mut host_path, "hostPath")
+                        }
+
+                        Some(VolumeField::image) => {
+                            serde_struct::value(&mut map, &mut image, "image")
+                        }
+
+                        Some(VolumeField::iscsi) => {
+                            serde_struct::value(&mut map, &mut iscsi, "iscsi")
+                        }
+
+                        Some(VolumeField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(VolumeField::nfs) => {
+                            serde_struct::value(&mut map, &mut nfs, "nfs")
+                        }
+
+                        Some(VolumeField::persistent_volume_claim) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut persistent_volume_claim,
@@ -375,7 +462,7 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                             )
                         }
 
-                        22 => {
+                        Some(VolumeField::photon_persistent_disk) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut photon_persistent_disk,
@@ -383,7 +470,7 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                             )
                         }
 
-                        23 => {
+                        Some(VolumeField::portworx_volume) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut portworx_volume,
@@ -391,13 +478,31 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                             )
                         }
 
-                        24 => serde_struct::value(&mut map, &mut projected, "projected"),
-                        25 => serde_struct::value(&mut map, &mut quobyte, "quobyte"),
-                        26 => serde_struct::value(&mut map, &mut rbd, "rbd"),
-                        27 => serde_struct::value(&mut map, &mut scale_io, "scaleIO"),
-                        28 => serde_struct::value(&mut map, &mut secret, "secret"),
-                        29 => serde_struct::value(&mut map, &mut storageos, "storageos"),
-                        30 => {
+                        Some(VolumeField::projected) => {
+                            serde_struct::value(&mut map, &mut projected, "projected")
+                        }
+
+                        Some(VolumeField::quobyte) => {
+                            serde_struct::value(&mut map, &mut quobyte, "quobyte")
+                        }
+
+                        Some(VolumeField::rbd) => {
+                            serde_struct::value(&mut map, &mut rbd, "rbd")
+                        }
+
+                        Some(VolumeField::scale_io) => {
+                            serde_struct::value(&mut map, &mut scale_io, "scaleIO")
+                        }
+
+                        Some(VolumeField::secret) => {
+                            serde_struct::value(&mut map, &mut secret, "secret")
+                        }
+
+                        Some(VolumeField::storageos) => {
+                            serde_struct::value(&mut map, &mut storageos, "storageos")
+                        }
+
+                        Some(VolumeField::vsphere_volume) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut vsphere_volume,
@@ -405,7 +510,9 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

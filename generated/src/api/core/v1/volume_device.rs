@@ -39,14 +39,21 @@ impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
         use ::kubeforge_runtime::serde_struct;
         struct VolumeDeviceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum VolumeDeviceField {
+            device_path,
+            name,
+        }
+
         impl serde_struct::Fields for VolumeDeviceVisitor {
             const NAMES: &'static [&'static str] = &["devicePath", "name"];
+            type Field = VolumeDeviceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<VolumeDeviceField> {
                 match name {
-                    "devicePath" => 0,
-                    "name" => 1,
-                    _ => 2,
+                    "devicePath" => Some(VolumeDeviceField::device_path),
+                    "name" => Some(VolumeDeviceField::name),
+                    _ => None,
                 }
             }
         }
@@ -69,16 +76,21 @@ impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
                 let mut name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(VolumeDeviceField::device_path) => {
                             serde_struct::value(&mut map, &mut device_path, "devicePath")
                         }
 
-                        1 => serde_struct::value(&mut map, &mut name, "name"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(VolumeDeviceField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -75,6 +75,17 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
         use ::kubeforge_runtime::serde_struct;
         struct VolumeMountVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum VolumeMountField {
+            mount_path,
+            mount_propagation,
+            name,
+            read_only,
+            recursive_read_only,
+            sub_path,
+            sub_path_expr,
+        }
+
         impl serde_struct::Fields for VolumeMountVisitor {
             const NAMES: &'static [&'static str] = &[
                 "mountPath",
@@ -85,17 +96,18 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
                 "subPath",
                 "subPathExpr",
             ];
+            type Field = VolumeMountField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<VolumeMountField> {
                 match name {
-                    "mountPath" => 0,
-                    "mountPropagation" => 1,
-                    "name" => 2,
-                    "readOnly" => 3,
-                    "recursiveReadOnly" => 4,
-                    "subPath" => 5,
-                    "subPathExpr" => 6,
-                    _ => 7,
+                    "mountPath" => Some(VolumeMountField::mount_path),
+                    "mountPropagation" => Some(VolumeMountField::mount_propagation),
+                    "name" => Some(VolumeMountField::name),
+                    "readOnly" => Some(VolumeMountField::read_only),
+                    "recursiveReadOnly" => Some(VolumeMountField::recursive_read_only),
+                    "subPath" => Some(VolumeMountField::sub_path),
+                    "subPathExpr" => Some(VolumeMountField::sub_path_expr),
+                    _ => None,
                 }
             }
         }
@@ -123,12 +135,15 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
                 let mut sub_path_expr = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut mount_path, "mountPath"),
-                        1 => {
+                    match field {
+                        Some(VolumeMountField::mount_path) => {
+                            serde_struct::value(&mut map, &mut mount_path, "mountPath")
+                        }
+
+                        Some(VolumeMountField::mount_propagation) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut mount_propagation,
@@ -136,9 +151,15 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
                             )
                         }
 
-                        2 => serde_struct::value(&mut map, &mut name, "name"),
-                        3 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        4 => {
+                        Some(VolumeMountField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(VolumeMountField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        Some(VolumeMountField::recursive_read_only) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut recursive_read_only,
@@ -146,8 +167,11 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
                             )
                         }
 
-                        5 => serde_struct::value(&mut map, &mut sub_path, "subPath"),
-                        6 => {
+                        Some(VolumeMountField::sub_path) => {
+                            serde_struct::value(&mut map, &mut sub_path, "subPath")
+                        }
+
+                        Some(VolumeMountField::sub_path_expr) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut sub_path_expr,
@@ -155,7 +179,9 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

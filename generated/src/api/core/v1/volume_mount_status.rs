@@ -52,6 +52,14 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
         use ::kubeforge_runtime::serde_struct;
         struct VolumeMountStatusVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum VolumeMountStatusField {
+            mount_path,
+            name,
+            read_only,
+            recursive_read_only,
+        }
+
         impl serde_struct::Fields for VolumeMountStatusVisitor {
             const NAMES: &'static [&'static str] = &[
                 "mountPath",
@@ -59,14 +67,18 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
                 "readOnly",
                 "recursiveReadOnly",
             ];
+            type Field = VolumeMountStatusField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<VolumeMountStatusField> {
                 match name {
-                    "mountPath" => 0,
-                    "name" => 1,
-                    "readOnly" => 2,
-                    "recursiveReadOnly" => 3,
-                    _ => 4,
+                    "mountPath" => Some(VolumeMountStatusField::mount_path),
+                    "name" => Some(VolumeMountStatusField::name),
+                    "readOnly" => Some(VolumeMountStatusField::read_only),
+                    "recursiveReadOnly" => {
+                        Some(VolumeMountStatusField::recursive_read_only)
+                    }
+
+                    _ => None,
                 }
             }
         }
@@ -91,14 +103,23 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
                 let mut recursive_read_only = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut mount_path, "mountPath"),
-                        1 => serde_struct::value(&mut map, &mut name, "name"),
-                        2 => serde_struct::value(&mut map, &mut read_only, "readOnly"),
-                        3 => {
+                    match field {
+                        Some(VolumeMountStatusField::mount_path) => {
+                            serde_struct::value(&mut map, &mut mount_path, "mountPath")
+                        }
+
+                        Some(VolumeMountStatusField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(VolumeMountStatusField::read_only) => {
+                            serde_struct::value(&mut map, &mut read_only, "readOnly")
+                        }
+
+                        Some(VolumeMountStatusField::recursive_read_only) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut recursive_read_only,
@@ -106,7 +127,9 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -79,6 +79,16 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
         use ::kubeforge_runtime::serde_struct;
         struct VolumeProjectionVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum VolumeProjectionField {
+            cluster_trust_bundle,
+            config_map,
+            downward_api,
+            pod_certificate,
+            secret,
+            service_account_token,
+        }
+
         impl serde_struct::Fields for VolumeProjectionVisitor {
             const NAMES: &'static [&'static str] = &[
                 "clusterTrustBundle",
@@ -88,16 +98,23 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
                 "secret",
                 "serviceAccountToken",
             ];
+            type Field = VolumeProjectionField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<VolumeProjectionField> {
                 match name {
-                    "clusterTrustBundle" => 0,
-                    "configMap" => 1,
-                    "downwardAPI" => 2,
-                    "podCertificate" => 3,
-                    "secret" => 4,
-                    "serviceAccountToken" => 5,
-                    _ => 6,
+                    "clusterTrustBundle" => {
+                        Some(VolumeProjectionField::cluster_trust_bundle)
+                    }
+
+                    "configMap" => Some(VolumeProjectionField::config_map),
+                    "downwardAPI" => Some(VolumeProjectionField::downward_api),
+                    "podCertificate" => Some(VolumeProjectionField::pod_certificate),
+                    "secret" => Some(VolumeProjectionField::secret),
+                    "serviceAccountToken" => {
+                        Some(VolumeProjectionField::service_account_token)
+                    }
+
+                    _ => None,
                 }
             }
         }
@@ -124,11 +141,11 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
                 let mut service_account_token = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(VolumeProjectionField::cluster_trust_bundle) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut cluster_trust_bundle,
@@ -136,8 +153,11 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut config_map, "configMap"),
-                        2 => {
+                        Some(VolumeProjectionField::config_map) => {
+                            serde_struct::value(&mut map, &mut config_map, "configMap")
+                        }
+
+                        Some(VolumeProjectionField::downward_api) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut downward_api,
@@ -145,7 +165,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
                             )
                         }
 
-                        3 => {
+                        Some(VolumeProjectionField::pod_certificate) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut pod_certificate,
@@ -153,8 +173,11 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
                             )
                         }
 
-                        4 => serde_struct::value(&mut map, &mut secret, "secret"),
-                        5 => {
+                        Some(VolumeProjectionField::secret) => {
+                            serde_struct::value(&mut map, &mut secret, "secret")
+                        }
+
+                        Some(VolumeProjectionField::service_account_token) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut service_account_token,
@@ -162,7 +185,9 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

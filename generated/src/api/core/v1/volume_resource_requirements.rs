@@ -50,14 +50,21 @@ impl<'de> ::serde::Deserialize<'de> for VolumeResourceRequirements {
         use ::kubeforge_runtime::serde_struct;
         struct VolumeResourceRequirementsVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum VolumeResourceRequirementsField {
+            limits,
+            requests,
+        }
+
         impl serde_struct::Fields for VolumeResourceRequirementsVisitor {
             const NAMES: &'static [&'static str] = &["limits", "requests"];
+            type Field = VolumeResourceRequirementsField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<VolumeResourceRequirementsField> {
                 match name {
-                    "limits" => 0,
-                    "requests" => 1,
-                    _ => 2,
+                    "limits" => Some(VolumeResourceRequirementsField::limits),
+                    "requests" => Some(VolumeResourceRequirementsField::requests),
+                    _ => None,
                 }
             }
         }
@@ -80,13 +87,21 @@ impl<'de> ::serde::Deserialize<'de> for VolumeResourceRequirements {
                 let mut requests = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut limits, "limits"),
-                        1 => serde_struct::value(&mut map, &mut requests, "requests"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(VolumeResourceRequirementsField::limits) => {
+                            serde_struct::value(&mut map, &mut limits, "limits")
+                        }
+
+                        Some(VolumeResourceRequirementsField::requests) => {
+                            serde_struct::value(&mut map, &mut requests, "requests")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -60,6 +60,14 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
         use ::kubeforge_runtime::serde_struct;
         struct VsphereVirtualDiskVolumeSourceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum VsphereVirtualDiskVolumeSourceField {
+            fs_type,
+            storage_policy_id,
+            storage_policy_name,
+            volume_path,
+        }
+
         impl serde_struct::Fields for VsphereVirtualDiskVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "fsType",
@@ -67,14 +75,24 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
                 "storagePolicyName",
                 "volumePath",
             ];
+            type Field = VsphereVirtualDiskVolumeSourceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<VsphereVirtualDiskVolumeSourceField> {
                 match name {
-                    "fsType" => 0,
-                    "storagePolicyID" => 1,
-                    "storagePolicyName" => 2,
-                    "volumePath" => 3,
-                    _ => 4,
+                    "fsType" => Some(VsphereVirtualDiskVolumeSourceField::fs_type),
+                    "storagePolicyID" => {
+                        Some(VsphereVirtualDiskVolumeSourceField::storage_policy_id)
+                    }
+
+                    "storagePolicyName" => {
+                        Some(VsphereVirtualDiskVolumeSourceField::storage_policy_name)
+                    }
+
+                    "volumePath" => {
+                        Some(VsphereVirtualDiskVolumeSourceField::volume_path)
+                    }
+
+                    _ => None,
                 }
             }
         }
@@ -99,12 +117,15 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
                 let mut volume_path = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut fs_type, "fsType"),
-                        1 => {
+                    match field {
+                        Some(VsphereVirtualDiskVolumeSourceField::fs_type) => {
+                            serde_struct::value(&mut map, &mut fs_type, "fsType")
+                        }
+
+                        Some(VsphereVirtualDiskVolumeSourceField::storage_policy_id) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut storage_policy_id,
@@ -112,7 +133,9 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
                             )
                         }
 
-                        2 => {
+                        Some(
+                            VsphereVirtualDiskVolumeSourceField::storage_policy_name,
+                        ) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut storage_policy_name,
@@ -120,11 +143,13 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
                             )
                         }
 
-                        3 => {
+                        Some(VsphereVirtualDiskVolumeSourceField::volume_path) => {
                             serde_struct::value(&mut map, &mut volume_path, "volumePath")
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -39,14 +39,24 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
         use ::kubeforge_runtime::serde_struct;
         struct WeightedPodAffinityTermVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum WeightedPodAffinityTermField {
+            pod_affinity_term,
+            weight,
+        }
+
         impl serde_struct::Fields for WeightedPodAffinityTermVisitor {
             const NAMES: &'static [&'static str] = &["podAffinityTerm", "weight"];
+            type Field = WeightedPodAffinityTermField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<WeightedPodAffinityTermField> {
                 match name {
-                    "podAffinityTerm" => 0,
-                    "weight" => 1,
-                    _ => 2,
+                    "podAffinityTerm" => {
+                        Some(WeightedPodAffinityTermField::pod_affinity_term)
+                    }
+
+                    "weight" => Some(WeightedPodAffinityTermField::weight),
+                    _ => None,
                 }
             }
         }
@@ -69,11 +79,11 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
                 let mut weight = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(WeightedPodAffinityTermField::pod_affinity_term) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut pod_affinity_term,
@@ -81,8 +91,13 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut weight, "weight"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(WeightedPodAffinityTermField::weight) => {
+                            serde_struct::value(&mut map, &mut weight, "weight")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -69,6 +69,14 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
         use ::kubeforge_runtime::serde_struct;
         struct WindowsSecurityContextOptionsVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum WindowsSecurityContextOptionsField {
+            gmsa_credential_spec,
+            gmsa_credential_spec_name,
+            host_process,
+            run_as_user_name,
+        }
+
         impl serde_struct::Fields for WindowsSecurityContextOptionsVisitor {
             const NAMES: &'static [&'static str] = &[
                 "gmsaCredentialSpec",
@@ -76,14 +84,29 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
                 "hostProcess",
                 "runAsUserName",
             ];
+            type Field = WindowsSecurityContextOptionsField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<WindowsSecurityContextOptionsField> {
                 match name {
-                    "gmsaCredentialSpec" => 0,
-                    "gmsaCredentialSpecName" => 1,
-                    "hostProcess" => 2,
-                    "runAsUserName" => 3,
-                    _ => 4,
+                    "gmsaCredentialSpec" => {
+                        Some(WindowsSecurityContextOptionsField::gmsa_credential_spec)
+                    }
+
+                    "gmsaCredentialSpecName" => {
+                        Some(
+                            WindowsSecurityContextOptionsField::gmsa_credential_spec_name,
+                        )
+                    }
+
+                    "hostProcess" => {
+                        Some(WindowsSecurityContextOptionsField::host_process)
+                    }
+
+                    "runAsUserName" => {
+                        Some(WindowsSecurityContextOptionsField::run_as_user_name)
+                    }
+
+                    _ => None,
                 }
             }
         }
@@ -108,11 +131,13 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
                 let mut run_as_user_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(
+                            WindowsSecurityContextOptionsField::gmsa_credential_spec,
+                        ) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut gmsa_credential_spec,
@@ -120,7 +145,9 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
                             )
                         }
 
-                        1 => {
+                        Some(
+                            WindowsSecurityContextOptionsField::gmsa_credential_spec_name,
+                        ) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut gmsa_credential_spec_name,
@@ -128,7 +155,7 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
                             )
                         }
 
-                        2 => {
+                        Some(WindowsSecurityContextOptionsField::host_process) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut host_process,
@@ -136,7 +163,7 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
                             )
                         }
 
-                        3 => {
+                        Some(WindowsSecurityContextOptionsField::run_as_user_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut run_as_user_name,
@@ -144,7 +171,9 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

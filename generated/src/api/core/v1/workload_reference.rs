@@ -47,19 +47,30 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
         use ::kubeforge_runtime::serde_struct;
         struct WorkloadReferenceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum WorkloadReferenceField {
+            name,
+            pod_group,
+            pod_group_replica_key,
+        }
+
         impl serde_struct::Fields for WorkloadReferenceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "name",
                 "podGroup",
                 "podGroupReplicaKey",
             ];
+            type Field = WorkloadReferenceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<WorkloadReferenceField> {
                 match name {
-                    "name" => 0,
-                    "podGroup" => 1,
-                    "podGroupReplicaKey" => 2,
-                    _ => 3,
+                    "name" => Some(WorkloadReferenceField::name),
+                    "podGroup" => Some(WorkloadReferenceField::pod_group),
+                    "podGroupReplicaKey" => {
+                        Some(WorkloadReferenceField::pod_group_replica_key)
+                    }
+
+                    _ => None,
                 }
             }
         }
@@ -83,13 +94,19 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
                 let mut pod_group_replica_key = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut name, "name"),
-                        1 => serde_struct::value(&mut map, &mut pod_group, "podGroup"),
-                        2 => {
+                    match field {
+                        Some(WorkloadReferenceField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(WorkloadReferenceField::pod_group) => {
+                            serde_struct::value(&mut map, &mut pod_group, "podGroup")
+                        }
+
+                        Some(WorkloadReferenceField::pod_group_replica_key) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut pod_group_replica_key,
@@ -97,7 +114,9 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

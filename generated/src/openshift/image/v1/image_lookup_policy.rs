@@ -36,13 +36,19 @@ impl<'de> ::serde::Deserialize<'de> for ImageLookupPolicy {
         use ::kubeforge_runtime::serde_struct;
         struct ImageLookupPolicyVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ImageLookupPolicyField {
+            local,
+        }
+
         impl serde_struct::Fields for ImageLookupPolicyVisitor {
             const NAMES: &'static [&'static str] = &["local"];
+            type Field = ImageLookupPolicyField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ImageLookupPolicyField> {
                 match name {
-                    "local" => 0,
-                    _ => 1,
+                    "local" => Some(ImageLookupPolicyField::local),
+                    _ => None,
                 }
             }
         }
@@ -64,12 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for ImageLookupPolicy {
                 let mut local = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut local, "local"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(ImageLookupPolicyField::local) => {
+                            serde_struct::value(&mut map, &mut local, "local")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

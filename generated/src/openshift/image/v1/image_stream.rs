@@ -87,6 +87,15 @@ impl<'de> ::serde::Deserialize<'de> for ImageStream {
         use ::kubeforge_runtime::serde_struct;
         struct ImageStreamVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ImageStreamField {
+            api_version,
+            kind,
+            metadata,
+            spec,
+            status,
+        }
+
         impl serde_struct::Fields for ImageStreamVisitor {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
@@ -95,15 +104,16 @@ impl<'de> ::serde::Deserialize<'de> for ImageStream {
                 "spec",
                 "status",
             ];
+            type Field = ImageStreamField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ImageStreamField> {
                 match name {
-                    "apiVersion" => 0,
-                    "kind" => 1,
-                    "metadata" => 2,
-                    "spec" => 3,
-                    "status" => 4,
-                    _ => 5,
+                    "apiVersion" => Some(ImageStreamField::api_version),
+                    "kind" => Some(ImageStreamField::kind),
+                    "metadata" => Some(ImageStreamField::metadata),
+                    "spec" => Some(ImageStreamField::spec),
+                    "status" => Some(ImageStreamField::status),
+                    _ => None,
                 }
             }
         }
@@ -129,19 +139,33 @@ impl<'de> ::serde::Deserialize<'de> for ImageStream {
                 let mut status = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ImageStreamField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
 
-                        1 => serde_struct::value(&mut map, &mut kind, "kind"),
-                        2 => serde_struct::value(&mut map, &mut metadata, "metadata"),
-                        3 => serde_struct::value(&mut map, &mut spec, "spec"),
-                        4 => serde_struct::value(&mut map, &mut status, "status"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(ImageStreamField::kind) => {
+                            serde_struct::value(&mut map, &mut kind, "kind")
+                        }
+
+                        Some(ImageStreamField::metadata) => {
+                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                        }
+
+                        Some(ImageStreamField::spec) => {
+                            serde_struct::value(&mut map, &mut spec, "spec")
+                        }
+
+                        Some(ImageStreamField::status) => {
+                            serde_struct::value(&mut map, &mut status, "status")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -61,6 +61,14 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
         use ::kubeforge_runtime::serde_struct;
         struct ImageStreamListVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ImageStreamListField {
+            api_version,
+            items,
+            kind,
+            metadata,
+        }
+
         impl serde_struct::Fields for ImageStreamListVisitor {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
@@ -68,14 +76,15 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
                 "kind",
                 "metadata",
             ];
+            type Field = ImageStreamListField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ImageStreamListField> {
                 match name {
-                    "apiVersion" => 0,
-                    "items" => 1,
-                    "kind" => 2,
-                    "metadata" => 3,
-                    _ => 4,
+                    "apiVersion" => Some(ImageStreamListField::api_version),
+                    "items" => Some(ImageStreamListField::items),
+                    "kind" => Some(ImageStreamListField::kind),
+                    "metadata" => Some(ImageStreamListField::metadata),
+                    _ => None,
                 }
             }
         }
@@ -100,18 +109,29 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
                 let mut metadata = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ImageStreamListField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
 
-                        1 => serde_struct::value(&mut map, &mut items, "items"),
-                        2 => serde_struct::value(&mut map, &mut kind, "kind"),
-                        3 => serde_struct::value(&mut map, &mut metadata, "metadata"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(ImageStreamListField::items) => {
+                            serde_struct::value(&mut map, &mut items, "items")
+                        }
+
+                        Some(ImageStreamListField::kind) => {
+                            serde_struct::value(&mut map, &mut kind, "kind")
+                        }
+
+                        Some(ImageStreamListField::metadata) => {
+                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -57,19 +57,30 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
         use ::kubeforge_runtime::serde_struct;
         struct ImageStreamSpecVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ImageStreamSpecField {
+            docker_image_repository,
+            lookup_policy,
+            tags,
+        }
+
         impl serde_struct::Fields for ImageStreamSpecVisitor {
             const NAMES: &'static [&'static str] = &[
                 "dockerImageRepository",
                 "lookupPolicy",
                 "tags",
             ];
+            type Field = ImageStreamSpecField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ImageStreamSpecField> {
                 match name {
-                    "dockerImageRepository" => 0,
-                    "lookupPolicy" => 1,
-                    "tags" => 2,
-                    _ => 3,
+                    "dockerImageRepository" => {
+                        Some(ImageStreamSpecField::docker_image_repository)
+                    }
+
+                    "lookupPolicy" => Some(ImageStreamSpecField::lookup_policy),
+                    "tags" => Some(ImageStreamSpecField::tags),
+                    _ => None,
                 }
             }
         }
@@ -93,11 +104,11 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
                 let mut tags = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ImageStreamSpecField::docker_image_repository) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut docker_image_repository,
@@ -105,7 +116,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
                             )
                         }
 
-                        1 => {
+                        Some(ImageStreamSpecField::lookup_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut lookup_policy,
@@ -113,8 +124,13 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
                             )
                         }
 
-                        2 => serde_struct::value(&mut map, &mut tags, "tags"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(ImageStreamSpecField::tags) => {
+                            serde_struct::value(&mut map, &mut tags, "tags")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

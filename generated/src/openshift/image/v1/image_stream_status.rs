@@ -57,19 +57,33 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
         use ::kubeforge_runtime::serde_struct;
         struct ImageStreamStatusVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ImageStreamStatusField {
+            docker_image_repository,
+            public_docker_image_repository,
+            tags,
+        }
+
         impl serde_struct::Fields for ImageStreamStatusVisitor {
             const NAMES: &'static [&'static str] = &[
                 "dockerImageRepository",
                 "publicDockerImageRepository",
                 "tags",
             ];
+            type Field = ImageStreamStatusField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ImageStreamStatusField> {
                 match name {
-                    "dockerImageRepository" => 0,
-                    "publicDockerImageRepository" => 1,
-                    "tags" => 2,
-                    _ => 3,
+                    "dockerImageRepository" => {
+                        Some(ImageStreamStatusField::docker_image_repository)
+                    }
+
+                    "publicDockerImageRepository" => {
+                        Some(ImageStreamStatusField::public_docker_image_repository)
+                    }
+
+                    "tags" => Some(ImageStreamStatusField::tags),
+                    _ => None,
                 }
             }
         }
@@ -93,11 +107,11 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
                 let mut tags = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ImageStreamStatusField::docker_image_repository) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut docker_image_repository,
@@ -105,7 +119,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
                             )
                         }
 
-                        1 => {
+                        Some(ImageStreamStatusField::public_docker_image_repository) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut public_docker_image_repository,
@@ -113,8 +127,13 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
                             )
                         }
 
-                        2 => serde_struct::value(&mut map, &mut tags, "tags"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(ImageStreamStatusField::tags) => {
+                            serde_struct::value(&mut map, &mut tags, "tags")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

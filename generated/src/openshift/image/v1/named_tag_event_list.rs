@@ -47,15 +47,23 @@ impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
         use ::kubeforge_runtime::serde_struct;
         struct NamedTagEventListVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum NamedTagEventListField {
+            conditions,
+            items,
+            tag,
+        }
+
         impl serde_struct::Fields for NamedTagEventListVisitor {
             const NAMES: &'static [&'static str] = &["conditions", "items", "tag"];
+            type Field = NamedTagEventListField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<NamedTagEventListField> {
                 match name {
-                    "conditions" => 0,
-                    "items" => 1,
-                    "tag" => 2,
-                    _ => 3,
+                    "conditions" => Some(NamedTagEventListField::conditions),
+                    "items" => Some(NamedTagEventListField::items),
+                    "tag" => Some(NamedTagEventListField::tag),
+                    _ => None,
                 }
             }
         }
@@ -79,14 +87,25 @@ impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
                 let mut tag = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut conditions, "conditions"),
-                        1 => serde_struct::value(&mut map, &mut items, "items"),
-                        2 => serde_struct::value(&mut map, &mut tag, "tag"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(NamedTagEventListField::conditions) => {
+                            serde_struct::value(&mut map, &mut conditions, "conditions")
+                        }
+
+                        Some(NamedTagEventListField::items) => {
+                            serde_struct::value(&mut map, &mut items, "items")
+                        }
+
+                        Some(NamedTagEventListField::tag) => {
+                            serde_struct::value(&mut map, &mut tag, "tag")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

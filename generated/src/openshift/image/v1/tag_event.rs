@@ -45,6 +45,14 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
         use ::kubeforge_runtime::serde_struct;
         struct TagEventVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum TagEventField {
+            created,
+            docker_image_reference,
+            generation,
+            image,
+        }
+
         impl serde_struct::Fields for TagEventVisitor {
             const NAMES: &'static [&'static str] = &[
                 "created",
@@ -52,14 +60,15 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
                 "generation",
                 "image",
             ];
+            type Field = TagEventField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<TagEventField> {
                 match name {
-                    "created" => 0,
-                    "dockerImageReference" => 1,
-                    "generation" => 2,
-                    "image" => 3,
-                    _ => 4,
+                    "created" => Some(TagEventField::created),
+                    "dockerImageReference" => Some(TagEventField::docker_image_reference),
+                    "generation" => Some(TagEventField::generation),
+                    "image" => Some(TagEventField::image),
+                    _ => None,
                 }
             }
         }
@@ -84,12 +93,15 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
                 let mut image = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut created, "created"),
-                        1 => {
+                    match field {
+                        Some(TagEventField::created) => {
+                            serde_struct::value(&mut map, &mut created, "created")
+                        }
+
+                        Some(TagEventField::docker_image_reference) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut docker_image_reference,
@@ -97,9 +109,17 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
                             )
                         }
 
-                        2 => serde_struct::value(&mut map, &mut generation, "generation"),
-                        3 => serde_struct::value(&mut map, &mut image, "image"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(TagEventField::generation) => {
+                            serde_struct::value(&mut map, &mut generation, "generation")
+                        }
+
+                        Some(TagEventField::image) => {
+                            serde_struct::value(&mut map, &mut image, "image")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -62,6 +62,16 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
         use ::kubeforge_runtime::serde_struct;
         struct TagEventConditionVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum TagEventConditionField {
+            generation,
+            last_transition_time,
+            message,
+            reason,
+            status,
+            type_,
+        }
+
         impl serde_struct::Fields for TagEventConditionVisitor {
             const NAMES: &'static [&'static str] = &[
                 "generation",
@@ -71,16 +81,20 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
                 "status",
                 "type",
             ];
+            type Field = TagEventConditionField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<TagEventConditionField> {
                 match name {
-                    "generation" => 0,
-                    "lastTransitionTime" => 1,
-                    "message" => 2,
-                    "reason" => 3,
-                    "status" => 4,
-                    "type" => 5,
-                    _ => 6,
+                    "generation" => Some(TagEventConditionField::generation),
+                    "lastTransitionTime" => {
+                        Some(TagEventConditionField::last_transition_time)
+                    }
+
+                    "message" => Some(TagEventConditionField::message),
+                    "reason" => Some(TagEventConditionField::reason),
+                    "status" => Some(TagEventConditionField::status),
+                    "type" => Some(TagEventConditionField::type_),
+                    _ => None,
                 }
             }
         }
@@ -107,12 +121,15 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
                 let mut type_ = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut generation, "generation"),
-                        1 => {
+                    match field {
+                        Some(TagEventConditionField::generation) => {
+                            serde_struct::value(&mut map, &mut generation, "generation")
+                        }
+
+                        Some(TagEventConditionField::last_transition_time) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut last_transition_time,
@@ -120,11 +137,25 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
                             )
                         }
 
-                        2 => serde_struct::value(&mut map, &mut message, "message"),
-                        3 => serde_struct::value(&mut map, &mut reason, "reason"),
-                        4 => serde_struct::value(&mut map, &mut status, "status"),
-                        5 => serde_struct::value(&mut map, &mut type_, "type"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(TagEventConditionField::message) => {
+                            serde_struct::value(&mut map, &mut message, "message")
+                        }
+
+                        Some(TagEventConditionField::reason) => {
+                            serde_struct::value(&mut map, &mut reason, "reason")
+                        }
+
+                        Some(TagEventConditionField::status) => {
+                            serde_struct::value(&mut map, &mut status, "status")
+                        }
+
+                        Some(TagEventConditionField::type_) => {
+                            serde_struct::value(&mut map, &mut type_, "type")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -53,19 +53,27 @@ impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
         use ::kubeforge_runtime::serde_struct;
         struct TagImportPolicyVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum TagImportPolicyField {
+            import_mode,
+            insecure,
+            scheduled,
+        }
+
         impl serde_struct::Fields for TagImportPolicyVisitor {
             const NAMES: &'static [&'static str] = &[
                 "importMode",
                 "insecure",
                 "scheduled",
             ];
+            type Field = TagImportPolicyField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<TagImportPolicyField> {
                 match name {
-                    "importMode" => 0,
-                    "insecure" => 1,
-                    "scheduled" => 2,
-                    _ => 3,
+                    "importMode" => Some(TagImportPolicyField::import_mode),
+                    "insecure" => Some(TagImportPolicyField::insecure),
+                    "scheduled" => Some(TagImportPolicyField::scheduled),
+                    _ => None,
                 }
             }
         }
@@ -89,17 +97,25 @@ impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
                 let mut scheduled = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(TagImportPolicyField::import_mode) => {
                             serde_struct::value(&mut map, &mut import_mode, "importMode")
                         }
 
-                        1 => serde_struct::value(&mut map, &mut insecure, "insecure"),
-                        2 => serde_struct::value(&mut map, &mut scheduled, "scheduled"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(TagImportPolicyField::insecure) => {
+                            serde_struct::value(&mut map, &mut insecure, "insecure")
+                        }
+
+                        Some(TagImportPolicyField::scheduled) => {
+                            serde_struct::value(&mut map, &mut scheduled, "scheduled")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -80,6 +80,17 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
         use ::kubeforge_runtime::serde_struct;
         struct TagReferenceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum TagReferenceField {
+            annotations,
+            from,
+            generation,
+            import_policy,
+            name,
+            reference,
+            reference_policy,
+        }
+
         impl serde_struct::Fields for TagReferenceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "annotations",
@@ -90,17 +101,18 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
                 "reference",
                 "referencePolicy",
             ];
+            type Field = TagReferenceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<TagReferenceField> {
                 match name {
-                    "annotations" => 0,
-                    "from" => 1,
-                    "generation" => 2,
-                    "importPolicy" => 3,
-                    "name" => 4,
-                    "reference" => 5,
-                    "referencePolicy" => 6,
-                    _ => 7,
+                    "annotations" => Some(TagReferenceField::annotations),
+                    "from" => Some(TagReferenceField::from),
+                    "generation" => Some(TagReferenceField::generation),
+                    "importPolicy" => Some(TagReferenceField::import_policy),
+                    "name" => Some(TagReferenceField::name),
+                    "reference" => Some(TagReferenceField::reference),
+                    "referencePolicy" => Some(TagReferenceField::reference_policy),
+                    _ => None,
                 }
             }
         }
@@ -128,11 +140,11 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
                 let mut reference_policy = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(TagReferenceField::annotations) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut annotations,
@@ -140,9 +152,15 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut from, "from"),
-                        2 => serde_struct::value(&mut map, &mut generation, "generation"),
-                        3 => {
+                        Some(TagReferenceField::from) => {
+                            serde_struct::value(&mut map, &mut from, "from")
+                        }
+
+                        Some(TagReferenceField::generation) => {
+                            serde_struct::value(&mut map, &mut generation, "generation")
+                        }
+
+                        Some(TagReferenceField::import_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut import_policy,
@@ -150,9 +168,15 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
                             )
                         }
 
-                        4 => serde_struct::value(&mut map, &mut name, "name"),
-                        5 => serde_struct::value(&mut map, &mut reference, "reference"),
-                        6 => {
+                        Some(TagReferenceField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(TagReferenceField::reference) => {
+                            serde_struct::value(&mut map, &mut reference, "reference")
+                        }
+
+                        Some(TagReferenceField::reference_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut reference_policy,
@@ -160,7 +184,9 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -36,13 +36,19 @@ impl<'de> ::serde::Deserialize<'de> for TagReferencePolicy {
         use ::kubeforge_runtime::serde_struct;
         struct TagReferencePolicyVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum TagReferencePolicyField {
+            type_,
+        }
+
         impl serde_struct::Fields for TagReferencePolicyVisitor {
             const NAMES: &'static [&'static str] = &["type"];
+            type Field = TagReferencePolicyField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<TagReferencePolicyField> {
                 match name {
-                    "type" => 0,
-                    _ => 1,
+                    "type" => Some(TagReferencePolicyField::type_),
+                    _ => None,
                 }
             }
         }
@@ -64,12 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for TagReferencePolicy {
                 let mut type_ = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut type_, "type"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field {
+                        Some(TagReferencePolicyField::type_) => {
+                            serde_struct::value(&mut map, &mut type_, "type")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

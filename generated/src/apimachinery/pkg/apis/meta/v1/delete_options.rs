@@ -93,6 +93,18 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
         use ::kubeforge_runtime::serde_struct;
         struct DeleteOptionsVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum DeleteOptionsField {
+            api_version,
+            dry_run,
+            grace_period_seconds,
+            ignore_store_read_error_with_cluster_breaking_potential,
+            kind,
+            orphan_dependents,
+            preconditions,
+            propagation_policy,
+        }
+
         impl serde_struct::Fields for DeleteOptionsVisitor {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
@@ -104,18 +116,27 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                 "preconditions",
                 "propagationPolicy",
             ];
+            type Field = DeleteOptionsField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<DeleteOptionsField> {
                 match name {
-                    "apiVersion" => 0,
-                    "dryRun" => 1,
-                    "gracePeriodSeconds" => 2,
-                    "ignoreStoreReadErrorWithClusterBreakingPotential" => 3,
-                    "kind" => 4,
-                    "orphanDependents" => 5,
-                    "preconditions" => 6,
-                    "propagationPolicy" => 7,
-                    _ => 8,
+                    "apiVersion" => Some(DeleteOptionsField::api_version),
+                    "dryRun" => Some(DeleteOptionsField::dry_run),
+                    "gracePeriodSeconds" => {
+                        Some(DeleteOptionsField::grace_period_seconds)
+                    }
+
+                    "ignoreStoreReadErrorWithClusterBreakingPotential" => {
+                        Some(
+                            DeleteOptionsField::ignore_store_read_error_with_cluster_breaking_potential,
+                        )
+                    }
+
+                    "kind" => Some(DeleteOptionsField::kind),
+                    "orphanDependents" => Some(DeleteOptionsField::orphan_dependents),
+                    "preconditions" => Some(DeleteOptionsField::preconditions),
+                    "propagationPolicy" => Some(DeleteOptionsField::propagation_policy),
+                    _ => None,
                 }
             }
         }
@@ -144,16 +165,19 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                 let mut propagation_policy = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(DeleteOptionsField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
 
-                        1 => serde_struct::value(&mut map, &mut dry_run, "dryRun"),
-                        2 => {
+                        Some(DeleteOptionsField::dry_run) => {
+                            serde_struct::value(&mut map, &mut dry_run, "dryRun")
+                        }
+
+                        Some(DeleteOptionsField::grace_period_seconds) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut grace_period_seconds,
@@ -161,7 +185,9 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                             )
                         }
 
-                        3 => {
+                        Some(
+                            DeleteOptionsField::ignore_store_read_error_with_cluster_breaking_potential,
+                        ) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut ignore_store_read_error_with_cluster_breaking_potential,
@@ -169,8 +195,11 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                             )
                         }
 
-                        4 => serde_struct::value(&mut map, &mut kind, "kind"),
-                        5 => {
+                        Some(DeleteOptionsField::kind) => {
+                            serde_struct::value(&mut map, &mut kind, "kind")
+                        }
+
+                        Some(DeleteOptionsField::orphan_dependents) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut orphan_dependents,
@@ -178,7 +207,7 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                             )
                         }
 
-                        6 => {
+                        Some(DeleteOptionsField::preconditions) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut preconditions,
@@ -186,7 +215,7 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                             )
                         }
 
-                        7 => {
+                        Some(DeleteOptionsField::propagation_policy) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut propagation_policy,
@@ -194,7 +223,9 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -52,14 +52,21 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
         use ::kubeforge_runtime::serde_struct;
         struct LabelSelectorVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum LabelSelectorField {
+            match_expressions,
+            match_labels,
+        }
+
         impl serde_struct::Fields for LabelSelectorVisitor {
             const NAMES: &'static [&'static str] = &["matchExpressions", "matchLabels"];
+            type Field = LabelSelectorField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<LabelSelectorField> {
                 match name {
-                    "matchExpressions" => 0,
-                    "matchLabels" => 1,
-                    _ => 2,
+                    "matchExpressions" => Some(LabelSelectorField::match_expressions),
+                    "matchLabels" => Some(LabelSelectorField::match_labels),
+                    _ => None,
                 }
             }
         }
@@ -82,11 +89,11 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
                 let mut match_labels = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(LabelSelectorField::match_expressions) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut match_expressions,
@@ -94,7 +101,7 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
                             )
                         }
 
-                        1 => {
+                        Some(LabelSelectorField::match_labels) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut match_labels,
@@ -102,7 +109,9 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
                             )
                         }
 
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

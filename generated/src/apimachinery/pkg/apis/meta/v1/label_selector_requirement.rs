@@ -43,15 +43,23 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelectorRequirement {
         use ::kubeforge_runtime::serde_struct;
         struct LabelSelectorRequirementVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum LabelSelectorRequirementField {
+            key,
+            operator,
+            values,
+        }
+
         impl serde_struct::Fields for LabelSelectorRequirementVisitor {
             const NAMES: &'static [&'static str] = &["key", "operator", "values"];
+            type Field = LabelSelectorRequirementField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<LabelSelectorRequirementField> {
                 match name {
-                    "key" => 0,
-                    "operator" => 1,
-                    "values" => 2,
-                    _ => 3,
+                    "key" => Some(LabelSelectorRequirementField::key),
+                    "operator" => Some(LabelSelectorRequirementField::operator),
+                    "values" => Some(LabelSelectorRequirementField::values),
+                    _ => None,
                 }
             }
         }
@@ -75,14 +83,23 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelectorRequirement {
                 let mut values = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key_2 = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key_2))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut key, "key"),
-                        1 => serde_struct::value(&mut map, &mut operator, "operator"),
-                        2 => serde_struct::value(&mut map, &mut values, "values"),
-                        _ => {
+                    match field {
+                        Some(LabelSelectorRequirementField::key) => {
+                            serde_struct::value(&mut map, &mut key, "key")
+                        }
+
+                        Some(LabelSelectorRequirementField::operator) => {
+                            serde_struct::value(&mut map, &mut operator, "operator")
+                        }
+
+                        Some(LabelSelectorRequirementField::values) => {
+                            serde_struct::value(&mut map, &mut values, "values")
+                        }
+
+                        None => {
                             serde_struct::extra(
                                 &mut map,
                                 &mut unknown_fields,

@@ -61,6 +61,14 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
         use ::kubeforge_runtime::serde_struct;
         struct ListMetaVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ListMetaField {
+            continue_,
+            remaining_item_count,
+            resource_version,
+            self_link,
+        }
+
         impl serde_struct::Fields for ListMetaVisitor {
             const NAMES: &'static [&'static str] = &[
                 "continue",
@@ -68,14 +76,15 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
                 "resourceVersion",
                 "selfLink",
             ];
+            type Field = ListMetaField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ListMetaField> {
                 match name {
-                    "continue" => 0,
-                    "remainingItemCount" => 1,
-                    "resourceVersion" => 2,
-                    "selfLink" => 3,
-                    _ => 4,
+                    "continue" => Some(ListMetaField::continue_),
+                    "remainingItemCount" => Some(ListMetaField::remaining_item_count),
+                    "resourceVersion" => Some(ListMetaField::resource_version),
+                    "selfLink" => Some(ListMetaField::self_link),
+                    _ => None,
                 }
             }
         }
@@ -100,12 +109,15 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
                 let mut self_link = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut continue_, "continue"),
-                        1 => {
+                    match field {
+                        Some(ListMetaField::continue_) => {
+                            serde_struct::value(&mut map, &mut continue_, "continue")
+                        }
+
+                        Some(ListMetaField::remaining_item_count) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut remaining_item_count,
@@ -113,7 +125,7 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
                             )
                         }
 
-                        2 => {
+                        Some(ListMetaField::resource_version) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut resource_version,
@@ -121,8 +133,13 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
                             )
                         }
 
-                        3 => serde_struct::value(&mut map, &mut self_link, "selfLink"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(ListMetaField::self_link) => {
+                            serde_struct::value(&mut map, &mut self_link, "selfLink")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

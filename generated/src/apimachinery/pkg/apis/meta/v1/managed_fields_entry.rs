@@ -77,6 +77,17 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
         use ::kubeforge_runtime::serde_struct;
         struct ManagedFieldsEntryVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ManagedFieldsEntryField {
+            api_version,
+            fields_type,
+            fields_v1,
+            manager,
+            operation,
+            subresource,
+            time,
+        }
+
         impl serde_struct::Fields for ManagedFieldsEntryVisitor {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
@@ -87,17 +98,18 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
                 "subresource",
                 "time",
             ];
+            type Field = ManagedFieldsEntryField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ManagedFieldsEntryField> {
                 match name {
-                    "apiVersion" => 0,
-                    "fieldsType" => 1,
-                    "fieldsV1" => 2,
-                    "manager" => 3,
-                    "operation" => 4,
-                    "subresource" => 5,
-                    "time" => 6,
-                    _ => 7,
+                    "apiVersion" => Some(ManagedFieldsEntryField::api_version),
+                    "fieldsType" => Some(ManagedFieldsEntryField::fields_type),
+                    "fieldsV1" => Some(ManagedFieldsEntryField::fields_v1),
+                    "manager" => Some(ManagedFieldsEntryField::manager),
+                    "operation" => Some(ManagedFieldsEntryField::operation),
+                    "subresource" => Some(ManagedFieldsEntryField::subresource),
+                    "time" => Some(ManagedFieldsEntryField::time),
+                    _ => None,
                 }
             }
         }
@@ -125,22 +137,31 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
                 let mut time = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ManagedFieldsEntryField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
 
-                        1 => {
+                        Some(ManagedFieldsEntryField::fields_type) => {
                             serde_struct::value(&mut map, &mut fields_type, "fieldsType")
                         }
 
-                        2 => serde_struct::value(&mut map, &mut fields_v1, "fieldsV1"),
-                        3 => serde_struct::value(&mut map, &mut manager, "manager"),
-                        4 => serde_struct::value(&mut map, &mut operation, "operation"),
-                        5 => {
+                        Some(ManagedFieldsEntryField::fields_v1) => {
+                            serde_struct::value(&mut map, &mut fields_v1, "fieldsV1")
+                        }
+
+                        Some(ManagedFieldsEntryField::manager) => {
+                            serde_struct::value(&mut map, &mut manager, "manager")
+                        }
+
+                        Some(ManagedFieldsEntryField::operation) => {
+                            serde_struct::value(&mut map, &mut operation, "operation")
+                        }
+
+                        Some(ManagedFieldsEntryField::subresource) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut subresource,
@@ -148,8 +169,13 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
                             )
                         }
 
-                        6 => serde_struct::value(&mut map, &mut time, "time"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(ManagedFieldsEntryField::time) => {
+                            serde_struct::value(&mut map, &mut time, "time")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -141,6 +141,25 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
         use ::kubeforge_runtime::serde_struct;
         struct ObjectMetaVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum ObjectMetaField {
+            annotations,
+            creation_timestamp,
+            deletion_grace_period_seconds,
+            deletion_timestamp,
+            finalizers,
+            generate_name,
+            generation,
+            labels,
+            managed_fields,
+            name,
+            namespace,
+            owner_references,
+            resource_version,
+            self_link,
+            uid,
+        }
+
         impl serde_struct::Fields for ObjectMetaVisitor {
             const NAMES: &'static [&'static str] = &[
                 "annotations",
@@ -159,25 +178,29 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                 "selfLink",
                 "uid",
             ];
+            type Field = ObjectMetaField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<ObjectMetaField> {
                 match name {
-                    "annotations" => 0,
-                    "creationTimestamp" => 1,
-                    "deletionGracePeriodSeconds" => 2,
-                    "deletionTimestamp" => 3,
-                    "finalizers" => 4,
-                    "generateName" => 5,
-                    "generation" => 6,
-                    "labels" => 7,
-                    "managedFields" => 8,
-                    "name" => 9,
-                    "namespace" => 10,
-                    "ownerReferences" => 11,
-                    "resourceVersion" => 12,
-                    "selfLink" => 13,
-                    "uid" => 14,
-                    _ => 15,
+                    "annotations" => Some(ObjectMetaField::annotations),
+                    "creationTimestamp" => Some(ObjectMetaField::creation_timestamp),
+                    "deletionGracePeriodSeconds" => {
+                        Some(ObjectMetaField::deletion_grace_period_seconds)
+                    }
+
+                    "deletionTimestamp" => Some(ObjectMetaField::deletion_timestamp),
+                    "finalizers" => Some(ObjectMetaField::finalizers),
+                    "generateName" => Some(ObjectMetaField::generate_name),
+                    "generation" => Some(ObjectMetaField::generation),
+                    "labels" => Some(ObjectMetaField::labels),
+                    "managedFields" => Some(ObjectMetaField::managed_fields),
+                    "name" => Some(ObjectMetaField::name),
+                    "namespace" => Some(ObjectMetaField::namespace),
+                    "ownerReferences" => Some(ObjectMetaField::owner_references),
+                    "resourceVersion" => Some(ObjectMetaField::resource_version),
+                    "selfLink" => Some(ObjectMetaField::self_link),
+                    "uid" => Some(ObjectMetaField::uid),
+                    _ => None,
                 }
             }
         }
@@ -213,11 +236,11 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                 let mut uid = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(ObjectMetaField::annotations) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut annotations,
@@ -225,7 +248,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                             )
                         }
 
-                        1 => {
+                        Some(ObjectMetaField::creation_timestamp) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut creation_timestamp,
@@ -233,7 +256,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                             )
                         }
 
-                        2 => {
+                        Some(ObjectMetaField::deletion_grace_period_seconds) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut deletion_grace_period_seconds,
@@ -241,7 +264,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                             )
                         }
 
-                        3 => {
+                        Some(ObjectMetaField::deletion_timestamp) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut deletion_timestamp,
@@ -249,8 +272,11 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                             )
                         }
 
-                        4 => serde_struct::value(&mut map, &mut finalizers, "finalizers"),
-                        5 => {
+                        Some(ObjectMetaField::finalizers) => {
+                            serde_struct::value(&mut map, &mut finalizers, "finalizers")
+                        }
+
+                        Some(ObjectMetaField::generate_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut generate_name,
@@ -258,9 +284,15 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                             )
                         }
 
-                        6 => serde_struct::value(&mut map, &mut generation, "generation"),
-                        7 => serde_struct::value(&mut map, &mut labels, "labels"),
-                        8 => {
+                        Some(ObjectMetaField::generation) => {
+                            serde_struct::value(&mut map, &mut generation, "generation")
+                        }
+
+                        Some(ObjectMetaField::labels) => {
+                            serde_struct::value(&mut map, &mut labels, "labels")
+                        }
+
+                        Some(ObjectMetaField::managed_fields) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut managed_fields,
@@ -268,9 +300,15 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                             )
                         }
 
-                        9 => serde_struct::value(&mut map, &mut name, "name"),
-                        10 => serde_struct::value(&mut map, &mut namespace, "namespace"),
-                        11 => {
+                        Some(ObjectMetaField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(ObjectMetaField::namespace) => {
+                            serde_struct::value(&mut map, &mut namespace, "namespace")
+                        }
+
+                        Some(ObjectMetaField::owner_references) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut owner_references,
@@ -278,7 +316,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                             )
                         }
 
-                        12 => {
+                        Some(ObjectMetaField::resource_version) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut resource_version,
@@ -286,9 +324,17 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                             )
                         }
 
-                        13 => serde_struct::value(&mut map, &mut self_link, "selfLink"),
-                        14 => serde_struct::value(&mut map, &mut uid, "uid"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(ObjectMetaField::self_link) => {
+                            serde_struct::value(&mut map, &mut self_link, "selfLink")
+                        }
+
+                        Some(ObjectMetaField::uid) => {
+                            serde_struct::value(&mut map, &mut uid, "uid")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -62,6 +62,16 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
         use ::kubeforge_runtime::serde_struct;
         struct OwnerReferenceVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum OwnerReferenceField {
+            api_version,
+            block_owner_deletion,
+            controller,
+            kind,
+            name,
+            uid,
+        }
+
         impl serde_struct::Fields for OwnerReferenceVisitor {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
@@ -71,16 +81,20 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
                 "name",
                 "uid",
             ];
+            type Field = OwnerReferenceField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<OwnerReferenceField> {
                 match name {
-                    "apiVersion" => 0,
-                    "blockOwnerDeletion" => 1,
-                    "controller" => 2,
-                    "kind" => 3,
-                    "name" => 4,
-                    "uid" => 5,
-                    _ => 6,
+                    "apiVersion" => Some(OwnerReferenceField::api_version),
+                    "blockOwnerDeletion" => {
+                        Some(OwnerReferenceField::block_owner_deletion)
+                    }
+
+                    "controller" => Some(OwnerReferenceField::controller),
+                    "kind" => Some(OwnerReferenceField::kind),
+                    "name" => Some(OwnerReferenceField::name),
+                    "uid" => Some(OwnerReferenceField::uid),
+                    _ => None,
                 }
             }
         }
@@ -107,15 +121,15 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
                 let mut uid = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(OwnerReferenceField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
 
-                        1 => {
+                        Some(OwnerReferenceField::block_owner_deletion) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut block_owner_deletion,
@@ -123,11 +137,25 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
                             )
                         }
 
-                        2 => serde_struct::value(&mut map, &mut controller, "controller"),
-                        3 => serde_struct::value(&mut map, &mut kind, "kind"),
-                        4 => serde_struct::value(&mut map, &mut name, "name"),
-                        5 => serde_struct::value(&mut map, &mut uid, "uid"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(OwnerReferenceField::controller) => {
+                            serde_struct::value(&mut map, &mut controller, "controller")
+                        }
+
+                        Some(OwnerReferenceField::kind) => {
+                            serde_struct::value(&mut map, &mut kind, "kind")
+                        }
+
+                        Some(OwnerReferenceField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(OwnerReferenceField::uid) => {
+                            serde_struct::value(&mut map, &mut uid, "uid")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

@@ -46,14 +46,21 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
         use ::kubeforge_runtime::serde_struct;
         struct PreconditionsVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum PreconditionsField {
+            resource_version,
+            uid,
+        }
+
         impl serde_struct::Fields for PreconditionsVisitor {
             const NAMES: &'static [&'static str] = &["resourceVersion", "uid"];
+            type Field = PreconditionsField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<PreconditionsField> {
                 match name {
-                    "resourceVersion" => 0,
-                    "uid" => 1,
-                    _ => 2,
+                    "resourceVersion" => Some(PreconditionsField::resource_version),
+                    "uid" => Some(PreconditionsField::uid),
+                    _ => None,
                 }
             }
         }
@@ -76,11 +83,11 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
                 let mut uid = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(PreconditionsField::resource_version) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut resource_version,
@@ -88,8 +95,13 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
                             )
                         }
 
-                        1 => serde_struct::value(&mut map, &mut uid, "uid"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(PreconditionsField::uid) => {
+                            serde_struct::value(&mut map, &mut uid, "uid")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

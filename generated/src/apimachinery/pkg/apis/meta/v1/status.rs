@@ -78,6 +78,18 @@ impl<'de> ::serde::Deserialize<'de> for Status {
         use ::kubeforge_runtime::serde_struct;
         struct StatusVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum StatusField {
+            api_version,
+            code,
+            details,
+            kind,
+            message,
+            metadata,
+            reason,
+            status,
+        }
+
         impl serde_struct::Fields for StatusVisitor {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
@@ -89,18 +101,19 @@ impl<'de> ::serde::Deserialize<'de> for Status {
                 "reason",
                 "status",
             ];
+            type Field = StatusField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<StatusField> {
                 match name {
-                    "apiVersion" => 0,
-                    "code" => 1,
-                    "details" => 2,
-                    "kind" => 3,
-                    "message" => 4,
-                    "metadata" => 5,
-                    "reason" => 6,
-                    "status" => 7,
-                    _ => 8,
+                    "apiVersion" => Some(StatusField::api_version),
+                    "code" => Some(StatusField::code),
+                    "details" => Some(StatusField::details),
+                    "kind" => Some(StatusField::kind),
+                    "message" => Some(StatusField::message),
+                    "metadata" => Some(StatusField::metadata),
+                    "reason" => Some(StatusField::reason),
+                    "status" => Some(StatusField::status),
+                    _ => None,
                 }
             }
         }
@@ -129,22 +142,45 @@ impl<'de> ::serde::Deserialize<'de> for Status {
                 let mut status = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => {
+                    match field {
+                        Some(StatusField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
 
-                        1 => serde_struct::value(&mut map, &mut code, "code"),
-                        2 => serde_struct::value(&mut map, &mut details, "details"),
-                        3 => serde_struct::value(&mut map, &mut kind, "kind"),
-                        4 => serde_struct::value(&mut map, &mut message, "message"),
-                        5 => serde_struct::value(&mut map, &mut metadata, "metadata"),
-                        6 => serde_struct::value(&mut map, &mut reason, "reason"),
-                        7 => serde_struct::value(&mut map, &mut status, "status"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(StatusField::code) => {
+                            serde_struct::value(&mut map, &mut code, "code")
+                        }
+
+                        Some(StatusField::details) => {
+                            serde_struct::value(&mut map, &mut details, "details")
+                        }
+
+                        Some(StatusField::kind) => {
+                            serde_struct::value(&mut map, &mut kind, "kind")
+                        }
+
+                        Some(StatusField::message) => {
+                            serde_struct::value(&mut map, &mut message, "message")
+                        }
+
+                        Some(StatusField::metadata) => {
+                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                        }
+
+                        Some(StatusField::reason) => {
+                            serde_struct::value(&mut map, &mut reason, "reason")
+                        }
+
+                        Some(StatusField::status) => {
+                            serde_struct::value(&mut map, &mut status, "status")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

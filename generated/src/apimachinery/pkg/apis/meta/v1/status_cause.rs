@@ -45,15 +45,23 @@ impl<'de> ::serde::Deserialize<'de> for StatusCause {
         use ::kubeforge_runtime::serde_struct;
         struct StatusCauseVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum StatusCauseField {
+            field,
+            message,
+            reason,
+        }
+
         impl serde_struct::Fields for StatusCauseVisitor {
             const NAMES: &'static [&'static str] = &["field", "message", "reason"];
+            type Field = StatusCauseField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<StatusCauseField> {
                 match name {
-                    "field" => 0,
-                    "message" => 1,
-                    "reason" => 2,
-                    _ => 3,
+                    "field" => Some(StatusCauseField::field),
+                    "message" => Some(StatusCauseField::message),
+                    "reason" => Some(StatusCauseField::reason),
+                    _ => None,
                 }
             }
         }
@@ -77,14 +85,25 @@ impl<'de> ::serde::Deserialize<'de> for StatusCause {
                 let mut reason = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field_2) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut field, "field"),
-                        1 => serde_struct::value(&mut map, &mut message, "message"),
-                        2 => serde_struct::value(&mut map, &mut reason, "reason"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                    match field_2 {
+                        Some(StatusCauseField::field) => {
+                            serde_struct::value(&mut map, &mut field, "field")
+                        }
+
+                        Some(StatusCauseField::message) => {
+                            serde_struct::value(&mut map, &mut message, "message")
+                        }
+
+                        Some(StatusCauseField::reason) => {
+                            serde_struct::value(&mut map, &mut reason, "reason")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 

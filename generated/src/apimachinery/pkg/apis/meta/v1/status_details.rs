@@ -65,6 +65,16 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
         use ::kubeforge_runtime::serde_struct;
         struct StatusDetailsVisitor;
 
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum StatusDetailsField {
+            causes,
+            group,
+            kind,
+            name,
+            retry_after_seconds,
+            uid,
+        }
+
         impl serde_struct::Fields for StatusDetailsVisitor {
             const NAMES: &'static [&'static str] = &[
                 "causes",
@@ -74,16 +84,17 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
                 "retryAfterSeconds",
                 "uid",
             ];
+            type Field = StatusDetailsField;
 
-            fn index(name: &str) -> usize {
+            fn field(name: &str) -> Option<StatusDetailsField> {
                 match name {
-                    "causes" => 0,
-                    "group" => 1,
-                    "kind" => 2,
-                    "name" => 3,
-                    "retryAfterSeconds" => 4,
-                    "uid" => 5,
-                    _ => 6,
+                    "causes" => Some(StatusDetailsField::causes),
+                    "group" => Some(StatusDetailsField::group),
+                    "kind" => Some(StatusDetailsField::kind),
+                    "name" => Some(StatusDetailsField::name),
+                    "retryAfterSeconds" => Some(StatusDetailsField::retry_after_seconds),
+                    "uid" => Some(StatusDetailsField::uid),
+                    _ => None,
                 }
             }
         }
@@ -110,15 +121,27 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
                 let mut uid = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(index) = map
+                while let Some(field) = map
                     .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
                 {
-                    match index {
-                        0 => serde_struct::value(&mut map, &mut causes, "causes"),
-                        1 => serde_struct::value(&mut map, &mut group, "group"),
-                        2 => serde_struct::value(&mut map, &mut kind, "kind"),
-                        3 => serde_struct::value(&mut map, &mut name, "name"),
-                        4 => {
+                    match field {
+                        Some(StatusDetailsField::causes) => {
+                            serde_struct::value(&mut map, &mut causes, "causes")
+                        }
+
+                        Some(StatusDetailsField::group) => {
+                            serde_struct::value(&mut map, &mut group, "group")
+                        }
+
+                        Some(StatusDetailsField::kind) => {
+                            serde_struct::value(&mut map, &mut kind, "kind")
+                        }
+
+                        Some(StatusDetailsField::name) => {
+                            serde_struct::value(&mut map, &mut name, "name")
+                        }
+
+                        Some(StatusDetailsField::retry_after_seconds) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut retry_after_seconds,
@@ -126,8 +149,13 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
                             )
                         }
 
-                        5 => serde_struct::value(&mut map, &mut uid, "uid"),
-                        _ => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                        Some(StatusDetailsField::uid) => {
+                            serde_struct::value(&mut map, &mut uid, "uid")
+                        }
+
+                        None => {
+                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
+                        }
                     }?;
                 }
 
