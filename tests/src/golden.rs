@@ -74,3 +74,6 @@ pub mod numbers;
 #[rustfmt::skip]
 #[path = "../golden/builder_defaults.rs"]
 pub mod builder_defaults;
+#[rustfmt::skip]
+#[path = "../golden/shared_shapes.rs"]
+pub mod shared_shapes;
