@@ -70,7 +70,7 @@ pub(super) fn apply(types: &mut Vec<TypeDef>, named: usize, options: Options) ->
     let mut candidates: Vec<&'static [&'static str]> = vec![&[]; n];
     for id in (named..n).rev() {
         let kind = &types[id].kind;
-        let key = body_key(kind, &|r: TypeId| spell_ref(types, named, &spelled, r));
+        let mut key = body_key(kind, &|r: TypeId| spell_ref(types, named, &spelled, r));
         let property = types[id].schema_name.rsplit('.').next().unwrap_or_default();
         let mut matched = table.lookup(&key, property);
         if matched.is_none() {
@@ -98,12 +98,13 @@ pub(super) fn apply(types: &mut Vec<TypeDef>, named: usize, options: Options) ->
                             (c, pick)
                         })
                         .collect();
-                    let key = body_key(kind, &|r: TypeId| match choice.get(&r.0) {
+                    let chosen = body_key(kind, &|r: TypeId| match choice.get(&r.0) {
                         Some(schema) => format!("@{}", known::short(schema)),
                         None => spell_ref(types, named, &spelled, r),
                     });
-                    if let Some(schema) = table.lookup(&key, property) {
+                    if let Some(schema) = table.lookup(&chosen, property) {
                         matched = Some(schema);
+                        key = chosen;
                         for (c, pick) in choice {
                             table_match[c] = Some(pick);
                         }
@@ -120,12 +121,12 @@ pub(super) fn apply(types: &mut Vec<TypeDef>, named: usize, options: Options) ->
         keys[id] = key;
     }
     // The Kubernetes types among the inputs, by key.
-    let mut inputs: BTreeMap<String, TypeId> = BTreeMap::new();
+    let mut inputs: BTreeMap<String, Vec<TypeId>> = BTreeMap::new();
     for id in 0..named {
         let ty = &types[id];
         if ty.schema_name.starts_with("io.k8s.") && matches!(ty.kind, TypeKind::Struct(_)) {
             let key = body_key(&ty.kind, &|r: TypeId| spell_ref(types, named, &spelled, r));
-            inputs.entry(key).or_insert(TypeId(id));
+            inputs.entry(key).or_default().push(TypeId(id));
         }
     }
 
@@ -157,9 +158,14 @@ pub(super) fn apply(types: &mut Vec<TypeDef>, named: usize, options: Options) ->
             .copied()
             .min_by_key(order)
             .unwrap_or(members[0]);
-        let target = inputs.get(*key).map(|id| id.0).or_else(|| {
+        let target = input_target(types, inputs.get(*key), table_match[rep]).or_else(|| {
             if options.known_subset {
-                subset_target(named, &keys[rep], &inputs)
+                let property = types[rep]
+                    .schema_name
+                    .rsplit('.')
+                    .next()
+                    .unwrap_or_default();
+                subset_target(types, named, &keys[rep], property, &inputs)
             } else {
                 None
             }
@@ -262,30 +268,85 @@ fn uses_doc(types: &[TypeDef], uses: &[usize]) -> String {
     doc
 }
 
+/// The Kubernetes type of the inputs that a shape is: the one the table names for it, or
+/// the only one of that shape.
+fn input_target(
+    types: &[TypeDef],
+    same_key: Option<&Vec<TypeId>>,
+    known: Option<&str>,
+) -> Option<usize> {
+    let same_key = same_key?;
+    let named = same_key
+        .iter()
+        .find(|id| Some(types[id.0].schema_name.as_str()) == known);
+    match (named, same_key.as_slice()) {
+        (Some(id), _) | (None, [id]) => Some(id.0),
+        _ => None,
+    }
+}
+
 /// The named Kubernetes type of the inputs whose properties include every one of the
 /// struct's with the same shape, the rest optional.
-fn subset_target(named: usize, key: &str, inputs: &BTreeMap<String, TypeId>) -> Option<usize> {
+fn subset_target(
+    types: &[TypeDef],
+    named: usize,
+    key: &str,
+    property: &str,
+    inputs: &BTreeMap<String, Vec<TypeId>>,
+) -> Option<usize> {
     let fields = known::split_fields(key)?;
     if fields.len() < 2 {
         return None;
     }
-    inputs.iter().find_map(|(candidate, id)| {
-        let wider = known::split_fields(candidate)?;
+    // (how many properties it adds, its id), fewest first.
+    let mut fits: Vec<(usize, usize)> = Vec::new();
+    for (candidate, ids) in inputs {
+        let Some(wider) = known::split_fields(candidate) else {
+            continue;
+        };
         let covered = fields.iter().all(|f| wider.contains(f));
         let rest_optional = wider
             .iter()
             .filter(|f| !fields.contains(f))
             .all(|f| !known::field_required(f));
-        (id.0 < named && covered && rest_optional && wider.len() > fields.len()).then_some(id.0)
-    })
+        if covered && rest_optional && wider.len() > fields.len() {
+            fits.extend(
+                ids.iter()
+                    .filter(|id| id.0 < named)
+                    .map(|id| (wider.len(), id.0)),
+            );
+        }
+    }
+    let fewest = fits.iter().map(|(n, _)| *n).min()?;
+    let closest: Vec<&str> = fits
+        .iter()
+        .filter(|(n, _)| *n == fewest)
+        .map(|(_, id)| types[*id].schema_name.as_str())
+        .collect();
+    let chosen = match closest.as_slice() {
+        [one] => *one,
+        several => known::pick(several, property)?,
+    };
+    fits.iter()
+        .map(|(_, id)| *id)
+        .find(|id| types[*id].schema_name == chosen)
 }
 
 /// How a reference to `r` is spelled in a key.
 fn spell_ref(types: &[TypeDef], named: usize, spelled: &[String], r: TypeId) -> String {
     if r.0 < named {
-        format!("@{}", known::short(&types[r.0].schema_name))
+        spell_named(&types[r.0])
     } else {
         spelled[r.0].clone()
+    }
+}
+
+/// How a reference to a named type is spelled: by its name, or by the runtime type it is
+/// an alias of (`IntOrString`), which a CRD spells inline.
+pub(crate) fn spell_named(ty: &TypeDef) -> String {
+    match &ty.kind {
+        TypeKind::Alias(shape @ Shape::Runtime(_)) => shape_key(shape, &|_| String::new()),
+        _ => format!("@{}", known::short(&ty.schema_name)),
     }
 }
 

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::naming;
 use std::sync::OnceLock;
 
-use super::dedup::body_key;
+use super::dedup::{body_key, spell_named};
 use super::{ApiSet, Field, FieldRole, TypeId, TypeKind};
 
 /// The committed table.
@@ -78,31 +78,7 @@ impl Table {
     pub(crate) fn lookup(&self, key: &str, property: &str) -> Option<&'static str> {
         match self.by_key.get(key)?.as_slice() {
             [one] => Some(one),
-            several => {
-                let words = |name: &str| -> BTreeSet<String> {
-                    naming::snake_name(name)
-                        .split('_')
-                        .map(str::to_owned)
-                        .collect()
-                };
-                let ours = words(property);
-                let mut scored: Vec<(usize, &'static str)> = several
-                    .iter()
-                    .map(|schema| {
-                        let base = schema.rsplit('.').next().unwrap_or(schema);
-                        (words(base).intersection(&ours).count(), *schema)
-                    })
-                    .collect();
-                scored.sort_by(|a, b| b.0.cmp(&a.0));
-                match scored.as_slice() {
-                    [(best, schema), rest @ ..]
-                        if *best > 0 && rest.first().is_none_or(|(next, _)| next < best) =>
-                    {
-                        Some(schema)
-                    }
-                    _ => None,
-                }
-            }
+            several => pick(several, property),
         }
     }
 
@@ -155,6 +131,34 @@ impl Table {
                 differences.join(", ")
             )
         })
+    }
+}
+
+/// Of several Kubernetes types, the one whose name shares most words with `property`
+/// (`configMapKeyRef` → `ConfigMapKeySelector`); none on a tie or without a shared word.
+pub(crate) fn pick<'s>(schemas: &[&'s str], property: &str) -> Option<&'s str> {
+    let words = |name: &str| -> BTreeSet<String> {
+        naming::snake_name(name)
+            .split('_')
+            .map(str::to_owned)
+            .collect()
+    };
+    let ours = words(property);
+    let mut scored: Vec<(usize, &'s str)> = schemas
+        .iter()
+        .map(|schema| {
+            let base = schema.rsplit('.').next().unwrap_or(schema);
+            (words(base).intersection(&ours).count(), *schema)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0));
+    match scored.as_slice() {
+        [(best, schema), rest @ ..]
+            if *best > 0 && rest.first().is_none_or(|(next, _)| next < best) =>
+        {
+            Some(schema)
+        }
+        _ => None,
     }
 }
 
@@ -231,7 +235,7 @@ pub fn table_text(api: &ApiSet) -> String {
     fn key_of(api: &ApiSet, id: TypeId, named: &dyn Fn(TypeId) -> bool) -> String {
         body_key(&api.get(id).kind, &|r| {
             if named(r) {
-                format!("@{}", short(&api.get(r).schema_name))
+                spell_named(api.get(r))
             } else {
                 key_of(api, r, named)
             }
