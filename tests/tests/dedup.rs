@@ -409,3 +409,30 @@ fn known_shapes_table_is_current() {
         xtask::KNOWN_SHAPES
     );
 }
+
+#[test]
+fn shapes_differing_in_requiredness_or_defaults_stay_apart() {
+    let mut crd = golden_crd();
+    let status = crd
+        .pointer_mut("/spec/versions/0/schema/openAPIV3Schema/properties/status/properties")
+        .and_then(Value::as_object_mut)
+        .expect("status properties");
+    status["active"]["required"] = json!([]);
+    let properties = spec(&mut crd);
+    // A zero default and another description change nothing; a default that carries
+    // information does.
+    properties["primary"]["properties"]["host"]["default"] = json!("");
+    properties["primary"]["properties"]["host"]["description"] = json!("Another text.");
+    properties["stages"]["items"]["properties"]["target"]["properties"]["protocol"]["default"] =
+        json!("UDP");
+    let api = model_of_value(&crd, &[], |c| c);
+    let name = |root: &str, path: &str| type_at(&api, root, path).name.clone();
+    assert_eq!(name("RelaySpec", "primary"), name("RelaySpec", "backup"));
+    assert_ne!(name("RelayStatus", "active"), name("RelaySpec", "backup"));
+    assert_ne!(
+        name("RelaySpec", "stages.target"),
+        name("RelaySpec", "backup")
+    );
+    assert_eq!(name("RelayStatus", "active"), "RelayStatusActive");
+    assert_eq!(name("RelaySpec", "stages.target"), "RelaySpecStagesTarget");
+}
