@@ -43,6 +43,9 @@ const LISTED_USES: usize = 5;
 /// At most this many ways to read a type's ambiguous children are tried against the table.
 const MAX_COMBINATIONS: usize = 64;
 
+/// A group of equal nested types: module, key and the Kubernetes type it is.
+type GroupKey<'a> = (&'a [String], &'a str, Option<&'static str>);
+
 /// Merges nested types of equal shape and applies known Kubernetes shapes. `named` is the
 /// number of named types, which come first in `types`; nested types follow, each after
 /// the type that contains it.
@@ -130,7 +133,7 @@ pub(super) fn apply(types: &mut Vec<TypeDef>, named: usize, options: Options) ->
         }
     }
 
-    let mut groups: BTreeMap<(&[String], &str, Option<&str>), Vec<usize>> = BTreeMap::new();
+    let mut groups: BTreeMap<GroupKey<'_>, Vec<usize>> = BTreeMap::new();
     for id in named..n {
         if matches!(
             types[id].kind,

@@ -151,7 +151,7 @@ pub(crate) fn pick<'s>(schemas: &[&'s str], property: &str) -> Option<&'s str> {
             (words(base).intersection(&ours).count(), *schema)
         })
         .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0));
+    scored.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
     match scored.as_slice() {
         [(best, schema), rest @ ..]
             if *best > 0 && rest.first().is_none_or(|(next, _)| next < best) =>
