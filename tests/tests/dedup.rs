@@ -162,7 +162,7 @@ fn type_at<'a>(api: &'a ApiSet, root: &str, path: &str) -> &'a TypeDef {
     ty
 }
 
-fn spec<'a>(crd: &'a mut Value) -> &'a mut serde_json::Map<String, Value> {
+fn spec(crd: &mut Value) -> &mut serde_json::Map<String, Value> {
     crd.pointer_mut("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties")
         .and_then(Value::as_object_mut)
         .expect("spec properties")
