@@ -165,6 +165,14 @@ pub struct GenerateArgs {
     /// keeps them in `unknown_fields` and writes them back).
     #[arg(long)]
     pub drop_unknown_fields: bool,
+    /// Give every nested object a type of its own, named after its path, instead of one
+    /// type per shape (and Kubernetes' types for their shapes).
+    #[arg(long)]
+    pub no_dedup: bool,
+    /// Also use a Kubernetes type of the inputs for a nested object whose properties are a
+    /// subset of the type's (same shapes; the type's other properties optional).
+    #[arg(long, conflicts_with = "no_dedup")]
+    pub known_subset: bool,
     /// Depend on kubeforge-runtime at this path instead of the one beside the generator. A
     /// relative path is relative to the output directory (--out), as cargo reads it from the
     /// generated Cargo.toml; an absolute one is written relative to the output directory too,
@@ -232,7 +240,9 @@ impl GenerateArgs {
             .builders(!self.no_builders)
             .routes(!self.no_routes)
             .docs(!self.no_docs)
-            .unknown_fields(!self.drop_unknown_fields);
+            .unknown_fields(!self.drop_unknown_fields)
+            .dedup(!self.no_dedup)
+            .known_subset(self.known_subset);
         if self.kube {
             config = config
                 .extern_type(

@@ -311,6 +311,26 @@ impl Config {
         self
     }
 
+    /// Whether anonymous nested types of one shape become one type (on by default), named
+    /// after their shallowest occurrence, and shapes that are exactly a Kubernetes type's
+    /// become that type (the inputs' own, or one named after it); see the README's "Shared
+    /// nested types". Off, every nested object is a type of its own named after its path.
+    #[must_use]
+    pub fn dedup(mut self, enabled: bool) -> Self {
+        self.model.dedup = enabled;
+        self
+    }
+
+    /// Whether a nested struct whose properties are a subset of a Kubernetes type's among
+    /// the inputs (same shapes and requiredness, the type's other properties optional)
+    /// becomes that type (off by default). Every value of the narrower schema reads and
+    /// writes back through the wider type, since unknown fields are kept.
+    #[must_use]
+    pub fn known_subset(mut self, enabled: bool) -> Self {
+        self.model.known_subset = enabled;
+        self
+    }
+
     /// Whether operations become code (on by default): a request function and a response
     /// decoder per operation, the `routes` module with the route table and the path matcher,
     /// and each resource's endpoint table in its docs.

@@ -558,6 +558,7 @@ fn derives_work() {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
+}
 
 /// `kubeforge diff OLD… -- NEW…`: text by default, `--markdown`, `--json`; a missing `--`
 /// or an unreadable side is an error, not a report.

@@ -77,3 +77,6 @@ pub mod builder_defaults;
 #[rustfmt::skip]
 #[path = "../golden/wide_routes.rs"]
 pub mod wide_routes;
+#[rustfmt::skip]
+#[path = "../golden/shared_shapes.rs"]
+pub mod shared_shapes;

@@ -807,3 +807,67 @@ mod wide_routes {
         );
     }
 }
+
+mod shared_shapes {
+    use super::{json, lossless, rejected, to_json};
+    use kubeforge_tests::golden::shared_shapes::io::example::v1::{
+        ConfigMapKeySelector, Relay, RelaySpecBackup, RelaySpecBackupProtocol, SecretKeySelector,
+    };
+
+    #[test]
+    fn every_copy_of_a_shape_reads_and_writes_through_one_type() {
+        let endpoint = json!({"host": "a.example", "port": 53, "protocol": "UDP", "weight": 3});
+        let key = json!({"key": "token", "name": "creds", "optional": true, "since": "1.36"});
+        let relay = json!({
+            "apiVersion": "example.io/v1",
+            "kind": "Relay",
+            "metadata": {"name": "r", "namespace": "ns"},
+            "spec": {
+                "primary": endpoint,
+                "backup": {"host": "b.example"},
+                "env": [{"name": "A", "valueFrom": {"configMapKeyRef": key, "secretKeyRef": {"key": "k"}}}],
+                "selector": {
+                    "matchLabels": {"app": "web"},
+                    "matchExpressions": [{"key": "tier", "operator": "In", "values": ["a"]}]
+                },
+                "stages": [{"name": "s", "target": {"host": "c", "protocol": "SCTP"}, "env": [{"name": "B"}]}]
+            },
+            "status": {"active": {"host": "a.example"}}
+        });
+        let typed: Relay = lossless("shared_shapes Relay", &relay);
+        let spec = typed.spec.expect("spec");
+        // One Rust type at every place the shape occurs (this compiles only so).
+        let places: [&RelaySpecBackup; 4] = [
+            spec.primary.as_ref().expect("primary"),
+            spec.backup.as_ref().expect("backup"),
+            spec.stages.as_ref().expect("stages")[0]
+                .target
+                .as_ref()
+                .expect("target"),
+            typed
+                .status
+                .as_ref()
+                .and_then(|s| s.active.as_ref())
+                .expect("active"),
+        ];
+        assert_eq!(places[0].protocol, Some(RelaySpecBackupProtocol::Udp));
+        assert_eq!(
+            to_json(places[2]),
+            json!({"host": "c", "protocol": "SCTP"}),
+            "an unknown enum value is kept by the shared enum"
+        );
+        let env = &spec.env.as_ref().expect("env")[0];
+        let value_from = env.value_from.as_ref().expect("valueFrom");
+        let config_map: &ConfigMapKeySelector = value_from.config_map_key_ref.as_ref().unwrap();
+        let secret: &SecretKeySelector = value_from.secret_key_ref.as_ref().unwrap();
+        assert_eq!(
+            to_json(config_map),
+            key,
+            "unknown fields of a known shape are kept"
+        );
+        assert_eq!(secret.key, "k");
+        // Required stays required in the shared and the known types.
+        rejected::<RelaySpecBackup>("endpoint without host", &json!({"port": 1}));
+        rejected::<ConfigMapKeySelector>("selector without key", &json!({"name": "n"}));
+    }
+}

@@ -101,3 +101,27 @@ fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
         ))
     }
 }
+
+/// The committed table of known Kubernetes shapes, relative to the workspace root.
+pub const KNOWN_SHAPES: &str = "codegen/src/model/known_shapes.tsv";
+
+/// The document the known-shapes table is built from, relative to the corpus.
+pub const KNOWN_SHAPES_SOURCE: &str = "kubernetes/swagger.json";
+
+/// The known-shapes table built from the corpus's Kubernetes swagger
+/// (`$KUBEFORGE_CORPUS`, or `../shared/corpus` beside the workspace); `Ok(None)` when that
+/// document is absent.
+pub fn known_shapes(root: &Path) -> Result<Option<String>, String> {
+    let corpus = std::env::var_os("KUBEFORGE_CORPUS")
+        .map_or_else(|| root.join("../shared/corpus"), PathBuf::from);
+    let swagger = corpus.join(KNOWN_SHAPES_SOURCE);
+    if !swagger.is_file() {
+        return Ok(None);
+    }
+    let api = kubeforge::Config::new()
+        .input(&swagger)
+        .dedup(false)
+        .model()
+        .map_err(|e| e.to_string())?;
+    Ok(Some(kubeforge::model::known::table_text(&api)))
+}

@@ -159,6 +159,39 @@ fn main() -> ExitCode {
     }
 }
 
+/// Rebuilds the known-shapes table from the corpus's swagger; with `check`, only compares.
+/// Whether the committed table is current. Without the corpus it says so and keeps the
+/// committed table (an error with `CI` set).
+fn known_shapes(root: &Path, check: bool) -> Result<bool, String> {
+    let path = root.join(xtask::KNOWN_SHAPES);
+    let Some(table) = xtask::known_shapes(root)? else {
+        let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
+        eprintln!(
+            "SKIPPED: known shapes: missing {} in the corpus; {} left as committed",
+            xtask::KNOWN_SHAPES_SOURCE,
+            xtask::KNOWN_SHAPES
+        );
+        return Ok(!ci);
+    };
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    if committed == table {
+        return Ok(true);
+    }
+    if check {
+        eprintln!(
+            "{} is stale. Run `cargo xtask regen` and commit the result.",
+            xtask::KNOWN_SHAPES
+        );
+        return Ok(false);
+    }
+    std::fs::write(&path, table).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    eprintln!(
+        "{} rewritten; run `cargo xtask regen` again so that generation uses it",
+        xtask::KNOWN_SHAPES
+    );
+    Ok(false)
+}
+
 /// Builds the generated crate, so that `regen` alone shows whether the output compiles.
 fn build_generated(root: &Path) -> ExitCode {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -184,6 +217,14 @@ fn workspace_root() -> PathBuf {
 }
 
 fn regen(root: &Path, check: bool) -> ExitCode {
+    match known_shapes(root, check) {
+        Ok(true) => {}
+        Ok(false) => return ExitCode::FAILURE,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::FAILURE;
+        }
+    }
     let config = match xtask::regen_config(root) {
         Ok(config) => config,
         Err(message) => {

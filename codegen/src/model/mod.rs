@@ -6,8 +6,10 @@
 
 pub mod builders;
 mod cycles;
+mod dedup;
 mod externs;
 pub mod features;
+pub mod known;
 pub mod naming;
 pub mod operations;
 mod resources;
@@ -404,12 +406,21 @@ pub struct Options {
     /// keys a schema declares (`additionalProperties`, `patternProperties`,
     /// `x-kubernetes-preserve-unknown-fields`) are kept either way.
     pub unknown_fields: bool,
+    /// Whether anonymous nested types of one shape become one type, and shapes of known
+    /// Kubernetes types become those types (`dedup.rs`); on by default.
+    pub dedup: bool,
+    /// Whether a struct whose properties are a subset of a Kubernetes type's among the
+    /// inputs (same shapes, the type's other properties optional) becomes that type; off by
+    /// default.
+    pub known_subset: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             unknown_fields: true,
+            dedup: true,
+            known_subset: false,
         }
     }
 }
@@ -437,6 +448,7 @@ pub fn build_with_options(
 ) -> Result<ApiSet, Error> {
     let mut types = schema::build_types(raw, rules, options)?;
     let mut notes = raw.notes.clone();
+    notes.extend(dedup::apply(&mut types, raw.schemas.len(), options));
     notes.extend(externs::apply(&mut types, externs)?);
     cycles::box_cycles(&mut types)?;
     schema::compute_derives(&mut types);
