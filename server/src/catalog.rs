@@ -131,17 +131,16 @@ impl Catalog {
     }
 
     /// The resources of a generated crate's route table (`routes::ROUTES`): every route on a
-    /// resource adds its verb to the resource or subresource. Bodies are not checked beyond
-    /// their kind until [`Catalog::typed`] registers the kind's type.
+    /// resource adds its verb to the resource or subresource (the deprecated `/watch/` paths
+    /// and a list that takes `watch` add `watch`). Bodies are not checked beyond their kind
+    /// until [`Catalog::typed`] registers the kind's type.
     pub fn from_routes(routes: &[RouteInfo]) -> Catalog {
         let mut catalog = Catalog::new();
         for route in routes {
             let (Some(resource), Some(verb)) = (route.resource, verb(route.action)) else {
                 continue;
             };
-            if route.deprecated {
-                continue;
-            }
+            let watches = route.action == Action::List && route.query.iter().any(|q| q.name == "watch");
             let def = catalog.entry(
                 resource.group,
                 resource.version,
@@ -152,6 +151,9 @@ impl Catalog {
             match resource.subresource {
                 None => {
                     def.verbs.insert(verb.to_owned());
+                    if watches {
+                        def.verbs.insert("watch".to_owned());
+                    }
                 }
                 Some(sub) => {
                     def.subresources

@@ -73,9 +73,6 @@ impl Catalog {
         }
         for operation in &api.operations {
             let Some(resource) = &operation.resource else { continue };
-            if operation.deprecated {
-                continue;
-            }
             let Some(verb) = model_verb(&operation.action) else { continue };
             let def = catalog.entry(
                 &resource.gvk.group,
@@ -84,9 +81,14 @@ impl Catalog {
                 &resource.plural,
                 resource.scope == Scope::Namespaced,
             );
+            let watches = operation.action == ModelAction::List
+                && operation.query_params.iter().any(|q| q.name == "watch");
             match &resource.subresource {
                 None => {
                     def.verbs.insert(verb.to_owned());
+                    if watches {
+                        def.verbs.insert("watch".to_owned());
+                    }
                 }
                 Some(sub) => {
                     def.subresources.entry(sub.clone()).or_default().insert(verb.to_owned());
