@@ -2,6 +2,7 @@
 //! same resources, operations and types the generated crate has, so the binary serves any
 //! API the CLI or a build script could generate, with no generated code compiled in.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -44,16 +45,26 @@ impl Catalog {
         }
         let api = Arc::new(config.model().map_err(LoadError::Model)?);
         let mut catalog = Catalog::from_model(&api);
+        let mut crds: BTreeMap<String, Value> = BTreeMap::new();
         for input in inputs {
             let path = input.as_ref();
-            if path.extension().is_some_and(|e| e == "json") {
-                let text = std::fs::read(path).map_err(|e| LoadError::Io(path.to_owned(), e))?;
-                if let Ok(document) = serde_json::from_slice::<Value>(&text) {
-                    if let Some(key) = openapi_v3_key(&document) {
-                        catalog = catalog.openapi(key, document);
-                    }
+            let text = std::fs::read_to_string(path).map_err(|e| LoadError::Io(path.to_owned(), e))?;
+            let documents: Vec<Value> = if path.extension().is_some_and(|e| e == "json") {
+                serde_json::from_str(&text).map(|d| vec![d]).unwrap_or_default()
+            } else {
+                serde_saphyr::from_multiple(&text).unwrap_or_default()
+            };
+            for mut document in documents {
+                if let Some(key) = openapi_v3_key(&document) {
+                    declare_field_validation(&mut document);
+                    catalog = catalog.openapi(key, document);
+                } else if document.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition") {
+                    crd_document(&mut catalog, &mut crds, &document);
                 }
             }
+        }
+        for (key, document) in crds {
+            catalog.openapi.entry(key).or_insert_with(|| Arc::new(document));
         }
         Ok(catalog)
     }
@@ -186,6 +197,88 @@ fn openapi_v3_key(document: &Value) -> Option<String> {
     match keys.as_slice() {
         [one] => Some(one.clone()),
         _ => None,
+    }
+}
+
+/// What a real server publishes for a CustomResourceDefinition: its short names in
+/// discovery, and at `/openapi/v3/apis/<group>/<version>` each served version's schema (with
+/// its group-version-kind) and a PATCH operation that takes `fieldValidation`, which is what
+/// `kubectl explain` and `kubectl`'s validation read.
+fn crd_document(catalog: &mut Catalog, documents: &mut BTreeMap<String, Value>, crd: &Value) {
+    let text = |pointer: &str| crd.pointer(pointer).and_then(Value::as_str).unwrap_or("").to_owned();
+    let (group, kind, plural) = (text("/spec/group"), text("/spec/names/kind"), text("/spec/names/plural"));
+    let namespaced = text("/spec/scope") != "Cluster";
+    let short_names: Vec<String> = crd
+        .pointer("/spec/names/shortNames")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default();
+    let reversed: Vec<&str> = group.split('.').rev().collect();
+    for version in crd.pointer("/spec/versions").and_then(Value::as_array).into_iter().flatten() {
+        let Some(name) = version.get("name").and_then(Value::as_str) else { continue };
+        if version.get("served") == Some(&Value::Bool(false)) {
+            continue;
+        }
+        if let Some((_, def)) = catalog.find(&group, name, &plural) {
+            let (g, v, k) = (def.group.clone(), def.version.clone(), def.kind.clone());
+            catalog.entry(&g, &v, &k, &plural, namespaced).short_names.clone_from(&short_names);
+        }
+        let gvk = serde_json::json!({"group": group, "version": name, "kind": kind});
+        let mut schema = version
+            .pointer("/schema/openAPIV3Schema")
+            .cloned()
+            .unwrap_or_else(|| serde_json::json!({"type": "object"}));
+        if let Some(map) = schema.as_object_mut() {
+            map.insert("x-kubernetes-group-version-kind".into(), serde_json::json!([gvk]));
+        }
+        let schema_name = format!("{}.{name}.{kind}", reversed.join("."));
+        let scope = if namespaced { "namespaces/{namespace}/" } else { "" };
+        let path = format!("/apis/{group}/{name}/{scope}{plural}/{{name}}");
+        let document = documents.entry(format!("apis/{group}/{name}")).or_insert_with(|| {
+            serde_json::json!({
+                "openapi": "3.0.0",
+                "info": {"title": "CustomResourceDefinitions served by kubeforge-server", "version": name},
+                "paths": {},
+                "components": {"schemas": {}},
+            })
+        });
+        document["components"]["schemas"][&schema_name] = schema;
+        let reference = serde_json::json!({"content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{schema_name}")}}}});
+        document["paths"][&path] = serde_json::json!({
+            "get": {"x-kubernetes-action": "get", "x-kubernetes-group-version-kind": gvk, "responses": {"200": reference}},
+            "patch": {
+                "x-kubernetes-action": "patch",
+                "x-kubernetes-group-version-kind": gvk,
+                "parameters": [{"name": "fieldValidation", "in": "query", "schema": {"type": "string", "uniqueItems": true}}],
+                "responses": {"200": reference},
+            },
+        });
+    }
+}
+
+/// Adds the `fieldValidation` query parameter to every PATCH operation on a kind that does
+/// not list it (documents older than Kubernetes 1.25, OpenShift's). This server accepts it
+/// on every write, and `kubectl` reads it from `/openapi/v3` to decide that the server
+/// validates: otherwise it validates on the client against `/openapi/v2` in protobuf, which
+/// this server does not serve.
+fn declare_field_validation(document: &mut Value) {
+    let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) else { return };
+    for item in paths.values_mut() {
+        let Some(patch) = item.get_mut("patch").and_then(Value::as_object_mut) else { continue };
+        if !patch.contains_key("x-kubernetes-group-version-kind") {
+            continue;
+        }
+        let parameters = patch.entry("parameters").or_insert_with(|| Value::Array(Vec::new()));
+        let Some(list) = parameters.as_array_mut() else { continue };
+        if list.iter().any(|p| p.get("name").and_then(Value::as_str) == Some("fieldValidation")) {
+            continue;
+        }
+        list.push(serde_json::json!({
+            "name": "fieldValidation",
+            "in": "query",
+            "description": "Accepted by kubeforge-server (which keeps unknown fields, as the generated types do); added to the served document.",
+            "schema": {"type": "string", "uniqueItems": true}
+        }));
     }
 }
 

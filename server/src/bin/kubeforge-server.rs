@@ -20,8 +20,9 @@ struct Cli {
 enum Command {
     /// Serve the documents' resources until Ctrl-C or SIGTERM.
     Serve {
-        /// Serve every `.json`, `.yaml` and `.yml` document in this directory.
-        #[arg(long, conflicts_with = "inputs")]
+        /// Serve every `.json`, `.yaml` and `.yml` document in this directory (besides any
+        /// inputs).
+        #[arg(long)]
         schemas: Option<PathBuf>,
         /// Documents to serve (OpenAPI v3, Swagger 2.0, CRDs).
         inputs: Vec<PathBuf>,
