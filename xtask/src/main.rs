@@ -9,6 +9,7 @@ mod bench;
 mod mutants;
 mod peers;
 mod routes;
+mod serve;
 
 #[derive(Parser)]
 #[command(about = "kubeforge project tasks")]
@@ -71,6 +72,14 @@ enum Command {
         #[arg(long = "only")]
         only: Vec<String>,
     },
+    /// Run the in-memory API server (`kubeforge-server serve`) on schemas/ or the documents
+    /// given: `[--schemas DIR | inputs…] [--listen 127.0.0.1:0] [--kubeconfig FILE]`.
+    #[command(disable_help_flag = true)]
+    Serve {
+        /// Arguments for `kubeforge-server serve`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
     /// Regenerate generated/src from schemas/*.json, then build the generated crate.
     Regen {
         /// Write nothing; exit non-zero with a unified diff when generated/ is stale.
@@ -110,6 +119,7 @@ fn main() -> ExitCode {
         ),
         Command::Routes { json } => routes::run(&root, json),
         Command::Mutants { only } => mutants::run(&root, &only),
+        Command::Serve { args } => serve::run(&root, args),
         Command::Regen { check, no_build } => {
             let status = regen(&root, check);
             if check || no_build || status != ExitCode::SUCCESS {
