@@ -140,7 +140,8 @@ impl Catalog {
             let (Some(resource), Some(verb)) = (route.resource, verb(route.action)) else {
                 continue;
             };
-            let watches = route.action == Action::List && route.query.iter().any(|q| q.name == "watch");
+            let watches =
+                route.action == Action::List && route.query.iter().any(|q| q.name == "watch");
             let def = catalog.entry(
                 resource.group,
                 resource.version,
@@ -218,9 +219,17 @@ impl Catalog {
 
     /// Checks every body of a kind with `validator`.
     #[must_use]
-    pub fn validator(mut self, group: &str, version: &str, kind: &str, validator: Validator) -> Catalog {
-        self.validators
-            .insert((group.to_owned(), version.to_owned(), kind.to_owned()), validator);
+    pub fn validator(
+        mut self,
+        group: &str,
+        version: &str,
+        kind: &str,
+        validator: Validator,
+    ) -> Catalog {
+        self.validators.insert(
+            (group.to_owned(), version.to_owned(), kind.to_owned()),
+            validator,
+        );
         self
     }
 

@@ -66,7 +66,11 @@ pub fn group(catalog: &Catalog, name: &str) -> Option<Value> {
 /// The `APIResourceList` of a group-version.
 pub fn resources(catalog: &Catalog, group: &str, version: &str) -> Option<Value> {
     let mut list = Vec::new();
-    for def in catalog.resources().iter().filter(|r| r.group == group && r.version == version) {
+    for def in catalog
+        .resources()
+        .iter()
+        .filter(|r| r.group == group && r.version == version)
+    {
         let mut entry = json!({
             "name": def.plural,
             "singularName": def.singular(),
@@ -97,7 +101,11 @@ pub fn resources(catalog: &Catalog, group: &str, version: &str) -> Option<Value>
     if list.is_empty() {
         return None;
     }
-    let group_version = if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") };
+    let group_version = if group.is_empty() {
+        version.to_owned()
+    } else {
+        format!("{group}/{version}")
+    };
     Some(json!({
         "kind": "APIResourceList",
         "apiVersion": "v1",
@@ -138,9 +146,15 @@ fn versions_of(catalog: &Catalog, group: &str) -> Vec<String> {
 /// A sort key: `(stability, major, minor)`, higher is preferred; versions that do not look
 /// like Kubernetes versions sort last.
 fn priority(version: &str) -> (u8, u64, u64) {
-    let Some(rest) = version.strip_prefix('v') else { return (0, 0, 0) };
-    let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
-    let Ok(major) = rest[..digits].parse::<u64>() else { return (0, 0, 0) };
+    let Some(rest) = version.strip_prefix('v') else {
+        return (0, 0, 0);
+    };
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let Ok(major) = rest[..digits].parse::<u64>() else {
+        return (0, 0, 0);
+    };
     let tail = &rest[digits..];
     let (stability, minor) = if tail.is_empty() {
         (3, 0)
@@ -158,8 +172,19 @@ fn priority(version: &str) -> (u8, u64, u64) {
 mod tests {
     #[test]
     fn version_priority_follows_kubernetes() {
-        let mut versions = vec!["v1alpha1", "v2beta1", "v1", "v1beta2", "v2", "foo", "v1beta1"];
-        versions.sort_by(|a, b| super::priority(b).cmp(&super::priority(a)).then_with(|| a.cmp(b)));
-        assert_eq!(versions, ["v2", "v1", "v2beta1", "v1beta2", "v1beta1", "v1alpha1", "foo"]);
+        let mut versions = vec![
+            "v1alpha1", "v2beta1", "v1", "v1beta2", "v2", "foo", "v1beta1",
+        ];
+        versions.sort_by(|a, b| {
+            super::priority(b)
+                .cmp(&super::priority(a))
+                .then_with(|| a.cmp(b))
+        });
+        assert_eq!(
+            versions,
+            [
+                "v2", "v1", "v2beta1", "v1beta2", "v1beta1", "v1alpha1", "foo"
+            ]
+        );
     }
 }

@@ -48,9 +48,12 @@ impl Catalog {
         let mut crds: BTreeMap<String, Value> = BTreeMap::new();
         for input in inputs {
             let path = input.as_ref();
-            let text = std::fs::read_to_string(path).map_err(|e| LoadError::Io(path.to_owned(), e))?;
+            let text =
+                std::fs::read_to_string(path).map_err(|e| LoadError::Io(path.to_owned(), e))?;
             let documents: Vec<Value> = if path.extension().is_some_and(|e| e == "json") {
-                serde_json::from_str(&text).map(|d| vec![d]).unwrap_or_default()
+                serde_json::from_str(&text)
+                    .map(|d| vec![d])
+                    .unwrap_or_default()
             } else {
                 serde_saphyr::from_multiple(&text).unwrap_or_default()
             };
@@ -58,13 +61,18 @@ impl Catalog {
                 if let Some(key) = openapi_v3_key(&document) {
                     declare_field_validation(&mut document);
                     catalog = catalog.openapi(key, document);
-                } else if document.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition") {
+                } else if document.get("kind").and_then(Value::as_str)
+                    == Some("CustomResourceDefinition")
+                {
                     crd_document(&mut catalog, &mut crds, &document);
                 }
             }
         }
         for (key, document) in crds {
-            catalog.openapi.entry(key).or_insert_with(|| Arc::new(document));
+            catalog
+                .openapi
+                .entry(key)
+                .or_insert_with(|| Arc::new(document));
         }
         Ok(catalog)
     }
@@ -83,8 +91,12 @@ impl Catalog {
             );
         }
         for operation in &api.operations {
-            let Some(resource) = &operation.resource else { continue };
-            let Some(verb) = model_verb(&operation.action) else { continue };
+            let Some(resource) = &operation.resource else {
+                continue;
+            };
+            let Some(verb) = model_verb(&operation.action) else {
+                continue;
+            };
             let def = catalog.entry(
                 &resource.gvk.group,
                 &resource.gvk.version,
@@ -102,7 +114,10 @@ impl Catalog {
                     }
                 }
                 Some(sub) => {
-                    def.subresources.entry(sub.clone()).or_default().insert(verb.to_owned());
+                    def.subresources
+                        .entry(sub.clone())
+                        .or_default()
+                        .insert(verb.to_owned());
                 }
             }
         }
@@ -125,9 +140,10 @@ impl Catalog {
         }
         for (id, resource) in &api.resources {
             let gvk = &resource.gvk;
-            patch
-                .roots
-                .insert((gvk.group.clone(), gvk.version.clone(), gvk.kind.clone()), type_key(*id));
+            patch.roots.insert(
+                (gvk.group.clone(), gvk.version.clone(), gvk.kind.clone()),
+                type_key(*id),
+            );
             let api = api.clone();
             let id = *id;
             catalog = catalog.validator(
@@ -205,23 +221,48 @@ fn openapi_v3_key(document: &Value) -> Option<String> {
 /// its group-version-kind) and a PATCH operation that takes `fieldValidation`, which is what
 /// `kubectl explain` and `kubectl`'s validation read.
 fn crd_document(catalog: &mut Catalog, documents: &mut BTreeMap<String, Value>, crd: &Value) {
-    let text = |pointer: &str| crd.pointer(pointer).and_then(Value::as_str).unwrap_or("").to_owned();
-    let (group, kind, plural) = (text("/spec/group"), text("/spec/names/kind"), text("/spec/names/plural"));
+    let text = |pointer: &str| {
+        crd.pointer(pointer)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    let (group, kind, plural) = (
+        text("/spec/group"),
+        text("/spec/names/kind"),
+        text("/spec/names/plural"),
+    );
     let namespaced = text("/spec/scope") != "Cluster";
     let short_names: Vec<String> = crd
         .pointer("/spec/names/shortNames")
         .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default();
     let reversed: Vec<&str> = group.split('.').rev().collect();
-    for version in crd.pointer("/spec/versions").and_then(Value::as_array).into_iter().flatten() {
-        let Some(name) = version.get("name").and_then(Value::as_str) else { continue };
+    for version in crd
+        .pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let Some(name) = version.get("name").and_then(Value::as_str) else {
+            continue;
+        };
         if version.get("served") == Some(&Value::Bool(false)) {
             continue;
         }
         if let Some((_, def)) = catalog.find(&group, name, &plural) {
             let (g, v, k) = (def.group.clone(), def.version.clone(), def.kind.clone());
-            catalog.entry(&g, &v, &k, &plural, namespaced).short_names.clone_from(&short_names);
+            catalog
+                .entry(&g, &v, &k, &plural, namespaced)
+                .short_names
+                .clone_from(&short_names);
         }
         let gvk = serde_json::json!({"group": group, "version": name, "kind": kind});
         let mut schema = version
@@ -229,10 +270,17 @@ fn crd_document(catalog: &mut Catalog, documents: &mut BTreeMap<String, Value>, 
             .cloned()
             .unwrap_or_else(|| serde_json::json!({"type": "object"}));
         if let Some(map) = schema.as_object_mut() {
-            map.insert("x-kubernetes-group-version-kind".into(), serde_json::json!([gvk]));
+            map.insert(
+                "x-kubernetes-group-version-kind".into(),
+                serde_json::json!([gvk]),
+            );
         }
         let schema_name = format!("{}.{name}.{kind}", reversed.join("."));
-        let scope = if namespaced { "namespaces/{namespace}/" } else { "" };
+        let scope = if namespaced {
+            "namespaces/{namespace}/"
+        } else {
+            ""
+        };
         let path = format!("/apis/{group}/{name}/{scope}{plural}/{{name}}");
         let document = documents.entry(format!("apis/{group}/{name}")).or_insert_with(|| {
             serde_json::json!({
@@ -262,15 +310,26 @@ fn crd_document(catalog: &mut Catalog, documents: &mut BTreeMap<String, Value>, 
 /// validates: otherwise it validates on the client against `/openapi/v2` in protobuf, which
 /// this server does not serve.
 fn declare_field_validation(document: &mut Value) {
-    let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) else { return };
+    let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
     for item in paths.values_mut() {
-        let Some(patch) = item.get_mut("patch").and_then(Value::as_object_mut) else { continue };
+        let Some(patch) = item.get_mut("patch").and_then(Value::as_object_mut) else {
+            continue;
+        };
         if !patch.contains_key("x-kubernetes-group-version-kind") {
             continue;
         }
-        let parameters = patch.entry("parameters").or_insert_with(|| Value::Array(Vec::new()));
-        let Some(list) = parameters.as_array_mut() else { continue };
-        if list.iter().any(|p| p.get("name").and_then(Value::as_str) == Some("fieldValidation")) {
+        let parameters = patch
+            .entry("parameters")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        let Some(list) = parameters.as_array_mut() else {
+            continue;
+        };
+        if list
+            .iter()
+            .any(|p| p.get("name").and_then(Value::as_str) == Some("fieldValidation"))
+        {
             continue;
         }
         list.push(serde_json::json!({
@@ -285,7 +344,13 @@ fn declare_field_validation(document: &mut Value) {
 const MAX_DEPTH: usize = 64;
 
 /// Checks `value` against `shape`; the error names the JSON path and what was expected.
-fn check(api: &ApiSet, shape: &Shape, value: &Value, path: &mut String, depth: usize) -> Result<(), String> {
+fn check(
+    api: &ApiSet,
+    shape: &Shape,
+    value: &Value,
+    path: &mut String,
+    depth: usize,
+) -> Result<(), String> {
     if depth > MAX_DEPTH {
         return Err(format!("{}: nested too deeply", display(path)));
     }
@@ -293,24 +358,38 @@ fn check(api: &ApiSet, shape: &Shape, value: &Value, path: &mut String, depth: u
         if ok {
             Ok(())
         } else {
-            Err(format!("{}: Invalid value: {}: expected {what}", display(path), brief(value)))
+            Err(format!(
+                "{}: Invalid value: {}: expected {what}",
+                display(path),
+                brief(value)
+            ))
         }
     };
     match shape {
         Shape::Bool => expect(value.is_boolean(), "a boolean"),
-        Shape::I32 => expect(value.as_i64().is_some_and(|n| i32::try_from(n).is_ok()), "a 32-bit integer"),
+        Shape::I32 => expect(
+            value.as_i64().is_some_and(|n| i32::try_from(n).is_ok()),
+            "a 32-bit integer",
+        ),
         Shape::I64 => expect(value.is_i64(), "an integer"),
-        Shape::U32 => expect(value.as_u64().is_some_and(|n| u32::try_from(n).is_ok()), "an unsigned 32-bit integer"),
+        Shape::U32 => expect(
+            value.as_u64().is_some_and(|n| u32::try_from(n).is_ok()),
+            "an unsigned 32-bit integer",
+        ),
         Shape::U64 => expect(value.is_u64(), "an unsigned integer"),
         Shape::F64 => expect(value.is_number(), "a number"),
         Shape::String => expect(value.is_string(), "a string"),
         Shape::Runtime(runtime) => match runtime {
             RuntimeType::Quantity => expect(value.is_string() || value.is_number(), "a quantity"),
-            RuntimeType::IntOrString => expect(value.is_string() || value.is_i64(), "an integer or a string"),
+            RuntimeType::IntOrString => expect(
+                value.is_string() || value.is_i64(),
+                "an integer or a string",
+            ),
             RuntimeType::Number => expect(value.is_number(), "a number"),
-            RuntimeType::Time | RuntimeType::MicroTime | RuntimeType::DateTime | RuntimeType::ByteString => {
-                expect(value.is_string(), "a string")
-            }
+            RuntimeType::Time
+            | RuntimeType::MicroTime
+            | RuntimeType::DateTime
+            | RuntimeType::ByteString => expect(value.is_string(), "a string"),
         },
         Shape::Json => Ok(()),
         Shape::Nullable(inner) => {
@@ -321,7 +400,9 @@ fn check(api: &ApiSet, shape: &Shape, value: &Value, path: &mut String, depth: u
             }
         }
         Shape::Vec(inner) => {
-            let Some(items) = value.as_array() else { return expect(false, "a list") };
+            let Some(items) = value.as_array() else {
+                return expect(false, "a list");
+            };
             for (i, item) in items.iter().enumerate() {
                 let len = path.len();
                 path.push_str(&format!("[{i}]"));
@@ -331,7 +412,9 @@ fn check(api: &ApiSet, shape: &Shape, value: &Value, path: &mut String, depth: u
             Ok(())
         }
         Shape::Map(inner) => {
-            let Some(map) = value.as_object() else { return expect(false, "an object") };
+            let Some(map) = value.as_object() else {
+                return expect(false, "an object");
+            };
             for (key, item) in map {
                 let len = path.len();
                 path.push_str(&format!("[{key}]"));
@@ -342,7 +425,9 @@ fn check(api: &ApiSet, shape: &Shape, value: &Value, path: &mut String, depth: u
         }
         Shape::Ref(id) => match &api.get(*id).kind {
             TypeKind::Struct(fields) => {
-                let Some(map) = value.as_object() else { return expect(false, "an object") };
+                let Some(map) = value.as_object() else {
+                    return expect(false, "an object");
+                };
                 for field in fields {
                     if field.role == FieldRole::Extra {
                         continue;
@@ -387,4 +472,3 @@ fn brief(value: &Value) -> String {
         text
     }
 }
-

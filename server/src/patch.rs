@@ -100,7 +100,9 @@ pub fn strategic(target: &mut Value, patch: &Value, schema: &PatchSchema, ty: Op
             continue;
         }
         if let Some(field) = key.strip_prefix("$deleteFromPrimitiveList/") {
-            if let (Some(Value::Array(list)), Value::Array(remove)) = (target_map.get_mut(field), value) {
+            if let (Some(Value::Array(list)), Value::Array(remove)) =
+                (target_map.get_mut(field), value)
+            {
                 list.retain(|item| !remove.contains(item));
             }
             continue;
@@ -110,7 +112,9 @@ pub fn strategic(target: &mut Value, patch: &Value, schema: &PatchSchema, ty: Op
             Value::Null => {
                 target_map.remove(key);
             }
-            Value::Object(inner) if inner.get("$patch").and_then(Value::as_str) == Some("delete") => {
+            Value::Object(inner)
+                if inner.get("$patch").and_then(Value::as_str) == Some("delete") =>
+            {
                 target_map.remove(key);
             }
             Value::Object(_) => {
@@ -153,13 +157,19 @@ fn cleaned(value: &Value, schema: &PatchSchema, ty: Option<&str>) -> Value {
     }
 }
 
-fn merge_lists(mut current: Vec<Value>, patch: &[Value], meta: &PatchField, schema: &PatchSchema) -> Vec<Value> {
+fn merge_lists(
+    mut current: Vec<Value>,
+    patch: &[Value],
+    meta: &PatchField,
+    schema: &PatchSchema,
+) -> Vec<Value> {
     let key = meta.merge_key.as_deref();
     for item in patch {
         match (key, item) {
             (Some(key), Value::Object(fields)) => {
                 let id = fields.get(key);
-                let position = id.and_then(|id| current.iter().position(|c| c.get(key) == Some(id)));
+                let position =
+                    id.and_then(|id| current.iter().position(|c| c.get(key) == Some(id)));
                 if is_delete_directive(item) {
                     if let Some(i) = position {
                         current.remove(i);
@@ -191,7 +201,10 @@ mod tests {
         let mut schema = PatchSchema::default();
         schema.types.entry("Pod".into()).or_default().insert(
             "spec".into(),
-            PatchField { ty: Some("PodSpec".into()), ..PatchField::default() },
+            PatchField {
+                ty: Some("PodSpec".into()),
+                ..PatchField::default()
+            },
         );
         schema.types.entry("PodSpec".into()).or_default().insert(
             "containers".into(),
@@ -214,7 +227,14 @@ mod tests {
 
     fn smp(target: Value, patch: Value) -> Value {
         let mut target = target;
-        apply(PatchKind::Strategic, &mut target, patch.to_string().as_bytes(), &pod_schema(), Some("Pod")).unwrap();
+        apply(
+            PatchKind::Strategic,
+            &mut target,
+            patch.to_string().as_bytes(),
+            &pod_schema(),
+            Some("Pod"),
+        )
+        .unwrap();
         target
     }
 
@@ -222,32 +242,76 @@ mod tests {
     fn strategic_lists_merge_by_key_and_others_are_replaced() {
         let pod = json!({"metadata": {"labels": {"a": "1", "b": "2"}, "finalizers": ["x"]},
             "spec": {"containers": [{"name": "app", "image": "v1"}, {"name": "side", "image": "s"}]}});
-        let patched = smp(pod.clone(), json!({
-            "metadata": {"labels": {"b": null, "c": "3"}, "finalizers": ["y"]},
-            "spec": {"containers": [{"name": "app", "image": "v2"}, {"name": "new", "image": "n"}]}
-        }));
-        assert_eq!(patched, json!({"metadata": {"labels": {"a": "1", "c": "3"}, "finalizers": ["y"]},
-            "spec": {"containers": [{"name": "app", "image": "v2"}, {"name": "side", "image": "s"}, {"name": "new", "image": "n"}]}}));
-        let deleted = smp(pod, json!({"spec": {"containers": [{"name": "side", "$patch": "delete"}]}}));
-        assert_eq!(deleted["spec"]["containers"], json!([{"name": "app", "image": "v1"}]));
+        let patched = smp(
+            pod.clone(),
+            json!({
+                "metadata": {"labels": {"b": null, "c": "3"}, "finalizers": ["y"]},
+                "spec": {"containers": [{"name": "app", "image": "v2"}, {"name": "new", "image": "n"}]}
+            }),
+        );
+        assert_eq!(
+            patched,
+            json!({"metadata": {"labels": {"a": "1", "c": "3"}, "finalizers": ["y"]},
+            "spec": {"containers": [{"name": "app", "image": "v2"}, {"name": "side", "image": "s"}, {"name": "new", "image": "n"}]}})
+        );
+        let deleted = smp(
+            pod,
+            json!({"spec": {"containers": [{"name": "side", "$patch": "delete"}]}}),
+        );
+        assert_eq!(
+            deleted["spec"]["containers"],
+            json!([{"name": "app", "image": "v1"}])
+        );
     }
 
     #[test]
     fn strategic_directives() {
         let pod = json!({"spec": {"containers": [{"name": "app", "image": "v1", "args": ["a"]}]}});
-        let replaced = smp(pod.clone(), json!({"spec": {"$patch": "replace", "containers": []}}));
+        let replaced = smp(
+            pod.clone(),
+            json!({"spec": {"$patch": "replace", "containers": []}}),
+        );
         assert_eq!(replaced, json!({"spec": {"containers": []}}));
-        let retained = smp(pod, json!({"spec": {"containers": [{"name": "app", "$retainKeys": ["name", "image"], "image": "v3"}]}}));
-        assert_eq!(retained["spec"]["containers"], json!([{"name": "app", "image": "v3"}]));
+        let retained = smp(
+            pod,
+            json!({"spec": {"containers": [{"name": "app", "$retainKeys": ["name", "image"], "image": "v3"}]}}),
+        );
+        assert_eq!(
+            retained["spec"]["containers"],
+            json!([{"name": "app", "image": "v3"}])
+        );
     }
 
     #[test]
     fn merge_and_json_patch() {
         let mut object = json!({"a": {"b": 1, "c": [1, 2]}});
-        apply(PatchKind::Merge, &mut object, br#"{"a": {"b": null, "c": [3]}}"#, &PatchSchema::default(), None).unwrap();
+        apply(
+            PatchKind::Merge,
+            &mut object,
+            br#"{"a": {"b": null, "c": [3]}}"#,
+            &PatchSchema::default(),
+            None,
+        )
+        .unwrap();
         assert_eq!(object, json!({"a": {"c": [3]}}));
-        apply(PatchKind::Json, &mut object, br#"[{"op": "add", "path": "/a/c/-", "value": 4}]"#, &PatchSchema::default(), None).unwrap();
+        apply(
+            PatchKind::Json,
+            &mut object,
+            br#"[{"op": "add", "path": "/a/c/-", "value": 4}]"#,
+            &PatchSchema::default(),
+            None,
+        )
+        .unwrap();
         assert_eq!(object, json!({"a": {"c": [3, 4]}}));
-        assert!(apply(PatchKind::Json, &mut object, br#"[{"op": "test", "path": "/a/c/0", "value": 9}]"#, &PatchSchema::default(), None).is_err());
+        assert!(
+            apply(
+                PatchKind::Json,
+                &mut object,
+                br#"[{"op": "test", "path": "/a/c/0", "value": 9}]"#,
+                &PatchSchema::default(),
+                None
+            )
+            .is_err()
+        );
     }
 }

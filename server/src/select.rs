@@ -37,7 +37,9 @@ impl LabelSelector {
             Requirement::Exists(key) => get(key).is_some(),
             Requirement::NotExists(key) => get(key).is_none(),
             Requirement::In(key, values) => get(key).is_some_and(|v| values.iter().any(|x| x == v)),
-            Requirement::NotIn(key, values) => get(key).is_none_or(|v| values.iter().all(|x| x != v)),
+            Requirement::NotIn(key, values) => {
+                get(key).is_none_or(|v| values.iter().all(|x| x != v))
+            }
         })
     }
 }
@@ -91,7 +93,9 @@ fn parse_requirement(part: &str) -> Result<Requirement, String> {
         let inner = list
             .strip_prefix('(')
             .and_then(|l| l.strip_suffix(')'))
-            .ok_or_else(|| format!("unable to parse requirement: {part:?}: expected a parenthesised list"))?;
+            .ok_or_else(|| {
+                format!("unable to parse requirement: {part:?}: expected a parenthesised list")
+            })?;
         let values = inner.split(',').map(|v| v.trim().to_owned()).collect();
         let key = check_key(key)?;
         return Ok(if negated {
@@ -178,11 +182,25 @@ mod tests {
             "",
         ];
         for text in yes {
-            assert!(LabelSelector::parse(text).unwrap().matches(Some(&labels)), "{text}");
+            assert!(
+                LabelSelector::parse(text).unwrap().matches(Some(&labels)),
+                "{text}"
+            );
         }
-        let no = ["app=db", "env!=dev", "tier in (back)", "tier notin (front,x)", "legacy", "!app", "app=web,legacy"];
+        let no = [
+            "app=db",
+            "env!=dev",
+            "tier in (back)",
+            "tier notin (front,x)",
+            "legacy",
+            "!app",
+            "app=web,legacy",
+        ];
         for text in no {
-            assert!(!LabelSelector::parse(text).unwrap().matches(Some(&labels)), "{text}");
+            assert!(
+                !LabelSelector::parse(text).unwrap().matches(Some(&labels)),
+                "{text}"
+            );
         }
         assert!(LabelSelector::parse("x notin (a)").unwrap().matches(None));
         assert!(LabelSelector::parse("tier in front").is_err());
@@ -192,9 +210,21 @@ mod tests {
     #[test]
     fn field_selectors_take_name_and_namespace_only() {
         let object = json!({"metadata": {"name": "a", "namespace": "ns"}});
-        assert!(FieldSelector::parse("metadata.name=a").unwrap().matches(&object));
-        assert!(FieldSelector::parse("metadata.namespace!=other,metadata.name==a").unwrap().matches(&object));
-        assert!(!FieldSelector::parse("metadata.name=b").unwrap().matches(&object));
+        assert!(
+            FieldSelector::parse("metadata.name=a")
+                .unwrap()
+                .matches(&object)
+        );
+        assert!(
+            FieldSelector::parse("metadata.namespace!=other,metadata.name==a")
+                .unwrap()
+                .matches(&object)
+        );
+        assert!(
+            !FieldSelector::parse("metadata.name=b")
+                .unwrap()
+                .matches(&object)
+        );
         assert!(FieldSelector::parse("spec.nodeName=x").is_err());
     }
 }

@@ -15,7 +15,11 @@ use crate::server::Server;
 /// Serves `server` on `listener` until `shutdown` completes; then stops accepting and ends
 /// every open connection (watches included). Each connection is a task; a client that goes
 /// away ends its task and its watches.
-pub async fn serve(server: Server, listener: TcpListener, shutdown: impl Future<Output = ()>) -> io::Result<()> {
+pub async fn serve(
+    server: Server,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
     let mut connections = JoinSet::new();
     tokio::pin!(shutdown);
     loop {

@@ -182,9 +182,17 @@ impl Server {
         }
     }
 
-    fn target(&self, group: &str, version: &str, rest: &[&str], path: &str) -> Result<Target, Failure> {
+    fn target(
+        &self,
+        group: &str,
+        version: &str,
+        rest: &[&str],
+        path: &str,
+    ) -> Result<Target, Failure> {
         let (namespace, rest) = match rest {
-            ["namespaces", namespace, rest @ ..] if !rest.is_empty() => (Some(decode(namespace)?), rest),
+            ["namespaces", namespace, rest @ ..] if !rest.is_empty() => {
+                (Some(decode(namespace)?), rest)
+            }
             _ => (None, rest),
         };
         let (plural, name, subresource) = match rest {
@@ -217,7 +225,12 @@ impl Server {
         })
     }
 
-    fn resource(&self, parts: &http::request::Parts, body: &[u8], target: &Target) -> Result<Response<Body>, Failure> {
+    fn resource(
+        &self,
+        parts: &http::request::Parts,
+        body: &[u8],
+        target: &Target,
+    ) -> Result<Response<Body>, Failure> {
         let def = &self.shared.catalog.resources[target.index];
         let query = Query::parse(parts.uri.query().unwrap_or(""));
         let watching = query.flag("watch");
@@ -237,7 +250,10 @@ impl Server {
             Some(sub) => def.subresources.get(sub),
         };
         if !verbs.is_some_and(|v| v.contains(verb)) {
-            return Err(Failure::method_not_allowed(parts.method.as_str(), parts.uri.path()));
+            return Err(Failure::method_not_allowed(
+                parts.method.as_str(),
+                parts.uri.path(),
+            ));
         }
         let namespace = target.namespace.as_deref();
         let sub = target.subresource.as_deref();
@@ -247,12 +263,23 @@ impl Server {
             ("create", _) => self.create(target.index, namespace.unwrap_or(""), body, &query),
             ("get", Some(name)) => {
                 let object = self.get(target.index, namespace.unwrap_or(""), name)?;
-                let object = if sub == Some("scale") { scale_of(&object) } else { (*object).clone() };
+                let object = if sub == Some("scale") {
+                    scale_of(&object)
+                } else {
+                    (*object).clone()
+                };
                 Ok(json_response(StatusCode::OK, &object))
             }
             ("update", Some(name)) => {
                 let body = parse_body(body)?;
-                self.update(target.index, namespace.unwrap_or(""), name, sub, body, &query)
+                self.update(
+                    target.index,
+                    namespace.unwrap_or(""),
+                    name,
+                    sub,
+                    body,
+                    &query,
+                )
             }
             ("patch", Some(name)) => {
                 let content_type = parts
@@ -260,11 +287,26 @@ impl Server {
                     .get(header::CONTENT_TYPE)
                     .and_then(|v| v.to_str().ok())
                     .unwrap_or("");
-                self.patch(target.index, namespace.unwrap_or(""), name, sub, content_type, body, &query)
+                self.patch(
+                    target.index,
+                    namespace.unwrap_or(""),
+                    name,
+                    sub,
+                    content_type,
+                    body,
+                    &query,
+                )
             }
-            ("delete", Some(name)) => self.delete(target.index, namespace.unwrap_or(""), name, body, &query),
-            ("deletecollection", _) => self.delete_collection(target.index, namespace, body, &query),
-            _ => Err(Failure::method_not_allowed(parts.method.as_str(), parts.uri.path())),
+            ("delete", Some(name)) => {
+                self.delete(target.index, namespace.unwrap_or(""), name, body, &query)
+            }
+            ("deletecollection", _) => {
+                self.delete_collection(target.index, namespace, body, &query)
+            }
+            _ => Err(Failure::method_not_allowed(
+                parts.method.as_str(),
+                parts.uri.path(),
+            )),
         }
     }
 
@@ -280,16 +322,25 @@ impl Server {
             .ok_or_else(|| Failure::not_found(&def.group, &def.plural, name))
     }
 
-    fn list(&self, index: usize, namespace: Option<&str>, query: &Query) -> Result<Response<Body>, Failure> {
+    fn list(
+        &self,
+        index: usize,
+        namespace: Option<&str>,
+        query: &Query,
+    ) -> Result<Response<Body>, Failure> {
         let def = self.def(index);
         let filter = Filter::new(namespace, query)?;
-        let limit = query.get("limit").and_then(|l| l.parse::<usize>().ok()).filter(|l| *l > 0);
+        let limit = query
+            .get("limit")
+            .and_then(|l| l.parse::<usize>().ok())
+            .filter(|l| *l > 0);
         let state = self.shared.lock();
         let start: Option<Key> = match query.get("continue").filter(|c| !c.is_empty()) {
             None => None,
             Some(token) => {
-                let (rv, key) = decode_continue(token)
-                    .ok_or_else(|| Failure::bad_request(format!("invalid continue token {token:?}")))?;
+                let (rv, key) = decode_continue(token).ok_or_else(|| {
+                    Failure::bad_request(format!("invalid continue token {token:?}"))
+                })?;
                 if rv < state.compacted {
                     return Err(Failure::gone(
                         "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
@@ -300,7 +351,8 @@ impl Server {
         };
         let objects = &state.objects[index];
         let range = match &start {
-            Some(key) => objects.range::<Key, _>((std::ops::Bound::Excluded(key), std::ops::Bound::Unbounded)),
+            Some(key) => objects
+                .range::<Key, _>((std::ops::Bound::Excluded(key), std::ops::Bound::Unbounded)),
             None => objects.range::<Key, _>(..),
         };
         let mut items = Vec::new();
@@ -318,11 +370,11 @@ impl Server {
             last = Some(key.clone());
         }
         let mut metadata = json!({"resourceVersion": state.rv.to_string()});
-        if remaining > 0 {
-            if let Some(last) = last {
-                metadata["continue"] = Value::from(encode_continue(state.rv, &last));
-                metadata["remainingItemCount"] = Value::from(remaining);
-            }
+        if remaining > 0
+            && let Some(last) = last
+        {
+            metadata["continue"] = Value::from(encode_continue(state.rv, &last));
+            metadata["remainingItemCount"] = Value::from(remaining);
         }
         drop(state);
         let list = json!({
@@ -334,18 +386,30 @@ impl Server {
         Ok(json_response(StatusCode::OK, &list))
     }
 
-    fn watch(&self, index: usize, namespace: Option<&str>, query: &Query) -> Result<Response<Body>, Failure> {
+    fn watch(
+        &self,
+        index: usize,
+        namespace: Option<&str>,
+        query: &Query,
+    ) -> Result<Response<Body>, Failure> {
         let filter = Filter::new(namespace, query)?;
         let request = watch::Request::new(index, filter, query)?;
         let receiver = watch::start(self.shared.clone(), request);
         let mut response = Response::new(Body::stream(receiver));
-        response
-            .headers_mut()
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
         Ok(response)
     }
 
-    fn create(&self, index: usize, namespace: &str, body: &[u8], query: &Query) -> Result<Response<Body>, Failure> {
+    fn create(
+        &self,
+        index: usize,
+        namespace: &str,
+        body: &[u8],
+        query: &Query,
+    ) -> Result<Response<Body>, Failure> {
         let def = self.def(index);
         let mut object = self.check(index, parse_body(body)?)?;
         let meta = metadata_mut(&mut object);
@@ -353,18 +417,30 @@ impl Server {
             Some(name) if !name.is_empty() => name.to_owned(),
             _ => match meta.get("generateName").and_then(Value::as_str) {
                 Some(prefix) if !prefix.is_empty() => format!("{prefix}{}", self.suffix()),
-                _ => return Err(Failure::invalid(&def.kind, "", "metadata.name: Required value: name or generateName is required")),
+                _ => {
+                    return Err(Failure::invalid(
+                        &def.kind,
+                        "",
+                        "metadata.name: Required value: name or generateName is required",
+                    ));
+                }
             },
         };
         meta.insert("name".into(), Value::from(name.clone()));
         self.place(def, meta, namespace)?;
-        for key in ["deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "uid", "creationTimestamp"] {
+        for key in [
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "resourceVersion",
+            "uid",
+            "creationTimestamp",
+        ] {
             meta.remove(key);
         }
-        if def.has_status() {
-            if let Some(map) = object.as_object_mut() {
-                map.remove("status");
-            }
+        if def.has_status()
+            && let Some(map) = object.as_object_mut()
+        {
+            map.remove("status");
         }
         let key = (namespace.to_owned(), name.clone());
         if query.dry_run() {
@@ -390,26 +466,56 @@ impl Server {
         Ok(json_response(StatusCode::CREATED, &object))
     }
 
-    fn update(&self, index: usize, namespace: &str, name: &str, sub: Option<&str>, body: Value, query: &Query) -> Result<Response<Body>, Failure> {
+    fn update(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        sub: Option<&str>,
+        body: Value,
+        query: &Query,
+    ) -> Result<Response<Body>, Failure> {
         let def = self.def(index);
-        let body = if sub == Some("scale") { body } else { self.check(index, body)? };
-        let body_name = body.pointer("/metadata/name").and_then(Value::as_str).unwrap_or(name);
+        let body = if sub == Some("scale") {
+            body
+        } else {
+            self.check(index, body)?
+        };
+        let body_name = body
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or(name);
         if body_name != name {
             return Err(Failure::bad_request(format!(
                 "the name of the object ({body_name}) does not match the name on the URL ({name})"
             )));
         }
         let old = self.get(index, namespace, name)?;
-        if let Some(rv) = body.pointer("/metadata/resourceVersion").and_then(Value::as_str) {
-            if !rv.is_empty() && Some(rv) != old.pointer("/metadata/resourceVersion").and_then(Value::as_str) {
-                return Err(stale(def, name));
-            }
+        if let Some(rv) = body
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str)
+            && !rv.is_empty()
+            && Some(rv)
+                != old
+                    .pointer("/metadata/resourceVersion")
+                    .and_then(Value::as_str)
+        {
+            return Err(stale(def, name));
         }
         self.commit(index, namespace, name, &old, body, sub, query)
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn patch(&self, index: usize, namespace: &str, name: &str, sub: Option<&str>, content_type: &str, body: &[u8], query: &Query) -> Result<Response<Body>, Failure> {
+    fn patch(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        sub: Option<&str>,
+        content_type: &str,
+        body: &[u8],
+        query: &Query,
+    ) -> Result<Response<Body>, Failure> {
         let def = self.def(index);
         let kind = PatchKind::from_content_type(content_type).ok_or_else(|| {
             Failure::unsupported_media_type(format!(
@@ -422,16 +528,28 @@ impl Server {
             ));
         }
         let old = self.get(index, namespace, name)?;
-        let mut patched = if sub == Some("scale") { scale_of(&old) } else { (*old).clone() };
+        let mut patched = if sub == Some("scale") {
+            scale_of(&old)
+        } else {
+            (*old).clone()
+        };
         let root = self.shared.catalog.patch_root(def);
         patch::apply(kind, &mut patched, body, &self.shared.catalog.patch, root)
             .map_err(|message| Failure::invalid(&def.kind, name, message))?;
-        let old_rv = old.pointer("/metadata/resourceVersion").and_then(Value::as_str);
-        let new_rv = patched.pointer("/metadata/resourceVersion").and_then(Value::as_str);
+        let old_rv = old
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str);
+        let new_rv = patched
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str);
         if new_rv.is_some_and(|rv| Some(rv) != old_rv) {
             return Err(stale(def, name));
         }
-        let patched = if sub == Some("scale") { patched } else { self.check(index, patched)? };
+        let patched = if sub == Some("scale") {
+            patched
+        } else {
+            self.check(index, patched)?
+        };
         self.commit(index, namespace, name, &old, patched, sub, query)
     }
 
@@ -442,7 +560,16 @@ impl Server {
     /// changes nothing makes no new version; an object being deleted whose last finalizer
     /// is removed is deleted.
     #[allow(clippy::too_many_arguments)]
-    fn commit(&self, index: usize, namespace: &str, name: &str, old: &Arc<Value>, new: Value, sub: Option<&str>, query: &Query) -> Result<Response<Body>, Failure> {
+    fn commit(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        old: &Arc<Value>,
+        new: Value,
+        sub: Option<&str>,
+        query: &Query,
+    ) -> Result<Response<Body>, Failure> {
         let def = self.def(index);
         let mut result: Value = match sub {
             Some("status") => {
@@ -452,7 +579,10 @@ impl Server {
             }
             Some("scale") => {
                 let mut result = (**old).clone();
-                let replicas = new.pointer("/spec/replicas").cloned().unwrap_or(Value::from(0));
+                let replicas = new
+                    .pointer("/spec/replicas")
+                    .cloned()
+                    .unwrap_or(Value::from(0));
                 if let Some(spec) = result.get_mut("spec").and_then(Value::as_object_mut) {
                     spec.insert("replicas".into(), replicas);
                 } else if let Some(map) = result.as_object_mut() {
@@ -467,7 +597,15 @@ impl Server {
                 }
                 let old_meta = old.get("metadata").and_then(Value::as_object);
                 let meta = metadata_mut(&mut result);
-                for key in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "name", "namespace"] {
+                for key in [
+                    "uid",
+                    "creationTimestamp",
+                    "deletionTimestamp",
+                    "deletionGracePeriodSeconds",
+                    "generation",
+                    "name",
+                    "namespace",
+                ] {
                     match old_meta.and_then(|m| m.get(key)) {
                         Some(value) => meta.insert(key.into(), value.clone()),
                         None => meta.remove(key),
@@ -478,20 +616,33 @@ impl Server {
         };
         let spec_changed = without_meta_and_status(&result) != without_meta_and_status(old);
         let meta = metadata_mut(&mut result);
-        meta.insert("resourceVersion".into(), old.pointer("/metadata/resourceVersion").cloned().unwrap_or(Value::Null));
+        meta.insert(
+            "resourceVersion".into(),
+            old.pointer("/metadata/resourceVersion")
+                .cloned()
+                .unwrap_or(Value::Null),
+        );
         if spec_changed {
-            let generation = old.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0);
+            let generation = old
+                .pointer("/metadata/generation")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
             meta.insert("generation".into(), Value::from(generation + 1));
         }
         let status = StatusCode::OK;
         if result == **old {
-            let shown = if sub == Some("scale") { scale_of(old) } else { (**old).clone() };
+            let shown = if sub == Some("scale") {
+                scale_of(old)
+            } else {
+                (**old).clone()
+            };
             return Ok(json_response(status, &shown));
         }
         if query.dry_run() {
             return Ok(json_response(status, &result));
         }
-        let finalized = result.pointer("/metadata/deletionTimestamp").is_some() && finalizers(&result).is_empty();
+        let finalized = result.pointer("/metadata/deletionTimestamp").is_some()
+            && finalizers(&result).is_empty();
         let key = (namespace.to_owned(), name.to_owned());
         let mut state = self.shared.lock();
         let current = state.objects[index].get(&key).cloned();
@@ -506,22 +657,49 @@ impl Server {
             state.record(index, EventType::Deleted, object.clone(), Some(old.clone()));
         } else {
             state.objects[index].insert(key, object.clone());
-            state.record(index, EventType::Modified, object.clone(), Some(old.clone()));
+            state.record(
+                index,
+                EventType::Modified,
+                object.clone(),
+                Some(old.clone()),
+            );
         }
         self.notify(state);
-        let shown = if sub == Some("scale") { scale_of(&object) } else { (*object).clone() };
+        let shown = if sub == Some("scale") {
+            scale_of(&object)
+        } else {
+            (*object).clone()
+        };
         Ok(json_response(status, &shown))
     }
 
-    fn delete(&self, index: usize, namespace: &str, name: &str, body: &[u8], query: &Query) -> Result<Response<Body>, Failure> {
-        let options = if body.iter().all(u8::is_ascii_whitespace) { Value::Null } else { parse_body(body)? };
+    fn delete(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        body: &[u8],
+        query: &Query,
+    ) -> Result<Response<Body>, Failure> {
+        let options = if body.iter().all(u8::is_ascii_whitespace) {
+            Value::Null
+        } else {
+            parse_body(body)?
+        };
         let (code, value) = self.delete_one(index, namespace, name, &options, query)?;
         Ok(json_response(code, &value))
     }
 
     /// Deletes one object: with finalizers it only gets its `deletionTimestamp` (and the
     /// answer is the object); without, it is removed (and the answer is a `Status`).
-    fn delete_one(&self, index: usize, namespace: &str, name: &str, options: &Value, query: &Query) -> Result<(StatusCode, Value), Failure> {
+    fn delete_one(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        options: &Value,
+        query: &Query,
+    ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
         let key = (namespace.to_owned(), name.to_owned());
         let mut state = self.shared.lock();
@@ -530,16 +708,31 @@ impl Server {
             .cloned()
             .ok_or_else(|| Failure::not_found(&def.group, &def.plural, name))?;
         for (field, what) in [("uid", "UID"), ("resourceVersion", "ResourceVersion")] {
-            if let Some(expected) = options.pointer(&format!("/preconditions/{field}")).and_then(Value::as_str) {
-                let actual = old.pointer(&format!("/metadata/{field}")).and_then(Value::as_str).unwrap_or("");
+            if let Some(expected) = options
+                .pointer(&format!("/preconditions/{field}"))
+                .and_then(Value::as_str)
+            {
+                let actual = old
+                    .pointer(&format!("/metadata/{field}"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
                 if expected != actual {
-                    return Err(Failure::conflict(&def.group, &def.plural, name, &format!(
-                        "Precondition failed: {what} in precondition: {expected}, {what} in object meta: {actual}"
-                    )));
+                    return Err(Failure::conflict(
+                        &def.group,
+                        &def.plural,
+                        name,
+                        &format!(
+                            "Precondition failed: {what} in precondition: {expected}, {what} in object meta: {actual}"
+                        ),
+                    ));
                 }
             }
         }
-        let dry_run = query.dry_run() || options.get("dryRun").and_then(Value::as_array).is_some_and(|a| !a.is_empty());
+        let dry_run = query.dry_run()
+            || options
+                .get("dryRun")
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty());
         if !finalizers(&old).is_empty() {
             if old.pointer("/metadata/deletionTimestamp").is_some() || dry_run {
                 return Ok((StatusCode::OK, (*old).clone()));
@@ -556,9 +749,15 @@ impl Server {
             self.notify(state);
             return Ok((StatusCode::OK, (*object).clone()));
         }
-        let uid = old.pointer("/metadata/uid").and_then(Value::as_str).map(str::to_owned);
+        let uid = old
+            .pointer("/metadata/uid")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         if dry_run {
-            return Ok((StatusCode::OK, status::success(&def.group, &def.plural, name, uid.as_deref())));
+            return Ok((
+                StatusCode::OK,
+                status::success(&def.group, &def.plural, name, uid.as_deref()),
+            ));
         }
         let rv = state.next_rv();
         let mut object = (*old).clone();
@@ -566,12 +765,25 @@ impl Server {
         state.objects[index].remove(&key);
         state.record(index, EventType::Deleted, Arc::new(object), Some(old));
         self.notify(state);
-        Ok((StatusCode::OK, status::success(&def.group, &def.plural, name, uid.as_deref())))
+        Ok((
+            StatusCode::OK,
+            status::success(&def.group, &def.plural, name, uid.as_deref()),
+        ))
     }
 
-    fn delete_collection(&self, index: usize, namespace: Option<&str>, body: &[u8], query: &Query) -> Result<Response<Body>, Failure> {
+    fn delete_collection(
+        &self,
+        index: usize,
+        namespace: Option<&str>,
+        body: &[u8],
+        query: &Query,
+    ) -> Result<Response<Body>, Failure> {
         let def = self.def(index);
-        let options = if body.iter().all(u8::is_ascii_whitespace) { Value::Null } else { parse_body(body)? };
+        let options = if body.iter().all(u8::is_ascii_whitespace) {
+            Value::Null
+        } else {
+            parse_body(body)?
+        };
         let filter = Filter::new(namespace, query)?;
         let keys: Vec<Key> = self.shared.lock().objects[index]
             .iter()
@@ -601,37 +813,63 @@ impl Server {
     /// kind's validator.
     fn check(&self, index: usize, mut object: Value) -> Result<Value, Failure> {
         let def = self.def(index);
-        let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_owned();
+        let name = object
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
         let Some(map) = object.as_object_mut() else {
-            return Err(Failure::invalid(&def.kind, &name, "the body must be a JSON object"));
+            return Err(Failure::invalid(
+                &def.kind,
+                &name,
+                "the body must be a JSON object",
+            ));
         };
         let api_version = def.api_version();
-        for (field, expected) in [("apiVersion", api_version.as_str()), ("kind", def.kind.as_str())] {
+        for (field, expected) in [
+            ("apiVersion", api_version.as_str()),
+            ("kind", def.kind.as_str()),
+        ] {
             match map.get(field) {
                 None | Some(Value::Null) => {
                     map.insert(field.into(), Value::from(expected));
                 }
                 Some(Value::String(actual)) if actual == expected => {}
                 Some(actual) => {
-                    return Err(Failure::invalid(&def.kind, &name, format!(
-                        "{field}: Invalid value: {actual}: must be {expected:?} for {}",
-                        def.plural
-                    )));
+                    return Err(Failure::invalid(
+                        &def.kind,
+                        &name,
+                        format!(
+                            "{field}: Invalid value: {actual}: must be {expected:?} for {}",
+                            def.plural
+                        ),
+                    ));
                 }
             }
         }
         if !map.get("metadata").is_none_or(Value::is_object) {
-            return Err(Failure::invalid(&def.kind, &name, "metadata: must be an object"));
+            return Err(Failure::invalid(
+                &def.kind,
+                &name,
+                "metadata: must be an object",
+            ));
         }
         match self.shared.catalog.validator_for(def) {
-            Some(validator) => validator(object).map_err(|message| Failure::invalid(&def.kind, &name, message)),
+            Some(validator) => {
+                validator(object).map_err(|message| Failure::invalid(&def.kind, &name, message))
+            }
             None => Ok(object),
         }
     }
 
     /// Puts the namespace of the request into the object's metadata; a different one in the
     /// body is an error, as on a real server.
-    fn place(&self, def: &ResourceDef, meta: &mut Map<String, Value>, namespace: &str) -> Result<(), Failure> {
+    fn place(
+        &self,
+        def: &ResourceDef,
+        meta: &mut Map<String, Value>,
+        namespace: &str,
+    ) -> Result<(), Failure> {
         if def.namespaced {
             match meta.get("namespace").and_then(Value::as_str) {
                 Some(ns) if !ns.is_empty() && ns != namespace => {
@@ -689,7 +927,9 @@ impl Server {
 
 impl Shared {
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -705,16 +945,24 @@ impl Filter {
     fn new(namespace: Option<&str>, query: &Query) -> Result<Filter, Failure> {
         Ok(Filter {
             namespace: namespace.map(str::to_owned),
-            labels: LabelSelector::parse(query.get("labelSelector").unwrap_or("")).map_err(Failure::bad_request)?,
-            fields: FieldSelector::parse(query.get("fieldSelector").unwrap_or("")).map_err(Failure::bad_request)?,
+            labels: LabelSelector::parse(query.get("labelSelector").unwrap_or(""))
+                .map_err(Failure::bad_request)?,
+            fields: FieldSelector::parse(query.get("fieldSelector").unwrap_or(""))
+                .map_err(Failure::bad_request)?,
         })
     }
 
     pub(crate) fn matches(&self, object: &Value) -> bool {
         let namespace_ok = self.namespace.as_deref().is_none_or(|ns| {
-            object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("") == ns
+            object
+                .pointer("/metadata/namespace")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                == ns
         });
-        namespace_ok && self.labels.matches(object.pointer("/metadata/labels")) && self.fields.matches(object)
+        namespace_ok
+            && self.labels.matches(object.pointer("/metadata/labels"))
+            && self.fields.matches(object)
     }
 }
 
@@ -726,7 +974,9 @@ impl Query {
     pub(crate) fn parse(query: &str) -> Query {
         let decode = |text: &str| {
             let text = text.replace('+', " ");
-            percent_encoding::percent_decode_str(&text).decode_utf8_lossy().into_owned()
+            percent_encoding::percent_decode_str(&text)
+                .decode_utf8_lossy()
+                .into_owned()
         };
         Query(
             query
@@ -741,7 +991,10 @@ impl Query {
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<&str> {
-        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
     }
 
     pub(crate) fn flag(&self, name: &str) -> bool {
@@ -767,7 +1020,12 @@ fn parse_body(body: &[u8]) -> Result<Value, Failure> {
 }
 
 fn stale(def: &ResourceDef, name: &str) -> Failure {
-    Failure::conflict(&def.group, &def.plural, name, "the object has been modified; please apply your changes to the latest version and try again")
+    Failure::conflict(
+        &def.group,
+        &def.plural,
+        name,
+        "the object has been modified; please apply your changes to the latest version and try again",
+    )
 }
 
 pub(crate) fn metadata_mut(object: &mut Value) -> &mut Map<String, Value> {
@@ -810,7 +1068,13 @@ fn finalizers(object: &Value) -> Vec<&str> {
 fn scale_of(object: &Value) -> Value {
     let meta = object.get("metadata").cloned().unwrap_or(Value::Null);
     let mut scale_meta = Map::new();
-    for key in ["name", "namespace", "uid", "resourceVersion", "creationTimestamp"] {
+    for key in [
+        "name",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "creationTimestamp",
+    ] {
         if let Some(value) = meta.get(key) {
             scale_meta.insert(key.into(), value.clone());
         }
@@ -830,25 +1094,33 @@ fn encode_continue(rv: u64, key: &Key) -> String {
 }
 
 fn decode_continue(token: &str) -> Option<(u64, Key)> {
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(token).ok()?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(token)
+        .ok()?;
     let value: Value = serde_json::from_slice(&bytes).ok()?;
     Some((
         value.get("rv")?.as_u64()?,
-        (value.get("namespace")?.as_str()?.to_owned(), value.get("name")?.as_str()?.to_owned()),
+        (
+            value.get("namespace")?.as_str()?.to_owned(),
+            value.get("name")?.as_str()?.to_owned(),
+        ),
     ))
 }
 
 /// Now, as `meta/v1.Time` writes it.
 pub(crate) fn now() -> String {
-    jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
 }
 
 pub(crate) fn json_response(code: StatusCode, value: &Value) -> Response<Body> {
     let mut response = Response::new(Body::full(value.to_string()));
     *response.status_mut() = code;
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     response
 }
 

@@ -52,15 +52,21 @@ impl Failure {
         Failure::new(
             405,
             "MethodNotAllowed",
-            format!("the server does not allow this method on the requested resource ({method} {what})"),
+            format!(
+                "the server does not allow this method on the requested resource ({method} {what})"
+            ),
         )
     }
 
     /// 409 AlreadyExists.
     pub fn already_exists(group: &str, plural: &str, name: &str) -> Failure {
         let resource = qualified(group, plural);
-        Failure::new(409, "AlreadyExists", format!("{resource} \"{name}\" already exists"))
-            .with_details(name, group, plural)
+        Failure::new(
+            409,
+            "AlreadyExists",
+            format!("{resource} \"{name}\" already exists"),
+        )
+        .with_details(name, group, plural)
     }
 
     /// 409 Conflict: a stale `resourceVersion` or a failed precondition.

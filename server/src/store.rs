@@ -77,7 +77,13 @@ impl State {
     }
 
     /// Records a change made at `self.rv`.
-    pub fn record(&mut self, resource: usize, kind: EventType, object: Arc<Value>, old: Option<Arc<Value>>) {
+    pub fn record(
+        &mut self,
+        resource: usize,
+        kind: EventType,
+        object: Arc<Value>,
+        old: Option<Arc<Value>>,
+    ) {
         while self.history.len() >= self.capacity {
             if let Some(dropped) = self.history.pop_front() {
                 self.compacted = dropped.rv;

@@ -42,11 +42,16 @@ pub(crate) struct Request {
 impl Request {
     pub(crate) fn new(index: usize, filter: Filter, query: &Query) -> Result<Request, Failure> {
         let send_initial = query.flag("sendInitialEvents");
-        let start = match query.get("resourceVersion").filter(|rv| !rv.is_empty() && *rv != "0") {
+        let start = match query
+            .get("resourceVersion")
+            .filter(|rv| !rv.is_empty() && *rv != "0")
+        {
             _ if send_initial => Start::WithState,
             None => Start::WithState,
             Some(rv) => Start::After(rv.parse().map_err(|_| {
-                Failure::bad_request(format!("invalid resourceVersion {rv:?}: this server's versions are integers"))
+                Failure::bad_request(format!(
+                    "invalid resourceVersion {rv:?}: this server's versions are integers"
+                ))
             })?),
         };
         let timeout = query
@@ -107,7 +112,10 @@ async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
         if end {
             metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
         }
-        event_line("BOOKMARK", &json!({"kind": def.kind, "apiVersion": def.api_version(), "metadata": metadata}))
+        event_line(
+            "BOOKMARK",
+            &json!({"kind": def.kind, "apiVersion": def.api_version(), "metadata": metadata}),
+        )
     };
     let mut changed = shared.changed.subscribe();
     changed.borrow_and_update();
@@ -130,7 +138,10 @@ async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
             return;
         }
     }
-    if request.initial_events_end && request.bookmarks && sender.send(bookmark(cursor, true)).await.is_err() {
+    if request.initial_events_end
+        && request.bookmarks
+        && sender.send(bookmark(cursor, true)).await.is_err()
+    {
         return;
     }
     let deadline = request.timeout.map(|t| Instant::now() + t);
@@ -139,15 +150,25 @@ async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
         changed.borrow_and_update();
         let batch = {
             let state = shared.lock();
-            let events = if state.epoch == epoch { state.since(cursor) } else { None };
+            let events = if state.epoch == epoch {
+                state.since(cursor)
+            } else {
+                None
+            };
             match events {
-                None => Err(Failure::gone(format!("too old resource version: {cursor} ({})", state.compacted + 1))),
+                None => Err(Failure::gone(format!(
+                    "too old resource version: {cursor} ({})",
+                    state.compacted + 1
+                ))),
                 Some(events) => {
                     let lines: Vec<Bytes> = events
                         .filter(|event| event.resource == request.index)
                         .filter_map(|event| {
                             let now = request.filter.matches(&event.object);
-                            let before = event.old.as_deref().is_some_and(|old| request.filter.matches(old));
+                            let before = event
+                                .old
+                                .as_deref()
+                                .is_some_and(|old| request.filter.matches(old));
                             let kind = match (event.kind, before, now) {
                                 (EventType::Deleted, true, _) => "DELETED",
                                 (EventType::Added, _, true) => "ADDED",

@@ -66,7 +66,12 @@ fn pod(name: &str, labels: &[(&str, &str)]) -> Pod {
     Pod {
         metadata: ObjectMeta {
             name: Some(name.into()),
-            labels: Some(labels.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()),
+            labels: Some(
+                labels
+                    .iter()
+                    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                    .collect(),
+            ),
             ..ObjectMeta::default()
         },
         spec: Some(PodSpec {
@@ -92,7 +97,10 @@ fn api_error(error: kube::Error) -> (u16, String) {
 async fn crud_with_optimistic_concurrency() {
     for server in [routes_server(), model_server()] {
         let leases: Api<Lease> = Api::default_namespaced(Client::new(server.clone(), "default"));
-        let created = leases.create(&PostParams::default(), &lease("lock", "a")).await.unwrap();
+        let created = leases
+            .create(&PostParams::default(), &lease("lock", "a"))
+            .await
+            .unwrap();
         let meta = &created.metadata;
         assert_eq!(meta.namespace.as_deref(), Some("default"));
         assert_eq!(meta.generation, Some(1));
@@ -101,31 +109,64 @@ async fn crud_with_optimistic_concurrency() {
         let rv1 = meta.resource_version.clone().unwrap();
         assert_eq!(leases.get("lock").await.unwrap(), created);
 
-        let again = leases.create(&PostParams::default(), &lease("lock", "b")).await.unwrap_err();
+        let again = leases
+            .create(&PostParams::default(), &lease("lock", "b"))
+            .await
+            .unwrap_err();
         assert_eq!(api_error(again), (409, "AlreadyExists".into()));
 
         let mut changed = created.clone();
         changed.spec.as_mut().unwrap().holder_identity = Some("b".into());
-        let replaced = leases.replace("lock", &PostParams::default(), &changed).await.unwrap();
+        let replaced = leases
+            .replace("lock", &PostParams::default(), &changed)
+            .await
+            .unwrap();
         assert_eq!(replaced.metadata.generation, Some(2));
         assert_eq!(replaced.metadata.uid, created.metadata.uid);
-        assert_ne!(replaced.metadata.resource_version.as_deref(), Some(rv1.as_str()));
+        assert_ne!(
+            replaced.metadata.resource_version.as_deref(),
+            Some(rv1.as_str())
+        );
 
         // The stale copy still carries rv1.
-        let stale = leases.replace("lock", &PostParams::default(), &changed).await.unwrap_err();
+        let stale = leases
+            .replace("lock", &PostParams::default(), &changed)
+            .await
+            .unwrap_err();
         assert_eq!(api_error(stale), (409, "Conflict".into()));
 
         // Writing what is stored changes nothing, not even the resource version.
-        let same = leases.replace("lock", &PostParams::default(), &replaced).await.unwrap();
+        let same = leases
+            .replace("lock", &PostParams::default(), &replaced)
+            .await
+            .unwrap();
         assert_eq!(same, replaced);
 
         let list = leases.list(&ListParams::default()).await.unwrap();
         assert_eq!(list.items, vec![replaced.clone()]);
 
-        let deleted = leases.delete("lock", &DeleteParams::default()).await.unwrap();
-        assert!(deleted.is_right(), "a delete without finalizers answers a Status");
-        assert_eq!(api_error(leases.get("lock").await.unwrap_err()), (404, "NotFound".into()));
-        assert_eq!(api_error(leases.delete("lock", &DeleteParams::default()).await.unwrap_err()).0, 404);
+        let deleted = leases
+            .delete("lock", &DeleteParams::default())
+            .await
+            .unwrap();
+        assert!(
+            deleted.is_right(),
+            "a delete without finalizers answers a Status"
+        );
+        assert_eq!(
+            api_error(leases.get("lock").await.unwrap_err()),
+            (404, "NotFound".into())
+        );
+        assert_eq!(
+            api_error(
+                leases
+                    .delete("lock", &DeleteParams::default())
+                    .await
+                    .unwrap_err()
+            )
+            .0,
+            404
+        );
         assert!(server.is_empty());
     }
 }
@@ -134,23 +175,38 @@ async fn crud_with_optimistic_concurrency() {
 async fn merge_json_and_strategic_patches() {
     let server = model_server();
     let pods: Api<Pod> = Api::default_namespaced(Client::new(server, "default"));
-    pods.create(&PostParams::default(), &pod("web", &[("app", "web")])).await.unwrap();
+    pods.create(&PostParams::default(), &pod("web", &[("app", "web")]))
+        .await
+        .unwrap();
     let params = PatchParams::default();
 
     let merged = pods
-        .patch("web", &params, &Patch::Merge(json!({"metadata": {"labels": {"tier": "front", "app": null}}})))
+        .patch(
+            "web",
+            &params,
+            &Patch::Merge(json!({"metadata": {"labels": {"tier": "front", "app": null}}})),
+        )
         .await
         .unwrap();
-    assert_eq!(merged.metadata.labels, Some(BTreeMap::from([("tier".into(), "front".into())])));
+    assert_eq!(
+        merged.metadata.labels,
+        Some(BTreeMap::from([("tier".into(), "front".into())]))
+    );
 
     let patch = serde_json::from_value(json!([
         {"op": "add", "path": "/metadata/annotations", "value": {"note": "x"}},
         {"op": "replace", "path": "/spec/containers/0/image", "value": "nginx:2"}
     ]))
     .unwrap();
-    let jsoned = pods.patch("web", &params, &Patch::<()>::Json(patch)).await.unwrap();
+    let jsoned = pods
+        .patch("web", &params, &Patch::<()>::Json(patch))
+        .await
+        .unwrap();
     assert_eq!(jsoned.metadata.annotations.unwrap()["note"], "x");
-    assert_eq!(jsoned.spec.as_ref().unwrap().containers[0].image.as_deref(), Some("nginx:2"));
+    assert_eq!(
+        jsoned.spec.as_ref().unwrap().containers[0].image.as_deref(),
+        Some("nginx:2")
+    );
     assert_eq!(jsoned.metadata.generation, Some(2));
 
     // containers merge by name (x-kubernetes-patch-merge-key in core_v1.json).
@@ -171,15 +227,30 @@ async fn merge_json_and_strategic_patches() {
         .collect();
     assert_eq!(
         containers,
-        [("app".into(), Some("nginx:3".into())), ("side".into(), Some("busybox".into()))]
+        [
+            ("app".into(), Some("nginx:3".into())),
+            ("side".into(), Some("busybox".into()))
+        ]
     );
 
     let failed = pods
-        .patch("web", &params, &Patch::<()>::Json(serde_json::from_value(json!([{"op": "test", "path": "/metadata/name", "value": "other"}])).unwrap()))
+        .patch(
+            "web",
+            &params,
+            &Patch::<()>::Json(
+                serde_json::from_value(
+                    json!([{"op": "test", "path": "/metadata/name", "value": "other"}]),
+                )
+                .unwrap(),
+            ),
+        )
         .await
         .unwrap_err();
     assert_eq!(api_error(failed).0, 422);
-    let apply = pods.patch("web", &PatchParams::apply("test"), &Patch::Apply(json!({}))).await.unwrap_err();
+    let apply = pods
+        .patch("web", &PatchParams::apply("test"), &Patch::Apply(json!({})))
+        .await
+        .unwrap_err();
     assert_eq!(api_error(apply), (415, "UnsupportedMediaType".into()));
 }
 
@@ -196,11 +267,19 @@ async fn list_with_selectors_and_pages() {
         ("p5", &[]),
     ];
     for (name, labels) in labels {
-        pods.create(&PostParams::default(), &pod(name, labels)).await.unwrap();
+        pods.create(&PostParams::default(), &pod(name, labels))
+            .await
+            .unwrap();
     }
-    other.create(&PostParams::default(), &pod("p1", &[("app", "web")])).await.unwrap();
+    other
+        .create(&PostParams::default(), &pod("p1", &[("app", "web")]))
+        .await
+        .unwrap();
     let names = |list: kube::core::ObjectList<Pod>| -> Vec<String> {
-        list.items.into_iter().map(|p| p.metadata.name.unwrap()).collect()
+        list.items
+            .into_iter()
+            .map(|p| p.metadata.name.unwrap())
+            .collect()
     };
     for (selector, expected) in [
         ("app=web", &["p1", "p2"][..]),
@@ -210,17 +289,32 @@ async fn list_with_selectors_and_pages() {
         ("legacy", &["p3"]),
         ("!tier,app", &["p3"]),
     ] {
-        let list = pods.list(&ListParams::default().labels(selector)).await.unwrap();
+        let list = pods
+            .list(&ListParams::default().labels(selector))
+            .await
+            .unwrap();
         assert_eq!(names(list), expected, "{selector}");
     }
-    let by_name = pods.list(&ListParams::default().fields("metadata.name=p2")).await.unwrap();
+    let by_name = pods
+        .list(&ListParams::default().fields("metadata.name=p2"))
+        .await
+        .unwrap();
     assert_eq!(names(by_name), ["p2"]);
     let all: Api<Pod> = Api::all(Client::new(server.clone(), "default"));
-    let everywhere = all.list(&ListParams::default().fields("metadata.name=p1")).await.unwrap();
+    let everywhere = all
+        .list(&ListParams::default().fields("metadata.name=p1"))
+        .await
+        .unwrap();
     assert_eq!(everywhere.items.len(), 2);
-    let outside = all.list(&ListParams::default().fields("metadata.namespace!=default")).await.unwrap();
+    let outside = all
+        .list(&ListParams::default().fields("metadata.namespace!=default"))
+        .await
+        .unwrap();
     assert_eq!(names(outside), ["p1"]);
-    let refused = pods.list(&ListParams::default().fields("spec.nodeName=x")).await.unwrap_err();
+    let refused = pods
+        .list(&ListParams::default().fields("spec.nodeName=x"))
+        .await
+        .unwrap_err();
     assert_eq!(api_error(refused).0, 400);
 
     let mut seen = Vec::new();
@@ -245,12 +339,29 @@ async fn finalizers_hold_an_object_until_removed() {
     let mut held = lease("held", "a");
     held.metadata.finalizers = Some(vec!["example.com/cleanup".into()]);
     leases.create(&PostParams::default(), &held).await.unwrap();
-    let answer = leases.delete("held", &DeleteParams::default()).await.unwrap();
-    let object = answer.left().expect("deletion only begins: the answer is the object");
+    let answer = leases
+        .delete("held", &DeleteParams::default())
+        .await
+        .unwrap();
+    let object = answer
+        .left()
+        .expect("deletion only begins: the answer is the object");
     assert!(object.metadata.deletion_timestamp.is_some());
-    assert!(leases.get("held").await.unwrap().metadata.deletion_timestamp.is_some());
+    assert!(
+        leases
+            .get("held")
+            .await
+            .unwrap()
+            .metadata
+            .deletion_timestamp
+            .is_some()
+    );
     leases
-        .patch("held", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"finalizers": null}})))
+        .patch(
+            "held",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"finalizers": null}})),
+        )
         .await
         .unwrap();
     assert_eq!(api_error(leases.get("held").await.unwrap_err()).0, 404);
@@ -265,8 +376,14 @@ async fn status_subresource_and_main_resource_ignore_each_other() {
         phase: Some("Running".into()),
         ..PodStatus::default()
     });
-    let created = pods.create(&PostParams::default(), &with_status).await.unwrap();
-    assert_eq!(created.status, None, "create drops the status of a resource with a status subresource");
+    let created = pods
+        .create(&PostParams::default(), &with_status)
+        .await
+        .unwrap();
+    assert_eq!(
+        created.status, None,
+        "create drops the status of a resource with a status subresource"
+    );
 
     let patched = pods
         .patch_status(
@@ -276,25 +393,46 @@ async fn status_subresource_and_main_resource_ignore_each_other() {
         )
         .await
         .unwrap();
-    assert_eq!(patched.status.as_ref().unwrap().phase.as_deref(), Some("Running"));
+    assert_eq!(
+        patched.status.as_ref().unwrap().phase.as_deref(),
+        Some("Running")
+    );
     assert_eq!(patched.spec, created.spec, "status writes ignore the spec");
     assert_eq!(patched.metadata.generation, Some(1));
 
     let mut changed = patched.clone();
     changed.status.as_mut().unwrap().phase = Some("Failed".into());
     changed.spec.as_mut().unwrap().containers[0].image = Some("nginx:2".into());
-    let replaced = pods.replace("web", &PostParams::default(), &changed).await.unwrap();
-    assert_eq!(replaced.status.unwrap().phase.as_deref(), Some("Running"), "main writes ignore the status");
-    assert_eq!(replaced.spec.unwrap().containers[0].image.as_deref(), Some("nginx:2"));
+    let replaced = pods
+        .replace("web", &PostParams::default(), &changed)
+        .await
+        .unwrap();
+    assert_eq!(
+        replaced.status.unwrap().phase.as_deref(),
+        Some("Running"),
+        "main writes ignore the status"
+    );
+    assert_eq!(
+        replaced.spec.unwrap().containers[0].image.as_deref(),
+        Some("nginx:2")
+    );
     assert_eq!(replaced.metadata.generation, Some(2));
 }
 
 /// Folds watcher events into the objects a reflector would hold.
-fn apply_event(state: &mut BTreeMap<String, String>, buffer: &mut Option<BTreeMap<String, String>>, event: watcher::Event<Lease>) {
+fn apply_event(
+    state: &mut BTreeMap<String, String>,
+    buffer: &mut Option<BTreeMap<String, String>>,
+    event: watcher::Event<Lease>,
+) {
     let key_value = |lease: &Lease| {
         (
             lease.metadata.name.clone().unwrap(),
-            lease.spec.as_ref().and_then(|s| s.holder_identity.clone()).unwrap_or_default(),
+            lease
+                .spec
+                .as_ref()
+                .and_then(|s| s.holder_identity.clone())
+                .unwrap_or_default(),
         )
     };
     match event {
@@ -338,23 +476,42 @@ async fn watcher_sees_every_change_across_a_410_and_relist() {
     let server = routes_server();
     let client = Client::new(server.clone(), "default");
     let leases: Api<Lease> = Api::default_namespaced(client.clone());
-    for config in [watcher::Config::default(), watcher::Config::default().streaming_lists()] {
+    for config in [
+        watcher::Config::default(),
+        watcher::Config::default().streaming_lists(),
+    ] {
         for lease_name in ["a", "b"] {
-            leases.create(&PostParams::default(), &lease(lease_name, "1")).await.unwrap();
+            leases
+                .create(&PostParams::default(), &lease(lease_name, "1"))
+                .await
+                .unwrap();
         }
         let mut stream = watcher(leases.clone(), config).boxed();
         let (mut state, mut buffer, mut errors) = (BTreeMap::new(), None, 0);
-        let mut expected = BTreeMap::from([("a".to_owned(), "1".to_owned()), ("b".to_owned(), "1".to_owned())]);
+        let mut expected = BTreeMap::from([
+            ("a".to_owned(), "1".to_owned()),
+            ("b".to_owned(), "1".to_owned()),
+        ]);
         wait_for(&mut stream, &mut state, &mut buffer, &mut errors, &expected).await;
 
-        leases.patch("a", &PatchParams::default(), &Patch::Merge(json!({"spec": {"holderIdentity": "2"}}))).await.unwrap();
+        leases
+            .patch(
+                "a",
+                &PatchParams::default(),
+                &Patch::Merge(json!({"spec": {"holderIdentity": "2"}})),
+            )
+            .await
+            .unwrap();
         expected.insert("a".into(), "2".into());
         wait_for(&mut stream, &mut state, &mut buffer, &mut errors, &expected).await;
         assert_eq!(errors, 0);
 
         // Compaction: the open watch ends with 410, the watcher lists again.
         server.compact();
-        leases.create(&PostParams::default(), &lease("c", "1")).await.unwrap();
+        leases
+            .create(&PostParams::default(), &lease("c", "1"))
+            .await
+            .unwrap();
         leases.delete("b", &DeleteParams::default()).await.unwrap();
         expected.insert("c".into(), "1".into());
         expected.remove("b");
@@ -366,7 +523,10 @@ async fn watcher_sees_every_change_across_a_410_and_relist() {
         expected.remove("a");
         wait_for(&mut stream, &mut state, &mut buffer, &mut errors, &expected).await;
         drop(stream);
-        leases.delete_collection(&DeleteParams::default(), &ListParams::default()).await.unwrap();
+        leases
+            .delete_collection(&DeleteParams::default(), &ListParams::default())
+            .await
+            .unwrap();
         assert!(server.is_empty());
     }
 }

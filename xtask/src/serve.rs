@@ -8,14 +8,25 @@ use std::process::ExitCode;
 /// Runs `kubeforge-server serve` with `args`, adding `--schemas <root>/schemas` when they
 /// name no documents.
 pub fn run(root: &Path, args: Vec<OsString>) -> ExitCode {
-    let mut full: Vec<OsString> = vec!["run".into(), "--quiet".into(), "--package".into(), "kubeforge-server".into(), "--".into(), "serve".into()];
+    let mut full: Vec<OsString> = vec![
+        "run".into(),
+        "--quiet".into(),
+        "--package".into(),
+        "kubeforge-server".into(),
+        "--".into(),
+        "serve".into(),
+    ];
     if !names_documents(&args) {
         full.push("--schemas".into());
         full.push(root.join("schemas").into_os_string());
     }
     full.extend(args);
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    match std::process::Command::new(cargo).args(&full).current_dir(root).status() {
+    match std::process::Command::new(cargo)
+        .args(&full)
+        .current_dir(root)
+        .status()
+    {
         Ok(status) if status.success() => ExitCode::SUCCESS,
         Ok(_) => ExitCode::FAILURE,
         Err(e) => {
@@ -49,7 +60,8 @@ mod tests {
 
     #[test]
     fn documents_are_arguments_that_are_no_option_values() {
-        let check = |args: &[&str]| names_documents(&args.iter().map(Into::into).collect::<Vec<_>>());
+        let check =
+            |args: &[&str]| names_documents(&args.iter().map(Into::into).collect::<Vec<_>>());
         assert!(!check(&[]));
         assert!(!check(&["--listen", "127.0.0.1:8001", "--kubeconfig", "k"]));
         assert!(check(&["--schemas", "dir"]));

@@ -16,7 +16,11 @@ fn pod(name: &str, app: &str) -> Pod {
             ..ObjectMeta::default()
         },
         spec: Some(PodSpec {
-            containers: vec![Container { name: "app".into(), image: Some("nginx".into()), ..Container::default() }],
+            containers: vec![Container {
+                name: "app".into(),
+                image: Some("nginx".into()),
+                ..Container::default()
+            }],
             ..PodSpec::default()
         }),
         status: None,
@@ -35,7 +39,11 @@ async fn eventually(endpoints: &Api<Endpoints>, name: &str, expected: Option<&[&
                     .map(|a| a.ip)
                     .collect::<Vec<_>>()
             });
-            if current.as_deref().map(|ips| ips.iter().map(String::as_str).collect::<Vec<_>>()) == expected.map(<[&str]>::to_vec) {
+            if current
+                .as_deref()
+                .map(|ips| ips.iter().map(String::as_str).collect::<Vec<_>>())
+                == expected.map(<[&str]>::to_vec)
+            {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -56,15 +64,27 @@ async fn endpoints_follow_the_pods() {
     let endpoints: Api<Endpoints> = Api::default_namespaced(client);
 
     for (name, ip) in [("web-1", "10.0.0.1"), ("web-2", "10.0.0.2")] {
-        pods.create(&PostParams::default(), &pod(name, "web")).await.unwrap();
+        pods.create(&PostParams::default(), &pod(name, "web"))
+            .await
+            .unwrap();
         let status = Patch::Merge(serde_json::json!({"status": {"podIP": ip}}));
-        pods.patch_status(name, &PatchParams::default(), &status).await.unwrap();
+        pods.patch_status(name, &PatchParams::default(), &status)
+            .await
+            .unwrap();
     }
     eventually(&endpoints, "web", Some(&["10.0.0.1", "10.0.0.2"])).await;
-    pods.delete("web-1", &DeleteParams::default()).await.unwrap();
+    pods.delete("web-1", &DeleteParams::default())
+        .await
+        .unwrap();
     eventually(&endpoints, "web", Some(&["10.0.0.2"])).await;
-    pods.delete("web-2", &DeleteParams::default()).await.unwrap();
+    pods.delete("web-2", &DeleteParams::default())
+        .await
+        .unwrap();
     eventually(&endpoints, "web", None).await;
-    assert!(!controller.is_finished(), "the controller stopped: {:?}", controller.await);
+    assert!(
+        !controller.is_finished(),
+        "the controller stopped: {:?}",
+        controller.await
+    );
     controller.abort();
 }

@@ -10,7 +10,9 @@ use clap::{Parser, Subcommand};
 use kubeforge_server::{Catalog, Server, kubeconfig, serve};
 
 #[derive(Parser)]
-#[command(about = "An in-memory Kubernetes-style API server for the resources of OpenAPI documents and CRDs")]
+#[command(
+    about = "An in-memory Kubernetes-style API server for the resources of OpenAPI documents and CRDs"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -36,7 +38,12 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let Command::Serve { schemas, inputs, listen, kubeconfig: kubeconfig_path } = Cli::parse().command;
+    let Command::Serve {
+        schemas,
+        inputs,
+        listen,
+        kubeconfig: kubeconfig_path,
+    } = Cli::parse().command;
     match run(schemas, inputs, listen, kubeconfig_path) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -46,16 +53,26 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(schemas: Option<PathBuf>, mut inputs: Vec<PathBuf>, listen: SocketAddr, kubeconfig_path: Option<PathBuf>) -> Result<(), String> {
+fn run(
+    schemas: Option<PathBuf>,
+    mut inputs: Vec<PathBuf>,
+    listen: SocketAddr,
+    kubeconfig_path: Option<PathBuf>,
+) -> Result<(), String> {
     if !listen.ip().is_loopback() {
-        return Err(format!("--listen {listen}: only loopback addresses are served (127.0.0.1, ::1)"));
+        return Err(format!(
+            "--listen {listen}: only loopback addresses are served (127.0.0.1, ::1)"
+        ));
     }
     if let Some(dir) = schemas {
         let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let mut found: Vec<PathBuf> = entries
             .filter_map(Result::ok)
             .map(|entry| entry.path())
-            .filter(|path| path.extension().is_some_and(|e| e == "json" || e == "yaml" || e == "yml"))
+            .filter(|path| {
+                path.extension()
+                    .is_some_and(|e| e == "json" || e == "yaml" || e == "yml")
+            })
             .collect();
         found.sort();
         inputs.extend(found);
@@ -75,11 +92,15 @@ fn run(schemas: Option<PathBuf>, mut inputs: Vec<PathBuf>, listen: SocketAddr, k
         let address = listener.local_addr().map_err(|e| e.to_string())?;
         println!("listening on http://{address}");
         if let Some(path) = &kubeconfig_path {
-            std::fs::write(path, kubeconfig(address)).map_err(|e| format!("{}: {e}", path.display()))?;
+            std::fs::write(path, kubeconfig(address))
+                .map_err(|e| format!("{}: {e}", path.display()))?;
             println!("kubeconfig written to {}", path.display());
         }
         let resources = catalog.resources().len();
-        println!("serving {resources} resources from {} documents", inputs.len());
+        println!(
+            "serving {resources} resources from {} documents",
+            inputs.len()
+        );
         serve(Server::new(catalog), listener, shutdown())
             .await
             .map_err(|e| e.to_string())
@@ -87,13 +108,14 @@ fn run(schemas: Option<PathBuf>, mut inputs: Vec<PathBuf>, listen: SocketAddr, k
 }
 
 async fn shutdown() {
-    let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-        Ok(signal) => signal,
-        Err(_) => {
-            let _ = tokio::signal::ctrl_c().await;
-            return;
-        }
-    };
+    let mut terminate =
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(signal) => signal,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         _ = terminate.recv() => {}
