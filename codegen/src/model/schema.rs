@@ -33,8 +33,7 @@ use super::naming::{self, Namespace};
 use super::wellknown::{self, WellKnown};
 use super::{
     Field, FieldRole, Gvk, Options, PatchStrategy, RuntimeType, Shape, TypeDef, TypeId, TypeKind,
-    UnionVariant,
-    Variant,
+    UnionVariant, Variant,
 };
 use crate::ModuleRules;
 use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Origin};
