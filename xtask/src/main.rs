@@ -9,6 +9,7 @@ mod bench;
 mod diff;
 mod mutants;
 mod routes;
+mod serve;
 
 #[derive(Parser)]
 #[command(about = "kubeforge project tasks")]
@@ -91,6 +92,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run the in-memory API server (`kubeforge-server serve`) on schemas/ or the documents
+    /// given: `[--schemas DIR | inputs…] [--listen 127.0.0.1:0] [--kubeconfig FILE]`.
+    #[command(disable_help_flag = true)]
+    Serve {
+        /// Arguments for `kubeforge-server serve`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
     /// Regenerate generated/src from schemas/*.json, then build the generated crate.
     Regen {
         /// Write nothing; exit non-zero with a unified diff when generated/ is stale.
@@ -143,6 +152,7 @@ fn main() -> ExitCode {
             base.as_deref(),
             kubeforge::cli::diff::Format::from_flags(markdown, json),
         ),
+        Command::Serve { args } => serve::run(&root, args),
         Command::Regen { check, no_build } => {
             let status = regen(&root, check);
             let status = if check || no_build || status != ExitCode::SUCCESS {

@@ -601,6 +601,7 @@ mod tests {
             description: None,
             default,
             role: FieldRole::Plain,
+            patch: None,
             origin: Origin::root(std::path::Path::new("test.json")),
         }
     }

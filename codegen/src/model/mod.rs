@@ -270,8 +270,46 @@ pub struct Field {
     pub default: Option<Value>,
     /// Whether this is the `apiVersion` or `kind` of a type with one fixed GVK.
     pub role: FieldRole,
+    /// How a strategic merge patch merges the field, when the schema says
+    /// (`x-kubernetes-patch-strategy`, `x-kubernetes-patch-merge-key`).
+    pub patch: Option<PatchStrategy>,
     /// Where the property is.
     pub origin: Origin,
+}
+
+/// A field's strategic merge patch metadata, as the schema's extensions declare it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PatchStrategy {
+    /// The strategies, in the order written: `merge`, `retainKeys`, `replace`
+    /// (`x-kubernetes-patch-strategy: "merge,retainKeys"`).
+    pub strategies: Vec<String>,
+    /// The key identifying a merged list's items (`x-kubernetes-patch-merge-key`).
+    pub merge_key: Option<String>,
+}
+
+impl PatchStrategy {
+    /// The metadata of a property's schema, if it declares any.
+    pub fn of(schema: &serde_json::Map<String, Value>) -> Option<PatchStrategy> {
+        let strategies: Vec<String> = schema
+            .get("x-kubernetes-patch-strategy")
+            .and_then(Value::as_str)
+            .map(|s| {
+                s.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let merge_key = schema
+            .get("x-kubernetes-patch-merge-key")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        (!strategies.is_empty() || merge_key.is_some()).then_some(PatchStrategy {
+            strategies,
+            merge_key,
+        })
+    }
 }
 
 /// The special meaning of a field.

@@ -32,8 +32,8 @@ use serde_json::{Map, Value};
 use super::naming::{self, Namespace};
 use super::wellknown::{self, WellKnown};
 use super::{
-    Field, FieldRole, Gvk, Options, RuntimeType, Shape, TypeDef, TypeId, TypeKind, UnionVariant,
-    Variant,
+    Field, FieldRole, Gvk, Options, PatchStrategy, RuntimeType, Shape, TypeDef, TypeId, TypeKind,
+    UnionVariant, Variant,
 };
 use crate::ModuleRules;
 use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Origin};
@@ -231,6 +231,7 @@ impl<'a> Builder<'a> {
                 description: with_note(description, note),
                 default: schema.get("default").cloned(),
                 role: FieldRole::Plain,
+                patch: PatchStrategy::of(schema),
                 origin: field_origin.clone(),
             });
         }
@@ -275,6 +276,7 @@ impl<'a> Builder<'a> {
                 description: Some(description.to_owned()),
                 default: None,
                 role: FieldRole::Extra,
+                patch: None,
                 origin,
             });
         }

@@ -1,0 +1,123 @@
+//! `kubeforge-server serve [--schemas DIR | inputs…] [--listen 127.0.0.1:0] [--kubeconfig FILE]`:
+//! an in-memory API server for the resources of the input documents, on a loopback port.
+//! The first line of output is `listening on http://<address>`; Ctrl-C or SIGTERM stops it.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use kubeforge_server::{Catalog, Server, kubeconfig, serve};
+
+#[derive(Parser)]
+#[command(
+    about = "An in-memory Kubernetes-style API server for the resources of OpenAPI documents and CRDs"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the documents' resources until Ctrl-C or SIGTERM.
+    Serve {
+        /// Serve every `.json`, `.yaml` and `.yml` document in this directory (besides any
+        /// inputs).
+        #[arg(long)]
+        schemas: Option<PathBuf>,
+        /// Documents to serve (OpenAPI v3, Swagger 2.0, CRDs).
+        inputs: Vec<PathBuf>,
+        /// The loopback address to listen on (port 0 picks a free one).
+        #[arg(long, default_value = "127.0.0.1:0")]
+        listen: SocketAddr,
+        /// Write a kubeconfig for kubectl here.
+        #[arg(long)]
+        kubeconfig: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let Command::Serve {
+        schemas,
+        inputs,
+        listen,
+        kubeconfig: kubeconfig_path,
+    } = Cli::parse().command;
+    match run(schemas, inputs, listen, kubeconfig_path) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(
+    schemas: Option<PathBuf>,
+    mut inputs: Vec<PathBuf>,
+    listen: SocketAddr,
+    kubeconfig_path: Option<PathBuf>,
+) -> Result<(), String> {
+    if !listen.ip().is_loopback() {
+        return Err(format!(
+            "--listen {listen}: only loopback addresses are served (127.0.0.1, ::1)"
+        ));
+    }
+    if let Some(dir) = schemas {
+        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .filter(|path| {
+                path.extension()
+                    .is_some_and(|e| e == "json" || e == "yaml" || e == "yml")
+            })
+            .collect();
+        found.sort();
+        inputs.extend(found);
+    }
+    if inputs.is_empty() {
+        return Err("no documents: give --schemas DIR or input files".to_owned());
+    }
+    let catalog = Catalog::from_documents(&inputs).map_err(|e| e.to_string())?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("starting the runtime: {e}"))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .map_err(|e| format!("--listen {listen}: {e}"))?;
+        let address = listener.local_addr().map_err(|e| e.to_string())?;
+        println!("listening on http://{address}");
+        if let Some(path) = &kubeconfig_path {
+            std::fs::write(path, kubeconfig(address))
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            println!("kubeconfig written to {}", path.display());
+        }
+        let resources = catalog.resources().len();
+        println!(
+            "serving {resources} resources from {} documents",
+            inputs.len()
+        );
+        serve(Server::new(catalog), listener, shutdown())
+            .await
+            .map_err(|e| e.to_string())
+    })
+}
+
+async fn shutdown() {
+    let mut terminate =
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(signal) => signal,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
+    }
+}

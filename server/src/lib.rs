@@ -1,0 +1,41 @@
+//! An in-memory Kubernetes-style API server for any API kubeforge generates.
+//!
+//! The server learns an API from a [`Catalog`]: the resources of a generated crate's route
+//! table ([`Catalog::from_routes`]`(routes::ROUTES)`, with [`Catalog::typed`] for each kind
+//! whose bodies it should check by decoding into the generated type), or the input
+//! documents through the generator's model (`Catalog::from_documents`, feature `model`,
+//! which also checks bodies against the schemas, knows the strategic merge patch metadata
+//! and serves the documents at `/openapi/v3`).
+//!
+//! [`Server`] is a `tower::Service<http::Request<B>>`, so `kube::Client::new(server,
+//! "default")` talks to it with no socket; [`serve`] puts it on a loopback port for
+//! `kubectl` (the `kubeforge-server` binary does that).
+//!
+//! Semantics follow the Kubernetes API concepts and conventions: discovery, create, get,
+//! list (selectors, paging), update with optimistic concurrency, JSON, merge and strategic
+//! merge patches, `status` and `scale` subresources, finalizers, delete and
+//! deletecollection, and watches with bookmarks, `sendInitialEvents` and 410 Gone from a
+//! bounded history. Server-side apply answers 415.
+
+mod body;
+mod catalog;
+mod discovery;
+#[cfg(feature = "model")]
+mod model;
+mod patch;
+mod select;
+mod serve;
+mod server;
+mod service;
+mod status;
+mod store;
+mod watch;
+
+pub use body::Body;
+pub use catalog::{Catalog, PatchField, PatchSchema, ResourceDef, Validator};
+#[cfg(feature = "model")]
+pub use model::LoadError;
+pub use patch::PatchKind;
+pub use serve::{kubeconfig, serve};
+pub use server::{Options, Server};
+pub use status::Failure;

@@ -1,0 +1,474 @@
+//! A catalog from input documents, through the generator's model (`kubeforge::Config`): the
+//! same resources, operations and types the generated crate has, so the binary serves any
+//! API the CLI or a build script could generate, with no generated code compiled in.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use kubeforge::model::operations::Action as ModelAction;
+use kubeforge::model::{ApiSet, FieldRole, RuntimeType, Scope, Shape, TypeId, TypeKind};
+use serde_json::Value;
+
+use crate::catalog::{Catalog, PatchField, PatchSchema, verb};
+
+/// Why a catalog could not be made from documents.
+#[derive(Debug)]
+pub enum LoadError {
+    /// The generator refused the documents.
+    Model(kubeforge::Error),
+    /// A document could not be read.
+    Io(PathBuf, std::io::Error),
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Model(error) => write!(f, "{error}"),
+            LoadError::Io(path, error) => write!(f, "{}: {error}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+impl Catalog {
+    /// The catalog of the documents at `inputs` (OpenAPI v3, Swagger 2.0, CRDs, as the
+    /// generator reads them): every resource with the verbs of its operations, bodies
+    /// checked against the types, the strategic merge patch metadata of every field, and
+    /// each OpenAPI v3 document served at `/openapi/v3/<its group-version path>`.
+    pub fn from_documents<P: AsRef<Path>>(inputs: &[P]) -> Result<Catalog, LoadError> {
+        let mut config = kubeforge::Config::new();
+        for input in inputs {
+            config = config.input(input);
+        }
+        let api = Arc::new(config.model().map_err(LoadError::Model)?);
+        let mut catalog = Catalog::from_model(&api);
+        let mut crds: BTreeMap<String, Value> = BTreeMap::new();
+        for input in inputs {
+            let path = input.as_ref();
+            let text =
+                std::fs::read_to_string(path).map_err(|e| LoadError::Io(path.to_owned(), e))?;
+            let documents: Vec<Value> = if path.extension().is_some_and(|e| e == "json") {
+                serde_json::from_str(&text)
+                    .map(|d| vec![d])
+                    .unwrap_or_default()
+            } else {
+                serde_saphyr::from_multiple(&text).unwrap_or_default()
+            };
+            for mut document in documents {
+                if let Some(key) = openapi_v3_key(&document) {
+                    declare_field_validation(&mut document);
+                    catalog = catalog.openapi(key, document);
+                } else if document.get("kind").and_then(Value::as_str)
+                    == Some("CustomResourceDefinition")
+                {
+                    crd_document(&mut catalog, &mut crds, &document);
+                }
+            }
+        }
+        for (key, document) in crds {
+            catalog
+                .openapi
+                .entry(key)
+                .or_insert_with(|| Arc::new(document));
+        }
+        Ok(catalog)
+    }
+
+    /// The catalog of a model: resources and verbs from its operations, a validator per
+    /// resource walking the model's types, and the strategic merge patch metadata.
+    pub fn from_model(api: &Arc<ApiSet>) -> Catalog {
+        let mut catalog = Catalog::new();
+        for resource in api.resources.values() {
+            catalog.entry(
+                &resource.gvk.group,
+                &resource.gvk.version,
+                &resource.gvk.kind,
+                &resource.plural,
+                resource.scope == Scope::Namespaced,
+            );
+        }
+        for operation in &api.operations {
+            let Some(resource) = &operation.resource else {
+                continue;
+            };
+            let Some(verb) = model_verb(&operation.action) else {
+                continue;
+            };
+            let def = catalog.entry(
+                &resource.gvk.group,
+                &resource.gvk.version,
+                &resource.gvk.kind,
+                &resource.plural,
+                resource.scope == Scope::Namespaced,
+            );
+            let watches = operation.action == ModelAction::List
+                && operation.query_params.iter().any(|q| q.name == "watch");
+            match &resource.subresource {
+                None => {
+                    def.verbs.insert(verb.to_owned());
+                    if watches {
+                        def.verbs.insert("watch".to_owned());
+                    }
+                }
+                Some(sub) => {
+                    def.subresources
+                        .entry(sub.clone())
+                        .or_default()
+                        .insert(verb.to_owned());
+                }
+            }
+        }
+        let mut patch = PatchSchema::default();
+        for (index, ty) in api.types.iter().enumerate() {
+            if let TypeKind::Struct(fields) = &ty.kind {
+                let entry = patch.types.entry(type_key(TypeId(index))).or_default();
+                for field in fields.iter().filter(|f| f.role != FieldRole::Extra) {
+                    let strategy = field.patch.clone().unwrap_or_default();
+                    entry.insert(
+                        field.json_name.clone(),
+                        PatchField {
+                            ty: named(api, &field.shape).map(type_key),
+                            strategy: strategy.strategies,
+                            merge_key: strategy.merge_key,
+                        },
+                    );
+                }
+            }
+        }
+        for (id, resource) in &api.resources {
+            let gvk = &resource.gvk;
+            patch.roots.insert(
+                (gvk.group.clone(), gvk.version.clone(), gvk.kind.clone()),
+                type_key(*id),
+            );
+            let api = api.clone();
+            let id = *id;
+            catalog = catalog.validator(
+                &gvk.group,
+                &gvk.version,
+                &gvk.kind,
+                Arc::new(move |value| {
+                    let mut path = String::new();
+                    check(&api, &Shape::Ref(id), &value, &mut path, 0)?;
+                    Ok(value)
+                }),
+            );
+        }
+        catalog.patch_schema(patch)
+    }
+}
+
+fn model_verb(action: &ModelAction) -> Option<&'static str> {
+    use kubeforge_runtime::route::Action;
+    verb(match action {
+        ModelAction::Get => Action::Get,
+        ModelAction::List => Action::List,
+        ModelAction::Watch => Action::Watch,
+        ModelAction::Create => Action::Create,
+        ModelAction::Replace => Action::Replace,
+        ModelAction::Patch => Action::Patch,
+        ModelAction::Delete => Action::Delete,
+        ModelAction::DeleteCollection => Action::DeleteCollection,
+        ModelAction::Connect | ModelAction::Other(_) => return None,
+    })
+}
+
+fn type_key(id: TypeId) -> String {
+    format!("#{}", id.0)
+}
+
+/// The named type a shape holds, through lists, maps, nullability and aliases.
+fn named(api: &ApiSet, shape: &Shape) -> Option<TypeId> {
+    match shape {
+        Shape::Vec(inner) | Shape::Map(inner) | Shape::Nullable(inner) => named(api, inner),
+        Shape::Ref(id) => match &api.get(*id).kind {
+            TypeKind::Alias(inner) => named(api, inner).or(Some(*id)),
+            _ => Some(*id),
+        },
+        _ => None,
+    }
+}
+
+/// The `/openapi/v3` key of a per-group-version OpenAPI v3 document: `api/v1` or
+/// `apis/<group>/<version>`, from its paths.
+fn openapi_v3_key(document: &Value) -> Option<String> {
+    document.get("openapi")?;
+    let paths = document.get("paths")?.as_object()?;
+    let mut keys: Vec<String> = paths
+        .keys()
+        .filter_map(|path| {
+            let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+            match segments[..] {
+                ["api", version, ..] => Some(format!("api/{version}")),
+                ["apis", group, version, ..] => Some(format!("apis/{group}/{version}")),
+                _ => None,
+            }
+        })
+        .collect();
+    keys.sort();
+    keys.dedup();
+    match keys.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
+/// What a real server publishes for a CustomResourceDefinition: its short names in
+/// discovery, and at `/openapi/v3/apis/<group>/<version>` each served version's schema (with
+/// its group-version-kind) and a PATCH operation that takes `fieldValidation`, which is what
+/// `kubectl explain` and `kubectl`'s validation read.
+fn crd_document(catalog: &mut Catalog, documents: &mut BTreeMap<String, Value>, crd: &Value) {
+    let text = |pointer: &str| {
+        crd.pointer(pointer)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    let (group, kind, plural) = (
+        text("/spec/group"),
+        text("/spec/names/kind"),
+        text("/spec/names/plural"),
+    );
+    let namespaced = text("/spec/scope") != "Cluster";
+    let short_names: Vec<String> = crd
+        .pointer("/spec/names/shortNames")
+        .and_then(Value::as_array)
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    let reversed: Vec<&str> = group.split('.').rev().collect();
+    for version in crd
+        .pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let Some(name) = version.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        if version.get("served") == Some(&Value::Bool(false)) {
+            continue;
+        }
+        if let Some((_, def)) = catalog.find(&group, name, &plural) {
+            let (g, v, k) = (def.group.clone(), def.version.clone(), def.kind.clone());
+            catalog
+                .entry(&g, &v, &k, &plural, namespaced)
+                .short_names
+                .clone_from(&short_names);
+        }
+        let gvk = serde_json::json!({"group": group, "version": name, "kind": kind});
+        let mut schema = version
+            .pointer("/schema/openAPIV3Schema")
+            .cloned()
+            .unwrap_or_else(|| serde_json::json!({"type": "object"}));
+        if let Some(map) = schema.as_object_mut() {
+            map.insert(
+                "x-kubernetes-group-version-kind".into(),
+                serde_json::json!([gvk]),
+            );
+        }
+        let schema_name = format!("{}.{name}.{kind}", reversed.join("."));
+        let scope = if namespaced {
+            "namespaces/{namespace}/"
+        } else {
+            ""
+        };
+        let path = format!("/apis/{group}/{name}/{scope}{plural}/{{name}}");
+        let document = documents.entry(format!("apis/{group}/{name}")).or_insert_with(|| {
+            serde_json::json!({
+                "openapi": "3.0.0",
+                "info": {"title": "CustomResourceDefinitions served by kubeforge-server", "version": name},
+                "paths": {},
+                "components": {"schemas": {}},
+            })
+        });
+        document["components"]["schemas"][&schema_name] = schema;
+        let reference = serde_json::json!({"content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{schema_name}")}}}});
+        document["paths"][&path] = serde_json::json!({
+            "get": {"x-kubernetes-action": "get", "x-kubernetes-group-version-kind": gvk, "responses": {"200": reference}},
+            "patch": {
+                "x-kubernetes-action": "patch",
+                "x-kubernetes-group-version-kind": gvk,
+                "parameters": [{"name": "fieldValidation", "in": "query", "schema": {"type": "string", "uniqueItems": true}}],
+                "responses": {"200": reference},
+            },
+        });
+    }
+}
+
+/// Adds the `fieldValidation` query parameter to every PATCH operation on a kind that does
+/// not list it (documents older than Kubernetes 1.25, OpenShift's). This server accepts it
+/// on every write, and `kubectl` reads it from `/openapi/v3` to decide that the server
+/// validates: otherwise it validates on the client against `/openapi/v2` in protobuf, which
+/// this server does not serve.
+fn declare_field_validation(document: &mut Value) {
+    let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for item in paths.values_mut() {
+        let Some(patch) = item.get_mut("patch").and_then(Value::as_object_mut) else {
+            continue;
+        };
+        if !patch.contains_key("x-kubernetes-group-version-kind") {
+            continue;
+        }
+        let parameters = patch
+            .entry("parameters")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        let Some(list) = parameters.as_array_mut() else {
+            continue;
+        };
+        if list
+            .iter()
+            .any(|p| p.get("name").and_then(Value::as_str) == Some("fieldValidation"))
+        {
+            continue;
+        }
+        list.push(serde_json::json!({
+            "name": "fieldValidation",
+            "in": "query",
+            "description": "Accepted by kubeforge-server (which keeps unknown fields, as the generated types do); added to the served document.",
+            "schema": {"type": "string", "uniqueItems": true}
+        }));
+    }
+}
+
+const MAX_DEPTH: usize = 64;
+
+/// Checks `value` against `shape`; the error names the JSON path and what was expected.
+fn check(
+    api: &ApiSet,
+    shape: &Shape,
+    value: &Value,
+    path: &mut String,
+    depth: usize,
+) -> Result<(), String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("{}: nested too deeply", display(path)));
+    }
+    let expect = |ok: bool, what: &str| {
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "{}: Invalid value: {}: expected {what}",
+                display(path),
+                brief(value)
+            ))
+        }
+    };
+    match shape {
+        Shape::Bool => expect(value.is_boolean(), "a boolean"),
+        Shape::I32 => expect(
+            value.as_i64().is_some_and(|n| i32::try_from(n).is_ok()),
+            "a 32-bit integer",
+        ),
+        Shape::I64 => expect(value.is_i64(), "an integer"),
+        Shape::U32 => expect(
+            value.as_u64().is_some_and(|n| u32::try_from(n).is_ok()),
+            "an unsigned 32-bit integer",
+        ),
+        Shape::U64 => expect(value.is_u64(), "an unsigned integer"),
+        Shape::F64 => expect(value.is_number(), "a number"),
+        Shape::String => expect(value.is_string(), "a string"),
+        Shape::Runtime(runtime) => match runtime {
+            RuntimeType::Quantity => expect(value.is_string() || value.is_number(), "a quantity"),
+            RuntimeType::IntOrString => expect(
+                value.is_string() || value.is_i64(),
+                "an integer or a string",
+            ),
+            RuntimeType::Number => expect(value.is_number(), "a number"),
+            RuntimeType::Time
+            | RuntimeType::MicroTime
+            | RuntimeType::DateTime
+            | RuntimeType::ByteString => expect(value.is_string(), "a string"),
+        },
+        Shape::Json => Ok(()),
+        Shape::Nullable(inner) => {
+            if value.is_null() {
+                Ok(())
+            } else {
+                check(api, inner, value, path, depth + 1)
+            }
+        }
+        Shape::Vec(inner) => {
+            let Some(items) = value.as_array() else {
+                return expect(false, "a list");
+            };
+            for (i, item) in items.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                check(api, inner, item, path, depth + 1)?;
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        Shape::Map(inner) => {
+            let Some(map) = value.as_object() else {
+                return expect(false, "an object");
+            };
+            for (key, item) in map {
+                let len = path.len();
+                path.push_str(&format!("[{key}]"));
+                check(api, inner, item, path, depth + 1)?;
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        Shape::Ref(id) => match &api.get(*id).kind {
+            TypeKind::Struct(fields) => {
+                let Some(map) = value.as_object() else {
+                    return expect(false, "an object");
+                };
+                for field in fields {
+                    if field.role == FieldRole::Extra {
+                        continue;
+                    }
+                    let len = path.len();
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(&field.json_name);
+                    match map.get(&field.json_name) {
+                        None if field.required && field.default.is_none() => {
+                            return Err(format!("{}: Required value", display(path)));
+                        }
+                        None | Some(Value::Null) if !field.required => {}
+                        None => {}
+                        Some(item) => check(api, &field.shape, item, path, depth + 1)?,
+                    }
+                    path.truncate(len);
+                }
+                Ok(())
+            }
+            TypeKind::Enum(_) => expect(value.is_string(), "a string"),
+            TypeKind::Alias(inner) => check(api, inner, value, path, depth + 1),
+            TypeKind::Union(_) | TypeKind::WatchEvent { .. } | TypeKind::Extern(_) => Ok(()),
+        },
+    }
+}
+
+fn display(path: &str) -> &str {
+    if path.is_empty() { "<root>" } else { path }
+}
+
+fn brief(value: &Value) -> String {
+    let text = value.to_string();
+    if text.len() > 60 {
+        let mut end = 60;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}…", &text[..end])
+    } else {
+        text
+    }
+}

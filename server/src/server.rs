@@ -1,0 +1,1139 @@
+//! The server: routing a request to discovery, OpenAPI or a resource, and the semantics of
+//! every verb on a resource (API concepts: "Kubernetes API Concepts", API conventions).
+
+use std::collections::BTreeMap;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use base64::Engine;
+use http::{HeaderValue, Method, Response, StatusCode, header};
+use serde_json::{Map, Value, json};
+
+use crate::body::Body;
+use crate::catalog::{Catalog, ResourceDef};
+use crate::discovery;
+use crate::patch::{self, PatchKind};
+use crate::select::{FieldSelector, LabelSelector};
+use crate::status::{self, Failure};
+use crate::store::{EventType, Key, State};
+use crate::watch;
+
+/// Limits and timings.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The largest request body accepted; larger ones are answered 413 (the API server's
+    /// limit is 3 MiB).
+    pub body_limit: usize,
+    /// How many events the history keeps for watches that resume from a resource version;
+    /// older ones get 410 Gone.
+    pub history: usize,
+    /// How often a watch that asked for bookmarks gets one.
+    pub bookmark_interval: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            body_limit: 3 * 1024 * 1024,
+            history: 1024,
+            bookmark_interval: Duration::from_secs(5),
+        }
+    }
+}
+
+pub(crate) struct Shared {
+    pub(crate) catalog: Catalog,
+    pub(crate) options: Options,
+    pub(crate) state: Mutex<State>,
+    /// The last resource version, for watches to wait on.
+    pub(crate) changed: tokio::sync::watch::Sender<u64>,
+    /// Open watch streams (their tasks).
+    pub(crate) watches: AtomicUsize,
+    uid_seed: std::collections::hash_map::RandomState,
+}
+
+/// An in-memory API server for the resources of a [`Catalog`]. Cheap to clone: clones share
+/// the store. Use it as a `tower::Service` ([`Server::handle`] is the whole of it), or serve
+/// it over HTTP with [`crate::serve`].
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("catalog", &self.shared.catalog)
+            .field("options", &self.shared.options)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A parsed resource path.
+struct Target {
+    index: usize,
+    namespace: Option<String>,
+    name: Option<String>,
+    subresource: Option<String>,
+}
+
+impl Server {
+    /// A server for `catalog`, with default [`Options`].
+    pub fn new(catalog: Catalog) -> Server {
+        Server::with_options(catalog, Options::default())
+    }
+
+    /// A server for `catalog`.
+    pub fn with_options(catalog: Catalog, options: Options) -> Server {
+        let state = State::new(catalog.resources.len(), options.history);
+        Server {
+            shared: Arc::new(Shared {
+                catalog,
+                options,
+                state: Mutex::new(state),
+                changed: tokio::sync::watch::channel(0).0,
+                watches: AtomicUsize::new(0),
+                uid_seed: std::collections::hash_map::RandomState::new(),
+            }),
+        }
+    }
+
+    /// The catalog served.
+    pub fn catalog(&self) -> &Catalog {
+        &self.shared.catalog
+    }
+
+    /// How many watch streams are open (each is one task, which ends when its client goes).
+    pub fn open_watches(&self) -> usize {
+        self.shared.watches.load(Ordering::SeqCst)
+    }
+
+    /// Drops the event history and ends every open watch with 410 Gone, as a compaction
+    /// does on a real server: clients must list again.
+    pub fn compact(&self) {
+        self.shared.lock().compact();
+        self.shared.changed.send_replace(self.shared.lock().rv);
+    }
+
+    /// How many objects are stored.
+    pub fn len(&self) -> usize {
+        self.shared.lock().objects.iter().map(BTreeMap::len).sum()
+    }
+
+    /// Whether nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Answers one request whose body has been read.
+    pub fn handle(&self, parts: &http::request::Parts, body: &[u8]) -> Response<Body> {
+        match self.route(parts, body) {
+            Ok(response) => response,
+            Err(failure) => failure_response(&failure),
+        }
+    }
+
+    fn route(&self, parts: &http::request::Parts, body: &[u8]) -> Result<Response<Body>, Failure> {
+        let path = parts.uri.path();
+        let trimmed = path.trim_matches('/');
+        let segments: Vec<&str> = if trimmed.is_empty() {
+            Vec::new()
+        } else {
+            trimmed.split('/').collect()
+        };
+        let catalog = &self.shared.catalog;
+        let discovery = |value: Option<Value>| -> Result<Response<Body>, Failure> {
+            if parts.method != Method::GET {
+                return Err(Failure::method_not_allowed(parts.method.as_str(), path));
+            }
+            value
+                .map(|v| json_response(StatusCode::OK, &v))
+                .ok_or_else(|| Failure::no_route(path))
+        };
+        match segments[..] {
+            ["version"] => discovery(Some(discovery::version())),
+            ["healthz" | "livez" | "readyz"] => {
+                if parts.method != Method::GET {
+                    return Err(Failure::method_not_allowed(parts.method.as_str(), path));
+                }
+                Ok(text_response("ok"))
+            }
+            ["api"] => discovery(discovery::core_versions(catalog)),
+            ["apis"] => discovery(Some(discovery::groups(catalog))),
+            ["api", version] => discovery(discovery::resources(catalog, "", version)),
+            ["apis", group] => discovery(discovery::group(catalog, group)),
+            ["apis", group, version] => discovery(discovery::resources(catalog, group, version)),
+            ["openapi", "v3"] => discovery(Some(discovery::openapi_index(catalog))),
+            ["openapi", "v3", ..] => {
+                let key = segments[2..].join("/");
+                discovery(catalog.openapi.get(&key).map(|doc| (**doc).clone()))
+            }
+            ["api", version, ref rest @ ..] => {
+                let target = self.target("", version, rest, path)?;
+                self.resource(parts, body, &target)
+            }
+            ["apis", group, version, ref rest @ ..] => {
+                let target = self.target(group, version, rest, path)?;
+                self.resource(parts, body, &target)
+            }
+            _ => Err(Failure::no_route(path)),
+        }
+    }
+
+    fn target(
+        &self,
+        group: &str,
+        version: &str,
+        rest: &[&str],
+        path: &str,
+    ) -> Result<Target, Failure> {
+        let (namespace, rest) = match rest {
+            ["namespaces", namespace, rest @ ..] if !rest.is_empty() => {
+                (Some(decode(namespace)?), rest)
+            }
+            _ => (None, rest),
+        };
+        let (plural, name, subresource) = match rest {
+            [plural] => (*plural, None, None),
+            [plural, name] => (*plural, Some(decode(name)?), None),
+            [plural, name, sub] => (*plural, Some(decode(name)?), Some((*sub).to_owned())),
+            _ => return Err(Failure::no_route(path)),
+        };
+        let (index, def) = self
+            .shared
+            .catalog
+            .find(group, version, plural)
+            .ok_or_else(|| Failure::no_route(path))?;
+        let scoped_right = if def.namespaced {
+            namespace.is_some() || name.is_none()
+        } else {
+            namespace.is_none()
+        };
+        let known_sub = subresource
+            .as_ref()
+            .is_none_or(|sub| def.subresources.contains_key(sub));
+        if !scoped_right || !known_sub {
+            return Err(Failure::no_route(path));
+        }
+        Ok(Target {
+            index,
+            namespace,
+            name,
+            subresource,
+        })
+    }
+
+    fn resource(
+        &self,
+        parts: &http::request::Parts,
+        body: &[u8],
+        target: &Target,
+    ) -> Result<Response<Body>, Failure> {
+        let def = &self.shared.catalog.resources[target.index];
+        let query = Query::parse(parts.uri.query().unwrap_or(""));
+        let watching = query.flag("watch");
+        let verb = match (&parts.method, &target.name) {
+            (&Method::GET, None) if watching => "watch",
+            (&Method::GET, None) => "list",
+            (&Method::GET, Some(_)) => "get",
+            (&Method::POST, None) => "create",
+            (&Method::PUT, Some(_)) => "update",
+            (&Method::PATCH, Some(_)) => "patch",
+            (&Method::DELETE, Some(_)) => "delete",
+            (&Method::DELETE, None) => "deletecollection",
+            _ => "",
+        };
+        let verbs = match &target.subresource {
+            None => Some(&def.verbs),
+            Some(sub) => def.subresources.get(sub),
+        };
+        if !verbs.is_some_and(|v| v.contains(verb)) {
+            return Err(Failure::method_not_allowed(
+                parts.method.as_str(),
+                parts.uri.path(),
+            ));
+        }
+        let namespace = target.namespace.as_deref();
+        let sub = target.subresource.as_deref();
+        match (verb, target.name.as_deref()) {
+            ("watch", _) => self.watch(target.index, namespace, &query),
+            ("list", _) => self.list(target.index, namespace, &query),
+            ("create", _) => self.create(target.index, namespace.unwrap_or(""), body, &query),
+            ("get", Some(name)) => {
+                let object = self.get(target.index, namespace.unwrap_or(""), name)?;
+                let object = if sub == Some("scale") {
+                    scale_of(&object)
+                } else {
+                    (*object).clone()
+                };
+                Ok(json_response(StatusCode::OK, &object))
+            }
+            ("update", Some(name)) => {
+                let body = parse_body(body)?;
+                self.update(
+                    target.index,
+                    namespace.unwrap_or(""),
+                    name,
+                    sub,
+                    body,
+                    &query,
+                )
+            }
+            ("patch", Some(name)) => {
+                let content_type = parts
+                    .headers
+                    .get(header::CONTENT_TYPE)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("");
+                self.patch(
+                    target.index,
+                    namespace.unwrap_or(""),
+                    name,
+                    sub,
+                    content_type,
+                    body,
+                    &query,
+                )
+            }
+            ("delete", Some(name)) => {
+                self.delete(target.index, namespace.unwrap_or(""), name, body, &query)
+            }
+            ("deletecollection", _) => {
+                self.delete_collection(target.index, namespace, body, &query)
+            }
+            _ => Err(Failure::method_not_allowed(
+                parts.method.as_str(),
+                parts.uri.path(),
+            )),
+        }
+    }
+
+    fn def(&self, index: usize) -> &ResourceDef {
+        &self.shared.catalog.resources[index]
+    }
+
+    fn get(&self, index: usize, namespace: &str, name: &str) -> Result<Arc<Value>, Failure> {
+        let def = self.def(index);
+        self.shared.lock().objects[index]
+            .get(&(namespace.to_owned(), name.to_owned()))
+            .cloned()
+            .ok_or_else(|| Failure::not_found(&def.group, &def.plural, name))
+    }
+
+    fn list(
+        &self,
+        index: usize,
+        namespace: Option<&str>,
+        query: &Query,
+    ) -> Result<Response<Body>, Failure> {
+        let def = self.def(index);
+        let filter = Filter::new(namespace, query)?;
+        let limit = query
+            .get("limit")
+            .and_then(|l| l.parse::<usize>().ok())
+            .filter(|l| *l > 0);
+        let state = self.shared.lock();
+        let start: Option<Key> = match query.get("continue").filter(|c| !c.is_empty()) {
+            None => None,
+            Some(token) => {
+                let (rv, key) = decode_continue(token).ok_or_else(|| {
+                    Failure::bad_request(format!("invalid continue token {token:?}"))
+                })?;
+                if rv < state.compacted {
+                    return Err(Failure::gone(
+                        "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
+                    ));
+                }
+                Some(key)
+            }
+        };
+        let objects = &state.objects[index];
+        let range = match &start {
+            Some(key) => objects
+                .range::<Key, _>((std::ops::Bound::Excluded(key), std::ops::Bound::Unbounded)),
+            None => objects.range::<Key, _>(..),
+        };
+        let mut items = Vec::new();
+        let mut last = None;
+        let mut remaining = 0usize;
+        for (key, object) in range {
+            if !filter.matches(object) {
+                continue;
+            }
+            if limit.is_some_and(|limit| items.len() >= limit) {
+                remaining += 1;
+                continue;
+            }
+            items.push((**object).clone());
+            last = Some(key.clone());
+        }
+        let mut metadata = json!({"resourceVersion": state.rv.to_string()});
+        if remaining > 0
+            && let Some(last) = last
+        {
+            metadata["continue"] = Value::from(encode_continue(state.rv, &last));
+            metadata["remainingItemCount"] = Value::from(remaining);
+        }
+        drop(state);
+        let list = json!({
+            "kind": def.list_kind(),
+            "apiVersion": def.api_version(),
+            "metadata": metadata,
+            "items": items,
+        });
+        Ok(json_response(StatusCode::OK, &list))
+    }
+
+    fn watch(
+        &self,
+        index: usize,
+        namespace: Option<&str>,
+        query: &Query,
+    ) -> Result<Response<Body>, Failure> {
+        let filter = Filter::new(namespace, query)?;
+        let request = watch::Request::new(index, filter, query)?;
+        let receiver = watch::start(self.shared.clone(), request);
+        let mut response = Response::new(Body::stream(receiver));
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        Ok(response)
+    }
+
+    fn create(
+        &self,
+        index: usize,
+        namespace: &str,
+        body: &[u8],
+        query: &Query,
+    ) -> Result<Response<Body>, Failure> {
+        let def = self.def(index);
+        let mut object = self.check(index, parse_body(body)?)?;
+        let meta = metadata_mut(&mut object);
+        let name = match meta.get("name").and_then(Value::as_str) {
+            Some(name) if !name.is_empty() => name.to_owned(),
+            _ => match meta.get("generateName").and_then(Value::as_str) {
+                Some(prefix) if !prefix.is_empty() => format!("{prefix}{}", self.suffix()),
+                _ => {
+                    return Err(Failure::invalid(
+                        &def.kind,
+                        "",
+                        "metadata.name: Required value: name or generateName is required",
+                    ));
+                }
+            },
+        };
+        meta.insert("name".into(), Value::from(name.clone()));
+        self.place(def, meta, namespace)?;
+        for key in [
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "resourceVersion",
+            "uid",
+            "creationTimestamp",
+        ] {
+            meta.remove(key);
+        }
+        if def.has_status()
+            && let Some(map) = object.as_object_mut()
+        {
+            map.remove("status");
+        }
+        let key = (namespace.to_owned(), name.clone());
+        if query.dry_run() {
+            if self.shared.lock().objects[index].contains_key(&key) {
+                return Err(Failure::already_exists(&def.group, &def.plural, &name));
+            }
+            return Ok(json_response(StatusCode::CREATED, &object));
+        }
+        let mut state = self.shared.lock();
+        if state.objects[index].contains_key(&key) {
+            return Err(Failure::already_exists(&def.group, &def.plural, &name));
+        }
+        let rv = state.next_rv();
+        let meta = metadata_mut(&mut object);
+        meta.insert("uid".into(), Value::from(self.uid(rv)));
+        meta.insert("resourceVersion".into(), Value::from(rv.to_string()));
+        meta.insert("generation".into(), Value::from(1));
+        meta.insert("creationTimestamp".into(), Value::from(now()));
+        let object = Arc::new(object);
+        state.objects[index].insert(key, object.clone());
+        state.record(index, EventType::Added, object.clone(), None);
+        self.notify(state);
+        Ok(json_response(StatusCode::CREATED, &object))
+    }
+
+    fn update(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        sub: Option<&str>,
+        body: Value,
+        query: &Query,
+    ) -> Result<Response<Body>, Failure> {
+        let def = self.def(index);
+        let body = if sub == Some("scale") {
+            body
+        } else {
+            self.check(index, body)?
+        };
+        let body_name = body
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or(name);
+        if body_name != name {
+            return Err(Failure::bad_request(format!(
+                "the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )));
+        }
+        let old = self.get(index, namespace, name)?;
+        if let Some(rv) = body
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str)
+            && !rv.is_empty()
+            && Some(rv)
+                != old
+                    .pointer("/metadata/resourceVersion")
+                    .and_then(Value::as_str)
+        {
+            return Err(stale(def, name));
+        }
+        self.commit(index, namespace, name, &old, body, sub, query)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn patch(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        sub: Option<&str>,
+        content_type: &str,
+        body: &[u8],
+        query: &Query,
+    ) -> Result<Response<Body>, Failure> {
+        let def = self.def(index);
+        let kind = PatchKind::from_content_type(content_type).ok_or_else(|| {
+            Failure::unsupported_media_type(format!(
+                "the body of the request was in an unknown format ({content_type:?}): accepted media types are application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json"
+            ))
+        })?;
+        if kind == PatchKind::Apply {
+            return Err(Failure::unsupported_media_type(
+                "server-side apply (application/apply-patch+yaml) is not implemented by this server: use client-side apply (kubectl apply without --server-side) or a merge, JSON or strategic merge patch",
+            ));
+        }
+        let old = self.get(index, namespace, name)?;
+        let mut patched = if sub == Some("scale") {
+            scale_of(&old)
+        } else {
+            (*old).clone()
+        };
+        let root = self.shared.catalog.patch_root(def);
+        patch::apply(kind, &mut patched, body, &self.shared.catalog.patch, root)
+            .map_err(|message| Failure::invalid(&def.kind, name, message))?;
+        let old_rv = old
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str);
+        let new_rv = patched
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str);
+        if new_rv.is_some_and(|rv| Some(rv) != old_rv) {
+            return Err(stale(def, name));
+        }
+        let patched = if sub == Some("scale") {
+            patched
+        } else {
+            self.check(index, patched)?
+        };
+        self.commit(index, namespace, name, &old, patched, sub, query)
+    }
+
+    /// Writes `new` over `old` by the rules of the main resource or subresource `sub`:
+    /// `status` takes only the status, the main resource keeps the stored status when the
+    /// status subresource exists, `scale` takes only the replicas; identity metadata stays;
+    /// `generation` rises when anything but metadata and status changed; a write that
+    /// changes nothing makes no new version; an object being deleted whose last finalizer
+    /// is removed is deleted.
+    #[allow(clippy::too_many_arguments)]
+    fn commit(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        old: &Arc<Value>,
+        new: Value,
+        sub: Option<&str>,
+        query: &Query,
+    ) -> Result<Response<Body>, Failure> {
+        let def = self.def(index);
+        let mut result: Value = match sub {
+            Some("status") => {
+                let mut result = (**old).clone();
+                set_or_remove(&mut result, "status", new.get("status").cloned());
+                result
+            }
+            Some("scale") => {
+                let mut result = (**old).clone();
+                let replicas = new
+                    .pointer("/spec/replicas")
+                    .cloned()
+                    .unwrap_or(Value::from(0));
+                if let Some(spec) = result.get_mut("spec").and_then(Value::as_object_mut) {
+                    spec.insert("replicas".into(), replicas);
+                } else if let Some(map) = result.as_object_mut() {
+                    map.insert("spec".into(), json!({"replicas": replicas}));
+                }
+                result
+            }
+            _ => {
+                let mut result = new;
+                if def.has_status() {
+                    set_or_remove(&mut result, "status", old.get("status").cloned());
+                }
+                let old_meta = old.get("metadata").and_then(Value::as_object);
+                let meta = metadata_mut(&mut result);
+                for key in [
+                    "uid",
+                    "creationTimestamp",
+                    "deletionTimestamp",
+                    "deletionGracePeriodSeconds",
+                    "generation",
+                    "name",
+                    "namespace",
+                ] {
+                    match old_meta.and_then(|m| m.get(key)) {
+                        Some(value) => meta.insert(key.into(), value.clone()),
+                        None => meta.remove(key),
+                    };
+                }
+                result
+            }
+        };
+        let spec_changed = without_meta_and_status(&result) != without_meta_and_status(old);
+        let meta = metadata_mut(&mut result);
+        meta.insert(
+            "resourceVersion".into(),
+            old.pointer("/metadata/resourceVersion")
+                .cloned()
+                .unwrap_or(Value::Null),
+        );
+        if spec_changed {
+            let generation = old
+                .pointer("/metadata/generation")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            meta.insert("generation".into(), Value::from(generation + 1));
+        }
+        let status = StatusCode::OK;
+        if result == **old {
+            let shown = if sub == Some("scale") {
+                scale_of(old)
+            } else {
+                (**old).clone()
+            };
+            return Ok(json_response(status, &shown));
+        }
+        if query.dry_run() {
+            return Ok(json_response(status, &result));
+        }
+        let finalized = result.pointer("/metadata/deletionTimestamp").is_some()
+            && finalizers(&result).is_empty();
+        let key = (namespace.to_owned(), name.to_owned());
+        let mut state = self.shared.lock();
+        let current = state.objects[index].get(&key).cloned();
+        if current.as_ref().is_none_or(|c| !Arc::ptr_eq(c, old)) {
+            return Err(stale(def, name));
+        }
+        let rv = state.next_rv();
+        metadata_mut(&mut result).insert("resourceVersion".into(), Value::from(rv.to_string()));
+        let object = Arc::new(result);
+        if finalized {
+            state.objects[index].remove(&key);
+            state.record(index, EventType::Deleted, object.clone(), Some(old.clone()));
+        } else {
+            state.objects[index].insert(key, object.clone());
+            state.record(
+                index,
+                EventType::Modified,
+                object.clone(),
+                Some(old.clone()),
+            );
+        }
+        self.notify(state);
+        let shown = if sub == Some("scale") {
+            scale_of(&object)
+        } else {
+            (*object).clone()
+        };
+        Ok(json_response(status, &shown))
+    }
+
+    fn delete(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        body: &[u8],
+        query: &Query,
+    ) -> Result<Response<Body>, Failure> {
+        let options = if body.iter().all(u8::is_ascii_whitespace) {
+            Value::Null
+        } else {
+            parse_body(body)?
+        };
+        let (code, value) = self.delete_one(index, namespace, name, &options, query)?;
+        Ok(json_response(code, &value))
+    }
+
+    /// Deletes one object: with finalizers it only gets its `deletionTimestamp` (and the
+    /// answer is the object); without, it is removed (and the answer is a `Status`).
+    fn delete_one(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        options: &Value,
+        query: &Query,
+    ) -> Result<(StatusCode, Value), Failure> {
+        let def = self.def(index);
+        let key = (namespace.to_owned(), name.to_owned());
+        let mut state = self.shared.lock();
+        let old = state.objects[index]
+            .get(&key)
+            .cloned()
+            .ok_or_else(|| Failure::not_found(&def.group, &def.plural, name))?;
+        for (field, what) in [("uid", "UID"), ("resourceVersion", "ResourceVersion")] {
+            if let Some(expected) = options
+                .pointer(&format!("/preconditions/{field}"))
+                .and_then(Value::as_str)
+            {
+                let actual = old
+                    .pointer(&format!("/metadata/{field}"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                if expected != actual {
+                    return Err(Failure::conflict(
+                        &def.group,
+                        &def.plural,
+                        name,
+                        &format!(
+                            "Precondition failed: {what} in precondition: {expected}, {what} in object meta: {actual}"
+                        ),
+                    ));
+                }
+            }
+        }
+        let dry_run = query.dry_run()
+            || options
+                .get("dryRun")
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty());
+        if !finalizers(&old).is_empty() {
+            if old.pointer("/metadata/deletionTimestamp").is_some() || dry_run {
+                return Ok((StatusCode::OK, (*old).clone()));
+            }
+            let mut object = (*old).clone();
+            let rv = state.next_rv();
+            let meta = metadata_mut(&mut object);
+            meta.insert("deletionTimestamp".into(), Value::from(now()));
+            meta.insert("deletionGracePeriodSeconds".into(), Value::from(0));
+            meta.insert("resourceVersion".into(), Value::from(rv.to_string()));
+            let object = Arc::new(object);
+            state.objects[index].insert(key, object.clone());
+            state.record(index, EventType::Modified, object.clone(), Some(old));
+            self.notify(state);
+            return Ok((StatusCode::OK, (*object).clone()));
+        }
+        let uid = old
+            .pointer("/metadata/uid")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if dry_run {
+            return Ok((
+                StatusCode::OK,
+                status::success(&def.group, &def.plural, name, uid.as_deref()),
+            ));
+        }
+        let rv = state.next_rv();
+        let mut object = (*old).clone();
+        metadata_mut(&mut object).insert("resourceVersion".into(), Value::from(rv.to_string()));
+        state.objects[index].remove(&key);
+        state.record(index, EventType::Deleted, Arc::new(object), Some(old));
+        self.notify(state);
+        Ok((
+            StatusCode::OK,
+            status::success(&def.group, &def.plural, name, uid.as_deref()),
+        ))
+    }
+
+    fn delete_collection(
+        &self,
+        index: usize,
+        namespace: Option<&str>,
+        body: &[u8],
+        query: &Query,
+    ) -> Result<Response<Body>, Failure> {
+        let def = self.def(index);
+        let options = if body.iter().all(u8::is_ascii_whitespace) {
+            Value::Null
+        } else {
+            parse_body(body)?
+        };
+        let filter = Filter::new(namespace, query)?;
+        let keys: Vec<Key> = self.shared.lock().objects[index]
+            .iter()
+            .filter(|(_, object)| filter.matches(object))
+            .map(|(key, _)| key.clone())
+            .collect();
+        let mut items = Vec::new();
+        for (namespace, name) in keys {
+            match self.delete_one(index, &namespace, &name, &options, query) {
+                Ok((_, value)) if value.get("kind").and_then(Value::as_str) == Some("Status") => {}
+                Ok((_, value)) => items.push(value),
+                Err(failure) if failure.code == 404 => {}
+                Err(failure) => return Err(failure),
+            }
+        }
+        let rv = self.shared.lock().rv;
+        let list = json!({
+            "kind": def.list_kind(),
+            "apiVersion": def.api_version(),
+            "metadata": {"resourceVersion": rv.to_string()},
+            "items": items,
+        });
+        Ok(json_response(StatusCode::OK, &list))
+    }
+
+    /// Checks a body's `apiVersion` and `kind` (filling them in when absent) and runs the
+    /// kind's validator.
+    fn check(&self, index: usize, mut object: Value) -> Result<Value, Failure> {
+        let def = self.def(index);
+        let name = object
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
+        let Some(map) = object.as_object_mut() else {
+            return Err(Failure::invalid(
+                &def.kind,
+                &name,
+                "the body must be a JSON object",
+            ));
+        };
+        let api_version = def.api_version();
+        for (field, expected) in [
+            ("apiVersion", api_version.as_str()),
+            ("kind", def.kind.as_str()),
+        ] {
+            match map.get(field) {
+                None | Some(Value::Null) => {
+                    map.insert(field.into(), Value::from(expected));
+                }
+                Some(Value::String(actual)) if actual == expected => {}
+                Some(actual) => {
+                    return Err(Failure::invalid(
+                        &def.kind,
+                        &name,
+                        format!(
+                            "{field}: Invalid value: {actual}: must be {expected:?} for {}",
+                            def.plural
+                        ),
+                    ));
+                }
+            }
+        }
+        if !map.get("metadata").is_none_or(Value::is_object) {
+            return Err(Failure::invalid(
+                &def.kind,
+                &name,
+                "metadata: must be an object",
+            ));
+        }
+        match self.shared.catalog.validator_for(def) {
+            Some(validator) => {
+                validator(object).map_err(|message| Failure::invalid(&def.kind, &name, message))
+            }
+            None => Ok(object),
+        }
+    }
+
+    /// Puts the namespace of the request into the object's metadata; a different one in the
+    /// body is an error, as on a real server.
+    fn place(
+        &self,
+        def: &ResourceDef,
+        meta: &mut Map<String, Value>,
+        namespace: &str,
+    ) -> Result<(), Failure> {
+        if def.namespaced {
+            match meta.get("namespace").and_then(Value::as_str) {
+                Some(ns) if !ns.is_empty() && ns != namespace => {
+                    return Err(Failure::bad_request(format!(
+                        "the namespace of the provided object ({ns}) does not match the namespace sent on the request ({namespace})"
+                    )));
+                }
+                _ => {
+                    meta.insert("namespace".into(), Value::from(namespace));
+                }
+            }
+        } else {
+            meta.remove("namespace");
+        }
+        Ok(())
+    }
+
+    fn notify(&self, state: MutexGuard<'_, State>) {
+        let rv = state.rv;
+        drop(state);
+        self.shared.changed.send_replace(rv);
+    }
+
+    fn uid(&self, rv: u64) -> String {
+        let mut hasher = self.shared.uid_seed.build_hasher();
+        hasher.write_u64(rv);
+        let a = hasher.finish();
+        hasher.write_u64(a);
+        let b = hasher.finish();
+        format!(
+            "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+            a >> 32,
+            (a >> 16) & 0xffff,
+            a & 0xfff,
+            b >> 52,
+            b & 0xffff_ffff_ffff
+        )
+    }
+
+    fn suffix(&self) -> String {
+        const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+        let mut hasher = self.shared.uid_seed.build_hasher();
+        hasher.write_u64(self.shared.lock().rv);
+        hasher.write_u64(jiff::Timestamp::now().as_nanosecond().unsigned_abs() as u64);
+        let mut n = hasher.finish();
+        (0..5)
+            .map(|_| {
+                let c = ALPHABET[(n % ALPHABET.len() as u64) as usize];
+                n /= ALPHABET.len() as u64;
+                char::from(c)
+            })
+            .collect()
+    }
+}
+
+impl Shared {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// A list's or watch's namespace and selectors.
+#[derive(Clone, Debug)]
+pub(crate) struct Filter {
+    namespace: Option<String>,
+    labels: LabelSelector,
+    fields: FieldSelector,
+}
+
+impl Filter {
+    fn new(namespace: Option<&str>, query: &Query) -> Result<Filter, Failure> {
+        Ok(Filter {
+            namespace: namespace.map(str::to_owned),
+            labels: LabelSelector::parse(query.get("labelSelector").unwrap_or(""))
+                .map_err(Failure::bad_request)?,
+            fields: FieldSelector::parse(query.get("fieldSelector").unwrap_or(""))
+                .map_err(Failure::bad_request)?,
+        })
+    }
+
+    pub(crate) fn matches(&self, object: &Value) -> bool {
+        let namespace_ok = self.namespace.as_deref().is_none_or(|ns| {
+            object
+                .pointer("/metadata/namespace")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                == ns
+        });
+        namespace_ok
+            && self.labels.matches(object.pointer("/metadata/labels"))
+            && self.fields.matches(object)
+    }
+}
+
+/// Decoded query parameters.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Query(Vec<(String, String)>);
+
+impl Query {
+    pub(crate) fn parse(query: &str) -> Query {
+        let decode = |text: &str| {
+            let text = text.replace('+', " ");
+            percent_encoding::percent_decode_str(&text)
+                .decode_utf8_lossy()
+                .into_owned()
+        };
+        Query(
+            query
+                .split('&')
+                .filter(|pair| !pair.is_empty())
+                .map(|pair| {
+                    let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+                    (decode(name), decode(value))
+                })
+                .collect(),
+        )
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub(crate) fn flag(&self, name: &str) -> bool {
+        matches!(self.get(name), Some("true" | "1"))
+    }
+
+    fn dry_run(&self) -> bool {
+        self.get("dryRun").is_some_and(|v| !v.is_empty())
+    }
+}
+
+fn decode(segment: &str) -> Result<String, Failure> {
+    percent_encoding::percent_decode_str(segment)
+        .decode_utf8()
+        .map(std::borrow::Cow::into_owned)
+        .map_err(|_| Failure::bad_request(format!("path segment {segment:?} is not UTF-8")))
+}
+
+fn parse_body(body: &[u8]) -> Result<Value, Failure> {
+    serde_json::from_slice(body).map_err(|e| {
+        Failure::bad_request(format!("the body of the request is not valid JSON: {e}"))
+    })
+}
+
+fn stale(def: &ResourceDef, name: &str) -> Failure {
+    Failure::conflict(
+        &def.group,
+        &def.plural,
+        name,
+        "the object has been modified; please apply your changes to the latest version and try again",
+    )
+}
+
+pub(crate) fn metadata_mut(object: &mut Value) -> &mut Map<String, Value> {
+    if !object.get("metadata").is_some_and(Value::is_object) {
+        object["metadata"] = Value::Object(Map::new());
+    }
+    match object.get_mut("metadata") {
+        Some(Value::Object(map)) => map,
+        _ => unreachable!("metadata was just made an object"),
+    }
+}
+
+fn set_or_remove(object: &mut Value, key: &str, value: Option<Value>) {
+    if let Some(map) = object.as_object_mut() {
+        match value {
+            Some(value) => map.insert(key.into(), value),
+            None => map.remove(key),
+        };
+    }
+}
+
+fn without_meta_and_status(object: &Value) -> Value {
+    let mut object = object.clone();
+    if let Some(map) = object.as_object_mut() {
+        map.remove("metadata");
+        map.remove("status");
+    }
+    object
+}
+
+fn finalizers(object: &Value) -> Vec<&str> {
+    object
+        .pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .map(|list| list.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// The `autoscaling/v1` `Scale` of an object with `spec.replicas`.
+fn scale_of(object: &Value) -> Value {
+    let meta = object.get("metadata").cloned().unwrap_or(Value::Null);
+    let mut scale_meta = Map::new();
+    for key in [
+        "name",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "creationTimestamp",
+    ] {
+        if let Some(value) = meta.get(key) {
+            scale_meta.insert(key.into(), value.clone());
+        }
+    }
+    json!({
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": scale_meta,
+        "spec": {"replicas": object.pointer("/spec/replicas").cloned().unwrap_or(Value::from(0))},
+        "status": {"replicas": object.pointer("/status/replicas").cloned().unwrap_or(Value::from(0))},
+    })
+}
+
+fn encode_continue(rv: u64, key: &Key) -> String {
+    let text = json!({"rv": rv, "namespace": key.0, "name": key.1}).to_string();
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text)
+}
+
+fn decode_continue(token: &str) -> Option<(u64, Key)> {
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(token)
+        .ok()?;
+    let value: Value = serde_json::from_slice(&bytes).ok()?;
+    Some((
+        value.get("rv")?.as_u64()?,
+        (
+            value.get("namespace")?.as_str()?.to_owned(),
+            value.get("name")?.as_str()?.to_owned(),
+        ),
+    ))
+}
+
+/// Now, as `meta/v1.Time` writes it.
+pub(crate) fn now() -> String {
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
+pub(crate) fn json_response(code: StatusCode, value: &Value) -> Response<Body> {
+    let mut response = Response::new(Body::full(value.to_string()));
+    *response.status_mut() = code;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+fn text_response(text: &'static str) -> Response<Body> {
+    let mut response = Response::new(Body::full(text));
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+    response
+}
+
+/// A failure as the `Status` response a real server sends.
+pub(crate) fn failure_response(failure: &Failure) -> Response<Body> {
+    let code = StatusCode::from_u16(failure.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    json_response(code, &failure.to_status())
+}

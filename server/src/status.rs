@@ -1,0 +1,167 @@
+//! Failures as the API server reports them: a `meta/v1.Status` with a code, a reason and a
+//! message (API conventions, "Response Status Kind").
+
+use serde_json::{Value, json};
+
+/// A failed request: what becomes a `Status` body with its HTTP code.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Failure {
+    /// The HTTP status code.
+    pub code: u16,
+    /// The machine-readable reason (`NotFound`, `Conflict`, `Invalid`, …).
+    pub reason: &'static str,
+    /// What went wrong, for people.
+    pub message: String,
+    /// `details`: the object's name, group and kind, when there is one.
+    pub details: Option<Value>,
+}
+
+impl Failure {
+    fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Failure {
+        Failure {
+            code,
+            reason,
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    /// 400 BadRequest: a body that is no JSON, a namespace that does not match the path.
+    pub fn bad_request(message: impl Into<String>) -> Failure {
+        Failure::new(400, "BadRequest", message)
+    }
+
+    /// 404 NotFound for an object.
+    pub fn not_found(group: &str, plural: &str, name: &str) -> Failure {
+        let resource = qualified(group, plural);
+        Failure::new(404, "NotFound", format!("{resource} \"{name}\" not found"))
+            .with_details(name, group, plural)
+    }
+
+    /// 404 NotFound for a path nothing serves.
+    pub fn no_route(path: &str) -> Failure {
+        Failure::new(
+            404,
+            "NotFound",
+            format!("the server could not find the requested resource ({path})"),
+        )
+    }
+
+    /// 405 MethodNotAllowed.
+    pub fn method_not_allowed(method: &str, what: &str) -> Failure {
+        Failure::new(
+            405,
+            "MethodNotAllowed",
+            format!(
+                "the server does not allow this method on the requested resource ({method} {what})"
+            ),
+        )
+    }
+
+    /// 409 AlreadyExists.
+    pub fn already_exists(group: &str, plural: &str, name: &str) -> Failure {
+        let resource = qualified(group, plural);
+        Failure::new(
+            409,
+            "AlreadyExists",
+            format!("{resource} \"{name}\" already exists"),
+        )
+        .with_details(name, group, plural)
+    }
+
+    /// 409 Conflict: a stale `resourceVersion` or a failed precondition.
+    pub fn conflict(group: &str, plural: &str, name: &str, why: &str) -> Failure {
+        let resource = qualified(group, plural);
+        Failure::new(
+            409,
+            "Conflict",
+            format!("Operation cannot be fulfilled on {resource} \"{name}\": {why}"),
+        )
+        .with_details(name, group, plural)
+    }
+
+    /// 410 Expired/Gone: a resource version or continue token older than the history kept.
+    pub fn gone(message: impl Into<String>) -> Failure {
+        Failure::new(410, "Expired", message)
+    }
+
+    /// 413 RequestEntityTooLarge.
+    pub fn too_large(limit: usize) -> Failure {
+        Failure::new(
+            413,
+            "RequestEntityTooLarge",
+            format!("the request body is larger than the limit of {limit} bytes"),
+        )
+    }
+
+    /// 415 UnsupportedMediaType.
+    pub fn unsupported_media_type(message: impl Into<String>) -> Failure {
+        Failure::new(415, "UnsupportedMediaType", message)
+    }
+
+    /// 422 Invalid: a body that does not decode into the resource's type, or of another kind.
+    pub fn invalid(kind: &str, name: &str, message: impl Into<String>) -> Failure {
+        let message = message.into();
+        Failure::new(
+            422,
+            "Invalid",
+            format!("{kind} \"{name}\" is invalid: {message}"),
+        )
+        .with_details_kind(name, kind)
+    }
+
+    /// 500 InternalError.
+    pub fn internal(message: impl Into<String>) -> Failure {
+        Failure::new(500, "InternalError", message)
+    }
+
+    fn with_details(mut self, name: &str, group: &str, plural: &str) -> Failure {
+        self.details = Some(json!({"name": name, "group": group, "kind": plural}));
+        self
+    }
+
+    fn with_details_kind(mut self, name: &str, kind: &str) -> Failure {
+        self.details = Some(json!({"name": name, "kind": kind}));
+        self
+    }
+
+    /// The `Status` object.
+    pub fn to_status(&self) -> Value {
+        let mut status = json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        });
+        if let Some(details) = &self.details {
+            status["details"] = details.clone();
+        }
+        status
+    }
+}
+
+/// A `Status` of success, as a delete of an object that is gone answers.
+pub fn success(group: &str, plural: &str, name: &str, uid: Option<&str>) -> Value {
+    let mut details = json!({"name": name, "group": group, "kind": plural});
+    if let Some(uid) = uid {
+        details["uid"] = Value::from(uid);
+    }
+    json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "details": details,
+    })
+}
+
+fn qualified(group: &str, plural: &str) -> String {
+    if group.is_empty() {
+        plural.to_owned()
+    } else {
+        format!("{plural}.{group}")
+    }
+}

@@ -1,0 +1,117 @@
+//! The objects, the global resource version and the bounded event history watches read.
+//!
+//! One lock guards everything: every write takes the next resource version, stores the
+//! object and appends an event, so the history is ordered by resource version and a watch
+//! finds where to resume by binary search. Objects are `Arc`s shared by the store and the
+//! history, so memory is the stored objects plus at most `history` events.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+/// What happened to an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventType {
+    /// Created.
+    Added,
+    /// Changed.
+    Modified,
+    /// Removed.
+    Deleted,
+}
+
+/// One change, as watches see it.
+#[derive(Clone, Debug)]
+pub struct Event {
+    /// The resource version the change made.
+    pub rv: u64,
+    /// The resource's index in the catalog.
+    pub resource: usize,
+    /// What happened.
+    pub kind: EventType,
+    /// The object after the change (before it, for a deletion, with the new version).
+    pub object: Arc<Value>,
+    /// The object before a modification, so a watch with a selector can tell an object that
+    /// stopped matching (a `DELETED` for it) from one that started (`ADDED`).
+    pub old: Option<Arc<Value>>,
+}
+
+/// `(namespace, name)`; the namespace is empty for cluster-scoped objects.
+pub type Key = (String, String);
+
+/// Everything stored.
+#[derive(Debug)]
+pub struct State {
+    /// The last resource version given out.
+    pub rv: u64,
+    /// Per resource (catalog index), the objects by key, in key order (as lists return them).
+    pub objects: Vec<BTreeMap<Key, Arc<Value>>>,
+    /// The most recent events, oldest first.
+    pub history: VecDeque<Event>,
+    /// How many events the history keeps.
+    pub capacity: usize,
+    /// The newest resource version whose event is no longer kept (0: none dropped).
+    pub compacted: u64,
+    /// Raised by [`State::compact`]: open watches end with 410 Gone when it changes.
+    pub epoch: u64,
+}
+
+impl State {
+    /// An empty store for `resources` resources.
+    pub fn new(resources: usize, capacity: usize) -> State {
+        State {
+            rv: 0,
+            objects: vec![BTreeMap::new(); resources],
+            history: VecDeque::new(),
+            capacity: capacity.max(1),
+            compacted: 0,
+            epoch: 0,
+        }
+    }
+
+    /// The next resource version.
+    pub fn next_rv(&mut self) -> u64 {
+        self.rv += 1;
+        self.rv
+    }
+
+    /// Records a change made at `self.rv`.
+    pub fn record(
+        &mut self,
+        resource: usize,
+        kind: EventType,
+        object: Arc<Value>,
+        old: Option<Arc<Value>>,
+    ) {
+        while self.history.len() >= self.capacity {
+            if let Some(dropped) = self.history.pop_front() {
+                self.compacted = dropped.rv;
+            }
+        }
+        self.history.push_back(Event {
+            rv: self.rv,
+            resource,
+            kind,
+            object,
+            old,
+        });
+    }
+
+    /// Drops the whole history, as an etcd compaction does, and ends every open watch with
+    /// 410 Gone: watches and continue tokens from before now get 410 Gone.
+    pub fn compact(&mut self) {
+        self.history.clear();
+        self.compacted = self.rv;
+        self.epoch += 1;
+    }
+
+    /// The events after `rv`, or `None` when some of them are no longer kept.
+    pub fn since(&self, rv: u64) -> Option<impl Iterator<Item = &Event>> {
+        if rv < self.compacted {
+            return None;
+        }
+        let start = self.history.partition_point(|e| e.rv <= rv);
+        Some(self.history.range(start..))
+    }
+}

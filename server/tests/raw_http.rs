@@ -1,0 +1,494 @@
+//! The server at the HTTP level, as `tower::Service`: bad input answered with a `Status`
+//! (malformed JSON, wrong kind, a body that does not decode into the type, huge bodies,
+//! unknown paths, wrong methods), discovery, OpenAPI, and watch semantics (initial events,
+//! `sendInitialEvents` with its bookmark, 410 for a compacted resource version, no task
+//! left behind when a client goes away).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{Method, Request, StatusCode};
+use http_body_util::{BodyExt, Full};
+use kubeforge_server::{Body, Catalog, Options, Server};
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+fn server() -> Server {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../schemas");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let options = Options {
+        body_limit: 64 * 1024,
+        history: 8,
+        bookmark_interval: Duration::from_millis(30),
+    };
+    Server::with_options(Catalog::from_documents(&files).unwrap(), options)
+}
+
+async fn send(
+    server: &Server,
+    method: Method,
+    uri: &str,
+    content_type: &str,
+    body: impl Into<Bytes>,
+) -> http::Response<Body> {
+    let request = Request::builder()
+        .method(method)
+        .uri(uri)
+        .header("content-type", content_type)
+        .body(Full::new(body.into()))
+        .unwrap();
+    server.clone().oneshot(request).await.unwrap()
+}
+
+async fn json_of(response: http::Response<Body>) -> (StatusCode, Value) {
+    let status = response.status();
+    assert_eq!(response.headers()["content-type"], "application/json");
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (status, serde_json::from_slice(&bytes).unwrap())
+}
+
+async fn call(server: &Server, method: Method, uri: &str, body: &str) -> (StatusCode, Value) {
+    json_of(send(server, method, uri, "application/json", body.to_owned()).await).await
+}
+
+const LEASES: &str = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
+
+fn assert_status(answer: &(StatusCode, Value), code: u16, reason: &str) {
+    assert_eq!(answer.0.as_u16(), code, "{}", answer.1);
+    assert_eq!(answer.1["kind"], "Status", "{}", answer.1);
+    assert_eq!(answer.1["code"], code);
+    assert_eq!(answer.1["reason"], reason, "{}", answer.1);
+    assert_eq!(answer.1["status"], "Failure");
+}
+
+#[tokio::test]
+async fn bad_input_gets_a_status_and_the_server_stays_up() {
+    let server = server();
+    assert_status(
+        &call(&server, Method::POST, LEASES, "{\"kind\": ").await,
+        400,
+        "BadRequest",
+    );
+    assert_status(
+        &call(&server, Method::POST, LEASES, "[1, 2]").await,
+        422,
+        "Invalid",
+    );
+    let wrong_kind =
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"}}).to_string();
+    assert_status(
+        &call(&server, Method::POST, LEASES, &wrong_kind).await,
+        422,
+        "Invalid",
+    );
+    let wrong_type =
+        json!({"metadata": {"name": "x"}, "spec": {"leaseDurationSeconds": "long"}}).to_string();
+    let answer = call(&server, Method::POST, LEASES, &wrong_type).await;
+    assert_status(&answer, 422, "Invalid");
+    assert!(
+        answer.1["message"]
+            .as_str()
+            .unwrap()
+            .contains("spec.leaseDurationSeconds"),
+        "{}",
+        answer.1
+    );
+    let no_name = json!({"metadata": {}}).to_string();
+    assert_status(
+        &call(&server, Method::POST, LEASES, &no_name).await,
+        422,
+        "Invalid",
+    );
+    let other_namespace = json!({"metadata": {"name": "x", "namespace": "other"}}).to_string();
+    assert_status(
+        &call(&server, Method::POST, LEASES, &other_namespace).await,
+        400,
+        "BadRequest",
+    );
+
+    let huge = format!(
+        "{{\"metadata\": {{\"name\": \"x\", \"annotations\": {{\"a\": \"{}\"}}}}}}",
+        "x".repeat(100_000)
+    );
+    assert_status(
+        &call(&server, Method::POST, LEASES, &huge).await,
+        413,
+        "RequestEntityTooLarge",
+    );
+
+    assert_status(
+        &call(&server, Method::GET, "/apis/nothing.example/v1/things", "").await,
+        404,
+        "NotFound",
+    );
+    assert_status(
+        &call(&server, Method::GET, "/no/such/path", "").await,
+        404,
+        "NotFound",
+    );
+    assert_status(
+        &call(&server, Method::GET, &format!("{LEASES}/x/status"), "").await,
+        404,
+        "NotFound",
+    );
+    assert_status(
+        &call(&server, Method::GET, &format!("{LEASES}/missing"), "").await,
+        404,
+        "NotFound",
+    );
+    assert_status(
+        &call(&server, Method::PUT, LEASES, "{}").await,
+        405,
+        "MethodNotAllowed",
+    );
+    assert_status(
+        &call(&server, Method::POST, &format!("{LEASES}/x"), "{}").await,
+        405,
+        "MethodNotAllowed",
+    );
+    assert_status(
+        &call(&server, Method::POST, "/apis", "{}").await,
+        405,
+        "MethodNotAllowed",
+    );
+    let answer = send(
+        &server,
+        Method::PATCH,
+        &format!("{LEASES}/x"),
+        "application/merge-patch+json",
+        "{}",
+    )
+    .await;
+    assert_status(&json_of(answer).await, 404, "NotFound");
+
+    let created = call(
+        &server,
+        Method::POST,
+        LEASES,
+        &json!({"metadata": {"name": "x"}}).to_string(),
+    )
+    .await;
+    assert_eq!(created.0, StatusCode::CREATED);
+    let answer = send(
+        &server,
+        Method::PATCH,
+        &format!("{LEASES}/x"),
+        "text/plain",
+        "x",
+    )
+    .await;
+    assert_status(&json_of(answer).await, 415, "UnsupportedMediaType");
+    let answer = send(
+        &server,
+        Method::PATCH,
+        &format!("{LEASES}/x"),
+        "application/merge-patch+json",
+        "{",
+    )
+    .await;
+    assert_status(&json_of(answer).await, 422, "Invalid");
+    let answer = send(
+        &server,
+        Method::PATCH,
+        &format!("{LEASES}/x"),
+        "application/apply-patch+yaml",
+        "{}",
+    )
+    .await;
+    assert_status(&json_of(answer).await, 415, "UnsupportedMediaType");
+    // Still serving.
+    assert_eq!(
+        call(&server, Method::GET, &format!("{LEASES}/x"), "")
+            .await
+            .0,
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
+async fn discovery_and_openapi() {
+    let server = server();
+    for path in ["/api", "/api/"] {
+        let (status, body) = call(&server, Method::GET, path, "").await;
+        assert_eq!(
+            (status, &body["kind"], &body["versions"]),
+            (StatusCode::OK, &json!("APIVersions"), &json!(["v1"]))
+        );
+    }
+    let (_, groups) = call(&server, Method::GET, "/apis/", "").await;
+    let names: Vec<&str> = groups["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["coordination.k8s.io", "image.openshift.io"]);
+    assert_eq!(
+        groups["groups"][0]["preferredVersion"]["groupVersion"],
+        "coordination.k8s.io/v1"
+    );
+    let (_, core) = call(&server, Method::GET, "/api/v1", "").await;
+    assert_eq!(core["kind"], "APIResourceList");
+    let pods = core["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "pods")
+        .unwrap();
+    assert_eq!(pods["kind"], "Pod");
+    assert_eq!(pods["namespaced"], true);
+    assert_eq!(
+        pods["verbs"],
+        json!([
+            "create",
+            "delete",
+            "deletecollection",
+            "get",
+            "list",
+            "patch",
+            "update",
+            "watch"
+        ])
+    );
+    assert!(
+        core["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["name"] == "pods/status")
+    );
+    let (_, leases) = call(&server, Method::GET, "/apis/coordination.k8s.io/v1/", "").await;
+    assert_eq!(leases["groupVersion"], "coordination.k8s.io/v1");
+    let (_, index) = call(&server, Method::GET, "/openapi/v3", "").await;
+    let url = index["paths"]["apis/coordination.k8s.io/v1"]["serverRelativeURL"]
+        .as_str()
+        .unwrap();
+    let (status, document) = call(&server, Method::GET, url, "").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(document["components"]["schemas"]["io.k8s.api.coordination.v1.Lease"].is_object());
+    let (_, version) = call(&server, Method::GET, "/version", "").await;
+    assert_eq!(version["major"], "1");
+}
+
+/// Reads watch events until `n` have arrived.
+async fn events(body: &mut Body, n: usize) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut pending = Vec::new();
+    while out.len() < n {
+        let frame = tokio::time::timeout(Duration::from_secs(5), body.frame())
+            .await
+            .expect("no event within 5 s")
+            .expect("the watch ended")
+            .unwrap();
+        pending.extend_from_slice(&frame.into_data().unwrap());
+        while let Some(end) = pending.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = pending.drain(..=end).collect();
+            out.push(serde_json::from_slice(&line).unwrap());
+        }
+    }
+    out
+}
+
+fn summary(events: &[Value]) -> Vec<(String, String)> {
+    events
+        .iter()
+        .map(|e| {
+            (
+                e["type"].as_str().unwrap().to_owned(),
+                e["object"]["metadata"]["name"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn watch_semantics() {
+    let server = server();
+    for name in ["a", "b"] {
+        call(
+            &server,
+            Method::POST,
+            LEASES,
+            &json!({"metadata": {"name": name, "labels": {"n": name}}}).to_string(),
+        )
+        .await;
+    }
+    // From now: the current objects as ADDED, then the changes.
+    let mut now = send(
+        &server,
+        Method::GET,
+        &format!("{LEASES}?watch=true"),
+        "",
+        "",
+    )
+    .await
+    .into_body();
+    let mut initial = send(
+        &server,
+        Method::GET,
+        &format!("{LEASES}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&labelSelector=n%3Db"),
+        "",
+        "",
+    )
+    .await
+    .into_body();
+    let first = events(&mut now, 2).await;
+    assert_eq!(
+        summary(&first),
+        [("ADDED".into(), "a".into()), ("ADDED".into(), "b".into())]
+    );
+    let streamed = events(&mut initial, 2).await;
+    assert_eq!(streamed[0]["type"], "ADDED");
+    assert_eq!(streamed[1]["type"], "BOOKMARK");
+    assert_eq!(
+        streamed[1]["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"],
+        "true"
+    );
+    assert_eq!(streamed[1]["object"]["metadata"]["resourceVersion"], "2");
+
+    // Relabelling b out of the selector is a DELETED for the selective watch.
+    let patch = send(
+        &server,
+        Method::PATCH,
+        &format!("{LEASES}/b"),
+        "application/merge-patch+json",
+        r#"{"metadata":{"labels":{"n":"x"}}}"#,
+    )
+    .await;
+    assert_eq!(patch.status(), StatusCode::OK);
+    call(&server, Method::DELETE, &format!("{LEASES}/a"), "").await;
+    assert_eq!(
+        summary(&events(&mut now, 2).await),
+        [
+            ("MODIFIED".into(), "b".into()),
+            ("DELETED".into(), "a".into())
+        ]
+    );
+    let next = events(&mut initial, 1).await;
+    assert_eq!(summary(&next), [("DELETED".into(), "b".into())]);
+    assert_eq!(next[0]["object"]["metadata"]["resourceVersion"], "3");
+    // Bookmarks follow the resource version when nothing matches.
+    let bookmark = events(&mut initial, 1).await;
+    assert_eq!(bookmark[0]["type"], "BOOKMARK");
+    assert_eq!(bookmark[0]["object"]["metadata"]["resourceVersion"], "4");
+
+    // From a resource version: only what came after it.
+    let mut after = send(
+        &server,
+        Method::GET,
+        &format!("{LEASES}?watch=true&resourceVersion=3"),
+        "",
+        "",
+    )
+    .await
+    .into_body();
+    assert_eq!(
+        summary(&events(&mut after, 1).await),
+        [("DELETED".into(), "a".into())]
+    );
+
+    // The history keeps 8 events: a version older than that is 410 Gone.
+    for i in 0..10 {
+        call(
+            &server,
+            Method::POST,
+            LEASES,
+            &json!({"metadata": {"name": format!("n{i}")}}).to_string(),
+        )
+        .await;
+    }
+    let mut old = send(
+        &server,
+        Method::GET,
+        &format!("{LEASES}?watch=true&resourceVersion=2"),
+        "",
+        "",
+    )
+    .await
+    .into_body();
+    let gone = events(&mut old, 1).await;
+    assert_eq!(gone[0]["type"], "ERROR");
+    assert_eq!(gone[0]["object"]["code"], 410);
+    assert_eq!(gone[0]["object"]["reason"], "Expired");
+    // A continue token from before the compaction is 410 as well.
+    let (_, page) = call(&server, Method::GET, &format!("{LEASES}?limit=2"), "").await;
+    let token = page["metadata"]["continue"].as_str().unwrap().to_owned();
+    assert_eq!(page["metadata"]["remainingItemCount"], 9);
+    call(
+        &server,
+        Method::POST,
+        LEASES,
+        &json!({"metadata": {"name": "late"}}).to_string(),
+    )
+    .await;
+    server.compact();
+    assert_status(
+        &call(
+            &server,
+            Method::GET,
+            &format!("{LEASES}?limit=2&continue={token}"),
+            "",
+        )
+        .await,
+        410,
+        "Expired",
+    );
+
+    // Every watch that is dropped ends its task.
+    drop((now, initial, after, old));
+    tokio::time::timeout(Duration::from_secs(5), async {
+        while server.open_watches() > 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("watch tasks outlived their clients");
+}
+
+#[tokio::test]
+async fn a_watch_whose_client_disappears_leaves_no_task() {
+    let server = server();
+    let mut bodies = Vec::new();
+    for _ in 0..20 {
+        bodies.push(
+            send(
+                &server,
+                Method::GET,
+                &format!("{LEASES}?watch=true&timeoutSeconds=600"),
+                "",
+                "",
+            )
+            .await
+            .into_body(),
+        );
+    }
+    tokio::task::yield_now().await;
+    assert_eq!(server.open_watches(), 20);
+    drop(bodies);
+    // No write happens: the tasks notice the closed channel by themselves.
+    tokio::time::timeout(Duration::from_secs(5), async {
+        while server.open_watches() > 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("watch tasks outlived their clients");
+    let short = send(
+        &server,
+        Method::GET,
+        &format!("{LEASES}?watch=true&timeoutSeconds=1"),
+        "",
+        "",
+    )
+    .await;
+    let ended = tokio::time::timeout(Duration::from_secs(5), short.into_body().collect()).await;
+    assert!(ended.is_ok(), "timeoutSeconds ends the watch");
+}
