@@ -319,6 +319,28 @@ fn httproute_against_known_edits() {
                 Some("Vec<String>"),
                 Some("Option<Vec<String>>")
             ),
+            // With CORS among both lists' filter types, a rule's filters and a backend
+            // ref's have one shape, so they are one type (shared nested types, README);
+            // without it in the rules' list, backend refs had a type of their own. The diff
+            // says so: a user naming that type has to follow.
+            (
+                "field_type_changed",
+                format!("{v1}::HTTPRouteSpecRulesBackendRefs.filters"),
+                Some("Option<Vec<networking::gateway::v1::HTTPRouteSpecRulesBackendRefsFilters>>"),
+                Some("Option<Vec<networking::gateway::v1::HTTPRouteSpecRulesFilters>>")
+            ),
+            (
+                "type_removed",
+                format!("{v1}::HTTPRouteSpecRulesBackendRefsFilters"),
+                None,
+                None
+            ),
+            (
+                "type_removed",
+                format!("{v1}::HTTPRouteSpecRulesBackendRefsFiltersType"),
+                None,
+                None
+            ),
             (
                 "field_type_changed",
                 format!("{v1}::HTTPRouteSpecRulesTimeouts.request"),
