@@ -133,9 +133,14 @@ fn wrong_types_are_errors() {
         "enum of the wrong type",
         r#"{"spec": {"tags": [{"name": "t", "referencePolicy": {"type": 7}}]}}"#,
     );
+    // An unknown event type is kept (`WatchEvent::Other`); a `type` that is no string is not.
     rejects::<WatchEvent<Lease>>(
-        "unknown watch type",
-        r#"{"type": "EXPLODED", "object": {}}"#,
+        "watch type of the wrong type",
+        r#"{"type": ["EXPLODED"], "object": {}}"#,
+    );
+    rejects::<WatchEvent<Lease>>(
+        "known watch type, object of the wrong type",
+        r#"{"type": "ADDED", "object": []}"#,
     );
 }
 
