@@ -388,8 +388,10 @@ fn flatten(node: &Map<String, Value>) -> Map<String, Value> {
     out
 }
 
-/// Whether `value` is a Go zero value, which the generator never applies as a default.
-fn is_zero(value: &Value) -> bool {
+/// Whether `value` is a Go zero value, which Kubernetes publishes as the default of every
+/// non-pointer field: it says nothing an absent field does not, so the generator never applies
+/// it as a default, merging ignores it, and dedup compares shapes without it.
+pub(crate) fn is_zero(value: &Value) -> bool {
     match value {
         Value::Null => true,
         Value::Bool(b) => !b,

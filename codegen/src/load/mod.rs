@@ -14,6 +14,7 @@ mod crd;
 pub mod fixups;
 pub mod locate;
 mod merge;
+pub(crate) use merge::is_zero;
 mod openapi;
 mod select;
 mod swagger;

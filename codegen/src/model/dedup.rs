@@ -462,7 +462,7 @@ fn field_key(field: &Field, spell: &dyn Fn(TypeId) -> String) -> String {
     }
     out.push(':');
     out.push_str(&shape);
-    if let Some(default) = field.default.as_ref().filter(|d| !is_zero(d)) {
+    if let Some(default) = field.default.as_ref().filter(|d| !crate::load::is_zero(d)) {
         out.push('=');
         out.push_str(&default.to_string());
     }
@@ -496,17 +496,4 @@ fn shape_key(shape: &Shape, spell: &dyn Fn(TypeId) -> String) -> String {
 /// A string as JSON writes it, so no separator of a key can hide in it.
 fn quoted(text: &str) -> String {
     Value::String(text.to_owned()).to_string()
-}
-
-/// Go's zero values, which Kubernetes publishes as the default of every non-pointer field:
-/// they say nothing an absent field does not.
-fn is_zero(value: &Value) -> bool {
-    match value {
-        Value::Null => true,
-        Value::Bool(b) => !b,
-        Value::Number(n) => n.as_f64() == Some(0.0),
-        Value::String(s) => s.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        Value::Object(o) => o.is_empty(),
-    }
 }
