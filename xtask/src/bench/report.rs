@@ -520,8 +520,9 @@ fn render_crds(w: &mut String, c: &Crds) -> Out {
     }
     let _ = writeln!(
         w,
-        "\nThe ratios are kubeforge ÷ kopium (medians). The extra CRDs (read from {}, which \
-         `$KUBEFORGE_EXTRA_CRDS` overrides; not committed) come from:\n",
+        "\nThe ratios are kubeforge ÷ kopium (medians). The extra CRDs (read from {}: \
+         `$KUBEFORGE_EXTRA_CRDS` if set, else `../shared/extra-crds/`; not committed) come \
+         from:\n",
         c.extra_dir
     );
     let _ = writeln!(
