@@ -43,6 +43,26 @@ pub struct ResourceDef {
 }
 
 impl ResourceDef {
+    /// Records that an operation serves `verb` on the resource (`subresource` `None`) or on
+    /// one of its subresources; a list that takes `watch` also serves `watch`. The one rule
+    /// both catalogs (route table, model) use.
+    pub(crate) fn serve(&mut self, subresource: Option<&str>, verb: &str, watches: bool) {
+        match subresource {
+            None => {
+                self.verbs.insert(verb.to_owned());
+                if watches {
+                    self.verbs.insert("watch".to_owned());
+                }
+            }
+            Some(sub) => {
+                self.subresources
+                    .entry(sub.to_owned())
+                    .or_default()
+                    .insert(verb.to_owned());
+            }
+        }
+    }
+
     /// `group/version`, or `version` for the core group.
     pub fn api_version(&self) -> String {
         if self.group.is_empty() {
@@ -149,20 +169,7 @@ impl Catalog {
                 resource.plural,
                 resource.scope == Scope::Namespaced,
             );
-            match resource.subresource {
-                None => {
-                    def.verbs.insert(verb.to_owned());
-                    if watches {
-                        def.verbs.insert("watch".to_owned());
-                    }
-                }
-                Some(sub) => {
-                    def.subresources
-                        .entry(sub.to_owned())
-                        .or_default()
-                        .insert(verb.to_owned());
-                }
-            }
+            def.serve(resource.subresource, verb, watches);
         }
         catalog
     }

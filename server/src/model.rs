@@ -106,20 +106,7 @@ impl Catalog {
             );
             let watches = operation.action == ModelAction::List
                 && operation.query_params.iter().any(|q| q.name == "watch");
-            match &resource.subresource {
-                None => {
-                    def.verbs.insert(verb.to_owned());
-                    if watches {
-                        def.verbs.insert("watch".to_owned());
-                    }
-                }
-                Some(sub) => {
-                    def.subresources
-                        .entry(sub.clone())
-                        .or_default()
-                        .insert(verb.to_owned());
-                }
-            }
+            def.serve(resource.subresource.as_deref(), verb, watches);
         }
         let mut patch = PatchSchema::default();
         for (index, ty) in api.types.iter().enumerate() {
