@@ -142,8 +142,10 @@ pub struct RouteInfo {
     pub description: &'static str,
 }
 
-/// The most path parameters one route can have.
-pub const MAX_PATH_PARAMS: usize = 8;
+/// The most path parameters one route can have: Kubernetes needs three
+/// (`/api/v1/namespaces/{namespace}/pods/{name}/proxy/{path}`), and one is spare. A small
+/// array keeps a resolution cheap to return.
+pub const MAX_PATH_PARAMS: usize = 4;
 
 /// The raw (still percent-encoded) path parameters of a resolved route, in template order.
 /// Holds borrowed slices of the matched path in a fixed array, so resolving allocates nothing.
@@ -250,67 +252,75 @@ pub fn is_param_value(segment: &str) -> bool {
         && !segment.bytes().any(|b| b == b'?' || b == b'#')
 }
 
-/// The segments of a path, split at `/`: what `str::split('/')` yields (`"a//b/"` gives `a`,
-/// empty, `b`, empty), found eight bytes at a time by plain arithmetic, which beats
-/// `memchr`'s setup on segments as short as a path's. Generated matchers walk the path with it.
-#[derive(Clone, Debug)]
-pub struct Segments<'p> {
-    rest: Option<&'p str>,
+/// `rest` after `prefix`, a run of whole segments written with their leading `/`
+/// (`"/api/v1"`), when `rest` starts with it and a segment ends there: what is left is then
+/// empty or starts at a `/`. Generated matchers walk the path with it.
+// Always inlined: the prefix is then a constant, and its comparison a few loads instead of a
+// call to `memcmp`.
+#[inline(always)]
+#[must_use]
+pub fn strip_segments<'p>(rest: &'p str, prefix: &str) -> Option<&'p str> {
+    let tail = rest.strip_prefix(prefix)?;
+    tail.as_bytes()
+        .first()
+        .is_none_or(|&b| b == b'/')
+        .then_some(tail)
 }
 
-impl<'p> Segments<'p> {
-    /// The segments of `path` (without its leading `/`).
-    #[inline]
-    pub const fn new(path: &'p str) -> Self {
-        Segments { rest: Some(path) }
-    }
-}
-
-impl<'p> Iterator for Segments<'p> {
-    type Item = &'p str;
-
-    #[inline]
-    fn next(&mut self) -> Option<&'p str> {
-        let rest = self.rest?;
-        match find_slash(rest.as_bytes()) {
-            Some(slash) => {
-                self.rest = rest.get(slash + 1..);
-                rest.get(..slash)
-            }
-            None => {
-                self.rest = None;
-                Some(rest)
-            }
-        }
-    }
-}
-
-impl std::iter::FusedIterator for Segments<'_> {}
-
-/// The index of the first `/`, eight bytes at a time (a zero byte of `word ^ "////////"`
-/// marks it; the lowest flagged byte is exact), then byte by byte.
+/// The segment after the `/` that `rest` starts with, when it can be a parameter's value
+/// ([`is_param_value`]), and what follows it (empty, or starting at a `/`). The end of the
+/// segment and a `?` or `#` in it are found in one pass. Generated matchers take path
+/// parameters with it.
 #[inline]
-fn find_slash(bytes: &[u8]) -> Option<usize> {
-    const SLASHES: u64 = u64::from_le_bytes([b'/'; 8]);
-    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+#[must_use]
+pub fn param_segment(rest: &str) -> Option<(&str, &str)> {
+    let after = rest.strip_prefix('/')?;
+    let (segment, tail) = match find_segment_end(after.as_bytes())? {
+        Some(slash) => after.split_at(slash),
+        None => (after, ""),
+    };
+    (!segment.is_empty() && segment != "." && segment != "..").then_some((segment, tail))
+}
+
+/// In one pass, eight bytes at a time: the index of the first `/` (`Ok(None)` when there is
+/// none), or `None` when a `?` or `#` comes before it. A zero byte of `word ^ "////////"`
+/// marks a `/` (likewise for `?` and `#`); the lowest flagged byte is exact.
+#[inline]
+fn find_segment_end(bytes: &[u8]) -> Option<Option<usize>> {
+    const fn repeat(byte: u8) -> u64 {
+        u64::from_le_bytes([byte; 8])
+    }
+    const ONES: u64 = repeat(0x01);
+    const HIGHS: u64 = repeat(0x80);
+    const fn zero_bytes(x: u64) -> u64 {
+        x.wrapping_sub(ONES) & !x & HIGHS
+    }
+    let at = |i: usize| match bytes.get(i) {
+        Some(b'/') => Some(Some(i)),
+        _ => None,
+    };
     let mut chunks = bytes.chunks_exact(8);
     let mut offset = 0;
     for chunk in &mut chunks {
         let mut word = [0; 8];
         word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word) ^ SLASHES;
-        let zero = x.wrapping_sub(ONES) & !x & HIGHS;
-        if zero != 0 {
-            return Some(offset + (zero.trailing_zeros() / 8) as usize);
+        let word = u64::from_le_bytes(word);
+        let flagged = zero_bytes(word ^ repeat(b'/'))
+            | zero_bytes(word ^ repeat(b'?'))
+            | zero_bytes(word ^ repeat(b'#'));
+        if flagged != 0 {
+            return at(offset + (flagged.trailing_zeros() / 8) as usize);
         }
         offset += 8;
     }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&b| b == b'/')
-        .map(|i| offset + i)
+    for (i, &b) in chunks.remainder().iter().enumerate() {
+        match b {
+            b'/' => return Some(Some(offset + i)),
+            b'?' | b'#' => return None,
+            _ => {}
+        }
+    }
+    Some(None)
 }
 
 /// A set of HTTP methods, for the `Allow` header of a 405 answer. A bit set: copying and
@@ -437,7 +447,7 @@ impl<'p, R> Resolution<'p, R> {
 
 #[cfg(test)]
 mod tests {
-    use super::{PathParams, Segments};
+    use super::PathParams;
 
     #[test]
     fn rewind_forgets_what_a_failed_branch_recorded() {
@@ -457,26 +467,5 @@ mod tests {
         let mut params = PathParams::new();
         params.rewind(3);
         assert_eq!(params.mark(), 0);
-    }
-
-    #[test]
-    fn segments_split_like_str_split() {
-        for path in [
-            "",
-            "a",
-            "a/b",
-            "a//b/",
-            "/",
-            "//",
-            "é/ü/",
-            "api/v1/namespaces/x",
-            "apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/name/",
-            "0123456/89abcdef0123456789/",
-            "ab\u{2f2f}/\u{ff}/",
-        ] {
-            let ours: Vec<&str> = Segments::new(path).collect();
-            let std: Vec<&str> = path.split('/').collect();
-            assert_eq!(ours, std, "{path:?}");
-        }
     }
 }

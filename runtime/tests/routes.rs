@@ -3,7 +3,7 @@
 use kubeforge_runtime::http::{Method, StatusCode};
 use kubeforge_runtime::request::{self, PathAndQuery};
 use kubeforge_runtime::response::{self, DecodeError};
-use kubeforge_runtime::route::is_param_value;
+use kubeforge_runtime::route::{is_param_value, param_segment, strip_segments};
 use kubeforge_runtime::{
     Bookmark, MethodSet, PathParams, RequestError, ResponseError, WatchDecoder, WatchEvent,
 };
@@ -140,5 +140,70 @@ fn method_sets_and_params() {
         ("%2F", true),
     ] {
         assert_eq!(is_param_value(segment), ok, "{segment:?}");
+    }
+}
+
+/// What `param_segment` must answer, written the slow way: the segment after the leading `/`
+/// up to the next `/`, if it can be a parameter's value, and the rest from that `/`.
+fn param_segment_reference(rest: &str) -> Option<(&str, &str)> {
+    let after = rest.strip_prefix('/')?;
+    let end = after.find('/').unwrap_or(after.len());
+    let (segment, tail) = after.split_at(end);
+    is_param_value(segment).then_some((segment, tail))
+}
+
+#[test]
+fn parameter_segments_agree_with_the_slow_way() {
+    // Every string over these bytes up to 6 long, behind every padding from 0 to 17 bytes, so
+    // each byte lands at each position of the eight-byte words and of the tail.
+    let alphabet = ['a', '/', '?', '#', '.'];
+    let mut words = vec![String::new()];
+    let mut all = Vec::new();
+    for _ in 0..6 {
+        words = words
+            .iter()
+            .flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}")))
+            .collect();
+        all.extend(words.iter().cloned());
+    }
+    let mut checked = 0;
+    for pad in 0..18 {
+        let padding = "x".repeat(pad);
+        for word in &all {
+            for path in [format!("/{padding}{word}"), format!("/{word}{padding}")] {
+                assert_eq!(
+                    param_segment(&path),
+                    param_segment_reference(&path),
+                    "{path:?}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 500_000, "{checked}");
+    assert_eq!(param_segment("no-slash"), None);
+    assert_eq!(param_segment("/%2Fa/b"), Some(("%2Fa", "/b")));
+    assert_eq!(param_segment("/名前/x"), Some(("名前", "/x")));
+}
+
+#[test]
+fn static_prefixes_end_at_whole_segments() {
+    for (rest, prefix, expected) in [
+        ("/api/v1/pods", "/api/v1", Some("/pods")),
+        ("/api/v1", "/api/v1", Some("")),
+        ("/api/v1/", "/api/v1", Some("/")),
+        ("/api/v10", "/api/v1", None),
+        ("/apis/apps", "/api", None),
+        ("/api", "/api/v1", None),
+        ("api/v1", "/api/v1", None),
+        ("/", "/", Some("")),
+        ("//", "/", Some("/")),
+        ("/x", "/", None),
+    ] {
+        assert_eq!(
+            strip_segments(rest, prefix),
+            expected,
+            "{rest:?} {prefix:?}"
+        );
     }
 }

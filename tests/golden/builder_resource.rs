@@ -1563,7 +1563,8 @@ pub mod com {
 pub mod routes {
     mod matcher {
         use ::kubeforge_runtime::http::Method;
-        use ::kubeforge_runtime::route::is_param_value;
+        use ::kubeforge_runtime::route::param_segment;
+        use ::kubeforge_runtime::route::strip_segments;
         use ::kubeforge_runtime::{MethodSet, PathParams, Resolution};
         use super::Route;
 
@@ -1581,71 +1582,58 @@ pub mod routes {
         #[must_use]
         #[allow(clippy::too_many_lines)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
-            let Some(rest) = path.strip_prefix('/') else {
-                return Resolution::NotFound;
-            };
-            let mut segments = ::kubeforge_runtime::route::Segments::new(rest);
+            let rest = path;
             let mut params = PathParams::new();
-            let Some("apis") = segments.next() else {
-                return Resolution::NotFound;
-            };
-            let Some("example.com") = segments.next() else {
-                return Resolution::NotFound;
-            };
-            let Some("v1") = segments.next() else {
-                return Resolution::NotFound;
-            };
-            match segments.next() {
-                Some("gizmos") => {
-                    let Some(segment) = segments
-                        .next()
-                        .filter(|segment| is_param_value(segment)) else {
-                        return Resolution::NotFound;
-                    };
-                    params.push(segment);
-                    if segments.next().is_some() {
-                        return Resolution::NotFound;
-                    }
-
-                    if *method == Method::GET {
-                        Resolution::Found {
-                            route: Route::ReadExampleComV1Gizmo,
-                            params: params.named(&["name"]),
+            if let Some(rest) = strip_segments(rest, "/apis/example.com/v1") {
+                if let Some(rest) = strip_segments(rest, "/gizmos") {
+                    if let Some((segment, rest)) = param_segment(rest) {
+                        params.push(segment);
+                        if rest.is_empty() {
+                            if *method == Method::GET {
+                                Resolution::Found {
+                                    route: Route::ReadExampleComV1Gizmo,
+                                    params: params.named(&["name"]),
+                                }
+                            } else {
+                                Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                }
+                            }
+                        } else {
+                            Resolution::NotFound
                         }
                     } else {
-                        Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        }
+                        Resolution::NotFound
                     }
-                }
-
-                Some("namespaces") => {
-                    let Some(segment) = segments
-                        .next()
-                        .filter(|segment| is_param_value(segment)) else {
-                        return Resolution::NotFound;
-                    };
-                    params.push(segment);
-                    let Some("gadgets") = segments.next() else {
-                        return Resolution::NotFound;
-                    };
-                    if segments.next().is_some() {
-                        return Resolution::NotFound;
-                    }
-
-                    if *method == Method::GET {
-                        Resolution::Found {
-                            route: Route::ListExampleComV1NamespacedGadget,
-                            params: params.named(&["namespace"]),
+                } else if let Some(rest) = strip_segments(rest, "/namespaces") {
+                    if let Some((segment, rest)) = param_segment(rest) {
+                        params.push(segment);
+                        if let Some(rest) = strip_segments(rest, "/gadgets") {
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    Resolution::Found {
+                                        route: Route::ListExampleComV1NamespacedGadget,
+                                        params: params.named(&["namespace"]),
+                                    }
+                                } else {
+                                    Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    }
+                                }
+                            } else {
+                                Resolution::NotFound
+                            }
+                        } else {
+                            Resolution::NotFound
                         }
                     } else {
-                        Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        }
+                        Resolution::NotFound
                     }
+                } else {
+                    Resolution::NotFound
                 }
-
-                _ => Resolution::NotFound,
+            } else {
+                Resolution::NotFound
             }
         }
     }

@@ -4294,7 +4294,8 @@ pub mod io {
 pub mod routes {
     mod matcher {
         use ::kubeforge_runtime::http::Method;
-        use ::kubeforge_runtime::route::is_param_value;
+        use ::kubeforge_runtime::route::param_segment;
+        use ::kubeforge_runtime::route::strip_segments;
         use ::kubeforge_runtime::{MethodSet, PathParams, Resolution};
         use super::Route;
 
@@ -4312,32 +4313,15 @@ pub mod routes {
         #[must_use]
         #[allow(clippy::too_many_lines)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
-            let Some(rest) = path.strip_prefix('/') else {
-                return Resolution::NotFound;
-            };
-            let mut segments = ::kubeforge_runtime::route::Segments::new(rest);
+            let rest = path;
             let mut params = PathParams::new();
-            let Some("apis") = segments.next() else {
-                return Resolution::NotFound;
-            };
-            let Some("example.io") = segments.next() else {
-                return Resolution::NotFound;
-            };
-            match segments.next() {
-                Some("v1") => {
-                    match segments.next() {
-                        Some("namespaces") => {
-                            let Some(segment) = segments
-                                .next()
-                                .filter(|segment| is_param_value(segment)) else {
-                                return Resolution::NotFound;
-                            };
+            if let Some(rest) = strip_segments(rest, "/apis/example.io") {
+                if let Some(rest) = strip_segments(rest, "/v1") {
+                    if let Some(rest) = strip_segments(rest, "/namespaces") {
+                        if let Some((segment, rest)) = param_segment(rest) {
                             params.push(segment);
-                            let Some("workflows") = segments.next() else {
-                                return Resolution::NotFound;
-                            };
-                            match segments.next() {
-                                None => {
+                            if let Some(rest) = strip_segments(rest, "/workflows") {
+                                if rest.is_empty() {
                                     if *method == Method::DELETE {
                                         Resolution::Found {
                                             route: Route::DeleteExampleIoV1CollectionNamespacedWorkflow,
@@ -4360,80 +4344,68 @@ pub mod routes {
                                                 .union(MethodSet::POST),
                                         }
                                     }
-                                }
-
-                                Some(segment) if is_param_value(segment) => {
+                                } else if let Some((segment, rest)) = param_segment(rest) {
                                     params.push(segment);
-                                    if segments.next().is_some() {
-                                        return Resolution::NotFound;
-                                    }
-
-                                    if *method == Method::DELETE {
-                                        Resolution::Found {
-                                            route: Route::DeleteExampleIoV1NamespacedWorkflow,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ReadExampleIoV1NamespacedWorkflow,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else if *method == Method::PATCH {
-                                        Resolution::Found {
-                                            route: Route::PatchExampleIoV1NamespacedWorkflow,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else if *method == Method::PUT {
-                                        Resolution::Found {
-                                            route: Route::ReplaceExampleIoV1NamespacedWorkflow,
-                                            params: params.named(&["namespace", "name"]),
+                                    if rest.is_empty() {
+                                        if *method == Method::DELETE {
+                                            Resolution::Found {
+                                                route: Route::DeleteExampleIoV1NamespacedWorkflow,
+                                                params: params.named(&["namespace", "name"]),
+                                            }
+                                        } else if *method == Method::GET {
+                                            Resolution::Found {
+                                                route: Route::ReadExampleIoV1NamespacedWorkflow,
+                                                params: params.named(&["namespace", "name"]),
+                                            }
+                                        } else if *method == Method::PATCH {
+                                            Resolution::Found {
+                                                route: Route::PatchExampleIoV1NamespacedWorkflow,
+                                                params: params.named(&["namespace", "name"]),
+                                            }
+                                        } else if *method == Method::PUT {
+                                            Resolution::Found {
+                                                route: Route::ReplaceExampleIoV1NamespacedWorkflow,
+                                                params: params.named(&["namespace", "name"]),
+                                            }
+                                        } else {
+                                            Resolution::MethodNotAllowed {
+                                                allowed: MethodSet::DELETE
+                                                    .union(MethodSet::GET)
+                                                    .union(MethodSet::PATCH)
+                                                    .union(MethodSet::PUT),
+                                            }
                                         }
                                     } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::DELETE
-                                                .union(MethodSet::GET)
-                                                .union(MethodSet::PATCH)
-                                                .union(MethodSet::PUT),
-                                        }
+                                        Resolution::NotFound
                                     }
+                                } else {
+                                    Resolution::NotFound
                                 }
-
-                                _ => Resolution::NotFound,
+                            } else {
+                                Resolution::NotFound
                             }
+                        } else {
+                            Resolution::NotFound
                         }
-
-                        Some("watch") => {
-                            match segments.next() {
-                                Some("namespaces") => {
-                                    let Some(segment) = segments
-                                        .next()
-                                        .filter(|segment| is_param_value(segment)) else {
-                                        return Resolution::NotFound;
-                                    };
-                                    params.push(segment);
-                                    let Some("workflows") = segments.next() else {
-                                        return Resolution::NotFound;
-                                    };
-                                    match segments.next() {
-                                        None => {
-                                            if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::WatchExampleIoV1NamespacedWorkflowList,
-                                                    params: params.named(&["namespace"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::GET,
-                                                }
+                    } else if let Some(rest) = strip_segments(rest, "/watch") {
+                        if let Some(rest) = strip_segments(rest, "/namespaces") {
+                            if let Some((segment, rest)) = param_segment(rest) {
+                                params.push(segment);
+                                if let Some(rest) = strip_segments(rest, "/workflows") {
+                                    if rest.is_empty() {
+                                        if *method == Method::GET {
+                                            Resolution::Found {
+                                                route: Route::WatchExampleIoV1NamespacedWorkflowList,
+                                                params: params.named(&["namespace"]),
+                                            }
+                                        } else {
+                                            Resolution::MethodNotAllowed {
+                                                allowed: MethodSet::GET,
                                             }
                                         }
-
-                                        Some(segment) if is_param_value(segment) => {
-                                            params.push(segment);
-                                            if segments.next().is_some() {
-                                                return Resolution::NotFound;
-                                            }
-
+                                    } else if let Some((segment, rest)) = param_segment(rest) {
+                                        params.push(segment);
+                                        if rest.is_empty() {
                                             if *method == Method::GET {
                                                 Resolution::Found {
                                                     route: Route::WatchExampleIoV1NamespacedWorkflow,
@@ -4444,38 +4416,38 @@ pub mod routes {
                                                     allowed: MethodSet::GET,
                                                 }
                                             }
-                                        }
-
-                                        _ => Resolution::NotFound,
-                                    }
-                                }
-
-                                Some("workflows") => {
-                                    if segments.next().is_some() {
-                                        return Resolution::NotFound;
-                                    }
-
-                                    if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::WatchExampleIoV1WorkflowListForAllNamespaces,
-                                            params,
+                                        } else {
+                                            Resolution::NotFound
                                         }
                                     } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        }
+                                        Resolution::NotFound
+                                    }
+                                } else {
+                                    Resolution::NotFound
+                                }
+                            } else {
+                                Resolution::NotFound
+                            }
+                        } else if let Some(rest) = strip_segments(rest, "/workflows") {
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    Resolution::Found {
+                                        route: Route::WatchExampleIoV1WorkflowListForAllNamespaces,
+                                        params,
+                                    }
+                                } else {
+                                    Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
                                     }
                                 }
-
-                                _ => Resolution::NotFound,
+                            } else {
+                                Resolution::NotFound
                             }
+                        } else {
+                            Resolution::NotFound
                         }
-
-                        Some("workflows") => {
-                            if segments.next().is_some() {
-                                return Resolution::NotFound;
-                            }
-
+                    } else if let Some(rest) = strip_segments(rest, "/workflows") {
+                        if rest.is_empty() {
                             if *method == Method::GET {
                                 Resolution::Found {
                                     route: Route::ListExampleIoV1WorkflowForAllNamespaces,
@@ -4486,26 +4458,18 @@ pub mod routes {
                                     allowed: MethodSet::GET,
                                 }
                             }
+                        } else {
+                            Resolution::NotFound
                         }
-
-                        _ => Resolution::NotFound,
+                    } else {
+                        Resolution::NotFound
                     }
-                }
-
-                Some("v1alpha1") => {
-                    match segments.next() {
-                        Some("namespaces") => {
-                            let Some(segment) = segments
-                                .next()
-                                .filter(|segment| is_param_value(segment)) else {
-                                return Resolution::NotFound;
-                            };
+                } else if let Some(rest) = strip_segments(rest, "/v1alpha1") {
+                    if let Some(rest) = strip_segments(rest, "/namespaces") {
+                        if let Some((segment, rest)) = param_segment(rest) {
                             params.push(segment);
-                            let Some("workflows") = segments.next() else {
-                                return Resolution::NotFound;
-                            };
-                            match segments.next() {
-                                None => {
+                            if let Some(rest) = strip_segments(rest, "/workflows") {
+                                if rest.is_empty() {
                                     if *method == Method::DELETE {
                                         Resolution::Found {
                                             route: Route::DeleteExampleIoV1alpha1CollectionNamespacedWorkflow,
@@ -4528,80 +4492,68 @@ pub mod routes {
                                                 .union(MethodSet::POST),
                                         }
                                     }
-                                }
-
-                                Some(segment) if is_param_value(segment) => {
+                                } else if let Some((segment, rest)) = param_segment(rest) {
                                     params.push(segment);
-                                    if segments.next().is_some() {
-                                        return Resolution::NotFound;
-                                    }
-
-                                    if *method == Method::DELETE {
-                                        Resolution::Found {
-                                            route: Route::DeleteExampleIoV1alpha1NamespacedWorkflow,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ReadExampleIoV1alpha1NamespacedWorkflow,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else if *method == Method::PATCH {
-                                        Resolution::Found {
-                                            route: Route::PatchExampleIoV1alpha1NamespacedWorkflow,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else if *method == Method::PUT {
-                                        Resolution::Found {
-                                            route: Route::ReplaceExampleIoV1alpha1NamespacedWorkflow,
-                                            params: params.named(&["namespace", "name"]),
+                                    if rest.is_empty() {
+                                        if *method == Method::DELETE {
+                                            Resolution::Found {
+                                                route: Route::DeleteExampleIoV1alpha1NamespacedWorkflow,
+                                                params: params.named(&["namespace", "name"]),
+                                            }
+                                        } else if *method == Method::GET {
+                                            Resolution::Found {
+                                                route: Route::ReadExampleIoV1alpha1NamespacedWorkflow,
+                                                params: params.named(&["namespace", "name"]),
+                                            }
+                                        } else if *method == Method::PATCH {
+                                            Resolution::Found {
+                                                route: Route::PatchExampleIoV1alpha1NamespacedWorkflow,
+                                                params: params.named(&["namespace", "name"]),
+                                            }
+                                        } else if *method == Method::PUT {
+                                            Resolution::Found {
+                                                route: Route::ReplaceExampleIoV1alpha1NamespacedWorkflow,
+                                                params: params.named(&["namespace", "name"]),
+                                            }
+                                        } else {
+                                            Resolution::MethodNotAllowed {
+                                                allowed: MethodSet::DELETE
+                                                    .union(MethodSet::GET)
+                                                    .union(MethodSet::PATCH)
+                                                    .union(MethodSet::PUT),
+                                            }
                                         }
                                     } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::DELETE
-                                                .union(MethodSet::GET)
-                                                .union(MethodSet::PATCH)
-                                                .union(MethodSet::PUT),
-                                        }
+                                        Resolution::NotFound
                                     }
+                                } else {
+                                    Resolution::NotFound
                                 }
-
-                                _ => Resolution::NotFound,
+                            } else {
+                                Resolution::NotFound
                             }
+                        } else {
+                            Resolution::NotFound
                         }
-
-                        Some("watch") => {
-                            match segments.next() {
-                                Some("namespaces") => {
-                                    let Some(segment) = segments
-                                        .next()
-                                        .filter(|segment| is_param_value(segment)) else {
-                                        return Resolution::NotFound;
-                                    };
-                                    params.push(segment);
-                                    let Some("workflows") = segments.next() else {
-                                        return Resolution::NotFound;
-                                    };
-                                    match segments.next() {
-                                        None => {
-                                            if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::WatchExampleIoV1alpha1NamespacedWorkflowList,
-                                                    params: params.named(&["namespace"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::GET,
-                                                }
+                    } else if let Some(rest) = strip_segments(rest, "/watch") {
+                        if let Some(rest) = strip_segments(rest, "/namespaces") {
+                            if let Some((segment, rest)) = param_segment(rest) {
+                                params.push(segment);
+                                if let Some(rest) = strip_segments(rest, "/workflows") {
+                                    if rest.is_empty() {
+                                        if *method == Method::GET {
+                                            Resolution::Found {
+                                                route: Route::WatchExampleIoV1alpha1NamespacedWorkflowList,
+                                                params: params.named(&["namespace"]),
+                                            }
+                                        } else {
+                                            Resolution::MethodNotAllowed {
+                                                allowed: MethodSet::GET,
                                             }
                                         }
-
-                                        Some(segment) if is_param_value(segment) => {
-                                            params.push(segment);
-                                            if segments.next().is_some() {
-                                                return Resolution::NotFound;
-                                            }
-
+                                    } else if let Some((segment, rest)) = param_segment(rest) {
+                                        params.push(segment);
+                                        if rest.is_empty() {
                                             if *method == Method::GET {
                                                 Resolution::Found {
                                                     route: Route::WatchExampleIoV1alpha1NamespacedWorkflow,
@@ -4612,38 +4564,38 @@ pub mod routes {
                                                     allowed: MethodSet::GET,
                                                 }
                                             }
-                                        }
-
-                                        _ => Resolution::NotFound,
-                                    }
-                                }
-
-                                Some("workflows") => {
-                                    if segments.next().is_some() {
-                                        return Resolution::NotFound;
-                                    }
-
-                                    if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::WatchExampleIoV1alpha1WorkflowListForAllNamespaces,
-                                            params,
+                                        } else {
+                                            Resolution::NotFound
                                         }
                                     } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        }
+                                        Resolution::NotFound
+                                    }
+                                } else {
+                                    Resolution::NotFound
+                                }
+                            } else {
+                                Resolution::NotFound
+                            }
+                        } else if let Some(rest) = strip_segments(rest, "/workflows") {
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    Resolution::Found {
+                                        route: Route::WatchExampleIoV1alpha1WorkflowListForAllNamespaces,
+                                        params,
+                                    }
+                                } else {
+                                    Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
                                     }
                                 }
-
-                                _ => Resolution::NotFound,
+                            } else {
+                                Resolution::NotFound
                             }
+                        } else {
+                            Resolution::NotFound
                         }
-
-                        Some("workflows") => {
-                            if segments.next().is_some() {
-                                return Resolution::NotFound;
-                            }
-
+                    } else if let Some(rest) = strip_segments(rest, "/workflows") {
+                        if rest.is_empty() {
                             if *method == Method::GET {
                                 Resolution::Found {
                                     route: Route::ListExampleIoV1alpha1WorkflowForAllNamespaces,
@@ -4654,13 +4606,17 @@ pub mod routes {
                                     allowed: MethodSet::GET,
                                 }
                             }
+                        } else {
+                            Resolution::NotFound
                         }
-
-                        _ => Resolution::NotFound,
+                    } else {
+                        Resolution::NotFound
                     }
+                } else {
+                    Resolution::NotFound
                 }
-
-                _ => Resolution::NotFound,
+            } else {
+                Resolution::NotFound
             }
         }
     }

@@ -1084,7 +1084,8 @@ pub mod com {
 pub mod routes {
     mod matcher {
         use ::kubeforge_runtime::http::Method;
-        use ::kubeforge_runtime::route::is_param_value;
+        use ::kubeforge_runtime::route::param_segment;
+        use ::kubeforge_runtime::route::strip_segments;
         use ::kubeforge_runtime::{MethodSet, PathParams, Resolution};
         use super::Route;
 
@@ -1102,16 +1103,10 @@ pub mod routes {
         #[must_use]
         #[allow(clippy::too_many_lines)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
-            let Some(rest) = path.strip_prefix('/') else {
-                return Resolution::NotFound;
-            };
-            let mut segments = ::kubeforge_runtime::route::Segments::new(rest);
+            let rest = path;
             let mut params = PathParams::new();
-            let Some("apis") = segments.next() else {
-                return Resolution::NotFound;
-            };
-            match segments.next() {
-                None => {
+            if let Some(rest) = strip_segments(rest, "/apis") {
+                if rest.is_empty() {
                     if *method == Method::GET {
                         Resolution::Found {
                             route: Route::GetApiVersions,
@@ -1122,28 +1117,35 @@ pub mod routes {
                             allowed: MethodSet::GET,
                         }
                     }
-                }
-
-                Some("") => {
-                    if segments.next().is_some() {
-                        return Resolution::NotFound;
-                    }
-
-                    if *method == Method::GET {
-                        Resolution::Found {
-                            route: Route::GetApiVersions,
-                            params,
+                } else if let Some(rest) = strip_segments(rest, "/") {
+                    if rest.is_empty() {
+                        if *method == Method::GET {
+                            Resolution::Found {
+                                route: Route::GetApiVersions,
+                                params,
+                            }
+                        } else {
+                            Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET,
+                            }
                         }
                     } else {
-                        Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        }
+                        Resolution::NotFound
                     }
-                }
-
-                Some("example.com") => {
-                    match segments.next() {
-                        None => {
+                } else if let Some(rest) = strip_segments(rest, "/example.com") {
+                    if rest.is_empty() {
+                        if *method == Method::GET {
+                            Resolution::Found {
+                                route: Route::GetExampleComApiGroup,
+                                params,
+                            }
+                        } else {
+                            Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET,
+                            }
+                        }
+                    } else if let Some(rest) = strip_segments(rest, "/") {
+                        if rest.is_empty() {
                             if *method == Method::GET {
                                 Resolution::Found {
                                     route: Route::GetExampleComApiGroup,
@@ -1154,16 +1156,14 @@ pub mod routes {
                                     allowed: MethodSet::GET,
                                 }
                             }
+                        } else {
+                            Resolution::NotFound
                         }
-
-                        Some("") => {
-                            if segments.next().is_some() {
-                                return Resolution::NotFound;
-                            }
-
+                    } else if let Some(rest) = strip_segments(rest, "/v1") {
+                        if rest.is_empty() {
                             if *method == Method::GET {
                                 Resolution::Found {
-                                    route: Route::GetExampleComApiGroup,
+                                    route: Route::GetExampleComV1apiResources,
                                     params,
                                 }
                             } else {
@@ -1171,54 +1171,28 @@ pub mod routes {
                                     allowed: MethodSet::GET,
                                 }
                             }
-                        }
-
-                        Some("v1") => {
-                            match segments.next() {
-                                None => {
-                                    if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::GetExampleComV1apiResources,
-                                            params,
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        }
+                        } else if let Some(rest) = strip_segments(rest, "/") {
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    Resolution::Found {
+                                        route: Route::GetExampleComV1apiResources,
+                                        params,
+                                    }
+                                } else {
+                                    Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
                                     }
                                 }
-
-                                Some("") => {
-                                    if segments.next().is_some() {
-                                        return Resolution::NotFound;
-                                    }
-
-                                    if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::GetExampleComV1apiResources,
-                                            params,
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        }
-                                    }
-                                }
-
-                                Some("proxy") => {
-                                    let Some("widgets") = segments.next() else {
-                                        return Resolution::NotFound;
-                                    };
-                                    let Some(segment) = segments
-                                        .next()
-                                        .filter(|segment| is_param_value(segment)) else {
-                                        return Resolution::NotFound;
-                                    };
-                                    params.push(segment);
-                                    if segments.next().is_some() {
-                                        return Resolution::NotFound;
-                                    }
-
+                            } else {
+                                Resolution::NotFound
+                            }
+                        } else if let Some(rest) = strip_segments(
+                            rest,
+                            "/proxy/widgets",
+                        ) {
+                            if let Some((segment, rest)) = param_segment(rest) {
+                                params.push(segment);
+                                if rest.is_empty() {
                                     if *method == Method::GET {
                                         Resolution::Found {
                                             route: Route::ProxyExampleComV1getWidget,
@@ -1234,31 +1208,32 @@ pub mod routes {
                                             allowed: MethodSet::GET.union(MethodSet::HEAD),
                                         }
                                     }
+                                } else {
+                                    Resolution::NotFound
                                 }
-
-                                Some("widgets") => {
-                                    let Some(segment) = segments.next() else {
-                                        return if *method == Method::GET {
-                                            Resolution::Found {
-                                                route: Route::ListExampleComV1Widget,
-                                                params,
-                                            }
-                                        } else {
-                                            Resolution::MethodNotAllowed {
-                                                allowed: MethodSet::GET,
-                                            }
-                                        };
-                                    };
-                                    let saved = (segments.clone(), params.mark());
-                                    let found = 'statics_1: {
-                                        if segment == "special" {
-                                            let Some("stats") = segments.next() else {
-                                                break 'statics_1 Resolution::NotFound;
-                                            };
-                                            if segments.next().is_some() {
-                                                break 'statics_1 Resolution::NotFound;
-                                            }
-
+                            } else {
+                                Resolution::NotFound
+                            }
+                        } else if let Some(rest) = strip_segments(rest, "/widgets") {
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    Resolution::Found {
+                                        route: Route::ListExampleComV1Widget,
+                                        params,
+                                    }
+                                } else {
+                                    Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    }
+                                }
+                            } else {
+                                {
+                                    let mark = params.mark();
+                                    let found = if let Some(rest) = strip_segments(
+                                        rest,
+                                        "/special/stats",
+                                    ) {
+                                        if rest.is_empty() {
                                             if *method == Method::GET {
                                                 Resolution::Found {
                                                     route: Route::ReadExampleComV1WidgetStats,
@@ -1272,63 +1247,66 @@ pub mod routes {
                                         } else {
                                             Resolution::NotFound
                                         }
+                                    } else {
+                                        Resolution::NotFound
                                     };
-                                    if !found.is_not_found() || !is_param_value(segment) {
-                                        return found;
-                                    }
-
-                                    segments = saved.0;
-                                    params.rewind(saved.1);
-                                    params.push(segment);
-                                    match segments.next() {
-                                        None => {
-                                            if *method == Method::DELETE {
-                                                Resolution::Found {
-                                                    route: Route::DeleteExampleComV1Widget,
-                                                    params: params.named(&["name"]),
+                                    if found.is_not_found() {
+                                        params.rewind(mark);
+                                        if let Some((segment, rest)) = param_segment(rest) {
+                                            params.push(segment);
+                                            if rest.is_empty() {
+                                                if *method == Method::DELETE {
+                                                    Resolution::Found {
+                                                        route: Route::DeleteExampleComV1Widget,
+                                                        params: params.named(&["name"]),
+                                                    }
+                                                } else if *method == Method::GET {
+                                                    Resolution::Found {
+                                                        route: Route::ReadExampleComV1Widget,
+                                                        params: params.named(&["name"]),
+                                                    }
+                                                } else {
+                                                    Resolution::MethodNotAllowed {
+                                                        allowed: MethodSet::DELETE.union(MethodSet::GET),
+                                                    }
                                                 }
-                                            } else if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::ReadExampleComV1Widget,
-                                                    params: params.named(&["name"]),
+                                            } else if let Some(rest) = strip_segments(rest, "/exec") {
+                                                if rest.is_empty() {
+                                                    if *method == Method::POST {
+                                                        Resolution::Found {
+                                                            route: Route::ConnectExampleComV1WidgetExec,
+                                                            params: params.named(&["name"]),
+                                                        }
+                                                    } else {
+                                                        Resolution::MethodNotAllowed {
+                                                            allowed: MethodSet::POST,
+                                                        }
+                                                    }
+                                                } else {
+                                                    Resolution::NotFound
                                                 }
                                             } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::DELETE.union(MethodSet::GET),
-                                                }
+                                                Resolution::NotFound
                                             }
+                                        } else {
+                                            Resolution::NotFound
                                         }
-
-                                        Some("exec") => {
-                                            if segments.next().is_some() {
-                                                return Resolution::NotFound;
-                                            }
-
-                                            if *method == Method::POST {
-                                                Resolution::Found {
-                                                    route: Route::ConnectExampleComV1WidgetExec,
-                                                    params: params.named(&["name"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::POST,
-                                                }
-                                            }
-                                        }
-
-                                        _ => Resolution::NotFound,
+                                    } else {
+                                        found
                                     }
                                 }
-
-                                _ => Resolution::NotFound,
                             }
+                        } else {
+                            Resolution::NotFound
                         }
-
-                        _ => Resolution::NotFound,
+                    } else {
+                        Resolution::NotFound
                     }
+                } else {
+                    Resolution::NotFound
                 }
-
-                _ => Resolution::NotFound,
+            } else {
+                Resolution::NotFound
             }
         }
     }

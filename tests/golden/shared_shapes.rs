@@ -5247,7 +5247,8 @@ pub mod io {
 pub mod routes {
     mod matcher {
         use ::kubeforge_runtime::http::Method;
-        use ::kubeforge_runtime::route::is_param_value;
+        use ::kubeforge_runtime::route::param_segment;
+        use ::kubeforge_runtime::route::strip_segments;
         use ::kubeforge_runtime::{MethodSet, PathParams, Resolution};
         use super::Route;
 
@@ -5265,128 +5266,100 @@ pub mod routes {
         #[must_use]
         #[allow(clippy::too_many_lines)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
-            let Some(rest) = path.strip_prefix('/') else {
-                return Resolution::NotFound;
-            };
-            let mut segments = ::kubeforge_runtime::route::Segments::new(rest);
+            let rest = path;
             let mut params = PathParams::new();
-            let Some("apis") = segments.next() else {
-                return Resolution::NotFound;
-            };
-            let Some("example.io") = segments.next() else {
-                return Resolution::NotFound;
-            };
-            let Some("v1") = segments.next() else {
-                return Resolution::NotFound;
-            };
-            match segments.next() {
-                Some("namespaces") => {
-                    let Some(segment) = segments
-                        .next()
-                        .filter(|segment| is_param_value(segment)) else {
-                        return Resolution::NotFound;
-                    };
-                    params.push(segment);
-                    let Some("relays") = segments.next() else {
-                        return Resolution::NotFound;
-                    };
-                    match segments.next() {
-                        None => {
-                            if *method == Method::DELETE {
-                                Resolution::Found {
-                                    route: Route::DeleteExampleIoV1CollectionNamespacedRelay,
-                                    params: params.named(&["namespace"]),
+            if let Some(rest) = strip_segments(rest, "/apis/example.io/v1") {
+                if let Some(rest) = strip_segments(rest, "/namespaces") {
+                    if let Some((segment, rest)) = param_segment(rest) {
+                        params.push(segment);
+                        if let Some(rest) = strip_segments(rest, "/relays") {
+                            if rest.is_empty() {
+                                if *method == Method::DELETE {
+                                    Resolution::Found {
+                                        route: Route::DeleteExampleIoV1CollectionNamespacedRelay,
+                                        params: params.named(&["namespace"]),
+                                    }
+                                } else if *method == Method::GET {
+                                    Resolution::Found {
+                                        route: Route::ListExampleIoV1NamespacedRelay,
+                                        params: params.named(&["namespace"]),
+                                    }
+                                } else if *method == Method::POST {
+                                    Resolution::Found {
+                                        route: Route::CreateExampleIoV1NamespacedRelay,
+                                        params: params.named(&["namespace"]),
+                                    }
+                                } else {
+                                    Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::DELETE
+                                            .union(MethodSet::GET)
+                                            .union(MethodSet::POST),
+                                    }
                                 }
-                            } else if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::ListExampleIoV1NamespacedRelay,
-                                    params: params.named(&["namespace"]),
-                                }
-                            } else if *method == Method::POST {
-                                Resolution::Found {
-                                    route: Route::CreateExampleIoV1NamespacedRelay,
-                                    params: params.named(&["namespace"]),
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::DELETE
-                                        .union(MethodSet::GET)
-                                        .union(MethodSet::POST),
-                                }
-                            }
-                        }
-
-                        Some(segment) if is_param_value(segment) => {
-                            params.push(segment);
-                            if segments.next().is_some() {
-                                return Resolution::NotFound;
-                            }
-
-                            if *method == Method::DELETE {
-                                Resolution::Found {
-                                    route: Route::DeleteExampleIoV1NamespacedRelay,
-                                    params: params.named(&["namespace", "name"]),
-                                }
-                            } else if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::ReadExampleIoV1NamespacedRelay,
-                                    params: params.named(&["namespace", "name"]),
-                                }
-                            } else if *method == Method::PATCH {
-                                Resolution::Found {
-                                    route: Route::PatchExampleIoV1NamespacedRelay,
-                                    params: params.named(&["namespace", "name"]),
-                                }
-                            } else if *method == Method::PUT {
-                                Resolution::Found {
-                                    route: Route::ReplaceExampleIoV1NamespacedRelay,
-                                    params: params.named(&["namespace", "name"]),
+                            } else if let Some((segment, rest)) = param_segment(rest) {
+                                params.push(segment);
+                                if rest.is_empty() {
+                                    if *method == Method::DELETE {
+                                        Resolution::Found {
+                                            route: Route::DeleteExampleIoV1NamespacedRelay,
+                                            params: params.named(&["namespace", "name"]),
+                                        }
+                                    } else if *method == Method::GET {
+                                        Resolution::Found {
+                                            route: Route::ReadExampleIoV1NamespacedRelay,
+                                            params: params.named(&["namespace", "name"]),
+                                        }
+                                    } else if *method == Method::PATCH {
+                                        Resolution::Found {
+                                            route: Route::PatchExampleIoV1NamespacedRelay,
+                                            params: params.named(&["namespace", "name"]),
+                                        }
+                                    } else if *method == Method::PUT {
+                                        Resolution::Found {
+                                            route: Route::ReplaceExampleIoV1NamespacedRelay,
+                                            params: params.named(&["namespace", "name"]),
+                                        }
+                                    } else {
+                                        Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::DELETE
+                                                .union(MethodSet::GET)
+                                                .union(MethodSet::PATCH)
+                                                .union(MethodSet::PUT),
+                                        }
+                                    }
+                                } else {
+                                    Resolution::NotFound
                                 }
                             } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::DELETE
-                                        .union(MethodSet::GET)
-                                        .union(MethodSet::PATCH)
-                                        .union(MethodSet::PUT),
-                                }
+                                Resolution::NotFound
                             }
-                        }
-
-                        _ => Resolution::NotFound,
-                    }
-                }
-
-                Some("relays") => {
-                    if segments.next().is_some() {
-                        return Resolution::NotFound;
-                    }
-
-                    if *method == Method::GET {
-                        Resolution::Found {
-                            route: Route::ListExampleIoV1RelayForAllNamespaces,
-                            params,
+                        } else {
+                            Resolution::NotFound
                         }
                     } else {
-                        Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        }
+                        Resolution::NotFound
                     }
-                }
-
-                Some("watch") => {
-                    match segments.next() {
-                        Some("namespaces") => {
-                            let Some(segment) = segments
-                                .next()
-                                .filter(|segment| is_param_value(segment)) else {
-                                return Resolution::NotFound;
-                            };
+                } else if let Some(rest) = strip_segments(rest, "/relays") {
+                    if rest.is_empty() {
+                        if *method == Method::GET {
+                            Resolution::Found {
+                                route: Route::ListExampleIoV1RelayForAllNamespaces,
+                                params,
+                            }
+                        } else {
+                            Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET,
+                            }
+                        }
+                    } else {
+                        Resolution::NotFound
+                    }
+                } else if let Some(rest) = strip_segments(rest, "/watch") {
+                    if let Some(rest) = strip_segments(rest, "/namespaces") {
+                        if let Some((segment, rest)) = param_segment(rest) {
                             params.push(segment);
-                            let Some("relays") = segments.next() else {
-                                return Resolution::NotFound;
-                            };
-                            match segments.next() {
-                                None => {
+                            if let Some(rest) = strip_segments(rest, "/relays") {
+                                if rest.is_empty() {
                                     if *method == Method::GET {
                                         Resolution::Found {
                                             route: Route::WatchExampleIoV1NamespacedRelayList,
@@ -5397,35 +5370,33 @@ pub mod routes {
                                             allowed: MethodSet::GET,
                                         }
                                     }
-                                }
-
-                                Some(segment) if is_param_value(segment) => {
+                                } else if let Some((segment, rest)) = param_segment(rest) {
                                     params.push(segment);
-                                    if segments.next().is_some() {
-                                        return Resolution::NotFound;
-                                    }
-
-                                    if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::WatchExampleIoV1NamespacedRelay,
-                                            params: params.named(&["namespace", "name"]),
+                                    if rest.is_empty() {
+                                        if *method == Method::GET {
+                                            Resolution::Found {
+                                                route: Route::WatchExampleIoV1NamespacedRelay,
+                                                params: params.named(&["namespace", "name"]),
+                                            }
+                                        } else {
+                                            Resolution::MethodNotAllowed {
+                                                allowed: MethodSet::GET,
+                                            }
                                         }
                                     } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        }
+                                        Resolution::NotFound
                                     }
+                                } else {
+                                    Resolution::NotFound
                                 }
-
-                                _ => Resolution::NotFound,
+                            } else {
+                                Resolution::NotFound
                             }
+                        } else {
+                            Resolution::NotFound
                         }
-
-                        Some("relays") => {
-                            if segments.next().is_some() {
-                                return Resolution::NotFound;
-                            }
-
+                    } else if let Some(rest) = strip_segments(rest, "/relays") {
+                        if rest.is_empty() {
                             if *method == Method::GET {
                                 Resolution::Found {
                                     route: Route::WatchExampleIoV1RelayListForAllNamespaces,
@@ -5436,13 +5407,17 @@ pub mod routes {
                                     allowed: MethodSet::GET,
                                 }
                             }
+                        } else {
+                            Resolution::NotFound
                         }
-
-                        _ => Resolution::NotFound,
+                    } else {
+                        Resolution::NotFound
                     }
+                } else {
+                    Resolution::NotFound
                 }
-
-                _ => Resolution::NotFound,
+            } else {
+                Resolution::NotFound
             }
         }
     }

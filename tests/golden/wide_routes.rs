@@ -10,7 +10,8 @@ const _: () = {
 pub mod routes {
     mod matcher {
         use ::kubeforge_runtime::http::Method;
-        use ::kubeforge_runtime::route::is_param_value;
+        use ::kubeforge_runtime::route::param_segment;
+        use ::kubeforge_runtime::route::strip_segments;
         use ::kubeforge_runtime::{MethodSet, PathParams, Resolution};
         use super::Route;
 
@@ -28,293 +29,301 @@ pub mod routes {
         #[must_use]
         #[allow(clippy::too_many_lines)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
-            let Some(rest) = path.strip_prefix('/') else {
-                return Resolution::NotFound;
-            };
-            let mut segments = ::kubeforge_runtime::route::Segments::new(rest);
+            let rest = path;
             let mut params = PathParams::new();
-            let Some("apis") = segments.next() else {
-                return Resolution::NotFound;
-            };
-            let Some("example.com") = segments.next() else {
-                return Resolution::NotFound;
-            };
-            let Some("v1") = segments.next() else {
-                return Resolution::NotFound;
-            };
-            let Some("widgets") = segments.next() else {
-                return Resolution::NotFound;
-            };
-            let Some(segment) = segments.next() else {
-                return Resolution::NotFound;
-            };
-            let saved = (segments.clone(), params.mark());
-            let found = 'statics_1: {
-                match segment {
-                    "archive" => {
-                        let Some("stats") = segments.next() else {
-                            break 'statics_1 Resolution::NotFound;
-                        };
-                        if segments.next().is_some() {
-                            break 'statics_1 Resolution::NotFound;
+            if let Some(rest) = strip_segments(rest, "/apis/example.com/v1/widgets") {
+                {
+                    let mark = params.mark();
+                    let found = match rest.as_bytes().get(1) {
+                        Some(b'a') => {
+                            if let Some(rest) = strip_segments(rest, "/archive/stats") {
+                                if rest.is_empty() {
+                                    if *method == Method::GET {
+                                        Resolution::Found {
+                                            route: Route::ReadExampleComV1ArchiveStats,
+                                            params,
+                                        }
+                                    } else {
+                                        Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET,
+                                        }
+                                    }
+                                } else {
+                                    Resolution::NotFound
+                                }
+                            } else {
+                                Resolution::NotFound
+                            }
                         }
 
-                        if *method == Method::GET {
-                            Resolution::Found {
-                                route: Route::ReadExampleComV1ArchiveStats,
-                                params,
+                        Some(b'h') => {
+                            if let Some(rest) = strip_segments(rest, "/history/stats") {
+                                if rest.is_empty() {
+                                    if *method == Method::GET {
+                                        Resolution::Found {
+                                            route: Route::ReadExampleComV1HistoryStats,
+                                            params,
+                                        }
+                                    } else {
+                                        Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET,
+                                        }
+                                    }
+                                } else {
+                                    Resolution::NotFound
+                                }
+                            } else {
+                                Resolution::NotFound
+                            }
+                        }
+
+                        Some(b'm') => {
+                            if let Some(rest) = strip_segments(rest, "/metrics/stats") {
+                                if rest.is_empty() {
+                                    if *method == Method::GET {
+                                        Resolution::Found {
+                                            route: Route::ReadExampleComV1MetricsStats,
+                                            params,
+                                        }
+                                    } else {
+                                        Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET,
+                                        }
+                                    }
+                                } else {
+                                    Resolution::NotFound
+                                }
+                            } else {
+                                Resolution::NotFound
+                            }
+                        }
+
+                        Some(b'p') => {
+                            if let Some(rest) = strip_segments(rest, "/pending/stats") {
+                                if rest.is_empty() {
+                                    if *method == Method::GET {
+                                        Resolution::Found {
+                                            route: Route::ReadExampleComV1PendingStats,
+                                            params,
+                                        }
+                                    } else {
+                                        Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET,
+                                        }
+                                    }
+                                } else {
+                                    Resolution::NotFound
+                                }
+                            } else {
+                                Resolution::NotFound
+                            }
+                        }
+
+                        Some(b's') => {
+                            if let Some(rest) = strip_segments(rest, "/special/stats") {
+                                if rest.is_empty() {
+                                    if *method == Method::GET {
+                                        Resolution::Found {
+                                            route: Route::ReadExampleComV1SpecialStats,
+                                            params,
+                                        }
+                                    } else {
+                                        Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET,
+                                        }
+                                    }
+                                } else {
+                                    Resolution::NotFound
+                                }
+                            } else if let Some(rest) = strip_segments(
+                                rest,
+                                "/summary/stats",
+                            ) {
+                                if rest.is_empty() {
+                                    if *method == Method::GET {
+                                        Resolution::Found {
+                                            route: Route::ReadExampleComV1SummaryStats,
+                                            params,
+                                        }
+                                    } else {
+                                        Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET,
+                                        }
+                                    }
+                                } else {
+                                    Resolution::NotFound
+                                }
+                            } else {
+                                Resolution::NotFound
+                            }
+                        }
+
+                        _ => Resolution::NotFound,
+                    };
+                    if found.is_not_found() {
+                        params.rewind(mark);
+                        if let Some((segment, rest)) = param_segment(rest) {
+                            params.push(segment);
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    Resolution::Found {
+                                        route: Route::ReadExampleComV1Widget,
+                                        params: params.named(&["name"]),
+                                    }
+                                } else {
+                                    Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    }
+                                }
+                            } else {
+                                match rest.as_bytes().get(1) {
+                                    Some(b'a') => {
+                                        if let Some(rest) = strip_segments(rest, "/audit") {
+                                            if rest.is_empty() {
+                                                if *method == Method::GET {
+                                                    Resolution::Found {
+                                                        route: Route::ReadExampleComV1WidgetAudit,
+                                                        params: params.named(&["name"]),
+                                                    }
+                                                } else {
+                                                    Resolution::MethodNotAllowed {
+                                                        allowed: MethodSet::GET,
+                                                    }
+                                                }
+                                            } else {
+                                                Resolution::NotFound
+                                            }
+                                        } else {
+                                            Resolution::NotFound
+                                        }
+                                    }
+
+                                    Some(b'b') => {
+                                        if let Some(rest) = strip_segments(rest, "/bind") {
+                                            if rest.is_empty() {
+                                                if *method == Method::GET {
+                                                    Resolution::Found {
+                                                        route: Route::ReadExampleComV1WidgetBind,
+                                                        params: params.named(&["name"]),
+                                                    }
+                                                } else {
+                                                    Resolution::MethodNotAllowed {
+                                                        allowed: MethodSet::GET,
+                                                    }
+                                                }
+                                            } else {
+                                                Resolution::NotFound
+                                            }
+                                        } else {
+                                            Resolution::NotFound
+                                        }
+                                    }
+
+                                    Some(b'e') => {
+                                        if let Some(rest) = strip_segments(rest, "/evict") {
+                                            if rest.is_empty() {
+                                                if *method == Method::GET {
+                                                    Resolution::Found {
+                                                        route: Route::ReadExampleComV1WidgetEvict,
+                                                        params: params.named(&["name"]),
+                                                    }
+                                                } else {
+                                                    Resolution::MethodNotAllowed {
+                                                        allowed: MethodSet::GET,
+                                                    }
+                                                }
+                                            } else {
+                                                Resolution::NotFound
+                                            }
+                                        } else if let Some(rest) = strip_segments(rest, "/exec") {
+                                            if rest.is_empty() {
+                                                if *method == Method::GET {
+                                                    Resolution::Found {
+                                                        route: Route::ReadExampleComV1WidgetExec,
+                                                        params: params.named(&["name"]),
+                                                    }
+                                                } else {
+                                                    Resolution::MethodNotAllowed {
+                                                        allowed: MethodSet::GET,
+                                                    }
+                                                }
+                                            } else {
+                                                Resolution::NotFound
+                                            }
+                                        } else {
+                                            Resolution::NotFound
+                                        }
+                                    }
+
+                                    Some(b'l') => {
+                                        if let Some(rest) = strip_segments(rest, "/logs") {
+                                            if rest.is_empty() {
+                                                if *method == Method::GET {
+                                                    Resolution::Found {
+                                                        route: Route::ReadExampleComV1WidgetLogs,
+                                                        params: params.named(&["name"]),
+                                                    }
+                                                } else {
+                                                    Resolution::MethodNotAllowed {
+                                                        allowed: MethodSet::GET,
+                                                    }
+                                                }
+                                            } else {
+                                                Resolution::NotFound
+                                            }
+                                        } else {
+                                            Resolution::NotFound
+                                        }
+                                    }
+
+                                    Some(b's') => {
+                                        if let Some(rest) = strip_segments(rest, "/scale") {
+                                            if rest.is_empty() {
+                                                if *method == Method::GET {
+                                                    Resolution::Found {
+                                                        route: Route::ReadExampleComV1WidgetScale,
+                                                        params: params.named(&["name"]),
+                                                    }
+                                                } else {
+                                                    Resolution::MethodNotAllowed {
+                                                        allowed: MethodSet::GET,
+                                                    }
+                                                }
+                                            } else {
+                                                Resolution::NotFound
+                                            }
+                                        } else if let Some(rest) = strip_segments(rest, "/status") {
+                                            if rest.is_empty() {
+                                                if *method == Method::GET {
+                                                    Resolution::Found {
+                                                        route: Route::ReadExampleComV1WidgetStatus,
+                                                        params: params.named(&["name"]),
+                                                    }
+                                                } else {
+                                                    Resolution::MethodNotAllowed {
+                                                        allowed: MethodSet::GET,
+                                                    }
+                                                }
+                                            } else {
+                                                Resolution::NotFound
+                                            }
+                                        } else {
+                                            Resolution::NotFound
+                                        }
+                                    }
+
+                                    _ => Resolution::NotFound,
+                                }
                             }
                         } else {
-                            Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            }
-                        }
-                    }
-
-                    "history" => {
-                        let Some("stats") = segments.next() else {
-                            break 'statics_1 Resolution::NotFound;
-                        };
-                        if segments.next().is_some() {
-                            break 'statics_1 Resolution::NotFound;
-                        }
-
-                        if *method == Method::GET {
-                            Resolution::Found {
-                                route: Route::ReadExampleComV1HistoryStats,
-                                params,
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            }
-                        }
-                    }
-
-                    "metrics" => {
-                        let Some("stats") = segments.next() else {
-                            break 'statics_1 Resolution::NotFound;
-                        };
-                        if segments.next().is_some() {
-                            break 'statics_1 Resolution::NotFound;
-                        }
-
-                        if *method == Method::GET {
-                            Resolution::Found {
-                                route: Route::ReadExampleComV1MetricsStats,
-                                params,
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            }
-                        }
-                    }
-
-                    "pending" => {
-                        let Some("stats") = segments.next() else {
-                            break 'statics_1 Resolution::NotFound;
-                        };
-                        if segments.next().is_some() {
-                            break 'statics_1 Resolution::NotFound;
-                        }
-
-                        if *method == Method::GET {
-                            Resolution::Found {
-                                route: Route::ReadExampleComV1PendingStats,
-                                params,
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            }
-                        }
-                    }
-
-                    "special" => {
-                        let Some("stats") = segments.next() else {
-                            break 'statics_1 Resolution::NotFound;
-                        };
-                        if segments.next().is_some() {
-                            break 'statics_1 Resolution::NotFound;
-                        }
-
-                        if *method == Method::GET {
-                            Resolution::Found {
-                                route: Route::ReadExampleComV1SpecialStats,
-                                params,
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            }
-                        }
-                    }
-
-                    "summary" => {
-                        let Some("stats") = segments.next() else {
-                            break 'statics_1 Resolution::NotFound;
-                        };
-                        if segments.next().is_some() {
-                            break 'statics_1 Resolution::NotFound;
-                        }
-
-                        if *method == Method::GET {
-                            Resolution::Found {
-                                route: Route::ReadExampleComV1SummaryStats,
-                                params,
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            }
-                        }
-                    }
-
-                    _ => Resolution::NotFound,
-                }
-            };
-            if !found.is_not_found() || !is_param_value(segment) {
-                return found;
-            }
-
-            segments = saved.0;
-            params.rewind(saved.1);
-            params.push(segment);
-            match segments.next() {
-                None => {
-                    if *method == Method::GET {
-                        Resolution::Found {
-                            route: Route::ReadExampleComV1Widget,
-                            params: params.named(&["name"]),
+                            Resolution::NotFound
                         }
                     } else {
-                        Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        }
+                        found
                     }
                 }
-
-                Some("audit") => {
-                    if segments.next().is_some() {
-                        return Resolution::NotFound;
-                    }
-
-                    if *method == Method::GET {
-                        Resolution::Found {
-                            route: Route::ReadExampleComV1WidgetAudit,
-                            params: params.named(&["name"]),
-                        }
-                    } else {
-                        Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        }
-                    }
-                }
-
-                Some("bind") => {
-                    if segments.next().is_some() {
-                        return Resolution::NotFound;
-                    }
-
-                    if *method == Method::GET {
-                        Resolution::Found {
-                            route: Route::ReadExampleComV1WidgetBind,
-                            params: params.named(&["name"]),
-                        }
-                    } else {
-                        Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        }
-                    }
-                }
-
-                Some("evict") => {
-                    if segments.next().is_some() {
-                        return Resolution::NotFound;
-                    }
-
-                    if *method == Method::GET {
-                        Resolution::Found {
-                            route: Route::ReadExampleComV1WidgetEvict,
-                            params: params.named(&["name"]),
-                        }
-                    } else {
-                        Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        }
-                    }
-                }
-
-                Some("exec") => {
-                    if segments.next().is_some() {
-                        return Resolution::NotFound;
-                    }
-
-                    if *method == Method::GET {
-                        Resolution::Found {
-                            route: Route::ReadExampleComV1WidgetExec,
-                            params: params.named(&["name"]),
-                        }
-                    } else {
-                        Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        }
-                    }
-                }
-
-                Some("logs") => {
-                    if segments.next().is_some() {
-                        return Resolution::NotFound;
-                    }
-
-                    if *method == Method::GET {
-                        Resolution::Found {
-                            route: Route::ReadExampleComV1WidgetLogs,
-                            params: params.named(&["name"]),
-                        }
-                    } else {
-                        Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        }
-                    }
-                }
-
-                Some("scale") => {
-                    if segments.next().is_some() {
-                        return Resolution::NotFound;
-                    }
-
-                    if *method == Method::GET {
-                        Resolution::Found {
-                            route: Route::ReadExampleComV1WidgetScale,
-                            params: params.named(&["name"]),
-                        }
-                    } else {
-                        Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        }
-                    }
-                }
-
-                Some("status") => {
-                    if segments.next().is_some() {
-                        return Resolution::NotFound;
-                    }
-
-                    if *method == Method::GET {
-                        Resolution::Found {
-                            route: Route::ReadExampleComV1WidgetStatus,
-                            params: params.named(&["name"]),
-                        }
-                    } else {
-                        Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        }
-                    }
-                }
-
-                _ => Resolution::NotFound,
+            } else {
+                Resolution::NotFound
             }
         }
     }

@@ -278,7 +278,92 @@ fn main() {{
         passed, matched,
         "every matched fixture must round-trip:\n{report}"
     );
+    // The generated matcher over the document's 1,100 path templates: every template, filled
+    // in, resolves to its own route with every method the document serves there, and to
+    // `MethodNotAllowed` with one it does not; a last segment made longer finds nothing, or
+    // a parameter route (never the route whose static segment it extends).
+    fs::write(dir.join("examples/resolve.rs"), RESOLVE_PROGRAM).expect("write program");
+    let swagger = corpus.join(SWAGGER).display().to_string();
+    let report = cargo(
+        &dir,
+        &["run", "--quiet", "--example", "resolve", "--", &swagger],
+    );
+    let summary = report
+        .lines()
+        .find(|l| l.starts_with("resolve:"))
+        .unwrap_or_else(|| panic!("no summary:\n{report}"));
+    assert_eq!(
+        summary, "resolve: 1123 requests found, 0 failures",
+        "every operation of the document resolves:\n{report}"
+    );
 }
+
+/// The program the scale test runs to resolve every path of swagger.json (its argument).
+const RESOLVE_PROGRAM: &str = r#"//! Written by kubeforge's scale test: resolves every path of the document it is given.
+use scale_kubernetes_swagger::routes::resolve;
+use kubeforge_runtime::{http::Method, Resolution};
+
+fn main() {
+    let path = std::env::args().nth(1).expect("swagger.json");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(path).expect("read")).expect("JSON");
+    let (mut found, mut failures) = (0, 0);
+    let mut fail = |what: String| {
+        failures += 1;
+        println!("FAIL {what}");
+    };
+    for (template, item) in doc["paths"].as_object().expect("paths") {
+        let mut filled = String::new();
+        let mut values = Vec::new();
+        for (i, part) in template.split('/').enumerate() {
+            if i > 0 {
+                filled.push('/');
+            }
+            if part.starts_with('{') {
+                let value = format!("v-{i}%2Fx");
+                filled.push_str(&value);
+                values.push(value);
+            } else {
+                filled.push_str(part);
+            }
+        }
+        let methods: Vec<Method> = item
+            .as_object()
+            .expect("path item")
+            .keys()
+            .filter(|k| *k != "parameters")
+            .map(|k| k.to_uppercase().parse().expect("method"))
+            .collect();
+        for method in &methods {
+            match resolve(method, &filled) {
+                Resolution::Found { route, params } => {
+                    let got: Vec<&str> = params.iter().map(|(_, v)| v).collect();
+                    if route.info().path != template || route.info().method != method || got != values {
+                        fail(format!("{method} {filled}: {} {} {got:?}", route.info().method, route.info().path));
+                    } else {
+                        found += 1;
+                    }
+                }
+                other => fail(format!("{method} {filled}: {other:?}")),
+            }
+        }
+        if !methods.contains(&Method::TRACE) {
+            match resolve(&Method::TRACE, &filled) {
+                Resolution::MethodNotAllowed { .. } => {}
+                other => fail(format!("TRACE {filled}: {other:?}")),
+            }
+        }
+        let longer = format!("{filled}x");
+        if !template.ends_with('}') && !template.ends_with('/') {
+            if let Resolution::Found { route, .. } = resolve(&Method::GET, &longer) {
+                if route.info().path == template || !route.info().path.ends_with('}') {
+                    fail(format!("GET {longer}: {}", route.info().path));
+                }
+            }
+        }
+    }
+    println!("resolve: {found} requests found, {failures} failures");
+}
+"#;
 
 /// Selecting one group generates it plus exactly what it references, and the subset builds.
 #[test]

@@ -1,19 +1,27 @@
-//! The route matcher: a decision tree over path segments, written out as code. The tree is
-//! a trie of every operation's path template; each node becomes a `match` (or a `let … else`
-//! where there is one way on) on the next segment, static segments before the parameter
-//! arm. Where a node has both, the static branch is tried first and the parameter branch
-//! only when the static one finds no path (static segments beat parameters, and a path that
-//! only the parameter route serves still resolves). Leaves compare the method, so a known
-//! path with an unknown method is `MethodNotAllowed` rather than `NotFound`.
+//! The route matcher: a decision tree over the path, written out as code. The tree is a trie
+//! of every operation's path template. The generated code walks the path with a cursor, the
+//! rest of the path (empty, or starting at a `/`), and never splits it into segments first:
+//!
+//! - a run of static segments with one way on (`/api/v1`, `/namespaces`) is one prefix
+//!   comparison against the path, followed by a check that a whole segment ended there;
+//! - where many static segments branch, the first byte after the `/` picks the few that can
+//!   match before any is compared;
+//! - a parameter is the segment up to the next `/`, found with the check for `?` and `#` in
+//!   the same pass.
+//!
+//! Where a node has both static children and a parameter, the static branch is tried first
+//! and the parameter branch only when the static one finds no path (static segments beat
+//! parameters, and a path that only the parameter route serves still resolves). Leaves
+//! compare the method, so a known path with an unknown method is `MethodNotAllowed` rather
+//! than `NotFound`.
 //!
 //! The generated code borrows slices of the path and keeps parameters in a fixed array: a
 //! miss, or a hit, allocates nothing.
 
 use std::collections::BTreeMap;
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
-use syn::Lifetime;
 
 use super::{Context, ident};
 use crate::model::operations::{Method, Operation, Segment};
@@ -46,31 +54,18 @@ impl<'a> Node<'a> {
         }
     }
 
+    fn has_statics(&self) -> bool {
+        !self.statics.is_empty() || self.param.as_ref().is_some_and(|param| param.has_statics())
+    }
+
     fn has_params(&self) -> bool {
         self.param.is_some() || self.statics.values().any(Node::has_params)
     }
 }
 
-/// How a branch of the tree gives its answer early: `return` from the function, or `break`
-/// out of the labelled block that tries static segments first.
-#[derive(Clone)]
-enum Exit {
-    Return,
-    Break(Lifetime),
-}
-
-impl Exit {
-    fn with(&self, value: &TokenStream) -> TokenStream {
-        match self {
-            Exit::Return => quote!(return #value;),
-            Exit::Break(label) => quote!(break #label #value;),
-        }
-    }
-}
-
-struct Gen {
-    labels: usize,
-}
+/// Static children at a node from which on the first byte after the `/` is matched before
+/// any child is compared (below it, comparing each in turn costs less than the dispatch).
+const BYTE_DISPATCH_FROM: usize = 5;
 
 /// The `resolve` function.
 pub(crate) fn matcher(context: &Context<'_>) -> TokenStream {
@@ -82,19 +77,22 @@ pub(crate) fn matcher(context: &Context<'_>) -> TokenStream {
         }
     }
     let runtime = &context.runtime;
-    let mut generator = Gen { labels: 0 };
-    let body = generator.node(&root, &Exit::Return);
-    let (params, is_param_value) = if root.has_params() {
+    let body = node(&root);
+    let (params, param_helpers) = if root.has_params() {
         (
             quote!(let mut params = PathParams::new();),
-            quote!(use #runtime::route::is_param_value;),
+            quote!(use #runtime::route::param_segment;),
         )
     } else {
         (quote!(let params = PathParams::new();), TokenStream::new())
     };
+    let static_helpers = root
+        .has_statics()
+        .then(|| quote!(use #runtime::route::strip_segments;));
     quote! {
         use #runtime::http::Method;
-        #is_param_value
+        #param_helpers
+        #static_helpers
         use #runtime::{MethodSet, PathParams, Resolution};
 
         use super::Route;
@@ -113,198 +111,192 @@ pub(crate) fn matcher(context: &Context<'_>) -> TokenStream {
         #[must_use]
         #[allow(clippy::too_many_lines)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
-            let Some(rest) = path.strip_prefix('/') else {
-                return Resolution::NotFound;
-            };
-            let mut segments = #runtime::route::Segments::new(rest);
+            let rest = path;
             #params
             #body
         }
     }
 }
 
-impl Gen {
-    fn not_found() -> TokenStream {
-        quote!(Resolution::NotFound)
-    }
+fn not_found() -> TokenStream {
+    quote!(Resolution::NotFound)
+}
 
-    /// The statements and final expression that resolve the rest of the path at `node`.
-    fn node(&mut self, node: &Node<'_>, exit: &Exit) -> TokenStream {
-        let not_found = Self::not_found();
-        let has_leaf = !node.leaf.is_empty();
-        match (node.statics.len(), &node.param) {
-            (0, None) => {
-                let leaf = self.leaf(node);
-                let early = exit.with(&not_found);
-                quote! {
-                    if segments.next().is_some() {
-                        #early
-                    }
-                    #leaf
+/// The expression that resolves the rest of the path, `rest` (empty, or starting at a
+/// `/`), at `node`.
+fn node(node: &Node<'_>) -> TokenStream {
+    let children = match &node.param {
+        None => statics(node),
+        Some(param) if node.statics.is_empty() => param_child(param),
+        Some(param) => {
+            // Static segments first; the parameter when they find no path.
+            let statics = statics(node);
+            let param = param_child(param);
+            quote! {{
+                let mark = params.mark();
+                let found = #statics;
+                if found.is_not_found() {
+                    params.rewind(mark);
+                    #param
+                } else {
+                    found
                 }
+            }}
+        }
+    };
+    if node.leaf.is_empty() {
+        children
+    } else if node.statics.is_empty() && node.param.is_none() {
+        let leaf = leaf(node);
+        let not_found = not_found();
+        quote! {
+            if rest.is_empty() {
+                #leaf
+            } else {
+                #not_found
             }
-            (1, None) if !has_leaf => {
-                let Some((text, child)) = node.statics.iter().next() else {
-                    return not_found;
-                };
-                let early = exit.with(&not_found);
-                let child = self.node(child, exit);
-                quote! {
-                    let Some(#text) = segments.next() else {
-                        #early
-                    };
-                    #child
-                }
-            }
-            (0, Some(param)) if !has_leaf => {
-                let early = exit.with(&not_found);
-                let child = self.node(param, exit);
-                quote! {
-                    let Some(segment) = segments
-                        .next()
-                        .filter(|segment| is_param_value(segment))
-                    else {
-                        #early
-                    };
-                    params.push(segment);
-                    #child
-                }
-            }
-            (_, None) | (0, Some(_)) => {
-                let leaf = has_leaf.then(|| {
-                    let leaf = self.leaf(node);
-                    quote!(None => #leaf,)
-                });
-                let statics: Vec<TokenStream> = node
-                    .statics
-                    .iter()
-                    .map(|(text, child)| {
-                        let child = self.node(child, exit);
-                        quote!(Some(#text) => { #child })
-                    })
-                    .collect();
-                let param = node.param.as_ref().map(|param| {
-                    let child = self.node(param, exit);
-                    quote! {
-                        Some(segment) if is_param_value(segment) => {
-                            params.push(segment);
-                            #child
-                        }
-                    }
-                });
-                quote! {
-                    match segments.next() {
-                        #leaf
-                        #(#statics,)*
-                        #param
-                        _ => #not_found,
-                    }
-                }
-            }
-            (_, Some(param)) => self.conflict(node, param, exit),
+        }
+    } else {
+        let leaf = leaf(node);
+        let otherwise = else_branch(children);
+        quote! {
+            if rest.is_empty() {
+                #leaf
+            } else #otherwise
         }
     }
+}
 
-    /// A node with both static children and a parameter: statics first, and the parameter
-    /// when they find no path.
-    fn conflict(&mut self, node: &Node<'_>, param: &Node<'_>, exit: &Exit) -> TokenStream {
-        let not_found = Self::not_found();
-        self.labels += 1;
-        let label = Lifetime::new(&format!("'statics_{}", self.labels), Span::call_site());
-        let inner = Exit::Break(label.clone());
-        let end = if node.leaf.is_empty() {
-            exit.with(&not_found)
-        } else {
-            let leaf = self.leaf(node);
-            exit.with(&leaf)
+/// What follows an `else`: an `if` expression as it is (`else if`), anything else in a block.
+fn else_branch(expression: TokenStream) -> TokenStream {
+    let is_if = matches!(
+        expression.clone().into_iter().next(),
+        Some(proc_macro2::TokenTree::Ident(word)) if word == "if"
+    );
+    if is_if {
+        expression
+    } else {
+        quote!({ #expression })
+    }
+}
+
+/// The expression that resolves `rest` against the static children of `node`: each one a
+/// prefix (a run of static segments with one way on), compared whole; at a wide node, only
+/// those whose first byte matches.
+fn statics(node: &Node<'_>) -> TokenStream {
+    let runs: Vec<(String, &Node<'_>)> = node
+        .statics
+        .iter()
+        .map(|(text, child)| run(text, child))
+        .collect();
+    if runs.len() < BYTE_DISPATCH_FROM {
+        return chain(&runs);
+    }
+    // By the first byte after the `/`; the empty segment has none (its run is `/`, or `//…`).
+    let mut by_byte: BTreeMap<Option<u8>, Vec<(String, &Node<'_>)>> = BTreeMap::new();
+    for (prefix, child) in runs {
+        let first = prefix.as_bytes().get(1).copied().filter(|b| *b != b'/');
+        by_byte.entry(first).or_default().push((prefix, child));
+    }
+    let not_found = not_found();
+    let arms = by_byte.iter().map(|(byte, runs)| {
+        let pattern = match byte {
+            Some(byte) => {
+                let byte = proc_macro2::Literal::byte_character(*byte);
+                quote!(Some(#byte))
+            }
+            None => quote!(None | Some(b'/')),
         };
-        let dispatch = if node.statics.len() == 1 {
-            let Some((text, child)) = node.statics.iter().next() else {
-                return not_found;
-            };
-            let child = self.node(child, &inner);
-            let test = if text.is_empty() {
-                quote!(segment.is_empty())
-            } else {
-                quote!(segment == #text)
-            };
-            quote! {
-                if #test {
-                    #child
-                } else {
-                    #not_found
-                }
-            }
-        } else {
-            let arms: Vec<TokenStream> = node
-                .statics
-                .iter()
-                .map(|(text, child)| {
-                    let child = self.node(child, &inner);
-                    quote!(#text => { #child })
-                })
-                .collect();
-            quote! {
-                match segment {
-                    #(#arms,)*
-                    _ => #not_found,
-                }
-            }
+        let chain = chain(runs);
+        quote!(#pattern => #chain,)
+    });
+    quote! {
+        match rest.as_bytes().get(1) {
+            #(#arms)*
+            _ => #not_found,
+        }
+    }
+}
+
+/// The prefix for the static segment `text` and the segments after it with one way on
+/// (no leaf, no parameter, one static child), and the node where the run ends.
+fn run<'n, 'a>(text: &str, mut child: &'n Node<'a>) -> (String, &'n Node<'a>) {
+    let mut prefix = format!("/{text}");
+    while child.leaf.is_empty() && child.param.is_none() && child.statics.len() == 1 {
+        let Some((next, grandchild)) = child.statics.iter().next() else {
+            break;
         };
-        let found_exit = exit.with(&quote!(found));
-        let child = self.node(param, exit);
-        quote! {
-            let Some(segment) = segments.next() else {
-                #end
-            };
-            let saved = (segments.clone(), params.mark());
-            let found = #label: {
-                #dispatch
-            };
-            if !found.is_not_found() || !is_param_value(segment) {
-                #found_exit
-            }
-            segments = saved.0;
-            params.rewind(saved.1);
+        prefix.push('/');
+        prefix.push_str(next);
+        child = grandchild;
+    }
+    (prefix, child)
+}
+
+/// Each prefix tried in turn; at most one can match, since each ends at a whole segment
+/// and the first segments differ.
+fn chain(runs: &[(String, &Node<'_>)]) -> TokenStream {
+    let mut expression = not_found();
+    for (prefix, child) in runs.iter().rev() {
+        let child = node(child);
+        let otherwise = else_branch(expression);
+        expression = quote! {
+            if let Some(rest) = strip_segments(rest, #prefix) {
+                #child
+            } else #otherwise
+        };
+    }
+    expression
+}
+
+/// The expression that takes the parameter segment at the start of `rest` and resolves the
+/// rest at `param`.
+fn param_child(param: &Node<'_>) -> TokenStream {
+    let child = node(param);
+    let not_found = not_found();
+    quote! {
+        if let Some((segment, rest)) = param_segment(rest) {
             params.push(segment);
             #child
+        } else {
+            #not_found
         }
     }
+}
 
-    /// The method dispatch at the end of a path.
-    fn leaf(&self, node: &Node<'_>) -> TokenStream {
-        if node.leaf.is_empty() {
-            return Self::not_found();
-        }
-        let mut allowed: Option<TokenStream> = None;
-        let mut branches = Vec::new();
-        for (method, op) in &node.leaf {
-            let method = ident(method);
-            let variant = ident(&op.names.variant);
-            let names = op.path_params.iter().map(|p| &p.name);
-            let params = if op.path_params.is_empty() {
-                quote!(params,)
-            } else {
-                quote!(params: params.named(&[#(#names),*]),)
-            };
-            branches.push(quote! {
-                if *method == Method::#method {
-                    Resolution::Found {
-                        route: Route::#variant,
-                        #params
-                    }
+/// The method dispatch at the end of a path.
+fn leaf(node: &Node<'_>) -> TokenStream {
+    if node.leaf.is_empty() {
+        return not_found();
+    }
+    let mut allowed: Option<TokenStream> = None;
+    let mut branches = Vec::new();
+    for (method, op) in &node.leaf {
+        let method = ident(method);
+        let variant = ident(&op.names.variant);
+        let names = op.path_params.iter().map(|p| &p.name);
+        let params = if op.path_params.is_empty() {
+            quote!(params,)
+        } else {
+            quote!(params: params.named(&[#(#names),*]),)
+        };
+        branches.push(quote! {
+            if *method == Method::#method {
+                Resolution::Found {
+                    route: Route::#variant,
+                    #params
                 }
-            });
-            allowed = Some(match allowed {
-                None => quote!(MethodSet::#method),
-                Some(set) => quote!(#set.union(MethodSet::#method)),
-            });
-        }
-        quote! {
-            #(#branches)else* else {
-                Resolution::MethodNotAllowed {
-                    allowed: #allowed,
-                }
+            }
+        });
+        allowed = Some(match allowed {
+            None => quote!(MethodSet::#method),
+            Some(set) => quote!(#set.union(MethodSet::#method)),
+        });
+    }
+    quote! {
+        #(#branches)else* else {
+            Resolution::MethodNotAllowed {
+                allowed: #allowed,
             }
         }
     }

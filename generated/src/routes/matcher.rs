@@ -2,7 +2,8 @@
 // Source: schemas/image.openshift.io_v1.json#/paths
 
 use ::kubeforge_runtime::http::Method;
-use ::kubeforge_runtime::route::is_param_value;
+use ::kubeforge_runtime::route::param_segment;
+use ::kubeforge_runtime::route::strip_segments;
 use ::kubeforge_runtime::{MethodSet, PathParams, Resolution};
 use super::Route;
 
@@ -20,25 +21,248 @@ use super::Route;
 #[must_use]
 #[allow(clippy::too_many_lines)]
 pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
-    let Some(rest) = path.strip_prefix('/') else {
-        return Resolution::NotFound;
-    };
-    let mut segments = ::kubeforge_runtime::route::Segments::new(rest);
+    let rest = path;
     let mut params = PathParams::new();
-    match segments.next() {
-        Some("api") => {
-            let Some("v1") = segments.next() else {
-                return Resolution::NotFound;
-            };
-            match segments.next() {
-                Some("endpoints") => {
-                    if segments.next().is_some() {
-                        return Resolution::NotFound;
+    if let Some(rest) = strip_segments(rest, "/api/v1") {
+        if let Some(rest) = strip_segments(rest, "/endpoints") {
+            if rest.is_empty() {
+                if *method == Method::GET {
+                    Resolution::Found {
+                        route: Route::ListCoreV1EndpointsForAllNamespaces,
+                        params,
                     }
-
+                } else {
+                    Resolution::MethodNotAllowed {
+                        allowed: MethodSet::GET,
+                    }
+                }
+            } else {
+                Resolution::NotFound
+            }
+        } else if let Some(rest) = strip_segments(rest, "/namespaces") {
+            if let Some((segment, rest)) = param_segment(rest) {
+                params.push(segment);
+                if let Some(rest) = strip_segments(rest, "/endpoints") {
+                    if rest.is_empty() {
+                        if *method == Method::DELETE {
+                            Resolution::Found {
+                                route: Route::DeleteCoreV1CollectionNamespacedEndpoints,
+                                params: params.named(&["namespace"]),
+                            }
+                        } else if *method == Method::GET {
+                            Resolution::Found {
+                                route: Route::ListCoreV1NamespacedEndpoints,
+                                params: params.named(&["namespace"]),
+                            }
+                        } else if *method == Method::POST {
+                            Resolution::Found {
+                                route: Route::CreateCoreV1NamespacedEndpoints,
+                                params: params.named(&["namespace"]),
+                            }
+                        } else {
+                            Resolution::MethodNotAllowed {
+                                allowed: MethodSet::DELETE
+                                    .union(MethodSet::GET)
+                                    .union(MethodSet::POST),
+                            }
+                        }
+                    } else if let Some((segment, rest)) = param_segment(rest) {
+                        params.push(segment);
+                        if rest.is_empty() {
+                            if *method == Method::DELETE {
+                                Resolution::Found {
+                                    route: Route::DeleteCoreV1NamespacedEndpoints,
+                                    params: params.named(&["namespace", "name"]),
+                                }
+                            } else if *method == Method::GET {
+                                Resolution::Found {
+                                    route: Route::ReadCoreV1NamespacedEndpoints,
+                                    params: params.named(&["namespace", "name"]),
+                                }
+                            } else if *method == Method::PATCH {
+                                Resolution::Found {
+                                    route: Route::PatchCoreV1NamespacedEndpoints,
+                                    params: params.named(&["namespace", "name"]),
+                                }
+                            } else if *method == Method::PUT {
+                                Resolution::Found {
+                                    route: Route::ReplaceCoreV1NamespacedEndpoints,
+                                    params: params.named(&["namespace", "name"]),
+                                }
+                            } else {
+                                Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::DELETE
+                                        .union(MethodSet::GET)
+                                        .union(MethodSet::PATCH)
+                                        .union(MethodSet::PUT),
+                                }
+                            }
+                        } else {
+                            Resolution::NotFound
+                        }
+                    } else {
+                        Resolution::NotFound
+                    }
+                } else if let Some(rest) = strip_segments(rest, "/pods") {
+                    if rest.is_empty() {
+                        if *method == Method::DELETE {
+                            Resolution::Found {
+                                route: Route::DeleteCoreV1CollectionNamespacedPod,
+                                params: params.named(&["namespace"]),
+                            }
+                        } else if *method == Method::GET {
+                            Resolution::Found {
+                                route: Route::ListCoreV1NamespacedPod,
+                                params: params.named(&["namespace"]),
+                            }
+                        } else if *method == Method::POST {
+                            Resolution::Found {
+                                route: Route::CreateCoreV1NamespacedPod,
+                                params: params.named(&["namespace"]),
+                            }
+                        } else {
+                            Resolution::MethodNotAllowed {
+                                allowed: MethodSet::DELETE
+                                    .union(MethodSet::GET)
+                                    .union(MethodSet::POST),
+                            }
+                        }
+                    } else if let Some((segment, rest)) = param_segment(rest) {
+                        params.push(segment);
+                        if rest.is_empty() {
+                            if *method == Method::DELETE {
+                                Resolution::Found {
+                                    route: Route::DeleteCoreV1NamespacedPod,
+                                    params: params.named(&["namespace", "name"]),
+                                }
+                            } else if *method == Method::GET {
+                                Resolution::Found {
+                                    route: Route::ReadCoreV1NamespacedPod,
+                                    params: params.named(&["namespace", "name"]),
+                                }
+                            } else if *method == Method::PATCH {
+                                Resolution::Found {
+                                    route: Route::PatchCoreV1NamespacedPod,
+                                    params: params.named(&["namespace", "name"]),
+                                }
+                            } else if *method == Method::PUT {
+                                Resolution::Found {
+                                    route: Route::ReplaceCoreV1NamespacedPod,
+                                    params: params.named(&["namespace", "name"]),
+                                }
+                            } else {
+                                Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::DELETE
+                                        .union(MethodSet::GET)
+                                        .union(MethodSet::PATCH)
+                                        .union(MethodSet::PUT),
+                                }
+                            }
+                        } else if let Some(rest) = strip_segments(
+                            rest,
+                            "/ephemeralcontainers",
+                        ) {
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    Resolution::Found {
+                                        route: Route::ReadCoreV1NamespacedPodEphemeralcontainers,
+                                        params: params.named(&["namespace", "name"]),
+                                    }
+                                } else if *method == Method::PATCH {
+                                    Resolution::Found {
+                                        route: Route::PatchCoreV1NamespacedPodEphemeralcontainers,
+                                        params: params.named(&["namespace", "name"]),
+                                    }
+                                } else if *method == Method::PUT {
+                                    Resolution::Found {
+                                        route: Route::ReplaceCoreV1NamespacedPodEphemeralcontainers,
+                                        params: params.named(&["namespace", "name"]),
+                                    }
+                                } else {
+                                    Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET
+                                            .union(MethodSet::PATCH)
+                                            .union(MethodSet::PUT),
+                                    }
+                                }
+                            } else {
+                                Resolution::NotFound
+                            }
+                        } else if let Some(rest) = strip_segments(rest, "/log") {
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    Resolution::Found {
+                                        route: Route::ReadCoreV1NamespacedPodLog,
+                                        params: params.named(&["namespace", "name"]),
+                                    }
+                                } else {
+                                    Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    }
+                                }
+                            } else {
+                                Resolution::NotFound
+                            }
+                        } else if let Some(rest) = strip_segments(rest, "/status") {
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    Resolution::Found {
+                                        route: Route::ReadCoreV1NamespacedPodStatus,
+                                        params: params.named(&["namespace", "name"]),
+                                    }
+                                } else if *method == Method::PATCH {
+                                    Resolution::Found {
+                                        route: Route::PatchCoreV1NamespacedPodStatus,
+                                        params: params.named(&["namespace", "name"]),
+                                    }
+                                } else if *method == Method::PUT {
+                                    Resolution::Found {
+                                        route: Route::ReplaceCoreV1NamespacedPodStatus,
+                                        params: params.named(&["namespace", "name"]),
+                                    }
+                                } else {
+                                    Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET
+                                            .union(MethodSet::PATCH)
+                                            .union(MethodSet::PUT),
+                                    }
+                                }
+                            } else {
+                                Resolution::NotFound
+                            }
+                        } else {
+                            Resolution::NotFound
+                        }
+                    } else {
+                        Resolution::NotFound
+                    }
+                } else {
+                    Resolution::NotFound
+                }
+            } else {
+                Resolution::NotFound
+            }
+        } else if let Some(rest) = strip_segments(rest, "/pods") {
+            if rest.is_empty() {
+                if *method == Method::GET {
+                    Resolution::Found {
+                        route: Route::ListCoreV1PodForAllNamespaces,
+                        params,
+                    }
+                } else {
+                    Resolution::MethodNotAllowed {
+                        allowed: MethodSet::GET,
+                    }
+                }
+            } else {
+                Resolution::NotFound
+            }
+        } else if let Some(rest) = strip_segments(rest, "/watch") {
+            if let Some(rest) = strip_segments(rest, "/endpoints") {
+                if rest.is_empty() {
                     if *method == Method::GET {
                         Resolution::Found {
-                            route: Route::ListCoreV1EndpointsForAllNamespaces,
+                            route: Route::WatchCoreV1EndpointsListForAllNamespaces,
                             params,
                         }
                     } else {
@@ -46,239 +270,85 @@ pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
                             allowed: MethodSet::GET,
                         }
                     }
+                } else {
+                    Resolution::NotFound
                 }
-
-                Some("namespaces") => {
-                    let Some(segment) = segments
-                        .next()
-                        .filter(|segment| is_param_value(segment)) else {
-                        return Resolution::NotFound;
-                    };
+            } else if let Some(rest) = strip_segments(rest, "/namespaces") {
+                if let Some((segment, rest)) = param_segment(rest) {
                     params.push(segment);
-                    match segments.next() {
-                        Some("endpoints") => {
-                            match segments.next() {
-                                None => {
-                                    if *method == Method::DELETE {
-                                        Resolution::Found {
-                                            route: Route::DeleteCoreV1CollectionNamespacedEndpoints,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ListCoreV1NamespacedEndpoints,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else if *method == Method::POST {
-                                        Resolution::Found {
-                                            route: Route::CreateCoreV1NamespacedEndpoints,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::DELETE
-                                                .union(MethodSet::GET)
-                                                .union(MethodSet::POST),
-                                        }
-                                    }
+                    if let Some(rest) = strip_segments(rest, "/endpoints") {
+                        if rest.is_empty() {
+                            if *method == Method::GET {
+                                Resolution::Found {
+                                    route: Route::WatchCoreV1NamespacedEndpointsList,
+                                    params: params.named(&["namespace"]),
                                 }
-
-                                Some(segment) if is_param_value(segment) => {
-                                    params.push(segment);
-                                    if segments.next().is_some() {
-                                        return Resolution::NotFound;
-                                    }
-
-                                    if *method == Method::DELETE {
-                                        Resolution::Found {
-                                            route: Route::DeleteCoreV1NamespacedEndpoints,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ReadCoreV1NamespacedEndpoints,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else if *method == Method::PATCH {
-                                        Resolution::Found {
-                                            route: Route::PatchCoreV1NamespacedEndpoints,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else if *method == Method::PUT {
-                                        Resolution::Found {
-                                            route: Route::ReplaceCoreV1NamespacedEndpoints,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::DELETE
-                                                .union(MethodSet::GET)
-                                                .union(MethodSet::PATCH)
-                                                .union(MethodSet::PUT),
-                                        }
-                                    }
+                            } else {
+                                Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
                                 }
-
-                                _ => Resolution::NotFound,
                             }
-                        }
-
-                        Some("pods") => {
-                            match segments.next() {
-                                None => {
-                                    if *method == Method::DELETE {
-                                        Resolution::Found {
-                                            route: Route::DeleteCoreV1CollectionNamespacedPod,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ListCoreV1NamespacedPod,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else if *method == Method::POST {
-                                        Resolution::Found {
-                                            route: Route::CreateCoreV1NamespacedPod,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::DELETE
-                                                .union(MethodSet::GET)
-                                                .union(MethodSet::POST),
-                                        }
+                        } else if let Some((segment, rest)) = param_segment(rest) {
+                            params.push(segment);
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    Resolution::Found {
+                                        route: Route::WatchCoreV1NamespacedEndpoints,
+                                        params: params.named(&["namespace", "name"]),
+                                    }
+                                } else {
+                                    Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
                                     }
                                 }
-
-                                Some(segment) if is_param_value(segment) => {
-                                    params.push(segment);
-                                    match segments.next() {
-                                        None => {
-                                            if *method == Method::DELETE {
-                                                Resolution::Found {
-                                                    route: Route::DeleteCoreV1NamespacedPod,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::ReadCoreV1NamespacedPod,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else if *method == Method::PATCH {
-                                                Resolution::Found {
-                                                    route: Route::PatchCoreV1NamespacedPod,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else if *method == Method::PUT {
-                                                Resolution::Found {
-                                                    route: Route::ReplaceCoreV1NamespacedPod,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::DELETE
-                                                        .union(MethodSet::GET)
-                                                        .union(MethodSet::PATCH)
-                                                        .union(MethodSet::PUT),
-                                                }
-                                            }
-                                        }
-
-                                        Some("ephemeralcontainers") => {
-                                            if segments.next().is_some() {
-                                                return Resolution::NotFound;
-                                            }
-
-                                            if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::ReadCoreV1NamespacedPodEphemeralcontainers,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else if *method == Method::PATCH {
-                                                Resolution::Found {
-                                                    route: Route::PatchCoreV1NamespacedPodEphemeralcontainers,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else if *method == Method::PUT {
-                                                Resolution::Found {
-                                                    route: Route::ReplaceCoreV1NamespacedPodEphemeralcontainers,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::GET
-                                                        .union(MethodSet::PATCH)
-                                                        .union(MethodSet::PUT),
-                                                }
-                                            }
-                                        }
-
-                                        Some("log") => {
-                                            if segments.next().is_some() {
-                                                return Resolution::NotFound;
-                                            }
-
-                                            if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::ReadCoreV1NamespacedPodLog,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::GET,
-                                                }
-                                            }
-                                        }
-
-                                        Some("status") => {
-                                            if segments.next().is_some() {
-                                                return Resolution::NotFound;
-                                            }
-
-                                            if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::ReadCoreV1NamespacedPodStatus,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else if *method == Method::PATCH {
-                                                Resolution::Found {
-                                                    route: Route::PatchCoreV1NamespacedPodStatus,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else if *method == Method::PUT {
-                                                Resolution::Found {
-                                                    route: Route::ReplaceCoreV1NamespacedPodStatus,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::GET
-                                                        .union(MethodSet::PATCH)
-                                                        .union(MethodSet::PUT),
-                                                }
-                                            }
-                                        }
-
-                                        _ => Resolution::NotFound,
-                                    }
-                                }
-
-                                _ => Resolution::NotFound,
+                            } else {
+                                Resolution::NotFound
                             }
+                        } else {
+                            Resolution::NotFound
                         }
-
-                        _ => Resolution::NotFound,
+                    } else if let Some(rest) = strip_segments(rest, "/pods") {
+                        if rest.is_empty() {
+                            if *method == Method::GET {
+                                Resolution::Found {
+                                    route: Route::WatchCoreV1NamespacedPodList,
+                                    params: params.named(&["namespace"]),
+                                }
+                            } else {
+                                Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                }
+                            }
+                        } else if let Some((segment, rest)) = param_segment(rest) {
+                            params.push(segment);
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    Resolution::Found {
+                                        route: Route::WatchCoreV1NamespacedPod,
+                                        params: params.named(&["namespace", "name"]),
+                                    }
+                                } else {
+                                    Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    }
+                                }
+                            } else {
+                                Resolution::NotFound
+                            }
+                        } else {
+                            Resolution::NotFound
+                        }
+                    } else {
+                        Resolution::NotFound
                     }
+                } else {
+                    Resolution::NotFound
                 }
-
-                Some("pods") => {
-                    if segments.next().is_some() {
-                        return Resolution::NotFound;
-                    }
-
+            } else if let Some(rest) = strip_segments(rest, "/pods") {
+                if rest.is_empty() {
                     if *method == Method::GET {
                         Resolution::Found {
-                            route: Route::ListCoreV1PodForAllNamespaces,
+                            route: Route::WatchCoreV1PodListForAllNamespaces,
                             params,
                         }
                     } else {
@@ -286,517 +356,343 @@ pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
                             allowed: MethodSet::GET,
                         }
                     }
+                } else {
+                    Resolution::NotFound
                 }
-
-                Some("watch") => {
-                    match segments.next() {
-                        Some("endpoints") => {
-                            if segments.next().is_some() {
-                                return Resolution::NotFound;
-                            }
-
-                            if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::WatchCoreV1EndpointsListForAllNamespaces,
-                                    params,
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
-                            }
-                        }
-
-                        Some("namespaces") => {
-                            let Some(segment) = segments
-                                .next()
-                                .filter(|segment| is_param_value(segment)) else {
-                                return Resolution::NotFound;
-                            };
-                            params.push(segment);
-                            match segments.next() {
-                                Some("endpoints") => {
-                                    match segments.next() {
-                                        None => {
-                                            if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::WatchCoreV1NamespacedEndpointsList,
-                                                    params: params.named(&["namespace"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::GET,
-                                                }
-                                            }
-                                        }
-
-                                        Some(segment) if is_param_value(segment) => {
-                                            params.push(segment);
-                                            if segments.next().is_some() {
-                                                return Resolution::NotFound;
-                                            }
-
-                                            if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::WatchCoreV1NamespacedEndpoints,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::GET,
-                                                }
-                                            }
-                                        }
-
-                                        _ => Resolution::NotFound,
-                                    }
-                                }
-
-                                Some("pods") => {
-                                    match segments.next() {
-                                        None => {
-                                            if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::WatchCoreV1NamespacedPodList,
-                                                    params: params.named(&["namespace"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::GET,
-                                                }
-                                            }
-                                        }
-
-                                        Some(segment) if is_param_value(segment) => {
-                                            params.push(segment);
-                                            if segments.next().is_some() {
-                                                return Resolution::NotFound;
-                                            }
-
-                                            if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::WatchCoreV1NamespacedPod,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::GET,
-                                                }
-                                            }
-                                        }
-
-                                        _ => Resolution::NotFound,
-                                    }
-                                }
-
-                                _ => Resolution::NotFound,
-                            }
-                        }
-
-                        Some("pods") => {
-                            if segments.next().is_some() {
-                                return Resolution::NotFound;
-                            }
-
-                            if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::WatchCoreV1PodListForAllNamespaces,
-                                    params,
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
-                            }
-                        }
-
-                        _ => Resolution::NotFound,
-                    }
-                }
-
-                _ => Resolution::NotFound,
+            } else {
+                Resolution::NotFound
             }
+        } else {
+            Resolution::NotFound
         }
-
-        Some("apis") => {
-            match segments.next() {
-                Some("coordination.k8s.io") => {
-                    let Some("v1") = segments.next() else {
-                        return Resolution::NotFound;
-                    };
-                    match segments.next() {
-                        Some("leases") => {
-                            if segments.next().is_some() {
-                                return Resolution::NotFound;
-                            }
-
-                            if *method == Method::GET {
+    } else if let Some(rest) = strip_segments(rest, "/apis") {
+        if let Some(rest) = strip_segments(rest, "/coordination.k8s.io/v1") {
+            if let Some(rest) = strip_segments(rest, "/leases") {
+                if rest.is_empty() {
+                    if *method == Method::GET {
+                        Resolution::Found {
+                            route: Route::ListCoordinationV1LeaseForAllNamespaces,
+                            params,
+                        }
+                    } else {
+                        Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        }
+                    }
+                } else {
+                    Resolution::NotFound
+                }
+            } else if let Some(rest) = strip_segments(rest, "/namespaces") {
+                if let Some((segment, rest)) = param_segment(rest) {
+                    params.push(segment);
+                    if let Some(rest) = strip_segments(rest, "/leases") {
+                        if rest.is_empty() {
+                            if *method == Method::DELETE {
                                 Resolution::Found {
-                                    route: Route::ListCoordinationV1LeaseForAllNamespaces,
-                                    params,
+                                    route: Route::DeleteCoordinationV1CollectionNamespacedLease,
+                                    params: params.named(&["namespace"]),
+                                }
+                            } else if *method == Method::GET {
+                                Resolution::Found {
+                                    route: Route::ListCoordinationV1NamespacedLease,
+                                    params: params.named(&["namespace"]),
+                                }
+                            } else if *method == Method::POST {
+                                Resolution::Found {
+                                    route: Route::CreateCoordinationV1NamespacedLease,
+                                    params: params.named(&["namespace"]),
                                 }
                             } else {
                                 Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
+                                    allowed: MethodSet::DELETE
+                                        .union(MethodSet::GET)
+                                        .union(MethodSet::POST),
                                 }
                             }
-                        }
-
-                        Some("namespaces") => {
-                            let Some(segment) = segments
-                                .next()
-                                .filter(|segment| is_param_value(segment)) else {
-                                return Resolution::NotFound;
-                            };
+                        } else if let Some((segment, rest)) = param_segment(rest) {
                             params.push(segment);
-                            let Some("leases") = segments.next() else {
-                                return Resolution::NotFound;
-                            };
-                            match segments.next() {
-                                None => {
-                                    if *method == Method::DELETE {
+                            if rest.is_empty() {
+                                if *method == Method::DELETE {
+                                    Resolution::Found {
+                                        route: Route::DeleteCoordinationV1NamespacedLease,
+                                        params: params.named(&["namespace", "name"]),
+                                    }
+                                } else if *method == Method::GET {
+                                    Resolution::Found {
+                                        route: Route::ReadCoordinationV1NamespacedLease,
+                                        params: params.named(&["namespace", "name"]),
+                                    }
+                                } else if *method == Method::PATCH {
+                                    Resolution::Found {
+                                        route: Route::PatchCoordinationV1NamespacedLease,
+                                        params: params.named(&["namespace", "name"]),
+                                    }
+                                } else if *method == Method::PUT {
+                                    Resolution::Found {
+                                        route: Route::ReplaceCoordinationV1NamespacedLease,
+                                        params: params.named(&["namespace", "name"]),
+                                    }
+                                } else {
+                                    Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::DELETE
+                                            .union(MethodSet::GET)
+                                            .union(MethodSet::PATCH)
+                                            .union(MethodSet::PUT),
+                                    }
+                                }
+                            } else {
+                                Resolution::NotFound
+                            }
+                        } else {
+                            Resolution::NotFound
+                        }
+                    } else {
+                        Resolution::NotFound
+                    }
+                } else {
+                    Resolution::NotFound
+                }
+            } else if let Some(rest) = strip_segments(rest, "/watch") {
+                if let Some(rest) = strip_segments(rest, "/leases") {
+                    if rest.is_empty() {
+                        if *method == Method::GET {
+                            Resolution::Found {
+                                route: Route::WatchCoordinationV1LeaseListForAllNamespaces,
+                                params,
+                            }
+                        } else {
+                            Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET,
+                            }
+                        }
+                    } else {
+                        Resolution::NotFound
+                    }
+                } else if let Some(rest) = strip_segments(rest, "/namespaces") {
+                    if let Some((segment, rest)) = param_segment(rest) {
+                        params.push(segment);
+                        if let Some(rest) = strip_segments(rest, "/leases") {
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    Resolution::Found {
+                                        route: Route::WatchCoordinationV1NamespacedLeaseList,
+                                        params: params.named(&["namespace"]),
+                                    }
+                                } else {
+                                    Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    }
+                                }
+                            } else if let Some((segment, rest)) = param_segment(rest) {
+                                params.push(segment);
+                                if rest.is_empty() {
+                                    if *method == Method::GET {
                                         Resolution::Found {
-                                            route: Route::DeleteCoordinationV1CollectionNamespacedLease,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ListCoordinationV1NamespacedLease,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else if *method == Method::POST {
-                                        Resolution::Found {
-                                            route: Route::CreateCoordinationV1NamespacedLease,
-                                            params: params.named(&["namespace"]),
+                                            route: Route::WatchCoordinationV1NamespacedLease,
+                                            params: params.named(&["namespace", "name"]),
                                         }
                                     } else {
                                         Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::DELETE
-                                                .union(MethodSet::GET)
-                                                .union(MethodSet::POST),
+                                            allowed: MethodSet::GET,
                                         }
+                                    }
+                                } else {
+                                    Resolution::NotFound
+                                }
+                            } else {
+                                Resolution::NotFound
+                            }
+                        } else {
+                            Resolution::NotFound
+                        }
+                    } else {
+                        Resolution::NotFound
+                    }
+                } else {
+                    Resolution::NotFound
+                }
+            } else {
+                Resolution::NotFound
+            }
+        } else if let Some(rest) = strip_segments(rest, "/image.openshift.io/v1") {
+            if let Some(rest) = strip_segments(rest, "/imagestreams") {
+                if rest.is_empty() {
+                    if *method == Method::GET {
+                        Resolution::Found {
+                            route: Route::ListImageOpenshiftIoV1ImageStreamForAllNamespaces,
+                            params,
+                        }
+                    } else {
+                        Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        }
+                    }
+                } else {
+                    Resolution::NotFound
+                }
+            } else if let Some(rest) = strip_segments(rest, "/namespaces") {
+                if let Some((segment, rest)) = param_segment(rest) {
+                    params.push(segment);
+                    if let Some(rest) = strip_segments(rest, "/imagestreams") {
+                        if rest.is_empty() {
+                            if *method == Method::DELETE {
+                                Resolution::Found {
+                                    route: Route::DeleteImageOpenshiftIoV1CollectionNamespacedImageStream,
+                                    params: params.named(&["namespace"]),
+                                }
+                            } else if *method == Method::GET {
+                                Resolution::Found {
+                                    route: Route::ListImageOpenshiftIoV1NamespacedImageStream,
+                                    params: params.named(&["namespace"]),
+                                }
+                            } else if *method == Method::POST {
+                                Resolution::Found {
+                                    route: Route::CreateImageOpenshiftIoV1NamespacedImageStream,
+                                    params: params.named(&["namespace"]),
+                                }
+                            } else {
+                                Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::DELETE
+                                        .union(MethodSet::GET)
+                                        .union(MethodSet::POST),
+                                }
+                            }
+                        } else if let Some((segment, rest)) = param_segment(rest) {
+                            params.push(segment);
+                            if rest.is_empty() {
+                                if *method == Method::DELETE {
+                                    Resolution::Found {
+                                        route: Route::DeleteImageOpenshiftIoV1NamespacedImageStream,
+                                        params: params.named(&["namespace", "name"]),
+                                    }
+                                } else if *method == Method::GET {
+                                    Resolution::Found {
+                                        route: Route::ReadImageOpenshiftIoV1NamespacedImageStream,
+                                        params: params.named(&["namespace", "name"]),
+                                    }
+                                } else if *method == Method::PATCH {
+                                    Resolution::Found {
+                                        route: Route::PatchImageOpenshiftIoV1NamespacedImageStream,
+                                        params: params.named(&["namespace", "name"]),
+                                    }
+                                } else if *method == Method::PUT {
+                                    Resolution::Found {
+                                        route: Route::ReplaceImageOpenshiftIoV1NamespacedImageStream,
+                                        params: params.named(&["namespace", "name"]),
+                                    }
+                                } else {
+                                    Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::DELETE
+                                            .union(MethodSet::GET)
+                                            .union(MethodSet::PATCH)
+                                            .union(MethodSet::PUT),
                                     }
                                 }
-
-                                Some(segment) if is_param_value(segment) => {
-                                    params.push(segment);
-                                    if segments.next().is_some() {
-                                        return Resolution::NotFound;
-                                    }
-
-                                    if *method == Method::DELETE {
+                            } else if let Some(rest) = strip_segments(rest, "/status") {
+                                if rest.is_empty() {
+                                    if *method == Method::GET {
                                         Resolution::Found {
-                                            route: Route::DeleteCoordinationV1NamespacedLease,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ReadCoordinationV1NamespacedLease,
+                                            route: Route::ReadImageOpenshiftIoV1NamespacedImageStreamStatus,
                                             params: params.named(&["namespace", "name"]),
                                         }
                                     } else if *method == Method::PATCH {
                                         Resolution::Found {
-                                            route: Route::PatchCoordinationV1NamespacedLease,
+                                            route: Route::PatchImageOpenshiftIoV1NamespacedImageStreamStatus,
                                             params: params.named(&["namespace", "name"]),
                                         }
                                     } else if *method == Method::PUT {
                                         Resolution::Found {
-                                            route: Route::ReplaceCoordinationV1NamespacedLease,
+                                            route: Route::ReplaceImageOpenshiftIoV1NamespacedImageStreamStatus,
                                             params: params.named(&["namespace", "name"]),
                                         }
                                     } else {
                                         Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::DELETE
-                                                .union(MethodSet::GET)
+                                            allowed: MethodSet::GET
                                                 .union(MethodSet::PATCH)
                                                 .union(MethodSet::PUT),
                                         }
                                     }
-                                }
-
-                                _ => Resolution::NotFound,
-                            }
-                        }
-
-                        Some("watch") => {
-                            match segments.next() {
-                                Some("leases") => {
-                                    if segments.next().is_some() {
-                                        return Resolution::NotFound;
-                                    }
-
-                                    if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::WatchCoordinationV1LeaseListForAllNamespaces,
-                                            params,
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        }
-                                    }
-                                }
-
-                                Some("namespaces") => {
-                                    let Some(segment) = segments
-                                        .next()
-                                        .filter(|segment| is_param_value(segment)) else {
-                                        return Resolution::NotFound;
-                                    };
-                                    params.push(segment);
-                                    let Some("leases") = segments.next() else {
-                                        return Resolution::NotFound;
-                                    };
-                                    match segments.next() {
-                                        None => {
-                                            if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::WatchCoordinationV1NamespacedLeaseList,
-                                                    params: params.named(&["namespace"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::GET,
-                                                }
-                                            }
-                                        }
-
-                                        Some(segment) if is_param_value(segment) => {
-                                            params.push(segment);
-                                            if segments.next().is_some() {
-                                                return Resolution::NotFound;
-                                            }
-
-                                            if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::WatchCoordinationV1NamespacedLease,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::GET,
-                                                }
-                                            }
-                                        }
-
-                                        _ => Resolution::NotFound,
-                                    }
-                                }
-
-                                _ => Resolution::NotFound,
-                            }
-                        }
-
-                        _ => Resolution::NotFound,
-                    }
-                }
-
-                Some("image.openshift.io") => {
-                    let Some("v1") = segments.next() else {
-                        return Resolution::NotFound;
-                    };
-                    match segments.next() {
-                        Some("imagestreams") => {
-                            if segments.next().is_some() {
-                                return Resolution::NotFound;
-                            }
-
-                            if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::ListImageOpenshiftIoV1ImageStreamForAllNamespaces,
-                                    params,
+                                } else {
+                                    Resolution::NotFound
                                 }
                             } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
+                                Resolution::NotFound
+                            }
+                        } else {
+                            Resolution::NotFound
+                        }
+                    } else {
+                        Resolution::NotFound
+                    }
+                } else {
+                    Resolution::NotFound
+                }
+            } else if let Some(rest) = strip_segments(rest, "/watch") {
+                if let Some(rest) = strip_segments(rest, "/imagestreams") {
+                    if rest.is_empty() {
+                        if *method == Method::GET {
+                            Resolution::Found {
+                                route: Route::WatchImageOpenshiftIoV1ImageStreamListForAllNamespaces,
+                                params,
+                            }
+                        } else {
+                            Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET,
                             }
                         }
-
-                        Some("namespaces") => {
-                            let Some(segment) = segments
-                                .next()
-                                .filter(|segment| is_param_value(segment)) else {
-                                return Resolution::NotFound;
-                            };
-                            params.push(segment);
-                            let Some("imagestreams") = segments.next() else {
-                                return Resolution::NotFound;
-                            };
-                            match segments.next() {
-                                None => {
-                                    if *method == Method::DELETE {
-                                        Resolution::Found {
-                                            route: Route::DeleteImageOpenshiftIoV1CollectionNamespacedImageStream,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ListImageOpenshiftIoV1NamespacedImageStream,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else if *method == Method::POST {
-                                        Resolution::Found {
-                                            route: Route::CreateImageOpenshiftIoV1NamespacedImageStream,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::DELETE
-                                                .union(MethodSet::GET)
-                                                .union(MethodSet::POST),
-                                        }
+                    } else {
+                        Resolution::NotFound
+                    }
+                } else if let Some(rest) = strip_segments(rest, "/namespaces") {
+                    if let Some((segment, rest)) = param_segment(rest) {
+                        params.push(segment);
+                        if let Some(rest) = strip_segments(rest, "/imagestreams") {
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    Resolution::Found {
+                                        route: Route::WatchImageOpenshiftIoV1NamespacedImageStreamList,
+                                        params: params.named(&["namespace"]),
+                                    }
+                                } else {
+                                    Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
                                     }
                                 }
-
-                                Some(segment) if is_param_value(segment) => {
-                                    params.push(segment);
-                                    match segments.next() {
-                                        None => {
-                                            if *method == Method::DELETE {
-                                                Resolution::Found {
-                                                    route: Route::DeleteImageOpenshiftIoV1NamespacedImageStream,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::ReadImageOpenshiftIoV1NamespacedImageStream,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else if *method == Method::PATCH {
-                                                Resolution::Found {
-                                                    route: Route::PatchImageOpenshiftIoV1NamespacedImageStream,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else if *method == Method::PUT {
-                                                Resolution::Found {
-                                                    route: Route::ReplaceImageOpenshiftIoV1NamespacedImageStream,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::DELETE
-                                                        .union(MethodSet::GET)
-                                                        .union(MethodSet::PATCH)
-                                                        .union(MethodSet::PUT),
-                                                }
-                                            }
-                                        }
-
-                                        Some("status") => {
-                                            if segments.next().is_some() {
-                                                return Resolution::NotFound;
-                                            }
-
-                                            if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::ReadImageOpenshiftIoV1NamespacedImageStreamStatus,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else if *method == Method::PATCH {
-                                                Resolution::Found {
-                                                    route: Route::PatchImageOpenshiftIoV1NamespacedImageStreamStatus,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else if *method == Method::PUT {
-                                                Resolution::Found {
-                                                    route: Route::ReplaceImageOpenshiftIoV1NamespacedImageStreamStatus,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::GET
-                                                        .union(MethodSet::PATCH)
-                                                        .union(MethodSet::PUT),
-                                                }
-                                            }
-                                        }
-
-                                        _ => Resolution::NotFound,
-                                    }
-                                }
-
-                                _ => Resolution::NotFound,
-                            }
-                        }
-
-                        Some("watch") => {
-                            match segments.next() {
-                                Some("imagestreams") => {
-                                    if segments.next().is_some() {
-                                        return Resolution::NotFound;
-                                    }
-
+                            } else if let Some((segment, rest)) = param_segment(rest) {
+                                params.push(segment);
+                                if rest.is_empty() {
                                     if *method == Method::GET {
                                         Resolution::Found {
-                                            route: Route::WatchImageOpenshiftIoV1ImageStreamListForAllNamespaces,
-                                            params,
+                                            route: Route::WatchImageOpenshiftIoV1NamespacedImageStream,
+                                            params: params.named(&["namespace", "name"]),
                                         }
                                     } else {
                                         Resolution::MethodNotAllowed {
                                             allowed: MethodSet::GET,
                                         }
                                     }
+                                } else {
+                                    Resolution::NotFound
                                 }
-
-                                Some("namespaces") => {
-                                    let Some(segment) = segments
-                                        .next()
-                                        .filter(|segment| is_param_value(segment)) else {
-                                        return Resolution::NotFound;
-                                    };
-                                    params.push(segment);
-                                    let Some("imagestreams") = segments.next() else {
-                                        return Resolution::NotFound;
-                                    };
-                                    match segments.next() {
-                                        None => {
-                                            if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::WatchImageOpenshiftIoV1NamespacedImageStreamList,
-                                                    params: params.named(&["namespace"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::GET,
-                                                }
-                                            }
-                                        }
-
-                                        Some(segment) if is_param_value(segment) => {
-                                            params.push(segment);
-                                            if segments.next().is_some() {
-                                                return Resolution::NotFound;
-                                            }
-
-                                            if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::WatchImageOpenshiftIoV1NamespacedImageStream,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::GET,
-                                                }
-                                            }
-                                        }
-
-                                        _ => Resolution::NotFound,
-                                    }
-                                }
-
-                                _ => Resolution::NotFound,
+                            } else {
+                                Resolution::NotFound
                             }
+                        } else {
+                            Resolution::NotFound
                         }
-
-                        _ => Resolution::NotFound,
+                    } else {
+                        Resolution::NotFound
                     }
+                } else {
+                    Resolution::NotFound
                 }
-
-                _ => Resolution::NotFound,
+            } else {
+                Resolution::NotFound
             }
+        } else {
+            Resolution::NotFound
         }
-
-        _ => Resolution::NotFound,
+    } else {
+        Resolution::NotFound
     }
 }

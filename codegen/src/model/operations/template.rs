@@ -3,8 +3,9 @@
 
 use std::collections::BTreeSet;
 
-/// The most path parameters one operation can have (the matcher keeps them in a fixed array).
-pub const MAX_PATH_PARAMS: usize = 8;
+/// The most path parameters one operation can have: the runtime's `route::MAX_PATH_PARAMS`,
+/// the size of the array the matcher keeps them in.
+pub const MAX_PATH_PARAMS: usize = 4;
 
 /// A path template: the text, parsed once ([`PathTemplate::parse`]) into parts and
 /// segments.
