@@ -91,47 +91,69 @@ impl Table {
             return None;
         }
         let ours = named_fields(key);
-        let mut best: Option<(usize, &Entry, Vec<String>)> = None;
+        // Counted first, spelled out only for the closest entry: most entries are far off.
+        let mut best: Option<(usize, &Entry)> = None;
         for entry in &self.entries {
-            let mut differences = Vec::new();
-            let mut common = 0;
-            for (name, (field, required)) in &ours {
-                match entry.fields.get(name) {
-                    Some((theirs, _)) if theirs == field => common += 1,
-                    Some(_) => differences.push(format!("`{name}` has another shape")),
-                    None if *required => differences.push(String::new()),
-                    None => differences.push(format!("adds `{name}`")),
-                }
-                if differences.len() > NEAR {
-                    break;
-                }
+            if entry.fields.len() > 2 * ours.len() {
+                continue; // fewer than half of its properties could be in common
             }
-            for (name, (_, required)) in &entry.fields {
-                if !ours.contains_key(name) {
-                    differences.push(if *required {
-                        String::new()
-                    } else {
-                        format!("lacks `{name}`")
-                    });
-                }
-            }
-            let fits = !differences.is_empty()
-                && differences.len() <= NEAR
-                && differences.iter().all(|d| !d.is_empty())
-                && common * 2 >= entry.fields.len()
-                && common >= MIN_PROPERTIES;
-            if fits && best.as_ref().is_none_or(|(n, _, _)| differences.len() < *n) {
-                best = Some((differences.len(), entry, differences));
+            let Some((count, common)) = differences(&ours, entry) else {
+                continue;
+            };
+            let fits = count > 0 && common * 2 >= entry.fields.len() && common >= MIN_PROPERTIES;
+            if fits && best.is_none_or(|(n, _)| count < n) {
+                best = Some((count, entry));
             }
         }
-        best.map(|(_, entry, differences)| {
-            format!(
-                "is nearly Kubernetes' `{}` ({}), so it is generated as a type of its own",
-                entry.schema,
-                differences.join(", ")
-            )
-        })
+        let (_, entry) = best?;
+        let mut differences = Vec::new();
+        for (name, (field, _)) in &ours {
+            match entry.fields.get(name) {
+                Some((theirs, _)) if theirs == field => {}
+                Some(_) => differences.push(format!("`{name}` has another shape")),
+                None => differences.push(format!("adds `{name}`")),
+            }
+        }
+        for name in entry.fields.keys() {
+            if !ours.contains_key(name) {
+                differences.push(format!("lacks `{name}`"));
+            }
+        }
+        Some(format!(
+            "is nearly Kubernetes' `{}` ({}), so it is generated as a type of its own",
+            entry.schema,
+            differences.join(", ")
+        ))
     }
+}
+
+/// How many properties differ between `ours` and `entry`, and how many they have in common;
+/// `None` when more than [`NEAR`] differ or a property one side lacks is required on the other.
+fn differences(ours: &BTreeMap<String, (String, bool)>, entry: &Entry) -> Option<(usize, usize)> {
+    let (mut count, mut common) = (0, 0);
+    for (name, (field, required)) in ours {
+        match entry.fields.get(name) {
+            Some((theirs, _)) if theirs == field => common += 1,
+            Some(_) => count += 1,
+            None if *required => return None,
+            None => count += 1,
+        }
+        if count > NEAR {
+            return None;
+        }
+    }
+    for (name, (_, required)) in &entry.fields {
+        if !ours.contains_key(name) {
+            if *required {
+                return None;
+            }
+            count += 1;
+            if count > NEAR {
+                return None;
+            }
+        }
+    }
+    Some((count, common))
 }
 
 /// Of several Kubernetes types, the one whose name shares most words with `property`
