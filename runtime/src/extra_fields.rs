@@ -27,6 +27,10 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 #[derive(Clone)]
 pub struct ExtraFields<T> {
     /// `None` when there are no entries; never `Some` of an empty vector.
+    #[allow(
+        clippy::box_collection,
+        reason = "one word instead of a `Vec`'s three, in every generated struct"
+    )]
     entries: Option<Box<Vec<(String, T)>>>,
 }
 
