@@ -1,6 +1,7 @@
 //! The keys of an object that are not among its struct's properties, kept in order.
 
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
@@ -19,9 +20,18 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 /// Keys are unique: [`insert`](Self::insert) replaces the value of a key already present
 /// and keeps its position. A key that names one of the struct's properties must not be
 /// inserted: the object would then be written with that key twice.
-#[derive(Clone, PartialEq, Eq, Hash)]
+///
+/// One pointer wide, and allocation-free until the first entry: every generated struct
+/// carries one, nested structs inline, and almost all of them stay empty, so their size and
+/// the cost of an empty one are part of every object's (de)serialization.
+#[derive(Clone)]
 pub struct ExtraFields<T> {
-    entries: Vec<(String, T)>,
+    /// `None` when there are no entries; never `Some` of an empty vector.
+    #[allow(
+        clippy::box_collection,
+        reason = "one word instead of a `Vec`'s three, in every generated struct"
+    )]
+    entries: Option<Box<Vec<(String, T)>>>,
 }
 
 /// Fields unknown to the generated type, as JSON: what a newer server sends, or what a
@@ -32,32 +42,41 @@ impl<T> ExtraFields<T> {
     /// No entries.
     #[must_use]
     pub const fn new() -> Self {
-        Self {
-            entries: Vec::new(),
-        }
+        Self { entries: None }
+    }
+
+    /// The entries in order, as a slice.
+    fn entries(&self) -> &[(String, T)] {
+        self.entries.as_deref().map_or(&[], Vec::as_slice)
     }
 
     /// The number of entries.
     #[must_use]
+    #[inline]
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entries.as_ref().map_or(0, |entries| entries.len())
     }
 
     /// Whether there are no entries.
     #[must_use]
+    #[inline]
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.entries.is_none()
     }
 
     /// The value under `key`.
     #[must_use]
     pub fn get(&self, key: &str) -> Option<&T> {
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.entries()
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
     }
 
     /// The value under `key`, to change it.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut T> {
         self.entries
+            .as_deref_mut()?
             .iter_mut()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v)
@@ -70,7 +89,7 @@ impl<T> ExtraFields<T> {
         match self.get_mut(&key) {
             Some(slot) => Some(std::mem::replace(slot, value)),
             None => {
-                self.entries.push((key, value));
+                self.entries.get_or_insert_default().push((key, value));
                 None
             }
         }
@@ -78,18 +97,37 @@ impl<T> ExtraFields<T> {
 
     /// Removes `key`, keeping the order of the rest.
     pub fn remove(&mut self, key: &str) -> Option<T> {
-        let index = self.entries.iter().position(|(k, _)| k == key)?;
-        Some(self.entries.remove(index).1)
+        let entries = self.entries.as_deref_mut()?;
+        let index = entries.iter().position(|(k, _)| k == key)?;
+        let (_, value) = entries.remove(index);
+        if entries.is_empty() {
+            self.entries = None;
+        }
+        Some(value)
     }
 
     /// The entries in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &T)> {
-        self.entries.iter().map(|(k, v)| (k.as_str(), v))
+        self.entries().iter().map(|(k, v)| (k.as_str(), v))
     }
 
     /// The keys in order.
     pub fn keys(&self) -> impl ExactSizeIterator<Item = &str> {
-        self.entries.iter().map(|(k, _)| k.as_str())
+        self.entries().iter().map(|(k, _)| k.as_str())
+    }
+}
+
+impl<T: PartialEq> PartialEq for ExtraFields<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.entries() == other.entries()
+    }
+}
+
+impl<T: Eq> Eq for ExtraFields<T> {}
+
+impl<T: Hash> Hash for ExtraFields<T> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.entries().hash(state);
     }
 }
 
@@ -126,7 +164,10 @@ impl<T> IntoIterator for ExtraFields<T> {
     type IntoIter = std::vec::IntoIter<(String, T)>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.entries.into_iter()
+        self.entries
+            .map(|entries| *entries)
+            .unwrap_or_default()
+            .into_iter()
     }
 }
 
@@ -136,7 +177,7 @@ impl<'a, T> IntoIterator for &'a ExtraFields<T> {
         std::iter::Map<std::slice::Iter<'a, (String, T)>, fn(&'a (String, T)) -> (&'a str, &'a T)>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.entries.iter().map(|(k, v)| (k.as_str(), v))
+        self.entries().iter().map(|(k, v)| (k.as_str(), v))
     }
 }
 
@@ -198,5 +239,26 @@ mod tests {
         );
         assert_eq!(fields.remove("z"), Some(1.into()));
         assert_eq!(fields.keys().collect::<Vec<_>>(), ["a", "m", "b"]);
+    }
+
+    #[test]
+    fn one_pointer_wide_and_emptied_by_removal() {
+        assert_eq!(
+            std::mem::size_of::<UnknownFields>(),
+            std::mem::size_of::<usize>()
+        );
+        let mut fields: UnknownFields = [("a", 1.into())].into_iter().collect();
+        assert_ne!(fields, UnknownFields::new());
+        assert_eq!(fields.remove("a"), Some(1.into()));
+        // Emptied by removal, it is the same as a new one, and as a new one's hash.
+        assert!(fields.is_empty());
+        assert_eq!(fields, UnknownFields::new());
+        let state = std::collections::hash_map::RandomState::new();
+        assert_eq!(
+            std::hash::BuildHasher::hash_one(&state, &fields),
+            std::hash::BuildHasher::hash_one(&state, UnknownFields::new())
+        );
+        assert_eq!(fields.len(), 0);
+        assert_eq!(fields.into_iter().count(), 0);
     }
 }

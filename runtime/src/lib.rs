@@ -86,6 +86,7 @@ mod quantity;
 pub mod request;
 mod resource;
 pub mod response;
+mod rfc3339;
 pub mod route;
 pub mod serde_struct;
 pub mod string_enum;

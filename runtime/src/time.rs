@@ -74,6 +74,9 @@ fn parse_rfc3339(
     type_name: &'static str,
     example: &'static str,
 ) -> Result<Timestamp, TimeParseError> {
+    if let Some(ts) = crate::rfc3339::parse(s.as_bytes()) {
+        return Ok(ts);
+    }
     clamp_fraction(s)
         .parse::<Timestamp>()
         .map_err(|_| TimeParseError {
@@ -90,7 +93,8 @@ macro_rules! time_type {
         type_name = $type_name:literal,
         example = $example:literal,
         unit_ns = $unit_ns:expr,
-        precision = $precision:literal $(,)?
+        precision = $precision:literal,
+        micros = $micros:literal $(,)?
     ) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -139,7 +143,11 @@ macro_rules! time_type {
             /// Writes the wire form (without JSON quotes). [`Self::ZERO`] is
             /// written as a timestamp here; only serialization turns it into `null`.
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, concat!("{:.", $precision, "}"), self.truncated())
+                let mut buffer = crate::rfc3339::Buffer::default();
+                match crate::rfc3339::print(self.0, $micros, &mut buffer) {
+                    Some(text) => f.write_str(text),
+                    None => write!(f, concat!("{:.", $precision, "}"), self.truncated()),
+                }
             }
         }
 
@@ -163,7 +171,11 @@ macro_rules! time_type {
                         self
                     )));
                 }
-                serializer.serialize_some(&WireStr(self))
+                let mut buffer = crate::rfc3339::Buffer::default();
+                match crate::rfc3339::print(self.0, $micros, &mut buffer) {
+                    Some(text) => serializer.serialize_some(text),
+                    None => serializer.serialize_some(&WireStr(self)),
+                }
             }
         }
 
@@ -230,6 +242,7 @@ time_type! {
     example = "2006-01-02T15:04:05Z",
     unit_ns = 1_000_000_000,
     precision = "0",
+    micros = false,
 }
 
 time_type! {
@@ -245,6 +258,7 @@ time_type! {
     example = "2006-01-02T15:04:05.000000Z",
     unit_ns = 1_000,
     precision = "6",
+    micros = true,
 }
 
 #[cfg(test)]
