@@ -16,6 +16,8 @@ pub mod locate;
 mod merge;
 pub(crate) use merge::is_zero;
 mod openapi;
+pub mod operation;
+pub mod schema;
 mod select;
 mod swagger;
 
@@ -98,6 +100,74 @@ pub struct RawApi {
     pub warnings: Vec<Diagnostic>,
     /// What loading skipped, in input order.
     pub notes: Vec<Note>,
+}
+
+/// A named schema, typed: what the model reads.
+#[derive(Clone, Debug)]
+pub struct NamedSchema {
+    /// The definition's name, e.g. `io.k8s.api.core.v1.Pod`.
+    pub name: String,
+    /// The schema.
+    pub schema: schema::Schema,
+    /// Where it was defined.
+    pub origin: Origin,
+}
+
+/// What load hands the model: the merged and selected input, every schema typed.
+#[derive(Clone, Debug, Default)]
+pub struct LoadedApi {
+    /// Schemas in input order, each name once.
+    pub schemas: indexmap::IndexMap<String, NamedSchema>,
+    /// Operations in input order, each once (every document may carry its own copy).
+    pub operations: Vec<operation::Operation>,
+    /// Resources declared without paths, in input order.
+    pub resources: Vec<RawResource>,
+    /// What loading skipped, in input order.
+    pub notes: Vec<Note>,
+}
+
+/// Types every schema and operation of the merged (and selected) input, reporting each
+/// malformed part with its place. The same operation in two documents (each carries its
+/// own copy) is kept once. Warnings stay with `raw`'s caller.
+///
+/// A malformed keyword is left out of the typed schema and an operation with a malformed
+/// part is left out, so the model can still run and report the independent problems it
+/// finds; the caller joins both lists ([`Error::join_stages`]).
+pub(crate) fn typed(raw: RawApi) -> (LoadedApi, Option<Error>) {
+    let mut diagnostics = Diagnostics::default();
+    let mut schemas = indexmap::IndexMap::with_capacity(raw.schemas.len());
+    for (name, raw_schema) in raw.schemas {
+        // A definition that is no schema object is still a name references may use.
+        let schema = schema::Schema::read(&raw_schema.value, &raw_schema.origin, &mut diagnostics)
+            .unwrap_or_default();
+        schemas.insert(
+            name,
+            NamedSchema {
+                name: raw_schema.name,
+                schema,
+                origin: raw_schema.origin,
+            },
+        );
+    }
+    let mut seen: Vec<&RawOperation> = Vec::new();
+    let mut operations = Vec::with_capacity(raw.operations.len());
+    for raw_op in &raw.operations {
+        if seen
+            .iter()
+            .any(|s| s.path == raw_op.path && s.method == raw_op.method && s.value == raw_op.value)
+        {
+            continue;
+        }
+        seen.push(raw_op);
+        operations.extend(operation::Operation::read(raw_op, &mut diagnostics));
+    }
+    let loaded = LoadedApi {
+        schemas,
+        operations,
+        resources: raw.resources,
+        notes: raw.notes,
+    };
+    (loaded, diagnostics.finish(()).err())
 }
 
 /// One input file in the raw form.
@@ -539,14 +609,10 @@ pub(crate) fn builtin() -> Document {
     })
 }
 
-/// The schema name a `$ref` names: `#/components/schemas/<name>` (or Swagger's
-/// `#/definitions/<name>`), JSON pointer escapes undone (`~1` is `/`, `~0` is `~`). `None`
-/// for a reference to anything else. The one place references are parsed.
+/// The schema name a `$ref` names (see [`schema::SchemaRef::parse`], the one place
+/// references are parsed); `None` for a reference to anything else.
 pub(crate) fn schema_ref_name(reference: &str) -> Option<String> {
-    ["#/components/schemas/", "#/definitions/"]
-        .iter()
-        .find_map(|prefix| reference.strip_prefix(prefix))
-        .map(|name| name.replace("~1", "/").replace("~0", "~"))
+    schema::SchemaRef::parse(reference).map(|r| r.name)
 }
 
 /// The JSON type of a value, for messages.
