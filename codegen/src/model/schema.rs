@@ -24,6 +24,11 @@
 //!
 //! Optional fields become `Option<T>` (`Option<Option<T>>` when nullable: absent, `null`,
 //! value); which ones are boxed is decided in `cycles.rs`.
+//!
+//! The input is load's typed [`Schema`]; the rules for a value are [`map_shape`], the one
+//! mapping that the fields of types and the parameters and bodies of operations
+//! (`operations/read.rs`) all use. What differs between them is the [`Place`]: a type's
+//! fields get nested types of their own, an operation's schemas none.
 
 use std::collections::BTreeMap;
 
@@ -358,7 +363,7 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        let extra = Self::extra(schema, origin);
+        let extra = extra(schema, origin);
         merged.extra = match (merged.extra.take(), extra) {
             (None, extra) | (extra, None) => extra,
             (Some(Extra::Preserved(o)), _) | (_, Some(Extra::Preserved(o))) => {
@@ -372,49 +377,12 @@ impl<'a> Builder<'a> {
         Some(())
     }
 
-    /// What an object schema says about keys beyond its properties.
-    fn extra(schema: &'a Schema, origin: &Origin) -> Option<Extra<'a>> {
-        if schema.preserve_unknown_fields {
-            return Some(Extra::Preserved(
-                origin.child("x-kubernetes-preserve-unknown-fields"),
-            ));
-        }
-        let additional_origin = origin.child("additionalProperties");
-        let additional = schema.additional_properties.as_ref().map(|a| match a {
-            AdditionalProperties::Forbidden => None,
-            AdditionalProperties::Any => Some(Extra::Any(additional_origin.clone())),
-            AdditionalProperties::Schema(values) => {
-                Some(Extra::Typed(values, additional_origin.clone()))
-            }
-        });
-        let Some(patterns) = &schema.pattern_properties else {
-            return additional.flatten();
-        };
-        let pattern_origin = origin.child("patternProperties");
-        // Without matching the patterns, a key's schema is known only when one pattern
-        // is all that other keys may match.
-        match (patterns.iter().next(), patterns.len(), additional) {
-            (None, _, additional) => additional.flatten(),
-            (Some((pattern, values)), 1, Some(None)) => {
-                Some(Extra::Typed(values, pattern_origin.child(pattern)))
-            }
-            _ => Some(Extra::Any(pattern_origin)),
-        }
-    }
-
     fn too_deep(&mut self, origin: &Origin) {
-        self.diagnostics.push(
-            Diagnostic::new(
-                ErrorKind::UnsupportedSchema,
-                origin,
-                format!("expected schemas nested at most {MAX_DEPTH} levels deep"),
-            )
-            .with_hint("give deeply nested schemas names of their own and use `$ref`"),
-        );
+        self.diagnostics.push(too_deep(origin));
     }
 
-    /// The shape of a value schema. Nested objects and enums become new types named after
-    /// `parent` and `property`.
+    /// The shape of a value schema ([`map_shape`]). Nested objects and enums become new
+    /// types named after `parent` and `property`.
     fn shape(
         &mut self,
         parent: TypeId,
@@ -423,130 +391,74 @@ impl<'a> Builder<'a> {
         property: &str,
         depth: usize,
     ) -> Option<Shape> {
-        if depth > MAX_DEPTH {
-            self.too_deep(origin);
-            return None;
-        }
-        let shape = self.value_shape(parent, schema, origin, property, depth)?;
-        Some(match shape {
-            Shape::Nullable(_) => shape,
-            _ if schema.nullable => Shape::Nullable(Box::new(shape)),
-            _ => shape,
-        })
+        map_shape(
+            &mut Nest {
+                builder: self,
+                parent,
+            },
+            schema,
+            origin,
+            property,
+            depth,
+        )
     }
 
-    /// [`shape`](Self::shape) without `null`.
-    fn value_shape(
+    /// A schema with properties or combined schemas: a struct, a union, or (with a doc line
+    /// saying why) JSON; `Some(None)` when it only adds constraints to its own type.
+    fn combined(
         &mut self,
         parent: TypeId,
         schema: &'a Schema,
         origin: &Origin,
         property: &str,
         depth: usize,
-    ) -> Option<Shape> {
-        let has_properties = schema.properties.as_ref().is_some_and(|p| !p.is_empty());
-        if let Some(reference) = &schema.reference
-            && !has_properties
-        {
-            return self
-                .reference(reference, &origin.child("$ref"))
-                .map(Shape::Ref);
+    ) -> Option<Option<Shape>> {
+        let merged = self.merge(schema, origin, depth)?;
+        if merged.is_struct() {
+            let placeholder = TypeKind::Struct(Vec::new());
+            let id = self.nested(parent, property, origin, placeholder, schema);
+            let fields = self.fields(id, &merged, depth)?;
+            self.types[id.0].kind = TypeKind::Struct(fields);
+            return Some(Some(Shape::Ref(id)));
         }
-        if let Some([single]) = schema.all_of.as_deref()
-            && !has_properties
-            && schema.one_of.is_none()
-            && schema.any_of.is_none()
-        {
-            let inner_origin = origin.child("allOf").child("0");
-            return self.shape(parent, single, &inner_origin, property, depth + 1);
-        }
-        let format = schema.format.as_deref();
-        if schema.int_or_string || format == Some("int-or-string") {
-            return Some(Shape::Runtime(RuntimeType::IntOrString));
-        }
-        if may_be_struct(schema) {
-            let merged = self.merge(schema, origin, depth)?;
-            if merged.is_struct() {
-                let placeholder = TypeKind::Struct(Vec::new());
-                let id = self.nested(parent, property, origin, placeholder, schema);
-                let fields = self.fields(id, &merged, depth)?;
-                self.types[id.0].kind = TypeKind::Struct(fields);
-                return Some(Shape::Ref(id));
-            }
-            let combined = schema
-                .combinators()
-                .find(|(_, list)| !list.iter().all(constraint_only))
-                .map(|(keyword, _)| keyword);
-            match combined {
-                // Only constraints besides the schema's own type: map that.
-                None => {}
-                Some("allOf") => {
-                    // `allOf` of one schema and constraints on it is that schema.
-                    let typed: Vec<(usize, &'a Schema)> = schema
-                        .all_of
-                        .iter()
-                        .flatten()
-                        .enumerate()
-                        .filter(|(_, b)| !constraint_only(b))
-                        .collect();
-                    if let [(i, single)] = typed.as_slice()
-                        && schema.ty.is_none()
-                    {
-                        let inner_origin = origin.child("allOf").child(&i.to_string());
-                        return self.shape(parent, single, &inner_origin, property, depth + 1);
-                    }
-                    self.note = Some(merged.why_json("allOf"));
-                    return Some(Shape::Json);
+        let combined = schema
+            .combinators()
+            .find(|(_, list)| !list.iter().all(constraint_only))
+            .map(|(keyword, _)| keyword);
+        match combined {
+            // Only constraints besides the schema's own type: map that.
+            None => Some(None),
+            Some("allOf") => {
+                // `allOf` of one schema and constraints on it is that schema.
+                let typed: Vec<(usize, &'a Schema)> = schema
+                    .all_of
+                    .iter()
+                    .flatten()
+                    .enumerate()
+                    .filter(|(_, b)| !constraint_only(b))
+                    .collect();
+                if let [(i, single)] = typed.as_slice()
+                    && schema.ty.is_none()
+                {
+                    let inner_origin = origin.child("allOf").child(&i.to_string());
+                    return self
+                        .shape(parent, single, &inner_origin, property, depth + 1)
+                        .map(Some);
                 }
-                Some(keyword) => {
-                    if merged.conflict.is_none()
-                        && schema.ty.is_none()
-                        && let Some(branches) = self.union_branches(schema, keyword, origin)
-                    {
-                        return self.union(parent, schema, origin, property, &branches, depth);
-                    }
-                    self.note = Some(merged.why_json(keyword));
-                    return Some(Shape::Json);
+                self.note = Some(merged.why_json("allOf"));
+                Some(Some(Shape::Json))
+            }
+            Some(keyword) => {
+                if merged.conflict.is_none()
+                    && schema.ty.is_none()
+                    && let Some(branches) = self.union_branches(schema, keyword, origin)
+                {
+                    return self
+                        .union(parent, schema, origin, property, &branches, depth)
+                        .map(Some);
                 }
-            }
-        }
-        match schema.ty {
-            Some(Type::String) => {
-                if let Some(values) = self.string_enum(schema, origin) {
-                    let values = values?;
-                    return Some(Shape::Ref(self.nested(
-                        parent,
-                        property,
-                        origin,
-                        TypeKind::Enum(variants(values)),
-                        schema,
-                    )));
-                }
-                scalar_shape(Type::String, format)
-            }
-            Some(scalar @ (Type::Integer | Type::Number | Type::Boolean)) => {
-                scalar_shape(scalar, format)
-            }
-            Some(Type::Array) => {
-                let item = match &schema.items {
-                    None => Shape::Json,
-                    Some(items) => {
-                        self.shape(parent, items, &origin.child("items"), property, depth + 1)?
-                    }
-                };
-                Some(Shape::Vec(Box::new(item)))
-            }
-            Some(Type::Object) | None => {
-                // An empty property list says nothing about the value; keep it whole.
-                match Self::extra(schema, origin) {
-                    Some(Extra::Typed(values, values_origin)) => {
-                        let value =
-                            self.shape(parent, values, &values_origin, property, depth + 1)?;
-                        Some(Shape::Map(Box::new(value)))
-                    }
-                    Some(Extra::Any(_)) => Some(Shape::Map(Box::new(Shape::Json))),
-                    Some(Extra::Preserved(_)) | None => Some(Shape::Json),
-                }
+                self.note = Some(merged.why_json(keyword));
+                Some(Some(Shape::Json))
             }
         }
     }
@@ -727,6 +639,203 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// What [`map_shape`] asks of the place a schema is mapped in: types (`Nest`, which
+/// creates nested types) or the parameters and bodies of operations
+/// (`operations/read.rs`, which create none).
+pub(crate) trait Place<'a> {
+    /// The shape of a reference, or `None` after reporting that it names no schema.
+    fn reference(&mut self, reference: &SchemaRef, origin: &Origin) -> Option<Shape>;
+    /// A schema with properties or combined schemas (`allOf`, `oneOf`, `anyOf`):
+    /// `Some(Some(shape))` when it is decided here, `Some(None)` when it only adds
+    /// constraints to its own type (the rules below then apply), `None` after an error.
+    fn combined(
+        &mut self,
+        schema: &'a Schema,
+        origin: &Origin,
+        property: &str,
+        depth: usize,
+    ) -> Option<Option<Shape>>;
+    /// A string schema with `enum`, in the same convention.
+    fn string_enum(
+        &mut self,
+        schema: &'a Schema,
+        origin: &Origin,
+        property: &str,
+    ) -> Option<Option<Shape>>;
+    /// Reports a problem.
+    fn report(&mut self, diagnostic: Diagnostic);
+}
+
+/// The error for schemas nested deeper than [`MAX_DEPTH`].
+fn too_deep(origin: &Origin) -> Diagnostic {
+    Diagnostic::new(
+        ErrorKind::UnsupportedSchema,
+        origin,
+        format!("expected schemas nested at most {MAX_DEPTH} levels deep"),
+    )
+    .with_hint("give deeply nested schemas names of their own and use `$ref`")
+}
+
+/// The one schema → shape mapping (the module docs' table, named schemas aside), for the
+/// fields of types, and for the parameters and bodies of operations. `property` names
+/// what nested types are named after.
+pub(crate) fn map_shape<'a>(
+    place: &mut impl Place<'a>,
+    schema: &'a Schema,
+    origin: &Origin,
+    property: &str,
+    depth: usize,
+) -> Option<Shape> {
+    if depth > MAX_DEPTH {
+        place.report(too_deep(origin));
+        return None;
+    }
+    let shape = value_shape(place, schema, origin, property, depth)?;
+    Some(match shape {
+        Shape::Nullable(_) => shape,
+        _ if schema.nullable => Shape::Nullable(Box::new(shape)),
+        _ => shape,
+    })
+}
+
+/// [`map_shape`] without `null`.
+fn value_shape<'a>(
+    place: &mut impl Place<'a>,
+    schema: &'a Schema,
+    origin: &Origin,
+    property: &str,
+    depth: usize,
+) -> Option<Shape> {
+    let has_properties = schema.properties.as_ref().is_some_and(|p| !p.is_empty());
+    if let Some(reference) = &schema.reference
+        && !has_properties
+    {
+        return place.reference(reference, &origin.child("$ref"));
+    }
+    if let Some([single]) = schema.all_of.as_deref()
+        && !has_properties
+        && schema.one_of.is_none()
+        && schema.any_of.is_none()
+    {
+        let inner_origin = origin.child("allOf").child("0");
+        return map_shape(place, single, &inner_origin, property, depth + 1);
+    }
+    let format = schema.format.as_deref();
+    if schema.int_or_string || format == Some("int-or-string") {
+        return Some(Shape::Runtime(RuntimeType::IntOrString));
+    }
+    if may_be_struct(schema)
+        && let Some(shape) = place.combined(schema, origin, property, depth)?
+    {
+        return Some(shape);
+    }
+    match schema.ty {
+        Some(Type::String) => {
+            if schema.enum_values.is_some()
+                && let Some(shape) = place.string_enum(schema, origin, property)?
+            {
+                return Some(shape);
+            }
+            scalar_shape(Type::String, format)
+        }
+        Some(scalar @ (Type::Integer | Type::Number | Type::Boolean)) => {
+            scalar_shape(scalar, format)
+        }
+        Some(Type::Array) => {
+            let item = match &schema.items {
+                None => Shape::Json,
+                Some(items) => {
+                    map_shape(place, items, &origin.child("items"), property, depth + 1)?
+                }
+            };
+            Some(Shape::Vec(Box::new(item)))
+        }
+        // An empty property list says nothing about the value; keep it whole.
+        Some(Type::Object) | None => match extra(schema, origin) {
+            Some(Extra::Typed(values, values_origin)) => {
+                let value = map_shape(place, values, &values_origin, property, depth + 1)?;
+                Some(Shape::Map(Box::new(value)))
+            }
+            Some(Extra::Any(_)) => Some(Shape::Map(Box::new(Shape::Json))),
+            Some(Extra::Preserved(_)) | None => Some(Shape::Json),
+        },
+    }
+}
+
+/// The place of a type's fields: nested objects, unions and enums become types of their
+/// own, named after `parent` and the property.
+struct Nest<'b, 'a> {
+    builder: &'b mut Builder<'a>,
+    parent: TypeId,
+}
+
+impl<'a> Place<'a> for Nest<'_, 'a> {
+    fn reference(&mut self, reference: &SchemaRef, origin: &Origin) -> Option<Shape> {
+        self.builder.reference(reference, origin).map(Shape::Ref)
+    }
+
+    fn combined(
+        &mut self,
+        schema: &'a Schema,
+        origin: &Origin,
+        property: &str,
+        depth: usize,
+    ) -> Option<Option<Shape>> {
+        self.builder
+            .combined(self.parent, schema, origin, property, depth)
+    }
+
+    fn string_enum(
+        &mut self,
+        schema: &'a Schema,
+        origin: &Origin,
+        property: &str,
+    ) -> Option<Option<Shape>> {
+        let Some(values) = self.builder.string_enum(schema, origin) else {
+            return Some(None);
+        };
+        let kind = TypeKind::Enum(variants(values?));
+        let id = self
+            .builder
+            .nested(self.parent, property, origin, kind, schema);
+        Some(Some(Shape::Ref(id)))
+    }
+
+    fn report(&mut self, diagnostic: Diagnostic) {
+        self.builder.diagnostics.push(diagnostic);
+    }
+}
+
+/// What an object schema says about keys beyond its properties.
+fn extra<'a>(schema: &'a Schema, origin: &Origin) -> Option<Extra<'a>> {
+    if schema.preserve_unknown_fields {
+        return Some(Extra::Preserved(
+            origin.child("x-kubernetes-preserve-unknown-fields"),
+        ));
+    }
+    let additional_origin = origin.child("additionalProperties");
+    let additional = schema.additional_properties.as_ref().map(|a| match a {
+        AdditionalProperties::Forbidden => None,
+        AdditionalProperties::Any => Some(Extra::Any(additional_origin.clone())),
+        AdditionalProperties::Schema(values) => {
+            Some(Extra::Typed(values, additional_origin.clone()))
+        }
+    });
+    let Some(patterns) = &schema.pattern_properties else {
+        return additional.flatten();
+    };
+    let pattern_origin = origin.child("patternProperties");
+    // Without matching the patterns, a key's schema is known only when one pattern
+    // is all that other keys may match.
+    match (patterns.iter().next(), patterns.len(), additional) {
+        (None, _, additional) => additional.flatten(),
+        (Some((pattern, values)), 1, Some(None)) => {
+            Some(Extra::Typed(values, pattern_origin.child(pattern)))
+        }
+        _ => Some(Extra::Any(pattern_origin)),
+    }
+}
+
 /// The error for a reference to a schema no input defines: the one message types,
 /// parameters and bodies give.
 pub(crate) fn dangling(reference: &SchemaRef, origin: &Origin) -> Diagnostic {
@@ -846,7 +955,7 @@ const EXTRA_UNKNOWN: &str = "Fields this version of the type does not know (a ne
 /// and says nothing of what it is: none of the keywords that do (`type`, `$ref`,
 /// `properties`, `additionalProperties`, `patternProperties`, `items`, `allOf`, `oneOf`,
 /// `anyOf`, `nullable`, `x-kubernetes-int-or-string`, `x-kubernetes-preserve-unknown-fields`).
-fn constraint_only(schema: &Schema) -> bool {
+pub(crate) fn constraint_only(schema: &Schema) -> bool {
     schema.ty.is_none()
         && schema.reference.is_none()
         && schema.properties.is_none()

@@ -14,10 +14,10 @@ use crate::diagnostics::{Diagnostic, Diagnostics, ErrorKind, Origin};
 use crate::load::operation::{
     Operation as LoadedOperation, Parameter, RequestBody, Response as LoadedResponse,
 };
-use crate::load::schema::{Schema, Type};
+use crate::load::schema::{Schema, SchemaRef, Type};
 use crate::model::naming::{self, Namespace};
 use crate::model::resources::parse_path;
-use crate::model::schema::{dangling, scalar_shape};
+use crate::model::schema::{Place, constraint_only, dangling, map_shape};
 use crate::model::{Gvk, Scope, Shape};
 
 pub(super) fn read_operation(
@@ -100,9 +100,7 @@ pub(super) fn read_operation(
                 }
             }
             "query" => {
-                let Some(shape) =
-                    param_shape(name, &param.schema, &param.schema_origin, diagnostics)
-                else {
+                let Some(shape) = param_shape(param, index, diagnostics) else {
                     ok = false;
                     continue;
                 };
@@ -243,38 +241,43 @@ fn infer_action(method: Method, path: Option<&crate::model::resources::ResourceP
     }
 }
 
-/// The type of a query parameter: the schema mapping's scalar ([`scalar_shape`]), or a
-/// list of them. A parameter travels as text, so a scalar the mapping gives a runtime type
-/// (`date-time`, `byte`) is the text the caller writes: `String`; no `type` is a string.
+/// The type of a query parameter: the schema mapping's ([`map_shape`]) scalar, or a list
+/// of them. A parameter travels as text: no `type` is a string, and a scalar the mapping
+/// gives a runtime type (`date-time`, `byte`, `int-or-string`, numbers) is the text the
+/// caller writes, `String`.
 fn param_shape(
-    name: &str,
-    schema: &Schema,
-    origin: &Origin,
+    param: &Parameter,
+    index: &Index<'_>,
     diagnostics: &mut Diagnostics,
 ) -> Option<Shape> {
-    let scalar = |schema: &Schema| {
-        scalar_shape(schema.ty.unwrap_or(Type::String), schema.format.as_deref()).map(|shape| {
-            match shape {
-                Shape::Runtime(_) => Shape::String,
-                other => other,
-            }
-        })
+    let text = |schema: &Schema| {
+        let mut schema = schema.clone();
+        schema.ty.get_or_insert(Type::String);
+        schema
     };
-    let shape = match schema.ty {
-        Some(Type::Array) => match &schema.items {
-            None => Some(Shape::String),
-            Some(items) => scalar(items),
-        }
-        .map(|item| Shape::Vec(Box::new(item))),
-        _ => scalar(schema),
+    let mut schema = text(&param.schema);
+    if schema.ty == Some(Type::Array) {
+        schema.items = Some(Box::new(
+            schema
+                .items
+                .as_deref()
+                .map_or_else(|| text(&Schema::default()), text),
+        ));
+    }
+    let mut place = Inline { index, diagnostics };
+    let shape = map_shape(&mut place, &schema, &param.schema_origin, &param.name, 0)?;
+    let shape = match shape {
+        Shape::Vec(item) => as_text(*item).map(|item| Shape::Vec(Box::new(item))),
+        other => as_text(other),
     };
     if shape.is_none() {
         diagnostics.push(
             Diagnostic::new(
                 ErrorKind::UnsupportedSchema,
-                origin,
+                &param.schema_origin,
                 format!(
-                    "expected the query parameter `{name}` to be a string, integer, number, boolean or an array of them"
+                    "expected the query parameter `{}` to be a string, integer, number, boolean or an array of them",
+                    param.name
                 ),
             ),
         );
@@ -282,34 +285,74 @@ fn param_shape(
     shape
 }
 
-/// The shape of a body or response schema: a named type, or an inline scalar (the schema
-/// mapping's [`scalar_shape`]) or list; anything else is JSON.
+/// A scalar shape as the text of a query parameter, or `None` for no scalar.
+fn as_text(shape: Shape) -> Option<Shape> {
+    match shape {
+        Shape::Runtime(_) => Some(Shape::String),
+        Shape::Nullable(inner) => as_text(*inner),
+        Shape::Bool
+        | Shape::I32
+        | Shape::I64
+        | Shape::U32
+        | Shape::U64
+        | Shape::F64
+        | Shape::String => Some(shape),
+        Shape::Ref(_) | Shape::Vec(_) | Shape::Map(_) | Shape::Json => None,
+    }
+}
+
+/// The shape of a body or response schema ([`map_shape`]).
 fn schema_shape(
     schema: &Schema,
     origin: &Origin,
     index: &Index<'_>,
     diagnostics: &mut Diagnostics,
 ) -> Option<Shape> {
-    if let Some(reference) = &schema.reference {
-        return match index.by_schema.get(reference.name.as_str()).copied() {
-            Some(id) => Some(Shape::Ref(id)),
-            None => {
-                diagnostics.push(dangling(reference, &origin.child("$ref")));
-                None
-            }
-        };
-    }
-    Some(match schema.ty {
-        Some(Type::Array) => {
-            let item = match &schema.items {
-                Some(items) => schema_shape(items, &origin.child("items"), index, diagnostics)?,
-                None => Shape::Json,
-            };
-            Shape::Vec(Box::new(item))
+    map_shape(&mut Inline { index, diagnostics }, schema, origin, "", 0)
+}
+
+/// Where the schemas of parameters and bodies are mapped: no type of their own can be
+/// made there, so what would be a struct or union is JSON, and a string enum a string.
+struct Inline<'i, 'd> {
+    index: &'i Index<'i>,
+    diagnostics: &'d mut Diagnostics,
+}
+
+impl<'a> Place<'a> for Inline<'_, '_> {
+    fn reference(&mut self, reference: &SchemaRef, origin: &Origin) -> Option<Shape> {
+        let found = self.index.by_schema.get(reference.name.as_str()).copied();
+        if found.is_none() {
+            self.diagnostics.push(dangling(reference, origin));
         }
-        Some(ty) => scalar_shape(ty, schema.format.as_deref()).unwrap_or(Shape::Json),
-        None => Shape::Json,
-    })
+        found.map(Shape::Ref)
+    }
+
+    fn combined(
+        &mut self,
+        schema: &'a Schema,
+        _origin: &Origin,
+        _property: &str,
+        _depth: usize,
+    ) -> Option<Option<Shape>> {
+        let own_type = schema.properties.as_ref().is_some_and(|p| !p.is_empty())
+            || schema
+                .combinators()
+                .any(|(_, list)| !list.iter().all(constraint_only));
+        Some(own_type.then_some(Shape::Json))
+    }
+
+    fn string_enum(
+        &mut self,
+        _schema: &'a Schema,
+        _origin: &Origin,
+        _property: &str,
+    ) -> Option<Option<Shape>> {
+        Some(None)
+    }
+
+    fn report(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
 }
 
 fn read_body(body: &RequestBody, index: &Index<'_>, diagnostics: &mut Diagnostics) -> Option<Body> {
