@@ -431,3 +431,137 @@ fn read_responses(
     responses.sort_by_key(|r| r.status);
     ok.then_some(responses)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::ResponseBody;
+    use crate::model::{ApiSet, RuntimeType, Shape, TypeKind};
+
+    fn model(schemas: &Value, paths: &Value) -> Result<ApiSet, crate::Error> {
+        let document = json!({
+            "openapi": "3.0.0", "info": {"title": "t", "version": "v1"},
+            "paths": paths, "components": {"schemas": schemas}
+        });
+        crate::Config::new()
+            .input_bytes("a.json", document.to_string())
+            .model()
+    }
+
+    /// The schemas of fields, request bodies and responses go through one mapping: the
+    /// same schema makes the same shape in all three.
+    #[test]
+    fn fields_bodies_and_responses_map_a_schema_alike() {
+        let cases = [
+            (
+                "count",
+                json!({"type": "integer", "format": "uint64"}),
+                Shape::U64,
+            ),
+            (
+                "size",
+                json!({"x-kubernetes-int-or-string": true}),
+                Shape::Runtime(RuntimeType::IntOrString),
+            ),
+            (
+                "labels",
+                json!({"type": "object", "additionalProperties": {"type": "string"}}),
+                Shape::Map(Box::new(Shape::String)),
+            ),
+            (
+                "maybe",
+                json!({"type": "string", "nullable": true}),
+                Shape::Nullable(Box::new(Shape::String)),
+            ),
+            (
+                "when",
+                json!({"allOf": [{"type": "string", "format": "date-time"}]}),
+                Shape::Runtime(RuntimeType::DateTime),
+            ),
+        ];
+        let properties: serde_json::Map<String, Value> = cases
+            .iter()
+            .map(|(name, schema, _)| ((*name).to_owned(), schema.clone()))
+            .collect();
+        let schemas = json!({"io.example.v1.Thing": {"type": "object", "properties": properties}});
+        let paths: serde_json::Map<String, Value> = cases
+            .iter()
+            .map(|(name, schema, _)| {
+                let content = json!({"application/json": {"schema": schema}});
+                let op = json!({"post": {
+                    "operationId": format!("post{name}"),
+                    "requestBody": {"content": content},
+                    "responses": {"200": {"description": "ok", "content": content}}
+                }});
+                (format!("/{name}"), op)
+            })
+            .collect();
+        let api = model(&schemas, &Value::Object(paths)).unwrap();
+        let thing = api
+            .types
+            .iter()
+            .find(|t| t.schema_name == "io.example.v1.Thing")
+            .unwrap();
+        let TypeKind::Struct(fields) = &thing.kind else {
+            panic!("a struct");
+        };
+        for (name, _, expected) in &cases {
+            let field = fields.iter().find(|f| f.json_name == *name).unwrap();
+            assert_eq!(&field.shape, expected, "field {name}");
+            let op = api
+                .operations
+                .iter()
+                .find(|op| op.id == format!("post{name}"))
+                .unwrap();
+            assert_eq!(
+                op.body.as_ref().map(|b| &b.shape),
+                Some(expected),
+                "body {name}"
+            );
+            assert_eq!(
+                op.responses[0].body,
+                ResponseBody::Json(expected.clone()),
+                "response {name}"
+            );
+        }
+    }
+
+    /// Query parameters go through the same mapping and travel as text.
+    #[test]
+    fn query_parameters_map_through_the_schema_mapping_as_text() {
+        let params = json!([
+            {"name": "limit", "in": "query", "schema": {"type": "integer", "format": "uint64"}},
+            {"name": "since", "in": "query", "schema": {"type": "string", "format": "date-time"}},
+            {"name": "tags", "in": "query", "schema": {"type": "array", "items": {"type": "integer", "format": "int32"}}},
+            {"name": "any", "in": "query"},
+            {"name": "ratio", "in": "query", "schema": {"type": "number"}}
+        ]);
+        let paths =
+            json!({"/a": {"get": {"operationId": "get", "parameters": params, "responses": {}}}});
+        let api = model(&json!({}), &paths).unwrap();
+        let shapes: Vec<(&str, &Shape)> = api.operations[0]
+            .query_params
+            .iter()
+            .map(|p| (p.name.as_str(), &p.shape))
+            .collect();
+        assert_eq!(
+            shapes,
+            [
+                ("any", &Shape::String),
+                ("limit", &Shape::U64),
+                ("ratio", &Shape::String),
+                ("since", &Shape::String),
+                ("tags", &Shape::Vec(Box::new(Shape::I32))),
+            ]
+        );
+        let object = json!({"/a": {"get": {"operationId": "get", "responses": {},
+            "parameters": [{"name": "o", "in": "query", "schema": {"type": "object"}}]}}});
+        let e = model(&json!({}), &object).unwrap_err();
+        assert_eq!(e.kinds(), [crate::ErrorKind::UnsupportedSchema], "{e}");
+        assert_eq!(
+            e.diagnostics()[0].origin.pointer,
+            "/paths/~1a/get/parameters/0/schema"
+        );
+    }
+}
