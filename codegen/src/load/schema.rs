@@ -166,7 +166,12 @@ impl Schema {
         origin: &Origin,
         diagnostics: &mut Diagnostics,
     ) -> Option<Schema> {
-        Reader { diagnostics }.schema(value, origin, 0)
+        Reader {
+            diagnostics,
+            root: origin,
+            path: Vec::new(),
+        }
+        .schema(value, 0)
     }
 
     /// Whether `self` and `other` define the same thing, their docs and defaults aside
@@ -204,125 +209,73 @@ impl Schema {
     }
 }
 
-struct Reader<'d> {
+/// Reads schemas below `root`. The place of the node being read is a stack of path
+/// segments, turned into an [`Origin`] only when there is something to report: building
+/// one per node was most of the reader's time.
+struct Reader<'d, 'v> {
     diagnostics: &'d mut Diagnostics,
+    root: &'d Origin,
+    path: Vec<Segment<'v>>,
 }
 
-impl Reader<'_> {
-    fn invalid(&mut self, origin: &Origin, message: String) {
-        self.diagnostics
-            .push(Diagnostic::new(ErrorKind::InvalidSchema, origin, message));
+/// One step of a JSON pointer: a key, or an index into an array.
+#[derive(Clone, Copy)]
+enum Segment<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
+impl<'v> Reader<'_, 'v> {
+    /// Where the node being read is.
+    fn here(&self) -> Origin {
+        self.path
+            .iter()
+            .fold(self.root.clone(), |at, segment| match segment {
+                Segment::Key(key) => at.child(key),
+                Segment::Index(i) => at.child(&i.to_string()),
+            })
     }
 
-    fn schema(&mut self, value: &Value, origin: &Origin, depth: usize) -> Option<Schema> {
+    /// `read` with `segment` pushed onto the path.
+    fn at<T>(&mut self, segment: Segment<'v>, read: impl FnOnce(&mut Self) -> T) -> T {
+        self.path.push(segment);
+        let result = read(self);
+        self.path.pop();
+        result
+    }
+
+    fn report(&mut self, kind: ErrorKind, message: String) {
+        let origin = self.here();
+        self.diagnostics
+            .push(Diagnostic::new(kind, &origin, message));
+    }
+
+    fn invalid(&mut self, message: String) {
+        self.report(ErrorKind::InvalidSchema, message);
+    }
+
+    fn schema(&mut self, value: &'v Value, depth: usize) -> Option<Schema> {
         let Value::Object(object) = value else {
-            self.invalid(
-                origin,
-                format!("expected a schema object, found {}", json_type(value)),
-            );
+            self.invalid(format!(
+                "expected a schema object, found {}",
+                json_type(value)
+            ));
             return None;
         };
         if depth > MAX_READ_DEPTH {
-            self.diagnostics.push(Diagnostic::new(
+            self.report(
                 ErrorKind::UnsupportedSchema,
-                origin,
                 format!("expected schemas nested at most {MAX_READ_DEPTH} levels deep"),
-            ));
+            );
             return None;
         }
         let mut schema = Schema::default();
         let mut type_has_null = false;
         for (key, value) in object {
-            let at = origin.child(key);
             // A keyword of the wrong JSON type is reported and left out.
-            let _: Option<()> = match key.as_str() {
-                "$ref" => self
-                    .reference(value, &at)
-                    .map(|r| schema.reference = Some(r)),
-                "type" => self.ty(value, &at).map(|(ty, null)| {
-                    schema.ty = ty;
-                    type_has_null = null;
-                }),
-                "format" => self.string(key, value, &at).map(|s| schema.format = s),
-                "description" => self.string(key, value, &at).map(|s| schema.description = s),
-                "properties" => self
-                    .named_schemas(value, &at, depth, "an object of property schemas")
-                    .map(|p| schema.properties = Some(p)),
-                "required" => self.required(value, &at).map(|r| schema.required = r),
-                "items" => self
-                    .schema(value, &at, depth + 1)
-                    .map(|s| schema.items = Some(Box::new(s))),
-                "additionalProperties" => self
-                    .additional(value, &at, depth)
-                    .map(|a| schema.additional_properties = Some(a)),
-                "patternProperties" => self
-                    .named_schemas(value, &at, depth, "an object of pattern schemas")
-                    .map(|p| schema.pattern_properties = Some(p)),
-                "allOf" => self
-                    .list(value, &at, depth)
-                    .map(|l| schema.all_of = Some(l)),
-                "oneOf" => self
-                    .list(value, &at, depth)
-                    .map(|l| schema.one_of = Some(l)),
-                "anyOf" => self
-                    .list(value, &at, depth)
-                    .map(|l| schema.any_of = Some(l)),
-                "enum" => match value {
-                    Value::Array(values) => {
-                        schema.enum_values = Some(values.clone());
-                        Some(())
-                    }
-                    other => {
-                        self.invalid(
-                            &at,
-                            format!("expected an array of values, found {}", json_type(other)),
-                        );
-                        None
-                    }
-                },
-                "default" => {
-                    schema.default = Some(value.clone());
-                    Some(())
-                }
-                "nullable" | "x-nullable" => {
-                    schema.nullable |= value == &Value::Bool(true);
-                    Some(())
-                }
-                "x-kubernetes-int-or-string" => {
-                    schema.int_or_string = value == &Value::Bool(true);
-                    Some(())
-                }
-                "x-kubernetes-preserve-unknown-fields" => {
-                    schema.preserve_unknown_fields = value == &Value::Bool(true);
-                    Some(())
-                }
-                // Read leniently, as before the typed form: anything but a string is no
-                // patch metadata.
-                "x-kubernetes-patch-strategy" => {
-                    schema.patch_strategies = value
-                        .as_str()
-                        .map(|s| {
-                            s.split(',')
-                                .map(str::trim)
-                                .filter(|s| !s.is_empty())
-                                .map(str::to_owned)
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    Some(())
-                }
-                "x-kubernetes-patch-merge-key" => {
-                    schema.patch_merge_key = value.as_str().map(str::to_owned);
-                    Some(())
-                }
-                "x-kubernetes-group-version-kind" => {
-                    self.gvks(value, &at).map(|gvks| schema.gvks = gvks)
-                }
-                _ => {
-                    schema.unread.insert(key.clone(), value.clone());
-                    Some(())
-                }
-            };
+            self.at(Segment::Key(key), |r| {
+                r.keyword(&mut schema, key, value, depth, &mut type_has_null)
+            });
         }
         schema.nullable |= type_has_null
             || schema
@@ -332,20 +285,101 @@ impl Reader<'_> {
         Some(schema)
     }
 
-    fn reference(&mut self, value: &Value, origin: &Origin) -> Option<SchemaRef> {
+    /// Reads one keyword into `schema` (the path is at the keyword).
+    fn keyword(
+        &mut self,
+        schema: &mut Schema,
+        key: &'v str,
+        value: &'v Value,
+        depth: usize,
+        type_has_null: &mut bool,
+    ) {
+        match key {
+            "$ref" => schema.reference = self.reference(value),
+            "type" => {
+                if let Some((ty, null)) = self.ty(value) {
+                    schema.ty = ty;
+                    *type_has_null = null;
+                }
+            }
+            "format" => schema.format = self.string(key, value),
+            "description" => schema.description = self.string(key, value),
+            "properties" => {
+                schema.properties =
+                    self.named_schemas(value, depth, "an object of property schemas");
+            }
+            "required" => {
+                if let Some(required) = self.required(value) {
+                    schema.required = required;
+                }
+            }
+            "items" => schema.items = self.schema(value, depth + 1).map(Box::new),
+            "additionalProperties" => schema.additional_properties = self.additional(value, depth),
+            "patternProperties" => {
+                schema.pattern_properties =
+                    self.named_schemas(value, depth, "an object of pattern schemas");
+            }
+            "allOf" => schema.all_of = self.list(value, depth),
+            "oneOf" => schema.one_of = self.list(value, depth),
+            "anyOf" => schema.any_of = self.list(value, depth),
+            "enum" => match value {
+                Value::Array(values) => schema.enum_values = Some(values.clone()),
+                other => {
+                    self.invalid(format!(
+                        "expected an array of values, found {}",
+                        json_type(other)
+                    ));
+                }
+            },
+            "default" => schema.default = Some(value.clone()),
+            "nullable" | "x-nullable" => schema.nullable |= value == &Value::Bool(true),
+            "x-kubernetes-int-or-string" => schema.int_or_string = value == &Value::Bool(true),
+            "x-kubernetes-preserve-unknown-fields" => {
+                schema.preserve_unknown_fields = value == &Value::Bool(true);
+            }
+            // Read leniently, as before the typed form: anything but a string is no patch
+            // metadata.
+            "x-kubernetes-patch-strategy" => {
+                schema.patch_strategies = value
+                    .as_str()
+                    .map(|s| {
+                        s.split(',')
+                            .map(str::trim)
+                            .filter(|s| !s.is_empty())
+                            .map(str::to_owned)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+            }
+            "x-kubernetes-patch-merge-key" => {
+                schema.patch_merge_key = value.as_str().map(str::to_owned);
+            }
+            "x-kubernetes-group-version-kind" => {
+                if let Some(gvks) = self.gvks(value) {
+                    schema.gvks = gvks;
+                }
+            }
+            _ => {
+                schema.unread.insert(key.to_owned(), value.clone());
+            }
+        }
+    }
+
+    fn reference(&mut self, value: &Value) -> Option<SchemaRef> {
         let Some(text) = value.as_str() else {
-            self.invalid(
-                origin,
-                format!("expected `$ref` to be a string, found {}", json_type(value)),
-            );
+            self.invalid(format!(
+                "expected `$ref` to be a string, found {}",
+                json_type(value)
+            ));
             return None;
         };
         let parsed = SchemaRef::parse(text);
         if parsed.is_none() {
+            let origin = self.here();
             self.diagnostics.push(
                 Diagnostic::new(
                     ErrorKind::UnsupportedSchema,
-                    origin,
+                    &origin,
                     format!("expected a reference to a named schema, found {text:?}"),
                 )
                 .with_hint("references must look like `#/components/schemas/<name>` or `#/definitions/<name>`"),
@@ -356,7 +390,7 @@ impl Reader<'_> {
 
     /// The `type` keyword: a string, or an array of at most one type besides `"null"`; the
     /// type, and whether `"null"` is listed.
-    fn ty(&mut self, value: &Value, origin: &Origin) -> Option<(Option<Type>, bool)> {
+    fn ty(&mut self, value: &Value) -> Option<(Option<Type>, bool)> {
         let (name, null) = match value {
             Value::String(ty) => (Some(ty.as_str()), false),
             Value::Array(list) => {
@@ -375,20 +409,16 @@ impl Reader<'_> {
                         (Some(*one), null)
                     }
                     _ => {
-                        self.diagnostics.push(Diagnostic::new(
+                        self.report(
                             ErrorKind::UnsupportedSchema,
-                            origin,
-                            "expected one type, optionally with \"null\"",
-                        ));
+                            "expected one type, optionally with \"null\"".to_owned(),
+                        );
                         return None;
                     }
                 }
             }
             other => {
-                self.invalid(
-                    origin,
-                    format!("expected a type name, found {}", json_type(other)),
-                );
+                self.invalid(format!("expected a type name, found {}", json_type(other)));
                 return None;
             }
         };
@@ -398,29 +428,25 @@ impl Reader<'_> {
         match Type::parse(name) {
             Some(ty) => Some((Some(ty), null)),
             None => {
-                self.diagnostics.push(Diagnostic::new(
+                self.report(
                     ErrorKind::UnsupportedSchema,
-                    origin,
                     format!(
                         "expected one of the types string, integer, number, boolean, array or object, found {name:?}"
                     ),
-                ));
+                );
                 None
             }
         }
     }
 
-    fn string(&mut self, key: &str, value: &Value, origin: &Origin) -> Option<Option<String>> {
+    fn string(&mut self, key: &str, value: &Value) -> Option<String> {
         match value {
-            Value::String(text) => Some(Some(text.clone())),
+            Value::String(text) => Some(text.clone()),
             other => {
-                self.invalid(
-                    origin,
-                    format!(
-                        "expected `{key}` to be a string, found {}",
-                        json_type(other)
-                    ),
-                );
+                self.invalid(format!(
+                    "expected `{key}` to be a string, found {}",
+                    json_type(other)
+                ));
                 None
             }
         }
@@ -429,8 +455,7 @@ impl Reader<'_> {
     /// `properties` or `patternProperties`: an object of schemas (`null` reads as empty).
     fn named_schemas(
         &mut self,
-        value: &Value,
-        origin: &Origin,
+        value: &'v Value,
         depth: usize,
         expected: &str,
     ) -> Option<IndexMap<String, Schema>> {
@@ -438,24 +463,21 @@ impl Reader<'_> {
             Value::Null => return Some(IndexMap::new()),
             Value::Object(map) => map,
             other => {
-                self.invalid(
-                    origin,
-                    format!("expected {expected}, found {}", json_type(other)),
-                );
+                self.invalid(format!("expected {expected}, found {}", json_type(other)));
                 return None;
             }
         };
         let mut schemas = IndexMap::with_capacity(map.len());
         for (name, value) in map {
             // One that is no schema is left out (reported); the others keep their places.
-            if let Some(schema) = self.schema(value, &origin.child(name), depth + 1) {
+            if let Some(schema) = self.at(Segment::Key(name), |r| r.schema(value, depth + 1)) {
                 schemas.insert(name.clone(), schema);
             }
         }
         Some(schemas)
     }
 
-    fn required(&mut self, value: &Value, origin: &Origin) -> Option<Vec<String>> {
+    fn required(&mut self, value: &Value) -> Option<Vec<String>> {
         match value {
             Value::Null => Some(Vec::new()),
             Value::Array(list) => {
@@ -464,10 +486,12 @@ impl Reader<'_> {
                     match item.as_str() {
                         Some(name) => names.push(name.to_owned()),
                         None => {
-                            self.invalid(
-                                &origin.child(&i.to_string()),
-                                format!("expected a property name, found {}", json_type(item)),
-                            );
+                            self.at(Segment::Index(i), |r| {
+                                r.invalid(format!(
+                                    "expected a property name, found {}",
+                                    json_type(item)
+                                ));
+                            });
                             return None;
                         }
                     }
@@ -475,55 +499,44 @@ impl Reader<'_> {
                 Some(names)
             }
             other => {
-                self.invalid(
-                    origin,
-                    format!(
-                        "expected an array of property names, found {}",
-                        json_type(other)
-                    ),
-                );
+                self.invalid(format!(
+                    "expected an array of property names, found {}",
+                    json_type(other)
+                ));
                 None
             }
         }
     }
 
-    fn additional(
-        &mut self,
-        value: &Value,
-        origin: &Origin,
-        depth: usize,
-    ) -> Option<AdditionalProperties> {
+    fn additional(&mut self, value: &'v Value, depth: usize) -> Option<AdditionalProperties> {
         match value {
             Value::Bool(false) => Some(AdditionalProperties::Forbidden),
             Value::Bool(true) => Some(AdditionalProperties::Any),
             Value::Object(_) => self
-                .schema(value, origin, depth + 1)
+                .schema(value, depth + 1)
                 .map(|s| AdditionalProperties::Schema(Box::new(s))),
             other => {
-                self.invalid(
-                    origin,
-                    format!(
-                        "expected a schema object or a boolean, found {}",
-                        json_type(other)
-                    ),
-                );
+                self.invalid(format!(
+                    "expected a schema object or a boolean, found {}",
+                    json_type(other)
+                ));
                 None
             }
         }
     }
 
-    fn list(&mut self, value: &Value, origin: &Origin, depth: usize) -> Option<Vec<Schema>> {
+    fn list(&mut self, value: &'v Value, depth: usize) -> Option<Vec<Schema>> {
         let Value::Array(list) = value else {
-            self.invalid(
-                origin,
-                format!("expected an array of schemas, found {}", json_type(value)),
-            );
+            self.invalid(format!(
+                "expected an array of schemas, found {}",
+                json_type(value)
+            ));
             return None;
         };
         let mut schemas = Vec::with_capacity(list.len());
         let mut ok = true;
         for (i, item) in list.iter().enumerate() {
-            match self.schema(item, &origin.child(&i.to_string()), depth + 1) {
+            match self.at(Segment::Index(i), |r| r.schema(item, depth + 1)) {
                 Some(schema) => schemas.push(schema),
                 None => ok = false,
             }
@@ -532,18 +545,15 @@ impl Reader<'_> {
     }
 
     /// `x-kubernetes-group-version-kind`: a list of `{group, version, kind}`, or one.
-    fn gvks(&mut self, value: &Value, origin: &Origin) -> Option<Vec<Gvk>> {
+    fn gvks(&mut self, value: &Value) -> Option<Vec<Gvk>> {
         let items: Vec<&Value> = match value {
             Value::Array(items) => items.iter().collect(),
             Value::Object(_) => vec![value],
             other => {
-                self.invalid(
-                    origin,
-                    format!(
-                        "expected an array of {{group, version, kind}} objects, found {}",
-                        json_type(other)
-                    ),
-                );
+                self.invalid(format!(
+                    "expected an array of {{group, version, kind}} objects, found {}",
+                    json_type(other)
+                ));
                 return None;
             }
         };
@@ -552,10 +562,12 @@ impl Reader<'_> {
             match gvk(item) {
                 Some(gvk) => gvks.push(gvk),
                 None => {
-                    self.invalid(
-                        &origin.child(&i.to_string()),
-                        "expected an object with string `group`, `version` and `kind`".to_owned(),
-                    );
+                    self.at(Segment::Index(i), |r| {
+                        r.invalid(
+                            "expected an object with string `group`, `version` and `kind`"
+                                .to_owned(),
+                        );
+                    });
                     return None;
                 }
             }
