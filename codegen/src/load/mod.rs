@@ -127,8 +127,8 @@ pub struct LoadedApi {
 }
 
 /// Types every schema and operation of the merged (and selected) input, reporting each
-/// malformed part with its place. The same operation in two documents (each carries its
-/// own copy) is kept once. Warnings stay with `raw`'s caller.
+/// malformed part with its place (see [`operation::read_all`]). Warnings stay with `raw`'s
+/// caller.
 ///
 /// A malformed keyword is left out of the typed schema and an operation with a malformed
 /// part is left out, so the model can still run and report the independent problems it
@@ -149,18 +149,7 @@ pub(crate) fn typed(raw: RawApi) -> (LoadedApi, Option<Error>) {
             },
         );
     }
-    let mut seen: Vec<&RawOperation> = Vec::new();
-    let mut operations = Vec::with_capacity(raw.operations.len());
-    for raw_op in &raw.operations {
-        if seen
-            .iter()
-            .any(|s| s.path == raw_op.path && s.method == raw_op.method && s.value == raw_op.value)
-        {
-            continue;
-        }
-        seen.push(raw_op);
-        operations.extend(operation::Operation::read(raw_op, &mut diagnostics));
-    }
+    let operations = operation::read_all(&raw.operations, &mut diagnostics);
     let loaded = LoadedApi {
         schemas,
         operations,

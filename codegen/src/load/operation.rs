@@ -8,6 +8,8 @@
 //! into `content` by `swagger.rs`), `security`, `callbacks`, `servers`, `externalDocs`,
 //! response `headers` and `links`, and every media type's schema but the preferred one.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use super::schema::Schema;
@@ -34,7 +36,7 @@ pub struct Operation {
     /// The operation's own parameters, in document order.
     pub parameters: Vec<Parameter>,
     /// The parameters declared on the path item, shared by all its operations.
-    pub path_parameters: Vec<Parameter>,
+    pub path_parameters: Arc<[Parameter]>,
     /// `requestBody`.
     pub request_body: Option<RequestBody>,
     /// `responses`, by status code as written, in document order.
@@ -100,9 +102,48 @@ fn invalid(origin: &Origin, message: impl Into<String>) -> Diagnostic {
     Diagnostic::new(ErrorKind::InvalidOperation, origin, message)
 }
 
+/// Types every operation, reporting every part of the wrong JSON type and leaving out an
+/// operation that has one. The same operation in two documents (each carries its own copy)
+/// is kept once. The parameters of a path item are read once for all its operations.
+pub(super) fn read_all(raw: &[RawOperation], diagnostics: &mut Diagnostics) -> Vec<Operation> {
+    let mut seen: Vec<&RawOperation> = Vec::new();
+    let mut operations = Vec::with_capacity(raw.len());
+    // The path item read last: its origin, its parameters, and whether they were all right.
+    let mut item: Option<(Origin, Arc<[Parameter]>, bool)> = None;
+    for raw_op in raw {
+        if seen
+            .iter()
+            .any(|s| s.path == raw_op.path && s.method == raw_op.method && s.value == raw_op.value)
+        {
+            continue;
+        }
+        seen.push(raw_op);
+        let item_origin = parent_origin(&raw_op.origin).child("parameters");
+        let (_, path_parameters, item_ok) = match item.take() {
+            Some(same) if same.0 == item_origin => item.insert(same),
+            _ => {
+                let before = diagnostics.len();
+                let parameters = parameters(&raw_op.path_parameters, &item_origin, diagnostics);
+                item.insert((item_origin, parameters.into(), diagnostics.len() == before))
+            }
+        };
+        if let Some(operation) = Operation::read(raw_op, path_parameters, diagnostics)
+            && *item_ok
+        {
+            operations.push(operation);
+        }
+    }
+    operations
+}
+
 impl Operation {
-    /// Types `raw`, reporting every part of the wrong JSON type; `None` when anything was.
-    pub(super) fn read(raw: &RawOperation, diagnostics: &mut Diagnostics) -> Option<Operation> {
+    /// Types `raw`, with its path item's parameters, reporting every part of the wrong JSON
+    /// type; `None` when anything was.
+    fn read(
+        raw: &RawOperation,
+        path_parameters: &Arc<[Parameter]>,
+        diagnostics: &mut Diagnostics,
+    ) -> Option<Operation> {
         let origin = &raw.origin;
         let before = diagnostics.len();
         let value = raw.value.as_object()?;
@@ -142,8 +183,6 @@ impl Operation {
             }
         };
         let own_parameters = parameters(list, &origin.child("parameters"), diagnostics);
-        let item_origin = parent_origin(origin).child("parameters");
-        let path_parameters = parameters(&raw.path_parameters, &item_origin, diagnostics);
         let request_body = match value.get("requestBody") {
             None | Some(Value::Null) => None,
             Some(body) => request_body(body, &origin.child("requestBody"), diagnostics),
@@ -161,7 +200,7 @@ impl Operation {
             action,
             gvk_kind,
             parameters: own_parameters,
-            path_parameters,
+            path_parameters: Arc::clone(path_parameters),
             request_body,
             responses,
             deprecated: value.get("deprecated") == Some(&Value::Bool(true)),

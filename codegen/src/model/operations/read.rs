@@ -56,7 +56,7 @@ pub(super) fn read_operation(
 
     // Parameters: the path item's, overridden by the operation's of the same name and place.
     let mut params: BTreeMap<(&str, &str), &Parameter> = BTreeMap::new();
-    for param in &raw.path_parameters {
+    for param in raw.path_parameters.iter() {
         params.insert((&param.location, &param.name), param);
     }
     let mut own = BTreeSet::new();
