@@ -707,4 +707,70 @@ mod tests {
         let e = load_bytes(text.as_bytes(), Path::new("x.yaml")).unwrap_err();
         assert_eq!(e.kinds(), [ErrorKind::UnknownDocument]);
     }
+
+    /// The one schema in three formats: Swagger 2.0 (`#/definitions/`, `x-nullable`),
+    /// OpenAPI v3 (`#/components/schemas/`, `nullable`) and a CRD's property. Each lands
+    /// in the same typed form, reference parsed.
+    #[test]
+    fn swagger_openapi_and_crd_schemas_land_in_one_typed_form() {
+        let spec = |reference: &str, nullable: &str| {
+            format!(
+                r#"{{"type": "object", "required": ["size"], "properties": {{
+                    "size": {{"x-kubernetes-int-or-string": true}},
+                    "note": {{"type": "string", "{nullable}": true}},
+                    "owner": {{"$ref": "{reference}io.example.v1.Owner"}}}}}}"#
+            )
+        };
+        let owner = r#"{"type": "object", "properties": {"name": {"type": "string"}}}"#;
+        let swagger = format!(
+            r#"{{"swagger": "2.0", "info": {{"title": "t", "version": "v1"}}, "paths": {{}},
+              "definitions": {{"io.example.v1.Spec": {}, "io.example.v1.Owner": {owner}}}}}"#,
+            spec("#/definitions/", "x-nullable")
+        );
+        let openapi = format!(
+            r#"{{"openapi": "3.0.0", "info": {{"title": "t", "version": "v1"}}, "paths": {{}},
+              "components": {{"schemas": {{"io.example.v1.Spec": {}, "io.example.v1.Owner": {owner}}}}}}}"#,
+            spec("#/components/schemas/", "nullable")
+        );
+        let typed_spec = |name: &str, text: &str| {
+            let document = load_bytes(text.as_bytes(), Path::new(name)).unwrap();
+            let raw = merge(vec![document], &[]).unwrap();
+            let (api, errors) = typed(raw);
+            assert!(errors.is_none(), "{errors:?}");
+            api.schemas["io.example.v1.Spec"].schema.clone()
+        };
+        let from_swagger = typed_spec("a.json", &swagger);
+        let from_openapi = typed_spec("b.json", &openapi);
+        assert_eq!(from_swagger, from_openapi);
+        let properties = from_openapi.properties.as_ref().unwrap();
+        assert!(properties["size"].int_or_string);
+        assert!(properties["note"].nullable);
+        assert_eq!(
+            properties["owner"]
+                .reference
+                .as_ref()
+                .map(|r| r.name.as_str()),
+            Some("io.example.v1.Owner")
+        );
+        assert_eq!(from_openapi.required, ["size"]);
+
+        // A CRD's version schema: the same property schemas.
+        let crd = format!(
+            r#"{{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+              "metadata": {{"name": "things.example.com"}},
+              "spec": {{"group": "example.com", "names": {{"kind": "Thing", "plural": "things"}},
+                "scope": "Namespaced", "versions": [{{"name": "v1", "served": true, "storage": true,
+                "schema": {{"openAPIV3Schema": {{"type": "object", "properties": {{"spec": {}}}}}}}}}]}}}}"#,
+            spec("#/components/schemas/", "nullable")
+        );
+        let document = load_bytes(crd.as_bytes(), Path::new("c.yaml")).unwrap();
+        let (api, _) = typed(merge(vec![document], &[]).unwrap());
+        let thing = api
+            .schemas
+            .values()
+            .find(|s| s.name.ends_with(".Thing"))
+            .unwrap();
+        let crd_spec = &thing.schema.properties.as_ref().unwrap()["spec"];
+        assert_eq!(crd_spec, &from_openapi);
+    }
 }
