@@ -264,6 +264,23 @@ impl Error {
         &self.diagnostics
     }
 
+    /// The problems of two stages that ran one after the other although the first found
+    /// some (load leaves a malformed part out, so the model can report the independent
+    /// problems it finds): both lists, in the order of their places (file, then JSON
+    /// pointer), so that the report reads like the input.
+    pub(crate) fn join_stages<T>(first: Option<Error>, then: Result<T, Error>) -> Result<T, Error> {
+        match (first, then) {
+            (None, then) => then,
+            (Some(first), Ok(_)) => Err(first),
+            (Some(first), Err(then)) => {
+                let mut diagnostics = first.diagnostics;
+                diagnostics.extend(then.diagnostics);
+                diagnostics.sort_by(|a, b| a.origin.cmp(&b.origin));
+                Err(Error { diagnostics })
+            }
+        }
+    }
+
     /// The kinds of all diagnostics, in order (convenient for tests).
     pub fn kinds(&self) -> Vec<ErrorKind> {
         self.diagnostics.iter().map(|d| d.kind).collect()
@@ -378,6 +395,11 @@ pub(crate) struct Diagnostics {
 impl Diagnostics {
     pub(crate) fn push(&mut self, diagnostic: Diagnostic) {
         self.list.push(diagnostic);
+    }
+
+    /// How many diagnostics were recorded so far.
+    pub(crate) fn len(&self) -> usize {
+        self.list.len()
     }
 
     /// `Ok(value)` when nothing was recorded, otherwise every recorded diagnostic.

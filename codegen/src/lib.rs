@@ -3,7 +3,7 @@
 //! The pipeline has four stages, one private module each:
 //!
 //! ```text
-//! inputs ──load──▶ RawApi ──model──▶ ApiSet ──emit──▶ token streams ──write──▶ files
+//! inputs ──load──▶ LoadedApi ──model──▶ ApiSet ──emit──▶ token streams ──write──▶ files
 //! ```
 //!
 //! The public API is [`Config`] (every option), what it returns ([`Output`], [`Error`] with
@@ -571,7 +571,11 @@ impl Config {
             &self.modules,
         )?;
         let warnings = std::mem::take(&mut raw.warnings);
-        let api = model::build_with_options(&raw, &self.modules, &self.externs, self.model)?;
+        let (loaded, load_errors) = load::typed(raw);
+        let api = Error::join_stages(
+            load_errors,
+            model::build_with_options(&loaded, &self.modules, &self.externs, self.model),
+        )?;
         Ok((api, warnings))
     }
 }

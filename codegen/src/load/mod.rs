@@ -16,6 +16,8 @@ pub mod locate;
 mod merge;
 pub(crate) use merge::is_zero;
 mod openapi;
+pub mod operation;
+pub mod schema;
 mod select;
 mod swagger;
 
@@ -98,6 +100,63 @@ pub struct RawApi {
     pub warnings: Vec<Diagnostic>,
     /// What loading skipped, in input order.
     pub notes: Vec<Note>,
+}
+
+/// A named schema, typed: what the model reads.
+#[derive(Clone, Debug)]
+pub struct NamedSchema {
+    /// The definition's name, e.g. `io.k8s.api.core.v1.Pod`.
+    pub name: String,
+    /// The schema.
+    pub schema: schema::Schema,
+    /// Where it was defined.
+    pub origin: Origin,
+}
+
+/// What load hands the model: the merged and selected input, every schema typed.
+#[derive(Clone, Debug, Default)]
+pub struct LoadedApi {
+    /// Schemas in input order, each name once.
+    pub schemas: indexmap::IndexMap<String, NamedSchema>,
+    /// Operations in input order, each once (every document may carry its own copy).
+    pub operations: Vec<operation::Operation>,
+    /// Resources declared without paths, in input order.
+    pub resources: Vec<RawResource>,
+    /// What loading skipped, in input order.
+    pub notes: Vec<Note>,
+}
+
+/// Types every schema and operation of the merged (and selected) input, reporting each
+/// malformed part with its place (see [`operation::read_all`]). Warnings stay with `raw`'s
+/// caller.
+///
+/// A malformed keyword is left out of the typed schema and an operation with a malformed
+/// part is left out, so the model can still run and report the independent problems it
+/// finds; the caller joins both lists ([`Error::join_stages`]).
+pub(crate) fn typed(raw: RawApi) -> (LoadedApi, Option<Error>) {
+    let mut diagnostics = Diagnostics::default();
+    let mut schemas = indexmap::IndexMap::with_capacity(raw.schemas.len());
+    for (name, raw_schema) in raw.schemas {
+        // A definition that is no schema object is still a name references may use.
+        let schema = schema::Schema::read(&raw_schema.value, &raw_schema.origin, &mut diagnostics)
+            .unwrap_or_default();
+        schemas.insert(
+            name,
+            NamedSchema {
+                name: raw_schema.name,
+                schema,
+                origin: raw_schema.origin,
+            },
+        );
+    }
+    let operations = operation::read_all(&raw.operations, &mut diagnostics);
+    let loaded = LoadedApi {
+        schemas,
+        operations,
+        resources: raw.resources,
+        notes: raw.notes,
+    };
+    (loaded, diagnostics.finish(()).err())
 }
 
 /// One input file in the raw form.
@@ -539,14 +598,10 @@ pub(crate) fn builtin() -> Document {
     })
 }
 
-/// The schema name a `$ref` names: `#/components/schemas/<name>` (or Swagger's
-/// `#/definitions/<name>`), JSON pointer escapes undone (`~1` is `/`, `~0` is `~`). `None`
-/// for a reference to anything else. The one place references are parsed.
+/// The schema name a `$ref` names (see [`schema::SchemaRef::parse`], the one place
+/// references are parsed); `None` for a reference to anything else.
 pub(crate) fn schema_ref_name(reference: &str) -> Option<String> {
-    ["#/components/schemas/", "#/definitions/"]
-        .iter()
-        .find_map(|prefix| reference.strip_prefix(prefix))
-        .map(|name| name.replace("~1", "/").replace("~0", "~"))
+    schema::SchemaRef::parse(reference).map(|r| r.name)
 }
 
 /// The JSON type of a value, for messages.
@@ -651,5 +706,71 @@ mod tests {
         let text = format!("just: text\n---\n{}\n", crd("a.example.com", "Apple"));
         let e = load_bytes(text.as_bytes(), Path::new("x.yaml")).unwrap_err();
         assert_eq!(e.kinds(), [ErrorKind::UnknownDocument]);
+    }
+
+    /// The one schema in three formats: Swagger 2.0 (`#/definitions/`, `x-nullable`),
+    /// OpenAPI v3 (`#/components/schemas/`, `nullable`) and a CRD's property. Each lands
+    /// in the same typed form, reference parsed.
+    #[test]
+    fn swagger_openapi_and_crd_schemas_land_in_one_typed_form() {
+        let spec = |reference: &str, nullable: &str| {
+            format!(
+                r#"{{"type": "object", "required": ["size"], "properties": {{
+                    "size": {{"x-kubernetes-int-or-string": true}},
+                    "note": {{"type": "string", "{nullable}": true}},
+                    "owner": {{"$ref": "{reference}io.example.v1.Owner"}}}}}}"#
+            )
+        };
+        let owner = r#"{"type": "object", "properties": {"name": {"type": "string"}}}"#;
+        let swagger = format!(
+            r#"{{"swagger": "2.0", "info": {{"title": "t", "version": "v1"}}, "paths": {{}},
+              "definitions": {{"io.example.v1.Spec": {}, "io.example.v1.Owner": {owner}}}}}"#,
+            spec("#/definitions/", "x-nullable")
+        );
+        let openapi = format!(
+            r#"{{"openapi": "3.0.0", "info": {{"title": "t", "version": "v1"}}, "paths": {{}},
+              "components": {{"schemas": {{"io.example.v1.Spec": {}, "io.example.v1.Owner": {owner}}}}}}}"#,
+            spec("#/components/schemas/", "nullable")
+        );
+        let typed_spec = |name: &str, text: &str| {
+            let document = load_bytes(text.as_bytes(), Path::new(name)).unwrap();
+            let raw = merge(vec![document], &[]).unwrap();
+            let (api, errors) = typed(raw);
+            assert!(errors.is_none(), "{errors:?}");
+            api.schemas["io.example.v1.Spec"].schema.clone()
+        };
+        let from_swagger = typed_spec("a.json", &swagger);
+        let from_openapi = typed_spec("b.json", &openapi);
+        assert_eq!(from_swagger, from_openapi);
+        let properties = from_openapi.properties.as_ref().unwrap();
+        assert!(properties["size"].int_or_string);
+        assert!(properties["note"].nullable);
+        assert_eq!(
+            properties["owner"]
+                .reference
+                .as_ref()
+                .map(|r| r.name.as_str()),
+            Some("io.example.v1.Owner")
+        );
+        assert_eq!(from_openapi.required, ["size"]);
+
+        // A CRD's version schema: the same property schemas.
+        let crd = format!(
+            r#"{{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+              "metadata": {{"name": "things.example.com"}},
+              "spec": {{"group": "example.com", "names": {{"kind": "Thing", "plural": "things"}},
+                "scope": "Namespaced", "versions": [{{"name": "v1", "served": true, "storage": true,
+                "schema": {{"openAPIV3Schema": {{"type": "object", "properties": {{"spec": {}}}}}}}}}]}}}}"#,
+            spec("#/components/schemas/", "nullable")
+        );
+        let document = load_bytes(crd.as_bytes(), Path::new("c.yaml")).unwrap();
+        let (api, _) = typed(merge(vec![document], &[]).unwrap());
+        let thing = api
+            .schemas
+            .values()
+            .find(|s| s.name.ends_with(".Thing"))
+            .unwrap();
+        let crd_spec = &thing.schema.properties.as_ref().unwrap()["spec"];
+        assert_eq!(crd_spec, &from_openapi);
     }
 }

@@ -21,10 +21,8 @@ fn gvks(value: &Value) -> Vec<Gvk> {
         _ => Vec::new(),
     };
     list.into_iter()
-        .filter_map(|gvk| {
-            let field = |k: &str| gvk.get(k).and_then(Value::as_str).map(str::to_owned);
-            Some((field("group")?, field("version")?, field("kind")?))
-        })
+        .filter_map(super::schema::gvk)
+        .map(|gvk| (gvk.group, gvk.version, gvk.kind))
         .collect()
 }
 

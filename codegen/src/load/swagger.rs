@@ -12,7 +12,7 @@ use super::json_type;
 use crate::diagnostics::{Diagnostic, Diagnostics, ErrorKind, Origin};
 
 /// Keywords of a Swagger 2.0 non-body parameter that OpenAPI v3 keeps in `schema`.
-const SCHEMA_KEYWORDS: [&str; 11] = [
+pub(super) const SCHEMA_KEYWORDS: [&str; 11] = [
     "type",
     "format",
     "items",

@@ -376,15 +376,7 @@ pub(crate) fn resolve<'a>(types: &'a [TypeDef], shape: &'a Shape) -> &'a Shape {
 /// (a value that does not fit it, an object without a required field, and `meta/v1.Time`
 /// and `MicroTime`, which have no constant constructor).
 fn literal(types: &[TypeDef], shape: &Shape, default: &Value) -> Option<Literal> {
-    let zero = match default {
-        Value::Null => true,
-        Value::Bool(b) => !b,
-        Value::Number(n) => n.as_f64() == Some(0.0),
-        Value::String(s) => s.is_empty(),
-        Value::Array(items) => items.is_empty(),
-        Value::Object(entries) => entries.is_empty(),
-    };
-    if zero {
+    if crate::load::is_zero(default) {
         return None;
     }
     value_literal(types, shape, default, 0)

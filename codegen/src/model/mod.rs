@@ -22,7 +22,8 @@ use serde_json::Value;
 
 use crate::ModuleRules;
 use crate::diagnostics::{Error, Origin};
-use crate::load::RawApi;
+use crate::load::LoadedApi;
+use crate::load::schema::Schema;
 
 pub use externs::ExternType;
 
@@ -289,22 +290,9 @@ pub struct PatchStrategy {
 
 impl PatchStrategy {
     /// The metadata of a property's schema, if it declares any.
-    pub fn of(schema: &serde_json::Map<String, Value>) -> Option<PatchStrategy> {
-        let strategies: Vec<String> = schema
-            .get("x-kubernetes-patch-strategy")
-            .and_then(Value::as_str)
-            .map(|s| {
-                s.split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default();
-        let merge_key = schema
-            .get("x-kubernetes-patch-merge-key")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+    pub fn of(schema: &Schema) -> Option<PatchStrategy> {
+        let strategies = schema.patch_strategies.clone();
+        let merge_key = schema.patch_merge_key.clone();
         (!strategies.is_empty() || merge_key.is_some()).then_some(PatchStrategy {
             strategies,
             merge_key,
@@ -464,13 +452,13 @@ impl Default for Options {
 }
 
 /// Builds the model from the merged raw input.
-pub fn build(raw: &RawApi, rules: &ModuleRules) -> Result<ApiSet, Error> {
+pub fn build(raw: &LoadedApi, rules: &ModuleRules) -> Result<ApiSet, Error> {
     build_with(raw, rules, &[])
 }
 
 /// Builds the model with the types that `externs` name defined elsewhere.
 pub fn build_with(
-    raw: &RawApi,
+    raw: &LoadedApi,
     rules: &ModuleRules,
     externs: &[ExternType],
 ) -> Result<ApiSet, Error> {
@@ -479,7 +467,7 @@ pub fn build_with(
 
 /// Builds the model with the types that `externs` name defined elsewhere, and `options`.
 pub fn build_with_options(
-    raw: &RawApi,
+    raw: &LoadedApi,
     rules: &ModuleRules,
     externs: &[ExternType],
     options: Options,

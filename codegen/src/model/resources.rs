@@ -7,10 +7,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::Value;
-
 use super::{Gvk, Resource, Scope, Shape, TypeDef, TypeId, TypeKind};
-use crate::load::RawApi;
+use crate::load::LoadedApi;
 
 /// A path template taken apart.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,7 +79,7 @@ struct Seen {
 
 /// Finds the served resources and the list kinds among `types`.
 pub(super) fn find(
-    raw: &RawApi,
+    raw: &LoadedApi,
     types: &[TypeDef],
 ) -> (BTreeMap<TypeId, Resource>, BTreeMap<TypeId, TypeId>) {
     // (group, version, plural) → what the paths say about it.
@@ -103,13 +101,8 @@ pub(super) fn find(
                 entry.subresources.insert(sub);
             }
             None => {
-                let gvk_kind = operation
-                    .value
-                    .get("x-kubernetes-group-version-kind")
-                    .and_then(|gvk| gvk.get("kind"))
-                    .and_then(Value::as_str);
-                if let (None, Some(kind)) = (&entry.kind, gvk_kind) {
-                    entry.kind = Some(kind.to_owned());
+                if let (None, Some(kind)) = (&entry.kind, &operation.gvk_kind) {
+                    entry.kind = Some(kind.clone());
                 }
             }
         }

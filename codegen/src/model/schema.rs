@@ -24,10 +24,15 @@
 //!
 //! Optional fields become `Option<T>` (`Option<Option<T>>` when nullable: absent, `null`,
 //! value); which ones are boxed is decided in `cycles.rs`.
+//!
+//! The input is load's typed [`Schema`]; the rules for a value are [`map_shape`], the one
+//! mapping that the fields of types and the parameters and bodies of operations
+//! (`operations/read.rs`) all use. What differs between them is the [`Place`]: a type's
+//! fields get nested types of their own, an operation's schemas none.
 
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::naming::{self, Namespace};
 use super::wellknown::{self, WellKnown};
@@ -37,7 +42,8 @@ use super::{
 };
 use crate::ModuleRules;
 use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Origin};
-use crate::load::{RawApi, RawSchema, json_type};
+use crate::load::schema::{AdditionalProperties, Schema, SchemaRef, Type};
+use crate::load::{LoadedApi, NamedSchema, json_type};
 
 /// Deeper nesting than this is rejected rather than risking the stack.
 const MAX_DEPTH: usize = 64;
@@ -51,7 +57,7 @@ struct ModuleNames {
 
 struct Builder<'a> {
     ids: BTreeMap<&'a str, TypeId>,
-    schemas: BTreeMap<&'a str, &'a RawSchema>,
+    schemas: BTreeMap<&'a str, &'a NamedSchema>,
     types: Vec<TypeDef>,
     modules: BTreeMap<Vec<String>, ModuleNames>,
     diagnostics: Diagnostics,
@@ -64,7 +70,7 @@ struct Builder<'a> {
 /// Creates one type per named schema (plus nested anonymous types), with names and modules
 /// assigned and `$ref`s resolved to [`TypeId`]s.
 pub(super) fn build_types(
-    raw: &RawApi,
+    raw: &LoadedApi,
     rules: &ModuleRules,
     options: Options,
 ) -> Result<Vec<TypeDef>, Error> {
@@ -118,7 +124,7 @@ pub(super) fn build_types(
     }
 
     for (index, schema) in schemas.iter().enumerate() {
-        builder.define(TypeId(index), &schema.value, &schema.origin);
+        builder.define(TypeId(index), &schema.schema, &schema.origin);
     }
     let Builder {
         types, diagnostics, ..
@@ -128,19 +134,16 @@ pub(super) fn build_types(
 
 impl<'a> Builder<'a> {
     /// Fills in the body of the named type `id`.
-    fn define(&mut self, id: TypeId, schema: &'a Value, origin: &Origin) {
-        let Some(object) = self.schema_object(schema, origin) else {
-            return;
-        };
-        let description = self.description(object, origin);
-        let gvks = self.gvks(object, origin);
+    fn define(&mut self, id: TypeId, schema: &'a Schema, origin: &Origin) {
+        let description = schema.description.clone();
+        let gvks = schema.gvks.clone();
         let name = self.types[id.0].schema_name.clone();
         let kind = match wellknown::lookup(&name) {
             Some(WellKnown::Runtime(runtime)) => TypeKind::Alias(Shape::Runtime(runtime)),
             Some(WellKnown::WatchEvent) => TypeKind::WatchEvent {
                 status: self.ids.get(wellknown::STATUS).copied(),
             },
-            None => match self.body(id, object, origin, 0) {
+            None => match self.body(id, schema, origin, 0) {
                 Some(kind) => kind,
                 None => return,
             },
@@ -169,23 +172,23 @@ impl<'a> Builder<'a> {
     fn body(
         &mut self,
         id: TypeId,
-        object: &'a Map<String, Value>,
+        schema: &'a Schema,
         origin: &Origin,
         depth: usize,
     ) -> Option<TypeKind> {
-        if !nullable(object) && may_be_struct(object) {
-            let merged = self.merge(object, origin, depth)?;
+        if !schema.nullable && may_be_struct(schema) {
+            let merged = self.merge(schema, origin, depth)?;
             // A named schema with `properties`, even none, is a struct (with its extra keys).
-            if merged.is_struct() || (merged.fits_struct() && object.contains_key("properties")) {
+            if merged.is_struct() || (merged.fits_struct() && schema.properties.is_some()) {
                 return self.fields(id, &merged, depth).map(TypeKind::Struct);
             }
         }
-        if let Some(values) = self.string_enum(object, origin)
-            && !nullable(object)
+        if let Some(values) = self.string_enum(schema, origin)
+            && !schema.nullable
         {
             return values.map(|values| TypeKind::Enum(variants(values)));
         }
-        let shape = self.shape(id, object, origin, "", depth);
+        let shape = self.shape(id, schema, origin, "", depth);
         shape.map(TypeKind::Alias)
     }
 
@@ -211,11 +214,8 @@ impl<'a> Builder<'a> {
         let mut ok = true;
         for property in &merged.properties {
             let field_origin = &property.origin;
-            let Some(schema) = self.schema_object(property.schema, field_origin) else {
-                ok = false;
-                continue;
-            };
-            let description = self.description(schema, field_origin);
+            let schema = property.schema;
+            let description = schema.description.clone();
             self.note = None;
             let Some(shape) = self.shape(id, schema, field_origin, property.name, depth + 1) else {
                 ok = false;
@@ -229,7 +229,7 @@ impl<'a> Builder<'a> {
                 required: merged.required.iter().any(|r| r == property.name),
                 boxed: false,
                 description: with_note(description, note),
-                default: schema.get("default").cloned(),
+                default: schema.default.clone(),
                 role: FieldRole::Plain,
                 patch: PatchStrategy::of(schema),
                 origin: field_origin.clone(),
@@ -285,12 +285,7 @@ impl<'a> Builder<'a> {
 
     /// Every property (and required name, and the source of extra keys) of a schema that
     /// may be a struct, gathered through `$ref`, `allOf`, `oneOf` and `anyOf`.
-    fn merge(
-        &mut self,
-        object: &'a Map<String, Value>,
-        origin: &Origin,
-        depth: usize,
-    ) -> Option<Merged<'a>> {
+    fn merge(&mut self, schema: &'a Schema, origin: &Origin, depth: usize) -> Option<Merged<'a>> {
         let mut merged = Merged {
             properties: Vec::new(),
             required: Vec::new(),
@@ -300,13 +295,13 @@ impl<'a> Builder<'a> {
             non_object: None,
             visiting: Vec::new(),
         };
-        self.collect(object, origin, &mut merged, true, depth)?;
+        self.collect(schema, origin, &mut merged, true, depth)?;
         Some(merged)
     }
 
     fn collect(
         &mut self,
-        object: &'a Map<String, Value>,
+        schema: &'a Schema,
         origin: &Origin,
         merged: &mut Merged<'a>,
         all: bool,
@@ -316,7 +311,7 @@ impl<'a> Builder<'a> {
             self.too_deep(origin);
             return None;
         }
-        if let Some(reference) = object.get("$ref") {
+        if let Some(reference) = &schema.reference {
             let id = self.reference(reference, &origin.child("$ref"))?;
             let name = self.types[id.0].schema_name.clone();
             if merged.visiting.contains(&name) {
@@ -325,41 +320,27 @@ impl<'a> Builder<'a> {
             }
             let target = self.schemas.get(name.as_str()).copied();
             if let Some(target) = target {
-                let target_object = self.schema_object(&target.value, &target.origin)?;
                 if wellknown::lookup(&name).is_some() {
                     merged.non_object = Some(format!("`{name}`"));
                 } else {
                     merged.visiting.push(name);
-                    self.collect(target_object, &target.origin, merged, all, depth + 1)?;
+                    self.collect(&target.schema, &target.origin, merged, all, depth + 1)?;
                     merged.visiting.pop();
                 }
             }
         }
-        match object.get("type") {
-            Some(Value::String(ty)) if ty != "object" => {
-                merged.non_object = Some(format!("`{ty}`"))
-            }
-            _ => {}
+        if let Some(ty) = schema.ty
+            && ty != Type::Object
+        {
+            merged.non_object = Some(format!("`{}`", ty.as_str()));
         }
-        if object.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true)) {
+        if schema.int_or_string {
             merged.non_object = Some("an int-or-string".to_owned());
         }
-        for keyword in ["allOf", "oneOf", "anyOf"] {
-            let Some(list) = object.get(keyword) else {
-                continue;
-            };
+        for (keyword, list) in schema.combinators() {
             let list_origin = origin.child(keyword);
-            let Some(list) = list.as_array() else {
-                self.diagnostics.push(Diagnostic::new(
-                    ErrorKind::InvalidSchema,
-                    &list_origin,
-                    format!("expected an array of schemas, found {}", json_type(list)),
-                ));
-                return None;
-            };
             for (i, branch) in list.iter().enumerate() {
                 let branch_origin = list_origin.child(&i.to_string());
-                let branch = self.schema_object(branch, &branch_origin)?;
                 if keyword != "allOf" && constraint_only(branch) {
                     continue;
                 }
@@ -369,20 +350,20 @@ impl<'a> Builder<'a> {
                 self.collect(branch, &branch_origin, merged, all, depth + 1)?;
             }
         }
-        if let Some(properties) = self.properties(object, origin).ok()? {
+        if let Some(properties) = &schema.properties {
             let properties_origin = origin.child("properties");
-            for (name, schema) in properties {
-                merged.add(name, schema, properties_origin.child(name));
+            for (name, property) in properties {
+                merged.add(name, property, properties_origin.child(name));
             }
         }
         if all {
-            for name in self.required(object, origin)? {
-                if !merged.required.contains(&name) {
-                    merged.required.push(name);
+            for name in &schema.required {
+                if !merged.required.contains(name) {
+                    merged.required.push(name.clone());
                 }
             }
         }
-        let extra = self.extra(object, origin)?;
+        let extra = extra(schema, origin);
         merged.extra = match (merged.extra.take(), extra) {
             (None, extra) | (extra, None) => extra,
             (Some(Extra::Preserved(o)), _) | (_, Some(Extra::Preserved(o))) => {
@@ -396,242 +377,88 @@ impl<'a> Builder<'a> {
         Some(())
     }
 
-    /// What an object schema says about keys beyond its properties.
-    fn extra(
-        &mut self,
-        object: &'a Map<String, Value>,
-        origin: &Origin,
-    ) -> Option<Option<Extra<'a>>> {
-        if object.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true)) {
-            return Some(Some(Extra::Preserved(
-                origin.child("x-kubernetes-preserve-unknown-fields"),
-            )));
-        }
-        let additional_origin = origin.child("additionalProperties");
-        let additional = match object.get("additionalProperties") {
-            None => None,
-            Some(Value::Bool(false)) => Some(None),
-            Some(Value::Bool(true)) => Some(Some(Extra::Any(additional_origin.clone()))),
-            Some(Value::Object(schema)) => {
-                Some(Some(Extra::Typed(schema, additional_origin.clone())))
-            }
-            Some(other) => {
-                self.diagnostics.push(Diagnostic::new(
-                    ErrorKind::InvalidSchema,
-                    &additional_origin,
-                    format!(
-                        "expected a schema object or a boolean, found {}",
-                        json_type(other)
-                    ),
-                ));
-                return None;
-            }
-        };
-        let pattern_origin = origin.child("patternProperties");
-        let patterns = match object.get("patternProperties") {
-            None => return Some(additional.flatten()),
-            Some(Value::Object(patterns)) => patterns,
-            Some(other) => {
-                self.diagnostics.push(Diagnostic::new(
-                    ErrorKind::InvalidSchema,
-                    &pattern_origin,
-                    format!(
-                        "expected an object of pattern schemas, found {}",
-                        json_type(other)
-                    ),
-                ));
-                return None;
-            }
-        };
-        // Without matching the patterns, a key's schema is known only when one pattern
-        // is all that other keys may match.
-        Some(match (patterns.iter().next(), patterns.len(), additional) {
-            (None, _, additional) => additional.flatten(),
-            (Some((pattern, Value::Object(schema))), 1, Some(None)) => {
-                Some(Extra::Typed(schema, pattern_origin.child(pattern)))
-            }
-            _ => Some(Extra::Any(pattern_origin)),
-        })
-    }
-
     fn too_deep(&mut self, origin: &Origin) {
-        self.diagnostics.push(
-            Diagnostic::new(
-                ErrorKind::UnsupportedSchema,
-                origin,
-                format!("expected schemas nested at most {MAX_DEPTH} levels deep"),
-            )
-            .with_hint("give deeply nested schemas names of their own and use `$ref`"),
-        );
+        self.diagnostics.push(too_deep(origin));
     }
 
-    /// The shape of a value schema. Nested objects and enums become new types named after
-    /// `parent` and `property`.
+    /// The shape of a value schema ([`map_shape`]). Nested objects and enums become new
+    /// types named after `parent` and `property`.
     fn shape(
         &mut self,
         parent: TypeId,
-        object: &'a Map<String, Value>,
+        schema: &'a Schema,
         origin: &Origin,
         property: &str,
         depth: usize,
     ) -> Option<Shape> {
-        if depth > MAX_DEPTH {
-            self.too_deep(origin);
-            return None;
-        }
-        let shape = self.value_shape(parent, object, origin, property, depth)?;
-        Some(match shape {
-            Shape::Nullable(_) => shape,
-            _ if nullable(object) => Shape::Nullable(Box::new(shape)),
-            _ => shape,
-        })
+        map_shape(
+            &mut Nest {
+                builder: self,
+                parent,
+            },
+            schema,
+            origin,
+            property,
+            depth,
+        )
     }
 
-    /// [`shape`](Self::shape) without `null`.
-    fn value_shape(
+    /// A schema with properties or combined schemas: a struct, a union, or (with a doc line
+    /// saying why) JSON; `Some(None)` when it only adds constraints to its own type.
+    fn combined(
         &mut self,
         parent: TypeId,
-        object: &'a Map<String, Value>,
+        schema: &'a Schema,
         origin: &Origin,
         property: &str,
         depth: usize,
-    ) -> Option<Shape> {
-        let has_properties = object
-            .get("properties")
-            .and_then(Value::as_object)
-            .is_some_and(|p| !p.is_empty());
-        if let Some(reference) = object.get("$ref")
-            && !has_properties
-        {
-            return self
-                .reference(reference, &origin.child("$ref"))
-                .map(Shape::Ref);
+    ) -> Option<Option<Shape>> {
+        let merged = self.merge(schema, origin, depth)?;
+        if merged.is_struct() {
+            let placeholder = TypeKind::Struct(Vec::new());
+            let id = self.nested(parent, property, origin, placeholder, schema);
+            let fields = self.fields(id, &merged, depth)?;
+            self.types[id.0].kind = TypeKind::Struct(fields);
+            return Some(Some(Shape::Ref(id)));
         }
-        if let Some(Value::Array(list)) = object.get("allOf")
-            && let [single] = list.as_slice()
-            && !has_properties
-            && !object.contains_key("oneOf")
-            && !object.contains_key("anyOf")
-        {
-            let inner_origin = origin.child("allOf").child("0");
-            let inner = self.schema_object(single, &inner_origin)?;
-            return self.shape(parent, inner, &inner_origin, property, depth + 1);
-        }
-        let format = self.string_keyword(object, "format", origin);
-        let int_or_string = object.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true));
-        if int_or_string || format == Some("int-or-string") {
-            return Some(Shape::Runtime(RuntimeType::IntOrString));
-        }
-        if may_be_struct(object) {
-            let merged = self.merge(object, origin, depth)?;
-            if merged.is_struct() {
-                let placeholder = TypeKind::Struct(Vec::new());
-                let id = self.nested(parent, property, origin, placeholder, object);
-                let fields = self.fields(id, &merged, depth)?;
-                self.types[id.0].kind = TypeKind::Struct(fields);
-                return Some(Shape::Ref(id));
-            }
-            let combined = ["allOf", "oneOf", "anyOf"]
-                .into_iter()
-                .filter(|k| object.contains_key(*k))
-                .find(|k| {
-                    object
-                        .get(*k)
-                        .and_then(Value::as_array)
-                        .is_some_and(|list| {
-                            !list
-                                .iter()
-                                .all(|b| b.as_object().is_some_and(constraint_only))
-                        })
-                });
-            match combined {
-                // Only constraints besides the schema's own type: map that.
-                None => {}
-                Some("allOf") => {
-                    // `allOf` of one schema and constraints on it is that schema.
-                    let list = object.get("allOf").and_then(Value::as_array);
-                    let typed: Vec<(usize, &'a Map<String, Value>)> = list
-                        .into_iter()
-                        .flatten()
-                        .enumerate()
-                        .filter_map(|(i, b)| b.as_object().map(|b| (i, b)))
-                        .filter(|(_, b)| !constraint_only(b))
-                        .collect();
-                    if let [(i, single)] = typed.as_slice()
-                        && !object.contains_key("type")
-                    {
-                        let inner_origin = origin.child("allOf").child(&i.to_string());
-                        return self.shape(parent, single, &inner_origin, property, depth + 1);
-                    }
-                    self.note = Some(merged.why_json("allOf"));
-                    return Some(Shape::Json);
+        let combined = schema
+            .combinators()
+            .find(|(_, list)| !list.iter().all(constraint_only))
+            .map(|(keyword, _)| keyword);
+        match combined {
+            // Only constraints besides the schema's own type: map that.
+            None => Some(None),
+            Some("allOf") => {
+                // `allOf` of one schema and constraints on it is that schema.
+                let typed: Vec<(usize, &'a Schema)> = schema
+                    .all_of
+                    .iter()
+                    .flatten()
+                    .enumerate()
+                    .filter(|(_, b)| !constraint_only(b))
+                    .collect();
+                if let [(i, single)] = typed.as_slice()
+                    && schema.ty.is_none()
+                {
+                    let inner_origin = origin.child("allOf").child(&i.to_string());
+                    return self
+                        .shape(parent, single, &inner_origin, property, depth + 1)
+                        .map(Some);
                 }
-                Some(keyword) => {
-                    if merged.conflict.is_none()
-                        && !object.contains_key("type")
-                        && let Some(branches) = self.union_branches(object, keyword, origin)
-                    {
-                        return self.union(parent, object, origin, property, &branches, depth);
-                    }
-                    self.note = Some(merged.why_json(keyword));
-                    return Some(Shape::Json);
-                }
+                self.note = Some(merged.why_json("allOf"));
+                Some(Some(Shape::Json))
             }
-        }
-        let ty = self.type_keyword(object, origin)?;
-        match ty.as_deref() {
-            Some("string") => {
-                if let Some(values) = self.string_enum(object, origin) {
-                    let values = values?;
-                    return Some(Shape::Ref(self.nested(
-                        parent,
-                        property,
-                        origin,
-                        TypeKind::Enum(variants(values)),
-                        object,
-                    )));
+            Some(keyword) => {
+                if merged.conflict.is_none()
+                    && schema.ty.is_none()
+                    && let Some(branches) = self.union_branches(schema, keyword, origin)
+                {
+                    return self
+                        .union(parent, schema, origin, property, &branches, depth)
+                        .map(Some);
                 }
-                scalar_shape("string", format)
-            }
-            Some(scalar @ ("integer" | "number" | "boolean")) => scalar_shape(scalar, format),
-            Some("array") => {
-                let items_origin = origin.child("items");
-                let item = match object.get("items") {
-                    None => Shape::Json,
-                    Some(items) => {
-                        let items = self.schema_object(items, &items_origin)?;
-                        self.shape(parent, items, &items_origin, property, depth + 1)?
-                    }
-                };
-                Some(Shape::Vec(Box::new(item)))
-            }
-            Some("object") | None => {
-                // An empty property list says nothing about the value; keep it whole.
-                self.properties(object, origin).ok()?;
-                if object.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true)) {
-                    return Some(Shape::Json);
-                }
-                match self.extra(object, origin)? {
-                    Some(Extra::Typed(values, values_origin)) => {
-                        let value =
-                            self.shape(parent, values, &values_origin, property, depth + 1)?;
-                        Some(Shape::Map(Box::new(value)))
-                    }
-                    Some(Extra::Any(_)) => Some(Shape::Map(Box::new(Shape::Json))),
-                    Some(Extra::Preserved(_)) | None => Some(Shape::Json),
-                }
-            }
-            Some(other) => {
-                self.diagnostics.push(
-                    Diagnostic::new(
-                        ErrorKind::UnsupportedSchema,
-                        &origin.child("type"),
-                        format!(
-                            "expected one of the types string, integer, number, boolean, array or object, found {other:?}"
-                        ),
-                    ),
-                );
-                None
+                self.note = Some(merged.why_json(keyword));
+                Some(Some(Shape::Json))
             }
         }
     }
@@ -641,14 +468,13 @@ impl<'a> Builder<'a> {
     /// `number`, which admits integers too): then a value's JSON type picks its branch.
     fn union_branches(
         &mut self,
-        object: &'a Map<String, Value>,
+        schema: &'a Schema,
         keyword: &str,
         origin: &Origin,
     ) -> Option<Vec<Branch<'a>>> {
-        let list = object.get(keyword)?.as_array()?;
+        let list = schema.combinator(keyword)?;
         let mut branches = Vec::new();
         for (i, branch) in list.iter().enumerate() {
-            let branch = branch.as_object()?;
             if constraint_only(branch) {
                 continue;
             }
@@ -667,38 +493,30 @@ impl<'a> Builder<'a> {
     }
 
     /// The one JSON type a schema admits, if it admits exactly one (`null` aside).
-    fn json_type_of(&self, object: &'a Map<String, Value>, depth: usize) -> Option<&'static str> {
-        const TYPES: [&str; 6] = ["string", "integer", "number", "boolean", "array", "object"];
+    fn json_type_of(&self, schema: &'a Schema, depth: usize) -> Option<&'static str> {
         if depth > MAX_DEPTH
-            || [
-                "oneOf",
-                "anyOf",
-                "x-kubernetes-int-or-string",
-                "x-kubernetes-preserve-unknown-fields",
-            ]
-            .iter()
-            .any(|k| object.contains_key(*k))
-            || object.get("format").and_then(Value::as_str) == Some("int-or-string")
+            || schema.one_of.is_some()
+            || schema.any_of.is_some()
+            || schema.int_or_string
+            || schema.preserve_unknown_fields
+            || schema.format.as_deref() == Some("int-or-string")
         {
             return None;
         }
-        if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
-            let name = crate::load::schema_ref_name(reference)?;
-            let target = self.schemas.get(name.as_str())?;
-            return match wellknown::lookup(&name) {
+        if let Some(reference) = &schema.reference {
+            let target = self.schemas.get(reference.name.as_str())?;
+            return match wellknown::lookup(&reference.name) {
                 Some(WellKnown::Runtime(
                     RuntimeType::Time | RuntimeType::MicroTime | RuntimeType::ByteString,
                 )) => Some("string"),
                 Some(_) => None,
-                None => self.json_type_of(target.value.as_object()?, depth + 1),
+                None => self.json_type_of(&target.schema, depth + 1),
             };
         }
-        match object.get("type") {
-            Some(Value::String(ty)) => TYPES.iter().find(|t| **t == ty).copied(),
-            None if object.contains_key("properties") || object.contains_key("allOf") => {
-                Some("object")
-            }
-            _ => None,
+        match schema.ty {
+            Some(ty) => Some(ty.as_str()),
+            None if schema.properties.is_some() || schema.all_of.is_some() => Some("object"),
+            None => None,
         }
     }
 
@@ -706,7 +524,7 @@ impl<'a> Builder<'a> {
     fn union(
         &mut self,
         parent: TypeId,
-        object: &'a Map<String, Value>,
+        schema: &'a Schema,
         origin: &Origin,
         property: &str,
         branches: &[Branch<'a>],
@@ -717,7 +535,7 @@ impl<'a> Builder<'a> {
             property,
             origin,
             TypeKind::Union(Vec::new()),
-            object,
+            schema,
         );
         let mut variants = Vec::with_capacity(branches.len());
         for (json_type, branch, branch_origin) in branches {
@@ -740,7 +558,7 @@ impl<'a> Builder<'a> {
         property: &str,
         origin: &Origin,
         kind: TypeKind,
-        object: &Map<String, Value>,
+        schema: &Schema,
     ) -> TypeId {
         let parent_def = &self.types[parent.0];
         let module = parent_def.module.clone();
@@ -757,7 +575,6 @@ impl<'a> Builder<'a> {
             .or_default()
             .types
             .claim(&base);
-        let description = self.description(object, origin);
         let id = TypeId(self.types.len());
         self.types.push(TypeDef {
             name,
@@ -765,7 +582,7 @@ impl<'a> Builder<'a> {
             file,
             schema_name,
             origin: origin.clone(),
-            description,
+            description: schema.description.clone(),
             kind,
             gvk: None,
             gvks: Vec::new(),
@@ -775,143 +592,23 @@ impl<'a> Builder<'a> {
         id
     }
 
-    fn reference(&mut self, reference: &Value, origin: &Origin) -> Option<TypeId> {
-        let Some(text) = reference.as_str() else {
-            self.diagnostics.push(Diagnostic::new(
-                ErrorKind::InvalidSchema,
-                origin,
-                format!(
-                    "expected `$ref` to be a string, found {}",
-                    json_type(reference)
-                ),
-            ));
-            return None;
-        };
-        let Some(name) = crate::load::schema_ref_name(text) else {
-            self.diagnostics.push(
-                Diagnostic::new(
-                    ErrorKind::UnsupportedSchema,
-                    origin,
-                    format!("expected a reference to a named schema, found {text:?}"),
-                )
-                .with_hint("references must look like `#/components/schemas/<name>` or `#/definitions/<name>`"),
-            );
-            return None;
-        };
-        match self.ids.get(name.as_str()) {
-            Some(id) => Some(*id),
-            None => {
-                self.diagnostics.push(
-                    Diagnostic::new(
-                        ErrorKind::DanglingRef,
-                        origin,
-                        format!(
-                            "expected `{text}` to name a schema, but there is no schema `{name}`"
-                        ),
-                    )
-                    .with_hint("add the schema to an input document, or fix the reference"),
-                );
-                None
-            }
+    /// The type a reference names, or a located error when there is none.
+    fn reference(&mut self, reference: &SchemaRef, origin: &Origin) -> Option<TypeId> {
+        let found = self.ids.get(reference.name.as_str()).copied();
+        if found.is_none() {
+            self.diagnostics.push(dangling(reference, origin));
         }
-    }
-
-    fn schema_object<'v>(
-        &mut self,
-        value: &'v Value,
-        origin: &Origin,
-    ) -> Option<&'v Map<String, Value>> {
-        match value {
-            Value::Object(object) => Some(object),
-            other => {
-                self.diagnostics.push(Diagnostic::new(
-                    ErrorKind::InvalidSchema,
-                    origin,
-                    format!("expected a schema object, found {}", json_type(other)),
-                ));
-                None
-            }
-        }
-    }
-
-    /// `Ok(None)` when there are no properties, `Err(())` when they are malformed (reported).
-    fn properties<'v>(
-        &mut self,
-        object: &'v Map<String, Value>,
-        origin: &Origin,
-    ) -> Result<Option<&'v Map<String, Value>>, ()> {
-        match object.get("properties") {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Object(properties)) => Ok(Some(properties)),
-            Some(other) => {
-                self.diagnostics.push(Diagnostic::new(
-                    ErrorKind::InvalidSchema,
-                    &origin.child("properties"),
-                    format!(
-                        "expected an object of property schemas, found {}",
-                        json_type(other)
-                    ),
-                ));
-                Err(())
-            }
-        }
-    }
-
-    fn required(&mut self, object: &Map<String, Value>, origin: &Origin) -> Option<Vec<String>> {
-        let required_origin = origin.child("required");
-        match object.get("required") {
-            None | Some(Value::Null) => Some(Vec::new()),
-            Some(Value::Array(list)) => {
-                let mut names = Vec::with_capacity(list.len());
-                for (i, item) in list.iter().enumerate() {
-                    match item.as_str() {
-                        Some(name) => names.push(name.to_owned()),
-                        None => {
-                            self.diagnostics.push(Diagnostic::new(
-                                ErrorKind::InvalidSchema,
-                                &required_origin.child(&i.to_string()),
-                                format!("expected a property name, found {}", json_type(item)),
-                            ));
-                            return None;
-                        }
-                    }
-                }
-                Some(names)
-            }
-            Some(other) => {
-                self.diagnostics.push(Diagnostic::new(
-                    ErrorKind::InvalidSchema,
-                    &required_origin,
-                    format!(
-                        "expected an array of property names, found {}",
-                        json_type(other)
-                    ),
-                ));
-                None
-            }
-        }
+        found
     }
 
     /// `Some(Some(values))` for a string enum, `Some(None)` for an invalid one (reported),
     /// `None` when the schema has no `enum` or is not a string schema.
-    fn string_enum(
-        &mut self,
-        object: &Map<String, Value>,
-        origin: &Origin,
-    ) -> Option<Option<Vec<String>>> {
-        let list = object.get("enum")?;
-        if object.get("type").and_then(Value::as_str) != Some("string") {
+    fn string_enum(&mut self, schema: &Schema, origin: &Origin) -> Option<Option<Vec<String>>> {
+        let list = schema.enum_values.as_ref()?;
+        if schema.ty != Some(Type::String) {
             return None;
         }
         let enum_origin = origin.child("enum");
-        let Some(list) = list.as_array() else {
-            self.diagnostics.push(Diagnostic::new(
-                ErrorKind::InvalidSchema,
-                &enum_origin,
-                format!("expected an array of values, found {}", json_type(list)),
-            ));
-            return Some(None);
-        };
         let mut values: Vec<String> = Vec::with_capacity(list.len());
         for (i, item) in list.iter().enumerate() {
             match item {
@@ -940,148 +637,238 @@ impl<'a> Builder<'a> {
         }
         Some(Some(values))
     }
+}
 
-    /// The `type` keyword: a string, or an array of at most one type besides `"null"`.
-    fn type_keyword(
+/// What [`map_shape`] asks of the place a schema is mapped in: types (`Nest`, which
+/// creates nested types) or the parameters and bodies of operations
+/// (`operations/read.rs`, which create none).
+pub(crate) trait Place<'a> {
+    /// The shape of a reference, or `None` after reporting that it names no schema.
+    fn reference(&mut self, reference: &SchemaRef, origin: &Origin) -> Option<Shape>;
+    /// A schema with properties or combined schemas (`allOf`, `oneOf`, `anyOf`):
+    /// `Some(Some(shape))` when it is decided here, `Some(None)` when it only adds
+    /// constraints to its own type (the rules below then apply), `None` after an error.
+    fn combined(
         &mut self,
-        object: &Map<String, Value>,
+        schema: &'a Schema,
         origin: &Origin,
-    ) -> Option<Option<String>> {
-        let type_origin = origin.child("type");
-        match object.get("type") {
-            None => Some(None),
-            Some(Value::String(ty)) => Some(Some(ty.clone())),
-            Some(Value::Array(list)) => {
-                let non_null: Vec<&str> = list
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .filter(|t| *t != "null")
-                    .collect();
-                match non_null.as_slice() {
-                    [] => Some(None),
-                    [one]
-                        if non_null.len() + usize::from(list.iter().any(|t| t == "null"))
-                            == list.len() =>
-                    {
-                        Some(Some((*one).to_owned()))
-                    }
-                    _ => {
-                        self.diagnostics.push(Diagnostic::new(
-                            ErrorKind::UnsupportedSchema,
-                            &type_origin,
-                            "expected one type, optionally with \"null\"",
-                        ));
-                        None
-                    }
-                }
-            }
-            Some(other) => {
-                self.diagnostics.push(Diagnostic::new(
-                    ErrorKind::InvalidSchema,
-                    &type_origin,
-                    format!("expected a type name, found {}", json_type(other)),
-                ));
-                None
-            }
-        }
-    }
-
-    fn string_keyword<'v>(
+        property: &str,
+        depth: usize,
+    ) -> Option<Option<Shape>>;
+    /// A string schema with `enum`, in the same convention.
+    fn string_enum(
         &mut self,
-        object: &'v Map<String, Value>,
-        key: &str,
+        schema: &'a Schema,
         origin: &Origin,
-    ) -> Option<&'v str> {
-        match object.get(key) {
-            None => None,
-            Some(Value::String(value)) => Some(value),
-            Some(other) => {
-                self.diagnostics.push(Diagnostic::new(
-                    ErrorKind::InvalidSchema,
-                    &origin.child(key),
-                    format!(
-                        "expected `{key}` to be a string, found {}",
-                        json_type(other)
-                    ),
-                ));
-                None
+        property: &str,
+    ) -> Option<Option<Shape>>;
+    /// Reports a problem.
+    fn report(&mut self, diagnostic: Diagnostic);
+}
+
+/// The error for schemas nested deeper than [`MAX_DEPTH`].
+fn too_deep(origin: &Origin) -> Diagnostic {
+    Diagnostic::new(
+        ErrorKind::UnsupportedSchema,
+        origin,
+        format!("expected schemas nested at most {MAX_DEPTH} levels deep"),
+    )
+    .with_hint("give deeply nested schemas names of their own and use `$ref`")
+}
+
+/// The one schema → shape mapping (the module docs' table, named schemas aside), for the
+/// fields of types, and for the parameters and bodies of operations. `property` names
+/// what nested types are named after.
+pub(crate) fn map_shape<'a>(
+    place: &mut impl Place<'a>,
+    schema: &'a Schema,
+    origin: &Origin,
+    property: &str,
+    depth: usize,
+) -> Option<Shape> {
+    if depth > MAX_DEPTH {
+        place.report(too_deep(origin));
+        return None;
+    }
+    let shape = value_shape(place, schema, origin, property, depth)?;
+    Some(match shape {
+        Shape::Nullable(_) => shape,
+        _ if schema.nullable => Shape::Nullable(Box::new(shape)),
+        _ => shape,
+    })
+}
+
+/// [`map_shape`] without `null`.
+fn value_shape<'a>(
+    place: &mut impl Place<'a>,
+    schema: &'a Schema,
+    origin: &Origin,
+    property: &str,
+    depth: usize,
+) -> Option<Shape> {
+    let has_properties = schema.properties.as_ref().is_some_and(|p| !p.is_empty());
+    if let Some(reference) = &schema.reference
+        && !has_properties
+    {
+        return place.reference(reference, &origin.child("$ref"));
+    }
+    if let Some([single]) = schema.all_of.as_deref()
+        && !has_properties
+        && schema.one_of.is_none()
+        && schema.any_of.is_none()
+    {
+        let inner_origin = origin.child("allOf").child("0");
+        return map_shape(place, single, &inner_origin, property, depth + 1);
+    }
+    let format = schema.format.as_deref();
+    if schema.int_or_string || format == Some("int-or-string") {
+        return Some(Shape::Runtime(RuntimeType::IntOrString));
+    }
+    if may_be_struct(schema)
+        && let Some(shape) = place.combined(schema, origin, property, depth)?
+    {
+        return Some(shape);
+    }
+    match schema.ty {
+        Some(Type::String) => {
+            if schema.enum_values.is_some()
+                && let Some(shape) = place.string_enum(schema, origin, property)?
+            {
+                return Some(shape);
             }
+            scalar_shape(Type::String, format)
         }
-    }
-
-    fn description(&mut self, object: &Map<String, Value>, origin: &Origin) -> Option<String> {
-        self.string_keyword(object, "description", origin)
-            .map(str::to_owned)
-    }
-
-    /// The type's group-version-kinds. Types registered in many groups (`DeleteOptions`)
-    /// have no single apiVersion, so they get no `gvk` from them.
-    fn gvks(&mut self, object: &Map<String, Value>, origin: &Origin) -> Vec<Gvk> {
-        let key = "x-kubernetes-group-version-kind";
-        let Some(list) = object.get(key) else {
-            return Vec::new();
-        };
-        let gvk_origin = origin.child(key);
-        let parse = |item: &Value| -> Option<Gvk> {
-            let field = |name: &str| item.get(name).and_then(Value::as_str).map(str::to_owned);
-            Some(Gvk {
-                group: field("group")?,
-                version: field("version")?,
-                kind: field("kind")?,
-            })
-        };
-        let items: Vec<&Value> = match list {
-            Value::Array(items) => items.iter().collect(),
-            Value::Object(_) => vec![list],
-            other => {
-                self.diagnostics.push(Diagnostic::new(
-                    ErrorKind::InvalidSchema,
-                    &gvk_origin,
-                    format!(
-                        "expected an array of {{group, version, kind}} objects, found {}",
-                        json_type(other)
-                    ),
-                ));
-                return Vec::new();
-            }
-        };
-        let mut gvks = Vec::with_capacity(items.len());
-        for (i, item) in items.into_iter().enumerate() {
-            match parse(item) {
-                Some(gvk) => gvks.push(gvk),
-                None => {
-                    self.diagnostics.push(Diagnostic::new(
-                        ErrorKind::InvalidSchema,
-                        &gvk_origin.child(&i.to_string()),
-                        "expected an object with string `group`, `version` and `kind`",
-                    ));
-                    return Vec::new();
+        Some(scalar @ (Type::Integer | Type::Number | Type::Boolean)) => {
+            scalar_shape(scalar, format)
+        }
+        Some(Type::Array) => {
+            let item = match &schema.items {
+                None => Shape::Json,
+                Some(items) => {
+                    map_shape(place, items, &origin.child("items"), property, depth + 1)?
                 }
-            }
+            };
+            Some(Shape::Vec(Box::new(item)))
         }
-        gvks
+        // An empty property list says nothing about the value; keep it whole.
+        Some(Type::Object) | None => match extra(schema, origin) {
+            Some(Extra::Typed(values, values_origin)) => {
+                let value = map_shape(place, values, &values_origin, property, depth + 1)?;
+                Some(Shape::Map(Box::new(value)))
+            }
+            Some(Extra::Any(_)) => Some(Shape::Map(Box::new(Shape::Json))),
+            Some(Extra::Preserved(_)) | None => Some(Shape::Json),
+        },
     }
+}
+
+/// The place of a type's fields: nested objects, unions and enums become types of their
+/// own, named after `parent` and the property.
+struct Nest<'b, 'a> {
+    builder: &'b mut Builder<'a>,
+    parent: TypeId,
+}
+
+impl<'a> Place<'a> for Nest<'_, 'a> {
+    fn reference(&mut self, reference: &SchemaRef, origin: &Origin) -> Option<Shape> {
+        self.builder.reference(reference, origin).map(Shape::Ref)
+    }
+
+    fn combined(
+        &mut self,
+        schema: &'a Schema,
+        origin: &Origin,
+        property: &str,
+        depth: usize,
+    ) -> Option<Option<Shape>> {
+        self.builder
+            .combined(self.parent, schema, origin, property, depth)
+    }
+
+    fn string_enum(
+        &mut self,
+        schema: &'a Schema,
+        origin: &Origin,
+        property: &str,
+    ) -> Option<Option<Shape>> {
+        let Some(values) = self.builder.string_enum(schema, origin) else {
+            return Some(None);
+        };
+        let kind = TypeKind::Enum(variants(values?));
+        let id = self
+            .builder
+            .nested(self.parent, property, origin, kind, schema);
+        Some(Some(Shape::Ref(id)))
+    }
+
+    fn report(&mut self, diagnostic: Diagnostic) {
+        self.builder.diagnostics.push(diagnostic);
+    }
+}
+
+/// What an object schema says about keys beyond its properties.
+fn extra<'a>(schema: &'a Schema, origin: &Origin) -> Option<Extra<'a>> {
+    if schema.preserve_unknown_fields {
+        return Some(Extra::Preserved(
+            origin.child("x-kubernetes-preserve-unknown-fields"),
+        ));
+    }
+    let additional_origin = origin.child("additionalProperties");
+    let additional = schema.additional_properties.as_ref().map(|a| match a {
+        AdditionalProperties::Forbidden => None,
+        AdditionalProperties::Any => Some(Extra::Any(additional_origin.clone())),
+        AdditionalProperties::Schema(values) => {
+            Some(Extra::Typed(values, additional_origin.clone()))
+        }
+    });
+    let Some(patterns) = &schema.pattern_properties else {
+        return additional.flatten();
+    };
+    let pattern_origin = origin.child("patternProperties");
+    // Without matching the patterns, a key's schema is known only when one pattern
+    // is all that other keys may match.
+    match (patterns.iter().next(), patterns.len(), additional) {
+        (None, _, additional) => additional.flatten(),
+        (Some((pattern, values)), 1, Some(None)) => {
+            Some(Extra::Typed(values, pattern_origin.child(pattern)))
+        }
+        _ => Some(Extra::Any(pattern_origin)),
+    }
+}
+
+/// The error for a reference to a schema no input defines: the one message types,
+/// parameters and bodies give.
+pub(crate) fn dangling(reference: &SchemaRef, origin: &Origin) -> Diagnostic {
+    Diagnostic::new(
+        ErrorKind::DanglingRef,
+        origin,
+        format!(
+            "expected `{}` to name a schema, but there is no schema `{}`",
+            reference.text, reference.name
+        ),
+    )
+    .with_hint("add the schema to an input document, or fix the reference")
 }
 
 /// Enum variants for the values, in schema order, with unique names.
 /// The shape of a scalar schema from its `type` and `format`: the one mapping of scalars,
 /// for fields, and for the parameters and bodies of operations (`operations/read.rs`).
 /// `None` for a type that is no scalar.
-pub(crate) fn scalar_shape(ty: &str, format: Option<&str>) -> Option<Shape> {
+pub(crate) fn scalar_shape(ty: Type, format: Option<&str>) -> Option<Shape> {
     Some(match (ty, format) {
-        ("string", Some("byte")) => Shape::Runtime(RuntimeType::ByteString),
+        (Type::String, Some("byte")) => Shape::Runtime(RuntimeType::ByteString),
         // The text as written: `meta/v1.Time` (second precision) is a named schema.
-        ("string", Some("date-time")) => Shape::Runtime(RuntimeType::DateTime),
-        ("string", _) => Shape::String,
-        ("integer", Some("int32")) => Shape::I32,
-        ("integer", Some("uint32")) => Shape::U32,
-        ("integer", Some("uint64")) => Shape::U64,
+        (Type::String, Some("date-time")) => Shape::Runtime(RuntimeType::DateTime),
+        (Type::String, _) => Shape::String,
+        (Type::Integer, Some("int32")) => Shape::I32,
+        (Type::Integer, Some("uint32")) => Shape::U32,
+        (Type::Integer, Some("uint64")) => Shape::U64,
         // The API server reads JSON integers as int64, so no larger value can be stored.
-        ("integer", _) => Shape::I64,
+        (Type::Integer, _) => Shape::I64,
         // The integer or float form as written (`3` stays `3`).
-        ("number", _) => Shape::Runtime(RuntimeType::Number),
-        ("boolean", _) => Shape::Bool,
-        _ => return None,
+        (Type::Number, _) => Shape::Runtime(RuntimeType::Number),
+        (Type::Boolean, _) => Shape::Bool,
+        (Type::Array | Type::Object, _) => return None,
     })
 }
 
@@ -1164,50 +951,26 @@ const EXTRA_PRESERVED: &str = "The keys besides the properties, in the order the
 const EXTRA_UNKNOWN: &str = "Fields this version of the type does not know (a newer server's), \
     kept in the order they were read so that writing the object back deletes none of them.";
 
-/// The keywords that say what a value is; a schema with none of them only constrains it
-/// (`required`, `pattern`, `minimum`, `enum`, …).
-const STRUCTURAL: [&str; 12] = [
-    "type",
-    "$ref",
-    "properties",
-    "additionalProperties",
-    "patternProperties",
-    "items",
-    "allOf",
-    "oneOf",
-    "anyOf",
-    "nullable",
-    "x-kubernetes-int-or-string",
-    "x-kubernetes-preserve-unknown-fields",
-];
-
-fn constraint_only(object: &Map<String, Value>) -> bool {
-    !STRUCTURAL.iter().any(|k| object.contains_key(*k))
-}
-
-/// Whether the schema admits `null`: `nullable: true` (OpenAPI v3, CRDs), `x-nullable: true`
-/// (Swagger 2.0), `"null"` among its types, or `null` among its `enum` values.
-fn nullable(object: &Map<String, Value>) -> bool {
-    let flag = |key: &str| object.get(key) == Some(&Value::Bool(true));
-    let lists_null = |key: &str| {
-        object
-            .get(key)
-            .and_then(Value::as_array)
-            .is_some_and(|list| list.iter().any(|v| v.is_null() || v == "null"))
-    };
-    flag("nullable") || flag("x-nullable") || lists_null("type") || {
-        object
-            .get("enum")
-            .and_then(Value::as_array)
-            .is_some_and(|list| list.iter().any(Value::is_null))
-    }
+/// Whether a schema only constrains a value (`required`, `pattern`, `minimum`, `enum`, …)
+/// and says nothing of what it is: none of the keywords that do (`type`, `$ref`,
+/// `properties`, `additionalProperties`, `patternProperties`, `items`, `allOf`, `oneOf`,
+/// `anyOf`, `nullable`, `x-kubernetes-int-or-string`, `x-kubernetes-preserve-unknown-fields`).
+pub(crate) fn constraint_only(schema: &Schema) -> bool {
+    schema.ty.is_none()
+        && schema.reference.is_none()
+        && schema.properties.is_none()
+        && schema.additional_properties.is_none()
+        && schema.pattern_properties.is_none()
+        && schema.items.is_none()
+        && schema.combinators().next().is_none()
+        && !schema.nullable
+        && !schema.int_or_string
+        && !schema.preserve_unknown_fields
 }
 
 /// Whether the schema can map to a struct: it has `properties`, or combines schemas.
-fn may_be_struct(object: &Map<String, Value>) -> bool {
-    ["properties", "allOf", "oneOf", "anyOf"]
-        .iter()
-        .any(|k| object.contains_key(*k))
+fn may_be_struct(schema: &Schema) -> bool {
+    schema.properties.is_some() || schema.combinators().next().is_some()
 }
 
 /// `description` with `note` as a paragraph of its own.
@@ -1220,12 +983,12 @@ fn with_note(description: Option<String>, note: Option<String>) -> Option<String
 }
 
 /// A branch of a union: the JSON type it admits, its schema and where that is.
-type Branch<'a> = (&'static str, &'a Map<String, Value>, Origin);
+type Branch<'a> = (&'static str, &'a Schema, Origin);
 
 /// A property gathered into a struct.
 struct Property<'a> {
     name: &'a String,
-    schema: &'a Value,
+    schema: &'a Schema,
     origin: Origin,
 }
 
@@ -1233,7 +996,7 @@ struct Property<'a> {
 enum Extra<'a> {
     /// `additionalProperties: {schema}`, or one pattern of `patternProperties` that every
     /// other key must match.
-    Typed(&'a Map<String, Value>, Origin),
+    Typed(&'a Schema, Origin),
     /// `additionalProperties: true`, or patterns whose schema for a key is not known.
     Any(Origin),
     /// `x-kubernetes-preserve-unknown-fields: true`.
@@ -1260,7 +1023,7 @@ struct Merged<'a> {
 }
 
 impl<'a> Merged<'a> {
-    fn add(&mut self, name: &'a String, schema: &'a Value, origin: Origin) {
+    fn add(&mut self, name: &'a String, schema: &'a Schema, origin: Origin) {
         let Some(existing) = self.properties.iter_mut().find(|p| p.name == name) else {
             self.properties.push(Property {
                 name,
@@ -1269,20 +1032,10 @@ impl<'a> Merged<'a> {
             });
             return;
         };
-        let bare = |schema: &Value| -> Value {
-            let mut schema = schema.clone();
-            if let Value::Object(object) = &mut schema {
-                for key in ["description", "default", "example", "title"] {
-                    object.remove(key);
-                }
-            }
-            schema
-        };
-        let only_constrains = |schema: &Value| schema.as_object().is_some_and(constraint_only);
-        if only_constrains(schema) || bare(existing.schema) == bare(schema) {
+        if constraint_only(schema) || existing.schema.same_definition(schema) {
             return;
         }
-        if only_constrains(existing.schema) {
+        if constraint_only(existing.schema) {
             existing.schema = schema;
             existing.origin = origin;
             return;

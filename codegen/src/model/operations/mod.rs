@@ -24,7 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::resources::parse_path;
 use super::{Gvk, Resource, Scope, Shape, TypeDef, TypeId, TypeKind};
 use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Origin};
-use crate::load::{RawApi, RawOperation};
+use crate::load::LoadedApi;
 
 use conventions::synthesize_with;
 use names::assign_names;
@@ -462,7 +462,7 @@ pub fn status_type(types: &[TypeDef]) -> Option<TypeId> {
 /// Reads every operation under `paths`, synthesizes the tables of resources served by none,
 /// and names everything.
 pub(super) fn build(
-    raw: &RawApi,
+    raw: &LoadedApi,
     types: &[TypeDef],
     resources: &BTreeMap<TypeId, Resource>,
     lists: &BTreeMap<TypeId, TypeId>,
@@ -470,16 +470,8 @@ pub(super) fn build(
     let index = Index::new(types, resources, lists);
     let mut diagnostics = Diagnostics::default();
     let mut operations: Vec<Operation> = Vec::new();
-    let mut seen: Vec<&RawOperation> = Vec::new();
+    // The same operation in two documents is kept once already (`load::typed`).
     for raw_op in &raw.operations {
-        // The same operation in two documents (each carries its own copy) is kept once.
-        if seen
-            .iter()
-            .any(|s| s.path == raw_op.path && s.method == raw_op.method && s.value == raw_op.value)
-        {
-            continue;
-        }
-        seen.push(raw_op);
         if let Some(op) = read_operation(raw_op, &index, &mut diagnostics) {
             operations.push(op);
         }

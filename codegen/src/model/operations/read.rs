@@ -3,8 +3,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::{Map, Value};
-
 use super::conventions;
 use super::names::{self, capitalize};
 use super::{
@@ -13,66 +11,17 @@ use super::{
     invalid,
 };
 use crate::diagnostics::{Diagnostic, Diagnostics, ErrorKind, Origin};
-use crate::load::{RawOperation, json_type, schema_ref_name};
+use crate::load::operation::{
+    Operation as LoadedOperation, Parameter, RequestBody, Response as LoadedResponse,
+};
+use crate::load::schema::{Schema, SchemaRef, Type};
 use crate::model::naming::{self, Namespace};
 use crate::model::resources::parse_path;
-use crate::model::schema::scalar_shape;
+use crate::model::schema::{Place, constraint_only, dangling, map_shape};
 use crate::model::{Gvk, Scope, Shape};
 
-/// One parameter, from the path item or the operation.
-struct RawParam<'v> {
-    name: &'v str,
-    location: &'v str,
-    object: &'v Map<String, Value>,
-    origin: Origin,
-}
-
-fn read_params<'v>(
-    list: &'v [Value],
-    origin: &Origin,
-    diagnostics: &mut Diagnostics,
-) -> Vec<RawParam<'v>> {
-    let mut params = Vec::new();
-    for (i, value) in list.iter().enumerate() {
-        let param_origin = origin.child(&i.to_string());
-        let Some(object) = value.as_object() else {
-            diagnostics.push(invalid(
-                &param_origin,
-                format!("expected a parameter object, found {}", json_type(value)),
-            ));
-            continue;
-        };
-        if object.contains_key("$ref") {
-            diagnostics.push(
-                invalid(
-                    &param_origin,
-                    "expected a parameter object, found an unresolved `$ref`",
-                )
-                .with_hint("the loader resolves references to shared parameters; check that the target exists"),
-            );
-            continue;
-        }
-        let name = object.get("name").and_then(Value::as_str);
-        let location = object.get("in").and_then(Value::as_str);
-        let (Some(name), Some(location)) = (name, location) else {
-            diagnostics.push(invalid(
-                &param_origin,
-                "expected a parameter with string `name` and `in`",
-            ));
-            continue;
-        };
-        params.push(RawParam {
-            name,
-            location,
-            object,
-            origin: param_origin,
-        });
-    }
-    params
-}
-
 pub(super) fn read_operation(
-    raw: &RawOperation,
+    raw: &LoadedOperation,
     index: &Index<'_>,
     diagnostics: &mut Diagnostics,
 ) -> Option<Operation> {
@@ -94,51 +43,25 @@ pub(super) fn read_operation(
             return None;
         }
     };
-    let value = raw.value.as_object()?;
     let parsed = parse_path(&raw.path);
 
-    let id = match value.get("operationId") {
-        Some(Value::String(id)) if !id.is_empty() => id.clone(),
-        None => fallback_id(method, &raw.path),
-        Some(other) => {
-            diagnostics.push(invalid(
-                &origin.child("operationId"),
-                format!("expected a non-empty string, found {}", json_type(other)),
-            ));
-            return None;
-        }
-    };
-
-    let action_value = value.get("x-kubernetes-action");
-    let action = match action_value {
-        Some(Value::String(text)) if !text.is_empty() => Action::parse(text),
-        _ => infer_action(method, parsed.as_ref()),
+    let id = raw
+        .id
+        .clone()
+        .unwrap_or_else(|| fallback_id(method, &raw.path));
+    let action = match &raw.action {
+        Some(text) => Action::parse(text),
+        None => infer_action(method, parsed.as_ref()),
     };
 
     // Parameters: the path item's, overridden by the operation's of the same name and place.
-    let empty = Vec::new();
-    let op_list = match value.get("parameters") {
-        None | Some(Value::Null) => &empty,
-        Some(Value::Array(list)) => list,
-        Some(other) => {
-            diagnostics.push(invalid(
-                &origin.child("parameters"),
-                format!(
-                    "expected an array of parameters, found {}",
-                    json_type(other)
-                ),
-            ));
-            return None;
-        }
-    };
-    let item_origin = parent_origin(origin).child("parameters");
-    let mut params: BTreeMap<(&str, &str), RawParam<'_>> = BTreeMap::new();
-    for param in read_params(&raw.path_parameters, &item_origin, diagnostics) {
-        params.insert((param.location, param.name), param);
+    let mut params: BTreeMap<(&str, &str), &Parameter> = BTreeMap::new();
+    for param in raw.path_parameters.iter() {
+        params.insert((&param.location, &param.name), param);
     }
     let mut own = BTreeSet::new();
-    for param in read_params(op_list, &origin.child("parameters"), diagnostics) {
-        if !own.insert((param.location, param.name)) {
+    for param in &raw.parameters {
+        if !own.insert((param.location.as_str(), param.name.as_str())) {
             diagnostics.push(invalid(
                 &param.origin,
                 format!(
@@ -148,7 +71,7 @@ pub(super) fn read_operation(
             ));
             continue;
         }
-        params.insert((param.location, param.name), param);
+        params.insert((&param.location, &param.name), param);
     }
 
     let template_params: Vec<&str> = template.params().collect();
@@ -157,11 +80,7 @@ pub(super) fn read_operation(
     let mut query_names = Namespace::default();
     let mut path_descriptions: BTreeMap<&str, Option<String>> = BTreeMap::new();
     for ((location, name), param) in &params {
-        let description = param
-            .object
-            .get("description")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        let description = param.description.clone();
         match *location {
             "path" => {
                 if template_params.contains(name) {
@@ -181,7 +100,7 @@ pub(super) fn read_operation(
                 }
             }
             "query" => {
-                let Some(shape) = param_shape(param, diagnostics) else {
+                let Some(shape) = param_shape(param, index, diagnostics) else {
                     ok = false;
                     continue;
                 };
@@ -190,7 +109,7 @@ pub(super) fn read_operation(
                     rust_name: query_names.claim(&naming::field_name(name)),
                     shape,
                     description,
-                    required: param.object.get("required") == Some(&Value::Bool(true)),
+                    required: param.required,
                     setter: String::new(),
                     constant: String::new(),
                 });
@@ -221,10 +140,6 @@ pub(super) fn read_operation(
         .collect();
 
     let resource = parsed.as_ref().and_then(|p| {
-        let gvk_kind = value
-            .get("x-kubernetes-group-version-kind")
-            .and_then(|g| g.get("kind"))
-            .and_then(Value::as_str);
         match index
             .by_plural
             .get(&(p.group.as_str(), p.version.as_str(), p.plural.as_str()))
@@ -239,12 +154,12 @@ pub(super) fn read_operation(
                     scope: r.scope,
                 })
             }
-            None => gvk_kind.map(|kind| OperationResource {
+            None => raw.gvk_kind.as_ref().map(|kind| OperationResource {
                 id: None,
                 gvk: Gvk {
                     group: p.group.clone(),
                     version: p.version.clone(),
-                    kind: kind.to_owned(),
+                    kind: kind.clone(),
                 },
                 plural: p.plural.clone(),
                 subresource: p.subresource.clone(),
@@ -261,29 +176,21 @@ pub(super) fn read_operation(
         .and_then(|r| r.id)
         .map_or(Shape::Json, Shape::Ref);
 
-    let body = match value.get("requestBody") {
-        None | Some(Value::Null) => None,
-        Some(request_body) => {
-            let body_origin = origin.child("requestBody");
-            match read_body(request_body, &body_origin, index, diagnostics) {
-                Some(body) => Some(body),
-                None => {
-                    ok = false;
-                    None
-                }
+    let body = match &raw.request_body {
+        None => None,
+        Some(request_body) => match read_body(request_body, index, diagnostics) {
+            Some(body) => Some(body),
+            None => {
+                ok = false;
+                None
             }
-        }
+        },
     };
 
-    let responses = read_responses(value, origin, index, &object, diagnostics)?;
+    let responses = read_responses(&raw.responses, index, &object, diagnostics)?;
 
-    let deprecated = value.get("deprecated") == Some(&Value::Bool(true))
-        || parsed.as_ref().is_some_and(|p| p.watch);
-    let mut description = value
-        .get("description")
-        .or_else(|| value.get("summary"))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+    let deprecated = raw.deprecated || parsed.as_ref().is_some_and(|p| p.watch);
+    let mut description = raw.description.clone();
     if let Action::Other(text) = &action {
         description = Some(conventions::other_action_note(description.as_deref(), text));
     }
@@ -306,18 +213,6 @@ pub(super) fn read_operation(
         names: OperationNames::default(),
         origin: origin.clone(),
     })
-}
-
-/// The origin of the path item an operation belongs to.
-fn parent_origin(origin: &Origin) -> Origin {
-    let pointer = origin
-        .pointer
-        .rsplit_once('/')
-        .map_or_else(String::new, |(parent, _)| parent.to_owned());
-    Origin {
-        file: origin.file.clone(),
-        pointer,
-    }
 }
 
 /// An operation ID for operations without one: the method and the path's words.
@@ -346,28 +241,40 @@ fn infer_action(method: Method, path: Option<&crate::model::resources::ResourceP
     }
 }
 
-/// The type of a query parameter (v3 `schema`, or a Swagger-style `type` left in place):
-/// the schema mapping's scalar (`model::schema::scalar_shape`), or a list of them. A
-/// parameter travels as text, so a scalar the mapping gives a runtime type (`date-time`,
-/// `byte`) is the text the caller writes: `String`.
-fn param_shape(param: &RawParam<'_>, diagnostics: &mut Diagnostics) -> Option<Shape> {
-    let (schema, origin) = match param.object.get("schema") {
-        Some(Value::Object(schema)) => (schema, param.origin.child("schema")),
-        _ => (param.object, param.origin.clone()),
+/// The type of a query parameter: the schema mapping's ([`map_shape`]) scalar, or a list
+/// of them. A parameter travels as text: no `type` is a string, and a scalar the mapping
+/// gives a runtime type (`date-time`, `byte`, `int-or-string`, numbers) is the text the
+/// caller writes, `String`.
+fn param_shape(
+    param: &Parameter,
+    index: &Index<'_>,
+    diagnostics: &mut Diagnostics,
+) -> Option<Shape> {
+    let text = |schema: &Schema| {
+        let mut schema = schema.clone();
+        schema.ty.get_or_insert(Type::String);
+        schema
     };
-    let shape = match schema.get("type").and_then(Value::as_str) {
-        Some("array") => match schema.get("items").and_then(Value::as_object) {
-            None => Some(Shape::String),
-            Some(items) => query_scalar(items),
-        }
-        .map(|item| Shape::Vec(Box::new(item))),
-        _ => query_scalar(schema),
+    let mut schema = text(&param.schema);
+    if schema.ty == Some(Type::Array) {
+        schema.items = Some(Box::new(
+            schema
+                .items
+                .as_deref()
+                .map_or_else(|| text(&Schema::default()), text),
+        ));
+    }
+    let mut place = Inline { index, diagnostics };
+    let shape = map_shape(&mut place, &schema, &param.schema_origin, &param.name, 0)?;
+    let shape = match shape {
+        Shape::Vec(item) => as_text(*item).map(|item| Shape::Vec(Box::new(item))),
+        other => as_text(other),
     };
     if shape.is_none() {
         diagnostics.push(
             Diagnostic::new(
                 ErrorKind::UnsupportedSchema,
-                &origin,
+                &param.schema_origin,
                 format!(
                     "expected the query parameter `{}` to be a string, integer, number, boolean or an array of them",
                     param.name
@@ -378,120 +285,82 @@ fn param_shape(param: &RawParam<'_>, diagnostics: &mut Diagnostics) -> Option<Sh
     shape
 }
 
-/// A query parameter's scalar type; no `type` is a string.
-fn query_scalar(schema: &Map<String, Value>) -> Option<Shape> {
-    let ty = schema
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("string");
-    let format = schema.get("format").and_then(Value::as_str);
-    scalar_shape(ty, format).map(|shape| match shape {
-        Shape::Runtime(_) => Shape::String,
-        other => other,
-    })
+/// A scalar shape as the text of a query parameter, or `None` for no scalar.
+fn as_text(shape: Shape) -> Option<Shape> {
+    match shape {
+        Shape::Runtime(_) => Some(Shape::String),
+        Shape::Nullable(inner) => as_text(*inner),
+        Shape::Bool
+        | Shape::I32
+        | Shape::I64
+        | Shape::U32
+        | Shape::U64
+        | Shape::F64
+        | Shape::String => Some(shape),
+        Shape::Ref(_) | Shape::Vec(_) | Shape::Map(_) | Shape::Json => None,
+    }
 }
 
-/// The shape of a body or response schema: a named type, or an inline scalar (the schema
-/// mapping's) or list; anything else is JSON.
+/// The shape of a body or response schema ([`map_shape`]).
 fn schema_shape(
-    schema: &Value,
+    schema: &Schema,
     origin: &Origin,
     index: &Index<'_>,
     diagnostics: &mut Diagnostics,
 ) -> Option<Shape> {
-    let Some(object) = schema.as_object() else {
-        diagnostics.push(invalid(
-            origin,
-            format!("expected a schema object, found {}", json_type(schema)),
-        ));
-        return None;
-    };
-    if let Some(reference) = object.get("$ref") {
-        let text = reference.as_str().unwrap_or_default();
-        return match schema_ref_name(text).and_then(|n| index.by_schema.get(n.as_str()).copied()) {
-            Some(id) => Some(Shape::Ref(id)),
-            None => {
-                diagnostics.push(
-                    Diagnostic::new(
-                        ErrorKind::DanglingRef,
-                        &origin.child("$ref"),
-                        format!("expected `{text}` to name a schema, but there is no such schema"),
-                    )
-                    .with_hint("add the schema to an input document, or fix the reference"),
-                );
-                None
-            }
-        };
+    map_shape(&mut Inline { index, diagnostics }, schema, origin, "", 0)
+}
+
+/// Where the schemas of parameters and bodies are mapped: no type of their own can be
+/// made there, so what would be a struct or union is JSON, and a string enum a string.
+struct Inline<'i, 'd> {
+    index: &'i Index<'i>,
+    diagnostics: &'d mut Diagnostics,
+}
+
+impl<'a> Place<'a> for Inline<'_, '_> {
+    fn reference(&mut self, reference: &SchemaRef, origin: &Origin) -> Option<Shape> {
+        let found = self.index.by_schema.get(reference.name.as_str()).copied();
+        if found.is_none() {
+            self.diagnostics.push(dangling(reference, origin));
+        }
+        found.map(Shape::Ref)
     }
-    let format = object.get("format").and_then(Value::as_str);
-    Some(match object.get("type").and_then(Value::as_str) {
-        Some("array") => {
-            let item = match object.get("items") {
-                Some(items) => schema_shape(items, &origin.child("items"), index, diagnostics)?,
-                None => Shape::Json,
-            };
-            Shape::Vec(Box::new(item))
-        }
-        Some(ty) => scalar_shape(ty, format).unwrap_or(Shape::Json),
-        None => Shape::Json,
-    })
+
+    fn combined(
+        &mut self,
+        schema: &'a Schema,
+        _origin: &Origin,
+        _property: &str,
+        _depth: usize,
+    ) -> Option<Option<Shape>> {
+        let own_type = schema.properties.as_ref().is_some_and(|p| !p.is_empty())
+            || schema
+                .combinators()
+                .any(|(_, list)| !list.iter().all(constraint_only));
+        Some(own_type.then_some(Shape::Json))
+    }
+
+    fn string_enum(
+        &mut self,
+        _schema: &'a Schema,
+        _origin: &Origin,
+        _property: &str,
+    ) -> Option<Option<Shape>> {
+        Some(None)
+    }
+
+    fn report(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
 }
 
-/// A content map's media types, sorted, and the schema of the preferred one with its origin.
-type Content<'v> = (Vec<String>, Option<(&'v Value, Origin)>);
-
-/// The content map's types, sorted, and the schema of the preferred one (JSON, else the first).
-fn content<'v>(
-    node: &'v Map<String, Value>,
-    origin: &Origin,
-    diagnostics: &mut Diagnostics,
-) -> Option<Content<'v>> {
-    let content_origin = origin.child("content");
-    let map = match node.get("content") {
-        None | Some(Value::Null) => return Some((Vec::new(), None)),
-        Some(Value::Object(map)) => map,
-        Some(other) => {
-            diagnostics.push(invalid(
-                &content_origin,
-                format!(
-                    "expected an object of media types, found {}",
-                    json_type(other)
-                ),
-            ));
-            return None;
-        }
-    };
-    let mut types: Vec<String> = map.keys().cloned().collect();
-    types.sort();
-    let preferred = map
-        .get_key_value("application/json")
-        .or_else(|| map.iter().next());
-    let schema = preferred.and_then(|(media, entry)| {
-        entry
-            .get("schema")
-            .map(|schema| (schema, content_origin.child(media).child("schema")))
-    });
-    Some((types, schema))
-}
-
-fn read_body(
-    value: &Value,
-    origin: &Origin,
-    index: &Index<'_>,
-    diagnostics: &mut Diagnostics,
-) -> Option<Body> {
-    let Some(object) = value.as_object() else {
-        diagnostics.push(invalid(
-            origin,
-            format!("expected a request body object, found {}", json_type(value)),
-        ));
-        return None;
-    };
-    let (content_types, schema) = content(object, origin, diagnostics)?;
-    let shape = match schema {
-        Some((schema, schema_origin)) => schema_shape(schema, &schema_origin, index, diagnostics)?,
+fn read_body(body: &RequestBody, index: &Index<'_>, diagnostics: &mut Diagnostics) -> Option<Body> {
+    let shape = match &body.content.schema {
+        Some((schema, schema_origin)) => schema_shape(schema, schema_origin, index, diagnostics)?,
         None => Shape::Json,
     };
+    let content_types = body.content.media_types.clone();
     let kind = if content_types
         .iter()
         .any(|t| PATCH_CONTENT_TYPES.contains(&t.as_str()))
@@ -504,36 +373,19 @@ fn read_body(
         shape,
         kind,
         content_types,
-        required: object.get("required") == Some(&Value::Bool(true)),
+        required: body.required,
     })
 }
 
 fn read_responses(
-    value: &Map<String, Value>,
-    origin: &Origin,
+    raw: &[(String, LoadedResponse)],
     index: &Index<'_>,
     object: &Shape,
     diagnostics: &mut Diagnostics,
 ) -> Option<Vec<Response>> {
-    let responses_origin = origin.child("responses");
-    let map = match value.get("responses") {
-        None | Some(Value::Null) => return Some(Vec::new()),
-        Some(Value::Object(map)) => map,
-        Some(other) => {
-            diagnostics.push(invalid(
-                &responses_origin,
-                format!(
-                    "expected an object of responses, found {}",
-                    json_type(other)
-                ),
-            ));
-            return None;
-        }
-    };
     let mut responses = Vec::new();
     let mut ok = true;
-    for (code, response) in map {
-        let response_origin = responses_origin.child(code);
+    for (code, response) in raw {
         // `default` and ranges (`2XX`) describe no particular status; decoders treat
         // undeclared statuses as errors, which is what they mean in Kubernetes.
         if code == "default" || code.ends_with("XX") {
@@ -541,28 +393,17 @@ fn read_responses(
         }
         let Some(status) = code.parse::<u16>().ok().filter(|s| (100..600).contains(s)) else {
             diagnostics.push(invalid(
-                &response_origin,
+                &response.origin,
                 format!("expected an HTTP status code, found {code:?}"),
             ));
             ok = false;
             continue;
         };
-        let Some(response) = response.as_object() else {
-            diagnostics.push(invalid(
-                &response_origin,
-                format!("expected a response object, found {}", json_type(response)),
-            ));
-            ok = false;
-            continue;
-        };
-        let Some((content_types, schema)) = content(response, &response_origin, diagnostics) else {
-            ok = false;
-            continue;
-        };
-        let body = match schema {
+        let content_types = response.content.media_types.clone();
+        let body = match &response.content.schema {
             None => ResponseBody::Empty,
             Some((schema, schema_origin)) => {
-                let Some(shape) = schema_shape(schema, &schema_origin, index, diagnostics) else {
+                let Some(shape) = schema_shape(schema, schema_origin, index, diagnostics) else {
                     ok = false;
                     continue;
                 };
@@ -581,11 +422,7 @@ fn read_responses(
         };
         responses.push(Response {
             status,
-            description: response
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
+            description: response.description.clone(),
             body,
             content_types,
             variant: names::status_variant(status),
@@ -593,4 +430,138 @@ fn read_responses(
     }
     responses.sort_by_key(|r| r.status);
     ok.then_some(responses)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::ResponseBody;
+    use crate::model::{ApiSet, RuntimeType, Shape, TypeKind};
+
+    fn model(schemas: &Value, paths: &Value) -> Result<ApiSet, crate::Error> {
+        let document = json!({
+            "openapi": "3.0.0", "info": {"title": "t", "version": "v1"},
+            "paths": paths, "components": {"schemas": schemas}
+        });
+        crate::Config::new()
+            .input_bytes("a.json", document.to_string())
+            .model()
+    }
+
+    /// The schemas of fields, request bodies and responses go through one mapping: the
+    /// same schema makes the same shape in all three.
+    #[test]
+    fn fields_bodies_and_responses_map_a_schema_alike() {
+        let cases = [
+            (
+                "count",
+                json!({"type": "integer", "format": "uint64"}),
+                Shape::U64,
+            ),
+            (
+                "size",
+                json!({"x-kubernetes-int-or-string": true}),
+                Shape::Runtime(RuntimeType::IntOrString),
+            ),
+            (
+                "labels",
+                json!({"type": "object", "additionalProperties": {"type": "string"}}),
+                Shape::Map(Box::new(Shape::String)),
+            ),
+            (
+                "maybe",
+                json!({"type": "string", "nullable": true}),
+                Shape::Nullable(Box::new(Shape::String)),
+            ),
+            (
+                "when",
+                json!({"allOf": [{"type": "string", "format": "date-time"}]}),
+                Shape::Runtime(RuntimeType::DateTime),
+            ),
+        ];
+        let properties: serde_json::Map<String, Value> = cases
+            .iter()
+            .map(|(name, schema, _)| ((*name).to_owned(), schema.clone()))
+            .collect();
+        let schemas = json!({"io.example.v1.Thing": {"type": "object", "properties": properties}});
+        let paths: serde_json::Map<String, Value> = cases
+            .iter()
+            .map(|(name, schema, _)| {
+                let content = json!({"application/json": {"schema": schema}});
+                let op = json!({"post": {
+                    "operationId": format!("post{name}"),
+                    "requestBody": {"content": content},
+                    "responses": {"200": {"description": "ok", "content": content}}
+                }});
+                (format!("/{name}"), op)
+            })
+            .collect();
+        let api = model(&schemas, &Value::Object(paths)).unwrap();
+        let thing = api
+            .types
+            .iter()
+            .find(|t| t.schema_name == "io.example.v1.Thing")
+            .unwrap();
+        let TypeKind::Struct(fields) = &thing.kind else {
+            panic!("a struct");
+        };
+        for (name, _, expected) in &cases {
+            let field = fields.iter().find(|f| f.json_name == *name).unwrap();
+            assert_eq!(&field.shape, expected, "field {name}");
+            let op = api
+                .operations
+                .iter()
+                .find(|op| op.id == format!("post{name}"))
+                .unwrap();
+            assert_eq!(
+                op.body.as_ref().map(|b| &b.shape),
+                Some(expected),
+                "body {name}"
+            );
+            assert_eq!(
+                op.responses[0].body,
+                ResponseBody::Json(expected.clone()),
+                "response {name}"
+            );
+        }
+    }
+
+    /// Query parameters go through the same mapping and travel as text.
+    #[test]
+    fn query_parameters_map_through_the_schema_mapping_as_text() {
+        let params = json!([
+            {"name": "limit", "in": "query", "schema": {"type": "integer", "format": "uint64"}},
+            {"name": "since", "in": "query", "schema": {"type": "string", "format": "date-time"}},
+            {"name": "tags", "in": "query", "schema": {"type": "array", "items": {"type": "integer", "format": "int32"}}},
+            {"name": "any", "in": "query"},
+            {"name": "ratio", "in": "query", "schema": {"type": "number"}}
+        ]);
+        let paths =
+            json!({"/a": {"get": {"operationId": "get", "parameters": params, "responses": {}}}});
+        let api = model(&json!({}), &paths).unwrap();
+        let shapes: Vec<(&str, &Shape)> = api.operations[0]
+            .query_params
+            .iter()
+            .map(|p| (p.name.as_str(), &p.shape))
+            .collect();
+        assert_eq!(
+            shapes,
+            [
+                ("any", &Shape::String),
+                ("limit", &Shape::U64),
+                ("ratio", &Shape::String),
+                ("since", &Shape::String),
+                ("tags", &Shape::Vec(Box::new(Shape::I32))),
+            ]
+        );
+        let object = json!({"/a": {"get": {"operationId": "get", "responses": {},
+            "parameters": [{"name": "o", "in": "query", "schema": {"type": "object"}}]}}});
+        let e = model(&json!({}), &object).unwrap_err();
+        assert_eq!(e.kinds(), [crate::ErrorKind::UnsupportedSchema], "{e}");
+        assert_eq!(
+            e.diagnostics()[0].origin.pointer,
+            "/paths/~1a/get/parameters/0/schema"
+        );
+    }
 }

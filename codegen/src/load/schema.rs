@@ -1,0 +1,682 @@
+//! The typed form of a loaded schema: what load hands the model instead of JSON. Every
+//! structural keyword is read here, once, with a located diagnostic when it has the wrong
+//! JSON type; `$ref` is parsed here, once, into a [`SchemaRef`]. OpenAPI v3, Swagger 2.0
+//! (normalized in `swagger.rs`) and CRD schemas all land in this one type.
+//!
+//! What the schema's *values* are stays JSON: `default`, `enum` values, `example` are data
+//! the model copies or checks, not structure.
+//!
+//! Keys the model does not interpret (validation keywords such as `pattern`, `minimum`,
+//! `maxLength`; `title`, `example`, `externalDocs`; extensions such as
+//! `x-kubernetes-list-type`, `x-kubernetes-map-type`, `x-kubernetes-validations`,
+//! `x-kubernetes-embedded-resource`) are kept as written in [`Schema::unread`]: the model
+//! never reads them by key, but two definitions of one property that differ in them are
+//! different definitions ([`Schema::same_definition`]). Nothing is dropped.
+//!
+//! Where a nested schema is has no field of its own: its JSON pointer is its parent's plus
+//! the keyword path (`properties/<name>`, `items`, `allOf/0`), and the model derives it the
+//! same way, so the typed form compares equal wherever it is written.
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use super::json_type;
+use crate::diagnostics::{Diagnostic, Diagnostics, ErrorKind, Origin};
+use crate::model::Gvk;
+
+/// Deeper nesting than this is refused while reading, rather than risking the stack (the
+/// model refuses deep nesting far earlier, with a hint; this only bounds the reader).
+const MAX_READ_DEPTH: usize = 512;
+
+/// One schema object, typed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Schema {
+    /// `$ref`, parsed.
+    pub reference: Option<SchemaRef>,
+    /// The one type besides `null` (`type: T` or `type: [T, "null"]`).
+    pub ty: Option<Type>,
+    /// `format`.
+    pub format: Option<String>,
+    /// `description`.
+    pub description: Option<String>,
+    /// `properties` in document order; `Some` (perhaps empty) when the key is there, also
+    /// as `null`.
+    pub properties: Option<IndexMap<String, Schema>>,
+    /// `required`, in document order.
+    pub required: Vec<String>,
+    /// `items`.
+    pub items: Option<Box<Schema>>,
+    /// `additionalProperties`.
+    pub additional_properties: Option<AdditionalProperties>,
+    /// `patternProperties`, in document order.
+    pub pattern_properties: Option<IndexMap<String, Schema>>,
+    /// `allOf`.
+    pub all_of: Option<Vec<Schema>>,
+    /// `oneOf`.
+    pub one_of: Option<Vec<Schema>>,
+    /// `anyOf`.
+    pub any_of: Option<Vec<Schema>>,
+    /// `enum`: the values as written (data; `null` among them also makes the schema
+    /// nullable).
+    pub enum_values: Option<Vec<Value>>,
+    /// `default`, as written (data).
+    pub default: Option<Value>,
+    /// Whether the schema admits `null`: `nullable: true` (OpenAPI v3, CRDs), `x-nullable:
+    /// true` (Swagger 2.0), `"null"` among its types, or `null` among its `enum` values.
+    pub nullable: bool,
+    /// `x-kubernetes-int-or-string: true`.
+    pub int_or_string: bool,
+    /// `x-kubernetes-preserve-unknown-fields: true`.
+    pub preserve_unknown_fields: bool,
+    /// `x-kubernetes-patch-strategy`, split at commas (`"merge,retainKeys"`), in order.
+    pub patch_strategies: Vec<String>,
+    /// `x-kubernetes-patch-merge-key`.
+    pub patch_merge_key: Option<String>,
+    /// `x-kubernetes-group-version-kind` (one object or a list).
+    pub gvks: Vec<Gvk>,
+    /// Every other key, as written (see the module docs).
+    pub unread: Map<String, Value>,
+}
+
+/// A reference to a named schema (`#/components/schemas/<name>`, or Swagger's
+/// `#/definitions/<name>`), parsed once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchemaRef {
+    /// The schema name, JSON pointer escapes undone (`~1` is `/`, `~0` is `~`).
+    pub name: String,
+    /// The reference as written, for messages.
+    pub text: String,
+}
+
+impl SchemaRef {
+    /// The reference `text` names, or `None` for a reference to anything but a named schema.
+    /// The one place references are parsed.
+    pub fn parse(text: &str) -> Option<SchemaRef> {
+        ["#/components/schemas/", "#/definitions/"]
+            .iter()
+            .find_map(|prefix| text.strip_prefix(prefix))
+            .map(|name| SchemaRef {
+                name: name.replace("~1", "/").replace("~0", "~"),
+                text: text.to_owned(),
+            })
+    }
+}
+
+/// The JSON types a schema's `type` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Type {
+    /// `string`.
+    String,
+    /// `integer`.
+    Integer,
+    /// `number`.
+    Number,
+    /// `boolean`.
+    Boolean,
+    /// `array`.
+    Array,
+    /// `object`.
+    Object,
+}
+
+impl Type {
+    /// The name as written in a schema.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Type::String => "string",
+            Type::Integer => "integer",
+            Type::Number => "number",
+            Type::Boolean => "boolean",
+            Type::Array => "array",
+            Type::Object => "object",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Type> {
+        Some(match text {
+            "string" => Type::String,
+            "integer" => Type::Integer,
+            "number" => Type::Number,
+            "boolean" => Type::Boolean,
+            "array" => Type::Array,
+            "object" => Type::Object,
+            _ => return None,
+        })
+    }
+}
+
+/// `additionalProperties`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AdditionalProperties {
+    /// `false`: no other keys.
+    Forbidden,
+    /// `true`: any other key, any value.
+    Any,
+    /// `{schema}`: other keys, each value of this schema.
+    Schema(Box<Schema>),
+}
+
+impl Schema {
+    /// Reads the schema at `origin`, reporting every keyword of the wrong JSON type. Such a
+    /// keyword is left out (a list with a bad item, all of it, so that the places of the
+    /// others stay right), so that the model can still report the problems it finds
+    /// elsewhere; `None` when the value is no schema object at all.
+    pub(crate) fn read(
+        value: &Value,
+        origin: &Origin,
+        diagnostics: &mut Diagnostics,
+    ) -> Option<Schema> {
+        Reader {
+            diagnostics,
+            root: origin,
+            path: Vec::new(),
+        }
+        .schema(value, 0)
+    }
+
+    /// Whether `self` and `other` define the same thing, their docs and defaults aside
+    /// (`description`, `default`, `example`, `title` of the schema itself).
+    pub fn same_definition(&self, other: &Schema) -> bool {
+        let bare = |schema: &Schema| {
+            let mut schema = schema.clone();
+            schema.description = None;
+            schema.default = None;
+            for key in ["example", "title"] {
+                schema.unread.remove(key);
+            }
+            schema
+        };
+        bare(self) == bare(other)
+    }
+
+    /// The combinator lists that are there, with their keywords, in the order
+    /// `allOf`, `oneOf`, `anyOf`.
+    pub fn combinators(&self) -> impl Iterator<Item = (&'static str, &[Schema])> {
+        [
+            ("allOf", &self.all_of),
+            ("oneOf", &self.one_of),
+            ("anyOf", &self.any_of),
+        ]
+        .into_iter()
+        .filter_map(|(keyword, list)| list.as_deref().map(|list| (keyword, list)))
+    }
+
+    /// The combinator list of `keyword` (`allOf`, `oneOf`, `anyOf`).
+    pub fn combinator(&self, keyword: &str) -> Option<&[Schema]> {
+        self.combinators()
+            .find(|(k, _)| *k == keyword)
+            .map(|(_, list)| list)
+    }
+}
+
+/// Reads schemas below `root`. The place of the node being read is a stack of path
+/// segments, turned into an [`Origin`] only when there is something to report: building
+/// one per node was most of the reader's time.
+struct Reader<'d, 'v> {
+    diagnostics: &'d mut Diagnostics,
+    root: &'d Origin,
+    path: Vec<Segment<'v>>,
+}
+
+/// One step of a JSON pointer: a key, or an index into an array.
+#[derive(Clone, Copy)]
+enum Segment<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
+impl<'v> Reader<'_, 'v> {
+    /// Where the node being read is.
+    fn here(&self) -> Origin {
+        self.path
+            .iter()
+            .fold(self.root.clone(), |at, segment| match segment {
+                Segment::Key(key) => at.child(key),
+                Segment::Index(i) => at.child(&i.to_string()),
+            })
+    }
+
+    /// `read` with `segment` pushed onto the path.
+    fn at<T>(&mut self, segment: Segment<'v>, read: impl FnOnce(&mut Self) -> T) -> T {
+        self.path.push(segment);
+        let result = read(self);
+        self.path.pop();
+        result
+    }
+
+    fn report(&mut self, kind: ErrorKind, message: String) {
+        let origin = self.here();
+        self.diagnostics
+            .push(Diagnostic::new(kind, &origin, message));
+    }
+
+    fn invalid(&mut self, message: String) {
+        self.report(ErrorKind::InvalidSchema, message);
+    }
+
+    fn schema(&mut self, value: &'v Value, depth: usize) -> Option<Schema> {
+        let Value::Object(object) = value else {
+            self.invalid(format!(
+                "expected a schema object, found {}",
+                json_type(value)
+            ));
+            return None;
+        };
+        if depth > MAX_READ_DEPTH {
+            self.report(
+                ErrorKind::UnsupportedSchema,
+                format!("expected schemas nested at most {MAX_READ_DEPTH} levels deep"),
+            );
+            return None;
+        }
+        let mut schema = Schema::default();
+        let mut type_has_null = false;
+        for (key, value) in object {
+            // A keyword of the wrong JSON type is reported and left out.
+            self.at(Segment::Key(key), |r| {
+                r.keyword(&mut schema, key, value, depth, &mut type_has_null)
+            });
+        }
+        schema.nullable |= type_has_null
+            || schema
+                .enum_values
+                .as_ref()
+                .is_some_and(|values| values.iter().any(Value::is_null));
+        Some(schema)
+    }
+
+    /// Reads one keyword into `schema` (the path is at the keyword).
+    fn keyword(
+        &mut self,
+        schema: &mut Schema,
+        key: &'v str,
+        value: &'v Value,
+        depth: usize,
+        type_has_null: &mut bool,
+    ) {
+        match key {
+            "$ref" => schema.reference = self.reference(value),
+            "type" => {
+                if let Some((ty, null)) = self.ty(value) {
+                    schema.ty = ty;
+                    *type_has_null = null;
+                }
+            }
+            "format" => schema.format = self.string(key, value),
+            "description" => schema.description = self.string(key, value),
+            "properties" => {
+                schema.properties =
+                    self.named_schemas(value, depth, "an object of property schemas");
+            }
+            "required" => {
+                if let Some(required) = self.required(value) {
+                    schema.required = required;
+                }
+            }
+            "items" => schema.items = self.schema(value, depth + 1).map(Box::new),
+            "additionalProperties" => schema.additional_properties = self.additional(value, depth),
+            "patternProperties" => {
+                schema.pattern_properties =
+                    self.named_schemas(value, depth, "an object of pattern schemas");
+            }
+            "allOf" => schema.all_of = self.list(value, depth),
+            "oneOf" => schema.one_of = self.list(value, depth),
+            "anyOf" => schema.any_of = self.list(value, depth),
+            "enum" => match value {
+                Value::Array(values) => schema.enum_values = Some(values.clone()),
+                other => {
+                    self.invalid(format!(
+                        "expected an array of values, found {}",
+                        json_type(other)
+                    ));
+                }
+            },
+            "default" => schema.default = Some(value.clone()),
+            "nullable" | "x-nullable" => schema.nullable |= value == &Value::Bool(true),
+            "x-kubernetes-int-or-string" => schema.int_or_string = value == &Value::Bool(true),
+            "x-kubernetes-preserve-unknown-fields" => {
+                schema.preserve_unknown_fields = value == &Value::Bool(true);
+            }
+            // Read leniently, as before the typed form: anything but a string is no patch
+            // metadata.
+            "x-kubernetes-patch-strategy" => {
+                schema.patch_strategies = value
+                    .as_str()
+                    .map(|s| {
+                        s.split(',')
+                            .map(str::trim)
+                            .filter(|s| !s.is_empty())
+                            .map(str::to_owned)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+            }
+            "x-kubernetes-patch-merge-key" => {
+                schema.patch_merge_key = value.as_str().map(str::to_owned);
+            }
+            "x-kubernetes-group-version-kind" => {
+                if let Some(gvks) = self.gvks(value) {
+                    schema.gvks = gvks;
+                }
+            }
+            _ => {
+                schema.unread.insert(key.to_owned(), value.clone());
+            }
+        }
+    }
+
+    fn reference(&mut self, value: &Value) -> Option<SchemaRef> {
+        let Some(text) = value.as_str() else {
+            self.invalid(format!(
+                "expected `$ref` to be a string, found {}",
+                json_type(value)
+            ));
+            return None;
+        };
+        let parsed = SchemaRef::parse(text);
+        if parsed.is_none() {
+            let origin = self.here();
+            self.diagnostics.push(
+                Diagnostic::new(
+                    ErrorKind::UnsupportedSchema,
+                    &origin,
+                    format!("expected a reference to a named schema, found {text:?}"),
+                )
+                .with_hint("references must look like `#/components/schemas/<name>` or `#/definitions/<name>`"),
+            );
+        }
+        parsed
+    }
+
+    /// The `type` keyword: a string, or an array of at most one type besides `"null"`; the
+    /// type, and whether `"null"` is listed.
+    fn ty(&mut self, value: &Value) -> Option<(Option<Type>, bool)> {
+        let (name, null) = match value {
+            Value::String(ty) => (Some(ty.as_str()), false),
+            Value::Array(list) => {
+                let null = list.iter().any(|v| v.is_null() || v == "null");
+                let non_null: Vec<&str> = list
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter(|t| *t != "null")
+                    .collect();
+                match non_null.as_slice() {
+                    [] => (None, null),
+                    [one]
+                        if non_null.len() + usize::from(list.iter().any(|t| t == "null"))
+                            == list.len() =>
+                    {
+                        (Some(*one), null)
+                    }
+                    _ => {
+                        self.report(
+                            ErrorKind::UnsupportedSchema,
+                            "expected one type, optionally with \"null\"".to_owned(),
+                        );
+                        return None;
+                    }
+                }
+            }
+            other => {
+                self.invalid(format!("expected a type name, found {}", json_type(other)));
+                return None;
+            }
+        };
+        let Some(name) = name else {
+            return Some((None, null));
+        };
+        match Type::parse(name) {
+            Some(ty) => Some((Some(ty), null)),
+            None => {
+                self.report(
+                    ErrorKind::UnsupportedSchema,
+                    format!(
+                        "expected one of the types string, integer, number, boolean, array or object, found {name:?}"
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    fn string(&mut self, key: &str, value: &Value) -> Option<String> {
+        match value {
+            Value::String(text) => Some(text.clone()),
+            other => {
+                self.invalid(format!(
+                    "expected `{key}` to be a string, found {}",
+                    json_type(other)
+                ));
+                None
+            }
+        }
+    }
+
+    /// `properties` or `patternProperties`: an object of schemas (`null` reads as empty).
+    fn named_schemas(
+        &mut self,
+        value: &'v Value,
+        depth: usize,
+        expected: &str,
+    ) -> Option<IndexMap<String, Schema>> {
+        let map = match value {
+            Value::Null => return Some(IndexMap::new()),
+            Value::Object(map) => map,
+            other => {
+                self.invalid(format!("expected {expected}, found {}", json_type(other)));
+                return None;
+            }
+        };
+        let mut schemas = IndexMap::with_capacity(map.len());
+        for (name, value) in map {
+            // One that is no schema is left out (reported); the others keep their places.
+            if let Some(schema) = self.at(Segment::Key(name), |r| r.schema(value, depth + 1)) {
+                schemas.insert(name.clone(), schema);
+            }
+        }
+        Some(schemas)
+    }
+
+    fn required(&mut self, value: &Value) -> Option<Vec<String>> {
+        match value {
+            Value::Null => Some(Vec::new()),
+            Value::Array(list) => {
+                let mut names = Vec::with_capacity(list.len());
+                for (i, item) in list.iter().enumerate() {
+                    match item.as_str() {
+                        Some(name) => names.push(name.to_owned()),
+                        None => {
+                            self.at(Segment::Index(i), |r| {
+                                r.invalid(format!(
+                                    "expected a property name, found {}",
+                                    json_type(item)
+                                ));
+                            });
+                            return None;
+                        }
+                    }
+                }
+                Some(names)
+            }
+            other => {
+                self.invalid(format!(
+                    "expected an array of property names, found {}",
+                    json_type(other)
+                ));
+                None
+            }
+        }
+    }
+
+    fn additional(&mut self, value: &'v Value, depth: usize) -> Option<AdditionalProperties> {
+        match value {
+            Value::Bool(false) => Some(AdditionalProperties::Forbidden),
+            Value::Bool(true) => Some(AdditionalProperties::Any),
+            Value::Object(_) => self
+                .schema(value, depth + 1)
+                .map(|s| AdditionalProperties::Schema(Box::new(s))),
+            other => {
+                self.invalid(format!(
+                    "expected a schema object or a boolean, found {}",
+                    json_type(other)
+                ));
+                None
+            }
+        }
+    }
+
+    fn list(&mut self, value: &'v Value, depth: usize) -> Option<Vec<Schema>> {
+        let Value::Array(list) = value else {
+            self.invalid(format!(
+                "expected an array of schemas, found {}",
+                json_type(value)
+            ));
+            return None;
+        };
+        let mut schemas = Vec::with_capacity(list.len());
+        let mut ok = true;
+        for (i, item) in list.iter().enumerate() {
+            match self.at(Segment::Index(i), |r| r.schema(item, depth + 1)) {
+                Some(schema) => schemas.push(schema),
+                None => ok = false,
+            }
+        }
+        ok.then_some(schemas)
+    }
+
+    /// `x-kubernetes-group-version-kind`: a list of `{group, version, kind}`, or one.
+    fn gvks(&mut self, value: &Value) -> Option<Vec<Gvk>> {
+        let items: Vec<&Value> = match value {
+            Value::Array(items) => items.iter().collect(),
+            Value::Object(_) => vec![value],
+            other => {
+                self.invalid(format!(
+                    "expected an array of {{group, version, kind}} objects, found {}",
+                    json_type(other)
+                ));
+                return None;
+            }
+        };
+        let mut gvks = Vec::with_capacity(items.len());
+        for (i, item) in items.into_iter().enumerate() {
+            match gvk(item) {
+                Some(gvk) => gvks.push(gvk),
+                None => {
+                    self.at(Segment::Index(i), |r| {
+                        r.invalid(
+                            "expected an object with string `group`, `version` and `kind`"
+                                .to_owned(),
+                        );
+                    });
+                    return None;
+                }
+            }
+        }
+        Some(gvks)
+    }
+}
+
+/// A `{group, version, kind}` object, or `None` when one of the three is no string.
+pub(crate) fn gvk(value: &Value) -> Option<Gvk> {
+    let field = |name: &str| value.get(name).and_then(Value::as_str).map(str::to_owned);
+    Some(Gvk {
+        group: field("group")?,
+        version: field("version")?,
+        kind: field("kind")?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::path::Path;
+
+    fn read(value: Value) -> Result<Schema, Vec<(ErrorKind, String, String)>> {
+        let mut diagnostics = Diagnostics::default();
+        let schema = Schema::read(&value, &Origin::root(Path::new("a.json")), &mut diagnostics);
+        match diagnostics.finish(()) {
+            Ok(()) => Ok(schema.expect("no diagnostics means a schema")),
+            Err(e) => Err(e
+                .diagnostics()
+                .iter()
+                .map(|d| (d.kind, d.origin.pointer.clone(), d.message.clone()))
+                .collect()),
+        }
+    }
+
+    #[test]
+    fn swagger_v3_and_crd_forms_of_nullable_land_in_one_field() {
+        for form in [
+            json!({"type": "string", "nullable": true}),
+            json!({"type": "string", "x-nullable": true}),
+            json!({"type": ["string", "null"]}),
+            json!({"type": "string", "enum": ["a", null]}),
+        ] {
+            let schema = read(form.clone()).unwrap();
+            assert!(schema.nullable, "{form}");
+            assert_eq!(schema.ty, Some(Type::String), "{form}");
+        }
+        assert!(
+            !read(json!({"type": "string", "nullable": false}))
+                .unwrap()
+                .nullable
+        );
+    }
+
+    #[test]
+    fn references_are_parsed_once_with_escapes_undone() {
+        let schema = read(json!({"$ref": "#/definitions/a~1b~0c"})).unwrap();
+        assert_eq!(
+            schema.reference,
+            Some(SchemaRef {
+                name: "a/b~c".to_owned(),
+                text: "#/definitions/a~1b~0c".to_owned()
+            })
+        );
+        let e = read(json!({"$ref": "other.json#/x"})).unwrap_err();
+        assert_eq!(e[0].0, ErrorKind::UnsupportedSchema);
+        assert_eq!(e[0].1, "/$ref");
+    }
+
+    #[test]
+    fn every_malformed_keyword_is_reported_at_its_pointer() {
+        let e = read(json!({
+            "type": "object",
+            "properties": {"a": null, "b": {"type": 7}},
+            "required": [1],
+            "additionalProperties": "yes",
+            "allOf": {},
+            "description": 3,
+        }))
+        .unwrap_err();
+        let at: Vec<&str> = e.iter().map(|(_, at, _)| at.as_str()).collect();
+        assert_eq!(
+            at,
+            [
+                "/properties/a",
+                "/properties/b/type",
+                "/required/0",
+                "/additionalProperties",
+                "/allOf",
+                "/description"
+            ]
+        );
+        assert!(
+            e.iter()
+                .all(|(kind, _, _)| *kind == ErrorKind::InvalidSchema)
+        );
+    }
+
+    #[test]
+    fn unread_keys_are_kept_and_docs_do_not_make_a_definition_differ() {
+        let a = read(json!({"type": "string", "maxLength": 3, "title": "A", "description": "a"}))
+            .unwrap();
+        let b =
+            read(json!({"type": "string", "maxLength": 3, "title": "B", "default": "x"})).unwrap();
+        let c = read(json!({"type": "string", "maxLength": 4})).unwrap();
+        assert_eq!(a.unread.get("maxLength"), Some(&json!(3)));
+        assert!(a.same_definition(&b));
+        assert!(!a.same_definition(&c));
+    }
+}
