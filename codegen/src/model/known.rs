@@ -97,63 +97,83 @@ impl Table {
             if entry.fields.len() > 2 * ours.len() {
                 continue; // fewer than half of its properties could be in common
             }
-            let Some((count, common)) = differences(&ours, entry) else {
-                continue;
-            };
-            let fits = count > 0 && common * 2 >= entry.fields.len() && common >= MIN_PROPERTIES;
+            let mut count = 0;
+            let mut common = 0;
+            let mut fits = true;
+            for difference in differences(&ours, entry) {
+                match difference {
+                    Difference::Same => common += 1,
+                    Difference::RequiredMissing => fits = false,
+                    _ => count += 1,
+                }
+                if !fits || count > NEAR {
+                    fits = false;
+                    break;
+                }
+            }
+            let fits =
+                fits && count > 0 && common * 2 >= entry.fields.len() && common >= MIN_PROPERTIES;
             if fits && best.is_none_or(|(n, _)| count < n) {
                 best = Some((count, entry));
             }
         }
         let (_, entry) = best?;
-        let mut differences = Vec::new();
-        for (name, (field, _)) in &ours {
-            match entry.fields.get(name) {
-                Some((theirs, _)) if theirs == field => {}
-                Some(_) => differences.push(format!("`{name}` has another shape")),
-                None => differences.push(format!("adds `{name}`")),
-            }
-        }
-        for name in entry.fields.keys() {
-            if !ours.contains_key(name) {
-                differences.push(format!("lacks `{name}`"));
-            }
-        }
+        let spelled: Vec<String> = differences(&ours, entry)
+            .filter_map(|difference| match difference {
+                Difference::OtherShape(name) => Some(format!("`{name}` has another shape")),
+                Difference::Adds(name) => Some(format!("adds `{name}`")),
+                Difference::Lacks(name) => Some(format!("lacks `{name}`")),
+                Difference::Same | Difference::RequiredMissing => None,
+            })
+            .collect();
         Some(format!(
             "is nearly Kubernetes' `{}` ({}), so it is generated as a type of its own",
             entry.schema,
-            differences.join(", ")
+            spelled.join(", ")
         ))
     }
 }
 
-/// How many properties differ between `ours` and `entry`, and how many they have in common;
-/// `None` when more than [`NEAR`] differ or a property one side lacks is required on the other.
-fn differences(ours: &BTreeMap<String, (String, bool)>, entry: &Entry) -> Option<(usize, usize)> {
-    let (mut count, mut common) = (0, 0);
-    for (name, (field, required)) in ours {
-        match entry.fields.get(name) {
-            Some((theirs, _)) if theirs == field => common += 1,
-            Some(_) => count += 1,
-            None if *required => return None,
-            None => count += 1,
-        }
-        if count > NEAR {
-            return None;
-        }
-    }
-    for (name, (_, required)) in &entry.fields {
-        if !ours.contains_key(name) {
+/// How one property compares between a struct and a known type.
+enum Difference<'a> {
+    /// On both sides, with the same shape.
+    Same,
+    /// On both sides, with another shape.
+    OtherShape(&'a str),
+    /// Only on the struct, optional there.
+    Adds(&'a str),
+    /// Only on the known type, optional there.
+    Lacks(&'a str),
+    /// On one side only, and required there: no near miss.
+    RequiredMissing,
+}
+
+/// Each property of `ours`, then each of `entry` that `ours` lacks, compared: the one rule
+/// both counting and spelling out a near miss use.
+fn differences<'a>(
+    ours: &'a BTreeMap<String, (String, bool)>,
+    entry: &'a Entry,
+) -> impl Iterator<Item = Difference<'a>> {
+    let mine = ours
+        .iter()
+        .map(|(name, (field, required))| match entry.fields.get(name) {
+            Some((theirs, _)) if theirs == field => Difference::Same,
+            Some(_) => Difference::OtherShape(name),
+            None if *required => Difference::RequiredMissing,
+            None => Difference::Adds(name),
+        });
+    let theirs = entry
+        .fields
+        .iter()
+        .filter(|(name, _)| !ours.contains_key(*name))
+        .map(|(name, (_, required))| {
             if *required {
-                return None;
+                Difference::RequiredMissing
+            } else {
+                Difference::Lacks(name)
             }
-            count += 1;
-            if count > NEAR {
-                return None;
-            }
-        }
-    }
-    Some((count, common))
+        });
+    mine.chain(theirs)
 }
 
 /// Of several Kubernetes types, the one whose name shares most words with `property`
