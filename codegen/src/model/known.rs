@@ -10,6 +10,7 @@
 //! the one sharing most words with its property name (`configMapKeyRef`, `secretKeyRef`),
 //! and none on a tie.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::naming;
@@ -36,7 +37,7 @@ pub(crate) struct Table {
 struct Entry {
     schema: &'static str,
     /// Property name → its field key, and whether it is required.
-    fields: BTreeMap<String, (String, bool)>,
+    fields: Fields<'static>,
 }
 
 /// The table, parsed once.
@@ -134,6 +135,10 @@ impl Table {
     }
 }
 
+/// A struct key's properties: JSON name → the property's field key, and whether it is
+/// required. Borrowed from the key (a name is unescaped only when it has an escape).
+type Fields<'k> = BTreeMap<Cow<'k, str>, (&'k str, bool)>;
+
 /// How one property compares between a struct and a known type.
 enum Difference<'a> {
     /// On both sides, with the same shape.
@@ -150,22 +155,19 @@ enum Difference<'a> {
 
 /// Each property of `ours`, then each of `entry` that `ours` lacks, compared: the one rule
 /// both counting and spelling out a near miss use.
-fn differences<'a>(
-    ours: &'a BTreeMap<String, (String, bool)>,
-    entry: &'a Entry,
-) -> impl Iterator<Item = Difference<'a>> {
-    let mine = ours
-        .iter()
-        .map(|(name, (field, required))| match entry.fields.get(name) {
+fn differences<'a>(ours: &'a Fields<'_>, entry: &'a Entry) -> impl Iterator<Item = Difference<'a>> {
+    let mine = ours.iter().map(
+        |(name, (field, required))| match entry.fields.get(name.as_ref()) {
             Some((theirs, _)) if theirs == field => Difference::Same,
             Some(_) => Difference::OtherShape(name),
             None if *required => Difference::RequiredMissing,
             None => Difference::Adds(name),
-        });
+        },
+    );
     let theirs = entry
         .fields
         .iter()
-        .filter(|(name, _)| !ours.contains_key(*name))
+        .filter(|(name, _)| !ours.contains_key(name.as_ref()))
         .map(|(name, (_, required))| {
             if *required {
                 Difference::RequiredMissing
@@ -246,22 +248,29 @@ pub(crate) fn field_required(field: &str) -> bool {
     field_name(field).is_some_and(|(_, required)| required)
 }
 
-/// A field key's JSON name and requiredness; `None` for the field of other keys.
-fn field_name(field: &str) -> Option<(String, bool)> {
+/// A field key's JSON name and requiredness; `None` for the field of other keys. The name
+/// is a JSON string; one without escapes is borrowed as it is.
+fn field_name(field: &str) -> Option<(Cow<'_, str>, bool)> {
+    let quoted = field.strip_prefix('"')?;
+    let end = quoted.find('"')?;
+    if !quoted[..end].contains('\\') {
+        let rest = &quoted[end + 1..];
+        return Some((Cow::Borrowed(&quoted[..end]), rest.starts_with('!')));
+    }
     let mut stream = serde_json::Deserializer::from_str(field).into_iter::<String>();
     let name = stream.next()?.ok()?;
     let rest = &field[stream.byte_offset()..];
-    Some((name, rest.starts_with('!')))
+    Some((Cow::Owned(name), rest.starts_with('!')))
 }
 
 /// The properties of a struct key by name (the field of other keys under `..`).
-fn named_fields(key: &str) -> BTreeMap<String, (String, bool)> {
+fn named_fields(key: &str) -> Fields<'_> {
     split_fields(key)
         .unwrap_or_default()
         .into_iter()
         .map(|field| match field_name(field) {
-            Some((name, required)) => (name, (field.to_owned(), required)),
-            None => ("..".to_owned(), (field.to_owned(), true)),
+            Some((name, required)) => (name, (field, required)),
+            None => (Cow::Borrowed(".."), (field, true)),
         })
         .collect()
 }
@@ -310,4 +319,34 @@ pub fn table_text(api: &ApiSet) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The borrowed reading of a field key's name agrees with reading it as JSON, escapes
+    /// and all.
+    #[test]
+    fn field_names_read_as_json() {
+        for field in [
+            r#""apiVersion":s"#,
+            r#""name"!:s"#,
+            r#""a\"b"!:s"#,
+            r#""x\\y":j"#,
+            r#""caf\u00e9":[s]"#,
+            r#""""!:s"#,
+        ] {
+            let mut stream = serde_json::Deserializer::from_str(field).into_iter::<String>();
+            let name = stream.next().unwrap().unwrap();
+            let required = field[stream.byte_offset()..].starts_with('!');
+            let (ours, ours_required) = field_name(field).unwrap();
+            assert_eq!(
+                (ours.as_ref(), ours_required),
+                (name.as_str(), required),
+                "{field}"
+            );
+        }
+        assert!(field_name("..unknown_fields:j").is_none());
+    }
 }

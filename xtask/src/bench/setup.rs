@@ -19,7 +19,7 @@ pub(crate) const KUBE: &str = "5.0.0";
 
 /// The extra CRDs (not in the corpus, not committed): file, repository, commit, path. They
 /// are read from `$KUBEFORGE_EXTRA_CRDS` or `../shared/extra-crds/`.
-pub(crate) const EXTRA_CRDS: [(&str, &str, &str, &str); 3] = [
+pub(crate) const EXTRA_CRDS: [(&str, &str, &str, &str); 4] = [
     (
         "argo-Workflow.yaml",
         "argoproj/argo-workflows",
@@ -37,6 +37,12 @@ pub(crate) const EXTRA_CRDS: [(&str, &str, &str, &str); 3] = [
         "istio/istio",
         "86c9f01fd735fb01d8192f5bcaf0d424afb7f14c",
         "manifests/charts/base/files/crd-all.gen.yaml (15 CRDs)",
+    ),
+    (
+        "tekton-Pipeline.yaml",
+        "tektoncd/pipeline",
+        "3ee1745ae5b2d9175b11917d7c1935eaad44910c",
+        "config/300-crds/300-pipeline.yaml",
     ),
 ];
 
