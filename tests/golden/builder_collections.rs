@@ -42,10 +42,7 @@ pub mod com {
 
                 impl ::serde::Serialize for Policy {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = 1 + self.unknown_fields.len();
@@ -58,10 +55,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for Policy {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct PolicyVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -71,6 +67,7 @@ pub mod com {
 
                         impl serde_struct::Fields for PolicyVisitor {
                             const NAMES: &'static [&'static str] = &["name"];
+
                             type Field = PolicyField;
 
                             fn field(name: &str) -> Option<PolicyField> {
@@ -84,10 +81,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for PolicyVisitor {
                             type Value = Policy;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Policy")
                             }
 
@@ -98,19 +92,12 @@ pub mod com {
                                 let mut name = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(PolicyField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        Some(PolicyField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -121,12 +108,11 @@ pub mod com {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Policy",
-                                <PolicyVisitor as serde_struct::Fields>::NAMES,
-                                PolicyVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Policy",
+                            <PolicyVisitor as serde_struct::Fields>::NAMES,
+                            PolicyVisitor,
+                        )
                     }
                 }
 
@@ -199,10 +185,7 @@ pub mod com {
                     pub labels: Option<::std::collections::BTreeMap<String, String>>,
                     /// A map whose name is no plural; `insert_data` inserts one entry.
                     pub data: Option<
-                        ::std::collections::BTreeMap<
-                            String,
-                            ::kubeforge_runtime::ByteString,
-                        >,
+                        ::std::collections::BTreeMap<String, ::kubeforge_runtime::ByteString>,
                     >,
                     /// A list whose name is no plural; `push_command` appends one item.
                     pub command: Option<Vec<String>>,
@@ -229,68 +212,30 @@ pub mod com {
 
                 impl ::serde::Serialize for Volume {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            2,
-                            &[
-                                self.labels.is_some(),
-                                self.data.is_some(),
-                                self.command.is_some(),
-                                self.pod_ips.is_some(),
-                                self.pod_ip.is_some(),
-                                self.policies.is_some(),
-                                self.limits.is_some(),
-                                self.matrix.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(2, &[
+                            self.labels.is_some(),
+                            self.data.is_some(),
+                            self.command.is_some(),
+                            self.pod_ips.is_some(),
+                            self.pod_ip.is_some(),
+                            self.policies.is_some(),
+                            self.limits.is_some(),
+                            self.matrix.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("mountOptions", &self.mount_options)?;
                         state.serialize_entry("attributes", &self.attributes)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "labels",
-                            self.labels.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "data",
-                            self.data.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "command",
-                            self.command.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "podIPs",
-                            self.pod_ips.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "podIP",
-                            self.pod_ip.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "policies",
-                            self.policies.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "limits",
-                            self.limits.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "matrix",
-                            self.matrix.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "labels", self.labels.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "data", self.data.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "command", self.command.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "podIPs", self.pod_ips.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "podIP", self.pod_ip.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "policies", self.policies.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "limits", self.limits.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "matrix", self.matrix.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -298,10 +243,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for Volume {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct VolumeVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -331,6 +275,7 @@ pub mod com {
                                 "limits",
                                 "matrix",
                             ];
+
                             type Field = VolumeField;
 
                             fn field(name: &str) -> Option<VolumeField> {
@@ -353,10 +298,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for VolumeVisitor {
                             type Value = Volume;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Volume")
                             }
 
@@ -376,71 +318,45 @@ pub mod com {
                                 let mut matrix = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(VolumeField::mount_options) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut mount_options,
-                                                "mountOptions",
-                                            )
+                                            serde_struct::value(&mut map, &mut mount_options, "mountOptions")
                                         }
-
                                         Some(VolumeField::attributes) => {
                                             serde_struct::value(&mut map, &mut attributes, "attributes")
                                         }
-
                                         Some(VolumeField::labels) => {
                                             serde_struct::value(&mut map, &mut labels, "labels")
                                         }
-
-                                        Some(VolumeField::data) => {
-                                            serde_struct::value(&mut map, &mut data, "data")
-                                        }
-
+                                        Some(VolumeField::data) => serde_struct::value(&mut map, &mut data, "data"),
                                         Some(VolumeField::command) => {
                                             serde_struct::value(&mut map, &mut command, "command")
                                         }
-
                                         Some(VolumeField::pod_ips) => {
                                             serde_struct::value(&mut map, &mut pod_ips, "podIPs")
                                         }
-
                                         Some(VolumeField::pod_ip) => {
                                             serde_struct::value(&mut map, &mut pod_ip, "podIP")
                                         }
-
                                         Some(VolumeField::policies) => {
                                             serde_struct::value(&mut map, &mut policies, "policies")
                                         }
-
                                         Some(VolumeField::limits) => {
                                             serde_struct::value(&mut map, &mut limits, "limits")
                                         }
-
                                         Some(VolumeField::matrix) => {
                                             serde_struct::value(&mut map, &mut matrix, "matrix")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
                                 Ok(Volume {
-                                    mount_options: serde_struct::required(
-                                        mount_options,
-                                        "mountOptions",
-                                    )?,
-                                    attributes: serde_struct::required(
-                                        attributes,
-                                        "attributes",
-                                    )?,
+                                    mount_options: serde_struct::required(mount_options, "mountOptions")?,
+                                    attributes: serde_struct::required(attributes, "attributes")?,
                                     labels: serde_struct::optional(labels),
                                     data: serde_struct::optional(data),
                                     command: serde_struct::optional(command),
@@ -454,12 +370,11 @@ pub mod com {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Volume",
-                                <VolumeVisitor as serde_struct::Fields>::NAMES,
-                                VolumeVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Volume",
+                            <VolumeVisitor as serde_struct::Fields>::NAMES,
+                            VolumeVisitor,
+                        )
                     }
                 }
 
@@ -473,16 +388,11 @@ pub mod com {
                     #[inline]
                     pub fn builder(
                         mount_options: impl IntoIterator<Item = impl Into<String>>,
-                        attributes: impl IntoIterator<
-                            Item = (impl Into<String>, impl Into<String>),
-                        >,
+                        attributes: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
                     ) -> VolumeBuilder {
                         VolumeBuilder {
                             inner: Self {
-                                mount_options: mount_options
-                                    .into_iter()
-                                    .map(Into::into)
-                                    .collect(),
+                                mount_options: mount_options.into_iter().map(Into::into).collect(),
                                 attributes: attributes
                                     .into_iter()
                                     .map(|(key, value)| (key.into(), value.into()))
@@ -512,14 +422,8 @@ pub mod com {
                     /// A required list: the constructor takes any iterable.
                     ///
                     /// Replaces the whole list; [`mount_option`](Self::mount_option) appends one item.
-                    pub fn mount_options(
-                        mut self,
-                        items: impl IntoIterator<Item = impl Into<String>>,
-                    ) -> Self {
-                        self.inner.mount_options = items
-                            .into_iter()
-                            .map(Into::into)
-                            .collect();
+                    pub fn mount_options(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+                        self.inner.mount_options = items.into_iter().map(Into::into).collect();
                         self
                     }
 
@@ -536,25 +440,16 @@ pub mod com {
                     /// Replaces the whole map; [`attribute`](Self::attribute) inserts one entry.
                     pub fn attributes(
                         mut self,
-                        entries: impl IntoIterator<
-                            Item = (impl Into<String>, impl Into<String>),
-                        >,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
                     ) -> Self {
-                        self.inner.attributes = entries
-                            .into_iter()
-                            .map(|(key, value)| (key.into(), value.into()))
-                            .collect();
+                        self.inner.attributes = entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect();
                         self
                     }
 
                     /// A required map: the constructor takes any iterable of pairs.
                     ///
                     /// Inserts one entry into `attributes`, replacing any value under the same key; [`attributes`](Self::attributes) replaces the whole map.
-                    pub fn attribute(
-                        mut self,
-                        key: impl Into<String>,
-                        value: impl Into<String>,
-                    ) -> Self {
+                    pub fn attribute(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
                         self.inner.attributes.insert(key.into(), value.into());
                         self
                     }
@@ -564,15 +459,10 @@ pub mod com {
                     /// Replaces the whole map; [`label`](Self::label) inserts one entry.
                     pub fn labels(
                         mut self,
-                        entries: impl IntoIterator<
-                            Item = (impl Into<String>, impl Into<String>),
-                        >,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
                     ) -> Self {
                         self.inner.labels = Some(
-                            entries
-                                .into_iter()
-                                .map(|(key, value)| (key.into(), value.into()))
-                                .collect(),
+                            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                         );
                         self
                     }
@@ -580,15 +470,8 @@ pub mod com {
                     /// An optional map; `label` inserts one entry.
                     ///
                     /// Inserts one entry into `labels`, replacing any value under the same key; [`labels`](Self::labels) replaces the whole map.
-                    pub fn label(
-                        mut self,
-                        key: impl Into<String>,
-                        value: impl Into<String>,
-                    ) -> Self {
-                        self.inner
-                            .labels
-                            .get_or_insert_default()
-                            .insert(key.into(), value.into());
+                    pub fn label(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+                        self.inner.labels.get_or_insert_default().insert(key.into(), value.into());
                         self
                     }
 
@@ -597,18 +480,10 @@ pub mod com {
                     /// Replaces the whole map; [`insert_data`](Self::insert_data) inserts one entry.
                     pub fn data(
                         mut self,
-                        entries: impl IntoIterator<
-                            Item = (
-                                impl Into<String>,
-                                impl Into<::kubeforge_runtime::ByteString>,
-                            ),
-                        >,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<::kubeforge_runtime::ByteString>)>,
                     ) -> Self {
                         self.inner.data = Some(
-                            entries
-                                .into_iter()
-                                .map(|(key, value)| (key.into(), value.into()))
-                                .collect(),
+                            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                         );
                         self
                     }
@@ -621,23 +496,15 @@ pub mod com {
                         key: impl Into<String>,
                         value: impl Into<::kubeforge_runtime::ByteString>,
                     ) -> Self {
-                        self.inner
-                            .data
-                            .get_or_insert_default()
-                            .insert(key.into(), value.into());
+                        self.inner.data.get_or_insert_default().insert(key.into(), value.into());
                         self
                     }
 
                     /// A list whose name is no plural; `push_command` appends one item.
                     ///
                     /// Replaces the whole list; [`push_command`](Self::push_command) appends one item.
-                    pub fn command(
-                        mut self,
-                        items: impl IntoIterator<Item = impl Into<String>>,
-                    ) -> Self {
-                        self.inner.command = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                    pub fn command(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+                        self.inner.command = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 
@@ -652,13 +519,8 @@ pub mod com {
                     /// A list whose singular is a field of its own; `push_pod_ips` appends one item.
                     ///
                     /// Replaces the whole list; [`push_pod_ips`](Self::push_pod_ips) appends one item.
-                    pub fn pod_ips(
-                        mut self,
-                        items: impl IntoIterator<Item = impl Into<String>>,
-                    ) -> Self {
-                        self.inner.pod_ips = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                    pub fn pod_ips(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+                        self.inner.pod_ips = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 
@@ -681,15 +543,9 @@ pub mod com {
                     /// Replaces the whole list; [`policy`](Self::policy) appends one item.
                     pub fn policies(
                         mut self,
-                        items: impl IntoIterator<
-                            Item = impl Into<
-                                crate::golden::builder_collections::com::example::v1::Policy,
-                            >,
-                        >,
+                        items: impl IntoIterator<Item = impl Into<crate::golden::builder_collections::com::example::v1::Policy>>,
                     ) -> Self {
-                        self.inner.policies = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                        self.inner.policies = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 
@@ -698,9 +554,7 @@ pub mod com {
                     /// Appends one item to `policies`; [`policies`](Self::policies) replaces the whole list.
                     pub fn policy(
                         mut self,
-                        item: impl Into<
-                            crate::golden::builder_collections::com::example::v1::Policy,
-                        >,
+                        item: impl Into<crate::golden::builder_collections::com::example::v1::Policy>,
                     ) -> Self {
                         self.inner.policies.get_or_insert_default().push(item.into());
                         self
@@ -711,20 +565,10 @@ pub mod com {
                     /// Replaces the whole map; [`limit`](Self::limit) inserts one entry.
                     pub fn limits(
                         mut self,
-                        entries: impl IntoIterator<
-                            Item = (
-                                impl Into<String>,
-                                impl Into<
-                                    crate::golden::builder_collections::apimachinery::pkg::api::resource::Quantity,
-                                >,
-                            ),
-                        >,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<crate::golden::builder_collections::apimachinery::pkg::api::resource::Quantity>)>,
                     ) -> Self {
                         self.inner.limits = Some(
-                            entries
-                                .into_iter()
-                                .map(|(key, value)| (key.into(), value.into()))
-                                .collect(),
+                            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                         );
                         self
                     }
@@ -735,27 +579,17 @@ pub mod com {
                     pub fn limit(
                         mut self,
                         key: impl Into<String>,
-                        value: impl Into<
-                            crate::golden::builder_collections::apimachinery::pkg::api::resource::Quantity,
-                        >,
+                        value: impl Into<crate::golden::builder_collections::apimachinery::pkg::api::resource::Quantity>,
                     ) -> Self {
-                        self.inner
-                            .limits
-                            .get_or_insert_default()
-                            .insert(key.into(), value.into());
+                        self.inner.limits.get_or_insert_default().insert(key.into(), value.into());
                         self
                     }
 
                     /// A list of lists.
                     ///
                     /// Replaces the whole list; [`push_matrix`](Self::push_matrix) appends one item.
-                    pub fn matrix(
-                        mut self,
-                        items: impl IntoIterator<Item = impl Into<Vec<i32>>>,
-                    ) -> Self {
-                        self.inner.matrix = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                    pub fn matrix(mut self, items: impl IntoIterator<Item = impl Into<Vec<i32>>>) -> Self {
+                        self.inner.matrix = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 

@@ -22,21 +22,13 @@ pub mod io {
 
                 impl ::serde::Serialize for Limits {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[self.burst.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[self.burst.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("cpu", &self.cpu)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "burst",
-                            self.burst.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "burst", self.burst.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -44,10 +36,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Limits {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct LimitsVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -58,6 +49,7 @@ pub mod io {
 
                         impl serde_struct::Fields for LimitsVisitor {
                             const NAMES: &'static [&'static str] = &["cpu", "burst"];
+
                             type Field = LimitsField;
 
                             fn field(name: &str) -> Option<LimitsField> {
@@ -72,10 +64,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for LimitsVisitor {
                             type Value = Limits;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Limits")
                             }
 
@@ -87,23 +76,15 @@ pub mod io {
                                 let mut burst = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(LimitsField::cpu) => {
-                                            serde_struct::value(&mut map, &mut cpu, "cpu")
-                                        }
-
+                                        Some(LimitsField::cpu) => serde_struct::value(&mut map, &mut cpu, "cpu"),
                                         Some(LimitsField::burst) => {
                                             serde_struct::value(&mut map, &mut burst, "burst")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -115,12 +96,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Limits",
-                                <LimitsVisitor as serde_struct::Fields>::NAMES,
-                                LimitsVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Limits",
+                            <LimitsVisitor as serde_struct::Fields>::NAMES,
+                            LimitsVisitor,
+                        )
                     }
                 }
 
@@ -203,131 +183,57 @@ pub mod io {
                     pub key: Option<::kubeforge_runtime::ByteString>,
                     pub args: Option<Vec<String>>,
                     pub ports: Option<::std::collections::BTreeMap<String, i32>>,
-                    pub limits: Option<
-                        crate::golden::builder_defaults::io::example::v1::Limits,
-                    >,
+                    pub limits: Option<crate::golden::builder_defaults::io::example::v1::Limits>,
                     pub policy: Option<::serde_json::Value>,
                     pub label: Option<Option<String>>,
                     pub zero: Option<i64>,
                     pub empty: Option<Vec<String>>,
-                    pub incomplete: Option<
-                        crate::golden::builder_defaults::io::example::v1::Limits,
-                    >,
+                    pub incomplete: Option<crate::golden::builder_defaults::io::example::v1::Limits>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Settings {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[
-                                self.name.is_some(),
-                                self.retries.is_some(),
-                                self.budget.is_some(),
-                                self.ratio.is_some(),
-                                self.scale.is_some(),
-                                self.enabled.is_some(),
-                                self.since.is_some(),
-                                self.key.is_some(),
-                                self.args.is_some(),
-                                self.ports.is_some(),
-                                self.limits.is_some(),
-                                self.policy.is_some(),
-                                self.label.is_some(),
-                                self.zero.is_some(),
-                                self.empty.is_some(),
-                                self.incomplete.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.name.is_some(),
+                            self.retries.is_some(),
+                            self.budget.is_some(),
+                            self.ratio.is_some(),
+                            self.scale.is_some(),
+                            self.enabled.is_some(),
+                            self.since.is_some(),
+                            self.key.is_some(),
+                            self.args.is_some(),
+                            self.ports.is_some(),
+                            self.limits.is_some(),
+                            self.policy.is_some(),
+                            self.label.is_some(),
+                            self.zero.is_some(),
+                            self.empty.is_some(),
+                            self.incomplete.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("mode", &self.mode)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "name",
-                            self.name.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "retries",
-                            self.retries.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "budget",
-                            self.budget.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "ratio",
-                            self.ratio.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "scale",
-                            self.scale.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "enabled",
-                            self.enabled.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "since",
-                            self.since.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "key",
-                            self.key.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "args",
-                            self.args.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "ports",
-                            self.ports.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "limits",
-                            self.limits.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "policy",
-                            self.policy.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "label",
-                            self.label.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "zero",
-                            self.zero.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "empty",
-                            self.empty.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "incomplete",
-                            self.incomplete.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "retries", self.retries.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "budget", self.budget.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "ratio", self.ratio.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "scale", self.scale.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "enabled", self.enabled.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "since", self.since.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "key", self.key.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "args", self.args.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "ports", self.ports.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "limits", self.limits.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "policy", self.policy.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "label", self.label.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "zero", self.zero.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "empty", self.empty.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "incomplete", self.incomplete.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -335,10 +241,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Settings {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct SettingsVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -382,6 +287,7 @@ pub mod io {
                                 "empty",
                                 "incomplete",
                             ];
+
                             type Field = SettingsField;
 
                             fn field(name: &str) -> Option<SettingsField> {
@@ -411,10 +317,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for SettingsVisitor {
                             type Value = Settings;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Settings")
                             }
 
@@ -441,87 +344,60 @@ pub mod io {
                                 let mut incomplete = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key_2 = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key_2),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key_2),
+                                )? {
                                     match field {
                                         Some(SettingsField::mode) => {
                                             serde_struct::value(&mut map, &mut mode, "mode")
                                         }
-
                                         Some(SettingsField::name) => {
                                             serde_struct::value(&mut map, &mut name, "name")
                                         }
-
                                         Some(SettingsField::retries) => {
                                             serde_struct::value(&mut map, &mut retries, "retries")
                                         }
-
                                         Some(SettingsField::budget) => {
                                             serde_struct::value(&mut map, &mut budget, "budget")
                                         }
-
                                         Some(SettingsField::ratio) => {
                                             serde_struct::value(&mut map, &mut ratio, "ratio")
                                         }
-
                                         Some(SettingsField::scale) => {
                                             serde_struct::value(&mut map, &mut scale, "scale")
                                         }
-
                                         Some(SettingsField::enabled) => {
                                             serde_struct::value(&mut map, &mut enabled, "enabled")
                                         }
-
                                         Some(SettingsField::since) => {
                                             serde_struct::value(&mut map, &mut since, "since")
                                         }
-
-                                        Some(SettingsField::key) => {
-                                            serde_struct::value(&mut map, &mut key, "key")
-                                        }
-
+                                        Some(SettingsField::key) => serde_struct::value(&mut map, &mut key, "key"),
                                         Some(SettingsField::args) => {
                                             serde_struct::value(&mut map, &mut args, "args")
                                         }
-
                                         Some(SettingsField::ports) => {
                                             serde_struct::value(&mut map, &mut ports, "ports")
                                         }
-
                                         Some(SettingsField::limits) => {
                                             serde_struct::value(&mut map, &mut limits, "limits")
                                         }
-
                                         Some(SettingsField::policy) => {
                                             serde_struct::value(&mut map, &mut policy, "policy")
                                         }
-
                                         Some(SettingsField::label) => {
                                             serde_struct::value(&mut map, &mut label, "label")
                                         }
-
                                         Some(SettingsField::zero) => {
                                             serde_struct::value(&mut map, &mut zero, "zero")
                                         }
-
                                         Some(SettingsField::empty) => {
                                             serde_struct::value(&mut map, &mut empty, "empty")
                                         }
-
                                         Some(SettingsField::incomplete) => {
                                             serde_struct::value(&mut map, &mut incomplete, "incomplete")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(
-                                                &mut map,
-                                                &mut unknown_fields,
-                                                &mut key_2,
-                                            )
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
                                     }?;
                                 }
 
@@ -548,12 +424,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Settings",
-                                <SettingsVisitor as serde_struct::Fields>::NAMES,
-                                SettingsVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Settings",
+                            <SettingsVisitor as serde_struct::Fields>::NAMES,
+                            SettingsVisitor,
+                        )
                     }
                 }
 
@@ -573,16 +448,10 @@ pub mod io {
                                 scale: Some(::kubeforge_runtime::Number::from(2_i64)),
                                 enabled: Some(true),
                                 since: Some(
-                                    ::kubeforge_runtime::DateTime::from(
-                                        "2024-01-01T00:00:00.5+01:00",
-                                    ),
+                                    ::kubeforge_runtime::DateTime::from("2024-01-01T00:00:00.5+01:00"),
                                 ),
-                                key: Some(
-                                    ::kubeforge_runtime::ByteString(b"hello".to_vec()),
-                                ),
-                                args: Some(
-                                    vec!["--verbose".to_owned(), "--color=auto".to_owned()],
-                                ),
+                                key: Some(::kubeforge_runtime::ByteString(b"hello".to_vec())),
+                                args: Some(vec!["--verbose".to_owned(), "--color=auto".to_owned()]),
                                 ports: Some(
                                     [("http".to_owned(), 80), ("https".to_owned(), 443)]
                                         .into_iter()
@@ -654,9 +523,7 @@ pub mod io {
                     /// A new builder starts with the schema's default, `"Slow"`.
                     pub fn mode(
                         mut self,
-                        value: impl Into<
-                            crate::golden::builder_defaults::io::example::v1::SettingsMode,
-                        >,
+                        value: impl Into<crate::golden::builder_defaults::io::example::v1::SettingsMode>,
                     ) -> Self {
                         self.inner.mode = value.into();
                         self
@@ -689,10 +556,7 @@ pub mod io {
                     /// Sets `ratio`.
                     ///
                     /// A new builder starts with the schema's default, `0.75`.
-                    pub fn ratio(
-                        mut self,
-                        value: impl Into<::kubeforge_runtime::Number>,
-                    ) -> Self {
+                    pub fn ratio(mut self, value: impl Into<::kubeforge_runtime::Number>) -> Self {
                         self.inner.ratio = Some(value.into());
                         self
                     }
@@ -700,10 +564,7 @@ pub mod io {
                     /// Sets `scale`.
                     ///
                     /// A new builder starts with the schema's default, `2`.
-                    pub fn scale(
-                        mut self,
-                        value: impl Into<::kubeforge_runtime::Number>,
-                    ) -> Self {
+                    pub fn scale(mut self, value: impl Into<::kubeforge_runtime::Number>) -> Self {
                         self.inner.scale = Some(value.into());
                         self
                     }
@@ -719,10 +580,7 @@ pub mod io {
                     /// Sets `since`.
                     ///
                     /// A new builder starts with the schema's default, `"2024-01-01T00:00:00.5+01:00"`.
-                    pub fn since(
-                        mut self,
-                        value: impl Into<::kubeforge_runtime::DateTime>,
-                    ) -> Self {
+                    pub fn since(mut self, value: impl Into<::kubeforge_runtime::DateTime>) -> Self {
                         self.inner.since = Some(value.into());
                         self
                     }
@@ -730,10 +588,7 @@ pub mod io {
                     /// Sets `key`.
                     ///
                     /// A new builder starts with the schema's default, `"aGVsbG8="`.
-                    pub fn key(
-                        mut self,
-                        value: impl Into<::kubeforge_runtime::ByteString>,
-                    ) -> Self {
+                    pub fn key(mut self, value: impl Into<::kubeforge_runtime::ByteString>) -> Self {
                         self.inner.key = Some(value.into());
                         self
                     }
@@ -743,13 +598,8 @@ pub mod io {
                     /// A new builder starts with the schema's default, `["--verbose","--color=auto"]`.
                     ///
                     /// Replaces the whole list; [`arg`](Self::arg) appends one item.
-                    pub fn args(
-                        mut self,
-                        items: impl IntoIterator<Item = impl Into<String>>,
-                    ) -> Self {
-                        self.inner.args = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                    pub fn args(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+                        self.inner.args = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 
@@ -768,15 +618,10 @@ pub mod io {
                     /// Replaces the whole map; [`port`](Self::port) inserts one entry.
                     pub fn ports(
                         mut self,
-                        entries: impl IntoIterator<
-                            Item = (impl Into<String>, impl Into<i32>),
-                        >,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<i32>)>,
                     ) -> Self {
                         self.inner.ports = Some(
-                            entries
-                                .into_iter()
-                                .map(|(key, value)| (key.into(), value.into()))
-                                .collect(),
+                            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                         );
                         self
                     }
@@ -784,15 +629,8 @@ pub mod io {
                     /// Sets `ports`.
                     ///
                     /// Inserts one entry into `ports`, replacing any value under the same key; [`ports`](Self::ports) replaces the whole map.
-                    pub fn port(
-                        mut self,
-                        key: impl Into<String>,
-                        value: impl Into<i32>,
-                    ) -> Self {
-                        self.inner
-                            .ports
-                            .get_or_insert_default()
-                            .insert(key.into(), value.into());
+                    pub fn port(mut self, key: impl Into<String>, value: impl Into<i32>) -> Self {
+                        self.inner.ports.get_or_insert_default().insert(key.into(), value.into());
                         self
                     }
 
@@ -801,9 +639,7 @@ pub mod io {
                     /// A new builder starts with the schema's default, `{"cpu":"500m","burst":2,"extraKey":{"a":[1,null]}}`.
                     pub fn limits(
                         mut self,
-                        value: impl Into<
-                            crate::golden::builder_defaults::io::example::v1::Limits,
-                        >,
+                        value: impl Into<crate::golden::builder_defaults::io::example::v1::Limits>,
                     ) -> Self {
                         self.inner.limits = Some(value.into());
                         self
@@ -812,10 +648,7 @@ pub mod io {
                     /// Sets `policy`.
                     ///
                     /// A new builder starts with the schema's default, `{"rules":[{"allow":true}],"weight":1.5}`.
-                    pub fn policy(
-                        mut self,
-                        value: impl Into<::serde_json::Value>,
-                    ) -> Self {
+                    pub fn policy(mut self, value: impl Into<::serde_json::Value>) -> Self {
                         self.inner.policy = Some(value.into());
                         self
                     }
@@ -835,13 +668,8 @@ pub mod io {
                     /// Sets `empty`.
                     ///
                     /// Replaces the whole list; [`push_empty`](Self::push_empty) appends one item.
-                    pub fn empty(
-                        mut self,
-                        items: impl IntoIterator<Item = impl Into<String>>,
-                    ) -> Self {
-                        self.inner.empty = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                    pub fn empty(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+                        self.inner.empty = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 
@@ -856,9 +684,7 @@ pub mod io {
                     /// Sets `incomplete`.
                     pub fn incomplete(
                         mut self,
-                        value: impl Into<
-                            crate::golden::builder_defaults::io::example::v1::Limits,
-                        >,
+                        value: impl Into<crate::golden::builder_defaults::io::example::v1::Limits>,
                     ) -> Self {
                         self.inner.incomplete = Some(value.into());
                         self
@@ -921,10 +747,7 @@ pub mod io {
                 }
 
                 impl ::std::fmt::Display for SettingsMode {
-                    fn fmt(
-                        &self,
-                        f: &mut ::std::fmt::Formatter<'_>,
-                    ) -> ::std::fmt::Result {
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(self.as_str())
                     }
                 }

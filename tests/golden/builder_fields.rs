@@ -41,20 +41,12 @@ pub mod com {
 
                 impl ::serde::Serialize for Empty {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.note.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[self.note.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "note",
-                            self.note.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "note", self.note.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -62,10 +54,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for Empty {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct EmptyVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -75,6 +66,7 @@ pub mod com {
 
                         impl serde_struct::Fields for EmptyVisitor {
                             const NAMES: &'static [&'static str] = &["note"];
+
                             type Field = EmptyField;
 
                             fn field(name: &str) -> Option<EmptyField> {
@@ -88,10 +80,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for EmptyVisitor {
                             type Value = Empty;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Empty")
                             }
 
@@ -102,19 +91,12 @@ pub mod com {
                                 let mut note = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(EmptyField::note) => {
-                                            serde_struct::value(&mut map, &mut note, "note")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        Some(EmptyField::note) => serde_struct::value(&mut map, &mut note, "note"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -125,12 +107,11 @@ pub mod com {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Empty",
-                                <EmptyVisitor as serde_struct::Fields>::NAMES,
-                                EmptyVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Empty",
+                            <EmptyVisitor as serde_struct::Fields>::NAMES,
+                            EmptyVisitor,
+                        )
                     }
                 }
 
@@ -222,75 +203,33 @@ pub mod com {
 
                 impl ::serde::Serialize for Port {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            3,
-                            &[
-                                self.name.is_some(),
-                                self.host_ip.is_some(),
-                                self.weight.is_some(),
-                                self.timeout_seconds.is_some(),
-                                self.enabled.is_some(),
-                                self.app_protocol.is_some(),
-                                self.size.is_some(),
-                                self.is_default.is_some(),
-                                self.build.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(3, &[
+                            self.name.is_some(),
+                            self.host_ip.is_some(),
+                            self.weight.is_some(),
+                            self.timeout_seconds.is_some(),
+                            self.enabled.is_some(),
+                            self.app_protocol.is_some(),
+                            self.size.is_some(),
+                            self.is_default.is_some(),
+                            self.build.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("port", &self.port)?;
                         state.serialize_entry("protocol", &self.protocol)?;
                         state.serialize_entry("mode", &self.mode)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "name",
-                            self.name.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "hostIP",
-                            self.host_ip.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "weight",
-                            self.weight.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "timeoutSeconds",
-                            self.timeout_seconds.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "enabled",
-                            self.enabled.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "appProtocol",
-                            self.app_protocol.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "size",
-                            self.size.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "isDefault",
-                            self.is_default.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "build",
-                            self.build.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "hostIP", self.host_ip.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "weight", self.weight.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "timeoutSeconds", self.timeout_seconds.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "enabled", self.enabled.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "appProtocol", self.app_protocol.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "size", self.size.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "isDefault", self.is_default.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "build", self.build.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -298,10 +237,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for Port {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct PortVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -335,6 +273,7 @@ pub mod com {
                                 "isDefault",
                                 "build",
                             ];
+
                             type Field = PortField;
 
                             fn field(name: &str) -> Option<PortField> {
@@ -359,10 +298,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for PortVisitor {
                             type Value = Port;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Port")
                             }
 
@@ -384,71 +320,39 @@ pub mod com {
                                 let mut build = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(PortField::port) => {
-                                            serde_struct::value(&mut map, &mut port, "port")
-                                        }
-
+                                        Some(PortField::port) => serde_struct::value(&mut map, &mut port, "port"),
                                         Some(PortField::protocol) => {
                                             serde_struct::value(&mut map, &mut protocol, "protocol")
                                         }
-
-                                        Some(PortField::mode) => {
-                                            serde_struct::value(&mut map, &mut mode, "mode")
-                                        }
-
-                                        Some(PortField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-
+                                        Some(PortField::mode) => serde_struct::value(&mut map, &mut mode, "mode"),
+                                        Some(PortField::name) => serde_struct::value(&mut map, &mut name, "name"),
                                         Some(PortField::host_ip) => {
                                             serde_struct::value(&mut map, &mut host_ip, "hostIP")
                                         }
-
                                         Some(PortField::weight) => {
                                             serde_struct::value(&mut map, &mut weight, "weight")
                                         }
-
                                         Some(PortField::timeout_seconds) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut timeout_seconds,
-                                                "timeoutSeconds",
-                                            )
+                                            serde_struct::value(&mut map, &mut timeout_seconds, "timeoutSeconds")
                                         }
-
                                         Some(PortField::enabled) => {
                                             serde_struct::value(&mut map, &mut enabled, "enabled")
                                         }
-
                                         Some(PortField::app_protocol) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut app_protocol,
-                                                "appProtocol",
-                                            )
+                                            serde_struct::value(&mut map, &mut app_protocol, "appProtocol")
                                         }
-
-                                        Some(PortField::size) => {
-                                            serde_struct::value(&mut map, &mut size, "size")
-                                        }
-
+                                        Some(PortField::size) => serde_struct::value(&mut map, &mut size, "size"),
                                         Some(PortField::is_default) => {
                                             serde_struct::value(&mut map, &mut is_default, "isDefault")
                                         }
-
                                         Some(PortField::build) => {
                                             serde_struct::value(&mut map, &mut build, "build")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -470,12 +374,11 @@ pub mod com {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Port",
-                                <PortVisitor as serde_struct::Fields>::NAMES,
-                                PortVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Port",
+                            <PortVisitor as serde_struct::Fields>::NAMES,
+                            PortVisitor,
+                        )
                     }
                 }
 
@@ -534,9 +437,7 @@ pub mod com {
                     /// The protocol; required, so the constructor takes it.
                     pub fn protocol(
                         mut self,
-                        value: impl Into<
-                            crate::golden::builder_fields::com::example::v1::PortProtocol,
-                        >,
+                        value: impl Into<crate::golden::builder_fields::com::example::v1::PortProtocol>,
                     ) -> Self {
                         self.inner.protocol = value.into();
                         self
@@ -567,10 +468,7 @@ pub mod com {
                     /// An optional weight with a default.
                     ///
                     /// A new builder starts with the schema's default, `1.5`.
-                    pub fn weight(
-                        mut self,
-                        value: impl Into<::kubeforge_runtime::Number>,
-                    ) -> Self {
+                    pub fn weight(mut self, value: impl Into<::kubeforge_runtime::Number>) -> Self {
                         self.inner.weight = Some(value.into());
                         self
                     }
@@ -594,9 +492,7 @@ pub mod com {
                     /// A new builder starts with the schema's default, `"http"`.
                     pub fn app_protocol(
                         mut self,
-                        value: impl Into<
-                            crate::golden::builder_fields::com::example::v1::PortAppProtocol,
-                        >,
+                        value: impl Into<crate::golden::builder_fields::com::example::v1::PortAppProtocol>,
                     ) -> Self {
                         self.inner.app_protocol = Some(value.into());
                         self
@@ -607,9 +503,7 @@ pub mod com {
                     /// A new builder starts with the schema's default, `"1Gi"`.
                     pub fn size(
                         mut self,
-                        value: impl Into<
-                            crate::golden::builder_fields::apimachinery::pkg::api::resource::Quantity,
-                        >,
+                        value: impl Into<crate::golden::builder_fields::apimachinery::pkg::api::resource::Quantity>,
                     ) -> Self {
                         self.inner.size = Some(value.into());
                         self
@@ -686,10 +580,7 @@ pub mod com {
                 }
 
                 impl ::std::fmt::Display for PortProtocol {
-                    fn fmt(
-                        &self,
-                        f: &mut ::std::fmt::Formatter<'_>,
-                    ) -> ::std::fmt::Result {
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(self.as_str())
                     }
                 }
@@ -748,10 +639,7 @@ pub mod com {
                 }
 
                 impl ::std::fmt::Display for PortAppProtocol {
-                    fn fmt(
-                        &self,
-                        f: &mut ::std::fmt::Formatter<'_>,
-                    ) -> ::std::fmt::Result {
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(self.as_str())
                     }
                 }

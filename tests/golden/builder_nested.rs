@@ -26,27 +26,16 @@ pub mod com {
 
                 impl ::serde::Serialize for ImportPolicy {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[self.scheduled.is_some(), self.insecure.is_some()],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.scheduled.is_some(),
+                            self.insecure.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "scheduled",
-                            self.scheduled.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "insecure",
-                            self.insecure.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "scheduled", self.scheduled.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "insecure", self.insecure.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -54,10 +43,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for ImportPolicy {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct ImportPolicyVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -67,10 +55,8 @@ pub mod com {
                         }
 
                         impl serde_struct::Fields for ImportPolicyVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "scheduled",
-                                "insecure",
-                            ];
+                            const NAMES: &'static [&'static str] = &["scheduled", "insecure"];
+
                             type Field = ImportPolicyField;
 
                             fn field(name: &str) -> Option<ImportPolicyField> {
@@ -85,10 +71,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for ImportPolicyVisitor {
                             type Value = ImportPolicy;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct ImportPolicy")
                             }
 
@@ -100,23 +83,17 @@ pub mod com {
                                 let mut insecure = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(ImportPolicyField::scheduled) => {
                                             serde_struct::value(&mut map, &mut scheduled, "scheduled")
                                         }
-
                                         Some(ImportPolicyField::insecure) => {
                                             serde_struct::value(&mut map, &mut insecure, "insecure")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -128,12 +105,11 @@ pub mod com {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "ImportPolicy",
-                                <ImportPolicyVisitor as serde_struct::Fields>::NAMES,
-                                ImportPolicyVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "ImportPolicy",
+                            <ImportPolicyVisitor as serde_struct::Fields>::NAMES,
+                            ImportPolicyVisitor,
+                        )
                     }
                 }
 
@@ -207,10 +183,7 @@ pub mod com {
 
                 impl ::serde::Serialize for Reference {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = 2 + self.unknown_fields.len();
@@ -224,10 +197,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for Reference {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct ReferenceVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -238,6 +210,7 @@ pub mod com {
 
                         impl serde_struct::Fields for ReferenceVisitor {
                             const NAMES: &'static [&'static str] = &["kind", "name"];
+
                             type Field = ReferenceField;
 
                             fn field(name: &str) -> Option<ReferenceField> {
@@ -252,10 +225,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for ReferenceVisitor {
                             type Value = Reference;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Reference")
                             }
 
@@ -267,23 +237,17 @@ pub mod com {
                                 let mut name = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(ReferenceField::kind) => {
                                             serde_struct::value(&mut map, &mut kind, "kind")
                                         }
-
                                         Some(ReferenceField::name) => {
                                             serde_struct::value(&mut map, &mut name, "name")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -295,12 +259,11 @@ pub mod com {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Reference",
-                                <ReferenceVisitor as serde_struct::Fields>::NAMES,
-                                ReferenceVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Reference",
+                            <ReferenceVisitor as serde_struct::Fields>::NAMES,
+                            ReferenceVisitor,
+                        )
                     }
                 }
 
@@ -384,10 +347,7 @@ pub mod com {
 
                 impl ::serde::Serialize for ReferencePolicy {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = 1 + self.unknown_fields.len();
@@ -400,10 +360,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for ReferencePolicy {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct ReferencePolicyVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -413,6 +372,7 @@ pub mod com {
 
                         impl serde_struct::Fields for ReferencePolicyVisitor {
                             const NAMES: &'static [&'static str] = &["type"];
+
                             type Field = ReferencePolicyField;
 
                             fn field(name: &str) -> Option<ReferencePolicyField> {
@@ -426,10 +386,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for ReferencePolicyVisitor {
                             type Value = ReferencePolicy;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct ReferencePolicy")
                             }
 
@@ -440,19 +397,14 @@ pub mod com {
                                 let mut type_ = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(ReferencePolicyField::type_) => {
                                             serde_struct::value(&mut map, &mut type_, "type")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -463,12 +415,11 @@ pub mod com {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "ReferencePolicy",
-                                <ReferencePolicyVisitor as serde_struct::Fields>::NAMES,
-                                ReferencePolicyVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "ReferencePolicy",
+                            <ReferencePolicyVisitor as serde_struct::Fields>::NAMES,
+                            ReferencePolicyVisitor,
+                        )
                     }
                 }
 
@@ -542,51 +493,29 @@ pub mod com {
                         crate::golden::builder_nested::com::example::v1::ImportPolicy,
                     >,
                     /// An optional nested object whose builder takes arguments.
-                    pub from: Option<
-                        crate::golden::builder_nested::com::example::v1::Reference,
-                    >,
+                    pub from: Option<crate::golden::builder_nested::com::example::v1::Reference>,
                     /// An anonymous nested object.
-                    pub retry: Option<
-                        crate::golden::builder_nested::com::example::v1::TagRetry,
-                    >,
+                    pub retry: Option<crate::golden::builder_nested::com::example::v1::TagRetry>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Tag {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            2,
-                            &[
-                                self.import_policy.is_some(),
-                                self.from.is_some(),
-                                self.retry.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(2, &[
+                            self.import_policy.is_some(),
+                            self.from.is_some(),
+                            self.retry.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("name", &self.name)?;
                         state.serialize_entry("policy", &self.policy)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "importPolicy",
-                            self.import_policy.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "from",
-                            self.from.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "retry",
-                            self.retry.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "importPolicy", self.import_policy.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "from", self.from.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "retry", self.retry.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -594,10 +523,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for Tag {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct TagVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -617,6 +545,7 @@ pub mod com {
                                 "from",
                                 "retry",
                             ];
+
                             type Field = TagField;
 
                             fn field(name: &str) -> Option<TagField> {
@@ -634,10 +563,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for TagVisitor {
                             type Value = Tag;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Tag")
                             }
 
@@ -652,39 +578,20 @@ pub mod com {
                                 let mut retry = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(TagField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-
+                                        Some(TagField::name) => serde_struct::value(&mut map, &mut name, "name"),
                                         Some(TagField::policy) => {
                                             serde_struct::value(&mut map, &mut policy, "policy")
                                         }
-
                                         Some(TagField::import_policy) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut import_policy,
-                                                "importPolicy",
-                                            )
+                                            serde_struct::value(&mut map, &mut import_policy, "importPolicy")
                                         }
-
-                                        Some(TagField::from) => {
-                                            serde_struct::value(&mut map, &mut from, "from")
-                                        }
-
-                                        Some(TagField::retry) => {
-                                            serde_struct::value(&mut map, &mut retry, "retry")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        Some(TagField::from) => serde_struct::value(&mut map, &mut from, "from"),
+                                        Some(TagField::retry) => serde_struct::value(&mut map, &mut retry, "retry"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -699,12 +606,11 @@ pub mod com {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Tag",
-                                <TagVisitor as serde_struct::Fields>::NAMES,
-                                TagVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Tag",
+                            <TagVisitor as serde_struct::Fields>::NAMES,
+                            TagVisitor,
+                        )
                     }
                 }
 
@@ -752,9 +658,7 @@ pub mod com {
                     /// A required nested object: a constructor argument, which may be its builder.
                     pub fn policy(
                         mut self,
-                        value: impl Into<
-                            crate::golden::builder_nested::com::example::v1::ReferencePolicy,
-                        >,
+                        value: impl Into<crate::golden::builder_nested::com::example::v1::ReferencePolicy>,
                     ) -> Self {
                         self.inner.policy = value.into();
                         self
@@ -763,9 +667,7 @@ pub mod com {
                     /// An optional nested object whose `{}` default is Go's zero value and is not applied.
                     pub fn import_policy(
                         mut self,
-                        value: impl Into<
-                            crate::golden::builder_nested::com::example::v1::ImportPolicy,
-                        >,
+                        value: impl Into<crate::golden::builder_nested::com::example::v1::ImportPolicy>,
                     ) -> Self {
                         self.inner.import_policy = Some(value.into());
                         self
@@ -774,9 +676,7 @@ pub mod com {
                     /// An optional nested object whose builder takes arguments.
                     pub fn from(
                         mut self,
-                        value: impl Into<
-                            crate::golden::builder_nested::com::example::v1::Reference,
-                        >,
+                        value: impl Into<crate::golden::builder_nested::com::example::v1::Reference>,
                     ) -> Self {
                         self.inner.from = Some(value.into());
                         self
@@ -785,9 +685,7 @@ pub mod com {
                     /// An anonymous nested object.
                     pub fn retry(
                         mut self,
-                        value: impl Into<
-                            crate::golden::builder_nested::com::example::v1::TagRetry,
-                        >,
+                        value: impl Into<crate::golden::builder_nested::com::example::v1::TagRetry>,
                     ) -> Self {
                         self.inner.retry = Some(value.into());
                         self
@@ -828,20 +726,12 @@ pub mod com {
 
                 impl ::serde::Serialize for TagRetry {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.limit.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[self.limit.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "limit",
-                            self.limit.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "limit", self.limit.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -849,10 +739,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for TagRetry {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct TagRetryVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -862,6 +751,7 @@ pub mod com {
 
                         impl serde_struct::Fields for TagRetryVisitor {
                             const NAMES: &'static [&'static str] = &["limit"];
+
                             type Field = TagRetryField;
 
                             fn field(name: &str) -> Option<TagRetryField> {
@@ -875,10 +765,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for TagRetryVisitor {
                             type Value = TagRetry;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct TagRetry")
                             }
 
@@ -889,19 +776,14 @@ pub mod com {
                                 let mut limit = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(TagRetryField::limit) => {
                                             serde_struct::value(&mut map, &mut limit, "limit")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -912,12 +794,11 @@ pub mod com {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "TagRetry",
-                                <TagRetryVisitor as serde_struct::Fields>::NAMES,
-                                TagRetryVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "TagRetry",
+                            <TagRetryVisitor as serde_struct::Fields>::NAMES,
+                            TagRetryVisitor,
+                        )
                     }
                 }
 

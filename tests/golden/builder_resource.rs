@@ -26,34 +26,22 @@ pub mod apimachinery {
 
                         impl ::serde::Serialize for ListMeta {
                             #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(
-                                &self,
-                                serializer: S,
-                            ) -> Result<S::Ok, S::Error> {
+                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                                 use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(0, &[self.continue_.is_some()])
-                                    + self.unknown_fields.len();
+                                let len = serde_struct::len(0, &[self.continue_.is_some()]) + self.unknown_fields.len();
                                 let mut state = serializer.serialize_map(Some(len))?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "continue",
-                                    self.continue_.as_ref(),
-                                )?;
-                                serde_struct::extra_entries(
-                                    &mut state,
-                                    &self.unknown_fields,
-                                )?;
+                                serde_struct::optional_entry(&mut state, "continue", self.continue_.as_ref())?;
+                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                                 state.end()
                             }
                         }
 
                         impl<'de> ::serde::Deserialize<'de> for ListMeta {
                             #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(
-                                deserializer: D,
-                            ) -> Result<Self, D::Error> {
+                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                                 use ::kubeforge_runtime::serde_struct;
+
                                 struct ListMetaVisitor;
 
                                 #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -63,6 +51,7 @@ pub mod apimachinery {
 
                                 impl serde_struct::Fields for ListMetaVisitor {
                                     const NAMES: &'static [&'static str] = &["continue"];
+
                                     type Field = ListMetaField;
 
                                     fn field(name: &str) -> Option<ListMetaField> {
@@ -76,10 +65,7 @@ pub mod apimachinery {
                                 impl<'de> ::serde::de::Visitor<'de> for ListMetaVisitor {
                                     type Value = ListMeta;
 
-                                    fn expecting(
-                                        &self,
-                                        f: &mut ::std::fmt::Formatter<'_>,
-                                    ) -> ::std::fmt::Result {
+                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                         f.write_str("struct ListMeta")
                                     }
 
@@ -90,19 +76,14 @@ pub mod apimachinery {
                                         let mut continue_ = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(field) = map
-                                            .next_key_seed(
-                                                serde_struct::NamedKey::<Self>::new(&mut key),
-                                            )?
-                                        {
+                                        while let Some(field) = map.next_key_seed(
+                                            serde_struct::NamedKey::<Self>::new(&mut key),
+                                        )? {
                                             match field {
                                                 Some(ListMetaField::continue_) => {
                                                     serde_struct::value(&mut map, &mut continue_, "continue")
                                                 }
-
-                                                None => {
-                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                                }
+                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                             }?;
                                         }
 
@@ -113,12 +94,11 @@ pub mod apimachinery {
                                     }
                                 }
 
-                                deserializer
-                                    .deserialize_struct(
-                                        "ListMeta",
-                                        <ListMetaVisitor as serde_struct::Fields>::NAMES,
-                                        ListMetaVisitor,
-                                    )
+                                deserializer.deserialize_struct(
+                                    "ListMeta",
+                                    <ListMetaVisitor as serde_struct::Fields>::NAMES,
+                                    ListMetaVisitor,
+                                )
                             }
                         }
 
@@ -141,10 +121,7 @@ pub mod apimachinery {
 
                         impl ListMetaBuilder {
                             /// The continue token.
-                            pub fn continue_(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn continue_(mut self, value: impl Into<String>) -> Self {
                                 self.inner.continue_ = Some(value.into());
                                 self
                             }
@@ -184,59 +161,35 @@ pub mod apimachinery {
                             /// The object's namespace.
                             pub namespace: Option<String>,
                             /// Labels.
-                            pub labels: Option<
-                                ::std::collections::BTreeMap<String, String>,
-                            >,
+                            pub labels: Option<::std::collections::BTreeMap<String, String>>,
                             /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                             pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                         }
 
                         impl ::serde::Serialize for ObjectMeta {
                             #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(
-                                &self,
-                                serializer: S,
-                            ) -> Result<S::Ok, S::Error> {
+                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                                 use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(
-                                    0,
-                                    &[
-                                        self.name.is_some(),
-                                        self.namespace.is_some(),
-                                        self.labels.is_some(),
-                                    ],
-                                ) + self.unknown_fields.len();
+                                let len = serde_struct::len(0, &[
+                                    self.name.is_some(),
+                                    self.namespace.is_some(),
+                                    self.labels.is_some(),
+                                ]) + self.unknown_fields.len();
                                 let mut state = serializer.serialize_map(Some(len))?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "name",
-                                    self.name.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "namespace",
-                                    self.namespace.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "labels",
-                                    self.labels.as_ref(),
-                                )?;
-                                serde_struct::extra_entries(
-                                    &mut state,
-                                    &self.unknown_fields,
-                                )?;
+                                serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "namespace", self.namespace.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "labels", self.labels.as_ref())?;
+                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                                 state.end()
                             }
                         }
 
                         impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                             #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(
-                                deserializer: D,
-                            ) -> Result<Self, D::Error> {
+                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                                 use ::kubeforge_runtime::serde_struct;
+
                                 struct ObjectMetaVisitor;
 
                                 #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -247,11 +200,8 @@ pub mod apimachinery {
                                 }
 
                                 impl serde_struct::Fields for ObjectMetaVisitor {
-                                    const NAMES: &'static [&'static str] = &[
-                                        "name",
-                                        "namespace",
-                                        "labels",
-                                    ];
+                                    const NAMES: &'static [&'static str] = &["name", "namespace", "labels"];
+
                                     type Field = ObjectMetaField;
 
                                     fn field(name: &str) -> Option<ObjectMetaField> {
@@ -267,10 +217,7 @@ pub mod apimachinery {
                                 impl<'de> ::serde::de::Visitor<'de> for ObjectMetaVisitor {
                                     type Value = ObjectMeta;
 
-                                    fn expecting(
-                                        &self,
-                                        f: &mut ::std::fmt::Formatter<'_>,
-                                    ) -> ::std::fmt::Result {
+                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                         f.write_str("struct ObjectMeta")
                                     }
 
@@ -283,27 +230,20 @@ pub mod apimachinery {
                                         let mut labels = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(field) = map
-                                            .next_key_seed(
-                                                serde_struct::NamedKey::<Self>::new(&mut key),
-                                            )?
-                                        {
+                                        while let Some(field) = map.next_key_seed(
+                                            serde_struct::NamedKey::<Self>::new(&mut key),
+                                        )? {
                                             match field {
                                                 Some(ObjectMetaField::name) => {
                                                     serde_struct::value(&mut map, &mut name, "name")
                                                 }
-
                                                 Some(ObjectMetaField::namespace) => {
                                                     serde_struct::value(&mut map, &mut namespace, "namespace")
                                                 }
-
                                                 Some(ObjectMetaField::labels) => {
                                                     serde_struct::value(&mut map, &mut labels, "labels")
                                                 }
-
-                                                None => {
-                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                                }
+                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                             }?;
                                         }
 
@@ -316,12 +256,11 @@ pub mod apimachinery {
                                     }
                                 }
 
-                                deserializer
-                                    .deserialize_struct(
-                                        "ObjectMeta",
-                                        <ObjectMetaVisitor as serde_struct::Fields>::NAMES,
-                                        ObjectMetaVisitor,
-                                    )
+                                deserializer.deserialize_struct(
+                                    "ObjectMeta",
+                                    <ObjectMetaVisitor as serde_struct::Fields>::NAMES,
+                                    ObjectMetaVisitor,
+                                )
                             }
                         }
 
@@ -350,10 +289,7 @@ pub mod apimachinery {
                             }
 
                             /// The object's namespace.
-                            pub fn namespace(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn namespace(mut self, value: impl Into<String>) -> Self {
                                 self.inner.namespace = Some(value.into());
                                 self
                             }
@@ -363,15 +299,10 @@ pub mod apimachinery {
                             /// Replaces the whole map; [`label`](Self::label) inserts one entry.
                             pub fn labels(
                                 mut self,
-                                entries: impl IntoIterator<
-                                    Item = (impl Into<String>, impl Into<String>),
-                                >,
+                                entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
                             ) -> Self {
                                 self.inner.labels = Some(
-                                    entries
-                                        .into_iter()
-                                        .map(|(key, value)| (key.into(), value.into()))
-                                        .collect(),
+                                    entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                                 );
                                 self
                             }
@@ -379,15 +310,8 @@ pub mod apimachinery {
                             /// Labels.
                             ///
                             /// Inserts one entry into `labels`, replacing any value under the same key; [`labels`](Self::labels) replaces the whole map.
-                            pub fn label(
-                                mut self,
-                                key: impl Into<String>,
-                                value: impl Into<String>,
-                            ) -> Self {
-                                self.inner
-                                    .labels
-                                    .get_or_insert_default()
-                                    .insert(key.into(), value.into());
+                            pub fn label(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+                                self.inner.labels.get_or_insert_default().insert(key.into(), value.into());
                                 self
                             }
 
@@ -457,20 +381,14 @@ pub mod com {
 
                 impl ::serde::Serialize for Gadget {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[
-                                self.api_version.is_present(),
-                                self.kind.is_present(),
-                                self.metadata.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.api_version.is_present(),
+                            self.kind.is_present(),
+                            self.metadata.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         serde_struct::entry_if(
                             &mut state,
@@ -478,17 +396,8 @@ pub mod com {
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "kind",
-                            &self.kind,
-                            self.kind.is_present(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "metadata",
-                            self.metadata.as_ref(),
-                        )?;
+                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
                         state.serialize_entry("spec", &self.spec)?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
@@ -497,10 +406,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for Gadget {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct GadgetVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -512,12 +420,8 @@ pub mod com {
                         }
 
                         impl serde_struct::Fields for GadgetVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "apiVersion",
-                                "kind",
-                                "metadata",
-                                "spec",
-                            ];
+                            const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
+
                             type Field = GadgetField;
 
                             fn field(name: &str) -> Option<GadgetField> {
@@ -534,10 +438,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for GadgetVisitor {
                             type Value = Gadget;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Gadget")
                             }
 
@@ -551,43 +452,25 @@ pub mod com {
                                 let mut spec = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(GadgetField::api_version) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut api_version,
-                                                "apiVersion",
-                                            )
+                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
-
-                                        Some(GadgetField::kind) => {
-                                            serde_struct::value(&mut map, &mut kind, "kind")
-                                        }
-
+                                        Some(GadgetField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
                                         Some(GadgetField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
-
-                                        Some(GadgetField::spec) => {
-                                            serde_struct::value(&mut map, &mut spec, "spec")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        Some(GadgetField::spec) => serde_struct::value(&mut map, &mut spec, "spec"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
                                 Ok(Gadget {
-                                    api_version: api_version
-                                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind
-                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     spec: serde_struct::required(spec, "spec")?,
                                     unknown_fields,
@@ -595,12 +478,11 @@ pub mod com {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Gadget",
-                                <GadgetVisitor as serde_struct::Fields>::NAMES,
-                                GadgetVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Gadget",
+                            <GadgetVisitor as serde_struct::Fields>::NAMES,
+                            GadgetVisitor,
+                        )
                     }
                 }
 
@@ -627,9 +509,7 @@ pub mod com {
                     pub fn builder(
                         name: impl Into<String>,
                         namespace: impl Into<String>,
-                        spec: impl Into<
-                            crate::golden::builder_resource::com::example::v1::GadgetSpec,
-                        >,
+                        spec: impl Into<crate::golden::builder_resource::com::example::v1::GadgetSpec>,
                     ) -> GadgetBuilder {
                         GadgetBuilder {
                             inner: Self {
@@ -659,9 +539,7 @@ pub mod com {
                     /// Standard object metadata.
                     pub fn metadata(
                         mut self,
-                        value: impl Into<
-                            crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-                        >,
+                        value: impl Into<crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
@@ -672,15 +550,11 @@ pub mod com {
                     /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
                     pub fn metadata_with(
                         mut self,
-                        edit: impl FnOnce(
-                            crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
-                        ) -> crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+                        edit: impl FnOnce(crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
                     ) -> Self {
                         let current = match self.inner.metadata.take() {
                             Some(value) => value.into(),
-                            None => {
-                                crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
-                            }
+                            None => crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
                         };
                         self.inner.metadata = Some(edit(current).build());
                         self
@@ -689,9 +563,7 @@ pub mod com {
                     /// What the gadget should be.
                     pub fn spec(
                         mut self,
-                        value: impl Into<
-                            crate::golden::builder_resource::com::example::v1::GadgetSpec,
-                        >,
+                        value: impl Into<crate::golden::builder_resource::com::example::v1::GadgetSpec>,
                     ) -> Self {
                         self.inner.spec = value.into();
                         self
@@ -761,15 +633,9 @@ pub mod com {
                     pub fn list_namespaced_gadget_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        (),
-                        crate::golden::builder_resource::routes::ResponseError,
-                    > {
+                    ) -> Result<(), crate::golden::builder_resource::routes::ResponseError> {
                         match status.as_u16() {
-                            200..=299 => {
-                                ::kubeforge_runtime::response::empty(status, body)
-                            }
-
+                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -790,21 +656,13 @@ pub mod com {
 
                 impl ::serde::Serialize for GadgetSpec {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[self.color.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[self.color.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("size", &self.size)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "color",
-                            self.color.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "color", self.color.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -812,10 +670,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for GadgetSpec {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct GadgetSpecVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -826,6 +683,7 @@ pub mod com {
 
                         impl serde_struct::Fields for GadgetSpecVisitor {
                             const NAMES: &'static [&'static str] = &["size", "color"];
+
                             type Field = GadgetSpecField;
 
                             fn field(name: &str) -> Option<GadgetSpecField> {
@@ -840,10 +698,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for GadgetSpecVisitor {
                             type Value = GadgetSpec;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct GadgetSpec")
                             }
 
@@ -855,23 +710,17 @@ pub mod com {
                                 let mut color = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(GadgetSpecField::size) => {
                                             serde_struct::value(&mut map, &mut size, "size")
                                         }
-
                                         Some(GadgetSpecField::color) => {
                                             serde_struct::value(&mut map, &mut color, "color")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -883,12 +732,11 @@ pub mod com {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "GadgetSpec",
-                                <GadgetSpecVisitor as serde_struct::Fields>::NAMES,
-                                GadgetSpecVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "GadgetSpec",
+                            <GadgetSpecVisitor as serde_struct::Fields>::NAMES,
+                            GadgetSpecVisitor,
+                        )
                     }
                 }
 
@@ -967,9 +815,7 @@ pub mod com {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub api_version: ::kubeforge_runtime::ApiVersion<GadgetList>,
                     /// The gadgets.
-                    pub items: Vec<
-                        crate::golden::builder_resource::com::example::v1::Gadget,
-                    >,
+                    pub items: Vec<crate::golden::builder_resource::com::example::v1::Gadget>,
                     /// Always `GadgetList`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub kind: ::kubeforge_runtime::Kind<GadgetList>,
                     pub metadata: Option<
@@ -981,20 +827,14 @@ pub mod com {
 
                 impl ::serde::Serialize for GadgetList {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[
-                                self.api_version.is_present(),
-                                self.kind.is_present(),
-                                self.metadata.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.api_version.is_present(),
+                            self.kind.is_present(),
+                            self.metadata.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         serde_struct::entry_if(
                             &mut state,
@@ -1003,17 +843,8 @@ pub mod com {
                             self.api_version.is_present(),
                         )?;
                         state.serialize_entry("items", &self.items)?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "kind",
-                            &self.kind,
-                            self.kind.is_present(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "metadata",
-                            self.metadata.as_ref(),
-                        )?;
+                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -1021,10 +852,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for GadgetList {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct GadgetListVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -1036,12 +866,8 @@ pub mod com {
                         }
 
                         impl serde_struct::Fields for GadgetListVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "apiVersion",
-                                "items",
-                                "kind",
-                                "metadata",
-                            ];
+                            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
+
                             type Field = GadgetListField;
 
                             fn field(name: &str) -> Option<GadgetListField> {
@@ -1058,10 +884,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for GadgetListVisitor {
                             type Value = GadgetList;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct GadgetList")
                             }
 
@@ -1075,56 +898,41 @@ pub mod com {
                                 let mut metadata = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(GadgetListField::api_version) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut api_version,
-                                                "apiVersion",
-                                            )
+                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
-
                                         Some(GadgetListField::items) => {
                                             serde_struct::value(&mut map, &mut items, "items")
                                         }
-
                                         Some(GadgetListField::kind) => {
                                             serde_struct::value(&mut map, &mut kind, "kind")
                                         }
-
                                         Some(GadgetListField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
                                 Ok(GadgetList {
-                                    api_version: api_version
-                                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     items: serde_struct::required(items, "items")?,
-                                    kind: kind
-                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     unknown_fields,
                                 })
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "GadgetList",
-                                <GadgetListVisitor as serde_struct::Fields>::NAMES,
-                                GadgetListVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "GadgetList",
+                            <GadgetListVisitor as serde_struct::Fields>::NAMES,
+                            GadgetListVisitor,
+                        )
                     }
                 }
 
@@ -1148,9 +956,7 @@ pub mod com {
                     #[inline]
                     pub fn builder(
                         items: impl IntoIterator<
-                            Item = impl Into<
-                                crate::golden::builder_resource::com::example::v1::Gadget,
-                            >,
+                            Item = impl Into<crate::golden::builder_resource::com::example::v1::Gadget>,
                         >,
                     ) -> GadgetListBuilder {
                         GadgetListBuilder {
@@ -1178,11 +984,7 @@ pub mod com {
                     /// Replaces the whole list; [`item`](Self::item) appends one item.
                     pub fn items(
                         mut self,
-                        items: impl IntoIterator<
-                            Item = impl Into<
-                                crate::golden::builder_resource::com::example::v1::Gadget,
-                            >,
-                        >,
+                        items: impl IntoIterator<Item = impl Into<crate::golden::builder_resource::com::example::v1::Gadget>>,
                     ) -> Self {
                         self.inner.items = items.into_iter().map(Into::into).collect();
                         self
@@ -1193,9 +995,7 @@ pub mod com {
                     /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
                     pub fn item(
                         mut self,
-                        item: impl Into<
-                            crate::golden::builder_resource::com::example::v1::Gadget,
-                        >,
+                        item: impl Into<crate::golden::builder_resource::com::example::v1::Gadget>,
                     ) -> Self {
                         self.inner.items.push(item.into());
                         self
@@ -1204,9 +1004,7 @@ pub mod com {
                     /// Sets `metadata`.
                     pub fn metadata(
                         mut self,
-                        value: impl Into<
-                            crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ListMeta,
-                        >,
+                        value: impl Into<crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ListMeta>,
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
@@ -1261,16 +1059,13 @@ pub mod com {
 
                 impl ::serde::Serialize for Gizmo {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            2,
-                            &[self.api_version.is_present(), self.kind.is_present()],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(2, &[
+                            self.api_version.is_present(),
+                            self.kind.is_present(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         serde_struct::entry_if(
                             &mut state,
@@ -1278,12 +1073,7 @@ pub mod com {
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "kind",
-                            &self.kind,
-                            self.kind.is_present(),
-                        )?;
+                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
                         state.serialize_entry("metadata", &self.metadata)?;
                         state.serialize_entry("name", &self.name)?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -1293,10 +1083,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for Gizmo {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct GizmoVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -1308,12 +1097,8 @@ pub mod com {
                         }
 
                         impl serde_struct::Fields for GizmoVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "apiVersion",
-                                "kind",
-                                "metadata",
-                                "name",
-                            ];
+                            const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "name"];
+
                             type Field = GizmoField;
 
                             fn field(name: &str) -> Option<GizmoField> {
@@ -1330,10 +1115,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for GizmoVisitor {
                             type Value = Gizmo;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Gizmo")
                             }
 
@@ -1347,43 +1129,25 @@ pub mod com {
                                 let mut name = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(GizmoField::api_version) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut api_version,
-                                                "apiVersion",
-                                            )
+                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
-
-                                        Some(GizmoField::kind) => {
-                                            serde_struct::value(&mut map, &mut kind, "kind")
-                                        }
-
+                                        Some(GizmoField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
                                         Some(GizmoField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
-
-                                        Some(GizmoField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        Some(GizmoField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
                                 Ok(Gizmo {
-                                    api_version: api_version
-                                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind
-                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::required(metadata, "metadata")?,
                                     name: serde_struct::required(name, "name")?,
                                     unknown_fields,
@@ -1391,12 +1155,11 @@ pub mod com {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Gizmo",
-                                <GizmoVisitor as serde_struct::Fields>::NAMES,
-                                GizmoVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Gizmo",
+                            <GizmoVisitor as serde_struct::Fields>::NAMES,
+                            GizmoVisitor,
+                        )
                     }
                 }
 
@@ -1420,10 +1183,7 @@ pub mod com {
                     ///
                     /// - `name_2` (see [`name`](GizmoBuilder::name))
                     #[inline]
-                    pub fn builder(
-                        name: impl Into<String>,
-                        name_2: impl Into<String>,
-                    ) -> GizmoBuilder {
+                    pub fn builder(name: impl Into<String>, name_2: impl Into<String>) -> GizmoBuilder {
                         GizmoBuilder {
                             inner: Self {
                                 api_version: ::kubeforge_runtime::ApiVersion::present(),
@@ -1449,9 +1209,7 @@ pub mod com {
                     /// Sets `metadata`.
                     pub fn metadata(
                         mut self,
-                        value: impl Into<
-                            crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-                        >,
+                        value: impl Into<crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
                     ) -> Self {
                         self.inner.metadata = value.into();
                         self
@@ -1462,9 +1220,7 @@ pub mod com {
                     /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value.
                     pub fn metadata_with(
                         mut self,
-                        edit: impl FnOnce(
-                            crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
-                        ) -> crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+                        edit: impl FnOnce(crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
                     ) -> Self {
                         self.inner.metadata = edit(self.inner.metadata.into()).build();
                         self
@@ -1539,15 +1295,9 @@ pub mod com {
                     pub fn read_gizmo_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        (),
-                        crate::golden::builder_resource::routes::ResponseError,
-                    > {
+                    ) -> Result<(), crate::golden::builder_resource::routes::ResponseError> {
                         match status.as_u16() {
-                            200..=299 => {
-                                ::kubeforge_runtime::response::empty(status, body)
-                            }
-
+                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }

@@ -18,52 +18,29 @@ pub mod io {
                 pub struct Secretish {
                     pub checksum: ::kubeforge_runtime::ByteString,
                     pub data: Option<
-                        ::std::collections::BTreeMap<
-                            String,
-                            ::kubeforge_runtime::ByteString,
-                        >,
+                        ::std::collections::BTreeMap<String, ::kubeforge_runtime::ByteString>,
                     >,
                     pub chunks: Option<Vec<::kubeforge_runtime::ByteString>>,
-                    pub string_data: Option<
-                        ::std::collections::BTreeMap<String, String>,
-                    >,
+                    pub string_data: Option<::std::collections::BTreeMap<String, String>>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Secretish {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[
-                                self.data.is_some(),
-                                self.chunks.is_some(),
-                                self.string_data.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.data.is_some(),
+                            self.chunks.is_some(),
+                            self.string_data.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("checksum", &self.checksum)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "data",
-                            self.data.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "chunks",
-                            self.chunks.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "stringData",
-                            self.string_data.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "data", self.data.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "chunks", self.chunks.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "stringData", self.string_data.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -71,10 +48,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Secretish {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct SecretishVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -86,12 +62,8 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for SecretishVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "checksum",
-                                "data",
-                                "chunks",
-                                "stringData",
-                            ];
+                            const NAMES: &'static [&'static str] = &["checksum", "data", "chunks", "stringData"];
+
                             type Field = SecretishField;
 
                             fn field(name: &str) -> Option<SecretishField> {
@@ -108,10 +80,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for SecretishVisitor {
                             type Value = Secretish;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Secretish")
                             }
 
@@ -125,35 +94,23 @@ pub mod io {
                                 let mut string_data = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(SecretishField::checksum) => {
                                             serde_struct::value(&mut map, &mut checksum, "checksum")
                                         }
-
                                         Some(SecretishField::data) => {
                                             serde_struct::value(&mut map, &mut data, "data")
                                         }
-
                                         Some(SecretishField::chunks) => {
                                             serde_struct::value(&mut map, &mut chunks, "chunks")
                                         }
-
                                         Some(SecretishField::string_data) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut string_data,
-                                                "stringData",
-                                            )
+                                            serde_struct::value(&mut map, &mut string_data, "stringData")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -167,12 +124,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Secretish",
-                                <SecretishVisitor as serde_struct::Fields>::NAMES,
-                                SecretishVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Secretish",
+                            <SecretishVisitor as serde_struct::Fields>::NAMES,
+                            SecretishVisitor,
+                        )
                     }
                 }
 
@@ -207,10 +163,7 @@ pub mod io {
 
                 impl SecretishBuilder {
                     /// Sets `checksum`.
-                    pub fn checksum(
-                        mut self,
-                        value: impl Into<::kubeforge_runtime::ByteString>,
-                    ) -> Self {
+                    pub fn checksum(mut self, value: impl Into<::kubeforge_runtime::ByteString>) -> Self {
                         self.inner.checksum = value.into();
                         self
                     }
@@ -220,18 +173,10 @@ pub mod io {
                     /// Replaces the whole map; [`insert_data`](Self::insert_data) inserts one entry.
                     pub fn data(
                         mut self,
-                        entries: impl IntoIterator<
-                            Item = (
-                                impl Into<String>,
-                                impl Into<::kubeforge_runtime::ByteString>,
-                            ),
-                        >,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<::kubeforge_runtime::ByteString>)>,
                     ) -> Self {
                         self.inner.data = Some(
-                            entries
-                                .into_iter()
-                                .map(|(key, value)| (key.into(), value.into()))
-                                .collect(),
+                            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                         );
                         self
                     }
@@ -244,10 +189,7 @@ pub mod io {
                         key: impl Into<String>,
                         value: impl Into<::kubeforge_runtime::ByteString>,
                     ) -> Self {
-                        self.inner
-                            .data
-                            .get_or_insert_default()
-                            .insert(key.into(), value.into());
+                        self.inner.data.get_or_insert_default().insert(key.into(), value.into());
                         self
                     }
 
@@ -256,23 +198,16 @@ pub mod io {
                     /// Replaces the whole list; [`chunk`](Self::chunk) appends one item.
                     pub fn chunks(
                         mut self,
-                        items: impl IntoIterator<
-                            Item = impl Into<::kubeforge_runtime::ByteString>,
-                        >,
+                        items: impl IntoIterator<Item = impl Into<::kubeforge_runtime::ByteString>>,
                     ) -> Self {
-                        self.inner.chunks = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                        self.inner.chunks = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 
                     /// Sets `chunks`.
                     ///
                     /// Appends one item to `chunks`; [`chunks`](Self::chunks) replaces the whole list.
-                    pub fn chunk(
-                        mut self,
-                        item: impl Into<::kubeforge_runtime::ByteString>,
-                    ) -> Self {
+                    pub fn chunk(mut self, item: impl Into<::kubeforge_runtime::ByteString>) -> Self {
                         self.inner.chunks.get_or_insert_default().push(item.into());
                         self
                     }
@@ -282,15 +217,10 @@ pub mod io {
                     /// Replaces the whole map; [`insert_string_data`](Self::insert_string_data) inserts one entry.
                     pub fn string_data(
                         mut self,
-                        entries: impl IntoIterator<
-                            Item = (impl Into<String>, impl Into<String>),
-                        >,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
                     ) -> Self {
                         self.inner.string_data = Some(
-                            entries
-                                .into_iter()
-                                .map(|(key, value)| (key.into(), value.into()))
-                                .collect(),
+                            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                         );
                         self
                     }
@@ -298,15 +228,8 @@ pub mod io {
                     /// Sets `string_data`.
                     ///
                     /// Inserts one entry into `string_data`, replacing any value under the same key; [`string_data`](Self::string_data) replaces the whole map.
-                    pub fn insert_string_data(
-                        mut self,
-                        key: impl Into<String>,
-                        value: impl Into<String>,
-                    ) -> Self {
-                        self.inner
-                            .string_data
-                            .get_or_insert_default()
-                            .insert(key.into(), value.into());
+                    pub fn insert_string_data(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+                        self.inner.string_data.get_or_insert_default().insert(key.into(), value.into());
                         self
                     }
 

@@ -22,21 +22,13 @@ pub mod io {
 
                 impl ::serde::Serialize for Base {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[self.size.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[self.size.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("name", &self.name)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "size",
-                            self.size.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "size", self.size.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -44,10 +36,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Base {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct BaseVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -58,6 +49,7 @@ pub mod io {
 
                         impl serde_struct::Fields for BaseVisitor {
                             const NAMES: &'static [&'static str] = &["name", "size"];
+
                             type Field = BaseField;
 
                             fn field(name: &str) -> Option<BaseField> {
@@ -72,10 +64,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for BaseVisitor {
                             type Value = Base;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Base")
                             }
 
@@ -87,23 +76,13 @@ pub mod io {
                                 let mut size = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(BaseField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-
-                                        Some(BaseField::size) => {
-                                            serde_struct::value(&mut map, &mut size, "size")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        Some(BaseField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                        Some(BaseField::size) => serde_struct::value(&mut map, &mut size, "size"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -115,12 +94,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Base",
-                                <BaseVisitor as serde_struct::Fields>::NAMES,
-                                BaseVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Base",
+                            <BaseVisitor as serde_struct::Fields>::NAMES,
+                            BaseVisitor,
+                        )
                     }
                 }
 
@@ -195,23 +173,17 @@ pub mod io {
                         crate::golden::combined_schemas::io::example::v1::HolderExtended,
                     >,
                     /// `oneOf` of objects: every branch's properties, optional.
-                    pub either: Option<
-                        crate::golden::combined_schemas::io::example::v1::HolderEither,
-                    >,
+                    pub either: Option<crate::golden::combined_schemas::io::example::v1::HolderEither>,
                     /// `oneOf` of `required` lists only constrains the properties.
                     pub exclusive: Option<
                         crate::golden::combined_schemas::io::example::v1::HolderExclusive,
                     >,
                     /// A string or an object: a typed union, the JSON type picks the variant.
-                    pub mixed: Option<
-                        crate::golden::combined_schemas::io::example::v1::HolderMixed,
-                    >,
+                    pub mixed: Option<crate::golden::combined_schemas::io::example::v1::HolderMixed>,
                     /// Kept as `serde_json::Value`: the schemas it combines define the property `a` differently.
                     pub conflict: Option<::serde_json::Value>,
                     pub constrained: Option<String>,
-                    pub refined: Option<
-                        crate::golden::combined_schemas::io::example::v1::HolderRefined,
-                    >,
+                    pub refined: Option<crate::golden::combined_schemas::io::example::v1::HolderRefined>,
                     /// A string or a list of strings.
                     pub scalar_or_list: Option<
                         crate::golden::combined_schemas::io::example::v1::HolderScalarOrList,
@@ -229,78 +201,32 @@ pub mod io {
 
                 impl ::serde::Serialize for Holder {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[
-                                self.extended.is_some(),
-                                self.either.is_some(),
-                                self.exclusive.is_some(),
-                                self.mixed.is_some(),
-                                self.conflict.is_some(),
-                                self.constrained.is_some(),
-                                self.refined.is_some(),
-                                self.scalar_or_list.is_some(),
-                                self.weight_or_flag.is_some(),
-                                self.ambiguous.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.extended.is_some(),
+                            self.either.is_some(),
+                            self.exclusive.is_some(),
+                            self.mixed.is_some(),
+                            self.conflict.is_some(),
+                            self.constrained.is_some(),
+                            self.refined.is_some(),
+                            self.scalar_or_list.is_some(),
+                            self.weight_or_flag.is_some(),
+                            self.ambiguous.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "extended",
-                            self.extended.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "either",
-                            self.either.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "exclusive",
-                            self.exclusive.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "mixed",
-                            self.mixed.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "conflict",
-                            self.conflict.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "constrained",
-                            self.constrained.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "refined",
-                            self.refined.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "scalarOrList",
-                            self.scalar_or_list.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "weightOrFlag",
-                            self.weight_or_flag.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "ambiguous",
-                            self.ambiguous.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "extended", self.extended.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "either", self.either.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "exclusive", self.exclusive.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "mixed", self.mixed.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "conflict", self.conflict.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "constrained", self.constrained.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "refined", self.refined.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "scalarOrList", self.scalar_or_list.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "weightOrFlag", self.weight_or_flag.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "ambiguous", self.ambiguous.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -308,10 +234,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Holder {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct HolderVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -341,6 +266,7 @@ pub mod io {
                                 "weightOrFlag",
                                 "ambiguous",
                             ];
+
                             type Field = HolderField;
 
                             fn field(name: &str) -> Option<HolderField> {
@@ -363,10 +289,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for HolderVisitor {
                             type Value = Holder;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Holder")
                             }
 
@@ -386,67 +309,41 @@ pub mod io {
                                 let mut ambiguous = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(HolderField::extended) => {
                                             serde_struct::value(&mut map, &mut extended, "extended")
                                         }
-
                                         Some(HolderField::either) => {
                                             serde_struct::value(&mut map, &mut either, "either")
                                         }
-
                                         Some(HolderField::exclusive) => {
                                             serde_struct::value(&mut map, &mut exclusive, "exclusive")
                                         }
-
                                         Some(HolderField::mixed) => {
                                             serde_struct::value(&mut map, &mut mixed, "mixed")
                                         }
-
                                         Some(HolderField::conflict) => {
                                             serde_struct::value(&mut map, &mut conflict, "conflict")
                                         }
-
                                         Some(HolderField::constrained) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut constrained,
-                                                "constrained",
-                                            )
+                                            serde_struct::value(&mut map, &mut constrained, "constrained")
                                         }
-
                                         Some(HolderField::refined) => {
                                             serde_struct::value(&mut map, &mut refined, "refined")
                                         }
-
                                         Some(HolderField::scalar_or_list) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut scalar_or_list,
-                                                "scalarOrList",
-                                            )
+                                            serde_struct::value(&mut map, &mut scalar_or_list, "scalarOrList")
                                         }
-
                                         Some(HolderField::weight_or_flag) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut weight_or_flag,
-                                                "weightOrFlag",
-                                            )
+                                            serde_struct::value(&mut map, &mut weight_or_flag, "weightOrFlag")
                                         }
-
                                         Some(HolderField::ambiguous) => {
                                             serde_struct::value(&mut map, &mut ambiguous, "ambiguous")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -466,12 +363,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Holder",
-                                <HolderVisitor as serde_struct::Fields>::NAMES,
-                                HolderVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Holder",
+                            <HolderVisitor as serde_struct::Fields>::NAMES,
+                            HolderVisitor,
+                        )
                     }
                 }
 
@@ -496,9 +392,7 @@ pub mod io {
                     /// `$ref` with sibling properties: the referenced properties and these.
                     pub fn extended(
                         mut self,
-                        value: impl Into<
-                            crate::golden::combined_schemas::io::example::v1::HolderExtended,
-                        >,
+                        value: impl Into<crate::golden::combined_schemas::io::example::v1::HolderExtended>,
                     ) -> Self {
                         self.inner.extended = Some(value.into());
                         self
@@ -507,9 +401,7 @@ pub mod io {
                     /// `oneOf` of objects: every branch's properties, optional.
                     pub fn either(
                         mut self,
-                        value: impl Into<
-                            crate::golden::combined_schemas::io::example::v1::HolderEither,
-                        >,
+                        value: impl Into<crate::golden::combined_schemas::io::example::v1::HolderEither>,
                     ) -> Self {
                         self.inner.either = Some(value.into());
                         self
@@ -518,9 +410,7 @@ pub mod io {
                     /// `oneOf` of `required` lists only constrains the properties.
                     pub fn exclusive(
                         mut self,
-                        value: impl Into<
-                            crate::golden::combined_schemas::io::example::v1::HolderExclusive,
-                        >,
+                        value: impl Into<crate::golden::combined_schemas::io::example::v1::HolderExclusive>,
                     ) -> Self {
                         self.inner.exclusive = Some(value.into());
                         self
@@ -529,19 +419,14 @@ pub mod io {
                     /// A string or an object: a typed union, the JSON type picks the variant.
                     pub fn mixed(
                         mut self,
-                        value: impl Into<
-                            crate::golden::combined_schemas::io::example::v1::HolderMixed,
-                        >,
+                        value: impl Into<crate::golden::combined_schemas::io::example::v1::HolderMixed>,
                     ) -> Self {
                         self.inner.mixed = Some(value.into());
                         self
                     }
 
                     /// Kept as `serde_json::Value`: the schemas it combines define the property `a` differently.
-                    pub fn conflict(
-                        mut self,
-                        value: impl Into<::serde_json::Value>,
-                    ) -> Self {
+                    pub fn conflict(mut self, value: impl Into<::serde_json::Value>) -> Self {
                         self.inner.conflict = Some(value.into());
                         self
                     }
@@ -555,9 +440,7 @@ pub mod io {
                     /// Sets `refined`.
                     pub fn refined(
                         mut self,
-                        value: impl Into<
-                            crate::golden::combined_schemas::io::example::v1::HolderRefined,
-                        >,
+                        value: impl Into<crate::golden::combined_schemas::io::example::v1::HolderRefined>,
                     ) -> Self {
                         self.inner.refined = Some(value.into());
                         self
@@ -566,9 +449,7 @@ pub mod io {
                     /// A string or a list of strings.
                     pub fn scalar_or_list(
                         mut self,
-                        value: impl Into<
-                            crate::golden::combined_schemas::io::example::v1::HolderScalarOrList,
-                        >,
+                        value: impl Into<crate::golden::combined_schemas::io::example::v1::HolderScalarOrList>,
                     ) -> Self {
                         self.inner.scalar_or_list = Some(value.into());
                         self
@@ -577,9 +458,7 @@ pub mod io {
                     /// Sets `weight_or_flag`.
                     pub fn weight_or_flag(
                         mut self,
-                        value: impl Into<
-                            crate::golden::combined_schemas::io::example::v1::HolderWeightOrFlag,
-                        >,
+                        value: impl Into<crate::golden::combined_schemas::io::example::v1::HolderWeightOrFlag>,
                     ) -> Self {
                         self.inner.weight_or_flag = Some(value.into());
                         self
@@ -588,10 +467,7 @@ pub mod io {
                     /// An integer is also a number: kept as JSON.
                     ///
                     /// Kept as `serde_json::Value`: a value's JSON type does not tell its `oneOf` branches apart (two admit the same type, or one admits several).
-                    pub fn ambiguous(
-                        mut self,
-                        value: impl Into<::serde_json::Value>,
-                    ) -> Self {
+                    pub fn ambiguous(mut self, value: impl Into<::serde_json::Value>) -> Self {
                         self.inner.ambiguous = Some(value.into());
                         self
                     }
@@ -632,28 +508,17 @@ pub mod io {
 
                 impl ::serde::Serialize for HolderExtended {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[self.size.is_some(), self.more.is_some()],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.size.is_some(),
+                            self.more.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("name", &self.name)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "size",
-                            self.size.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "more",
-                            self.more.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "size", self.size.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "more", self.more.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -661,10 +526,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for HolderExtended {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct HolderExtendedVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -675,11 +539,8 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for HolderExtendedVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "name",
-                                "size",
-                                "more",
-                            ];
+                            const NAMES: &'static [&'static str] = &["name", "size", "more"];
+
                             type Field = HolderExtendedField;
 
                             fn field(name: &str) -> Option<HolderExtendedField> {
@@ -695,10 +556,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for HolderExtendedVisitor {
                             type Value = HolderExtended;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct HolderExtended")
                             }
 
@@ -711,27 +569,20 @@ pub mod io {
                                 let mut more = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(HolderExtendedField::name) => {
                                             serde_struct::value(&mut map, &mut name, "name")
                                         }
-
                                         Some(HolderExtendedField::size) => {
                                             serde_struct::value(&mut map, &mut size, "size")
                                         }
-
                                         Some(HolderExtendedField::more) => {
                                             serde_struct::value(&mut map, &mut more, "more")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -744,12 +595,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "HolderExtended",
-                                <HolderExtendedVisitor as serde_struct::Fields>::NAMES,
-                                HolderExtendedVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "HolderExtended",
+                            <HolderExtendedVisitor as serde_struct::Fields>::NAMES,
+                            HolderExtendedVisitor,
+                        )
                     }
                 }
 
@@ -834,36 +684,18 @@ pub mod io {
 
                 impl ::serde::Serialize for HolderEither {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[
-                                self.name.is_some(),
-                                self.size.is_some(),
-                                self.url.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.name.is_some(),
+                            self.size.is_some(),
+                            self.url.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "name",
-                            self.name.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "size",
-                            self.size.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "url",
-                            self.url.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "size", self.size.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "url", self.url.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -871,10 +703,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for HolderEither {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct HolderEitherVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -885,11 +716,8 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for HolderEitherVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "name",
-                                "size",
-                                "url",
-                            ];
+                            const NAMES: &'static [&'static str] = &["name", "size", "url"];
+
                             type Field = HolderEitherField;
 
                             fn field(name: &str) -> Option<HolderEitherField> {
@@ -905,10 +733,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for HolderEitherVisitor {
                             type Value = HolderEither;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct HolderEither")
                             }
 
@@ -921,27 +746,20 @@ pub mod io {
                                 let mut url = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(HolderEitherField::name) => {
                                             serde_struct::value(&mut map, &mut name, "name")
                                         }
-
                                         Some(HolderEitherField::size) => {
                                             serde_struct::value(&mut map, &mut size, "size")
                                         }
-
                                         Some(HolderEitherField::url) => {
                                             serde_struct::value(&mut map, &mut url, "url")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -954,12 +772,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "HolderEither",
-                                <HolderEitherVisitor as serde_struct::Fields>::NAMES,
-                                HolderEitherVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "HolderEither",
+                            <HolderEitherVisitor as serde_struct::Fields>::NAMES,
+                            HolderEitherVisitor,
+                        )
                     }
                 }
 
@@ -1034,16 +851,13 @@ pub mod io {
 
                 impl ::serde::Serialize for HolderExclusive {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[self.a.is_some(), self.b.is_some()],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.a.is_some(),
+                            self.b.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         serde_struct::optional_entry(&mut state, "a", self.a.as_ref())?;
                         serde_struct::optional_entry(&mut state, "b", self.b.as_ref())?;
@@ -1054,10 +868,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for HolderExclusive {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct HolderExclusiveVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -1068,6 +881,7 @@ pub mod io {
 
                         impl serde_struct::Fields for HolderExclusiveVisitor {
                             const NAMES: &'static [&'static str] = &["a", "b"];
+
                             type Field = HolderExclusiveField;
 
                             fn field(name: &str) -> Option<HolderExclusiveField> {
@@ -1082,10 +896,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for HolderExclusiveVisitor {
                             type Value = HolderExclusive;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct HolderExclusive")
                             }
 
@@ -1097,23 +908,13 @@ pub mod io {
                                 let mut b = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(HolderExclusiveField::a) => {
-                                            serde_struct::value(&mut map, &mut a, "a")
-                                        }
-
-                                        Some(HolderExclusiveField::b) => {
-                                            serde_struct::value(&mut map, &mut b, "b")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        Some(HolderExclusiveField::a) => serde_struct::value(&mut map, &mut a, "a"),
+                                        Some(HolderExclusiveField::b) => serde_struct::value(&mut map, &mut b, "b"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -1125,12 +926,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "HolderExclusive",
-                                <HolderExclusiveVisitor as serde_struct::Fields>::NAMES,
-                                HolderExclusiveVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "HolderExclusive",
+                            <HolderExclusiveVisitor as serde_struct::Fields>::NAMES,
+                            HolderExclusiveVisitor,
+                        )
                     }
                 }
 
@@ -1194,11 +994,7 @@ pub mod io {
                     /// A JSON string.
                     String(String),
                     /// A JSON object.
-                    Object(
-                        Box<
-                            crate::golden::combined_schemas::io::example::v1::HolderMixedObject,
-                        >,
-                    ),
+                    Object(Box<crate::golden::combined_schemas::io::example::v1::HolderMixedObject>),
                 }
 
                 impl ::serde::Serialize for HolderMixed {
@@ -1207,13 +1003,8 @@ pub mod io {
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
                         match self {
-                            Self::String(value) => {
-                                ::serde::Serialize::serialize(value, serializer)
-                            }
-
-                            Self::Object(value) => {
-                                ::serde::Serialize::serialize(value, serializer)
-                            }
+                            Self::String(value) => ::serde::Serialize::serialize(value, serializer),
+                            Self::Object(value) => ::serde::Serialize::serialize(value, serializer),
                         }
                     }
                 }
@@ -1235,9 +1026,7 @@ pub mod io {
                             }
 
                             other => {
-                                let found = ::kubeforge_runtime::serde_struct::json_type(
-                                    &other,
-                                );
+                                let found = ::kubeforge_runtime::serde_struct::json_type(&other);
                                 return Err(
                                     <D::Error as ::serde::de::Error>::custom(
                                         format_args!("expected string or object, found {found}"),
@@ -1259,14 +1048,10 @@ pub mod io {
 
                 impl ::serde::Serialize for HolderMixedObject {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.x.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[self.x.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         serde_struct::optional_entry(&mut state, "x", self.x.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -1276,10 +1061,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for HolderMixedObject {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct HolderMixedObjectVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -1289,6 +1073,7 @@ pub mod io {
 
                         impl serde_struct::Fields for HolderMixedObjectVisitor {
                             const NAMES: &'static [&'static str] = &["x"];
+
                             type Field = HolderMixedObjectField;
 
                             fn field(name: &str) -> Option<HolderMixedObjectField> {
@@ -1299,14 +1084,10 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de>
-                        for HolderMixedObjectVisitor {
+                        impl<'de> ::serde::de::Visitor<'de> for HolderMixedObjectVisitor {
                             type Value = HolderMixedObject;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct HolderMixedObject")
                             }
 
@@ -1317,19 +1098,14 @@ pub mod io {
                                 let mut x = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(HolderMixedObjectField::x) => {
                                             serde_struct::value(&mut map, &mut x, "x")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -1340,12 +1116,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "HolderMixedObject",
-                                <HolderMixedObjectVisitor as serde_struct::Fields>::NAMES,
-                                HolderMixedObjectVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "HolderMixedObject",
+                            <HolderMixedObjectVisitor as serde_struct::Fields>::NAMES,
+                            HolderMixedObjectVisitor,
+                        )
                     }
                 }
 
@@ -1405,10 +1180,7 @@ pub mod io {
 
                 impl ::serde::Serialize for HolderRefined {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = 1 + self.unknown_fields.len();
@@ -1421,10 +1193,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for HolderRefined {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct HolderRefinedVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -1434,6 +1205,7 @@ pub mod io {
 
                         impl serde_struct::Fields for HolderRefinedVisitor {
                             const NAMES: &'static [&'static str] = &["url"];
+
                             type Field = HolderRefinedField;
 
                             fn field(name: &str) -> Option<HolderRefinedField> {
@@ -1447,10 +1219,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for HolderRefinedVisitor {
                             type Value = HolderRefined;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct HolderRefined")
                             }
 
@@ -1461,19 +1230,14 @@ pub mod io {
                                 let mut url = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(HolderRefinedField::url) => {
                                             serde_struct::value(&mut map, &mut url, "url")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -1484,12 +1248,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "HolderRefined",
-                                <HolderRefinedVisitor as serde_struct::Fields>::NAMES,
-                                HolderRefinedVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "HolderRefined",
+                            <HolderRefinedVisitor as serde_struct::Fields>::NAMES,
+                            HolderRefinedVisitor,
+                        )
                     }
                 }
 
@@ -1563,13 +1326,8 @@ pub mod io {
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
                         match self {
-                            Self::String(value) => {
-                                ::serde::Serialize::serialize(value, serializer)
-                            }
-
-                            Self::Array(value) => {
-                                ::serde::Serialize::serialize(value, serializer)
-                            }
+                            Self::String(value) => ::serde::Serialize::serialize(value, serializer),
+                            Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
                         }
                     }
                 }
@@ -1591,9 +1349,7 @@ pub mod io {
                             }
 
                             other => {
-                                let found = ::kubeforge_runtime::serde_struct::json_type(
-                                    &other,
-                                );
+                                let found = ::kubeforge_runtime::serde_struct::json_type(&other);
                                 return Err(
                                     <D::Error as ::serde::de::Error>::custom(
                                         format_args!("expected string or array, found {found}"),
@@ -1622,17 +1378,9 @@ pub mod io {
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
                         match self {
-                            Self::Number(value) => {
-                                ::serde::Serialize::serialize(value, serializer)
-                            }
-
-                            Self::Boolean(value) => {
-                                ::serde::Serialize::serialize(value, serializer)
-                            }
-
-                            Self::Object(value) => {
-                                ::serde::Serialize::serialize(value, serializer)
-                            }
+                            Self::Number(value) => ::serde::Serialize::serialize(value, serializer),
+                            Self::Boolean(value) => ::serde::Serialize::serialize(value, serializer),
+                            Self::Object(value) => ::serde::Serialize::serialize(value, serializer),
                         }
                     }
                 }
@@ -1658,9 +1406,7 @@ pub mod io {
                             }
 
                             other => {
-                                let found = ::kubeforge_runtime::serde_struct::json_type(
-                                    &other,
-                                );
+                                let found = ::kubeforge_runtime::serde_struct::json_type(&other);
                                 return Err(
                                     <D::Error as ::serde::de::Error>::custom(
                                         format_args!(
@@ -1697,21 +1443,13 @@ pub mod io {
 
                 impl ::serde::Serialize for Merged {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(2, &[self.size.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(2, &[self.size.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("name", &self.name)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "size",
-                            self.size.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "size", self.size.as_ref())?;
                         state.serialize_entry("extra", &self.extra)?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
@@ -1720,10 +1458,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Merged {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct MergedVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -1734,11 +1471,8 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for MergedVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "name",
-                                "size",
-                                "extra",
-                            ];
+                            const NAMES: &'static [&'static str] = &["name", "size", "extra"];
+
                             type Field = MergedField;
 
                             fn field(name: &str) -> Option<MergedField> {
@@ -1754,10 +1488,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for MergedVisitor {
                             type Value = Merged;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Merged")
                             }
 
@@ -1770,27 +1501,16 @@ pub mod io {
                                 let mut extra = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(MergedField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-
-                                        Some(MergedField::size) => {
-                                            serde_struct::value(&mut map, &mut size, "size")
-                                        }
-
+                                        Some(MergedField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                        Some(MergedField::size) => serde_struct::value(&mut map, &mut size, "size"),
                                         Some(MergedField::extra) => {
                                             serde_struct::value(&mut map, &mut extra, "extra")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -1803,12 +1523,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Merged",
-                                <MergedVisitor as serde_struct::Fields>::NAMES,
-                                MergedVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Merged",
+                            <MergedVisitor as serde_struct::Fields>::NAMES,
+                            MergedVisitor,
+                        )
                     }
                 }
 
@@ -1820,10 +1539,7 @@ pub mod io {
                     /// - `name` (see [`name`](MergedBuilder::name))
                     /// - `extra` (see [`extra`](MergedBuilder::extra))
                     #[inline]
-                    pub fn builder(
-                        name: impl Into<String>,
-                        extra: impl Into<String>,
-                    ) -> MergedBuilder {
+                    pub fn builder(name: impl Into<String>, extra: impl Into<String>) -> MergedBuilder {
                         MergedBuilder {
                             inner: Self {
                                 name: name.into(),
@@ -1896,20 +1612,12 @@ pub mod io {
 
                 impl ::serde::Serialize for Other {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.url.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[self.url.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "url",
-                            self.url.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "url", self.url.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -1917,10 +1625,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Other {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct OtherVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -1930,6 +1637,7 @@ pub mod io {
 
                         impl serde_struct::Fields for OtherVisitor {
                             const NAMES: &'static [&'static str] = &["url"];
+
                             type Field = OtherField;
 
                             fn field(name: &str) -> Option<OtherField> {
@@ -1943,10 +1651,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for OtherVisitor {
                             type Value = Other;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Other")
                             }
 
@@ -1957,19 +1662,12 @@ pub mod io {
                                 let mut url = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(OtherField::url) => {
-                                            serde_struct::value(&mut map, &mut url, "url")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        Some(OtherField::url) => serde_struct::value(&mut map, &mut url, "url"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -1980,12 +1678,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Other",
-                                <OtherVisitor as serde_struct::Fields>::NAMES,
-                                OtherVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Other",
+                            <OtherVisitor as serde_struct::Fields>::NAMES,
+                            OtherVisitor,
+                        )
                     }
                 }
 

@@ -41,27 +41,17 @@ pub mod apimachinery {
 
                         impl ::serde::Serialize for ListMeta {
                             #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(
-                                &self,
-                                serializer: S,
-                            ) -> Result<S::Ok, S::Error> {
+                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                                 use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(
-                                    0,
-                                    &[
-                                        self.continue_.is_some(),
-                                        self.remaining_item_count.is_some(),
-                                        self.resource_version.is_some(),
-                                        self.self_link.is_some(),
-                                    ],
-                                ) + self.unknown_fields.len();
+                                let len = serde_struct::len(0, &[
+                                    self.continue_.is_some(),
+                                    self.remaining_item_count.is_some(),
+                                    self.resource_version.is_some(),
+                                    self.self_link.is_some(),
+                                ]) + self.unknown_fields.len();
                                 let mut state = serializer.serialize_map(Some(len))?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "continue",
-                                    self.continue_.as_ref(),
-                                )?;
+                                serde_struct::optional_entry(&mut state, "continue", self.continue_.as_ref())?;
                                 serde_struct::optional_entry(
                                     &mut state,
                                     "remainingItemCount",
@@ -72,25 +62,17 @@ pub mod apimachinery {
                                     "resourceVersion",
                                     self.resource_version.as_ref(),
                                 )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "selfLink",
-                                    self.self_link.as_ref(),
-                                )?;
-                                serde_struct::extra_entries(
-                                    &mut state,
-                                    &self.unknown_fields,
-                                )?;
+                                serde_struct::optional_entry(&mut state, "selfLink", self.self_link.as_ref())?;
+                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                                 state.end()
                             }
                         }
 
                         impl<'de> ::serde::Deserialize<'de> for ListMeta {
                             #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(
-                                deserializer: D,
-                            ) -> Result<Self, D::Error> {
+                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                                 use ::kubeforge_runtime::serde_struct;
+
                                 struct ListMetaVisitor;
 
                                 #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -108,15 +90,13 @@ pub mod apimachinery {
                                         "resourceVersion",
                                         "selfLink",
                                     ];
+
                                     type Field = ListMetaField;
 
                                     fn field(name: &str) -> Option<ListMetaField> {
                                         match name {
                                             "continue" => Some(ListMetaField::continue_),
-                                            "remainingItemCount" => {
-                                                Some(ListMetaField::remaining_item_count)
-                                            }
-
+                                            "remainingItemCount" => Some(ListMetaField::remaining_item_count),
                                             "resourceVersion" => Some(ListMetaField::resource_version),
                                             "selfLink" => Some(ListMetaField::self_link),
                                             _ => None,
@@ -127,10 +107,7 @@ pub mod apimachinery {
                                 impl<'de> ::serde::de::Visitor<'de> for ListMetaVisitor {
                                     type Value = ListMeta;
 
-                                    fn expecting(
-                                        &self,
-                                        f: &mut ::std::fmt::Formatter<'_>,
-                                    ) -> ::std::fmt::Result {
+                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                         f.write_str("struct ListMeta")
                                     }
 
@@ -144,16 +121,13 @@ pub mod apimachinery {
                                         let mut self_link = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(field) = map
-                                            .next_key_seed(
-                                                serde_struct::NamedKey::<Self>::new(&mut key),
-                                            )?
-                                        {
+                                        while let Some(field) = map.next_key_seed(
+                                            serde_struct::NamedKey::<Self>::new(&mut key),
+                                        )? {
                                             match field {
                                                 Some(ListMetaField::continue_) => {
                                                     serde_struct::value(&mut map, &mut continue_, "continue")
                                                 }
-
                                                 Some(ListMetaField::remaining_item_count) => {
                                                     serde_struct::value(
                                                         &mut map,
@@ -161,30 +135,19 @@ pub mod apimachinery {
                                                         "remainingItemCount",
                                                     )
                                                 }
-
                                                 Some(ListMetaField::resource_version) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut resource_version,
-                                                        "resourceVersion",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut resource_version, "resourceVersion")
                                                 }
-
                                                 Some(ListMetaField::self_link) => {
                                                     serde_struct::value(&mut map, &mut self_link, "selfLink")
                                                 }
-
-                                                None => {
-                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                                }
+                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                             }?;
                                         }
 
                                         Ok(ListMeta {
                                             continue_: serde_struct::optional(continue_),
-                                            remaining_item_count: serde_struct::optional(
-                                                remaining_item_count,
-                                            ),
+                                            remaining_item_count: serde_struct::optional(remaining_item_count),
                                             resource_version: serde_struct::optional(resource_version),
                                             self_link: serde_struct::optional(self_link),
                                             unknown_fields,
@@ -192,12 +155,11 @@ pub mod apimachinery {
                                     }
                                 }
 
-                                deserializer
-                                    .deserialize_struct(
-                                        "ListMeta",
-                                        <ListMetaVisitor as serde_struct::Fields>::NAMES,
-                                        ListMetaVisitor,
-                                    )
+                                deserializer.deserialize_struct(
+                                    "ListMeta",
+                                    <ListMetaVisitor as serde_struct::Fields>::NAMES,
+                                    ListMetaVisitor,
+                                )
                             }
                         }
 
@@ -220,37 +182,25 @@ pub mod apimachinery {
 
                         impl ListMetaBuilder {
                             /// Token to fetch the next chunk when a limit was set.
-                            pub fn continue_(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn continue_(mut self, value: impl Into<String>) -> Self {
                                 self.inner.continue_ = Some(value.into());
                                 self
                             }
 
                             /// Number of items not included in this response, if known.
-                            pub fn remaining_item_count(
-                                mut self,
-                                value: impl Into<i64>,
-                            ) -> Self {
+                            pub fn remaining_item_count(mut self, value: impl Into<i64>) -> Self {
                                 self.inner.remaining_item_count = Some(value.into());
                                 self
                             }
 
                             /// Resource version of the list, for use with watch.
-                            pub fn resource_version(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn resource_version(mut self, value: impl Into<String>) -> Self {
                                 self.inner.resource_version = Some(value.into());
                                 self
                             }
 
                             /// Deprecated and no longer populated.
-                            pub fn self_link(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn self_link(mut self, value: impl Into<String>) -> Self {
                                 self.inner.self_link = Some(value.into());
                                 self
                             }
@@ -309,74 +259,36 @@ pub mod apimachinery {
 
                         impl ::serde::Serialize for ManagedFieldsEntry {
                             #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(
-                                &self,
-                                serializer: S,
-                            ) -> Result<S::Ok, S::Error> {
+                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                                 use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(
-                                    0,
-                                    &[
-                                        self.api_version.is_some(),
-                                        self.fields_type.is_some(),
-                                        self.fields_v1.is_some(),
-                                        self.manager.is_some(),
-                                        self.operation.is_some(),
-                                        self.subresource.is_some(),
-                                        self.time.is_some(),
-                                    ],
-                                ) + self.unknown_fields.len();
+                                let len = serde_struct::len(0, &[
+                                    self.api_version.is_some(),
+                                    self.fields_type.is_some(),
+                                    self.fields_v1.is_some(),
+                                    self.manager.is_some(),
+                                    self.operation.is_some(),
+                                    self.subresource.is_some(),
+                                    self.time.is_some(),
+                                ]) + self.unknown_fields.len();
                                 let mut state = serializer.serialize_map(Some(len))?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "apiVersion",
-                                    self.api_version.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "fieldsType",
-                                    self.fields_type.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "fieldsV1",
-                                    self.fields_v1.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "manager",
-                                    self.manager.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "operation",
-                                    self.operation.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "subresource",
-                                    self.subresource.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "time",
-                                    self.time.as_ref(),
-                                )?;
-                                serde_struct::extra_entries(
-                                    &mut state,
-                                    &self.unknown_fields,
-                                )?;
+                                serde_struct::optional_entry(&mut state, "apiVersion", self.api_version.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "fieldsType", self.fields_type.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "fieldsV1", self.fields_v1.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "manager", self.manager.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "operation", self.operation.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "subresource", self.subresource.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "time", self.time.as_ref())?;
+                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                                 state.end()
                             }
                         }
 
                         impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
                             #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(
-                                deserializer: D,
-                            ) -> Result<Self, D::Error> {
+                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                                 use ::kubeforge_runtime::serde_struct;
+
                                 struct ManagedFieldsEntryVisitor;
 
                                 #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -400,6 +312,7 @@ pub mod apimachinery {
                                         "subresource",
                                         "time",
                                     ];
+
                                     type Field = ManagedFieldsEntryField;
 
                                     fn field(name: &str) -> Option<ManagedFieldsEntryField> {
@@ -416,14 +329,10 @@ pub mod apimachinery {
                                     }
                                 }
 
-                                impl<'de> ::serde::de::Visitor<'de>
-                                for ManagedFieldsEntryVisitor {
+                                impl<'de> ::serde::de::Visitor<'de> for ManagedFieldsEntryVisitor {
                                     type Value = ManagedFieldsEntry;
 
-                                    fn expecting(
-                                        &self,
-                                        f: &mut ::std::fmt::Formatter<'_>,
-                                    ) -> ::std::fmt::Result {
+                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                         f.write_str("struct ManagedFieldsEntry")
                                     }
 
@@ -440,55 +349,32 @@ pub mod apimachinery {
                                         let mut time = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(field) = map
-                                            .next_key_seed(
-                                                serde_struct::NamedKey::<Self>::new(&mut key),
-                                            )?
-                                        {
+                                        while let Some(field) = map.next_key_seed(
+                                            serde_struct::NamedKey::<Self>::new(&mut key),
+                                        )? {
                                             match field {
                                                 Some(ManagedFieldsEntryField::api_version) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut api_version,
-                                                        "apiVersion",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                                 }
-
                                                 Some(ManagedFieldsEntryField::fields_type) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut fields_type,
-                                                        "fieldsType",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut fields_type, "fieldsType")
                                                 }
-
                                                 Some(ManagedFieldsEntryField::fields_v1) => {
                                                     serde_struct::value(&mut map, &mut fields_v1, "fieldsV1")
                                                 }
-
                                                 Some(ManagedFieldsEntryField::manager) => {
                                                     serde_struct::value(&mut map, &mut manager, "manager")
                                                 }
-
                                                 Some(ManagedFieldsEntryField::operation) => {
                                                     serde_struct::value(&mut map, &mut operation, "operation")
                                                 }
-
                                                 Some(ManagedFieldsEntryField::subresource) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut subresource,
-                                                        "subresource",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut subresource, "subresource")
                                                 }
-
                                                 Some(ManagedFieldsEntryField::time) => {
                                                     serde_struct::value(&mut map, &mut time, "time")
                                                 }
-
-                                                None => {
-                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                                }
+                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                             }?;
                                         }
 
@@ -505,12 +391,11 @@ pub mod apimachinery {
                                     }
                                 }
 
-                                deserializer
-                                    .deserialize_struct(
-                                        "ManagedFieldsEntry",
-                                        <ManagedFieldsEntryVisitor as serde_struct::Fields>::NAMES,
-                                        ManagedFieldsEntryVisitor,
-                                    )
+                                deserializer.deserialize_struct(
+                                    "ManagedFieldsEntry",
+                                    <ManagedFieldsEntryVisitor as serde_struct::Fields>::NAMES,
+                                    ManagedFieldsEntryVisitor,
+                                )
                             }
                         }
 
@@ -533,19 +418,13 @@ pub mod apimachinery {
 
                         impl ManagedFieldsEntryBuilder {
                             /// API version of the object the field set refers to.
-                            pub fn api_version(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn api_version(mut self, value: impl Into<String>) -> Self {
                                 self.inner.api_version = Some(value.into());
                                 self
                             }
 
                             /// Format of the field set; only `FieldsV1` exists.
-                            pub fn fields_type(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn fields_type(mut self, value: impl Into<String>) -> Self {
                                 self.inner.fields_type = Some(value.into());
                                 self
                             }
@@ -553,9 +432,7 @@ pub mod apimachinery {
                             /// The owned fields.
                             pub fn fields_v1(
                                 mut self,
-                                value: impl Into<
-                                    crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::FieldsV1,
-                                >,
+                                value: impl Into<crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::FieldsV1>,
                             ) -> Self {
                                 self.inner.fields_v1 = Some(value.into());
                                 self
@@ -568,19 +445,13 @@ pub mod apimachinery {
                             }
 
                             /// Operation that created the entry: Apply or Update.
-                            pub fn operation(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn operation(mut self, value: impl Into<String>) -> Self {
                                 self.inner.operation = Some(value.into());
                                 self
                             }
 
                             /// Subresource used for the update, if any.
-                            pub fn subresource(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn subresource(mut self, value: impl Into<String>) -> Self {
                                 self.inner.subresource = Some(value.into());
                                 self
                             }
@@ -588,9 +459,7 @@ pub mod apimachinery {
                             /// When the entry was last updated.
                             pub fn time(
                                 mut self,
-                                value: impl Into<
-                                    crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::Time,
-                                >,
+                                value: impl Into<crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::Time>,
                             ) -> Self {
                                 self.inner.time = Some(value.into());
                                 self
@@ -629,9 +498,7 @@ pub mod apimachinery {
                         #[derive(Clone, Debug, Default, PartialEq, Eq)]
                         pub struct ObjectMeta {
                             /// Unqueryable key-value metadata set by tools.
-                            pub annotations: Option<
-                                ::std::collections::BTreeMap<String, String>,
-                            >,
+                            pub annotations: Option<::std::collections::BTreeMap<String, String>>,
                             /// When the object was created (RFC 3339, UTC).
                             pub creation_timestamp: Option<
                                 crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::Time,
@@ -649,9 +516,7 @@ pub mod apimachinery {
                             /// Sequence number of the desired state.
                             pub generation: Option<i64>,
                             /// Labels used to organise and select objects.
-                            pub labels: Option<
-                                ::std::collections::BTreeMap<String, String>,
-                            >,
+                            pub labels: Option<::std::collections::BTreeMap<String, String>>,
                             /// Field ownership records for server-side apply.
                             pub managed_fields: Option<
                                 Vec<
@@ -680,38 +545,28 @@ pub mod apimachinery {
 
                         impl ::serde::Serialize for ObjectMeta {
                             #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(
-                                &self,
-                                serializer: S,
-                            ) -> Result<S::Ok, S::Error> {
+                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                                 use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(
-                                    0,
-                                    &[
-                                        self.annotations.is_some(),
-                                        self.creation_timestamp.is_some(),
-                                        self.deletion_grace_period_seconds.is_some(),
-                                        self.deletion_timestamp.is_some(),
-                                        self.finalizers.is_some(),
-                                        self.generate_name.is_some(),
-                                        self.generation.is_some(),
-                                        self.labels.is_some(),
-                                        self.managed_fields.is_some(),
-                                        self.name.is_some(),
-                                        self.namespace.is_some(),
-                                        self.owner_references.is_some(),
-                                        self.resource_version.is_some(),
-                                        self.self_link.is_some(),
-                                        self.uid.is_some(),
-                                    ],
-                                ) + self.unknown_fields.len();
+                                let len = serde_struct::len(0, &[
+                                    self.annotations.is_some(),
+                                    self.creation_timestamp.is_some(),
+                                    self.deletion_grace_period_seconds.is_some(),
+                                    self.deletion_timestamp.is_some(),
+                                    self.finalizers.is_some(),
+                                    self.generate_name.is_some(),
+                                    self.generation.is_some(),
+                                    self.labels.is_some(),
+                                    self.managed_fields.is_some(),
+                                    self.name.is_some(),
+                                    self.namespace.is_some(),
+                                    self.owner_references.is_some(),
+                                    self.resource_version.is_some(),
+                                    self.self_link.is_some(),
+                                    self.uid.is_some(),
+                                ]) + self.unknown_fields.len();
                                 let mut state = serializer.serialize_map(Some(len))?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "annotations",
-                                    self.annotations.as_ref(),
-                                )?;
+                                serde_struct::optional_entry(&mut state, "annotations", self.annotations.as_ref())?;
                                 serde_struct::optional_entry(
                                     &mut state,
                                     "creationTimestamp",
@@ -727,41 +582,13 @@ pub mod apimachinery {
                                     "deletionTimestamp",
                                     self.deletion_timestamp.as_ref(),
                                 )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "finalizers",
-                                    self.finalizers.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "generateName",
-                                    self.generate_name.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "generation",
-                                    self.generation.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "labels",
-                                    self.labels.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "managedFields",
-                                    self.managed_fields.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "name",
-                                    self.name.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "namespace",
-                                    self.namespace.as_ref(),
-                                )?;
+                                serde_struct::optional_entry(&mut state, "finalizers", self.finalizers.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "generateName", self.generate_name.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "generation", self.generation.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "labels", self.labels.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "managedFields", self.managed_fields.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "namespace", self.namespace.as_ref())?;
                                 serde_struct::optional_entry(
                                     &mut state,
                                     "ownerReferences",
@@ -772,30 +599,18 @@ pub mod apimachinery {
                                     "resourceVersion",
                                     self.resource_version.as_ref(),
                                 )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "selfLink",
-                                    self.self_link.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "uid",
-                                    self.uid.as_ref(),
-                                )?;
-                                serde_struct::extra_entries(
-                                    &mut state,
-                                    &self.unknown_fields,
-                                )?;
+                                serde_struct::optional_entry(&mut state, "selfLink", self.self_link.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "uid", self.uid.as_ref())?;
+                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                                 state.end()
                             }
                         }
 
                         impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                             #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(
-                                deserializer: D,
-                            ) -> Result<Self, D::Error> {
+                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                                 use ::kubeforge_runtime::serde_struct;
+
                                 struct ObjectMetaVisitor;
 
                                 #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -835,23 +650,15 @@ pub mod apimachinery {
                                         "selfLink",
                                         "uid",
                                     ];
+
                                     type Field = ObjectMetaField;
 
                                     fn field(name: &str) -> Option<ObjectMetaField> {
                                         match name {
                                             "annotations" => Some(ObjectMetaField::annotations),
-                                            "creationTimestamp" => {
-                                                Some(ObjectMetaField::creation_timestamp)
-                                            }
-
-                                            "deletionGracePeriodSeconds" => {
-                                                Some(ObjectMetaField::deletion_grace_period_seconds)
-                                            }
-
-                                            "deletionTimestamp" => {
-                                                Some(ObjectMetaField::deletion_timestamp)
-                                            }
-
+                                            "creationTimestamp" => Some(ObjectMetaField::creation_timestamp),
+                                            "deletionGracePeriodSeconds" => Some(ObjectMetaField::deletion_grace_period_seconds),
+                                            "deletionTimestamp" => Some(ObjectMetaField::deletion_timestamp),
                                             "finalizers" => Some(ObjectMetaField::finalizers),
                                             "generateName" => Some(ObjectMetaField::generate_name),
                                             "generation" => Some(ObjectMetaField::generation),
@@ -871,10 +678,7 @@ pub mod apimachinery {
                                 impl<'de> ::serde::de::Visitor<'de> for ObjectMetaVisitor {
                                     type Value = ObjectMeta;
 
-                                    fn expecting(
-                                        &self,
-                                        f: &mut ::std::fmt::Formatter<'_>,
-                                    ) -> ::std::fmt::Result {
+                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                         f.write_str("struct ObjectMeta")
                                     }
 
@@ -899,20 +703,13 @@ pub mod apimachinery {
                                         let mut uid = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(field) = map
-                                            .next_key_seed(
-                                                serde_struct::NamedKey::<Self>::new(&mut key),
-                                            )?
-                                        {
+                                        while let Some(field) = map.next_key_seed(
+                                            serde_struct::NamedKey::<Self>::new(&mut key),
+                                        )? {
                                             match field {
                                                 Some(ObjectMetaField::annotations) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut annotations,
-                                                        "annotations",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut annotations, "annotations")
                                                 }
-
                                                 Some(ObjectMetaField::creation_timestamp) => {
                                                     serde_struct::value(
                                                         &mut map,
@@ -920,7 +717,6 @@ pub mod apimachinery {
                                                         "creationTimestamp",
                                                     )
                                                 }
-
                                                 Some(ObjectMetaField::deletion_grace_period_seconds) => {
                                                     serde_struct::value(
                                                         &mut map,
@@ -928,7 +724,6 @@ pub mod apimachinery {
                                                         "deletionGracePeriodSeconds",
                                                     )
                                                 }
-
                                                 Some(ObjectMetaField::deletion_timestamp) => {
                                                     serde_struct::value(
                                                         &mut map,
@@ -936,84 +731,48 @@ pub mod apimachinery {
                                                         "deletionTimestamp",
                                                     )
                                                 }
-
                                                 Some(ObjectMetaField::finalizers) => {
                                                     serde_struct::value(&mut map, &mut finalizers, "finalizers")
                                                 }
-
                                                 Some(ObjectMetaField::generate_name) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut generate_name,
-                                                        "generateName",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut generate_name, "generateName")
                                                 }
-
                                                 Some(ObjectMetaField::generation) => {
                                                     serde_struct::value(&mut map, &mut generation, "generation")
                                                 }
-
                                                 Some(ObjectMetaField::labels) => {
                                                     serde_struct::value(&mut map, &mut labels, "labels")
                                                 }
-
                                                 Some(ObjectMetaField::managed_fields) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut managed_fields,
-                                                        "managedFields",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut managed_fields, "managedFields")
                                                 }
-
                                                 Some(ObjectMetaField::name) => {
                                                     serde_struct::value(&mut map, &mut name, "name")
                                                 }
-
                                                 Some(ObjectMetaField::namespace) => {
                                                     serde_struct::value(&mut map, &mut namespace, "namespace")
                                                 }
-
                                                 Some(ObjectMetaField::owner_references) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut owner_references,
-                                                        "ownerReferences",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut owner_references, "ownerReferences")
                                                 }
-
                                                 Some(ObjectMetaField::resource_version) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut resource_version,
-                                                        "resourceVersion",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut resource_version, "resourceVersion")
                                                 }
-
                                                 Some(ObjectMetaField::self_link) => {
                                                     serde_struct::value(&mut map, &mut self_link, "selfLink")
                                                 }
-
                                                 Some(ObjectMetaField::uid) => {
                                                     serde_struct::value(&mut map, &mut uid, "uid")
                                                 }
-
-                                                None => {
-                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                                }
+                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                             }?;
                                         }
 
                                         Ok(ObjectMeta {
                                             annotations: serde_struct::optional(annotations),
-                                            creation_timestamp: serde_struct::optional(
-                                                creation_timestamp,
-                                            ),
-                                            deletion_grace_period_seconds: serde_struct::optional(
-                                                deletion_grace_period_seconds,
-                                            ),
-                                            deletion_timestamp: serde_struct::optional(
-                                                deletion_timestamp,
-                                            ),
+                                            creation_timestamp: serde_struct::optional(creation_timestamp),
+                                            deletion_grace_period_seconds: serde_struct::optional(deletion_grace_period_seconds),
+                                            deletion_timestamp: serde_struct::optional(deletion_timestamp),
                                             finalizers: serde_struct::optional(finalizers),
                                             generate_name: serde_struct::optional(generate_name),
                                             generation: serde_struct::optional(generation),
@@ -1030,12 +789,11 @@ pub mod apimachinery {
                                     }
                                 }
 
-                                deserializer
-                                    .deserialize_struct(
-                                        "ObjectMeta",
-                                        <ObjectMetaVisitor as serde_struct::Fields>::NAMES,
-                                        ObjectMetaVisitor,
-                                    )
+                                deserializer.deserialize_struct(
+                                    "ObjectMeta",
+                                    <ObjectMetaVisitor as serde_struct::Fields>::NAMES,
+                                    ObjectMetaVisitor,
+                                )
                             }
                         }
 
@@ -1062,15 +820,10 @@ pub mod apimachinery {
                             /// Replaces the whole map; [`annotation`](Self::annotation) inserts one entry.
                             pub fn annotations(
                                 mut self,
-                                entries: impl IntoIterator<
-                                    Item = (impl Into<String>, impl Into<String>),
-                                >,
+                                entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
                             ) -> Self {
                                 self.inner.annotations = Some(
-                                    entries
-                                        .into_iter()
-                                        .map(|(key, value)| (key.into(), value.into()))
-                                        .collect(),
+                                    entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                                 );
                                 self
                             }
@@ -1078,46 +831,30 @@ pub mod apimachinery {
                             /// Unqueryable key-value metadata set by tools.
                             ///
                             /// Inserts one entry into `annotations`, replacing any value under the same key; [`annotations`](Self::annotations) replaces the whole map.
-                            pub fn annotation(
-                                mut self,
-                                key: impl Into<String>,
-                                value: impl Into<String>,
-                            ) -> Self {
-                                self.inner
-                                    .annotations
-                                    .get_or_insert_default()
-                                    .insert(key.into(), value.into());
+                            pub fn annotation(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+                                self.inner.annotations.get_or_insert_default().insert(key.into(), value.into());
                                 self
                             }
 
                             /// When the object was created (RFC 3339, UTC).
                             pub fn creation_timestamp(
                                 mut self,
-                                value: impl Into<
-                                    crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::Time,
-                                >,
+                                value: impl Into<crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::Time>,
                             ) -> Self {
                                 self.inner.creation_timestamp = Some(value.into());
                                 self
                             }
 
                             /// Grace period granted for deletion, in seconds.
-                            pub fn deletion_grace_period_seconds(
-                                mut self,
-                                value: impl Into<i64>,
-                            ) -> Self {
-                                self.inner.deletion_grace_period_seconds = Some(
-                                    value.into(),
-                                );
+                            pub fn deletion_grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
+                                self.inner.deletion_grace_period_seconds = Some(value.into());
                                 self
                             }
 
                             /// When the object will be deleted; set by the server.
                             pub fn deletion_timestamp(
                                 mut self,
-                                value: impl Into<
-                                    crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::Time,
-                                >,
+                                value: impl Into<crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::Time>,
                             ) -> Self {
                                 self.inner.deletion_timestamp = Some(value.into());
                                 self
@@ -1126,13 +863,8 @@ pub mod apimachinery {
                             /// Finalizers that must be cleared before deletion.
                             ///
                             /// Replaces the whole list; [`finalizer`](Self::finalizer) appends one item.
-                            pub fn finalizers(
-                                mut self,
-                                items: impl IntoIterator<Item = impl Into<String>>,
-                            ) -> Self {
-                                self.inner.finalizers = Some(
-                                    items.into_iter().map(Into::into).collect(),
-                                );
+                            pub fn finalizers(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+                                self.inner.finalizers = Some(items.into_iter().map(Into::into).collect());
                                 self
                             }
 
@@ -1140,18 +872,12 @@ pub mod apimachinery {
                             ///
                             /// Appends one item to `finalizers`; [`finalizers`](Self::finalizers) replaces the whole list.
                             pub fn finalizer(mut self, item: impl Into<String>) -> Self {
-                                self.inner
-                                    .finalizers
-                                    .get_or_insert_default()
-                                    .push(item.into());
+                                self.inner.finalizers.get_or_insert_default().push(item.into());
                                 self
                             }
 
                             /// Prefix used to generate a unique name when `name` is empty.
-                            pub fn generate_name(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn generate_name(mut self, value: impl Into<String>) -> Self {
                                 self.inner.generate_name = Some(value.into());
                                 self
                             }
@@ -1167,15 +893,10 @@ pub mod apimachinery {
                             /// Replaces the whole map; [`label`](Self::label) inserts one entry.
                             pub fn labels(
                                 mut self,
-                                entries: impl IntoIterator<
-                                    Item = (impl Into<String>, impl Into<String>),
-                                >,
+                                entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
                             ) -> Self {
                                 self.inner.labels = Some(
-                                    entries
-                                        .into_iter()
-                                        .map(|(key, value)| (key.into(), value.into()))
-                                        .collect(),
+                                    entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                                 );
                                 self
                             }
@@ -1183,15 +904,8 @@ pub mod apimachinery {
                             /// Labels used to organise and select objects.
                             ///
                             /// Inserts one entry into `labels`, replacing any value under the same key; [`labels`](Self::labels) replaces the whole map.
-                            pub fn label(
-                                mut self,
-                                key: impl Into<String>,
-                                value: impl Into<String>,
-                            ) -> Self {
-                                self.inner
-                                    .labels
-                                    .get_or_insert_default()
-                                    .insert(key.into(), value.into());
+                            pub fn label(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+                                self.inner.labels.get_or_insert_default().insert(key.into(), value.into());
                                 self
                             }
 
@@ -1200,15 +914,9 @@ pub mod apimachinery {
                             /// Replaces the whole list; [`managed_field`](Self::managed_field) appends one item.
                             pub fn managed_fields(
                                 mut self,
-                                items: impl IntoIterator<
-                                    Item = impl Into<
-                                        crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry,
-                                    >,
-                                >,
+                                items: impl IntoIterator<Item = impl Into<crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>>,
                             ) -> Self {
-                                self.inner.managed_fields = Some(
-                                    items.into_iter().map(Into::into).collect(),
-                                );
+                                self.inner.managed_fields = Some(items.into_iter().map(Into::into).collect());
                                 self
                             }
 
@@ -1217,14 +925,9 @@ pub mod apimachinery {
                             /// Appends one item to `managed_fields`; [`managed_fields`](Self::managed_fields) replaces the whole list.
                             pub fn managed_field(
                                 mut self,
-                                item: impl Into<
-                                    crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry,
-                                >,
+                                item: impl Into<crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>,
                             ) -> Self {
-                                self.inner
-                                    .managed_fields
-                                    .get_or_insert_default()
-                                    .push(item.into());
+                                self.inner.managed_fields.get_or_insert_default().push(item.into());
                                 self
                             }
 
@@ -1235,10 +938,7 @@ pub mod apimachinery {
                             }
 
                             /// Namespace the object lives in.
-                            pub fn namespace(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn namespace(mut self, value: impl Into<String>) -> Self {
                                 self.inner.namespace = Some(value.into());
                                 self
                             }
@@ -1248,15 +948,9 @@ pub mod apimachinery {
                             /// Replaces the whole list; [`owner_reference`](Self::owner_reference) appends one item.
                             pub fn owner_references(
                                 mut self,
-                                items: impl IntoIterator<
-                                    Item = impl Into<
-                                        crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::OwnerReference,
-                                    >,
-                                >,
+                                items: impl IntoIterator<Item = impl Into<crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::OwnerReference>>,
                             ) -> Self {
-                                self.inner.owner_references = Some(
-                                    items.into_iter().map(Into::into).collect(),
-                                );
+                                self.inner.owner_references = Some(items.into_iter().map(Into::into).collect());
                                 self
                             }
 
@@ -1265,31 +959,20 @@ pub mod apimachinery {
                             /// Appends one item to `owner_references`; [`owner_references`](Self::owner_references) replaces the whole list.
                             pub fn owner_reference(
                                 mut self,
-                                item: impl Into<
-                                    crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::OwnerReference,
-                                >,
+                                item: impl Into<crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::OwnerReference>,
                             ) -> Self {
-                                self.inner
-                                    .owner_references
-                                    .get_or_insert_default()
-                                    .push(item.into());
+                                self.inner.owner_references.get_or_insert_default().push(item.into());
                                 self
                             }
 
                             /// Opaque version used for concurrency control and watches.
-                            pub fn resource_version(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn resource_version(mut self, value: impl Into<String>) -> Self {
                                 self.inner.resource_version = Some(value.into());
                                 self
                             }
 
                             /// Deprecated and no longer populated.
-                            pub fn self_link(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn self_link(mut self, value: impl Into<String>) -> Self {
                                 self.inner.self_link = Some(value.into());
                                 self
                             }
@@ -1348,19 +1031,13 @@ pub mod apimachinery {
 
                         impl ::serde::Serialize for OwnerReference {
                             #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(
-                                &self,
-                                serializer: S,
-                            ) -> Result<S::Ok, S::Error> {
+                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                                 use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(
-                                    4,
-                                    &[
-                                        self.block_owner_deletion.is_some(),
-                                        self.controller.is_some(),
-                                    ],
-                                ) + self.unknown_fields.len();
+                                let len = serde_struct::len(4, &[
+                                    self.block_owner_deletion.is_some(),
+                                    self.controller.is_some(),
+                                ]) + self.unknown_fields.len();
                                 let mut state = serializer.serialize_map(Some(len))?;
                                 state.serialize_entry("apiVersion", &self.api_version)?;
                                 serde_struct::optional_entry(
@@ -1368,28 +1045,20 @@ pub mod apimachinery {
                                     "blockOwnerDeletion",
                                     self.block_owner_deletion.as_ref(),
                                 )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "controller",
-                                    self.controller.as_ref(),
-                                )?;
+                                serde_struct::optional_entry(&mut state, "controller", self.controller.as_ref())?;
                                 state.serialize_entry("kind", &self.kind)?;
                                 state.serialize_entry("name", &self.name)?;
                                 state.serialize_entry("uid", &self.uid)?;
-                                serde_struct::extra_entries(
-                                    &mut state,
-                                    &self.unknown_fields,
-                                )?;
+                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                                 state.end()
                             }
                         }
 
                         impl<'de> ::serde::Deserialize<'de> for OwnerReference {
                             #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(
-                                deserializer: D,
-                            ) -> Result<Self, D::Error> {
+                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                                 use ::kubeforge_runtime::serde_struct;
+
                                 struct OwnerReferenceVisitor;
 
                                 #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -1411,15 +1080,13 @@ pub mod apimachinery {
                                         "name",
                                         "uid",
                                     ];
+
                                     type Field = OwnerReferenceField;
 
                                     fn field(name: &str) -> Option<OwnerReferenceField> {
                                         match name {
                                             "apiVersion" => Some(OwnerReferenceField::api_version),
-                                            "blockOwnerDeletion" => {
-                                                Some(OwnerReferenceField::block_owner_deletion)
-                                            }
-
+                                            "blockOwnerDeletion" => Some(OwnerReferenceField::block_owner_deletion),
                                             "controller" => Some(OwnerReferenceField::controller),
                                             "kind" => Some(OwnerReferenceField::kind),
                                             "name" => Some(OwnerReferenceField::name),
@@ -1429,14 +1096,10 @@ pub mod apimachinery {
                                     }
                                 }
 
-                                impl<'de> ::serde::de::Visitor<'de>
-                                for OwnerReferenceVisitor {
+                                impl<'de> ::serde::de::Visitor<'de> for OwnerReferenceVisitor {
                                     type Value = OwnerReference;
 
-                                    fn expecting(
-                                        &self,
-                                        f: &mut ::std::fmt::Formatter<'_>,
-                                    ) -> ::std::fmt::Result {
+                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                         f.write_str("struct OwnerReference")
                                     }
 
@@ -1452,20 +1115,13 @@ pub mod apimachinery {
                                         let mut uid = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(field) = map
-                                            .next_key_seed(
-                                                serde_struct::NamedKey::<Self>::new(&mut key),
-                                            )?
-                                        {
+                                        while let Some(field) = map.next_key_seed(
+                                            serde_struct::NamedKey::<Self>::new(&mut key),
+                                        )? {
                                             match field {
                                                 Some(OwnerReferenceField::api_version) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut api_version,
-                                                        "apiVersion",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                                 }
-
                                                 Some(OwnerReferenceField::block_owner_deletion) => {
                                                     serde_struct::value(
                                                         &mut map,
@@ -1473,37 +1129,25 @@ pub mod apimachinery {
                                                         "blockOwnerDeletion",
                                                     )
                                                 }
-
                                                 Some(OwnerReferenceField::controller) => {
                                                     serde_struct::value(&mut map, &mut controller, "controller")
                                                 }
-
                                                 Some(OwnerReferenceField::kind) => {
                                                     serde_struct::value(&mut map, &mut kind, "kind")
                                                 }
-
                                                 Some(OwnerReferenceField::name) => {
                                                     serde_struct::value(&mut map, &mut name, "name")
                                                 }
-
                                                 Some(OwnerReferenceField::uid) => {
                                                     serde_struct::value(&mut map, &mut uid, "uid")
                                                 }
-
-                                                None => {
-                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                                }
+                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                             }?;
                                         }
 
                                         Ok(OwnerReference {
-                                            api_version: serde_struct::required(
-                                                api_version,
-                                                "apiVersion",
-                                            )?,
-                                            block_owner_deletion: serde_struct::optional(
-                                                block_owner_deletion,
-                                            ),
+                                            api_version: serde_struct::required(api_version, "apiVersion")?,
+                                            block_owner_deletion: serde_struct::optional(block_owner_deletion),
                                             controller: serde_struct::optional(controller),
                                             kind: serde_struct::required(kind, "kind")?,
                                             name: serde_struct::required(name, "name")?,
@@ -1513,12 +1157,11 @@ pub mod apimachinery {
                                     }
                                 }
 
-                                deserializer
-                                    .deserialize_struct(
-                                        "OwnerReference",
-                                        <OwnerReferenceVisitor as serde_struct::Fields>::NAMES,
-                                        OwnerReferenceVisitor,
-                                    )
+                                deserializer.deserialize_struct(
+                                    "OwnerReference",
+                                    <OwnerReferenceVisitor as serde_struct::Fields>::NAMES,
+                                    OwnerReferenceVisitor,
+                                )
                             }
                         }
 
@@ -1561,19 +1204,13 @@ pub mod apimachinery {
 
                         impl OwnerReferenceBuilder {
                             /// API version of the owner.
-                            pub fn api_version(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn api_version(mut self, value: impl Into<String>) -> Self {
                                 self.inner.api_version = value.into();
                                 self
                             }
 
                             /// Whether foreground deletion of the owner waits for this object.
-                            pub fn block_owner_deletion(
-                                mut self,
-                                value: impl Into<bool>,
-                            ) -> Self {
+                            pub fn block_owner_deletion(mut self, value: impl Into<bool>) -> Self {
                                 self.inner.block_owner_deletion = Some(value.into());
                                 self
                             }
@@ -1667,9 +1304,7 @@ pub mod io {
                 /// | `GET` | `/apis/example.io/v1/watch/namespaces/{namespace}/workflows/{name}` | Watch one Workflow; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_workflow`](Self::watch_namespaced_workflow) |
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Workflow {
-                    pub spec: Option<
-                        crate::golden::crd_preserve_unknown::io::example::v1::WorkflowSpec,
-                    >,
+                    pub spec: Option<crate::golden::crd_preserve_unknown::io::example::v1::WorkflowSpec>,
                     pub status: Option<::serde_json::Value>,
                     /// Standard object metadata.
                     pub metadata: Option<
@@ -1685,50 +1320,27 @@ pub mod io {
 
                 impl ::serde::Serialize for Workflow {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[
-                                self.spec.is_some(),
-                                self.status.is_some(),
-                                self.metadata.is_some(),
-                                self.api_version.is_present(),
-                                self.kind.is_present(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.spec.is_some(),
+                            self.status.is_some(),
+                            self.metadata.is_some(),
+                            self.api_version.is_present(),
+                            self.kind.is_present(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "spec",
-                            self.spec.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "status",
-                            self.status.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "metadata",
-                            self.metadata.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "spec", self.spec.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "status", self.status.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
                         serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "kind",
-                            &self.kind,
-                            self.kind.is_present(),
-                        )?;
+                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -1736,10 +1348,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Workflow {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct WorkflowVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -1759,6 +1370,7 @@ pub mod io {
                                 "apiVersion",
                                 "kind",
                             ];
+
                             type Field = WorkflowField;
 
                             fn field(name: &str) -> Option<WorkflowField> {
@@ -1776,10 +1388,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WorkflowVisitor {
                             type Value = Workflow;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Workflow")
                             }
 
@@ -1794,39 +1403,26 @@ pub mod io {
                                 let mut kind = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(WorkflowField::spec) => {
                                             serde_struct::value(&mut map, &mut spec, "spec")
                                         }
-
                                         Some(WorkflowField::status) => {
                                             serde_struct::value(&mut map, &mut status, "status")
                                         }
-
                                         Some(WorkflowField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
-
                                         Some(WorkflowField::api_version) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut api_version,
-                                                "apiVersion",
-                                            )
+                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
-
                                         Some(WorkflowField::kind) => {
                                             serde_struct::value(&mut map, &mut kind, "kind")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -1834,21 +1430,18 @@ pub mod io {
                                     spec: serde_struct::optional(spec),
                                     status: serde_struct::optional(status),
                                     metadata: serde_struct::optional(metadata),
-                                    api_version: api_version
-                                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind
-                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     unknown_fields,
                                 })
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Workflow",
-                                <WorkflowVisitor as serde_struct::Fields>::NAMES,
-                                WorkflowVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Workflow",
+                            <WorkflowVisitor as serde_struct::Fields>::NAMES,
+                            WorkflowVisitor,
+                        )
                     }
                 }
 
@@ -1897,19 +1490,14 @@ pub mod io {
                     /// Sets `spec`.
                     pub fn spec(
                         mut self,
-                        value: impl Into<
-                            crate::golden::crd_preserve_unknown::io::example::v1::WorkflowSpec,
-                        >,
+                        value: impl Into<crate::golden::crd_preserve_unknown::io::example::v1::WorkflowSpec>,
                     ) -> Self {
                         self.inner.spec = Some(value.into());
                         self
                     }
 
                     /// Sets `status`.
-                    pub fn status(
-                        mut self,
-                        value: impl Into<::serde_json::Value>,
-                    ) -> Self {
+                    pub fn status(mut self, value: impl Into<::serde_json::Value>) -> Self {
                         self.inner.status = Some(value.into());
                         self
                     }
@@ -1917,9 +1505,7 @@ pub mod io {
                     /// Standard object metadata.
                     pub fn metadata(
                         mut self,
-                        value: impl Into<
-                            crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-                        >,
+                        value: impl Into<crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
@@ -1930,15 +1516,11 @@ pub mod io {
                     /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
                     pub fn metadata_with(
                         mut self,
-                        edit: impl FnOnce(
-                            crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
-                        ) -> crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+                        edit: impl FnOnce(crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
                     ) -> Self {
                         let current = match self.inner.metadata.take() {
                             Some(value) => value.into(),
-                            None => {
-                                crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
-                            }
+                            None => crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
                         };
                         self.inner.metadata = Some(edit(current).build());
                         self
@@ -2103,10 +1685,7 @@ pub mod io {
                         crate::golden::crd_preserve_unknown::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200 => {
-                                ::kubeforge_runtime::response::watch_events(status, body)
-                            }
-
+                            200 => ::kubeforge_runtime::response::watch_events(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -2137,9 +1716,7 @@ pub mod io {
                             ::kubeforge_runtime::http::Method::DELETE,
                             target,
                             Some("application/json"),
-                            body
-                                .map(::kubeforge_runtime::request::Body::json)
-                                .transpose()?,
+                            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
                         )
                     }
 
@@ -2288,15 +1865,9 @@ pub mod io {
                     pub fn create_namespaced_workflow_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        Self,
-                        crate::golden::crd_preserve_unknown::routes::ResponseError,
-                    > {
+                    ) -> Result<Self, crate::golden::crd_preserve_unknown::routes::ResponseError> {
                         match status.as_u16() {
-                            200..=202 => {
-                                ::kubeforge_runtime::response::json(status, body)
-                            }
-
+                            200..=202 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -2344,10 +1915,7 @@ pub mod io {
                         crate::golden::crd_preserve_unknown::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200 => {
-                                ::kubeforge_runtime::response::watch_events(status, body)
-                            }
-
+                            200 => ::kubeforge_runtime::response::watch_events(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -2380,9 +1948,7 @@ pub mod io {
                             ::kubeforge_runtime::http::Method::DELETE,
                             target,
                             Some("application/json"),
-                            body
-                                .map(::kubeforge_runtime::request::Body::json)
-                                .transpose()?,
+                            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
                         )
                     }
 
@@ -2400,10 +1966,7 @@ pub mod io {
                         crate::golden::crd_preserve_unknown::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200 | 202 => {
-                                ::kubeforge_runtime::response::json(status, body)
-                            }
-
+                            200 | 202 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -2448,10 +2011,7 @@ pub mod io {
                     pub fn read_namespaced_workflow_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        Self,
-                        crate::golden::crd_preserve_unknown::routes::ResponseError,
-                    > {
+                    ) -> Result<Self, crate::golden::crd_preserve_unknown::routes::ResponseError> {
                         match status.as_u16() {
                             200 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
@@ -2510,15 +2070,9 @@ pub mod io {
                     pub fn patch_namespaced_workflow_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        Self,
-                        crate::golden::crd_preserve_unknown::routes::ResponseError,
-                    > {
+                    ) -> Result<Self, crate::golden::crd_preserve_unknown::routes::ResponseError> {
                         match status.as_u16() {
-                            200 | 201 => {
-                                ::kubeforge_runtime::response::json(status, body)
-                            }
-
+                            200 | 201 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -2564,15 +2118,9 @@ pub mod io {
                     pub fn replace_namespaced_workflow_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        Self,
-                        crate::golden::crd_preserve_unknown::routes::ResponseError,
-                    > {
+                    ) -> Result<Self, crate::golden::crd_preserve_unknown::routes::ResponseError> {
                         match status.as_u16() {
-                            200 | 201 => {
-                                ::kubeforge_runtime::response::json(status, body)
-                            }
-
+                            200 | 201 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -2622,10 +2170,7 @@ pub mod io {
                         crate::golden::crd_preserve_unknown::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200 => {
-                                ::kubeforge_runtime::response::watch_events(status, body)
-                            }
-
+                            200 => ::kubeforge_runtime::response::watch_events(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -2641,20 +2186,12 @@ pub mod io {
 
                 impl ::serde::Serialize for WorkflowSpec {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.entrypoint.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[self.entrypoint.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "entrypoint",
-                            self.entrypoint.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "entrypoint", self.entrypoint.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -2662,10 +2199,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for WorkflowSpec {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct WorkflowSpecVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -2675,6 +2211,7 @@ pub mod io {
 
                         impl serde_struct::Fields for WorkflowSpecVisitor {
                             const NAMES: &'static [&'static str] = &["entrypoint"];
+
                             type Field = WorkflowSpecField;
 
                             fn field(name: &str) -> Option<WorkflowSpecField> {
@@ -2688,10 +2225,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WorkflowSpecVisitor {
                             type Value = WorkflowSpec;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct WorkflowSpec")
                             }
 
@@ -2702,19 +2236,14 @@ pub mod io {
                                 let mut entrypoint = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(WorkflowSpecField::entrypoint) => {
                                             serde_struct::value(&mut map, &mut entrypoint, "entrypoint")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -2725,12 +2254,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "WorkflowSpec",
-                                <WorkflowSpecVisitor as serde_struct::Fields>::NAMES,
-                                WorkflowSpecVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "WorkflowSpec",
+                            <WorkflowSpecVisitor as serde_struct::Fields>::NAMES,
+                            WorkflowSpecVisitor,
+                        )
                     }
                 }
 
@@ -2795,9 +2323,7 @@ pub mod io {
                     /// Always `example.io/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub api_version: ::kubeforge_runtime::ApiVersion<WorkflowList>,
                     /// The Workflow objects.
-                    pub items: Vec<
-                        crate::golden::crd_preserve_unknown::io::example::v1::Workflow,
-                    >,
+                    pub items: Vec<crate::golden::crd_preserve_unknown::io::example::v1::Workflow>,
                     /// REST resource kind of this list.
                     ///
                     /// Always `WorkflowList`: set on construction, checked when deserializing, and omitted when absent from the input.
@@ -2812,20 +2338,14 @@ pub mod io {
 
                 impl ::serde::Serialize for WorkflowList {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[
-                                self.api_version.is_present(),
-                                self.kind.is_present(),
-                                self.metadata.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.api_version.is_present(),
+                            self.kind.is_present(),
+                            self.metadata.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         serde_struct::entry_if(
                             &mut state,
@@ -2834,17 +2354,8 @@ pub mod io {
                             self.api_version.is_present(),
                         )?;
                         state.serialize_entry("items", &self.items)?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "kind",
-                            &self.kind,
-                            self.kind.is_present(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "metadata",
-                            self.metadata.as_ref(),
-                        )?;
+                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -2852,10 +2363,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for WorkflowList {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct WorkflowListVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -2867,12 +2377,8 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for WorkflowListVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "apiVersion",
-                                "items",
-                                "kind",
-                                "metadata",
-                            ];
+                            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
+
                             type Field = WorkflowListField;
 
                             fn field(name: &str) -> Option<WorkflowListField> {
@@ -2889,10 +2395,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WorkflowListVisitor {
                             type Value = WorkflowList;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct WorkflowList")
                             }
 
@@ -2906,56 +2409,41 @@ pub mod io {
                                 let mut metadata = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(WorkflowListField::api_version) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut api_version,
-                                                "apiVersion",
-                                            )
+                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
-
                                         Some(WorkflowListField::items) => {
                                             serde_struct::value(&mut map, &mut items, "items")
                                         }
-
                                         Some(WorkflowListField::kind) => {
                                             serde_struct::value(&mut map, &mut kind, "kind")
                                         }
-
                                         Some(WorkflowListField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
                                 Ok(WorkflowList {
-                                    api_version: api_version
-                                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     items: serde_struct::required(items, "items")?,
-                                    kind: kind
-                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     unknown_fields,
                                 })
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "WorkflowList",
-                                <WorkflowListVisitor as serde_struct::Fields>::NAMES,
-                                WorkflowListVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "WorkflowList",
+                            <WorkflowListVisitor as serde_struct::Fields>::NAMES,
+                            WorkflowListVisitor,
+                        )
                     }
                 }
 
@@ -3009,11 +2497,7 @@ pub mod io {
                     /// Replaces the whole list; [`item`](Self::item) appends one item.
                     pub fn items(
                         mut self,
-                        items: impl IntoIterator<
-                            Item = impl Into<
-                                crate::golden::crd_preserve_unknown::io::example::v1::Workflow,
-                            >,
-                        >,
+                        items: impl IntoIterator<Item = impl Into<crate::golden::crd_preserve_unknown::io::example::v1::Workflow>>,
                     ) -> Self {
                         self.inner.items = items.into_iter().map(Into::into).collect();
                         self
@@ -3024,9 +2508,7 @@ pub mod io {
                     /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
                     pub fn item(
                         mut self,
-                        item: impl Into<
-                            crate::golden::crd_preserve_unknown::io::example::v1::Workflow,
-                        >,
+                        item: impl Into<crate::golden::crd_preserve_unknown::io::example::v1::Workflow>,
                     ) -> Self {
                         self.inner.items.push(item.into());
                         self
@@ -3035,9 +2517,7 @@ pub mod io {
                     /// Standard list metadata.
                     pub fn metadata(
                         mut self,
-                        value: impl Into<
-                            crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ListMeta,
-                        >,
+                        value: impl Into<crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ListMeta>,
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
@@ -3105,38 +2585,23 @@ pub mod io {
 
                 impl ::serde::Serialize for Workflow {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[
-                                self.metadata.is_some(),
-                                self.api_version.is_present(),
-                                self.kind.is_present(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.metadata.is_some(),
+                            self.api_version.is_present(),
+                            self.kind.is_present(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "metadata",
-                            self.metadata.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
                         serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "kind",
-                            &self.kind,
-                            self.kind.is_present(),
-                        )?;
+                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -3144,10 +2609,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Workflow {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct WorkflowVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -3158,11 +2622,8 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for WorkflowVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "metadata",
-                                "apiVersion",
-                                "kind",
-                            ];
+                            const NAMES: &'static [&'static str] = &["metadata", "apiVersion", "kind"];
+
                             type Field = WorkflowField;
 
                             fn field(name: &str) -> Option<WorkflowField> {
@@ -3178,10 +2639,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WorkflowVisitor {
                             type Value = Workflow;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Workflow")
                             }
 
@@ -3194,51 +2652,37 @@ pub mod io {
                                 let mut kind = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(WorkflowField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
-
                                         Some(WorkflowField::api_version) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut api_version,
-                                                "apiVersion",
-                                            )
+                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
-
                                         Some(WorkflowField::kind) => {
                                             serde_struct::value(&mut map, &mut kind, "kind")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
                                 Ok(Workflow {
                                     metadata: serde_struct::optional(metadata),
-                                    api_version: api_version
-                                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind
-                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     unknown_fields,
                                 })
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Workflow",
-                                <WorkflowVisitor as serde_struct::Fields>::NAMES,
-                                WorkflowVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Workflow",
+                            <WorkflowVisitor as serde_struct::Fields>::NAMES,
+                            WorkflowVisitor,
+                        )
                     }
                 }
 
@@ -3287,9 +2731,7 @@ pub mod io {
                     /// Standard object metadata.
                     pub fn metadata(
                         mut self,
-                        value: impl Into<
-                            crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-                        >,
+                        value: impl Into<crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
@@ -3300,15 +2742,11 @@ pub mod io {
                     /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
                     pub fn metadata_with(
                         mut self,
-                        edit: impl FnOnce(
-                            crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
-                        ) -> crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+                        edit: impl FnOnce(crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
                     ) -> Self {
                         let current = match self.inner.metadata.take() {
                             Some(value) => value.into(),
-                            None => {
-                                crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
-                            }
+                            None => crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
                         };
                         self.inner.metadata = Some(edit(current).build());
                         self
@@ -3473,10 +2911,7 @@ pub mod io {
                         crate::golden::crd_preserve_unknown::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200 => {
-                                ::kubeforge_runtime::response::watch_events(status, body)
-                            }
-
+                            200 => ::kubeforge_runtime::response::watch_events(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -3507,9 +2942,7 @@ pub mod io {
                             ::kubeforge_runtime::http::Method::DELETE,
                             target,
                             Some("application/json"),
-                            body
-                                .map(::kubeforge_runtime::request::Body::json)
-                                .transpose()?,
+                            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
                         )
                     }
 
@@ -3658,15 +3091,9 @@ pub mod io {
                     pub fn create_namespaced_workflow_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        Self,
-                        crate::golden::crd_preserve_unknown::routes::ResponseError,
-                    > {
+                    ) -> Result<Self, crate::golden::crd_preserve_unknown::routes::ResponseError> {
                         match status.as_u16() {
-                            200..=202 => {
-                                ::kubeforge_runtime::response::json(status, body)
-                            }
-
+                            200..=202 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -3714,10 +3141,7 @@ pub mod io {
                         crate::golden::crd_preserve_unknown::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200 => {
-                                ::kubeforge_runtime::response::watch_events(status, body)
-                            }
-
+                            200 => ::kubeforge_runtime::response::watch_events(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -3750,9 +3174,7 @@ pub mod io {
                             ::kubeforge_runtime::http::Method::DELETE,
                             target,
                             Some("application/json"),
-                            body
-                                .map(::kubeforge_runtime::request::Body::json)
-                                .transpose()?,
+                            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
                         )
                     }
 
@@ -3770,10 +3192,7 @@ pub mod io {
                         crate::golden::crd_preserve_unknown::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200 | 202 => {
-                                ::kubeforge_runtime::response::json(status, body)
-                            }
-
+                            200 | 202 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -3818,10 +3237,7 @@ pub mod io {
                     pub fn read_namespaced_workflow_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        Self,
-                        crate::golden::crd_preserve_unknown::routes::ResponseError,
-                    > {
+                    ) -> Result<Self, crate::golden::crd_preserve_unknown::routes::ResponseError> {
                         match status.as_u16() {
                             200 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
@@ -3880,15 +3296,9 @@ pub mod io {
                     pub fn patch_namespaced_workflow_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        Self,
-                        crate::golden::crd_preserve_unknown::routes::ResponseError,
-                    > {
+                    ) -> Result<Self, crate::golden::crd_preserve_unknown::routes::ResponseError> {
                         match status.as_u16() {
-                            200 | 201 => {
-                                ::kubeforge_runtime::response::json(status, body)
-                            }
-
+                            200 | 201 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -3934,15 +3344,9 @@ pub mod io {
                     pub fn replace_namespaced_workflow_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        Self,
-                        crate::golden::crd_preserve_unknown::routes::ResponseError,
-                    > {
+                    ) -> Result<Self, crate::golden::crd_preserve_unknown::routes::ResponseError> {
                         match status.as_u16() {
-                            200 | 201 => {
-                                ::kubeforge_runtime::response::json(status, body)
-                            }
-
+                            200 | 201 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -3992,10 +3396,7 @@ pub mod io {
                         crate::golden::crd_preserve_unknown::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200 => {
-                                ::kubeforge_runtime::response::watch_events(status, body)
-                            }
-
+                            200 => ::kubeforge_runtime::response::watch_events(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -4014,9 +3415,7 @@ pub mod io {
                     /// Always `example.io/v1alpha1`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub api_version: ::kubeforge_runtime::ApiVersion<WorkflowList>,
                     /// The Workflow objects.
-                    pub items: Vec<
-                        crate::golden::crd_preserve_unknown::io::example::v1alpha1::Workflow,
-                    >,
+                    pub items: Vec<crate::golden::crd_preserve_unknown::io::example::v1alpha1::Workflow>,
                     /// REST resource kind of this list.
                     ///
                     /// Always `WorkflowList`: set on construction, checked when deserializing, and omitted when absent from the input.
@@ -4031,20 +3430,14 @@ pub mod io {
 
                 impl ::serde::Serialize for WorkflowList {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[
-                                self.api_version.is_present(),
-                                self.kind.is_present(),
-                                self.metadata.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.api_version.is_present(),
+                            self.kind.is_present(),
+                            self.metadata.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         serde_struct::entry_if(
                             &mut state,
@@ -4053,17 +3446,8 @@ pub mod io {
                             self.api_version.is_present(),
                         )?;
                         state.serialize_entry("items", &self.items)?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "kind",
-                            &self.kind,
-                            self.kind.is_present(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "metadata",
-                            self.metadata.as_ref(),
-                        )?;
+                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -4071,10 +3455,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for WorkflowList {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct WorkflowListVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -4086,12 +3469,8 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for WorkflowListVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "apiVersion",
-                                "items",
-                                "kind",
-                                "metadata",
-                            ];
+                            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
+
                             type Field = WorkflowListField;
 
                             fn field(name: &str) -> Option<WorkflowListField> {
@@ -4108,10 +3487,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WorkflowListVisitor {
                             type Value = WorkflowList;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct WorkflowList")
                             }
 
@@ -4125,56 +3501,41 @@ pub mod io {
                                 let mut metadata = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(WorkflowListField::api_version) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut api_version,
-                                                "apiVersion",
-                                            )
+                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
-
                                         Some(WorkflowListField::items) => {
                                             serde_struct::value(&mut map, &mut items, "items")
                                         }
-
                                         Some(WorkflowListField::kind) => {
                                             serde_struct::value(&mut map, &mut kind, "kind")
                                         }
-
                                         Some(WorkflowListField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
                                 Ok(WorkflowList {
-                                    api_version: api_version
-                                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     items: serde_struct::required(items, "items")?,
-                                    kind: kind
-                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     unknown_fields,
                                 })
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "WorkflowList",
-                                <WorkflowListVisitor as serde_struct::Fields>::NAMES,
-                                WorkflowListVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "WorkflowList",
+                            <WorkflowListVisitor as serde_struct::Fields>::NAMES,
+                            WorkflowListVisitor,
+                        )
                     }
                 }
 
@@ -4228,11 +3589,7 @@ pub mod io {
                     /// Replaces the whole list; [`item`](Self::item) appends one item.
                     pub fn items(
                         mut self,
-                        items: impl IntoIterator<
-                            Item = impl Into<
-                                crate::golden::crd_preserve_unknown::io::example::v1alpha1::Workflow,
-                            >,
-                        >,
+                        items: impl IntoIterator<Item = impl Into<crate::golden::crd_preserve_unknown::io::example::v1alpha1::Workflow>>,
                     ) -> Self {
                         self.inner.items = items.into_iter().map(Into::into).collect();
                         self
@@ -4243,9 +3600,7 @@ pub mod io {
                     /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
                     pub fn item(
                         mut self,
-                        item: impl Into<
-                            crate::golden::crd_preserve_unknown::io::example::v1alpha1::Workflow,
-                        >,
+                        item: impl Into<crate::golden::crd_preserve_unknown::io::example::v1alpha1::Workflow>,
                     ) -> Self {
                         self.inner.items.push(item.into());
                         self
@@ -4254,9 +3609,7 @@ pub mod io {
                     /// Standard list metadata.
                     pub fn metadata(
                         mut self,
-                        value: impl Into<
-                            crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ListMeta,
-                        >,
+                        value: impl Into<crate::golden::crd_preserve_unknown::apimachinery::pkg::apis::meta::v1::ListMeta>,
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
@@ -4638,18 +3991,10 @@ pub mod routes {
 
         impl ::kubeforge_runtime::request::QueryParams for CreateOrReplaceQuery {
             #[inline]
-            fn append_to(
-                &self,
-                target: &mut ::kubeforge_runtime::request::PathAndQuery,
-            ) {
+            fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
                 target.push_optional_query("dryRun", self.dry_run.as_deref());
-                target
-                    .push_optional_query("fieldManager", self.field_manager.as_deref());
-                target
-                    .push_optional_query(
-                        "fieldValidation",
-                        self.field_validation.as_deref(),
-                    );
+                target.push_optional_query("fieldManager", self.field_manager.as_deref());
+                target.push_optional_query("fieldValidation", self.field_validation.as_deref());
                 target.push_optional_query("pretty", self.pretty.as_deref());
             }
         }
@@ -4745,59 +4090,33 @@ pub mod routes {
 
         impl ::kubeforge_runtime::request::QueryParams for DeleteCollectionQuery {
             #[inline]
-            fn append_to(
-                &self,
-                target: &mut ::kubeforge_runtime::request::PathAndQuery,
-            ) {
+            fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
                 target.push_optional_query("continue", self.continue_.as_deref());
                 target.push_optional_query("dryRun", self.dry_run.as_deref());
-                target
-                    .push_optional_query(
-                        "fieldSelector",
-                        self.field_selector.as_deref(),
-                    );
+                target.push_optional_query("fieldSelector", self.field_selector.as_deref());
                 target
                     .push_optional_query(
                         "gracePeriodSeconds",
                         self.grace_period_seconds.as_ref(),
                     );
-                target
-                    .push_optional_query(
-                        "labelSelector",
-                        self.label_selector.as_deref(),
-                    );
+                target.push_optional_query("labelSelector", self.label_selector.as_deref());
                 target.push_optional_query("limit", self.limit.as_ref());
-                target
-                    .push_optional_query(
-                        "orphanDependents",
-                        self.orphan_dependents.as_ref(),
-                    );
+                target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
                 target.push_optional_query("pretty", self.pretty.as_deref());
                 target
                     .push_optional_query(
                         "propagationPolicy",
                         self.propagation_policy.as_deref(),
                     );
-                target
-                    .push_optional_query(
-                        "resourceVersion",
-                        self.resource_version.as_deref(),
-                    );
+                target.push_optional_query("resourceVersion", self.resource_version.as_deref());
                 target
                     .push_optional_query(
                         "resourceVersionMatch",
                         self.resource_version_match.as_deref(),
                     );
                 target
-                    .push_optional_query(
-                        "sendInitialEvents",
-                        self.send_initial_events.as_ref(),
-                    );
-                target
-                    .push_optional_query(
-                        "timeoutSeconds",
-                        self.timeout_seconds.as_ref(),
-                    );
+                    .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+                target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
             }
         }
 
@@ -4930,21 +4249,14 @@ pub mod routes {
 
         impl ::kubeforge_runtime::request::QueryParams for DeleteQuery {
             #[inline]
-            fn append_to(
-                &self,
-                target: &mut ::kubeforge_runtime::request::PathAndQuery,
-            ) {
+            fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
                 target.push_optional_query("dryRun", self.dry_run.as_deref());
                 target
                     .push_optional_query(
                         "gracePeriodSeconds",
                         self.grace_period_seconds.as_ref(),
                     );
-                target
-                    .push_optional_query(
-                        "orphanDependents",
-                        self.orphan_dependents.as_ref(),
-                    );
+                target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
                 target.push_optional_query("pretty", self.pretty.as_deref());
                 target
                     .push_optional_query(
@@ -5027,10 +4339,7 @@ pub mod routes {
 
         impl ::kubeforge_runtime::request::QueryParams for GetQuery {
             #[inline]
-            fn append_to(
-                &self,
-                target: &mut ::kubeforge_runtime::request::PathAndQuery,
-            ) {
+            fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
                 target.push_optional_query("pretty", self.pretty.as_deref());
             }
         }
@@ -5104,48 +4413,26 @@ pub mod routes {
 
         impl ::kubeforge_runtime::request::QueryParams for ListOrWatchQuery {
             #[inline]
-            fn append_to(
-                &self,
-                target: &mut ::kubeforge_runtime::request::PathAndQuery,
-            ) {
+            fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
                 target
                     .push_optional_query(
                         "allowWatchBookmarks",
                         self.allow_watch_bookmarks.as_ref(),
                     );
                 target.push_optional_query("continue", self.continue_.as_deref());
-                target
-                    .push_optional_query(
-                        "fieldSelector",
-                        self.field_selector.as_deref(),
-                    );
-                target
-                    .push_optional_query(
-                        "labelSelector",
-                        self.label_selector.as_deref(),
-                    );
+                target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+                target.push_optional_query("labelSelector", self.label_selector.as_deref());
                 target.push_optional_query("limit", self.limit.as_ref());
                 target.push_optional_query("pretty", self.pretty.as_deref());
-                target
-                    .push_optional_query(
-                        "resourceVersion",
-                        self.resource_version.as_deref(),
-                    );
+                target.push_optional_query("resourceVersion", self.resource_version.as_deref());
                 target
                     .push_optional_query(
                         "resourceVersionMatch",
                         self.resource_version_match.as_deref(),
                     );
                 target
-                    .push_optional_query(
-                        "sendInitialEvents",
-                        self.send_initial_events.as_ref(),
-                    );
-                target
-                    .push_optional_query(
-                        "timeoutSeconds",
-                        self.timeout_seconds.as_ref(),
-                    );
+                    .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+                target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
                 target.push_optional_query("watch", self.watch.as_ref());
             }
         }
@@ -5267,18 +4554,10 @@ pub mod routes {
 
         impl ::kubeforge_runtime::request::QueryParams for PatchQuery {
             #[inline]
-            fn append_to(
-                &self,
-                target: &mut ::kubeforge_runtime::request::PathAndQuery,
-            ) {
+            fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
                 target.push_optional_query("dryRun", self.dry_run.as_deref());
-                target
-                    .push_optional_query("fieldManager", self.field_manager.as_deref());
-                target
-                    .push_optional_query(
-                        "fieldValidation",
-                        self.field_validation.as_deref(),
-                    );
+                target.push_optional_query("fieldManager", self.field_manager.as_deref());
+                target.push_optional_query("fieldValidation", self.field_validation.as_deref());
                 target.push_optional_query("force", self.force.as_ref());
                 target.push_optional_query("pretty", self.pretty.as_deref());
             }
@@ -5371,46 +4650,24 @@ pub mod routes {
 
         impl ::kubeforge_runtime::request::QueryParams for WatchQuery {
             #[inline]
-            fn append_to(
-                &self,
-                target: &mut ::kubeforge_runtime::request::PathAndQuery,
-            ) {
+            fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
                 target
                     .push_optional_query(
                         "allowWatchBookmarks",
                         self.allow_watch_bookmarks.as_ref(),
                     );
-                target
-                    .push_optional_query(
-                        "fieldSelector",
-                        self.field_selector.as_deref(),
-                    );
-                target
-                    .push_optional_query(
-                        "labelSelector",
-                        self.label_selector.as_deref(),
-                    );
+                target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+                target.push_optional_query("labelSelector", self.label_selector.as_deref());
                 target.push_optional_query("pretty", self.pretty.as_deref());
-                target
-                    .push_optional_query(
-                        "resourceVersion",
-                        self.resource_version.as_deref(),
-                    );
+                target.push_optional_query("resourceVersion", self.resource_version.as_deref());
                 target
                     .push_optional_query(
                         "resourceVersionMatch",
                         self.resource_version_match.as_deref(),
                     );
                 target
-                    .push_optional_query(
-                        "sendInitialEvents",
-                        self.send_initial_events.as_ref(),
-                    );
-                target
-                    .push_optional_query(
-                        "timeoutSeconds",
-                        self.timeout_seconds.as_ref(),
-                    );
+                    .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+                target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
             }
         }
 

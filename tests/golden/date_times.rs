@@ -47,32 +47,17 @@ pub mod io {
 
                 impl ::serde::Serialize for Condition {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[self.observed.is_some(), self.created.is_some()],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.observed.is_some(),
+                            self.created.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        state
-                            .serialize_entry(
-                                "lastTransitionTime",
-                                &self.last_transition_time,
-                            )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "observed",
-                            self.observed.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "created",
-                            self.created.as_ref(),
-                        )?;
+                        state.serialize_entry("lastTransitionTime", &self.last_transition_time)?;
+                        serde_struct::optional_entry(&mut state, "observed", self.observed.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "created", self.created.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -80,10 +65,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Condition {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct ConditionVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -94,19 +78,13 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for ConditionVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "lastTransitionTime",
-                                "observed",
-                                "created",
-                            ];
+                            const NAMES: &'static [&'static str] = &["lastTransitionTime", "observed", "created"];
+
                             type Field = ConditionField;
 
                             fn field(name: &str) -> Option<ConditionField> {
                                 match name {
-                                    "lastTransitionTime" => {
-                                        Some(ConditionField::last_transition_time)
-                                    }
-
+                                    "lastTransitionTime" => Some(ConditionField::last_transition_time),
                                     "observed" => Some(ConditionField::observed),
                                     "created" => Some(ConditionField::created),
                                     _ => None,
@@ -117,10 +95,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for ConditionVisitor {
                             type Value = Condition;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Condition")
                             }
 
@@ -133,11 +108,9 @@ pub mod io {
                                 let mut created = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(ConditionField::last_transition_time) => {
                                             serde_struct::value(
@@ -146,26 +119,18 @@ pub mod io {
                                                 "lastTransitionTime",
                                             )
                                         }
-
                                         Some(ConditionField::observed) => {
                                             serde_struct::value(&mut map, &mut observed, "observed")
                                         }
-
                                         Some(ConditionField::created) => {
                                             serde_struct::value(&mut map, &mut created, "created")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
                                 Ok(Condition {
-                                    last_transition_time: serde_struct::required(
-                                        last_transition_time,
-                                        "lastTransitionTime",
-                                    )?,
+                                    last_transition_time: serde_struct::required(last_transition_time, "lastTransitionTime")?,
                                     observed: serde_struct::optional(observed),
                                     created: serde_struct::optional(created),
                                     unknown_fields,
@@ -173,12 +138,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Condition",
-                                <ConditionVisitor as serde_struct::Fields>::NAMES,
-                                ConditionVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Condition",
+                            <ConditionVisitor as serde_struct::Fields>::NAMES,
+                            ConditionVisitor,
+                        )
                     }
                 }
 
@@ -212,10 +176,7 @@ pub mod io {
 
                 impl ConditionBuilder {
                     /// Sets `last_transition_time`.
-                    pub fn last_transition_time(
-                        mut self,
-                        value: impl Into<::kubeforge_runtime::DateTime>,
-                    ) -> Self {
+                    pub fn last_transition_time(mut self, value: impl Into<::kubeforge_runtime::DateTime>) -> Self {
                         self.inner.last_transition_time = value.into();
                         self
                     }
@@ -225,23 +186,16 @@ pub mod io {
                     /// Replaces the whole list; [`push_observed`](Self::push_observed) appends one item.
                     pub fn observed(
                         mut self,
-                        items: impl IntoIterator<
-                            Item = impl Into<::kubeforge_runtime::DateTime>,
-                        >,
+                        items: impl IntoIterator<Item = impl Into<::kubeforge_runtime::DateTime>>,
                     ) -> Self {
-                        self.inner.observed = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                        self.inner.observed = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 
                     /// Sets `observed`.
                     ///
                     /// Appends one item to `observed`; [`observed`](Self::observed) replaces the whole list.
-                    pub fn push_observed(
-                        mut self,
-                        item: impl Into<::kubeforge_runtime::DateTime>,
-                    ) -> Self {
+                    pub fn push_observed(mut self, item: impl Into<::kubeforge_runtime::DateTime>) -> Self {
                         self.inner.observed.get_or_insert_default().push(item.into());
                         self
                     }
@@ -249,9 +203,7 @@ pub mod io {
                     /// Sets `created`.
                     pub fn created(
                         mut self,
-                        value: impl Into<
-                            crate::golden::date_times::apimachinery::pkg::apis::meta::v1::Time,
-                        >,
+                        value: impl Into<crate::golden::date_times::apimachinery::pkg::apis::meta::v1::Time>,
                     ) -> Self {
                         self.inner.created = Some(value.into());
                         self

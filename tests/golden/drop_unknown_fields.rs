@@ -21,29 +21,21 @@ pub mod io {
 
                 impl ::serde::Serialize for Plain {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = serde_struct::len(0, &[self.name.is_some()]);
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "name",
-                            self.name.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
                         state.end()
                     }
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Plain {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct PlainVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -53,6 +45,7 @@ pub mod io {
 
                         impl serde_struct::Fields for PlainVisitor {
                             const NAMES: &'static [&'static str] = &["name"];
+
                             type Field = PlainField;
 
                             fn field(name: &str) -> Option<PlainField> {
@@ -66,10 +59,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for PlainVisitor {
                             type Value = Plain;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Plain")
                             }
 
@@ -78,14 +68,9 @@ pub mod io {
                                 mut map: A,
                             ) -> Result<Plain, A::Error> {
                                 let mut name = None;
-                                while let Some(field) = map
-                                    .next_key_seed(serde_struct::Key::<Self>::new())?
-                                {
+                                while let Some(field) = map.next_key_seed(serde_struct::Key::<Self>::new())? {
                                     match field {
-                                        Some(PlainField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-
+                                        Some(PlainField::name) => serde_struct::value(&mut map, &mut name, "name"),
                                         None => serde_struct::skip(&mut map),
                                     }?;
                                 }
@@ -96,12 +81,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Plain",
-                                <PlainVisitor as serde_struct::Fields>::NAMES,
-                                PlainVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Plain",
+                            <PlainVisitor as serde_struct::Fields>::NAMES,
+                            PlainVisitor,
+                        )
                     }
                 }
 
@@ -166,20 +150,12 @@ pub mod io {
 
                 impl ::serde::Serialize for Values {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.name.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[self.name.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "name",
-                            self.name.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -187,10 +163,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Values {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct ValuesVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -200,6 +175,7 @@ pub mod io {
 
                         impl serde_struct::Fields for ValuesVisitor {
                             const NAMES: &'static [&'static str] = &["name"];
+
                             type Field = ValuesField;
 
                             fn field(name: &str) -> Option<ValuesField> {
@@ -213,10 +189,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for ValuesVisitor {
                             type Value = Values;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Values")
                             }
 
@@ -227,19 +200,12 @@ pub mod io {
                                 let mut name = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(ValuesField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        Some(ValuesField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -250,12 +216,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Values",
-                                <ValuesVisitor as serde_struct::Fields>::NAMES,
-                                ValuesVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Values",
+                            <ValuesVisitor as serde_struct::Fields>::NAMES,
+                            ValuesVisitor,
+                        )
                     }
                 }
 

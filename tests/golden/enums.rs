@@ -48,10 +48,7 @@ pub mod io {
                 }
 
                 impl ::std::fmt::Display for Level {
-                    fn fmt(
-                        &self,
-                        f: &mut ::std::fmt::Formatter<'_>,
-                    ) -> ::std::fmt::Result {
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(self.as_str())
                     }
                 }
@@ -83,12 +80,8 @@ pub mod io {
                 pub struct Policy {
                     /// How to restart.
                     pub restart_policy: crate::golden::enums::io::example::v1::PolicyRestartPolicy,
-                    pub odd: Option<
-                        Option<crate::golden::enums::io::example::v1::PolicyOdd>,
-                    >,
-                    pub modes: Option<
-                        Vec<crate::golden::enums::io::example::v1::PolicyModes>,
-                    >,
+                    pub odd: Option<Option<crate::golden::enums::io::example::v1::PolicyOdd>>,
+                    pub modes: Option<Vec<crate::golden::enums::io::example::v1::PolicyModes>>,
                     pub level: Option<crate::golden::enums::io::example::v1::Level>,
                     /// Integer enums keep their integer type.
                     pub count: Option<i64>,
@@ -98,43 +91,21 @@ pub mod io {
 
                 impl ::serde::Serialize for Policy {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[
-                                self.odd.is_some(),
-                                self.modes.is_some(),
-                                self.level.is_some(),
-                                self.count.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.odd.is_some(),
+                            self.modes.is_some(),
+                            self.level.is_some(),
+                            self.count.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("restartPolicy", &self.restart_policy)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "odd",
-                            self.odd.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "modes",
-                            self.modes.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "level",
-                            self.level.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "count",
-                            self.count.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "odd", self.odd.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "modes", self.modes.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "level", self.level.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "count", self.count.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -142,10 +113,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Policy {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct PolicyVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -165,6 +135,7 @@ pub mod io {
                                 "level",
                                 "count",
                             ];
+
                             type Field = PolicyField;
 
                             fn field(name: &str) -> Option<PolicyField> {
@@ -182,10 +153,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for PolicyVisitor {
                             type Value = Policy;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Policy")
                             }
 
@@ -200,47 +168,29 @@ pub mod io {
                                 let mut count = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(PolicyField::restart_policy) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut restart_policy,
-                                                "restartPolicy",
-                                            )
+                                            serde_struct::value(&mut map, &mut restart_policy, "restartPolicy")
                                         }
-
-                                        Some(PolicyField::odd) => {
-                                            serde_struct::value(&mut map, &mut odd, "odd")
-                                        }
-
+                                        Some(PolicyField::odd) => serde_struct::value(&mut map, &mut odd, "odd"),
                                         Some(PolicyField::modes) => {
                                             serde_struct::value(&mut map, &mut modes, "modes")
                                         }
-
                                         Some(PolicyField::level) => {
                                             serde_struct::value(&mut map, &mut level, "level")
                                         }
-
                                         Some(PolicyField::count) => {
                                             serde_struct::value(&mut map, &mut count, "count")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
                                 Ok(Policy {
-                                    restart_policy: serde_struct::required(
-                                        restart_policy,
-                                        "restartPolicy",
-                                    )?,
+                                    restart_policy: serde_struct::required(restart_policy, "restartPolicy")?,
                                     odd,
                                     modes: serde_struct::optional(modes),
                                     level: serde_struct::optional(level),
@@ -250,12 +200,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Policy",
-                                <PolicyVisitor as serde_struct::Fields>::NAMES,
-                                PolicyVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Policy",
+                            <PolicyVisitor as serde_struct::Fields>::NAMES,
+                            PolicyVisitor,
+                        )
                     }
                 }
 
@@ -295,9 +244,7 @@ pub mod io {
                     /// How to restart.
                     pub fn restart_policy(
                         mut self,
-                        value: impl Into<
-                            crate::golden::enums::io::example::v1::PolicyRestartPolicy,
-                        >,
+                        value: impl Into<crate::golden::enums::io::example::v1::PolicyRestartPolicy>,
                     ) -> Self {
                         self.inner.restart_policy = value.into();
                         self
@@ -306,9 +253,7 @@ pub mod io {
                     /// Sets `odd`.
                     pub fn odd(
                         mut self,
-                        value: impl Into<
-                            Option<crate::golden::enums::io::example::v1::PolicyOdd>,
-                        >,
+                        value: impl Into<Option<crate::golden::enums::io::example::v1::PolicyOdd>>,
                     ) -> Self {
                         self.inner.odd = Some(value.into());
                         self
@@ -319,15 +264,9 @@ pub mod io {
                     /// Replaces the whole list; [`mode`](Self::mode) appends one item.
                     pub fn modes(
                         mut self,
-                        items: impl IntoIterator<
-                            Item = impl Into<
-                                crate::golden::enums::io::example::v1::PolicyModes,
-                            >,
-                        >,
+                        items: impl IntoIterator<Item = impl Into<crate::golden::enums::io::example::v1::PolicyModes>>,
                     ) -> Self {
-                        self.inner.modes = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                        self.inner.modes = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 
@@ -336,19 +275,14 @@ pub mod io {
                     /// Appends one item to `modes`; [`modes`](Self::modes) replaces the whole list.
                     pub fn mode(
                         mut self,
-                        item: impl Into<
-                            crate::golden::enums::io::example::v1::PolicyModes,
-                        >,
+                        item: impl Into<crate::golden::enums::io::example::v1::PolicyModes>,
                     ) -> Self {
                         self.inner.modes.get_or_insert_default().push(item.into());
                         self
                     }
 
                     /// Sets `level`.
-                    pub fn level(
-                        mut self,
-                        value: impl Into<crate::golden::enums::io::example::v1::Level>,
-                    ) -> Self {
+                    pub fn level(mut self, value: impl Into<crate::golden::enums::io::example::v1::Level>) -> Self {
                         self.inner.level = Some(value.into());
                         self
                     }
@@ -422,10 +356,7 @@ pub mod io {
                 }
 
                 impl ::std::fmt::Display for PolicyRestartPolicy {
-                    fn fmt(
-                        &self,
-                        f: &mut ::std::fmt::Formatter<'_>,
-                    ) -> ::std::fmt::Result {
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(self.as_str())
                     }
                 }
@@ -502,10 +433,7 @@ pub mod io {
                 }
 
                 impl ::std::fmt::Display for PolicyOdd {
-                    fn fmt(
-                        &self,
-                        f: &mut ::std::fmt::Formatter<'_>,
-                    ) -> ::std::fmt::Result {
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(self.as_str())
                     }
                 }
@@ -562,10 +490,7 @@ pub mod io {
                 }
 
                 impl ::std::fmt::Display for PolicyModes {
-                    fn fmt(
-                        &self,
-                        f: &mut ::std::fmt::Formatter<'_>,
-                    ) -> ::std::fmt::Result {
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(self.as_str())
                     }
                 }

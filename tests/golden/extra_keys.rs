@@ -23,29 +23,22 @@ pub mod io {
 
                 impl ::serde::Serialize for Annotated {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = 1 + self.additional_properties.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("name", &self.name)?;
-                        serde_struct::extra_entries(
-                            &mut state,
-                            &self.additional_properties,
-                        )?;
+                        serde_struct::extra_entries(&mut state, &self.additional_properties)?;
                         state.end()
                     }
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Annotated {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct AnnotatedVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -55,6 +48,7 @@ pub mod io {
 
                         impl serde_struct::Fields for AnnotatedVisitor {
                             const NAMES: &'static [&'static str] = &["name"];
+
                             type Field = AnnotatedField;
 
                             fn field(name: &str) -> Option<AnnotatedField> {
@@ -68,10 +62,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for AnnotatedVisitor {
                             type Value = Annotated;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Annotated")
                             }
 
@@ -82,23 +73,14 @@ pub mod io {
                                 let mut name = None;
                                 let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(AnnotatedField::name) => {
                                             serde_struct::value(&mut map, &mut name, "name")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(
-                                                &mut map,
-                                                &mut additional_properties,
-                                                &mut key,
-                                            )
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut additional_properties, &mut key),
                                     }?;
                                 }
 
@@ -109,12 +91,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Annotated",
-                                <AnnotatedVisitor as serde_struct::Fields>::NAMES,
-                                AnnotatedVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Annotated",
+                            <AnnotatedVisitor as serde_struct::Fields>::NAMES,
+                            AnnotatedVisitor,
+                        )
                     }
                 }
 
@@ -187,44 +168,30 @@ pub mod io {
 
                 impl ::serde::Serialize for Clash {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[
-                                self.additional_properties.is_some(),
-                                self.unknown_fields.is_some(),
-                            ],
-                        ) + self.additional_properties_2.len();
+                        let len = serde_struct::len(0, &[
+                            self.additional_properties.is_some(),
+                            self.unknown_fields.is_some(),
+                        ]) + self.additional_properties_2.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         serde_struct::optional_entry(
                             &mut state,
                             "additional_properties",
                             self.additional_properties.as_ref(),
                         )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "unknownFields",
-                            self.unknown_fields.as_ref(),
-                        )?;
-                        serde_struct::extra_entries(
-                            &mut state,
-                            &self.additional_properties_2,
-                        )?;
+                        serde_struct::optional_entry(&mut state, "unknownFields", self.unknown_fields.as_ref())?;
+                        serde_struct::extra_entries(&mut state, &self.additional_properties_2)?;
                         state.end()
                     }
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Clash {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct ClashVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -234,18 +201,13 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for ClashVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "additional_properties",
-                                "unknownFields",
-                            ];
+                            const NAMES: &'static [&'static str] = &["additional_properties", "unknownFields"];
+
                             type Field = ClashField;
 
                             fn field(name: &str) -> Option<ClashField> {
                                 match name {
-                                    "additional_properties" => {
-                                        Some(ClashField::additional_properties)
-                                    }
-
+                                    "additional_properties" => Some(ClashField::additional_properties),
                                     "unknownFields" => Some(ClashField::unknown_fields),
                                     _ => None,
                                 }
@@ -255,10 +217,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for ClashVisitor {
                             type Value = Clash;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Clash")
                             }
 
@@ -270,11 +229,9 @@ pub mod io {
                                 let mut unknown_fields = None;
                                 let mut additional_properties_2 = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(ClashField::additional_properties) => {
                                             serde_struct::value(
@@ -283,41 +240,28 @@ pub mod io {
                                                 "additional_properties",
                                             )
                                         }
-
                                         Some(ClashField::unknown_fields) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut unknown_fields,
-                                                "unknownFields",
-                                            )
+                                            serde_struct::value(&mut map, &mut unknown_fields, "unknownFields")
                                         }
-
                                         None => {
-                                            serde_struct::extra(
-                                                &mut map,
-                                                &mut additional_properties_2,
-                                                &mut key,
-                                            )
+                                            serde_struct::extra(&mut map, &mut additional_properties_2, &mut key)
                                         }
                                     }?;
                                 }
 
                                 Ok(Clash {
-                                    additional_properties: serde_struct::optional(
-                                        additional_properties,
-                                    ),
+                                    additional_properties: serde_struct::optional(additional_properties),
                                     unknown_fields: serde_struct::optional(unknown_fields),
                                     additional_properties_2,
                                 })
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Clash",
-                                <ClashVisitor as serde_struct::Fields>::NAMES,
-                                ClashVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Clash",
+                            <ClashVisitor as serde_struct::Fields>::NAMES,
+                            ClashVisitor,
+                        )
                     }
                 }
 
@@ -340,10 +284,7 @@ pub mod io {
 
                 impl ClashBuilder {
                     /// Sets `additional_properties`.
-                    pub fn additional_properties(
-                        mut self,
-                        value: impl Into<String>,
-                    ) -> Self {
+                    pub fn additional_properties(mut self, value: impl Into<String>) -> Self {
                         self.inner.additional_properties = Some(value.into());
                         self
                     }
@@ -391,34 +332,22 @@ pub mod io {
 
                 impl ::serde::Serialize for Open {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.name.is_some()])
-                            + self.additional_properties.len();
+                        let len = serde_struct::len(0, &[self.name.is_some()]) + self.additional_properties.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "name",
-                            self.name.as_ref(),
-                        )?;
-                        serde_struct::extra_entries(
-                            &mut state,
-                            &self.additional_properties,
-                        )?;
+                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+                        serde_struct::extra_entries(&mut state, &self.additional_properties)?;
                         state.end()
                     }
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Open {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct OpenVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -428,6 +357,7 @@ pub mod io {
 
                         impl serde_struct::Fields for OpenVisitor {
                             const NAMES: &'static [&'static str] = &["name"];
+
                             type Field = OpenField;
 
                             fn field(name: &str) -> Option<OpenField> {
@@ -441,10 +371,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for OpenVisitor {
                             type Value = Open;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Open")
                             }
 
@@ -455,23 +382,12 @@ pub mod io {
                                 let mut name = None;
                                 let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(OpenField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(
-                                                &mut map,
-                                                &mut additional_properties,
-                                                &mut key,
-                                            )
-                                        }
+                                        Some(OpenField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                        None => serde_struct::extra(&mut map, &mut additional_properties, &mut key),
                                     }?;
                                 }
 
@@ -482,12 +398,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Open",
-                                <OpenVisitor as serde_struct::Fields>::NAMES,
-                                OpenVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Open",
+                            <OpenVisitor as serde_struct::Fields>::NAMES,
+                            OpenVisitor,
+                        )
                     }
                 }
 
@@ -552,34 +467,22 @@ pub mod io {
 
                 impl ::serde::Serialize for Patterned {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.name.is_some()])
-                            + self.additional_properties.len();
+                        let len = serde_struct::len(0, &[self.name.is_some()]) + self.additional_properties.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "name",
-                            self.name.as_ref(),
-                        )?;
-                        serde_struct::extra_entries(
-                            &mut state,
-                            &self.additional_properties,
-                        )?;
+                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+                        serde_struct::extra_entries(&mut state, &self.additional_properties)?;
                         state.end()
                     }
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Patterned {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct PatternedVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -589,6 +492,7 @@ pub mod io {
 
                         impl serde_struct::Fields for PatternedVisitor {
                             const NAMES: &'static [&'static str] = &["name"];
+
                             type Field = PatternedField;
 
                             fn field(name: &str) -> Option<PatternedField> {
@@ -602,10 +506,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for PatternedVisitor {
                             type Value = Patterned;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Patterned")
                             }
 
@@ -616,23 +517,14 @@ pub mod io {
                                 let mut name = None;
                                 let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(PatternedField::name) => {
                                             serde_struct::value(&mut map, &mut name, "name")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(
-                                                &mut map,
-                                                &mut additional_properties,
-                                                &mut key,
-                                            )
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut additional_properties, &mut key),
                                     }?;
                                 }
 
@@ -643,12 +535,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Patterned",
-                                <PatternedVisitor as serde_struct::Fields>::NAMES,
-                                PatternedVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Patterned",
+                            <PatternedVisitor as serde_struct::Fields>::NAMES,
+                            PatternedVisitor,
+                        )
                     }
                 }
 
@@ -713,34 +604,22 @@ pub mod io {
 
                 impl ::serde::Serialize for PatternedLoose {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.name.is_some()])
-                            + self.additional_properties.len();
+                        let len = serde_struct::len(0, &[self.name.is_some()]) + self.additional_properties.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "name",
-                            self.name.as_ref(),
-                        )?;
-                        serde_struct::extra_entries(
-                            &mut state,
-                            &self.additional_properties,
-                        )?;
+                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+                        serde_struct::extra_entries(&mut state, &self.additional_properties)?;
                         state.end()
                     }
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for PatternedLoose {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct PatternedLooseVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -750,6 +629,7 @@ pub mod io {
 
                         impl serde_struct::Fields for PatternedLooseVisitor {
                             const NAMES: &'static [&'static str] = &["name"];
+
                             type Field = PatternedLooseField;
 
                             fn field(name: &str) -> Option<PatternedLooseField> {
@@ -763,10 +643,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for PatternedLooseVisitor {
                             type Value = PatternedLoose;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct PatternedLoose")
                             }
 
@@ -777,23 +654,14 @@ pub mod io {
                                 let mut name = None;
                                 let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(PatternedLooseField::name) => {
                                             serde_struct::value(&mut map, &mut name, "name")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(
-                                                &mut map,
-                                                &mut additional_properties,
-                                                &mut key,
-                                            )
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut additional_properties, &mut key),
                                     }?;
                                 }
 
@@ -804,12 +672,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "PatternedLoose",
-                                <PatternedLooseVisitor as serde_struct::Fields>::NAMES,
-                                PatternedLooseVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "PatternedLoose",
+                            <PatternedLooseVisitor as serde_struct::Fields>::NAMES,
+                            PatternedLooseVisitor,
+                        )
                     }
                 }
 
@@ -868,36 +735,23 @@ pub mod io {
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Release {
                     pub chart: Option<String>,
-                    pub values: Option<
-                        crate::golden::extra_keys::io::example::v1::ReleaseValues,
-                    >,
+                    pub values: Option<crate::golden::extra_keys::io::example::v1::ReleaseValues>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Release {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[self.chart.is_some(), self.values.is_some()],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.chart.is_some(),
+                            self.values.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "chart",
-                            self.chart.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "values",
-                            self.values.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "chart", self.chart.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "values", self.values.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -905,10 +759,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Release {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct ReleaseVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -919,6 +772,7 @@ pub mod io {
 
                         impl serde_struct::Fields for ReleaseVisitor {
                             const NAMES: &'static [&'static str] = &["chart", "values"];
+
                             type Field = ReleaseField;
 
                             fn field(name: &str) -> Option<ReleaseField> {
@@ -933,10 +787,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for ReleaseVisitor {
                             type Value = Release;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Release")
                             }
 
@@ -948,23 +799,17 @@ pub mod io {
                                 let mut values = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(ReleaseField::chart) => {
                                             serde_struct::value(&mut map, &mut chart, "chart")
                                         }
-
                                         Some(ReleaseField::values) => {
                                             serde_struct::value(&mut map, &mut values, "values")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -976,12 +821,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Release",
-                                <ReleaseVisitor as serde_struct::Fields>::NAMES,
-                                ReleaseVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Release",
+                            <ReleaseVisitor as serde_struct::Fields>::NAMES,
+                            ReleaseVisitor,
+                        )
                     }
                 }
 
@@ -1012,9 +856,7 @@ pub mod io {
                     /// Sets `values`.
                     pub fn values(
                         mut self,
-                        value: impl Into<
-                            crate::golden::extra_keys::io::example::v1::ReleaseValues,
-                        >,
+                        value: impl Into<crate::golden::extra_keys::io::example::v1::ReleaseValues>,
                     ) -> Self {
                         self.inner.values = Some(value.into());
                         self
@@ -1052,20 +894,12 @@ pub mod io {
 
                 impl ::serde::Serialize for ReleaseValues {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.replica_count.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[self.replica_count.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "replicaCount",
-                            self.replica_count.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "replicaCount", self.replica_count.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -1073,10 +907,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for ReleaseValues {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct ReleaseValuesVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -1086,6 +919,7 @@ pub mod io {
 
                         impl serde_struct::Fields for ReleaseValuesVisitor {
                             const NAMES: &'static [&'static str] = &["replicaCount"];
+
                             type Field = ReleaseValuesField;
 
                             fn field(name: &str) -> Option<ReleaseValuesField> {
@@ -1099,10 +933,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for ReleaseValuesVisitor {
                             type Value = ReleaseValues;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct ReleaseValues")
                             }
 
@@ -1113,23 +944,14 @@ pub mod io {
                                 let mut replica_count = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(ReleaseValuesField::replica_count) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut replica_count,
-                                                "replicaCount",
-                                            )
+                                            serde_struct::value(&mut map, &mut replica_count, "replicaCount")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -1140,12 +962,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "ReleaseValues",
-                                <ReleaseValuesVisitor as serde_struct::Fields>::NAMES,
-                                ReleaseValuesVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "ReleaseValues",
+                            <ReleaseValuesVisitor as serde_struct::Fields>::NAMES,
+                            ReleaseValuesVisitor,
+                        )
                     }
                 }
 

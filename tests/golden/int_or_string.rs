@@ -39,46 +39,26 @@ pub mod io {
                     pub max_surge: Option<::kubeforge_runtime::IntOrString>,
                     pub max_unavailable: Option<::kubeforge_runtime::IntOrString>,
                     /// A boolean or a string: a typed union.
-                    pub either: Option<
-                        crate::golden::int_or_string::io::example::v1::PortEither,
-                    >,
+                    pub either: Option<crate::golden::int_or_string::io::example::v1::PortEither>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Port {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[
-                                self.max_surge.is_some(),
-                                self.max_unavailable.is_some(),
-                                self.either.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.max_surge.is_some(),
+                            self.max_unavailable.is_some(),
+                            self.either.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("target", &self.target)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "maxSurge",
-                            self.max_surge.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "maxUnavailable",
-                            self.max_unavailable.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "either",
-                            self.either.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "maxSurge", self.max_surge.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "maxUnavailable", self.max_unavailable.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "either", self.either.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -86,10 +66,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Port {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct PortVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -107,6 +86,7 @@ pub mod io {
                                 "maxUnavailable",
                                 "either",
                             ];
+
                             type Field = PortField;
 
                             fn field(name: &str) -> Option<PortField> {
@@ -123,10 +103,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for PortVisitor {
                             type Value = Port;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Port")
                             }
 
@@ -140,35 +117,23 @@ pub mod io {
                                 let mut either = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(PortField::target) => {
                                             serde_struct::value(&mut map, &mut target, "target")
                                         }
-
                                         Some(PortField::max_surge) => {
                                             serde_struct::value(&mut map, &mut max_surge, "maxSurge")
                                         }
-
                                         Some(PortField::max_unavailable) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut max_unavailable,
-                                                "maxUnavailable",
-                                            )
+                                            serde_struct::value(&mut map, &mut max_unavailable, "maxUnavailable")
                                         }
-
                                         Some(PortField::either) => {
                                             serde_struct::value(&mut map, &mut either, "either")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -182,12 +147,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Port",
-                                <PortVisitor as serde_struct::Fields>::NAMES,
-                                PortVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Port",
+                            <PortVisitor as serde_struct::Fields>::NAMES,
+                            PortVisitor,
+                        )
                     }
                 }
 
@@ -226,28 +190,20 @@ pub mod io {
                     /// By reference.
                     pub fn target(
                         mut self,
-                        value: impl Into<
-                            crate::golden::int_or_string::apimachinery::pkg::util::intstr::IntOrString,
-                        >,
+                        value: impl Into<crate::golden::int_or_string::apimachinery::pkg::util::intstr::IntOrString>,
                     ) -> Self {
                         self.inner.target = value.into();
                         self
                     }
 
                     /// Sets `max_surge`.
-                    pub fn max_surge(
-                        mut self,
-                        value: impl Into<::kubeforge_runtime::IntOrString>,
-                    ) -> Self {
+                    pub fn max_surge(mut self, value: impl Into<::kubeforge_runtime::IntOrString>) -> Self {
                         self.inner.max_surge = Some(value.into());
                         self
                     }
 
                     /// Sets `max_unavailable`.
-                    pub fn max_unavailable(
-                        mut self,
-                        value: impl Into<::kubeforge_runtime::IntOrString>,
-                    ) -> Self {
+                    pub fn max_unavailable(mut self, value: impl Into<::kubeforge_runtime::IntOrString>) -> Self {
                         self.inner.max_unavailable = Some(value.into());
                         self
                     }
@@ -255,9 +211,7 @@ pub mod io {
                     /// A boolean or a string: a typed union.
                     pub fn either(
                         mut self,
-                        value: impl Into<
-                            crate::golden::int_or_string::io::example::v1::PortEither,
-                        >,
+                        value: impl Into<crate::golden::int_or_string::io::example::v1::PortEither>,
                     ) -> Self {
                         self.inner.either = Some(value.into());
                         self
@@ -302,13 +256,8 @@ pub mod io {
                         serializer: S,
                     ) -> Result<S::Ok, S::Error> {
                         match self {
-                            Self::Boolean(value) => {
-                                ::serde::Serialize::serialize(value, serializer)
-                            }
-
-                            Self::String(value) => {
-                                ::serde::Serialize::serialize(value, serializer)
-                            }
+                            Self::Boolean(value) => ::serde::Serialize::serialize(value, serializer),
+                            Self::String(value) => ::serde::Serialize::serialize(value, serializer),
                         }
                     }
                 }
@@ -330,9 +279,7 @@ pub mod io {
                             }
 
                             other => {
-                                let found = ::kubeforge_runtime::serde_struct::json_type(
-                                    &other,
-                                );
+                                let found = ::kubeforge_runtime::serde_struct::json_type(&other);
                                 return Err(
                                     <D::Error as ::serde::de::Error>::custom(
                                         format_args!("expected boolean or string, found {found}"),

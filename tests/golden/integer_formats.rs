@@ -29,49 +29,23 @@ pub mod io {
 
                 impl ::serde::Serialize for Counters {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[
-                                self.small.is_some(),
-                                self.count.is_some(),
-                                self.total.is_some(),
-                                self.plain.is_some(),
-                                self.sizes.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.small.is_some(),
+                            self.count.is_some(),
+                            self.total.is_some(),
+                            self.plain.is_some(),
+                            self.sizes.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("bytes", &self.bytes)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "small",
-                            self.small.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "count",
-                            self.count.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "total",
-                            self.total.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "plain",
-                            self.plain.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "sizes",
-                            self.sizes.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "small", self.small.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "count", self.count.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "total", self.total.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "plain", self.plain.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "sizes", self.sizes.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -79,10 +53,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Counters {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct CountersVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -104,6 +77,7 @@ pub mod io {
                                 "plain",
                                 "sizes",
                             ];
+
                             type Field = CountersField;
 
                             fn field(name: &str) -> Option<CountersField> {
@@ -122,10 +96,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for CountersVisitor {
                             type Value = Counters;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Counters")
                             }
 
@@ -141,39 +112,29 @@ pub mod io {
                                 let mut sizes = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(CountersField::bytes) => {
                                             serde_struct::value(&mut map, &mut bytes, "bytes")
                                         }
-
                                         Some(CountersField::small) => {
                                             serde_struct::value(&mut map, &mut small, "small")
                                         }
-
                                         Some(CountersField::count) => {
                                             serde_struct::value(&mut map, &mut count, "count")
                                         }
-
                                         Some(CountersField::total) => {
                                             serde_struct::value(&mut map, &mut total, "total")
                                         }
-
                                         Some(CountersField::plain) => {
                                             serde_struct::value(&mut map, &mut plain, "plain")
                                         }
-
                                         Some(CountersField::sizes) => {
                                             serde_struct::value(&mut map, &mut sizes, "sizes")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -189,12 +150,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Counters",
-                                <CountersVisitor as serde_struct::Fields>::NAMES,
-                                CountersVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Counters",
+                            <CountersVisitor as serde_struct::Fields>::NAMES,
+                            CountersVisitor,
+                        )
                     }
                 }
 
@@ -261,13 +221,8 @@ pub mod io {
                     /// Sets `sizes`.
                     ///
                     /// Replaces the whole list; [`size`](Self::size) appends one item.
-                    pub fn sizes(
-                        mut self,
-                        items: impl IntoIterator<Item = impl Into<u64>>,
-                    ) -> Self {
-                        self.inner.sizes = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                    pub fn sizes(mut self, items: impl IntoIterator<Item = impl Into<u64>>) -> Self {
+                        self.inner.sizes = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 

@@ -24,34 +24,22 @@ pub mod io {
 
                     impl ::serde::Serialize for Option_ {
                         #[allow(clippy::too_many_lines)]
-                        fn serialize<S: ::serde::Serializer>(
-                            &self,
-                            serializer: S,
-                        ) -> Result<S::Ok, S::Error> {
+                        fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                             use ::serde::ser::SerializeMap as _;
                             use ::kubeforge_runtime::serde_struct;
-                            let len = serde_struct::len(0, &[self.value.is_some()])
-                                + self.unknown_fields.len();
+                            let len = serde_struct::len(0, &[self.value.is_some()]) + self.unknown_fields.len();
                             let mut state = serializer.serialize_map(Some(len))?;
-                            serde_struct::optional_entry(
-                                &mut state,
-                                "value",
-                                self.value.as_ref(),
-                            )?;
-                            serde_struct::extra_entries(
-                                &mut state,
-                                &self.unknown_fields,
-                            )?;
+                            serde_struct::optional_entry(&mut state, "value", self.value.as_ref())?;
+                            serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                             state.end()
                         }
                     }
 
                     impl<'de> ::serde::Deserialize<'de> for Option_ {
                         #[allow(clippy::too_many_lines)]
-                        fn deserialize<D: ::serde::Deserializer<'de>>(
-                            deserializer: D,
-                        ) -> Result<Self, D::Error> {
+                        fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                             use ::kubeforge_runtime::serde_struct;
+
                             struct OptionVisitor;
 
                             #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -61,6 +49,7 @@ pub mod io {
 
                             impl serde_struct::Fields for OptionVisitor {
                                 const NAMES: &'static [&'static str] = &["value"];
+
                                 type Field = OptionField;
 
                                 fn field(name: &str) -> Option<OptionField> {
@@ -74,10 +63,7 @@ pub mod io {
                             impl<'de> ::serde::de::Visitor<'de> for OptionVisitor {
                                 type Value = Option_;
 
-                                fn expecting(
-                                    &self,
-                                    f: &mut ::std::fmt::Formatter<'_>,
-                                ) -> ::std::fmt::Result {
+                                fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                     f.write_str("struct Option_")
                                 }
 
@@ -88,19 +74,14 @@ pub mod io {
                                     let mut value = None;
                                     let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                     let mut key = String::new();
-                                    while let Some(field) = map
-                                        .next_key_seed(
-                                            serde_struct::NamedKey::<Self>::new(&mut key),
-                                        )?
-                                    {
+                                    while let Some(field) = map.next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )? {
                                         match field {
                                             Some(OptionField::value) => {
                                                 serde_struct::value(&mut map, &mut value, "value")
                                             }
-
-                                            None => {
-                                                serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                            }
+                                            None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                         }?;
                                     }
 
@@ -111,12 +92,11 @@ pub mod io {
                                 }
                             }
 
-                            deserializer
-                                .deserialize_struct(
-                                    "Option_",
-                                    <OptionVisitor as serde_struct::Fields>::NAMES,
-                                    OptionVisitor,
-                                )
+                            deserializer.deserialize_struct(
+                                "Option_",
+                                <OptionVisitor as serde_struct::Fields>::NAMES,
+                                OptionVisitor,
+                            )
                         }
                     }
 
@@ -202,91 +182,41 @@ pub mod io {
 
                 impl ::serde::Serialize for Keywords {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[
-                                self.ref_.is_some(),
-                                self.schema.is_some(),
-                                self._1st_place.is_some(),
-                                self.async_.is_some(),
-                                self.continue_.is_some(),
-                                self.crate_.is_some(),
-                                self.dash_separated_name.is_some(),
-                                self.external_ips.is_some(),
-                                self.foo_bar_2.is_some(),
-                                self.foo_bar.is_some(),
-                                self.ref_2.is_some(),
-                                self.self_.is_some(),
-                                self.x_kubernetes_list_type.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.ref_.is_some(),
+                            self.schema.is_some(),
+                            self._1st_place.is_some(),
+                            self.async_.is_some(),
+                            self.continue_.is_some(),
+                            self.crate_.is_some(),
+                            self.dash_separated_name.is_some(),
+                            self.external_ips.is_some(),
+                            self.foo_bar_2.is_some(),
+                            self.foo_bar.is_some(),
+                            self.ref_2.is_some(),
+                            self.self_.is_some(),
+                            self.x_kubernetes_list_type.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "$ref",
-                            self.ref_.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "$schema",
-                            self.schema.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "1stPlace",
-                            self._1st_place.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "async",
-                            self.async_.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "continue",
-                            self.continue_.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "crate",
-                            self.crate_.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "$ref", self.ref_.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "$schema", self.schema.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "1stPlace", self._1st_place.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "async", self.async_.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "continue", self.continue_.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "crate", self.crate_.as_ref())?;
                         serde_struct::optional_entry(
                             &mut state,
                             "dash-separated-name",
                             self.dash_separated_name.as_ref(),
                         )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "externalIPs",
-                            self.external_ips.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "fooBar",
-                            self.foo_bar_2.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "foo_bar",
-                            self.foo_bar.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "ref",
-                            self.ref_2.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "self",
-                            self.self_.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "externalIPs", self.external_ips.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "fooBar", self.foo_bar_2.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "foo_bar", self.foo_bar.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "ref", self.ref_2.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "self", self.self_.as_ref())?;
                         state.serialize_entry("type", &self.type_)?;
                         serde_struct::optional_entry(
                             &mut state,
@@ -300,10 +230,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Keywords {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct KeywordsVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -341,6 +270,7 @@ pub mod io {
                                 "type",
                                 "x-kubernetes-list-type",
                             ];
+
                             type Field = KeywordsField;
 
                             fn field(name: &str) -> Option<KeywordsField> {
@@ -351,20 +281,14 @@ pub mod io {
                                     "async" => Some(KeywordsField::async_),
                                     "continue" => Some(KeywordsField::continue_),
                                     "crate" => Some(KeywordsField::crate_),
-                                    "dash-separated-name" => {
-                                        Some(KeywordsField::dash_separated_name)
-                                    }
-
+                                    "dash-separated-name" => Some(KeywordsField::dash_separated_name),
                                     "externalIPs" => Some(KeywordsField::external_ips),
                                     "fooBar" => Some(KeywordsField::foo_bar_2),
                                     "foo_bar" => Some(KeywordsField::foo_bar),
                                     "ref" => Some(KeywordsField::ref_2),
                                     "self" => Some(KeywordsField::self_),
                                     "type" => Some(KeywordsField::type_),
-                                    "x-kubernetes-list-type" => {
-                                        Some(KeywordsField::x_kubernetes_list_type)
-                                    }
-
+                                    "x-kubernetes-list-type" => Some(KeywordsField::x_kubernetes_list_type),
                                     _ => None,
                                 }
                             }
@@ -373,10 +297,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for KeywordsVisitor {
                             type Value = Keywords;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Keywords")
                             }
 
@@ -400,36 +321,28 @@ pub mod io {
                                 let mut x_kubernetes_list_type = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(KeywordsField::ref_) => {
                                             serde_struct::value(&mut map, &mut ref_, "$ref")
                                         }
-
                                         Some(KeywordsField::schema) => {
                                             serde_struct::value(&mut map, &mut schema, "$schema")
                                         }
-
                                         Some(KeywordsField::_1st_place) => {
                                             serde_struct::value(&mut map, &mut _1st_place, "1stPlace")
                                         }
-
                                         Some(KeywordsField::async_) => {
                                             serde_struct::value(&mut map, &mut async_, "async")
                                         }
-
                                         Some(KeywordsField::continue_) => {
                                             serde_struct::value(&mut map, &mut continue_, "continue")
                                         }
-
                                         Some(KeywordsField::crate_) => {
                                             serde_struct::value(&mut map, &mut crate_, "crate")
                                         }
-
                                         Some(KeywordsField::dash_separated_name) => {
                                             serde_struct::value(
                                                 &mut map,
@@ -437,35 +350,24 @@ pub mod io {
                                                 "dash-separated-name",
                                             )
                                         }
-
                                         Some(KeywordsField::external_ips) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut external_ips,
-                                                "externalIPs",
-                                            )
+                                            serde_struct::value(&mut map, &mut external_ips, "externalIPs")
                                         }
-
                                         Some(KeywordsField::foo_bar_2) => {
                                             serde_struct::value(&mut map, &mut foo_bar_2, "fooBar")
                                         }
-
                                         Some(KeywordsField::foo_bar) => {
                                             serde_struct::value(&mut map, &mut foo_bar, "foo_bar")
                                         }
-
                                         Some(KeywordsField::ref_2) => {
                                             serde_struct::value(&mut map, &mut ref_2, "ref")
                                         }
-
                                         Some(KeywordsField::self_) => {
                                             serde_struct::value(&mut map, &mut self_, "self")
                                         }
-
                                         Some(KeywordsField::type_) => {
                                             serde_struct::value(&mut map, &mut type_, "type")
                                         }
-
                                         Some(KeywordsField::x_kubernetes_list_type) => {
                                             serde_struct::value(
                                                 &mut map,
@@ -473,10 +375,7 @@ pub mod io {
                                                 "x-kubernetes-list-type",
                                             )
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -487,29 +386,24 @@ pub mod io {
                                     async_: serde_struct::optional(async_),
                                     continue_: serde_struct::optional(continue_),
                                     crate_: serde_struct::optional(crate_),
-                                    dash_separated_name: serde_struct::optional(
-                                        dash_separated_name,
-                                    ),
+                                    dash_separated_name: serde_struct::optional(dash_separated_name),
                                     external_ips: serde_struct::optional(external_ips),
                                     foo_bar_2: serde_struct::optional(foo_bar_2),
                                     foo_bar: serde_struct::optional(foo_bar),
                                     ref_2: serde_struct::optional(ref_2),
                                     self_: serde_struct::optional(self_),
                                     type_: serde_struct::required(type_, "type")?,
-                                    x_kubernetes_list_type: serde_struct::optional(
-                                        x_kubernetes_list_type,
-                                    ),
+                                    x_kubernetes_list_type: serde_struct::optional(x_kubernetes_list_type),
                                     unknown_fields,
                                 })
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Keywords",
-                                <KeywordsVisitor as serde_struct::Fields>::NAMES,
-                                KeywordsVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Keywords",
+                            <KeywordsVisitor as serde_struct::Fields>::NAMES,
+                            KeywordsVisitor,
+                        )
                     }
                 }
 
@@ -588,10 +482,7 @@ pub mod io {
                     }
 
                     /// Sets `dash_separated_name`.
-                    pub fn dash_separated_name(
-                        mut self,
-                        value: impl Into<String>,
-                    ) -> Self {
+                    pub fn dash_separated_name(mut self, value: impl Into<String>) -> Self {
                         self.inner.dash_separated_name = Some(value.into());
                         self
                     }
@@ -599,13 +490,8 @@ pub mod io {
                     /// Sets `external_ips`.
                     ///
                     /// Replaces the whole list; [`external_ip`](Self::external_ip) appends one item.
-                    pub fn external_ips(
-                        mut self,
-                        items: impl IntoIterator<Item = impl Into<String>>,
-                    ) -> Self {
-                        self.inner.external_ips = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                    pub fn external_ips(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+                        self.inner.external_ips = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 
@@ -613,10 +499,7 @@ pub mod io {
                     ///
                     /// Appends one item to `external_ips`; [`external_ips`](Self::external_ips) replaces the whole list.
                     pub fn external_ip(mut self, item: impl Into<String>) -> Self {
-                        self.inner
-                            .external_ips
-                            .get_or_insert_default()
-                            .push(item.into());
+                        self.inner.external_ips.get_or_insert_default().push(item.into());
                         self
                     }
 
@@ -651,10 +534,7 @@ pub mod io {
                     }
 
                     /// Sets `x_kubernetes_list_type`.
-                    pub fn x_kubernetes_list_type(
-                        mut self,
-                        value: impl Into<String>,
-                    ) -> Self {
+                    pub fn x_kubernetes_list_type(mut self, value: impl Into<String>) -> Self {
                         self.inner.x_kubernetes_list_type = Some(value.into());
                         self
                     }
@@ -696,20 +576,12 @@ pub mod io {
 
                 impl ::serde::Serialize for Type {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.self_.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[self.self_.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "Self",
-                            self.self_.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "Self", self.self_.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -717,10 +589,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Type {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct TypeVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -730,6 +601,7 @@ pub mod io {
 
                         impl serde_struct::Fields for TypeVisitor {
                             const NAMES: &'static [&'static str] = &["Self"];
+
                             type Field = TypeField;
 
                             fn field(name: &str) -> Option<TypeField> {
@@ -743,10 +615,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for TypeVisitor {
                             type Value = Type;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Type")
                             }
 
@@ -757,19 +626,12 @@ pub mod io {
                                 let mut self_ = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(TypeField::self_) => {
-                                            serde_struct::value(&mut map, &mut self_, "Self")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        Some(TypeField::self_) => serde_struct::value(&mut map, &mut self_, "Self"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -780,12 +642,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Type",
-                                <TypeVisitor as serde_struct::Fields>::NAMES,
-                                TypeVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Type",
+                            <TypeVisitor as serde_struct::Fields>::NAMES,
+                            TypeVisitor,
+                        )
                     }
                 }
 

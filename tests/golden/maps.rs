@@ -41,18 +41,11 @@ pub mod io {
                             crate::golden::maps::apimachinery::pkg::api::resource::Quantity,
                         >,
                     >,
-                    pub groups: Option<
-                        ::std::collections::BTreeMap<String, Vec<String>>,
-                    >,
+                    pub groups: Option<::std::collections::BTreeMap<String, Vec<String>>>,
                     pub nested: Option<
-                        ::std::collections::BTreeMap<
-                            String,
-                            ::std::collections::BTreeMap<String, i32>,
-                        >,
+                        ::std::collections::BTreeMap<String, ::std::collections::BTreeMap<String, i32>>,
                     >,
-                    pub anything: Option<
-                        ::std::collections::BTreeMap<String, ::serde_json::Value>,
-                    >,
+                    pub anything: Option<::std::collections::BTreeMap<String, ::serde_json::Value>>,
                     /// An object without properties is free-form JSON.
                     pub free: Option<::serde_json::Value>,
                     pub preserved: Option<::serde_json::Value>,
@@ -64,61 +57,27 @@ pub mod io {
 
                 impl ::serde::Serialize for Maps {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[
-                                self.limits.is_some(),
-                                self.groups.is_some(),
-                                self.nested.is_some(),
-                                self.anything.is_some(),
-                                self.free.is_some(),
-                                self.preserved.is_some(),
-                                self.untyped.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.limits.is_some(),
+                            self.groups.is_some(),
+                            self.nested.is_some(),
+                            self.anything.is_some(),
+                            self.free.is_some(),
+                            self.preserved.is_some(),
+                            self.untyped.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("labels", &self.labels)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "limits",
-                            self.limits.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "groups",
-                            self.groups.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "nested",
-                            self.nested.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "anything",
-                            self.anything.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "free",
-                            self.free.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "preserved",
-                            self.preserved.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "untyped",
-                            self.untyped.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "limits", self.limits.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "groups", self.groups.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "nested", self.nested.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "anything", self.anything.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "free", self.free.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "preserved", self.preserved.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "untyped", self.untyped.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -126,10 +85,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Maps {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct MapsVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -155,6 +113,7 @@ pub mod io {
                                 "preserved",
                                 "untyped",
                             ];
+
                             type Field = MapsField;
 
                             fn field(name: &str) -> Option<MapsField> {
@@ -175,10 +134,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for MapsVisitor {
                             type Value = Maps;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Maps")
                             }
 
@@ -196,47 +152,33 @@ pub mod io {
                                 let mut untyped = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(MapsField::labels) => {
                                             serde_struct::value(&mut map, &mut labels, "labels")
                                         }
-
                                         Some(MapsField::limits) => {
                                             serde_struct::value(&mut map, &mut limits, "limits")
                                         }
-
                                         Some(MapsField::groups) => {
                                             serde_struct::value(&mut map, &mut groups, "groups")
                                         }
-
                                         Some(MapsField::nested) => {
                                             serde_struct::value(&mut map, &mut nested, "nested")
                                         }
-
                                         Some(MapsField::anything) => {
                                             serde_struct::value(&mut map, &mut anything, "anything")
                                         }
-
-                                        Some(MapsField::free) => {
-                                            serde_struct::value(&mut map, &mut free, "free")
-                                        }
-
+                                        Some(MapsField::free) => serde_struct::value(&mut map, &mut free, "free"),
                                         Some(MapsField::preserved) => {
                                             serde_struct::value(&mut map, &mut preserved, "preserved")
                                         }
-
                                         Some(MapsField::untyped) => {
                                             serde_struct::value(&mut map, &mut untyped, "untyped")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -254,12 +196,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Maps",
-                                <MapsVisitor as serde_struct::Fields>::NAMES,
-                                MapsVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Maps",
+                            <MapsVisitor as serde_struct::Fields>::NAMES,
+                            MapsVisitor,
+                        )
                     }
                 }
 
@@ -271,9 +212,7 @@ pub mod io {
                     /// - `labels` (see [`labels`](MapsBuilder::labels))
                     #[inline]
                     pub fn builder(
-                        labels: impl IntoIterator<
-                            Item = (impl Into<String>, impl Into<String>),
-                        >,
+                        labels: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
                     ) -> MapsBuilder {
                         MapsBuilder {
                             inner: Self {
@@ -307,25 +246,16 @@ pub mod io {
                     /// Replaces the whole map; [`label`](Self::label) inserts one entry.
                     pub fn labels(
                         mut self,
-                        entries: impl IntoIterator<
-                            Item = (impl Into<String>, impl Into<String>),
-                        >,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
                     ) -> Self {
-                        self.inner.labels = entries
-                            .into_iter()
-                            .map(|(key, value)| (key.into(), value.into()))
-                            .collect();
+                        self.inner.labels = entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect();
                         self
                     }
 
                     /// Sets `labels`.
                     ///
                     /// Inserts one entry into `labels`, replacing any value under the same key; [`labels`](Self::labels) replaces the whole map.
-                    pub fn label(
-                        mut self,
-                        key: impl Into<String>,
-                        value: impl Into<String>,
-                    ) -> Self {
+                    pub fn label(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
                         self.inner.labels.insert(key.into(), value.into());
                         self
                     }
@@ -335,20 +265,10 @@ pub mod io {
                     /// Replaces the whole map; [`limit`](Self::limit) inserts one entry.
                     pub fn limits(
                         mut self,
-                        entries: impl IntoIterator<
-                            Item = (
-                                impl Into<String>,
-                                impl Into<
-                                    crate::golden::maps::apimachinery::pkg::api::resource::Quantity,
-                                >,
-                            ),
-                        >,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<crate::golden::maps::apimachinery::pkg::api::resource::Quantity>)>,
                     ) -> Self {
                         self.inner.limits = Some(
-                            entries
-                                .into_iter()
-                                .map(|(key, value)| (key.into(), value.into()))
-                                .collect(),
+                            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                         );
                         self
                     }
@@ -359,14 +279,9 @@ pub mod io {
                     pub fn limit(
                         mut self,
                         key: impl Into<String>,
-                        value: impl Into<
-                            crate::golden::maps::apimachinery::pkg::api::resource::Quantity,
-                        >,
+                        value: impl Into<crate::golden::maps::apimachinery::pkg::api::resource::Quantity>,
                     ) -> Self {
-                        self.inner
-                            .limits
-                            .get_or_insert_default()
-                            .insert(key.into(), value.into());
+                        self.inner.limits.get_or_insert_default().insert(key.into(), value.into());
                         self
                     }
 
@@ -375,15 +290,10 @@ pub mod io {
                     /// Replaces the whole map; [`group`](Self::group) inserts one entry.
                     pub fn groups(
                         mut self,
-                        entries: impl IntoIterator<
-                            Item = (impl Into<String>, impl Into<Vec<String>>),
-                        >,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<Vec<String>>)>,
                     ) -> Self {
                         self.inner.groups = Some(
-                            entries
-                                .into_iter()
-                                .map(|(key, value)| (key.into(), value.into()))
-                                .collect(),
+                            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                         );
                         self
                     }
@@ -391,15 +301,8 @@ pub mod io {
                     /// Sets `groups`.
                     ///
                     /// Inserts one entry into `groups`, replacing any value under the same key; [`groups`](Self::groups) replaces the whole map.
-                    pub fn group(
-                        mut self,
-                        key: impl Into<String>,
-                        value: impl Into<Vec<String>>,
-                    ) -> Self {
-                        self.inner
-                            .groups
-                            .get_or_insert_default()
-                            .insert(key.into(), value.into());
+                    pub fn group(mut self, key: impl Into<String>, value: impl Into<Vec<String>>) -> Self {
+                        self.inner.groups.get_or_insert_default().insert(key.into(), value.into());
                         self
                     }
 
@@ -408,18 +311,10 @@ pub mod io {
                     /// Replaces the whole map; [`insert_nested`](Self::insert_nested) inserts one entry.
                     pub fn nested(
                         mut self,
-                        entries: impl IntoIterator<
-                            Item = (
-                                impl Into<String>,
-                                impl Into<::std::collections::BTreeMap<String, i32>>,
-                            ),
-                        >,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<::std::collections::BTreeMap<String, i32>>)>,
                     ) -> Self {
                         self.inner.nested = Some(
-                            entries
-                                .into_iter()
-                                .map(|(key, value)| (key.into(), value.into()))
-                                .collect(),
+                            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                         );
                         self
                     }
@@ -432,10 +327,7 @@ pub mod io {
                         key: impl Into<String>,
                         value: impl Into<::std::collections::BTreeMap<String, i32>>,
                     ) -> Self {
-                        self.inner
-                            .nested
-                            .get_or_insert_default()
-                            .insert(key.into(), value.into());
+                        self.inner.nested.get_or_insert_default().insert(key.into(), value.into());
                         self
                     }
 
@@ -444,15 +336,10 @@ pub mod io {
                     /// Replaces the whole map; [`insert_anything`](Self::insert_anything) inserts one entry.
                     pub fn anything(
                         mut self,
-                        entries: impl IntoIterator<
-                            Item = (impl Into<String>, impl Into<::serde_json::Value>),
-                        >,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<::serde_json::Value>)>,
                     ) -> Self {
                         self.inner.anything = Some(
-                            entries
-                                .into_iter()
-                                .map(|(key, value)| (key.into(), value.into()))
-                                .collect(),
+                            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                         );
                         self
                     }
@@ -465,36 +352,24 @@ pub mod io {
                         key: impl Into<String>,
                         value: impl Into<::serde_json::Value>,
                     ) -> Self {
-                        self.inner
-                            .anything
-                            .get_or_insert_default()
-                            .insert(key.into(), value.into());
+                        self.inner.anything.get_or_insert_default().insert(key.into(), value.into());
                         self
                     }
 
                     /// An object without properties is free-form JSON.
-                    pub fn free(
-                        mut self,
-                        value: impl Into<::serde_json::Value>,
-                    ) -> Self {
+                    pub fn free(mut self, value: impl Into<::serde_json::Value>) -> Self {
                         self.inner.free = Some(value.into());
                         self
                     }
 
                     /// Sets `preserved`.
-                    pub fn preserved(
-                        mut self,
-                        value: impl Into<::serde_json::Value>,
-                    ) -> Self {
+                    pub fn preserved(mut self, value: impl Into<::serde_json::Value>) -> Self {
                         self.inner.preserved = Some(value.into());
                         self
                     }
 
                     /// No type at all.
-                    pub fn untyped(
-                        mut self,
-                        value: impl Into<::serde_json::Value>,
-                    ) -> Self {
+                    pub fn untyped(mut self, value: impl Into<::serde_json::Value>) -> Self {
                         self.inner.untyped = Some(value.into());
                         self
                     }

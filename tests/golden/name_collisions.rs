@@ -17,9 +17,7 @@ pub mod io {
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Widget {
                     /// Nested anonymous object whose name collides with a named schema.
-                    pub spec: Option<
-                        crate::golden::name_collisions::io::example::v1::WidgetSpec2,
-                    >,
+                    pub spec: Option<crate::golden::name_collisions::io::example::v1::WidgetSpec2>,
                     pub name_3: Option<String>,
                     pub name: Option<String>,
                     pub name_2: Option<String>,
@@ -29,42 +27,20 @@ pub mod io {
 
                 impl ::serde::Serialize for Widget {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[
-                                self.spec.is_some(),
-                                self.name_3.is_some(),
-                                self.name.is_some(),
-                                self.name_2.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.spec.is_some(),
+                            self.name_3.is_some(),
+                            self.name.is_some(),
+                            self.name_2.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "spec",
-                            self.spec.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "Name",
-                            self.name_3.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "name",
-                            self.name.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "NAME",
-                            self.name_2.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "spec", self.spec.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "Name", self.name_3.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "NAME", self.name_2.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -72,10 +48,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Widget {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct WidgetVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -87,12 +62,8 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for WidgetVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "spec",
-                                "Name",
-                                "name",
-                                "NAME",
-                            ];
+                            const NAMES: &'static [&'static str] = &["spec", "Name", "name", "NAME"];
+
                             type Field = WidgetField;
 
                             fn field(name: &str) -> Option<WidgetField> {
@@ -109,10 +80,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WidgetVisitor {
                             type Value = Widget;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Widget")
                             }
 
@@ -126,31 +94,19 @@ pub mod io {
                                 let mut name_2 = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(WidgetField::spec) => {
-                                            serde_struct::value(&mut map, &mut spec, "spec")
-                                        }
-
+                                        Some(WidgetField::spec) => serde_struct::value(&mut map, &mut spec, "spec"),
                                         Some(WidgetField::name_3) => {
                                             serde_struct::value(&mut map, &mut name_3, "Name")
                                         }
-
-                                        Some(WidgetField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-
+                                        Some(WidgetField::name) => serde_struct::value(&mut map, &mut name, "name"),
                                         Some(WidgetField::name_2) => {
                                             serde_struct::value(&mut map, &mut name_2, "NAME")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -164,12 +120,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Widget",
-                                <WidgetVisitor as serde_struct::Fields>::NAMES,
-                                WidgetVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Widget",
+                            <WidgetVisitor as serde_struct::Fields>::NAMES,
+                            WidgetVisitor,
+                        )
                     }
                 }
 
@@ -194,9 +149,7 @@ pub mod io {
                     /// Nested anonymous object whose name collides with a named schema.
                     pub fn spec(
                         mut self,
-                        value: impl Into<
-                            crate::golden::name_collisions::io::example::v1::WidgetSpec2,
-                        >,
+                        value: impl Into<crate::golden::name_collisions::io::example::v1::WidgetSpec2>,
                     ) -> Self {
                         self.inner.spec = Some(value.into());
                         self
@@ -254,20 +207,12 @@ pub mod io {
 
                 impl ::serde::Serialize for WidgetSpec2 {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.size.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[self.size.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "size",
-                            self.size.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "size", self.size.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -275,10 +220,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for WidgetSpec2 {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct WidgetSpec2Visitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -288,6 +232,7 @@ pub mod io {
 
                         impl serde_struct::Fields for WidgetSpec2Visitor {
                             const NAMES: &'static [&'static str] = &["size"];
+
                             type Field = WidgetSpec2Field;
 
                             fn field(name: &str) -> Option<WidgetSpec2Field> {
@@ -301,10 +246,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WidgetSpec2Visitor {
                             type Value = WidgetSpec2;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct WidgetSpec2")
                             }
 
@@ -315,19 +257,14 @@ pub mod io {
                                 let mut size = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(WidgetSpec2Field::size) => {
                                             serde_struct::value(&mut map, &mut size, "size")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -338,12 +275,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "WidgetSpec2",
-                                <WidgetSpec2Visitor as serde_struct::Fields>::NAMES,
-                                WidgetSpec2Visitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "WidgetSpec2",
+                            <WidgetSpec2Visitor as serde_struct::Fields>::NAMES,
+                            WidgetSpec2Visitor,
+                        )
                     }
                 }
 
@@ -403,29 +339,19 @@ pub mod io {
                 /// Schema: `io.example.v1.widget`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Widget2 {
-                    pub other: Option<
-                        crate::golden::name_collisions::io::example::v1::Widget,
-                    >,
+                    pub other: Option<crate::golden::name_collisions::io::example::v1::Widget>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Widget2 {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.other.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[self.other.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "other",
-                            self.other.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "other", self.other.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -433,10 +359,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Widget2 {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct Widget2Visitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -446,6 +371,7 @@ pub mod io {
 
                         impl serde_struct::Fields for Widget2Visitor {
                             const NAMES: &'static [&'static str] = &["other"];
+
                             type Field = Widget2Field;
 
                             fn field(name: &str) -> Option<Widget2Field> {
@@ -459,10 +385,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for Widget2Visitor {
                             type Value = Widget2;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Widget2")
                             }
 
@@ -473,19 +396,14 @@ pub mod io {
                                 let mut other = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(Widget2Field::other) => {
                                             serde_struct::value(&mut map, &mut other, "other")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -496,12 +414,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Widget2",
-                                <Widget2Visitor as serde_struct::Fields>::NAMES,
-                                Widget2Visitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Widget2",
+                            <Widget2Visitor as serde_struct::Fields>::NAMES,
+                            Widget2Visitor,
+                        )
                     }
                 }
 
@@ -526,9 +443,7 @@ pub mod io {
                     /// Sets `other`.
                     pub fn other(
                         mut self,
-                        value: impl Into<
-                            crate::golden::name_collisions::io::example::v1::Widget,
-                        >,
+                        value: impl Into<crate::golden::name_collisions::io::example::v1::Widget>,
                     ) -> Self {
                         self.inner.other = Some(value.into());
                         self
@@ -571,20 +486,12 @@ pub mod io {
 
                 impl ::serde::Serialize for WidgetSpec {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.replicas.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[self.replicas.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "replicas",
-                            self.replicas.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "replicas", self.replicas.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -592,10 +499,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for WidgetSpec {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct WidgetSpecVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -605,6 +511,7 @@ pub mod io {
 
                         impl serde_struct::Fields for WidgetSpecVisitor {
                             const NAMES: &'static [&'static str] = &["replicas"];
+
                             type Field = WidgetSpecField;
 
                             fn field(name: &str) -> Option<WidgetSpecField> {
@@ -618,10 +525,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WidgetSpecVisitor {
                             type Value = WidgetSpec;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct WidgetSpec")
                             }
 
@@ -632,19 +536,14 @@ pub mod io {
                                 let mut replicas = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(WidgetSpecField::replicas) => {
                                             serde_struct::value(&mut map, &mut replicas, "replicas")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -655,12 +554,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "WidgetSpec",
-                                <WidgetSpecVisitor as serde_struct::Fields>::NAMES,
-                                WidgetSpecVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "WidgetSpec",
+                            <WidgetSpecVisitor as serde_struct::Fields>::NAMES,
+                            WidgetSpecVisitor,
+                        )
                     }
                 }
 
@@ -721,29 +619,19 @@ pub mod io {
                 /// Schema: `io.example.v2.Widget`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Widget {
-                    pub v1: Option<
-                        crate::golden::name_collisions::io::example::v1::Widget2,
-                    >,
+                    pub v1: Option<crate::golden::name_collisions::io::example::v1::Widget2>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Widget {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.v1.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[self.v1.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "v1",
-                            self.v1.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "v1", self.v1.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -751,10 +639,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Widget {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct WidgetVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -764,6 +651,7 @@ pub mod io {
 
                         impl serde_struct::Fields for WidgetVisitor {
                             const NAMES: &'static [&'static str] = &["v1"];
+
                             type Field = WidgetField;
 
                             fn field(name: &str) -> Option<WidgetField> {
@@ -777,10 +665,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WidgetVisitor {
                             type Value = Widget;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Widget")
                             }
 
@@ -791,19 +676,12 @@ pub mod io {
                                 let mut v1 = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(WidgetField::v1) => {
-                                            serde_struct::value(&mut map, &mut v1, "v1")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        Some(WidgetField::v1) => serde_struct::value(&mut map, &mut v1, "v1"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -814,12 +692,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Widget",
-                                <WidgetVisitor as serde_struct::Fields>::NAMES,
-                                WidgetVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Widget",
+                            <WidgetVisitor as serde_struct::Fields>::NAMES,
+                            WidgetVisitor,
+                        )
                     }
                 }
 
@@ -844,9 +721,7 @@ pub mod io {
                     /// Sets `v1`.
                     pub fn v1(
                         mut self,
-                        value: impl Into<
-                            crate::golden::name_collisions::io::example::v1::Widget2,
-                        >,
+                        value: impl Into<crate::golden::name_collisions::io::example::v1::Widget2>,
                     ) -> Self {
                         self.inner.v1 = Some(value.into());
                         self

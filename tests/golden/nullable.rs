@@ -15,32 +15,23 @@ pub mod io {
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Child {
                     pub a: Option<String>,
-                    pub next: Option<
-                        Box<Option<crate::golden::nullable::io::example::v1::Child>>,
-                    >,
+                    pub next: Option<Box<Option<crate::golden::nullable::io::example::v1::Child>>>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for Child {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[self.a.is_some(), self.next.is_some()],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.a.is_some(),
+                            self.next.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         serde_struct::optional_entry(&mut state, "a", self.a.as_ref())?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "next",
-                            self.next.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "next", self.next.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -48,10 +39,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Child {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct ChildVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -62,6 +52,7 @@ pub mod io {
 
                         impl serde_struct::Fields for ChildVisitor {
                             const NAMES: &'static [&'static str] = &["a", "next"];
+
                             type Field = ChildField;
 
                             fn field(name: &str) -> Option<ChildField> {
@@ -76,10 +67,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for ChildVisitor {
                             type Value = Child;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Child")
                             }
 
@@ -91,23 +79,13 @@ pub mod io {
                                 let mut next = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(ChildField::a) => {
-                                            serde_struct::value(&mut map, &mut a, "a")
-                                        }
-
-                                        Some(ChildField::next) => {
-                                            serde_struct::value(&mut map, &mut next, "next")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        Some(ChildField::a) => serde_struct::value(&mut map, &mut a, "a"),
+                                        Some(ChildField::next) => serde_struct::value(&mut map, &mut next, "next"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -119,12 +97,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Child",
-                                <ChildVisitor as serde_struct::Fields>::NAMES,
-                                ChildVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Child",
+                            <ChildVisitor as serde_struct::Fields>::NAMES,
+                            ChildVisitor,
+                        )
                     }
                 }
 
@@ -155,9 +132,7 @@ pub mod io {
                     /// Sets `next`.
                     pub fn next(
                         mut self,
-                        value: impl Into<
-                            Option<crate::golden::nullable::io::example::v1::Child>,
-                        >,
+                        value: impl Into<Option<crate::golden::nullable::io::example::v1::Child>>,
                     ) -> Self {
                         self.inner.next = Some(Box::new(value.into()));
                         self
@@ -199,16 +174,10 @@ pub mod io {
                     /// Optional and nullable: absent, `null` and a value are three states.
                     pub note: Option<Option<String>>,
                     pub count: Option<Option<i32>>,
-                    pub parent: Option<
-                        Option<crate::golden::nullable::io::example::v1::Child>,
-                    >,
-                    pub mode: Option<
-                        Option<crate::golden::nullable::io::example::v1::NullablesMode>,
-                    >,
+                    pub parent: Option<Option<crate::golden::nullable::io::example::v1::Child>>,
+                    pub mode: Option<Option<crate::golden::nullable::io::example::v1::NullablesMode>>,
                     pub tags: Option<Option<Vec<String>>>,
-                    pub labels: Option<
-                        ::std::collections::BTreeMap<String, Option<String>>,
-                    >,
+                    pub labels: Option<::std::collections::BTreeMap<String, Option<String>>>,
                     pub scores: Option<Vec<Option<i64>>>,
                     /// Not nullable: `null` reads as absent.
                     pub plain: Option<String>,
@@ -218,68 +187,30 @@ pub mod io {
 
                 impl ::serde::Serialize for Nullables {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            2,
-                            &[
-                                self.note.is_some(),
-                                self.count.is_some(),
-                                self.parent.is_some(),
-                                self.mode.is_some(),
-                                self.tags.is_some(),
-                                self.labels.is_some(),
-                                self.scores.is_some(),
-                                self.plain.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(2, &[
+                            self.note.is_some(),
+                            self.count.is_some(),
+                            self.parent.is_some(),
+                            self.mode.is_some(),
+                            self.tags.is_some(),
+                            self.labels.is_some(),
+                            self.scores.is_some(),
+                            self.plain.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("name", &self.name)?;
                         state.serialize_entry("child", &self.child)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "note",
-                            self.note.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "count",
-                            self.count.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "parent",
-                            self.parent.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "mode",
-                            self.mode.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "tags",
-                            self.tags.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "labels",
-                            self.labels.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "scores",
-                            self.scores.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "plain",
-                            self.plain.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "note", self.note.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "count", self.count.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "parent", self.parent.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "mode", self.mode.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "tags", self.tags.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "labels", self.labels.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "scores", self.scores.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "plain", self.plain.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -287,10 +218,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Nullables {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct NullablesVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -320,6 +250,7 @@ pub mod io {
                                 "scores",
                                 "plain",
                             ];
+
                             type Field = NullablesField;
 
                             fn field(name: &str) -> Option<NullablesField> {
@@ -342,10 +273,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for NullablesVisitor {
                             type Value = Nullables;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Nullables")
                             }
 
@@ -365,55 +293,41 @@ pub mod io {
                                 let mut plain = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(NullablesField::name) => {
                                             serde_struct::value(&mut map, &mut name, "name")
                                         }
-
                                         Some(NullablesField::child) => {
                                             serde_struct::value(&mut map, &mut child, "child")
                                         }
-
                                         Some(NullablesField::note) => {
                                             serde_struct::value(&mut map, &mut note, "note")
                                         }
-
                                         Some(NullablesField::count) => {
                                             serde_struct::value(&mut map, &mut count, "count")
                                         }
-
                                         Some(NullablesField::parent) => {
                                             serde_struct::value(&mut map, &mut parent, "parent")
                                         }
-
                                         Some(NullablesField::mode) => {
                                             serde_struct::value(&mut map, &mut mode, "mode")
                                         }
-
                                         Some(NullablesField::tags) => {
                                             serde_struct::value(&mut map, &mut tags, "tags")
                                         }
-
                                         Some(NullablesField::labels) => {
                                             serde_struct::value(&mut map, &mut labels, "labels")
                                         }
-
                                         Some(NullablesField::scores) => {
                                             serde_struct::value(&mut map, &mut scores, "scores")
                                         }
-
                                         Some(NullablesField::plain) => {
                                             serde_struct::value(&mut map, &mut plain, "plain")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -433,12 +347,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Nullables",
-                                <NullablesVisitor as serde_struct::Fields>::NAMES,
-                                NullablesVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Nullables",
+                            <NullablesVisitor as serde_struct::Fields>::NAMES,
+                            NullablesVisitor,
+                        )
                     }
                 }
 
@@ -452,9 +365,7 @@ pub mod io {
                     #[inline]
                     pub fn builder(
                         name: impl Into<Option<String>>,
-                        child: impl Into<
-                            Option<crate::golden::nullable::io::example::v1::Child>,
-                        >,
+                        child: impl Into<Option<crate::golden::nullable::io::example::v1::Child>>,
                     ) -> NullablesBuilder {
                         NullablesBuilder {
                             inner: Self {
@@ -491,9 +402,7 @@ pub mod io {
                     /// Sets `child`.
                     pub fn child(
                         mut self,
-                        value: impl Into<
-                            Option<crate::golden::nullable::io::example::v1::Child>,
-                        >,
+                        value: impl Into<Option<crate::golden::nullable::io::example::v1::Child>>,
                     ) -> Self {
                         self.inner.child = value.into();
                         self
@@ -514,9 +423,7 @@ pub mod io {
                     /// Sets `parent`.
                     pub fn parent(
                         mut self,
-                        value: impl Into<
-                            Option<crate::golden::nullable::io::example::v1::Child>,
-                        >,
+                        value: impl Into<Option<crate::golden::nullable::io::example::v1::Child>>,
                     ) -> Self {
                         self.inner.parent = Some(value.into());
                         self
@@ -525,21 +432,14 @@ pub mod io {
                     /// Sets `mode`.
                     pub fn mode(
                         mut self,
-                        value: impl Into<
-                            Option<
-                                crate::golden::nullable::io::example::v1::NullablesMode,
-                            >,
-                        >,
+                        value: impl Into<Option<crate::golden::nullable::io::example::v1::NullablesMode>>,
                     ) -> Self {
                         self.inner.mode = Some(value.into());
                         self
                     }
 
                     /// Sets `tags`.
-                    pub fn tags(
-                        mut self,
-                        value: impl Into<Option<Vec<String>>>,
-                    ) -> Self {
+                    pub fn tags(mut self, value: impl Into<Option<Vec<String>>>) -> Self {
                         self.inner.tags = Some(value.into());
                         self
                     }
@@ -549,15 +449,10 @@ pub mod io {
                     /// Replaces the whole map; [`label`](Self::label) inserts one entry.
                     pub fn labels(
                         mut self,
-                        entries: impl IntoIterator<
-                            Item = (impl Into<String>, impl Into<Option<String>>),
-                        >,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<Option<String>>)>,
                     ) -> Self {
                         self.inner.labels = Some(
-                            entries
-                                .into_iter()
-                                .map(|(key, value)| (key.into(), value.into()))
-                                .collect(),
+                            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                         );
                         self
                     }
@@ -565,28 +460,16 @@ pub mod io {
                     /// Sets `labels`.
                     ///
                     /// Inserts one entry into `labels`, replacing any value under the same key; [`labels`](Self::labels) replaces the whole map.
-                    pub fn label(
-                        mut self,
-                        key: impl Into<String>,
-                        value: impl Into<Option<String>>,
-                    ) -> Self {
-                        self.inner
-                            .labels
-                            .get_or_insert_default()
-                            .insert(key.into(), value.into());
+                    pub fn label(mut self, key: impl Into<String>, value: impl Into<Option<String>>) -> Self {
+                        self.inner.labels.get_or_insert_default().insert(key.into(), value.into());
                         self
                     }
 
                     /// Sets `scores`.
                     ///
                     /// Replaces the whole list; [`score`](Self::score) appends one item.
-                    pub fn scores(
-                        mut self,
-                        items: impl IntoIterator<Item = impl Into<Option<i64>>>,
-                    ) -> Self {
-                        self.inner.scores = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                    pub fn scores(mut self, items: impl IntoIterator<Item = impl Into<Option<i64>>>) -> Self {
+                        self.inner.scores = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 
@@ -661,10 +544,7 @@ pub mod io {
                 }
 
                 impl ::std::fmt::Display for NullablesMode {
-                    fn fmt(
-                        &self,
-                        f: &mut ::std::fmt::Formatter<'_>,
-                    ) -> ::std::fmt::Result {
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(self.as_str())
                     }
                 }

@@ -28,37 +28,19 @@ pub mod io {
 
                 impl ::serde::Serialize for Weights {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[
-                                self.ratio.is_some(),
-                                self.samples.is_some(),
-                                self.limits.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.ratio.is_some(),
+                            self.samples.is_some(),
+                            self.limits.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("factor", &self.factor)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "ratio",
-                            self.ratio.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "samples",
-                            self.samples.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "limits",
-                            self.limits.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "ratio", self.ratio.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "samples", self.samples.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "limits", self.limits.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -66,10 +48,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Weights {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct WeightsVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -81,12 +62,8 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for WeightsVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "factor",
-                                "ratio",
-                                "samples",
-                                "limits",
-                            ];
+                            const NAMES: &'static [&'static str] = &["factor", "ratio", "samples", "limits"];
+
                             type Field = WeightsField;
 
                             fn field(name: &str) -> Option<WeightsField> {
@@ -103,10 +80,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WeightsVisitor {
                             type Value = Weights;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Weights")
                             }
 
@@ -120,31 +94,23 @@ pub mod io {
                                 let mut limits = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(WeightsField::factor) => {
                                             serde_struct::value(&mut map, &mut factor, "factor")
                                         }
-
                                         Some(WeightsField::ratio) => {
                                             serde_struct::value(&mut map, &mut ratio, "ratio")
                                         }
-
                                         Some(WeightsField::samples) => {
                                             serde_struct::value(&mut map, &mut samples, "samples")
                                         }
-
                                         Some(WeightsField::limits) => {
                                             serde_struct::value(&mut map, &mut limits, "limits")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -158,12 +124,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Weights",
-                                <WeightsVisitor as serde_struct::Fields>::NAMES,
-                                WeightsVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Weights",
+                            <WeightsVisitor as serde_struct::Fields>::NAMES,
+                            WeightsVisitor,
+                        )
                     }
                 }
 
@@ -174,9 +139,7 @@ pub mod io {
                     ///
                     /// - `factor` (see [`factor`](WeightsBuilder::factor))
                     #[inline]
-                    pub fn builder(
-                        factor: impl Into<::kubeforge_runtime::Number>,
-                    ) -> WeightsBuilder {
+                    pub fn builder(factor: impl Into<::kubeforge_runtime::Number>) -> WeightsBuilder {
                         WeightsBuilder {
                             inner: Self {
                                 factor: factor.into(),
@@ -198,19 +161,13 @@ pub mod io {
 
                 impl WeightsBuilder {
                     /// Sets `factor`.
-                    pub fn factor(
-                        mut self,
-                        value: impl Into<::kubeforge_runtime::Number>,
-                    ) -> Self {
+                    pub fn factor(mut self, value: impl Into<::kubeforge_runtime::Number>) -> Self {
                         self.inner.factor = value.into();
                         self
                     }
 
                     /// Sets `ratio`.
-                    pub fn ratio(
-                        mut self,
-                        value: impl Into<::kubeforge_runtime::Number>,
-                    ) -> Self {
+                    pub fn ratio(mut self, value: impl Into<::kubeforge_runtime::Number>) -> Self {
                         self.inner.ratio = Some(value.into());
                         self
                     }
@@ -220,23 +177,16 @@ pub mod io {
                     /// Replaces the whole list; [`sample`](Self::sample) appends one item.
                     pub fn samples(
                         mut self,
-                        items: impl IntoIterator<
-                            Item = impl Into<::kubeforge_runtime::Number>,
-                        >,
+                        items: impl IntoIterator<Item = impl Into<::kubeforge_runtime::Number>>,
                     ) -> Self {
-                        self.inner.samples = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                        self.inner.samples = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 
                     /// Sets `samples`.
                     ///
                     /// Appends one item to `samples`; [`samples`](Self::samples) replaces the whole list.
-                    pub fn sample(
-                        mut self,
-                        item: impl Into<::kubeforge_runtime::Number>,
-                    ) -> Self {
+                    pub fn sample(mut self, item: impl Into<::kubeforge_runtime::Number>) -> Self {
                         self.inner.samples.get_or_insert_default().push(item.into());
                         self
                     }
@@ -246,18 +196,10 @@ pub mod io {
                     /// Replaces the whole map; [`limit`](Self::limit) inserts one entry.
                     pub fn limits(
                         mut self,
-                        entries: impl IntoIterator<
-                            Item = (
-                                impl Into<String>,
-                                impl Into<::kubeforge_runtime::Number>,
-                            ),
-                        >,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<::kubeforge_runtime::Number>)>,
                     ) -> Self {
                         self.inner.limits = Some(
-                            entries
-                                .into_iter()
-                                .map(|(key, value)| (key.into(), value.into()))
-                                .collect(),
+                            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                         );
                         self
                     }
@@ -270,10 +212,7 @@ pub mod io {
                         key: impl Into<String>,
                         value: impl Into<::kubeforge_runtime::Number>,
                     ) -> Self {
-                        self.inner
-                            .limits
-                            .get_or_insert_default()
-                            .insert(key.into(), value.into());
+                        self.inner.limits.get_or_insert_default().insert(key.into(), value.into());
                         self
                     }
 

@@ -24,10 +24,7 @@ pub mod io {
 
                 impl ::serde::Serialize for Even {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
                         let len = 1 + self.unknown_fields.len();
@@ -40,10 +37,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Even {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct EvenVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -53,6 +49,7 @@ pub mod io {
 
                         impl serde_struct::Fields for EvenVisitor {
                             const NAMES: &'static [&'static str] = &["odd"];
+
                             type Field = EvenField;
 
                             fn field(name: &str) -> Option<EvenField> {
@@ -66,10 +63,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for EvenVisitor {
                             type Value = Even;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Even")
                             }
 
@@ -80,19 +74,12 @@ pub mod io {
                                 let mut odd = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(EvenField::odd) => {
-                                            serde_struct::value(&mut map, &mut odd, "odd")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        Some(EvenField::odd) => serde_struct::value(&mut map, &mut odd, "odd"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -103,12 +90,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Even",
-                                <EvenVisitor as serde_struct::Fields>::NAMES,
-                                EvenVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Even",
+                            <EvenVisitor as serde_struct::Fields>::NAMES,
+                            EvenVisitor,
+                        )
                     }
                 }
 
@@ -140,10 +126,7 @@ pub mod io {
 
                 impl EvenBuilder {
                     /// The odd half.
-                    pub fn odd(
-                        mut self,
-                        value: impl Into<crate::golden::recursion::io::example::v1::Odd>,
-                    ) -> Self {
+                    pub fn odd(mut self, value: impl Into<crate::golden::recursion::io::example::v1::Odd>) -> Self {
                         self.inner.odd = Box::new(value.into());
                         self
                     }
@@ -185,20 +168,12 @@ pub mod io {
 
                 impl ::serde::Serialize for Leaf {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.name.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[self.name.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "name",
-                            self.name.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -206,10 +181,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Leaf {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct LeafVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -219,6 +193,7 @@ pub mod io {
 
                         impl serde_struct::Fields for LeafVisitor {
                             const NAMES: &'static [&'static str] = &["name"];
+
                             type Field = LeafField;
 
                             fn field(name: &str) -> Option<LeafField> {
@@ -232,10 +207,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for LeafVisitor {
                             type Value = Leaf;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Leaf")
                             }
 
@@ -246,19 +218,12 @@ pub mod io {
                                 let mut name = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(LeafField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        Some(LeafField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -269,12 +234,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Leaf",
-                                <LeafVisitor as serde_struct::Fields>::NAMES,
-                                LeafVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Leaf",
+                            <LeafVisitor as serde_struct::Fields>::NAMES,
+                            LeafVisitor,
+                        )
                     }
                 }
 
@@ -332,12 +296,8 @@ pub mod io {
                 /// Schema: `io.example.v1.Node`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Node {
-                    pub children: Option<
-                        Vec<crate::golden::recursion::io::example::v1::Node>,
-                    >,
-                    pub next: Option<
-                        Box<crate::golden::recursion::io::example::v1::Node>,
-                    >,
+                    pub children: Option<Vec<crate::golden::recursion::io::example::v1::Node>>,
+                    pub next: Option<Box<crate::golden::recursion::io::example::v1::Node>>,
                     pub by_name: Option<
                         ::std::collections::BTreeMap<
                             String,
@@ -351,42 +311,20 @@ pub mod io {
 
                 impl ::serde::Serialize for Node {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[
-                                self.children.is_some(),
-                                self.next.is_some(),
-                                self.by_name.is_some(),
-                                self.value.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.children.is_some(),
+                            self.next.is_some(),
+                            self.by_name.is_some(),
+                            self.value.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "children",
-                            self.children.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "next",
-                            self.next.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "byName",
-                            self.by_name.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "value",
-                            self.value.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "children", self.children.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "next", self.next.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "byName", self.by_name.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "value", self.value.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -394,10 +332,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Node {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct NodeVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -409,12 +346,8 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for NodeVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "children",
-                                "next",
-                                "byName",
-                                "value",
-                            ];
+                            const NAMES: &'static [&'static str] = &["children", "next", "byName", "value"];
+
                             type Field = NodeField;
 
                             fn field(name: &str) -> Option<NodeField> {
@@ -431,10 +364,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for NodeVisitor {
                             type Value = Node;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Node")
                             }
 
@@ -448,31 +378,21 @@ pub mod io {
                                 let mut value = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(NodeField::children) => {
                                             serde_struct::value(&mut map, &mut children, "children")
                                         }
-
-                                        Some(NodeField::next) => {
-                                            serde_struct::value(&mut map, &mut next, "next")
-                                        }
-
+                                        Some(NodeField::next) => serde_struct::value(&mut map, &mut next, "next"),
                                         Some(NodeField::by_name) => {
                                             serde_struct::value(&mut map, &mut by_name, "byName")
                                         }
-
                                         Some(NodeField::value) => {
                                             serde_struct::value(&mut map, &mut value, "value")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -486,12 +406,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Node",
-                                <NodeVisitor as serde_struct::Fields>::NAMES,
-                                NodeVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Node",
+                            <NodeVisitor as serde_struct::Fields>::NAMES,
+                            NodeVisitor,
+                        )
                     }
                 }
 
@@ -518,15 +437,9 @@ pub mod io {
                     /// Replaces the whole list; [`child`](Self::child) appends one item.
                     pub fn children(
                         mut self,
-                        items: impl IntoIterator<
-                            Item = impl Into<
-                                crate::golden::recursion::io::example::v1::Node,
-                            >,
-                        >,
+                        items: impl IntoIterator<Item = impl Into<crate::golden::recursion::io::example::v1::Node>>,
                     ) -> Self {
-                        self.inner.children = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                        self.inner.children = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 
@@ -555,18 +468,10 @@ pub mod io {
                     /// Replaces the whole map; [`insert_by_name`](Self::insert_by_name) inserts one entry.
                     pub fn by_name(
                         mut self,
-                        entries: impl IntoIterator<
-                            Item = (
-                                impl Into<String>,
-                                impl Into<crate::golden::recursion::io::example::v1::Node>,
-                            ),
-                        >,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<crate::golden::recursion::io::example::v1::Node>)>,
                     ) -> Self {
                         self.inner.by_name = Some(
-                            entries
-                                .into_iter()
-                                .map(|(key, value)| (key.into(), value.into()))
-                                .collect(),
+                            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                         );
                         self
                     }
@@ -579,10 +484,7 @@ pub mod io {
                         key: impl Into<String>,
                         value: impl Into<crate::golden::recursion::io::example::v1::Node>,
                     ) -> Self {
-                        self.inner
-                            .by_name
-                            .get_or_insert_default()
-                            .insert(key.into(), value.into());
+                        self.inner.by_name.get_or_insert_default().insert(key.into(), value.into());
                         self
                     }
 
@@ -622,9 +524,7 @@ pub mod io {
                 /// Schema: `io.example.v1.Odd`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Odd {
-                    pub even: Option<
-                        Box<crate::golden::recursion::io::example::v1::Even>,
-                    >,
+                    pub even: Option<Box<crate::golden::recursion::io::example::v1::Even>>,
                     pub leaf: Option<crate::golden::recursion::io::example::v1::Leaf>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
@@ -632,27 +532,16 @@ pub mod io {
 
                 impl ::serde::Serialize for Odd {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[self.even.is_some(), self.leaf.is_some()],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.even.is_some(),
+                            self.leaf.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "even",
-                            self.even.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "leaf",
-                            self.leaf.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "even", self.even.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "leaf", self.leaf.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -660,10 +549,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Odd {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct OddVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -674,6 +562,7 @@ pub mod io {
 
                         impl serde_struct::Fields for OddVisitor {
                             const NAMES: &'static [&'static str] = &["even", "leaf"];
+
                             type Field = OddField;
 
                             fn field(name: &str) -> Option<OddField> {
@@ -688,10 +577,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for OddVisitor {
                             type Value = Odd;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Odd")
                             }
 
@@ -703,23 +589,13 @@ pub mod io {
                                 let mut leaf = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(OddField::even) => {
-                                            serde_struct::value(&mut map, &mut even, "even")
-                                        }
-
-                                        Some(OddField::leaf) => {
-                                            serde_struct::value(&mut map, &mut leaf, "leaf")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        Some(OddField::even) => serde_struct::value(&mut map, &mut even, "even"),
+                                        Some(OddField::leaf) => serde_struct::value(&mut map, &mut leaf, "leaf"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -731,12 +607,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Odd",
-                                <OddVisitor as serde_struct::Fields>::NAMES,
-                                OddVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Odd",
+                            <OddVisitor as serde_struct::Fields>::NAMES,
+                            OddVisitor,
+                        )
                     }
                 }
 
@@ -806,12 +681,8 @@ pub mod io {
                 /// Schema: `io.example.v1.Props`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Props {
-                    pub not: Option<
-                        Box<crate::golden::recursion::io::example::v1::Props>,
-                    >,
-                    pub items: Option<
-                        Box<crate::golden::recursion::io::example::v1::PropsAlias>,
-                    >,
+                    pub not: Option<Box<crate::golden::recursion::io::example::v1::Props>>,
+                    pub items: Option<Box<crate::golden::recursion::io::example::v1::PropsAlias>>,
                     pub properties: Option<
                         ::std::collections::BTreeMap<
                             String,
@@ -824,36 +695,18 @@ pub mod io {
 
                 impl ::serde::Serialize for Props {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[
-                                self.not.is_some(),
-                                self.items.is_some(),
-                                self.properties.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.not.is_some(),
+                            self.items.is_some(),
+                            self.properties.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "not",
-                            self.not.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "items",
-                            self.items.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "properties",
-                            self.properties.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "not", self.not.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "items", self.items.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "properties", self.properties.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -861,10 +714,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Props {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct PropsVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -875,11 +727,8 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for PropsVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "not",
-                                "items",
-                                "properties",
-                            ];
+                            const NAMES: &'static [&'static str] = &["not", "items", "properties"];
+
                             type Field = PropsField;
 
                             fn field(name: &str) -> Option<PropsField> {
@@ -895,10 +744,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for PropsVisitor {
                             type Value = Props;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Props")
                             }
 
@@ -911,27 +757,18 @@ pub mod io {
                                 let mut properties = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(PropsField::not) => {
-                                            serde_struct::value(&mut map, &mut not, "not")
-                                        }
-
+                                        Some(PropsField::not) => serde_struct::value(&mut map, &mut not, "not"),
                                         Some(PropsField::items) => {
                                             serde_struct::value(&mut map, &mut items, "items")
                                         }
-
                                         Some(PropsField::properties) => {
                                             serde_struct::value(&mut map, &mut properties, "properties")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -944,12 +781,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Props",
-                                <PropsVisitor as serde_struct::Fields>::NAMES,
-                                PropsVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Props",
+                            <PropsVisitor as serde_struct::Fields>::NAMES,
+                            PropsVisitor,
+                        )
                     }
                 }
 
@@ -974,9 +810,7 @@ pub mod io {
                     /// Sets `not`.
                     pub fn set_not(
                         mut self,
-                        value: impl Into<
-                            crate::golden::recursion::io::example::v1::Props,
-                        >,
+                        value: impl Into<crate::golden::recursion::io::example::v1::Props>,
                     ) -> Self {
                         self.inner.not = Some(Box::new(value.into()));
                         self
@@ -985,9 +819,7 @@ pub mod io {
                     /// Sets `items`.
                     pub fn items(
                         mut self,
-                        value: impl Into<
-                            crate::golden::recursion::io::example::v1::PropsAlias,
-                        >,
+                        value: impl Into<crate::golden::recursion::io::example::v1::PropsAlias>,
                     ) -> Self {
                         self.inner.items = Some(Box::new(value.into()));
                         self
@@ -998,18 +830,10 @@ pub mod io {
                     /// Replaces the whole map; [`property`](Self::property) inserts one entry.
                     pub fn properties(
                         mut self,
-                        entries: impl IntoIterator<
-                            Item = (
-                                impl Into<String>,
-                                impl Into<crate::golden::recursion::io::example::v1::Props>,
-                            ),
-                        >,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<crate::golden::recursion::io::example::v1::Props>)>,
                     ) -> Self {
                         self.inner.properties = Some(
-                            entries
-                                .into_iter()
-                                .map(|(key, value)| (key.into(), value.into()))
-                                .collect(),
+                            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                         );
                         self
                     }
@@ -1020,14 +844,9 @@ pub mod io {
                     pub fn property(
                         mut self,
                         key: impl Into<String>,
-                        value: impl Into<
-                            crate::golden::recursion::io::example::v1::Props,
-                        >,
+                        value: impl Into<crate::golden::recursion::io::example::v1::Props>,
                     ) -> Self {
-                        self.inner
-                            .properties
-                            .get_or_insert_default()
-                            .insert(key.into(), value.into());
+                        self.inner.properties.get_or_insert_default().insert(key.into(), value.into());
                         self
                     }
 

@@ -26,41 +26,30 @@ pub mod apimachinery {
 
                         impl ::serde::Serialize for ListMeta {
                             #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(
-                                &self,
-                                serializer: S,
-                            ) -> Result<S::Ok, S::Error> {
+                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                                 use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(
-                                    0,
-                                    &[self.continue_.is_some(), self.resource_version.is_some()],
-                                ) + self.unknown_fields.len();
+                                let len = serde_struct::len(0, &[
+                                    self.continue_.is_some(),
+                                    self.resource_version.is_some(),
+                                ]) + self.unknown_fields.len();
                                 let mut state = serializer.serialize_map(Some(len))?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "continue",
-                                    self.continue_.as_ref(),
-                                )?;
+                                serde_struct::optional_entry(&mut state, "continue", self.continue_.as_ref())?;
                                 serde_struct::optional_entry(
                                     &mut state,
                                     "resourceVersion",
                                     self.resource_version.as_ref(),
                                 )?;
-                                serde_struct::extra_entries(
-                                    &mut state,
-                                    &self.unknown_fields,
-                                )?;
+                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                                 state.end()
                             }
                         }
 
                         impl<'de> ::serde::Deserialize<'de> for ListMeta {
                             #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(
-                                deserializer: D,
-                            ) -> Result<Self, D::Error> {
+                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                                 use ::kubeforge_runtime::serde_struct;
+
                                 struct ListMetaVisitor;
 
                                 #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -70,10 +59,8 @@ pub mod apimachinery {
                                 }
 
                                 impl serde_struct::Fields for ListMetaVisitor {
-                                    const NAMES: &'static [&'static str] = &[
-                                        "continue",
-                                        "resourceVersion",
-                                    ];
+                                    const NAMES: &'static [&'static str] = &["continue", "resourceVersion"];
+
                                     type Field = ListMetaField;
 
                                     fn field(name: &str) -> Option<ListMetaField> {
@@ -88,10 +75,7 @@ pub mod apimachinery {
                                 impl<'de> ::serde::de::Visitor<'de> for ListMetaVisitor {
                                     type Value = ListMeta;
 
-                                    fn expecting(
-                                        &self,
-                                        f: &mut ::std::fmt::Formatter<'_>,
-                                    ) -> ::std::fmt::Result {
+                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                         f.write_str("struct ListMeta")
                                     }
 
@@ -103,27 +87,17 @@ pub mod apimachinery {
                                         let mut resource_version = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(field) = map
-                                            .next_key_seed(
-                                                serde_struct::NamedKey::<Self>::new(&mut key),
-                                            )?
-                                        {
+                                        while let Some(field) = map.next_key_seed(
+                                            serde_struct::NamedKey::<Self>::new(&mut key),
+                                        )? {
                                             match field {
                                                 Some(ListMetaField::continue_) => {
                                                     serde_struct::value(&mut map, &mut continue_, "continue")
                                                 }
-
                                                 Some(ListMetaField::resource_version) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut resource_version,
-                                                        "resourceVersion",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut resource_version, "resourceVersion")
                                                 }
-
-                                                None => {
-                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                                }
+                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                             }?;
                                         }
 
@@ -135,12 +109,11 @@ pub mod apimachinery {
                                     }
                                 }
 
-                                deserializer
-                                    .deserialize_struct(
-                                        "ListMeta",
-                                        <ListMetaVisitor as serde_struct::Fields>::NAMES,
-                                        ListMetaVisitor,
-                                    )
+                                deserializer.deserialize_struct(
+                                    "ListMeta",
+                                    <ListMetaVisitor as serde_struct::Fields>::NAMES,
+                                    ListMetaVisitor,
+                                )
                             }
                         }
 
@@ -163,19 +136,13 @@ pub mod apimachinery {
 
                         impl ListMetaBuilder {
                             /// Sets `continue_`.
-                            pub fn continue_(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn continue_(mut self, value: impl Into<String>) -> Self {
                                 self.inner.continue_ = Some(value.into());
                                 self
                             }
 
                             /// Sets `resource_version`.
-                            pub fn resource_version(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn resource_version(mut self, value: impl Into<String>) -> Self {
                                 self.inner.resource_version = Some(value.into());
                                 self
                             }
@@ -218,41 +185,26 @@ pub mod apimachinery {
 
                         impl ::serde::Serialize for ObjectMeta {
                             #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(
-                                &self,
-                                serializer: S,
-                            ) -> Result<S::Ok, S::Error> {
+                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                                 use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(
-                                    0,
-                                    &[self.name.is_some(), self.namespace.is_some()],
-                                ) + self.unknown_fields.len();
+                                let len = serde_struct::len(0, &[
+                                    self.name.is_some(),
+                                    self.namespace.is_some(),
+                                ]) + self.unknown_fields.len();
                                 let mut state = serializer.serialize_map(Some(len))?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "name",
-                                    self.name.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "namespace",
-                                    self.namespace.as_ref(),
-                                )?;
-                                serde_struct::extra_entries(
-                                    &mut state,
-                                    &self.unknown_fields,
-                                )?;
+                                serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "namespace", self.namespace.as_ref())?;
+                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                                 state.end()
                             }
                         }
 
                         impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                             #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(
-                                deserializer: D,
-                            ) -> Result<Self, D::Error> {
+                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                                 use ::kubeforge_runtime::serde_struct;
+
                                 struct ObjectMetaVisitor;
 
                                 #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -262,10 +214,8 @@ pub mod apimachinery {
                                 }
 
                                 impl serde_struct::Fields for ObjectMetaVisitor {
-                                    const NAMES: &'static [&'static str] = &[
-                                        "name",
-                                        "namespace",
-                                    ];
+                                    const NAMES: &'static [&'static str] = &["name", "namespace"];
+
                                     type Field = ObjectMetaField;
 
                                     fn field(name: &str) -> Option<ObjectMetaField> {
@@ -280,10 +230,7 @@ pub mod apimachinery {
                                 impl<'de> ::serde::de::Visitor<'de> for ObjectMetaVisitor {
                                     type Value = ObjectMeta;
 
-                                    fn expecting(
-                                        &self,
-                                        f: &mut ::std::fmt::Formatter<'_>,
-                                    ) -> ::std::fmt::Result {
+                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                         f.write_str("struct ObjectMeta")
                                     }
 
@@ -295,23 +242,17 @@ pub mod apimachinery {
                                         let mut namespace = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(field) = map
-                                            .next_key_seed(
-                                                serde_struct::NamedKey::<Self>::new(&mut key),
-                                            )?
-                                        {
+                                        while let Some(field) = map.next_key_seed(
+                                            serde_struct::NamedKey::<Self>::new(&mut key),
+                                        )? {
                                             match field {
                                                 Some(ObjectMetaField::name) => {
                                                     serde_struct::value(&mut map, &mut name, "name")
                                                 }
-
                                                 Some(ObjectMetaField::namespace) => {
                                                     serde_struct::value(&mut map, &mut namespace, "namespace")
                                                 }
-
-                                                None => {
-                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                                }
+                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                             }?;
                                         }
 
@@ -323,12 +264,11 @@ pub mod apimachinery {
                                     }
                                 }
 
-                                deserializer
-                                    .deserialize_struct(
-                                        "ObjectMeta",
-                                        <ObjectMetaVisitor as serde_struct::Fields>::NAMES,
-                                        ObjectMetaVisitor,
-                                    )
+                                deserializer.deserialize_struct(
+                                    "ObjectMeta",
+                                    <ObjectMetaVisitor as serde_struct::Fields>::NAMES,
+                                    ObjectMetaVisitor,
+                                )
                             }
                         }
 
@@ -357,10 +297,7 @@ pub mod apimachinery {
                             }
 
                             /// Sets `namespace`.
-                            pub fn namespace(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn namespace(mut self, value: impl Into<String>) -> Self {
                                 self.inner.namespace = Some(value.into());
                                 self
                             }
@@ -407,21 +344,15 @@ pub mod apimachinery {
 
                         impl ::serde::Serialize for Status {
                             #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(
-                                &self,
-                                serializer: S,
-                            ) -> Result<S::Ok, S::Error> {
+                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                                 use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(
-                                    0,
-                                    &[
-                                        self.api_version.is_present(),
-                                        self.kind.is_present(),
-                                        self.message.is_some(),
-                                        self.code.is_some(),
-                                    ],
-                                ) + self.unknown_fields.len();
+                                let len = serde_struct::len(0, &[
+                                    self.api_version.is_present(),
+                                    self.kind.is_present(),
+                                    self.message.is_some(),
+                                    self.code.is_some(),
+                                ]) + self.unknown_fields.len();
                                 let mut state = serializer.serialize_map(Some(len))?;
                                 serde_struct::entry_if(
                                     &mut state,
@@ -429,36 +360,19 @@ pub mod apimachinery {
                                     &self.api_version,
                                     self.api_version.is_present(),
                                 )?;
-                                serde_struct::entry_if(
-                                    &mut state,
-                                    "kind",
-                                    &self.kind,
-                                    self.kind.is_present(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "message",
-                                    self.message.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "code",
-                                    self.code.as_ref(),
-                                )?;
-                                serde_struct::extra_entries(
-                                    &mut state,
-                                    &self.unknown_fields,
-                                )?;
+                                serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+                                serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "code", self.code.as_ref())?;
+                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                                 state.end()
                             }
                         }
 
                         impl<'de> ::serde::Deserialize<'de> for Status {
                             #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(
-                                deserializer: D,
-                            ) -> Result<Self, D::Error> {
+                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                                 use ::kubeforge_runtime::serde_struct;
+
                                 struct StatusVisitor;
 
                                 #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -470,12 +384,8 @@ pub mod apimachinery {
                                 }
 
                                 impl serde_struct::Fields for StatusVisitor {
-                                    const NAMES: &'static [&'static str] = &[
-                                        "apiVersion",
-                                        "kind",
-                                        "message",
-                                        "code",
-                                    ];
+                                    const NAMES: &'static [&'static str] = &["apiVersion", "kind", "message", "code"];
+
                                     type Field = StatusField;
 
                                     fn field(name: &str) -> Option<StatusField> {
@@ -492,10 +402,7 @@ pub mod apimachinery {
                                 impl<'de> ::serde::de::Visitor<'de> for StatusVisitor {
                                     type Value = Status;
 
-                                    fn expecting(
-                                        &self,
-                                        f: &mut ::std::fmt::Formatter<'_>,
-                                    ) -> ::std::fmt::Result {
+                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                         f.write_str("struct Status")
                                     }
 
@@ -509,43 +416,25 @@ pub mod apimachinery {
                                         let mut code = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(field) = map
-                                            .next_key_seed(
-                                                serde_struct::NamedKey::<Self>::new(&mut key),
-                                            )?
-                                        {
+                                        while let Some(field) = map.next_key_seed(
+                                            serde_struct::NamedKey::<Self>::new(&mut key),
+                                        )? {
                                             match field {
                                                 Some(StatusField::api_version) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut api_version,
-                                                        "apiVersion",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                                 }
-
-                                                Some(StatusField::kind) => {
-                                                    serde_struct::value(&mut map, &mut kind, "kind")
-                                                }
-
+                                                Some(StatusField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
                                                 Some(StatusField::message) => {
                                                     serde_struct::value(&mut map, &mut message, "message")
                                                 }
-
-                                                Some(StatusField::code) => {
-                                                    serde_struct::value(&mut map, &mut code, "code")
-                                                }
-
-                                                None => {
-                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                                }
+                                                Some(StatusField::code) => serde_struct::value(&mut map, &mut code, "code"),
+                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                             }?;
                                         }
 
                                         Ok(Status {
-                                            api_version: api_version
-                                                .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                            kind: kind
-                                                .unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                            api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                            kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                             message: serde_struct::optional(message),
                                             code: serde_struct::optional(code),
                                             unknown_fields,
@@ -553,12 +442,11 @@ pub mod apimachinery {
                                     }
                                 }
 
-                                deserializer
-                                    .deserialize_struct(
-                                        "Status",
-                                        <StatusVisitor as serde_struct::Fields>::NAMES,
-                                        StatusVisitor,
-                                    )
+                                deserializer.deserialize_struct(
+                                    "Status",
+                                    <StatusVisitor as serde_struct::Fields>::NAMES,
+                                    StatusVisitor,
+                                )
                             }
                         }
 
@@ -685,20 +573,14 @@ pub mod com {
 
                 impl ::serde::Serialize for Gadget {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[
-                                self.api_version.is_present(),
-                                self.kind.is_present(),
-                                self.metadata.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.api_version.is_present(),
+                            self.kind.is_present(),
+                            self.metadata.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         serde_struct::entry_if(
                             &mut state,
@@ -706,17 +588,8 @@ pub mod com {
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "kind",
-                            &self.kind,
-                            self.kind.is_present(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "metadata",
-                            self.metadata.as_ref(),
-                        )?;
+                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
                         state.serialize_entry("spec", &self.spec)?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
@@ -725,10 +598,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for Gadget {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct GadgetVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -740,12 +612,8 @@ pub mod com {
                         }
 
                         impl serde_struct::Fields for GadgetVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "apiVersion",
-                                "kind",
-                                "metadata",
-                                "spec",
-                            ];
+                            const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
+
                             type Field = GadgetField;
 
                             fn field(name: &str) -> Option<GadgetField> {
@@ -762,10 +630,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for GadgetVisitor {
                             type Value = Gadget;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Gadget")
                             }
 
@@ -779,43 +644,25 @@ pub mod com {
                                 let mut spec = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(GadgetField::api_version) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut api_version,
-                                                "apiVersion",
-                                            )
+                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
-
-                                        Some(GadgetField::kind) => {
-                                            serde_struct::value(&mut map, &mut kind, "kind")
-                                        }
-
+                                        Some(GadgetField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
                                         Some(GadgetField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
-
-                                        Some(GadgetField::spec) => {
-                                            serde_struct::value(&mut map, &mut spec, "spec")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        Some(GadgetField::spec) => serde_struct::value(&mut map, &mut spec, "spec"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
                                 Ok(Gadget {
-                                    api_version: api_version
-                                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind
-                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     spec: serde_struct::required(spec, "spec")?,
                                     unknown_fields,
@@ -823,12 +670,11 @@ pub mod com {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Gadget",
-                                <GadgetVisitor as serde_struct::Fields>::NAMES,
-                                GadgetVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Gadget",
+                            <GadgetVisitor as serde_struct::Fields>::NAMES,
+                            GadgetVisitor,
+                        )
                     }
                 }
 
@@ -855,9 +701,7 @@ pub mod com {
                     pub fn builder(
                         name: impl Into<String>,
                         namespace: impl Into<String>,
-                        spec: impl Into<
-                            crate::golden::resource::com::example::v1::GadgetSpec,
-                        >,
+                        spec: impl Into<crate::golden::resource::com::example::v1::GadgetSpec>,
                     ) -> GadgetBuilder {
                         GadgetBuilder {
                             inner: Self {
@@ -887,9 +731,7 @@ pub mod com {
                     /// Sets `metadata`.
                     pub fn metadata(
                         mut self,
-                        value: impl Into<
-                            crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-                        >,
+                        value: impl Into<crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
@@ -900,15 +742,11 @@ pub mod com {
                     /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
                     pub fn metadata_with(
                         mut self,
-                        edit: impl FnOnce(
-                            crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
-                        ) -> crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+                        edit: impl FnOnce(crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
                     ) -> Self {
                         let current = match self.inner.metadata.take() {
                             Some(value) => value.into(),
-                            None => {
-                                crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
-                            }
+                            None => crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
                         };
                         self.inner.metadata = Some(edit(current).build());
                         self
@@ -917,9 +755,7 @@ pub mod com {
                     /// Sets `spec`.
                     pub fn spec(
                         mut self,
-                        value: impl Into<
-                            crate::golden::resource::com::example::v1::GadgetSpec,
-                        >,
+                        value: impl Into<crate::golden::resource::com::example::v1::GadgetSpec>,
                     ) -> Self {
                         self.inner.spec = value.into();
                         self
@@ -993,10 +829,7 @@ pub mod com {
                         body: &[u8],
                     ) -> Result<(), crate::golden::resource::routes::ResponseError> {
                         match status.as_u16() {
-                            200..=299 => {
-                                ::kubeforge_runtime::response::empty(status, body)
-                            }
-
+                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -1041,10 +874,7 @@ pub mod com {
                         body: &[u8],
                     ) -> Result<(), crate::golden::resource::routes::ResponseError> {
                         match status.as_u16() {
-                            200..=299 => {
-                                ::kubeforge_runtime::response::empty(status, body)
-                            }
-
+                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -1090,10 +920,7 @@ pub mod com {
                         body: &[u8],
                     ) -> Result<(), crate::golden::resource::routes::ResponseError> {
                         match status.as_u16() {
-                            200..=299 => {
-                                ::kubeforge_runtime::response::empty(status, body)
-                            }
-
+                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -1110,21 +937,13 @@ pub mod com {
 
                 impl ::serde::Serialize for GadgetSpec {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[self.color.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[self.color.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("size", &self.size)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "color",
-                            self.color.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "color", self.color.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -1132,10 +951,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for GadgetSpec {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct GadgetSpecVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -1146,6 +964,7 @@ pub mod com {
 
                         impl serde_struct::Fields for GadgetSpecVisitor {
                             const NAMES: &'static [&'static str] = &["size", "color"];
+
                             type Field = GadgetSpecField;
 
                             fn field(name: &str) -> Option<GadgetSpecField> {
@@ -1160,10 +979,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for GadgetSpecVisitor {
                             type Value = GadgetSpec;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct GadgetSpec")
                             }
 
@@ -1175,23 +991,17 @@ pub mod com {
                                 let mut color = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(GadgetSpecField::size) => {
                                             serde_struct::value(&mut map, &mut size, "size")
                                         }
-
                                         Some(GadgetSpecField::color) => {
                                             serde_struct::value(&mut map, &mut color, "color")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -1203,12 +1013,11 @@ pub mod com {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "GadgetSpec",
-                                <GadgetSpecVisitor as serde_struct::Fields>::NAMES,
-                                GadgetSpecVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "GadgetSpec",
+                            <GadgetSpecVisitor as serde_struct::Fields>::NAMES,
+                            GadgetSpecVisitor,
+                        )
                     }
                 }
 
@@ -1298,20 +1107,14 @@ pub mod com {
 
                 impl ::serde::Serialize for GadgetList {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[
-                                self.api_version.is_present(),
-                                self.kind.is_present(),
-                                self.metadata.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.api_version.is_present(),
+                            self.kind.is_present(),
+                            self.metadata.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         serde_struct::entry_if(
                             &mut state,
@@ -1320,17 +1123,8 @@ pub mod com {
                             self.api_version.is_present(),
                         )?;
                         state.serialize_entry("items", &self.items)?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "kind",
-                            &self.kind,
-                            self.kind.is_present(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "metadata",
-                            self.metadata.as_ref(),
-                        )?;
+                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -1338,10 +1132,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for GadgetList {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct GadgetListVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -1353,12 +1146,8 @@ pub mod com {
                         }
 
                         impl serde_struct::Fields for GadgetListVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "apiVersion",
-                                "items",
-                                "kind",
-                                "metadata",
-                            ];
+                            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
+
                             type Field = GadgetListField;
 
                             fn field(name: &str) -> Option<GadgetListField> {
@@ -1375,10 +1164,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for GadgetListVisitor {
                             type Value = GadgetList;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct GadgetList")
                             }
 
@@ -1392,56 +1178,41 @@ pub mod com {
                                 let mut metadata = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(GadgetListField::api_version) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut api_version,
-                                                "apiVersion",
-                                            )
+                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
-
                                         Some(GadgetListField::items) => {
                                             serde_struct::value(&mut map, &mut items, "items")
                                         }
-
                                         Some(GadgetListField::kind) => {
                                             serde_struct::value(&mut map, &mut kind, "kind")
                                         }
-
                                         Some(GadgetListField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
                                 Ok(GadgetList {
-                                    api_version: api_version
-                                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     items: serde_struct::required(items, "items")?,
-                                    kind: kind
-                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     unknown_fields,
                                 })
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "GadgetList",
-                                <GadgetListVisitor as serde_struct::Fields>::NAMES,
-                                GadgetListVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "GadgetList",
+                            <GadgetListVisitor as serde_struct::Fields>::NAMES,
+                            GadgetListVisitor,
+                        )
                     }
                 }
 
@@ -1465,9 +1236,7 @@ pub mod com {
                     #[inline]
                     pub fn builder(
                         items: impl IntoIterator<
-                            Item = impl Into<
-                                crate::golden::resource::com::example::v1::Gadget,
-                            >,
+                            Item = impl Into<crate::golden::resource::com::example::v1::Gadget>,
                         >,
                     ) -> GadgetListBuilder {
                         GadgetListBuilder {
@@ -1495,11 +1264,7 @@ pub mod com {
                     /// Replaces the whole list; [`item`](Self::item) appends one item.
                     pub fn items(
                         mut self,
-                        items: impl IntoIterator<
-                            Item = impl Into<
-                                crate::golden::resource::com::example::v1::Gadget,
-                            >,
-                        >,
+                        items: impl IntoIterator<Item = impl Into<crate::golden::resource::com::example::v1::Gadget>>,
                     ) -> Self {
                         self.inner.items = items.into_iter().map(Into::into).collect();
                         self
@@ -1510,9 +1275,7 @@ pub mod com {
                     /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
                     pub fn item(
                         mut self,
-                        item: impl Into<
-                            crate::golden::resource::com::example::v1::Gadget,
-                        >,
+                        item: impl Into<crate::golden::resource::com::example::v1::Gadget>,
                     ) -> Self {
                         self.inner.items.push(item.into());
                         self
@@ -1521,9 +1284,7 @@ pub mod com {
                     /// Sets `metadata`.
                     pub fn metadata(
                         mut self,
-                        value: impl Into<
-                            crate::golden::resource::apimachinery::pkg::apis::meta::v1::ListMeta,
-                        >,
+                        value: impl Into<crate::golden::resource::apimachinery::pkg::apis::meta::v1::ListMeta>,
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
@@ -1578,20 +1339,14 @@ pub mod com {
 
                 impl ::serde::Serialize for Gizmo {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[
-                                self.api_version.is_present(),
-                                self.kind.is_present(),
-                                self.metadata.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.api_version.is_present(),
+                            self.kind.is_present(),
+                            self.metadata.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         serde_struct::entry_if(
                             &mut state,
@@ -1599,17 +1354,8 @@ pub mod com {
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "kind",
-                            &self.kind,
-                            self.kind.is_present(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "metadata",
-                            self.metadata.as_ref(),
-                        )?;
+                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -1617,10 +1363,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for Gizmo {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct GizmoVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -1631,11 +1376,8 @@ pub mod com {
                         }
 
                         impl serde_struct::Fields for GizmoVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "apiVersion",
-                                "kind",
-                                "metadata",
-                            ];
+                            const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata"];
+
                             type Field = GizmoField;
 
                             fn field(name: &str) -> Option<GizmoField> {
@@ -1651,10 +1393,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for GizmoVisitor {
                             type Value = Gizmo;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Gizmo")
                             }
 
@@ -1667,51 +1406,35 @@ pub mod com {
                                 let mut metadata = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(GizmoField::api_version) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut api_version,
-                                                "apiVersion",
-                                            )
+                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
-
-                                        Some(GizmoField::kind) => {
-                                            serde_struct::value(&mut map, &mut kind, "kind")
-                                        }
-
+                                        Some(GizmoField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
                                         Some(GizmoField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
                                 Ok(Gizmo {
-                                    api_version: api_version
-                                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind
-                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     unknown_fields,
                                 })
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Gizmo",
-                                <GizmoVisitor as serde_struct::Fields>::NAMES,
-                                GizmoVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Gizmo",
+                            <GizmoVisitor as serde_struct::Fields>::NAMES,
+                            GizmoVisitor,
+                        )
                     }
                 }
 
@@ -1756,9 +1479,7 @@ pub mod com {
                     /// Sets `metadata`.
                     pub fn metadata(
                         mut self,
-                        value: impl Into<
-                            crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-                        >,
+                        value: impl Into<crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
@@ -1769,15 +1490,11 @@ pub mod com {
                     /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
                     pub fn metadata_with(
                         mut self,
-                        edit: impl FnOnce(
-                            crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
-                        ) -> crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+                        edit: impl FnOnce(crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
                     ) -> Self {
                         let current = match self.inner.metadata.take() {
                             Some(value) => value.into(),
-                            None => {
-                                crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
-                            }
+                            None => crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
                         };
                         self.inner.metadata = Some(edit(current).build());
                         self
@@ -1845,10 +1562,7 @@ pub mod com {
                         body: &[u8],
                     ) -> Result<(), crate::golden::resource::routes::ResponseError> {
                         match status.as_u16() {
-                            200..=299 => {
-                                ::kubeforge_runtime::response::empty(status, body)
-                            }
-
+                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -1871,36 +1585,18 @@ pub mod com {
 
                 impl ::serde::Serialize for Options {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[
-                                self.api_version.is_some(),
-                                self.kind.is_some(),
-                                self.dry_run.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.api_version.is_some(),
+                            self.kind.is_some(),
+                            self.dry_run.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "apiVersion",
-                            self.api_version.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "kind",
-                            self.kind.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "dryRun",
-                            self.dry_run.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "apiVersion", self.api_version.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "kind", self.kind.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "dryRun", self.dry_run.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -1908,10 +1604,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for Options {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct OptionsVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -1922,11 +1617,8 @@ pub mod com {
                         }
 
                         impl serde_struct::Fields for OptionsVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "apiVersion",
-                                "kind",
-                                "dryRun",
-                            ];
+                            const NAMES: &'static [&'static str] = &["apiVersion", "kind", "dryRun"];
+
                             type Field = OptionsField;
 
                             fn field(name: &str) -> Option<OptionsField> {
@@ -1942,10 +1634,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for OptionsVisitor {
                             type Value = Options;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Options")
                             }
 
@@ -1958,31 +1647,20 @@ pub mod com {
                                 let mut dry_run = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(OptionsField::api_version) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut api_version,
-                                                "apiVersion",
-                                            )
+                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
-
                                         Some(OptionsField::kind) => {
                                             serde_struct::value(&mut map, &mut kind, "kind")
                                         }
-
                                         Some(OptionsField::dry_run) => {
                                             serde_struct::value(&mut map, &mut dry_run, "dryRun")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -1995,12 +1673,11 @@ pub mod com {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Options",
-                                <OptionsVisitor as serde_struct::Fields>::NAMES,
-                                OptionsVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Options",
+                            <OptionsVisitor as serde_struct::Fields>::NAMES,
+                            OptionsVisitor,
+                        )
                     }
                 }
 
@@ -2037,13 +1714,8 @@ pub mod com {
                     /// Sets `dry_run`.
                     ///
                     /// Replaces the whole list; [`push_dry_run`](Self::push_dry_run) appends one item.
-                    pub fn dry_run(
-                        mut self,
-                        items: impl IntoIterator<Item = impl Into<String>>,
-                    ) -> Self {
-                        self.inner.dry_run = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                    pub fn dry_run(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+                        self.inner.dry_run = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 

@@ -30,21 +30,15 @@ pub mod apimachinery {
 
                         impl ::serde::Serialize for Status {
                             #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(
-                                &self,
-                                serializer: S,
-                            ) -> Result<S::Ok, S::Error> {
+                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                                 use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(
-                                    0,
-                                    &[
-                                        self.api_version.is_present(),
-                                        self.kind.is_present(),
-                                        self.message.is_some(),
-                                        self.code.is_some(),
-                                    ],
-                                ) + self.unknown_fields.len();
+                                let len = serde_struct::len(0, &[
+                                    self.api_version.is_present(),
+                                    self.kind.is_present(),
+                                    self.message.is_some(),
+                                    self.code.is_some(),
+                                ]) + self.unknown_fields.len();
                                 let mut state = serializer.serialize_map(Some(len))?;
                                 serde_struct::entry_if(
                                     &mut state,
@@ -52,36 +46,19 @@ pub mod apimachinery {
                                     &self.api_version,
                                     self.api_version.is_present(),
                                 )?;
-                                serde_struct::entry_if(
-                                    &mut state,
-                                    "kind",
-                                    &self.kind,
-                                    self.kind.is_present(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "message",
-                                    self.message.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "code",
-                                    self.code.as_ref(),
-                                )?;
-                                serde_struct::extra_entries(
-                                    &mut state,
-                                    &self.unknown_fields,
-                                )?;
+                                serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+                                serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "code", self.code.as_ref())?;
+                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                                 state.end()
                             }
                         }
 
                         impl<'de> ::serde::Deserialize<'de> for Status {
                             #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(
-                                deserializer: D,
-                            ) -> Result<Self, D::Error> {
+                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                                 use ::kubeforge_runtime::serde_struct;
+
                                 struct StatusVisitor;
 
                                 #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -93,12 +70,8 @@ pub mod apimachinery {
                                 }
 
                                 impl serde_struct::Fields for StatusVisitor {
-                                    const NAMES: &'static [&'static str] = &[
-                                        "apiVersion",
-                                        "kind",
-                                        "message",
-                                        "code",
-                                    ];
+                                    const NAMES: &'static [&'static str] = &["apiVersion", "kind", "message", "code"];
+
                                     type Field = StatusField;
 
                                     fn field(name: &str) -> Option<StatusField> {
@@ -115,10 +88,7 @@ pub mod apimachinery {
                                 impl<'de> ::serde::de::Visitor<'de> for StatusVisitor {
                                     type Value = Status;
 
-                                    fn expecting(
-                                        &self,
-                                        f: &mut ::std::fmt::Formatter<'_>,
-                                    ) -> ::std::fmt::Result {
+                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                         f.write_str("struct Status")
                                     }
 
@@ -132,43 +102,25 @@ pub mod apimachinery {
                                         let mut code = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(field) = map
-                                            .next_key_seed(
-                                                serde_struct::NamedKey::<Self>::new(&mut key),
-                                            )?
-                                        {
+                                        while let Some(field) = map.next_key_seed(
+                                            serde_struct::NamedKey::<Self>::new(&mut key),
+                                        )? {
                                             match field {
                                                 Some(StatusField::api_version) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut api_version,
-                                                        "apiVersion",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                                 }
-
-                                                Some(StatusField::kind) => {
-                                                    serde_struct::value(&mut map, &mut kind, "kind")
-                                                }
-
+                                                Some(StatusField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
                                                 Some(StatusField::message) => {
                                                     serde_struct::value(&mut map, &mut message, "message")
                                                 }
-
-                                                Some(StatusField::code) => {
-                                                    serde_struct::value(&mut map, &mut code, "code")
-                                                }
-
-                                                None => {
-                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                                }
+                                                Some(StatusField::code) => serde_struct::value(&mut map, &mut code, "code"),
+                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                             }?;
                                         }
 
                                         Ok(Status {
-                                            api_version: api_version
-                                                .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                            kind: kind
-                                                .unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                            api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                            kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                             message: serde_struct::optional(message),
                                             code: serde_struct::optional(code),
                                             unknown_fields,
@@ -176,12 +128,11 @@ pub mod apimachinery {
                                     }
                                 }
 
-                                deserializer
-                                    .deserialize_struct(
-                                        "Status",
-                                        <StatusVisitor as serde_struct::Fields>::NAMES,
-                                        StatusVisitor,
-                                    )
+                                deserializer.deserialize_struct(
+                                    "Status",
+                                    <StatusVisitor as serde_struct::Fields>::NAMES,
+                                    StatusVisitor,
+                                )
                             }
                         }
 
@@ -282,20 +233,14 @@ pub mod com {
 
                 impl ::serde::Serialize for Widget {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[
-                                self.api_version.is_present(),
-                                self.kind.is_present(),
-                                self.size.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.api_version.is_present(),
+                            self.kind.is_present(),
+                            self.size.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         serde_struct::entry_if(
                             &mut state,
@@ -303,17 +248,8 @@ pub mod com {
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "kind",
-                            &self.kind,
-                            self.kind.is_present(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "size",
-                            self.size.as_ref(),
-                        )?;
+                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+                        serde_struct::optional_entry(&mut state, "size", self.size.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -321,10 +257,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for Widget {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct WidgetVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -335,11 +270,8 @@ pub mod com {
                         }
 
                         impl serde_struct::Fields for WidgetVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "apiVersion",
-                                "kind",
-                                "size",
-                            ];
+                            const NAMES: &'static [&'static str] = &["apiVersion", "kind", "size"];
+
                             type Field = WidgetField;
 
                             fn field(name: &str) -> Option<WidgetField> {
@@ -355,10 +287,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for WidgetVisitor {
                             type Value = Widget;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Widget")
                             }
 
@@ -371,51 +300,33 @@ pub mod com {
                                 let mut size = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(WidgetField::api_version) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut api_version,
-                                                "apiVersion",
-                                            )
+                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
-
-                                        Some(WidgetField::kind) => {
-                                            serde_struct::value(&mut map, &mut kind, "kind")
-                                        }
-
-                                        Some(WidgetField::size) => {
-                                            serde_struct::value(&mut map, &mut size, "size")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        Some(WidgetField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                                        Some(WidgetField::size) => serde_struct::value(&mut map, &mut size, "size"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
                                 Ok(Widget {
-                                    api_version: api_version
-                                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind
-                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     size: serde_struct::optional(size),
                                     unknown_fields,
                                 })
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Widget",
-                                <WidgetVisitor as serde_struct::Fields>::NAMES,
-                                WidgetVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Widget",
+                            <WidgetVisitor as serde_struct::Fields>::NAMES,
+                            WidgetVisitor,
+                        )
                     }
                 }
 
@@ -557,9 +468,7 @@ pub mod com {
                             ::kubeforge_runtime::http::Method::DELETE,
                             target,
                             Some("application/json"),
-                            body
-                                .map(::kubeforge_runtime::request::Body::json)
-                                .transpose()?,
+                            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
                         )
                     }
 
@@ -631,10 +540,7 @@ pub mod com {
                     pub fn read_widget_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        Self,
-                        crate::golden::route_table::routes::ResponseError,
-                    > {
+                    ) -> Result<Self, crate::golden::route_table::routes::ResponseError> {
                         match status.as_u16() {
                             200 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
@@ -681,10 +587,7 @@ pub mod com {
                     pub fn connect_widget_exec_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        String,
-                        crate::golden::route_table::routes::ResponseError,
-                    > {
+                    ) -> Result<String, crate::golden::route_table::routes::ResponseError> {
                         match status.as_u16() {
                             200 => ::kubeforge_runtime::response::text(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
@@ -701,10 +604,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::request::QueryParams for ListWidgetQuery {
                     #[inline]
-                    fn append_to(
-                        &self,
-                        target: &mut ::kubeforge_runtime::request::PathAndQuery,
-                    ) {
+                    fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
                         target.push_optional_query("limit", self.limit.as_ref());
                     }
                 }
@@ -777,13 +677,9 @@ pub mod com {
                     pub tty: Option<bool>,
                 }
 
-                impl ::kubeforge_runtime::request::QueryParams
-                for ConnectWidgetExecQuery {
+                impl ::kubeforge_runtime::request::QueryParams for ConnectWidgetExecQuery {
                     #[inline]
-                    fn append_to(
-                        &self,
-                        target: &mut ::kubeforge_runtime::request::PathAndQuery,
-                    ) {
+                    fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
                         target.push_optional_query("tty", self.tty.as_ref());
                     }
                 }
@@ -851,16 +747,13 @@ pub mod com {
 
                 impl ::serde::Serialize for WidgetList {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[self.api_version.is_present(), self.kind.is_present()],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.api_version.is_present(),
+                            self.kind.is_present(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         serde_struct::entry_if(
                             &mut state,
@@ -869,12 +762,7 @@ pub mod com {
                             self.api_version.is_present(),
                         )?;
                         state.serialize_entry("items", &self.items)?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "kind",
-                            &self.kind,
-                            self.kind.is_present(),
-                        )?;
+                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -882,10 +770,9 @@ pub mod com {
 
                 impl<'de> ::serde::Deserialize<'de> for WidgetList {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct WidgetListVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -896,11 +783,8 @@ pub mod com {
                         }
 
                         impl serde_struct::Fields for WidgetListVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "apiVersion",
-                                "items",
-                                "kind",
-                            ];
+                            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind"];
+
                             type Field = WidgetListField;
 
                             fn field(name: &str) -> Option<WidgetListField> {
@@ -916,10 +800,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for WidgetListVisitor {
                             type Value = WidgetList;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct WidgetList")
                             }
 
@@ -932,51 +813,37 @@ pub mod com {
                                 let mut kind = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(WidgetListField::api_version) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut api_version,
-                                                "apiVersion",
-                                            )
+                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
-
                                         Some(WidgetListField::items) => {
                                             serde_struct::value(&mut map, &mut items, "items")
                                         }
-
                                         Some(WidgetListField::kind) => {
                                             serde_struct::value(&mut map, &mut kind, "kind")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
                                 Ok(WidgetList {
-                                    api_version: api_version
-                                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     items: serde_struct::required(items, "items")?,
-                                    kind: kind
-                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     unknown_fields,
                                 })
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "WidgetList",
-                                <WidgetListVisitor as serde_struct::Fields>::NAMES,
-                                WidgetListVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "WidgetList",
+                            <WidgetListVisitor as serde_struct::Fields>::NAMES,
+                            WidgetListVisitor,
+                        )
                     }
                 }
 
@@ -1000,9 +867,7 @@ pub mod com {
                     #[inline]
                     pub fn builder(
                         items: impl IntoIterator<
-                            Item = impl Into<
-                                crate::golden::route_table::com::example::v1::Widget,
-                            >,
+                            Item = impl Into<crate::golden::route_table::com::example::v1::Widget>,
                         >,
                     ) -> WidgetListBuilder {
                         WidgetListBuilder {
@@ -1029,11 +894,7 @@ pub mod com {
                     /// Replaces the whole list; [`item`](Self::item) appends one item.
                     pub fn items(
                         mut self,
-                        items: impl IntoIterator<
-                            Item = impl Into<
-                                crate::golden::route_table::com::example::v1::Widget,
-                            >,
-                        >,
+                        items: impl IntoIterator<Item = impl Into<crate::golden::route_table::com::example::v1::Widget>>,
                     ) -> Self {
                         self.inner.items = items.into_iter().map(Into::into).collect();
                         self
@@ -1044,9 +905,7 @@ pub mod com {
                     /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
                     pub fn item(
                         mut self,
-                        item: impl Into<
-                            crate::golden::route_table::com::example::v1::Widget,
-                        >,
+                        item: impl Into<crate::golden::route_table::com::example::v1::Widget>,
                     ) -> Self {
                         self.inner.items.push(item.into());
                         self
@@ -1186,10 +1045,7 @@ pub mod routes {
                             } else {
                                 Resolution::NotFound
                             }
-                        } else if let Some(rest) = strip_segments(
-                            rest,
-                            "/proxy/widgets",
-                        ) {
+                        } else if let Some(rest) = strip_segments(rest, "/proxy/widgets") {
                             if let Some((segment, rest)) = param_segment(rest) {
                                 params.push(segment);
                                 if rest.is_empty() {
@@ -1365,9 +1221,7 @@ pub mod routes {
             ::kubeforge_runtime::http::Request<Vec<u8>>,
             ::kubeforge_runtime::RequestError,
         > {
-            let target = ::kubeforge_runtime::request::PathAndQuery::new(
-                "/apis/example.com/",
-            );
+            let target = ::kubeforge_runtime::request::PathAndQuery::new("/apis/example.com/");
             ::kubeforge_runtime::request::build(
                 ::kubeforge_runtime::http::Method::GET,
                 target,

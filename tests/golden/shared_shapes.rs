@@ -41,27 +41,17 @@ pub mod apimachinery {
 
                         impl ::serde::Serialize for ListMeta {
                             #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(
-                                &self,
-                                serializer: S,
-                            ) -> Result<S::Ok, S::Error> {
+                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                                 use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(
-                                    0,
-                                    &[
-                                        self.continue_.is_some(),
-                                        self.remaining_item_count.is_some(),
-                                        self.resource_version.is_some(),
-                                        self.self_link.is_some(),
-                                    ],
-                                ) + self.unknown_fields.len();
+                                let len = serde_struct::len(0, &[
+                                    self.continue_.is_some(),
+                                    self.remaining_item_count.is_some(),
+                                    self.resource_version.is_some(),
+                                    self.self_link.is_some(),
+                                ]) + self.unknown_fields.len();
                                 let mut state = serializer.serialize_map(Some(len))?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "continue",
-                                    self.continue_.as_ref(),
-                                )?;
+                                serde_struct::optional_entry(&mut state, "continue", self.continue_.as_ref())?;
                                 serde_struct::optional_entry(
                                     &mut state,
                                     "remainingItemCount",
@@ -72,25 +62,17 @@ pub mod apimachinery {
                                     "resourceVersion",
                                     self.resource_version.as_ref(),
                                 )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "selfLink",
-                                    self.self_link.as_ref(),
-                                )?;
-                                serde_struct::extra_entries(
-                                    &mut state,
-                                    &self.unknown_fields,
-                                )?;
+                                serde_struct::optional_entry(&mut state, "selfLink", self.self_link.as_ref())?;
+                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                                 state.end()
                             }
                         }
 
                         impl<'de> ::serde::Deserialize<'de> for ListMeta {
                             #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(
-                                deserializer: D,
-                            ) -> Result<Self, D::Error> {
+                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                                 use ::kubeforge_runtime::serde_struct;
+
                                 struct ListMetaVisitor;
 
                                 #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -108,15 +90,13 @@ pub mod apimachinery {
                                         "resourceVersion",
                                         "selfLink",
                                     ];
+
                                     type Field = ListMetaField;
 
                                     fn field(name: &str) -> Option<ListMetaField> {
                                         match name {
                                             "continue" => Some(ListMetaField::continue_),
-                                            "remainingItemCount" => {
-                                                Some(ListMetaField::remaining_item_count)
-                                            }
-
+                                            "remainingItemCount" => Some(ListMetaField::remaining_item_count),
                                             "resourceVersion" => Some(ListMetaField::resource_version),
                                             "selfLink" => Some(ListMetaField::self_link),
                                             _ => None,
@@ -127,10 +107,7 @@ pub mod apimachinery {
                                 impl<'de> ::serde::de::Visitor<'de> for ListMetaVisitor {
                                     type Value = ListMeta;
 
-                                    fn expecting(
-                                        &self,
-                                        f: &mut ::std::fmt::Formatter<'_>,
-                                    ) -> ::std::fmt::Result {
+                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                         f.write_str("struct ListMeta")
                                     }
 
@@ -144,16 +121,13 @@ pub mod apimachinery {
                                         let mut self_link = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(field) = map
-                                            .next_key_seed(
-                                                serde_struct::NamedKey::<Self>::new(&mut key),
-                                            )?
-                                        {
+                                        while let Some(field) = map.next_key_seed(
+                                            serde_struct::NamedKey::<Self>::new(&mut key),
+                                        )? {
                                             match field {
                                                 Some(ListMetaField::continue_) => {
                                                     serde_struct::value(&mut map, &mut continue_, "continue")
                                                 }
-
                                                 Some(ListMetaField::remaining_item_count) => {
                                                     serde_struct::value(
                                                         &mut map,
@@ -161,30 +135,19 @@ pub mod apimachinery {
                                                         "remainingItemCount",
                                                     )
                                                 }
-
                                                 Some(ListMetaField::resource_version) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut resource_version,
-                                                        "resourceVersion",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut resource_version, "resourceVersion")
                                                 }
-
                                                 Some(ListMetaField::self_link) => {
                                                     serde_struct::value(&mut map, &mut self_link, "selfLink")
                                                 }
-
-                                                None => {
-                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                                }
+                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                             }?;
                                         }
 
                                         Ok(ListMeta {
                                             continue_: serde_struct::optional(continue_),
-                                            remaining_item_count: serde_struct::optional(
-                                                remaining_item_count,
-                                            ),
+                                            remaining_item_count: serde_struct::optional(remaining_item_count),
                                             resource_version: serde_struct::optional(resource_version),
                                             self_link: serde_struct::optional(self_link),
                                             unknown_fields,
@@ -192,12 +155,11 @@ pub mod apimachinery {
                                     }
                                 }
 
-                                deserializer
-                                    .deserialize_struct(
-                                        "ListMeta",
-                                        <ListMetaVisitor as serde_struct::Fields>::NAMES,
-                                        ListMetaVisitor,
-                                    )
+                                deserializer.deserialize_struct(
+                                    "ListMeta",
+                                    <ListMetaVisitor as serde_struct::Fields>::NAMES,
+                                    ListMetaVisitor,
+                                )
                             }
                         }
 
@@ -220,37 +182,25 @@ pub mod apimachinery {
 
                         impl ListMetaBuilder {
                             /// Token to fetch the next chunk when a limit was set.
-                            pub fn continue_(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn continue_(mut self, value: impl Into<String>) -> Self {
                                 self.inner.continue_ = Some(value.into());
                                 self
                             }
 
                             /// Number of items not included in this response, if known.
-                            pub fn remaining_item_count(
-                                mut self,
-                                value: impl Into<i64>,
-                            ) -> Self {
+                            pub fn remaining_item_count(mut self, value: impl Into<i64>) -> Self {
                                 self.inner.remaining_item_count = Some(value.into());
                                 self
                             }
 
                             /// Resource version of the list, for use with watch.
-                            pub fn resource_version(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn resource_version(mut self, value: impl Into<String>) -> Self {
                                 self.inner.resource_version = Some(value.into());
                                 self
                             }
 
                             /// Deprecated and no longer populated.
-                            pub fn self_link(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn self_link(mut self, value: impl Into<String>) -> Self {
                                 self.inner.self_link = Some(value.into());
                                 self
                             }
@@ -309,74 +259,36 @@ pub mod apimachinery {
 
                         impl ::serde::Serialize for ManagedFieldsEntry {
                             #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(
-                                &self,
-                                serializer: S,
-                            ) -> Result<S::Ok, S::Error> {
+                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                                 use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(
-                                    0,
-                                    &[
-                                        self.api_version.is_some(),
-                                        self.fields_type.is_some(),
-                                        self.fields_v1.is_some(),
-                                        self.manager.is_some(),
-                                        self.operation.is_some(),
-                                        self.subresource.is_some(),
-                                        self.time.is_some(),
-                                    ],
-                                ) + self.unknown_fields.len();
+                                let len = serde_struct::len(0, &[
+                                    self.api_version.is_some(),
+                                    self.fields_type.is_some(),
+                                    self.fields_v1.is_some(),
+                                    self.manager.is_some(),
+                                    self.operation.is_some(),
+                                    self.subresource.is_some(),
+                                    self.time.is_some(),
+                                ]) + self.unknown_fields.len();
                                 let mut state = serializer.serialize_map(Some(len))?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "apiVersion",
-                                    self.api_version.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "fieldsType",
-                                    self.fields_type.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "fieldsV1",
-                                    self.fields_v1.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "manager",
-                                    self.manager.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "operation",
-                                    self.operation.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "subresource",
-                                    self.subresource.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "time",
-                                    self.time.as_ref(),
-                                )?;
-                                serde_struct::extra_entries(
-                                    &mut state,
-                                    &self.unknown_fields,
-                                )?;
+                                serde_struct::optional_entry(&mut state, "apiVersion", self.api_version.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "fieldsType", self.fields_type.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "fieldsV1", self.fields_v1.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "manager", self.manager.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "operation", self.operation.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "subresource", self.subresource.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "time", self.time.as_ref())?;
+                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                                 state.end()
                             }
                         }
 
                         impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
                             #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(
-                                deserializer: D,
-                            ) -> Result<Self, D::Error> {
+                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                                 use ::kubeforge_runtime::serde_struct;
+
                                 struct ManagedFieldsEntryVisitor;
 
                                 #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -400,6 +312,7 @@ pub mod apimachinery {
                                         "subresource",
                                         "time",
                                     ];
+
                                     type Field = ManagedFieldsEntryField;
 
                                     fn field(name: &str) -> Option<ManagedFieldsEntryField> {
@@ -416,14 +329,10 @@ pub mod apimachinery {
                                     }
                                 }
 
-                                impl<'de> ::serde::de::Visitor<'de>
-                                for ManagedFieldsEntryVisitor {
+                                impl<'de> ::serde::de::Visitor<'de> for ManagedFieldsEntryVisitor {
                                     type Value = ManagedFieldsEntry;
 
-                                    fn expecting(
-                                        &self,
-                                        f: &mut ::std::fmt::Formatter<'_>,
-                                    ) -> ::std::fmt::Result {
+                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                         f.write_str("struct ManagedFieldsEntry")
                                     }
 
@@ -440,55 +349,32 @@ pub mod apimachinery {
                                         let mut time = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(field) = map
-                                            .next_key_seed(
-                                                serde_struct::NamedKey::<Self>::new(&mut key),
-                                            )?
-                                        {
+                                        while let Some(field) = map.next_key_seed(
+                                            serde_struct::NamedKey::<Self>::new(&mut key),
+                                        )? {
                                             match field {
                                                 Some(ManagedFieldsEntryField::api_version) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut api_version,
-                                                        "apiVersion",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                                 }
-
                                                 Some(ManagedFieldsEntryField::fields_type) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut fields_type,
-                                                        "fieldsType",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut fields_type, "fieldsType")
                                                 }
-
                                                 Some(ManagedFieldsEntryField::fields_v1) => {
                                                     serde_struct::value(&mut map, &mut fields_v1, "fieldsV1")
                                                 }
-
                                                 Some(ManagedFieldsEntryField::manager) => {
                                                     serde_struct::value(&mut map, &mut manager, "manager")
                                                 }
-
                                                 Some(ManagedFieldsEntryField::operation) => {
                                                     serde_struct::value(&mut map, &mut operation, "operation")
                                                 }
-
                                                 Some(ManagedFieldsEntryField::subresource) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut subresource,
-                                                        "subresource",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut subresource, "subresource")
                                                 }
-
                                                 Some(ManagedFieldsEntryField::time) => {
                                                     serde_struct::value(&mut map, &mut time, "time")
                                                 }
-
-                                                None => {
-                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                                }
+                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                             }?;
                                         }
 
@@ -505,12 +391,11 @@ pub mod apimachinery {
                                     }
                                 }
 
-                                deserializer
-                                    .deserialize_struct(
-                                        "ManagedFieldsEntry",
-                                        <ManagedFieldsEntryVisitor as serde_struct::Fields>::NAMES,
-                                        ManagedFieldsEntryVisitor,
-                                    )
+                                deserializer.deserialize_struct(
+                                    "ManagedFieldsEntry",
+                                    <ManagedFieldsEntryVisitor as serde_struct::Fields>::NAMES,
+                                    ManagedFieldsEntryVisitor,
+                                )
                             }
                         }
 
@@ -533,19 +418,13 @@ pub mod apimachinery {
 
                         impl ManagedFieldsEntryBuilder {
                             /// API version of the object the field set refers to.
-                            pub fn api_version(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn api_version(mut self, value: impl Into<String>) -> Self {
                                 self.inner.api_version = Some(value.into());
                                 self
                             }
 
                             /// Format of the field set; only `FieldsV1` exists.
-                            pub fn fields_type(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn fields_type(mut self, value: impl Into<String>) -> Self {
                                 self.inner.fields_type = Some(value.into());
                                 self
                             }
@@ -553,9 +432,7 @@ pub mod apimachinery {
                             /// The owned fields.
                             pub fn fields_v1(
                                 mut self,
-                                value: impl Into<
-                                    crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::FieldsV1,
-                                >,
+                                value: impl Into<crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::FieldsV1>,
                             ) -> Self {
                                 self.inner.fields_v1 = Some(value.into());
                                 self
@@ -568,19 +445,13 @@ pub mod apimachinery {
                             }
 
                             /// Operation that created the entry: Apply or Update.
-                            pub fn operation(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn operation(mut self, value: impl Into<String>) -> Self {
                                 self.inner.operation = Some(value.into());
                                 self
                             }
 
                             /// Subresource used for the update, if any.
-                            pub fn subresource(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn subresource(mut self, value: impl Into<String>) -> Self {
                                 self.inner.subresource = Some(value.into());
                                 self
                             }
@@ -588,9 +459,7 @@ pub mod apimachinery {
                             /// When the entry was last updated.
                             pub fn time(
                                 mut self,
-                                value: impl Into<
-                                    crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::Time,
-                                >,
+                                value: impl Into<crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::Time>,
                             ) -> Self {
                                 self.inner.time = Some(value.into());
                                 self
@@ -629,9 +498,7 @@ pub mod apimachinery {
                         #[derive(Clone, Debug, Default, PartialEq, Eq)]
                         pub struct ObjectMeta {
                             /// Unqueryable key-value metadata set by tools.
-                            pub annotations: Option<
-                                ::std::collections::BTreeMap<String, String>,
-                            >,
+                            pub annotations: Option<::std::collections::BTreeMap<String, String>>,
                             /// When the object was created (RFC 3339, UTC).
                             pub creation_timestamp: Option<
                                 crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::Time,
@@ -649,9 +516,7 @@ pub mod apimachinery {
                             /// Sequence number of the desired state.
                             pub generation: Option<i64>,
                             /// Labels used to organise and select objects.
-                            pub labels: Option<
-                                ::std::collections::BTreeMap<String, String>,
-                            >,
+                            pub labels: Option<::std::collections::BTreeMap<String, String>>,
                             /// Field ownership records for server-side apply.
                             pub managed_fields: Option<
                                 Vec<
@@ -680,38 +545,28 @@ pub mod apimachinery {
 
                         impl ::serde::Serialize for ObjectMeta {
                             #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(
-                                &self,
-                                serializer: S,
-                            ) -> Result<S::Ok, S::Error> {
+                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                                 use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(
-                                    0,
-                                    &[
-                                        self.annotations.is_some(),
-                                        self.creation_timestamp.is_some(),
-                                        self.deletion_grace_period_seconds.is_some(),
-                                        self.deletion_timestamp.is_some(),
-                                        self.finalizers.is_some(),
-                                        self.generate_name.is_some(),
-                                        self.generation.is_some(),
-                                        self.labels.is_some(),
-                                        self.managed_fields.is_some(),
-                                        self.name.is_some(),
-                                        self.namespace.is_some(),
-                                        self.owner_references.is_some(),
-                                        self.resource_version.is_some(),
-                                        self.self_link.is_some(),
-                                        self.uid.is_some(),
-                                    ],
-                                ) + self.unknown_fields.len();
+                                let len = serde_struct::len(0, &[
+                                    self.annotations.is_some(),
+                                    self.creation_timestamp.is_some(),
+                                    self.deletion_grace_period_seconds.is_some(),
+                                    self.deletion_timestamp.is_some(),
+                                    self.finalizers.is_some(),
+                                    self.generate_name.is_some(),
+                                    self.generation.is_some(),
+                                    self.labels.is_some(),
+                                    self.managed_fields.is_some(),
+                                    self.name.is_some(),
+                                    self.namespace.is_some(),
+                                    self.owner_references.is_some(),
+                                    self.resource_version.is_some(),
+                                    self.self_link.is_some(),
+                                    self.uid.is_some(),
+                                ]) + self.unknown_fields.len();
                                 let mut state = serializer.serialize_map(Some(len))?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "annotations",
-                                    self.annotations.as_ref(),
-                                )?;
+                                serde_struct::optional_entry(&mut state, "annotations", self.annotations.as_ref())?;
                                 serde_struct::optional_entry(
                                     &mut state,
                                     "creationTimestamp",
@@ -727,41 +582,13 @@ pub mod apimachinery {
                                     "deletionTimestamp",
                                     self.deletion_timestamp.as_ref(),
                                 )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "finalizers",
-                                    self.finalizers.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "generateName",
-                                    self.generate_name.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "generation",
-                                    self.generation.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "labels",
-                                    self.labels.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "managedFields",
-                                    self.managed_fields.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "name",
-                                    self.name.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "namespace",
-                                    self.namespace.as_ref(),
-                                )?;
+                                serde_struct::optional_entry(&mut state, "finalizers", self.finalizers.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "generateName", self.generate_name.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "generation", self.generation.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "labels", self.labels.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "managedFields", self.managed_fields.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "namespace", self.namespace.as_ref())?;
                                 serde_struct::optional_entry(
                                     &mut state,
                                     "ownerReferences",
@@ -772,30 +599,18 @@ pub mod apimachinery {
                                     "resourceVersion",
                                     self.resource_version.as_ref(),
                                 )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "selfLink",
-                                    self.self_link.as_ref(),
-                                )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "uid",
-                                    self.uid.as_ref(),
-                                )?;
-                                serde_struct::extra_entries(
-                                    &mut state,
-                                    &self.unknown_fields,
-                                )?;
+                                serde_struct::optional_entry(&mut state, "selfLink", self.self_link.as_ref())?;
+                                serde_struct::optional_entry(&mut state, "uid", self.uid.as_ref())?;
+                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                                 state.end()
                             }
                         }
 
                         impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                             #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(
-                                deserializer: D,
-                            ) -> Result<Self, D::Error> {
+                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                                 use ::kubeforge_runtime::serde_struct;
+
                                 struct ObjectMetaVisitor;
 
                                 #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -835,23 +650,15 @@ pub mod apimachinery {
                                         "selfLink",
                                         "uid",
                                     ];
+
                                     type Field = ObjectMetaField;
 
                                     fn field(name: &str) -> Option<ObjectMetaField> {
                                         match name {
                                             "annotations" => Some(ObjectMetaField::annotations),
-                                            "creationTimestamp" => {
-                                                Some(ObjectMetaField::creation_timestamp)
-                                            }
-
-                                            "deletionGracePeriodSeconds" => {
-                                                Some(ObjectMetaField::deletion_grace_period_seconds)
-                                            }
-
-                                            "deletionTimestamp" => {
-                                                Some(ObjectMetaField::deletion_timestamp)
-                                            }
-
+                                            "creationTimestamp" => Some(ObjectMetaField::creation_timestamp),
+                                            "deletionGracePeriodSeconds" => Some(ObjectMetaField::deletion_grace_period_seconds),
+                                            "deletionTimestamp" => Some(ObjectMetaField::deletion_timestamp),
                                             "finalizers" => Some(ObjectMetaField::finalizers),
                                             "generateName" => Some(ObjectMetaField::generate_name),
                                             "generation" => Some(ObjectMetaField::generation),
@@ -871,10 +678,7 @@ pub mod apimachinery {
                                 impl<'de> ::serde::de::Visitor<'de> for ObjectMetaVisitor {
                                     type Value = ObjectMeta;
 
-                                    fn expecting(
-                                        &self,
-                                        f: &mut ::std::fmt::Formatter<'_>,
-                                    ) -> ::std::fmt::Result {
+                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                         f.write_str("struct ObjectMeta")
                                     }
 
@@ -899,20 +703,13 @@ pub mod apimachinery {
                                         let mut uid = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(field) = map
-                                            .next_key_seed(
-                                                serde_struct::NamedKey::<Self>::new(&mut key),
-                                            )?
-                                        {
+                                        while let Some(field) = map.next_key_seed(
+                                            serde_struct::NamedKey::<Self>::new(&mut key),
+                                        )? {
                                             match field {
                                                 Some(ObjectMetaField::annotations) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut annotations,
-                                                        "annotations",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut annotations, "annotations")
                                                 }
-
                                                 Some(ObjectMetaField::creation_timestamp) => {
                                                     serde_struct::value(
                                                         &mut map,
@@ -920,7 +717,6 @@ pub mod apimachinery {
                                                         "creationTimestamp",
                                                     )
                                                 }
-
                                                 Some(ObjectMetaField::deletion_grace_period_seconds) => {
                                                     serde_struct::value(
                                                         &mut map,
@@ -928,7 +724,6 @@ pub mod apimachinery {
                                                         "deletionGracePeriodSeconds",
                                                     )
                                                 }
-
                                                 Some(ObjectMetaField::deletion_timestamp) => {
                                                     serde_struct::value(
                                                         &mut map,
@@ -936,84 +731,48 @@ pub mod apimachinery {
                                                         "deletionTimestamp",
                                                     )
                                                 }
-
                                                 Some(ObjectMetaField::finalizers) => {
                                                     serde_struct::value(&mut map, &mut finalizers, "finalizers")
                                                 }
-
                                                 Some(ObjectMetaField::generate_name) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut generate_name,
-                                                        "generateName",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut generate_name, "generateName")
                                                 }
-
                                                 Some(ObjectMetaField::generation) => {
                                                     serde_struct::value(&mut map, &mut generation, "generation")
                                                 }
-
                                                 Some(ObjectMetaField::labels) => {
                                                     serde_struct::value(&mut map, &mut labels, "labels")
                                                 }
-
                                                 Some(ObjectMetaField::managed_fields) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut managed_fields,
-                                                        "managedFields",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut managed_fields, "managedFields")
                                                 }
-
                                                 Some(ObjectMetaField::name) => {
                                                     serde_struct::value(&mut map, &mut name, "name")
                                                 }
-
                                                 Some(ObjectMetaField::namespace) => {
                                                     serde_struct::value(&mut map, &mut namespace, "namespace")
                                                 }
-
                                                 Some(ObjectMetaField::owner_references) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut owner_references,
-                                                        "ownerReferences",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut owner_references, "ownerReferences")
                                                 }
-
                                                 Some(ObjectMetaField::resource_version) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut resource_version,
-                                                        "resourceVersion",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut resource_version, "resourceVersion")
                                                 }
-
                                                 Some(ObjectMetaField::self_link) => {
                                                     serde_struct::value(&mut map, &mut self_link, "selfLink")
                                                 }
-
                                                 Some(ObjectMetaField::uid) => {
                                                     serde_struct::value(&mut map, &mut uid, "uid")
                                                 }
-
-                                                None => {
-                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                                }
+                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                             }?;
                                         }
 
                                         Ok(ObjectMeta {
                                             annotations: serde_struct::optional(annotations),
-                                            creation_timestamp: serde_struct::optional(
-                                                creation_timestamp,
-                                            ),
-                                            deletion_grace_period_seconds: serde_struct::optional(
-                                                deletion_grace_period_seconds,
-                                            ),
-                                            deletion_timestamp: serde_struct::optional(
-                                                deletion_timestamp,
-                                            ),
+                                            creation_timestamp: serde_struct::optional(creation_timestamp),
+                                            deletion_grace_period_seconds: serde_struct::optional(deletion_grace_period_seconds),
+                                            deletion_timestamp: serde_struct::optional(deletion_timestamp),
                                             finalizers: serde_struct::optional(finalizers),
                                             generate_name: serde_struct::optional(generate_name),
                                             generation: serde_struct::optional(generation),
@@ -1030,12 +789,11 @@ pub mod apimachinery {
                                     }
                                 }
 
-                                deserializer
-                                    .deserialize_struct(
-                                        "ObjectMeta",
-                                        <ObjectMetaVisitor as serde_struct::Fields>::NAMES,
-                                        ObjectMetaVisitor,
-                                    )
+                                deserializer.deserialize_struct(
+                                    "ObjectMeta",
+                                    <ObjectMetaVisitor as serde_struct::Fields>::NAMES,
+                                    ObjectMetaVisitor,
+                                )
                             }
                         }
 
@@ -1062,15 +820,10 @@ pub mod apimachinery {
                             /// Replaces the whole map; [`annotation`](Self::annotation) inserts one entry.
                             pub fn annotations(
                                 mut self,
-                                entries: impl IntoIterator<
-                                    Item = (impl Into<String>, impl Into<String>),
-                                >,
+                                entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
                             ) -> Self {
                                 self.inner.annotations = Some(
-                                    entries
-                                        .into_iter()
-                                        .map(|(key, value)| (key.into(), value.into()))
-                                        .collect(),
+                                    entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                                 );
                                 self
                             }
@@ -1078,46 +831,30 @@ pub mod apimachinery {
                             /// Unqueryable key-value metadata set by tools.
                             ///
                             /// Inserts one entry into `annotations`, replacing any value under the same key; [`annotations`](Self::annotations) replaces the whole map.
-                            pub fn annotation(
-                                mut self,
-                                key: impl Into<String>,
-                                value: impl Into<String>,
-                            ) -> Self {
-                                self.inner
-                                    .annotations
-                                    .get_or_insert_default()
-                                    .insert(key.into(), value.into());
+                            pub fn annotation(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+                                self.inner.annotations.get_or_insert_default().insert(key.into(), value.into());
                                 self
                             }
 
                             /// When the object was created (RFC 3339, UTC).
                             pub fn creation_timestamp(
                                 mut self,
-                                value: impl Into<
-                                    crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::Time,
-                                >,
+                                value: impl Into<crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::Time>,
                             ) -> Self {
                                 self.inner.creation_timestamp = Some(value.into());
                                 self
                             }
 
                             /// Grace period granted for deletion, in seconds.
-                            pub fn deletion_grace_period_seconds(
-                                mut self,
-                                value: impl Into<i64>,
-                            ) -> Self {
-                                self.inner.deletion_grace_period_seconds = Some(
-                                    value.into(),
-                                );
+                            pub fn deletion_grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
+                                self.inner.deletion_grace_period_seconds = Some(value.into());
                                 self
                             }
 
                             /// When the object will be deleted; set by the server.
                             pub fn deletion_timestamp(
                                 mut self,
-                                value: impl Into<
-                                    crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::Time,
-                                >,
+                                value: impl Into<crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::Time>,
                             ) -> Self {
                                 self.inner.deletion_timestamp = Some(value.into());
                                 self
@@ -1126,13 +863,8 @@ pub mod apimachinery {
                             /// Finalizers that must be cleared before deletion.
                             ///
                             /// Replaces the whole list; [`finalizer`](Self::finalizer) appends one item.
-                            pub fn finalizers(
-                                mut self,
-                                items: impl IntoIterator<Item = impl Into<String>>,
-                            ) -> Self {
-                                self.inner.finalizers = Some(
-                                    items.into_iter().map(Into::into).collect(),
-                                );
+                            pub fn finalizers(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+                                self.inner.finalizers = Some(items.into_iter().map(Into::into).collect());
                                 self
                             }
 
@@ -1140,18 +872,12 @@ pub mod apimachinery {
                             ///
                             /// Appends one item to `finalizers`; [`finalizers`](Self::finalizers) replaces the whole list.
                             pub fn finalizer(mut self, item: impl Into<String>) -> Self {
-                                self.inner
-                                    .finalizers
-                                    .get_or_insert_default()
-                                    .push(item.into());
+                                self.inner.finalizers.get_or_insert_default().push(item.into());
                                 self
                             }
 
                             /// Prefix used to generate a unique name when `name` is empty.
-                            pub fn generate_name(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn generate_name(mut self, value: impl Into<String>) -> Self {
                                 self.inner.generate_name = Some(value.into());
                                 self
                             }
@@ -1167,15 +893,10 @@ pub mod apimachinery {
                             /// Replaces the whole map; [`label`](Self::label) inserts one entry.
                             pub fn labels(
                                 mut self,
-                                entries: impl IntoIterator<
-                                    Item = (impl Into<String>, impl Into<String>),
-                                >,
+                                entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
                             ) -> Self {
                                 self.inner.labels = Some(
-                                    entries
-                                        .into_iter()
-                                        .map(|(key, value)| (key.into(), value.into()))
-                                        .collect(),
+                                    entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                                 );
                                 self
                             }
@@ -1183,15 +904,8 @@ pub mod apimachinery {
                             /// Labels used to organise and select objects.
                             ///
                             /// Inserts one entry into `labels`, replacing any value under the same key; [`labels`](Self::labels) replaces the whole map.
-                            pub fn label(
-                                mut self,
-                                key: impl Into<String>,
-                                value: impl Into<String>,
-                            ) -> Self {
-                                self.inner
-                                    .labels
-                                    .get_or_insert_default()
-                                    .insert(key.into(), value.into());
+                            pub fn label(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+                                self.inner.labels.get_or_insert_default().insert(key.into(), value.into());
                                 self
                             }
 
@@ -1200,15 +914,9 @@ pub mod apimachinery {
                             /// Replaces the whole list; [`managed_field`](Self::managed_field) appends one item.
                             pub fn managed_fields(
                                 mut self,
-                                items: impl IntoIterator<
-                                    Item = impl Into<
-                                        crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry,
-                                    >,
-                                >,
+                                items: impl IntoIterator<Item = impl Into<crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>>,
                             ) -> Self {
-                                self.inner.managed_fields = Some(
-                                    items.into_iter().map(Into::into).collect(),
-                                );
+                                self.inner.managed_fields = Some(items.into_iter().map(Into::into).collect());
                                 self
                             }
 
@@ -1217,14 +925,9 @@ pub mod apimachinery {
                             /// Appends one item to `managed_fields`; [`managed_fields`](Self::managed_fields) replaces the whole list.
                             pub fn managed_field(
                                 mut self,
-                                item: impl Into<
-                                    crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry,
-                                >,
+                                item: impl Into<crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>,
                             ) -> Self {
-                                self.inner
-                                    .managed_fields
-                                    .get_or_insert_default()
-                                    .push(item.into());
+                                self.inner.managed_fields.get_or_insert_default().push(item.into());
                                 self
                             }
 
@@ -1235,10 +938,7 @@ pub mod apimachinery {
                             }
 
                             /// Namespace the object lives in.
-                            pub fn namespace(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn namespace(mut self, value: impl Into<String>) -> Self {
                                 self.inner.namespace = Some(value.into());
                                 self
                             }
@@ -1248,15 +948,9 @@ pub mod apimachinery {
                             /// Replaces the whole list; [`owner_reference`](Self::owner_reference) appends one item.
                             pub fn owner_references(
                                 mut self,
-                                items: impl IntoIterator<
-                                    Item = impl Into<
-                                        crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::OwnerReference,
-                                    >,
-                                >,
+                                items: impl IntoIterator<Item = impl Into<crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::OwnerReference>>,
                             ) -> Self {
-                                self.inner.owner_references = Some(
-                                    items.into_iter().map(Into::into).collect(),
-                                );
+                                self.inner.owner_references = Some(items.into_iter().map(Into::into).collect());
                                 self
                             }
 
@@ -1265,31 +959,20 @@ pub mod apimachinery {
                             /// Appends one item to `owner_references`; [`owner_references`](Self::owner_references) replaces the whole list.
                             pub fn owner_reference(
                                 mut self,
-                                item: impl Into<
-                                    crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::OwnerReference,
-                                >,
+                                item: impl Into<crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::OwnerReference>,
                             ) -> Self {
-                                self.inner
-                                    .owner_references
-                                    .get_or_insert_default()
-                                    .push(item.into());
+                                self.inner.owner_references.get_or_insert_default().push(item.into());
                                 self
                             }
 
                             /// Opaque version used for concurrency control and watches.
-                            pub fn resource_version(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn resource_version(mut self, value: impl Into<String>) -> Self {
                                 self.inner.resource_version = Some(value.into());
                                 self
                             }
 
                             /// Deprecated and no longer populated.
-                            pub fn self_link(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn self_link(mut self, value: impl Into<String>) -> Self {
                                 self.inner.self_link = Some(value.into());
                                 self
                             }
@@ -1348,19 +1031,13 @@ pub mod apimachinery {
 
                         impl ::serde::Serialize for OwnerReference {
                             #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(
-                                &self,
-                                serializer: S,
-                            ) -> Result<S::Ok, S::Error> {
+                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                                 use ::serde::ser::SerializeMap as _;
                                 use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(
-                                    4,
-                                    &[
-                                        self.block_owner_deletion.is_some(),
-                                        self.controller.is_some(),
-                                    ],
-                                ) + self.unknown_fields.len();
+                                let len = serde_struct::len(4, &[
+                                    self.block_owner_deletion.is_some(),
+                                    self.controller.is_some(),
+                                ]) + self.unknown_fields.len();
                                 let mut state = serializer.serialize_map(Some(len))?;
                                 state.serialize_entry("apiVersion", &self.api_version)?;
                                 serde_struct::optional_entry(
@@ -1368,28 +1045,20 @@ pub mod apimachinery {
                                     "blockOwnerDeletion",
                                     self.block_owner_deletion.as_ref(),
                                 )?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "controller",
-                                    self.controller.as_ref(),
-                                )?;
+                                serde_struct::optional_entry(&mut state, "controller", self.controller.as_ref())?;
                                 state.serialize_entry("kind", &self.kind)?;
                                 state.serialize_entry("name", &self.name)?;
                                 state.serialize_entry("uid", &self.uid)?;
-                                serde_struct::extra_entries(
-                                    &mut state,
-                                    &self.unknown_fields,
-                                )?;
+                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                                 state.end()
                             }
                         }
 
                         impl<'de> ::serde::Deserialize<'de> for OwnerReference {
                             #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(
-                                deserializer: D,
-                            ) -> Result<Self, D::Error> {
+                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                                 use ::kubeforge_runtime::serde_struct;
+
                                 struct OwnerReferenceVisitor;
 
                                 #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -1411,15 +1080,13 @@ pub mod apimachinery {
                                         "name",
                                         "uid",
                                     ];
+
                                     type Field = OwnerReferenceField;
 
                                     fn field(name: &str) -> Option<OwnerReferenceField> {
                                         match name {
                                             "apiVersion" => Some(OwnerReferenceField::api_version),
-                                            "blockOwnerDeletion" => {
-                                                Some(OwnerReferenceField::block_owner_deletion)
-                                            }
-
+                                            "blockOwnerDeletion" => Some(OwnerReferenceField::block_owner_deletion),
                                             "controller" => Some(OwnerReferenceField::controller),
                                             "kind" => Some(OwnerReferenceField::kind),
                                             "name" => Some(OwnerReferenceField::name),
@@ -1429,14 +1096,10 @@ pub mod apimachinery {
                                     }
                                 }
 
-                                impl<'de> ::serde::de::Visitor<'de>
-                                for OwnerReferenceVisitor {
+                                impl<'de> ::serde::de::Visitor<'de> for OwnerReferenceVisitor {
                                     type Value = OwnerReference;
 
-                                    fn expecting(
-                                        &self,
-                                        f: &mut ::std::fmt::Formatter<'_>,
-                                    ) -> ::std::fmt::Result {
+                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                         f.write_str("struct OwnerReference")
                                     }
 
@@ -1452,20 +1115,13 @@ pub mod apimachinery {
                                         let mut uid = None;
                                         let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                         let mut key = String::new();
-                                        while let Some(field) = map
-                                            .next_key_seed(
-                                                serde_struct::NamedKey::<Self>::new(&mut key),
-                                            )?
-                                        {
+                                        while let Some(field) = map.next_key_seed(
+                                            serde_struct::NamedKey::<Self>::new(&mut key),
+                                        )? {
                                             match field {
                                                 Some(OwnerReferenceField::api_version) => {
-                                                    serde_struct::value(
-                                                        &mut map,
-                                                        &mut api_version,
-                                                        "apiVersion",
-                                                    )
+                                                    serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                                 }
-
                                                 Some(OwnerReferenceField::block_owner_deletion) => {
                                                     serde_struct::value(
                                                         &mut map,
@@ -1473,37 +1129,25 @@ pub mod apimachinery {
                                                         "blockOwnerDeletion",
                                                     )
                                                 }
-
                                                 Some(OwnerReferenceField::controller) => {
                                                     serde_struct::value(&mut map, &mut controller, "controller")
                                                 }
-
                                                 Some(OwnerReferenceField::kind) => {
                                                     serde_struct::value(&mut map, &mut kind, "kind")
                                                 }
-
                                                 Some(OwnerReferenceField::name) => {
                                                     serde_struct::value(&mut map, &mut name, "name")
                                                 }
-
                                                 Some(OwnerReferenceField::uid) => {
                                                     serde_struct::value(&mut map, &mut uid, "uid")
                                                 }
-
-                                                None => {
-                                                    serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                                }
+                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                             }?;
                                         }
 
                                         Ok(OwnerReference {
-                                            api_version: serde_struct::required(
-                                                api_version,
-                                                "apiVersion",
-                                            )?,
-                                            block_owner_deletion: serde_struct::optional(
-                                                block_owner_deletion,
-                                            ),
+                                            api_version: serde_struct::required(api_version, "apiVersion")?,
+                                            block_owner_deletion: serde_struct::optional(block_owner_deletion),
                                             controller: serde_struct::optional(controller),
                                             kind: serde_struct::required(kind, "kind")?,
                                             name: serde_struct::required(name, "name")?,
@@ -1513,12 +1157,11 @@ pub mod apimachinery {
                                     }
                                 }
 
-                                deserializer
-                                    .deserialize_struct(
-                                        "OwnerReference",
-                                        <OwnerReferenceVisitor as serde_struct::Fields>::NAMES,
-                                        OwnerReferenceVisitor,
-                                    )
+                                deserializer.deserialize_struct(
+                                    "OwnerReference",
+                                    <OwnerReferenceVisitor as serde_struct::Fields>::NAMES,
+                                    OwnerReferenceVisitor,
+                                )
                             }
                         }
 
@@ -1561,19 +1204,13 @@ pub mod apimachinery {
 
                         impl OwnerReferenceBuilder {
                             /// API version of the owner.
-                            pub fn api_version(
-                                mut self,
-                                value: impl Into<String>,
-                            ) -> Self {
+                            pub fn api_version(mut self, value: impl Into<String>) -> Self {
                                 self.inner.api_version = value.into();
                                 self
                             }
 
                             /// Whether foreground deletion of the owner waits for this object.
-                            pub fn block_owner_deletion(
-                                mut self,
-                                value: impl Into<bool>,
-                            ) -> Self {
+                            pub fn block_owner_deletion(mut self, value: impl Into<bool>) -> Self {
                                 self.inner.block_owner_deletion = Some(value.into());
                                 self
                             }
@@ -1667,12 +1304,8 @@ pub mod io {
                 /// | `GET` | `/apis/example.io/v1/watch/namespaces/{namespace}/relays/{name}` | Watch one Relay; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_relay`](Self::watch_namespaced_relay) |
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct Relay {
-                    pub spec: Option<
-                        crate::golden::shared_shapes::io::example::v1::RelaySpec,
-                    >,
-                    pub status: Option<
-                        crate::golden::shared_shapes::io::example::v1::RelayStatus,
-                    >,
+                    pub spec: Option<crate::golden::shared_shapes::io::example::v1::RelaySpec>,
+                    pub status: Option<crate::golden::shared_shapes::io::example::v1::RelayStatus>,
                     /// Standard object metadata.
                     pub metadata: Option<
                         crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::ObjectMeta,
@@ -1687,50 +1320,27 @@ pub mod io {
 
                 impl ::serde::Serialize for Relay {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[
-                                self.spec.is_some(),
-                                self.status.is_some(),
-                                self.metadata.is_some(),
-                                self.api_version.is_present(),
-                                self.kind.is_present(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.spec.is_some(),
+                            self.status.is_some(),
+                            self.metadata.is_some(),
+                            self.api_version.is_present(),
+                            self.kind.is_present(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "spec",
-                            self.spec.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "status",
-                            self.status.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "metadata",
-                            self.metadata.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "spec", self.spec.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "status", self.status.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
                         serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
                             &self.api_version,
                             self.api_version.is_present(),
                         )?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "kind",
-                            &self.kind,
-                            self.kind.is_present(),
-                        )?;
+                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -1738,10 +1348,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Relay {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct RelayVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -1761,6 +1370,7 @@ pub mod io {
                                 "apiVersion",
                                 "kind",
                             ];
+
                             type Field = RelayField;
 
                             fn field(name: &str) -> Option<RelayField> {
@@ -1778,10 +1388,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for RelayVisitor {
                             type Value = Relay;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Relay")
                             }
 
@@ -1796,39 +1403,22 @@ pub mod io {
                                 let mut kind = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
-                                        Some(RelayField::spec) => {
-                                            serde_struct::value(&mut map, &mut spec, "spec")
-                                        }
-
+                                        Some(RelayField::spec) => serde_struct::value(&mut map, &mut spec, "spec"),
                                         Some(RelayField::status) => {
                                             serde_struct::value(&mut map, &mut status, "status")
                                         }
-
                                         Some(RelayField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
-
                                         Some(RelayField::api_version) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut api_version,
-                                                "apiVersion",
-                                            )
+                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
-
-                                        Some(RelayField::kind) => {
-                                            serde_struct::value(&mut map, &mut kind, "kind")
-                                        }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        Some(RelayField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -1836,21 +1426,18 @@ pub mod io {
                                     spec: serde_struct::optional(spec),
                                     status: serde_struct::optional(status),
                                     metadata: serde_struct::optional(metadata),
-                                    api_version: api_version
-                                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind
-                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     unknown_fields,
                                 })
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Relay",
-                                <RelayVisitor as serde_struct::Fields>::NAMES,
-                                RelayVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Relay",
+                            <RelayVisitor as serde_struct::Fields>::NAMES,
+                            RelayVisitor,
+                        )
                     }
                 }
 
@@ -1899,9 +1486,7 @@ pub mod io {
                     /// Sets `spec`.
                     pub fn spec(
                         mut self,
-                        value: impl Into<
-                            crate::golden::shared_shapes::io::example::v1::RelaySpec,
-                        >,
+                        value: impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpec>,
                     ) -> Self {
                         self.inner.spec = Some(value.into());
                         self
@@ -1910,9 +1495,7 @@ pub mod io {
                     /// Sets `status`.
                     pub fn status(
                         mut self,
-                        value: impl Into<
-                            crate::golden::shared_shapes::io::example::v1::RelayStatus,
-                        >,
+                        value: impl Into<crate::golden::shared_shapes::io::example::v1::RelayStatus>,
                     ) -> Self {
                         self.inner.status = Some(value.into());
                         self
@@ -1921,9 +1504,7 @@ pub mod io {
                     /// Standard object metadata.
                     pub fn metadata(
                         mut self,
-                        value: impl Into<
-                            crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-                        >,
+                        value: impl Into<crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
@@ -1934,15 +1515,11 @@ pub mod io {
                     /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
                     pub fn metadata_with(
                         mut self,
-                        edit: impl FnOnce(
-                            crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
-                        ) -> crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+                        edit: impl FnOnce(crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
                     ) -> Self {
                         let current = match self.inner.metadata.take() {
                             Some(value) => value.into(),
-                            None => {
-                                crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
-                            }
+                            None => crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
                         };
                         self.inner.metadata = Some(edit(current).build());
                         self
@@ -2107,10 +1684,7 @@ pub mod io {
                         crate::golden::shared_shapes::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200 => {
-                                ::kubeforge_runtime::response::watch_events(status, body)
-                            }
-
+                            200 => ::kubeforge_runtime::response::watch_events(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -2141,9 +1715,7 @@ pub mod io {
                             ::kubeforge_runtime::http::Method::DELETE,
                             target,
                             Some("application/json"),
-                            body
-                                .map(::kubeforge_runtime::request::Body::json)
-                                .transpose()?,
+                            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
                         )
                     }
 
@@ -2292,15 +1864,9 @@ pub mod io {
                     pub fn create_namespaced_relay_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        Self,
-                        crate::golden::shared_shapes::routes::ResponseError,
-                    > {
+                    ) -> Result<Self, crate::golden::shared_shapes::routes::ResponseError> {
                         match status.as_u16() {
-                            200..=202 => {
-                                ::kubeforge_runtime::response::json(status, body)
-                            }
-
+                            200..=202 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -2348,10 +1914,7 @@ pub mod io {
                         crate::golden::shared_shapes::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200 => {
-                                ::kubeforge_runtime::response::watch_events(status, body)
-                            }
-
+                            200 => ::kubeforge_runtime::response::watch_events(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -2384,9 +1947,7 @@ pub mod io {
                             ::kubeforge_runtime::http::Method::DELETE,
                             target,
                             Some("application/json"),
-                            body
-                                .map(::kubeforge_runtime::request::Body::json)
-                                .transpose()?,
+                            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
                         )
                     }
 
@@ -2404,10 +1965,7 @@ pub mod io {
                         crate::golden::shared_shapes::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200 | 202 => {
-                                ::kubeforge_runtime::response::json(status, body)
-                            }
-
+                            200 | 202 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -2452,10 +2010,7 @@ pub mod io {
                     pub fn read_namespaced_relay_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        Self,
-                        crate::golden::shared_shapes::routes::ResponseError,
-                    > {
+                    ) -> Result<Self, crate::golden::shared_shapes::routes::ResponseError> {
                         match status.as_u16() {
                             200 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
@@ -2514,15 +2069,9 @@ pub mod io {
                     pub fn patch_namespaced_relay_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        Self,
-                        crate::golden::shared_shapes::routes::ResponseError,
-                    > {
+                    ) -> Result<Self, crate::golden::shared_shapes::routes::ResponseError> {
                         match status.as_u16() {
-                            200 | 201 => {
-                                ::kubeforge_runtime::response::json(status, body)
-                            }
-
+                            200 | 201 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -2568,15 +2117,9 @@ pub mod io {
                     pub fn replace_namespaced_relay_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        Self,
-                        crate::golden::shared_shapes::routes::ResponseError,
-                    > {
+                    ) -> Result<Self, crate::golden::shared_shapes::routes::ResponseError> {
                         match status.as_u16() {
-                            200 | 201 => {
-                                ::kubeforge_runtime::response::json(status, body)
-                            }
-
+                            200 | 201 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -2626,10 +2169,7 @@ pub mod io {
                         crate::golden::shared_shapes::routes::ResponseError,
                     > {
                         match status.as_u16() {
-                            200 => {
-                                ::kubeforge_runtime::response::watch_events(status, body)
-                            }
-
+                            200 => ::kubeforge_runtime::response::watch_events(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -2639,24 +2179,14 @@ pub mod io {
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct RelaySpec {
                     /// Where traffic goes first.
-                    pub primary: Option<
-                        crate::golden::shared_shapes::io::example::v1::RelaySpecBackup,
-                    >,
+                    pub primary: Option<crate::golden::shared_shapes::io::example::v1::RelaySpecBackup>,
                     /// Where traffic goes when the primary fails.
-                    pub backup: Option<
-                        crate::golden::shared_shapes::io::example::v1::RelaySpecBackup,
-                    >,
-                    pub env: Option<
-                        Vec<crate::golden::shared_shapes::io::example::v1::RelaySpecEnv>,
-                    >,
+                    pub backup: Option<crate::golden::shared_shapes::io::example::v1::RelaySpecBackup>,
+                    pub env: Option<Vec<crate::golden::shared_shapes::io::example::v1::RelaySpecEnv>>,
                     /// A label query over a set of resources.
-                    pub selector: Option<
-                        crate::golden::shared_shapes::io::example::v1::LabelSelector,
-                    >,
+                    pub selector: Option<crate::golden::shared_shapes::io::example::v1::LabelSelector>,
                     pub stages: Option<
-                        Vec<
-                            crate::golden::shared_shapes::io::example::v1::RelaySpecStages,
-                        >,
+                        Vec<crate::golden::shared_shapes::io::example::v1::RelaySpecStages>,
                     >,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
@@ -2664,48 +2194,22 @@ pub mod io {
 
                 impl ::serde::Serialize for RelaySpec {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[
-                                self.primary.is_some(),
-                                self.backup.is_some(),
-                                self.env.is_some(),
-                                self.selector.is_some(),
-                                self.stages.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.primary.is_some(),
+                            self.backup.is_some(),
+                            self.env.is_some(),
+                            self.selector.is_some(),
+                            self.stages.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "primary",
-                            self.primary.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "backup",
-                            self.backup.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "env",
-                            self.env.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "selector",
-                            self.selector.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "stages",
-                            self.stages.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "primary", self.primary.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "backup", self.backup.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "env", self.env.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "selector", self.selector.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "stages", self.stages.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -2713,10 +2217,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for RelaySpec {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct RelaySpecVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -2736,6 +2239,7 @@ pub mod io {
                                 "selector",
                                 "stages",
                             ];
+
                             type Field = RelaySpecField;
 
                             fn field(name: &str) -> Option<RelaySpecField> {
@@ -2753,10 +2257,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for RelaySpecVisitor {
                             type Value = RelaySpec;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelaySpec")
                             }
 
@@ -2771,35 +2272,24 @@ pub mod io {
                                 let mut stages = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(RelaySpecField::primary) => {
                                             serde_struct::value(&mut map, &mut primary, "primary")
                                         }
-
                                         Some(RelaySpecField::backup) => {
                                             serde_struct::value(&mut map, &mut backup, "backup")
                                         }
-
-                                        Some(RelaySpecField::env) => {
-                                            serde_struct::value(&mut map, &mut env, "env")
-                                        }
-
+                                        Some(RelaySpecField::env) => serde_struct::value(&mut map, &mut env, "env"),
                                         Some(RelaySpecField::selector) => {
                                             serde_struct::value(&mut map, &mut selector, "selector")
                                         }
-
                                         Some(RelaySpecField::stages) => {
                                             serde_struct::value(&mut map, &mut stages, "stages")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -2814,12 +2304,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "RelaySpec",
-                                <RelaySpecVisitor as serde_struct::Fields>::NAMES,
-                                RelaySpecVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "RelaySpec",
+                            <RelaySpecVisitor as serde_struct::Fields>::NAMES,
+                            RelaySpecVisitor,
+                        )
                     }
                 }
 
@@ -2844,9 +2333,7 @@ pub mod io {
                     /// Where traffic goes first.
                     pub fn primary(
                         mut self,
-                        value: impl Into<
-                            crate::golden::shared_shapes::io::example::v1::RelaySpecBackup,
-                        >,
+                        value: impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpecBackup>,
                     ) -> Self {
                         self.inner.primary = Some(value.into());
                         self
@@ -2855,9 +2342,7 @@ pub mod io {
                     /// Where traffic goes when the primary fails.
                     pub fn backup(
                         mut self,
-                        value: impl Into<
-                            crate::golden::shared_shapes::io::example::v1::RelaySpecBackup,
-                        >,
+                        value: impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpecBackup>,
                     ) -> Self {
                         self.inner.backup = Some(value.into());
                         self
@@ -2868,15 +2353,9 @@ pub mod io {
                     /// Replaces the whole list; [`push_env`](Self::push_env) appends one item.
                     pub fn env(
                         mut self,
-                        items: impl IntoIterator<
-                            Item = impl Into<
-                                crate::golden::shared_shapes::io::example::v1::RelaySpecEnv,
-                            >,
-                        >,
+                        items: impl IntoIterator<Item = impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpecEnv>>,
                     ) -> Self {
-                        self.inner.env = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                        self.inner.env = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 
@@ -2885,9 +2364,7 @@ pub mod io {
                     /// Appends one item to `env`; [`env`](Self::env) replaces the whole list.
                     pub fn push_env(
                         mut self,
-                        item: impl Into<
-                            crate::golden::shared_shapes::io::example::v1::RelaySpecEnv,
-                        >,
+                        item: impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpecEnv>,
                     ) -> Self {
                         self.inner.env.get_or_insert_default().push(item.into());
                         self
@@ -2896,9 +2373,7 @@ pub mod io {
                     /// A label query over a set of resources.
                     pub fn selector(
                         mut self,
-                        value: impl Into<
-                            crate::golden::shared_shapes::io::example::v1::LabelSelector,
-                        >,
+                        value: impl Into<crate::golden::shared_shapes::io::example::v1::LabelSelector>,
                     ) -> Self {
                         self.inner.selector = Some(value.into());
                         self
@@ -2909,15 +2384,9 @@ pub mod io {
                     /// Replaces the whole list; [`stage`](Self::stage) appends one item.
                     pub fn stages(
                         mut self,
-                        items: impl IntoIterator<
-                            Item = impl Into<
-                                crate::golden::shared_shapes::io::example::v1::RelaySpecStages,
-                            >,
-                        >,
+                        items: impl IntoIterator<Item = impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpecStages>>,
                     ) -> Self {
-                        self.inner.stages = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                        self.inner.stages = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 
@@ -2926,9 +2395,7 @@ pub mod io {
                     /// Appends one item to `stages`; [`stages`](Self::stages) replaces the whole list.
                     pub fn stage(
                         mut self,
-                        item: impl Into<
-                            crate::golden::shared_shapes::io::example::v1::RelaySpecStages,
-                        >,
+                        item: impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpecStages>,
                     ) -> Self {
                         self.inner.stages.get_or_insert_default().push(item.into());
                         self
@@ -2982,28 +2449,17 @@ pub mod io {
 
                 impl ::serde::Serialize for RelaySpecBackup {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[self.port.is_some(), self.protocol.is_some()],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.port.is_some(),
+                            self.protocol.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("host", &self.host)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "port",
-                            self.port.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "protocol",
-                            self.protocol.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "port", self.port.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "protocol", self.protocol.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -3011,10 +2467,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for RelaySpecBackup {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct RelaySpecBackupVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -3025,11 +2480,8 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for RelaySpecBackupVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "host",
-                                "port",
-                                "protocol",
-                            ];
+                            const NAMES: &'static [&'static str] = &["host", "port", "protocol"];
+
                             type Field = RelaySpecBackupField;
 
                             fn field(name: &str) -> Option<RelaySpecBackupField> {
@@ -3045,10 +2497,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for RelaySpecBackupVisitor {
                             type Value = RelaySpecBackup;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelaySpecBackup")
                             }
 
@@ -3061,27 +2510,20 @@ pub mod io {
                                 let mut protocol = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(RelaySpecBackupField::host) => {
                                             serde_struct::value(&mut map, &mut host, "host")
                                         }
-
                                         Some(RelaySpecBackupField::port) => {
                                             serde_struct::value(&mut map, &mut port, "port")
                                         }
-
                                         Some(RelaySpecBackupField::protocol) => {
                                             serde_struct::value(&mut map, &mut protocol, "protocol")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -3094,12 +2536,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "RelaySpecBackup",
-                                <RelaySpecBackupVisitor as serde_struct::Fields>::NAMES,
-                                RelaySpecBackupVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "RelaySpecBackup",
+                            <RelaySpecBackupVisitor as serde_struct::Fields>::NAMES,
+                            RelaySpecBackupVisitor,
+                        )
                     }
                 }
 
@@ -3151,9 +2592,7 @@ pub mod io {
                     /// A new builder starts with the schema's default, `"TCP"`.
                     pub fn protocol(
                         mut self,
-                        value: impl Into<
-                            crate::golden::shared_shapes::io::example::v1::RelaySpecBackupProtocol,
-                        >,
+                        value: impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpecBackupProtocol>,
                     ) -> Self {
                         self.inner.protocol = Some(value.into());
                         self
@@ -3222,10 +2661,7 @@ pub mod io {
                 }
 
                 impl ::std::fmt::Display for RelaySpecBackupProtocol {
-                    fn fmt(
-                        &self,
-                        f: &mut ::std::fmt::Formatter<'_>,
-                    ) -> ::std::fmt::Result {
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(self.as_str())
                     }
                 }
@@ -3264,21 +2700,13 @@ pub mod io {
 
                 impl ::serde::Serialize for RelaySpecEnv {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[self.value_from.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[self.value_from.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("name", &self.name)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "valueFrom",
-                            self.value_from.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "valueFrom", self.value_from.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -3286,10 +2714,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for RelaySpecEnv {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct RelaySpecEnvVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -3299,10 +2726,8 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for RelaySpecEnvVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "name",
-                                "valueFrom",
-                            ];
+                            const NAMES: &'static [&'static str] = &["name", "valueFrom"];
+
                             type Field = RelaySpecEnvField;
 
                             fn field(name: &str) -> Option<RelaySpecEnvField> {
@@ -3317,10 +2742,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for RelaySpecEnvVisitor {
                             type Value = RelaySpecEnv;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelaySpecEnv")
                             }
 
@@ -3332,23 +2754,17 @@ pub mod io {
                                 let mut value_from = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(RelaySpecEnvField::name) => {
                                             serde_struct::value(&mut map, &mut name, "name")
                                         }
-
                                         Some(RelaySpecEnvField::value_from) => {
                                             serde_struct::value(&mut map, &mut value_from, "valueFrom")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -3360,12 +2776,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "RelaySpecEnv",
-                                <RelaySpecEnvVisitor as serde_struct::Fields>::NAMES,
-                                RelaySpecEnvVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "RelaySpecEnv",
+                            <RelaySpecEnvVisitor as serde_struct::Fields>::NAMES,
+                            RelaySpecEnvVisitor,
+                        )
                     }
                 }
 
@@ -3404,9 +2819,7 @@ pub mod io {
                     /// Sets `value_from`.
                     pub fn value_from(
                         mut self,
-                        value: impl Into<
-                            crate::golden::shared_shapes::io::example::v1::RelaySpecEnvValueFrom,
-                        >,
+                        value: impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpecEnvValueFrom>,
                     ) -> Self {
                         self.inner.value_from = Some(value.into());
                         self
@@ -3455,30 +2868,20 @@ pub mod io {
 
                 impl ::serde::Serialize for RelaySpecEnvValueFrom {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[
-                                self.config_map_key_ref.is_some(),
-                                self.secret_key_ref.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.config_map_key_ref.is_some(),
+                            self.secret_key_ref.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         serde_struct::optional_entry(
                             &mut state,
                             "configMapKeyRef",
                             self.config_map_key_ref.as_ref(),
                         )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "secretKeyRef",
-                            self.secret_key_ref.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "secretKeyRef", self.secret_key_ref.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -3486,10 +2889,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for RelaySpecEnvValueFrom {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct RelaySpecEnvValueFromVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -3499,35 +2901,23 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for RelaySpecEnvValueFromVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "configMapKeyRef",
-                                "secretKeyRef",
-                            ];
+                            const NAMES: &'static [&'static str] = &["configMapKeyRef", "secretKeyRef"];
+
                             type Field = RelaySpecEnvValueFromField;
 
                             fn field(name: &str) -> Option<RelaySpecEnvValueFromField> {
                                 match name {
-                                    "configMapKeyRef" => {
-                                        Some(RelaySpecEnvValueFromField::config_map_key_ref)
-                                    }
-
-                                    "secretKeyRef" => {
-                                        Some(RelaySpecEnvValueFromField::secret_key_ref)
-                                    }
-
+                                    "configMapKeyRef" => Some(RelaySpecEnvValueFromField::config_map_key_ref),
+                                    "secretKeyRef" => Some(RelaySpecEnvValueFromField::secret_key_ref),
                                     _ => None,
                                 }
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de>
-                        for RelaySpecEnvValueFromVisitor {
+                        impl<'de> ::serde::de::Visitor<'de> for RelaySpecEnvValueFromVisitor {
                             type Value = RelaySpecEnvValueFrom;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelaySpecEnvValueFrom")
                             }
 
@@ -3539,11 +2929,9 @@ pub mod io {
                                 let mut secret_key_ref = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(RelaySpecEnvValueFromField::config_map_key_ref) => {
                                             serde_struct::value(
@@ -3552,37 +2940,26 @@ pub mod io {
                                                 "configMapKeyRef",
                                             )
                                         }
-
                                         Some(RelaySpecEnvValueFromField::secret_key_ref) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut secret_key_ref,
-                                                "secretKeyRef",
-                                            )
+                                            serde_struct::value(&mut map, &mut secret_key_ref, "secretKeyRef")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
                                 Ok(RelaySpecEnvValueFrom {
-                                    config_map_key_ref: serde_struct::optional(
-                                        config_map_key_ref,
-                                    ),
+                                    config_map_key_ref: serde_struct::optional(config_map_key_ref),
                                     secret_key_ref: serde_struct::optional(secret_key_ref),
                                     unknown_fields,
                                 })
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "RelaySpecEnvValueFrom",
-                                <RelaySpecEnvValueFromVisitor as serde_struct::Fields>::NAMES,
-                                RelaySpecEnvValueFromVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "RelaySpecEnvValueFrom",
+                            <RelaySpecEnvValueFromVisitor as serde_struct::Fields>::NAMES,
+                            RelaySpecEnvValueFromVisitor,
+                        )
                     }
                 }
 
@@ -3607,9 +2984,7 @@ pub mod io {
                     /// Selects a key of a ConfigMap.
                     pub fn config_map_key_ref(
                         mut self,
-                        value: impl Into<
-                            crate::golden::shared_shapes::io::example::v1::ConfigMapKeySelector,
-                        >,
+                        value: impl Into<crate::golden::shared_shapes::io::example::v1::ConfigMapKeySelector>,
                     ) -> Self {
                         self.inner.config_map_key_ref = Some(value.into());
                         self
@@ -3618,9 +2993,7 @@ pub mod io {
                     /// Selects a key of a Secret.
                     pub fn secret_key_ref(
                         mut self,
-                        value: impl Into<
-                            crate::golden::shared_shapes::io::example::v1::SecretKeySelector,
-                        >,
+                        value: impl Into<crate::golden::shared_shapes::io::example::v1::SecretKeySelector>,
                     ) -> Self {
                         self.inner.secret_key_ref = Some(value.into());
                         self
@@ -3671,28 +3044,17 @@ pub mod io {
 
                 impl ::serde::Serialize for ConfigMapKeySelector {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[self.name.is_some(), self.optional.is_some()],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.name.is_some(),
+                            self.optional.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("key", &self.key)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "name",
-                            self.name.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "optional",
-                            self.optional.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "optional", self.optional.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -3700,10 +3062,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct ConfigMapKeySelectorVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -3714,11 +3075,8 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for ConfigMapKeySelectorVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "key",
-                                "name",
-                                "optional",
-                            ];
+                            const NAMES: &'static [&'static str] = &["key", "name", "optional"];
+
                             type Field = ConfigMapKeySelectorField;
 
                             fn field(name: &str) -> Option<ConfigMapKeySelectorField> {
@@ -3731,14 +3089,10 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de>
-                        for ConfigMapKeySelectorVisitor {
+                        impl<'de> ::serde::de::Visitor<'de> for ConfigMapKeySelectorVisitor {
                             type Value = ConfigMapKeySelector;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct ConfigMapKeySelector")
                             }
 
@@ -3751,31 +3105,20 @@ pub mod io {
                                 let mut optional = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key_2 = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key_2),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key_2),
+                                )? {
                                     match field {
                                         Some(ConfigMapKeySelectorField::key) => {
                                             serde_struct::value(&mut map, &mut key, "key")
                                         }
-
                                         Some(ConfigMapKeySelectorField::name) => {
                                             serde_struct::value(&mut map, &mut name, "name")
                                         }
-
                                         Some(ConfigMapKeySelectorField::optional) => {
                                             serde_struct::value(&mut map, &mut optional, "optional")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(
-                                                &mut map,
-                                                &mut unknown_fields,
-                                                &mut key_2,
-                                            )
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
                                     }?;
                                 }
 
@@ -3788,12 +3131,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "ConfigMapKeySelector",
-                                <ConfigMapKeySelectorVisitor as serde_struct::Fields>::NAMES,
-                                ConfigMapKeySelectorVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "ConfigMapKeySelector",
+                            <ConfigMapKeySelectorVisitor as serde_struct::Fields>::NAMES,
+                            ConfigMapKeySelectorVisitor,
+                        )
                     }
                 }
 
@@ -3804,9 +3146,7 @@ pub mod io {
                     ///
                     /// - `key` (see [`key`](ConfigMapKeySelectorBuilder::key))
                     #[inline]
-                    pub fn builder(
-                        key: impl Into<String>,
-                    ) -> ConfigMapKeySelectorBuilder {
+                    pub fn builder(key: impl Into<String>) -> ConfigMapKeySelectorBuilder {
                         ConfigMapKeySelectorBuilder {
                             inner: Self {
                                 key: key.into(),
@@ -3889,28 +3229,17 @@ pub mod io {
 
                 impl ::serde::Serialize for SecretKeySelector {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[self.name.is_some(), self.optional.is_some()],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.name.is_some(),
+                            self.optional.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("key", &self.key)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "name",
-                            self.name.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "optional",
-                            self.optional.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "optional", self.optional.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -3918,10 +3247,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct SecretKeySelectorVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -3932,11 +3260,8 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for SecretKeySelectorVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "key",
-                                "name",
-                                "optional",
-                            ];
+                            const NAMES: &'static [&'static str] = &["key", "name", "optional"];
+
                             type Field = SecretKeySelectorField;
 
                             fn field(name: &str) -> Option<SecretKeySelectorField> {
@@ -3949,14 +3274,10 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de>
-                        for SecretKeySelectorVisitor {
+                        impl<'de> ::serde::de::Visitor<'de> for SecretKeySelectorVisitor {
                             type Value = SecretKeySelector;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct SecretKeySelector")
                             }
 
@@ -3969,31 +3290,20 @@ pub mod io {
                                 let mut optional = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key_2 = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key_2),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key_2),
+                                )? {
                                     match field {
                                         Some(SecretKeySelectorField::key) => {
                                             serde_struct::value(&mut map, &mut key, "key")
                                         }
-
                                         Some(SecretKeySelectorField::name) => {
                                             serde_struct::value(&mut map, &mut name, "name")
                                         }
-
                                         Some(SecretKeySelectorField::optional) => {
                                             serde_struct::value(&mut map, &mut optional, "optional")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(
-                                                &mut map,
-                                                &mut unknown_fields,
-                                                &mut key_2,
-                                            )
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
                                     }?;
                                 }
 
@@ -4006,12 +3316,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "SecretKeySelector",
-                                <SecretKeySelectorVisitor as serde_struct::Fields>::NAMES,
-                                SecretKeySelectorVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "SecretKeySelector",
+                            <SecretKeySelectorVisitor as serde_struct::Fields>::NAMES,
+                            SecretKeySelectorVisitor,
+                        )
                     }
                 }
 
@@ -4090,43 +3399,29 @@ pub mod io {
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct LabelSelector {
                     pub match_expressions: Option<
-                        Vec<
-                            crate::golden::shared_shapes::io::example::v1::LabelSelectorRequirement,
-                        >,
+                        Vec<crate::golden::shared_shapes::io::example::v1::LabelSelectorRequirement>,
                     >,
-                    pub match_labels: Option<
-                        ::std::collections::BTreeMap<String, String>,
-                    >,
+                    pub match_labels: Option<::std::collections::BTreeMap<String, String>>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for LabelSelector {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[
-                                self.match_expressions.is_some(),
-                                self.match_labels.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.match_expressions.is_some(),
+                            self.match_labels.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         serde_struct::optional_entry(
                             &mut state,
                             "matchExpressions",
                             self.match_expressions.as_ref(),
                         )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "matchLabels",
-                            self.match_labels.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "matchLabels", self.match_labels.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -4134,10 +3429,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for LabelSelector {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct LabelSelectorVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -4147,18 +3441,13 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for LabelSelectorVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "matchExpressions",
-                                "matchLabels",
-                            ];
+                            const NAMES: &'static [&'static str] = &["matchExpressions", "matchLabels"];
+
                             type Field = LabelSelectorField;
 
                             fn field(name: &str) -> Option<LabelSelectorField> {
                                 match name {
-                                    "matchExpressions" => {
-                                        Some(LabelSelectorField::match_expressions)
-                                    }
-
+                                    "matchExpressions" => Some(LabelSelectorField::match_expressions),
                                     "matchLabels" => Some(LabelSelectorField::match_labels),
                                     _ => None,
                                 }
@@ -4168,10 +3457,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for LabelSelectorVisitor {
                             type Value = LabelSelector;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct LabelSelector")
                             }
 
@@ -4183,11 +3469,9 @@ pub mod io {
                                 let mut match_labels = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(LabelSelectorField::match_expressions) => {
                                             serde_struct::value(
@@ -4196,37 +3480,26 @@ pub mod io {
                                                 "matchExpressions",
                                             )
                                         }
-
                                         Some(LabelSelectorField::match_labels) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut match_labels,
-                                                "matchLabels",
-                                            )
+                                            serde_struct::value(&mut map, &mut match_labels, "matchLabels")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
                                 Ok(LabelSelector {
-                                    match_expressions: serde_struct::optional(
-                                        match_expressions,
-                                    ),
+                                    match_expressions: serde_struct::optional(match_expressions),
                                     match_labels: serde_struct::optional(match_labels),
                                     unknown_fields,
                                 })
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "LabelSelector",
-                                <LabelSelectorVisitor as serde_struct::Fields>::NAMES,
-                                LabelSelectorVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "LabelSelector",
+                            <LabelSelectorVisitor as serde_struct::Fields>::NAMES,
+                            LabelSelectorVisitor,
+                        )
                     }
                 }
 
@@ -4253,15 +3526,9 @@ pub mod io {
                     /// Replaces the whole list; [`match_expression`](Self::match_expression) appends one item.
                     pub fn match_expressions(
                         mut self,
-                        items: impl IntoIterator<
-                            Item = impl Into<
-                                crate::golden::shared_shapes::io::example::v1::LabelSelectorRequirement,
-                            >,
-                        >,
+                        items: impl IntoIterator<Item = impl Into<crate::golden::shared_shapes::io::example::v1::LabelSelectorRequirement>>,
                     ) -> Self {
-                        self.inner.match_expressions = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                        self.inner.match_expressions = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 
@@ -4270,14 +3537,9 @@ pub mod io {
                     /// Appends one item to `match_expressions`; [`match_expressions`](Self::match_expressions) replaces the whole list.
                     pub fn match_expression(
                         mut self,
-                        item: impl Into<
-                            crate::golden::shared_shapes::io::example::v1::LabelSelectorRequirement,
-                        >,
+                        item: impl Into<crate::golden::shared_shapes::io::example::v1::LabelSelectorRequirement>,
                     ) -> Self {
-                        self.inner
-                            .match_expressions
-                            .get_or_insert_default()
-                            .push(item.into());
+                        self.inner.match_expressions.get_or_insert_default().push(item.into());
                         self
                     }
 
@@ -4286,15 +3548,10 @@ pub mod io {
                     /// Replaces the whole map; [`match_label`](Self::match_label) inserts one entry.
                     pub fn match_labels(
                         mut self,
-                        entries: impl IntoIterator<
-                            Item = (impl Into<String>, impl Into<String>),
-                        >,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
                     ) -> Self {
                         self.inner.match_labels = Some(
-                            entries
-                                .into_iter()
-                                .map(|(key, value)| (key.into(), value.into()))
-                                .collect(),
+                            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
                         );
                         self
                     }
@@ -4302,15 +3559,8 @@ pub mod io {
                     /// Sets `match_labels`.
                     ///
                     /// Inserts one entry into `match_labels`, replacing any value under the same key; [`match_labels`](Self::match_labels) replaces the whole map.
-                    pub fn match_label(
-                        mut self,
-                        key: impl Into<String>,
-                        value: impl Into<String>,
-                    ) -> Self {
-                        self.inner
-                            .match_labels
-                            .get_or_insert_default()
-                            .insert(key.into(), value.into());
+                    pub fn match_label(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+                        self.inner.match_labels.get_or_insert_default().insert(key.into(), value.into());
                         self
                     }
 
@@ -4350,22 +3600,14 @@ pub mod io {
 
                 impl ::serde::Serialize for LabelSelectorRequirement {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(2, &[self.values.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(2, &[self.values.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("key", &self.key)?;
                         state.serialize_entry("operator", &self.operator)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "values",
-                            self.values.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "values", self.values.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -4373,10 +3615,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for LabelSelectorRequirement {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct LabelSelectorRequirementVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -4387,16 +3628,11 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for LabelSelectorRequirementVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "key",
-                                "operator",
-                                "values",
-                            ];
+                            const NAMES: &'static [&'static str] = &["key", "operator", "values"];
+
                             type Field = LabelSelectorRequirementField;
 
-                            fn field(
-                                name: &str,
-                            ) -> Option<LabelSelectorRequirementField> {
+                            fn field(name: &str) -> Option<LabelSelectorRequirementField> {
                                 match name {
                                     "key" => Some(LabelSelectorRequirementField::key),
                                     "operator" => Some(LabelSelectorRequirementField::operator),
@@ -4406,14 +3642,10 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de>
-                        for LabelSelectorRequirementVisitor {
+                        impl<'de> ::serde::de::Visitor<'de> for LabelSelectorRequirementVisitor {
                             type Value = LabelSelectorRequirement;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct LabelSelectorRequirement")
                             }
 
@@ -4426,31 +3658,20 @@ pub mod io {
                                 let mut values = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key_2 = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key_2),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key_2),
+                                )? {
                                     match field {
                                         Some(LabelSelectorRequirementField::key) => {
                                             serde_struct::value(&mut map, &mut key, "key")
                                         }
-
                                         Some(LabelSelectorRequirementField::operator) => {
                                             serde_struct::value(&mut map, &mut operator, "operator")
                                         }
-
                                         Some(LabelSelectorRequirementField::values) => {
                                             serde_struct::value(&mut map, &mut values, "values")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(
-                                                &mut map,
-                                                &mut unknown_fields,
-                                                &mut key_2,
-                                            )
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
                                     }?;
                                 }
 
@@ -4463,12 +3684,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "LabelSelectorRequirement",
-                                <LabelSelectorRequirementVisitor as serde_struct::Fields>::NAMES,
-                                LabelSelectorRequirementVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "LabelSelectorRequirement",
+                            <LabelSelectorRequirementVisitor as serde_struct::Fields>::NAMES,
+                            LabelSelectorRequirementVisitor,
+                        )
                     }
                 }
 
@@ -4518,13 +3738,8 @@ pub mod io {
                     /// Sets `values`.
                     ///
                     /// Replaces the whole list; [`value`](Self::value) appends one item.
-                    pub fn values(
-                        mut self,
-                        items: impl IntoIterator<Item = impl Into<String>>,
-                    ) -> Self {
-                        self.inner.values = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                    pub fn values(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+                        self.inner.values = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 
@@ -4563,48 +3778,26 @@ pub mod io {
                 pub struct RelaySpecStages {
                     pub name: Option<String>,
                     /// Where this stage sends traffic.
-                    pub target: Option<
-                        crate::golden::shared_shapes::io::example::v1::RelaySpecBackup,
-                    >,
-                    pub env: Option<
-                        Vec<crate::golden::shared_shapes::io::example::v1::RelaySpecEnv>,
-                    >,
+                    pub target: Option<crate::golden::shared_shapes::io::example::v1::RelaySpecBackup>,
+                    pub env: Option<Vec<crate::golden::shared_shapes::io::example::v1::RelaySpecEnv>>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for RelaySpecStages {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            0,
-                            &[
-                                self.name.is_some(),
-                                self.target.is_some(),
-                                self.env.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[
+                            self.name.is_some(),
+                            self.target.is_some(),
+                            self.env.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "name",
-                            self.name.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "target",
-                            self.target.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "env",
-                            self.env.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "target", self.target.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "env", self.env.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -4612,10 +3805,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for RelaySpecStages {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct RelaySpecStagesVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -4626,11 +3818,8 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for RelaySpecStagesVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "name",
-                                "target",
-                                "env",
-                            ];
+                            const NAMES: &'static [&'static str] = &["name", "target", "env"];
+
                             type Field = RelaySpecStagesField;
 
                             fn field(name: &str) -> Option<RelaySpecStagesField> {
@@ -4646,10 +3835,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for RelaySpecStagesVisitor {
                             type Value = RelaySpecStages;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelaySpecStages")
                             }
 
@@ -4662,27 +3848,20 @@ pub mod io {
                                 let mut env = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(RelaySpecStagesField::name) => {
                                             serde_struct::value(&mut map, &mut name, "name")
                                         }
-
                                         Some(RelaySpecStagesField::target) => {
                                             serde_struct::value(&mut map, &mut target, "target")
                                         }
-
                                         Some(RelaySpecStagesField::env) => {
                                             serde_struct::value(&mut map, &mut env, "env")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -4695,12 +3874,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "RelaySpecStages",
-                                <RelaySpecStagesVisitor as serde_struct::Fields>::NAMES,
-                                RelaySpecStagesVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "RelaySpecStages",
+                            <RelaySpecStagesVisitor as serde_struct::Fields>::NAMES,
+                            RelaySpecStagesVisitor,
+                        )
                     }
                 }
 
@@ -4731,9 +3909,7 @@ pub mod io {
                     /// Where this stage sends traffic.
                     pub fn target(
                         mut self,
-                        value: impl Into<
-                            crate::golden::shared_shapes::io::example::v1::RelaySpecBackup,
-                        >,
+                        value: impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpecBackup>,
                     ) -> Self {
                         self.inner.target = Some(value.into());
                         self
@@ -4744,15 +3920,9 @@ pub mod io {
                     /// Replaces the whole list; [`push_env`](Self::push_env) appends one item.
                     pub fn env(
                         mut self,
-                        items: impl IntoIterator<
-                            Item = impl Into<
-                                crate::golden::shared_shapes::io::example::v1::RelaySpecEnv,
-                            >,
-                        >,
+                        items: impl IntoIterator<Item = impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpecEnv>>,
                     ) -> Self {
-                        self.inner.env = Some(
-                            items.into_iter().map(Into::into).collect(),
-                        );
+                        self.inner.env = Some(items.into_iter().map(Into::into).collect());
                         self
                     }
 
@@ -4761,9 +3931,7 @@ pub mod io {
                     /// Appends one item to `env`; [`env`](Self::env) replaces the whole list.
                     pub fn push_env(
                         mut self,
-                        item: impl Into<
-                            crate::golden::shared_shapes::io::example::v1::RelaySpecEnv,
-                        >,
+                        item: impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpecEnv>,
                     ) -> Self {
                         self.inner.env.get_or_insert_default().push(item.into());
                         self
@@ -4795,29 +3963,19 @@ pub mod io {
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct RelayStatus {
                     /// The endpoint in use.
-                    pub active: Option<
-                        crate::golden::shared_shapes::io::example::v1::RelaySpecBackup,
-                    >,
+                    pub active: Option<crate::golden::shared_shapes::io::example::v1::RelaySpecBackup>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
 
                 impl ::serde::Serialize for RelayStatus {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.active.is_some()])
-                            + self.unknown_fields.len();
+                        let len = serde_struct::len(0, &[self.active.is_some()]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "active",
-                            self.active.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "active", self.active.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -4825,10 +3983,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for RelayStatus {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct RelayStatusVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -4838,6 +3995,7 @@ pub mod io {
 
                         impl serde_struct::Fields for RelayStatusVisitor {
                             const NAMES: &'static [&'static str] = &["active"];
+
                             type Field = RelayStatusField;
 
                             fn field(name: &str) -> Option<RelayStatusField> {
@@ -4851,10 +4009,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for RelayStatusVisitor {
                             type Value = RelayStatus;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelayStatus")
                             }
 
@@ -4865,19 +4020,14 @@ pub mod io {
                                 let mut active = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(RelayStatusField::active) => {
                                             serde_struct::value(&mut map, &mut active, "active")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -4888,12 +4038,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "RelayStatus",
-                                <RelayStatusVisitor as serde_struct::Fields>::NAMES,
-                                RelayStatusVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "RelayStatus",
+                            <RelayStatusVisitor as serde_struct::Fields>::NAMES,
+                            RelayStatusVisitor,
+                        )
                     }
                 }
 
@@ -4918,9 +4067,7 @@ pub mod io {
                     /// The endpoint in use.
                     pub fn active(
                         mut self,
-                        value: impl Into<
-                            crate::golden::shared_shapes::io::example::v1::RelaySpecBackup,
-                        >,
+                        value: impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpecBackup>,
                     ) -> Self {
                         self.inner.active = Some(value.into());
                         self
@@ -4984,20 +4131,14 @@ pub mod io {
 
                 impl ::serde::Serialize for RelayList {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[
-                                self.api_version.is_present(),
-                                self.kind.is_present(),
-                                self.metadata.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.api_version.is_present(),
+                            self.kind.is_present(),
+                            self.metadata.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         serde_struct::entry_if(
                             &mut state,
@@ -5006,17 +4147,8 @@ pub mod io {
                             self.api_version.is_present(),
                         )?;
                         state.serialize_entry("items", &self.items)?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "kind",
-                            &self.kind,
-                            self.kind.is_present(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "metadata",
-                            self.metadata.as_ref(),
-                        )?;
+                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
+                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -5024,10 +4156,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for RelayList {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct RelayListVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -5039,12 +4170,8 @@ pub mod io {
                         }
 
                         impl serde_struct::Fields for RelayListVisitor {
-                            const NAMES: &'static [&'static str] = &[
-                                "apiVersion",
-                                "items",
-                                "kind",
-                                "metadata",
-                            ];
+                            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
+
                             type Field = RelayListField;
 
                             fn field(name: &str) -> Option<RelayListField> {
@@ -5061,10 +4188,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for RelayListVisitor {
                             type Value = RelayList;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelayList")
                             }
 
@@ -5078,56 +4202,41 @@ pub mod io {
                                 let mut metadata = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(RelayListField::api_version) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut api_version,
-                                                "apiVersion",
-                                            )
+                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
-
                                         Some(RelayListField::items) => {
                                             serde_struct::value(&mut map, &mut items, "items")
                                         }
-
                                         Some(RelayListField::kind) => {
                                             serde_struct::value(&mut map, &mut kind, "kind")
                                         }
-
                                         Some(RelayListField::metadata) => {
                                             serde_struct::value(&mut map, &mut metadata, "metadata")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
                                 Ok(RelayList {
-                                    api_version: api_version
-                                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     items: serde_struct::required(items, "items")?,
-                                    kind: kind
-                                        .unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     unknown_fields,
                                 })
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "RelayList",
-                                <RelayListVisitor as serde_struct::Fields>::NAMES,
-                                RelayListVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "RelayList",
+                            <RelayListVisitor as serde_struct::Fields>::NAMES,
+                            RelayListVisitor,
+                        )
                     }
                 }
 
@@ -5151,9 +4260,7 @@ pub mod io {
                     #[inline]
                     pub fn builder(
                         items: impl IntoIterator<
-                            Item = impl Into<
-                                crate::golden::shared_shapes::io::example::v1::Relay,
-                            >,
+                            Item = impl Into<crate::golden::shared_shapes::io::example::v1::Relay>,
                         >,
                     ) -> RelayListBuilder {
                         RelayListBuilder {
@@ -5181,11 +4288,7 @@ pub mod io {
                     /// Replaces the whole list; [`item`](Self::item) appends one item.
                     pub fn items(
                         mut self,
-                        items: impl IntoIterator<
-                            Item = impl Into<
-                                crate::golden::shared_shapes::io::example::v1::Relay,
-                            >,
-                        >,
+                        items: impl IntoIterator<Item = impl Into<crate::golden::shared_shapes::io::example::v1::Relay>>,
                     ) -> Self {
                         self.inner.items = items.into_iter().map(Into::into).collect();
                         self
@@ -5196,9 +4299,7 @@ pub mod io {
                     /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
                     pub fn item(
                         mut self,
-                        item: impl Into<
-                            crate::golden::shared_shapes::io::example::v1::Relay,
-                        >,
+                        item: impl Into<crate::golden::shared_shapes::io::example::v1::Relay>,
                     ) -> Self {
                         self.inner.items.push(item.into());
                         self
@@ -5207,9 +4308,7 @@ pub mod io {
                     /// Standard list metadata.
                     pub fn metadata(
                         mut self,
-                        value: impl Into<
-                            crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::ListMeta,
-                        >,
+                        value: impl Into<crate::golden::shared_shapes::apimachinery::pkg::apis::meta::v1::ListMeta>,
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
@@ -5439,18 +4538,10 @@ pub mod routes {
 
         impl ::kubeforge_runtime::request::QueryParams for CreateOrReplaceQuery {
             #[inline]
-            fn append_to(
-                &self,
-                target: &mut ::kubeforge_runtime::request::PathAndQuery,
-            ) {
+            fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
                 target.push_optional_query("dryRun", self.dry_run.as_deref());
-                target
-                    .push_optional_query("fieldManager", self.field_manager.as_deref());
-                target
-                    .push_optional_query(
-                        "fieldValidation",
-                        self.field_validation.as_deref(),
-                    );
+                target.push_optional_query("fieldManager", self.field_manager.as_deref());
+                target.push_optional_query("fieldValidation", self.field_validation.as_deref());
                 target.push_optional_query("pretty", self.pretty.as_deref());
             }
         }
@@ -5546,59 +4637,33 @@ pub mod routes {
 
         impl ::kubeforge_runtime::request::QueryParams for DeleteCollectionQuery {
             #[inline]
-            fn append_to(
-                &self,
-                target: &mut ::kubeforge_runtime::request::PathAndQuery,
-            ) {
+            fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
                 target.push_optional_query("continue", self.continue_.as_deref());
                 target.push_optional_query("dryRun", self.dry_run.as_deref());
-                target
-                    .push_optional_query(
-                        "fieldSelector",
-                        self.field_selector.as_deref(),
-                    );
+                target.push_optional_query("fieldSelector", self.field_selector.as_deref());
                 target
                     .push_optional_query(
                         "gracePeriodSeconds",
                         self.grace_period_seconds.as_ref(),
                     );
-                target
-                    .push_optional_query(
-                        "labelSelector",
-                        self.label_selector.as_deref(),
-                    );
+                target.push_optional_query("labelSelector", self.label_selector.as_deref());
                 target.push_optional_query("limit", self.limit.as_ref());
-                target
-                    .push_optional_query(
-                        "orphanDependents",
-                        self.orphan_dependents.as_ref(),
-                    );
+                target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
                 target.push_optional_query("pretty", self.pretty.as_deref());
                 target
                     .push_optional_query(
                         "propagationPolicy",
                         self.propagation_policy.as_deref(),
                     );
-                target
-                    .push_optional_query(
-                        "resourceVersion",
-                        self.resource_version.as_deref(),
-                    );
+                target.push_optional_query("resourceVersion", self.resource_version.as_deref());
                 target
                     .push_optional_query(
                         "resourceVersionMatch",
                         self.resource_version_match.as_deref(),
                     );
                 target
-                    .push_optional_query(
-                        "sendInitialEvents",
-                        self.send_initial_events.as_ref(),
-                    );
-                target
-                    .push_optional_query(
-                        "timeoutSeconds",
-                        self.timeout_seconds.as_ref(),
-                    );
+                    .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+                target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
             }
         }
 
@@ -5731,21 +4796,14 @@ pub mod routes {
 
         impl ::kubeforge_runtime::request::QueryParams for DeleteQuery {
             #[inline]
-            fn append_to(
-                &self,
-                target: &mut ::kubeforge_runtime::request::PathAndQuery,
-            ) {
+            fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
                 target.push_optional_query("dryRun", self.dry_run.as_deref());
                 target
                     .push_optional_query(
                         "gracePeriodSeconds",
                         self.grace_period_seconds.as_ref(),
                     );
-                target
-                    .push_optional_query(
-                        "orphanDependents",
-                        self.orphan_dependents.as_ref(),
-                    );
+                target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
                 target.push_optional_query("pretty", self.pretty.as_deref());
                 target
                     .push_optional_query(
@@ -5828,10 +4886,7 @@ pub mod routes {
 
         impl ::kubeforge_runtime::request::QueryParams for GetQuery {
             #[inline]
-            fn append_to(
-                &self,
-                target: &mut ::kubeforge_runtime::request::PathAndQuery,
-            ) {
+            fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
                 target.push_optional_query("pretty", self.pretty.as_deref());
             }
         }
@@ -5905,48 +4960,26 @@ pub mod routes {
 
         impl ::kubeforge_runtime::request::QueryParams for ListOrWatchQuery {
             #[inline]
-            fn append_to(
-                &self,
-                target: &mut ::kubeforge_runtime::request::PathAndQuery,
-            ) {
+            fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
                 target
                     .push_optional_query(
                         "allowWatchBookmarks",
                         self.allow_watch_bookmarks.as_ref(),
                     );
                 target.push_optional_query("continue", self.continue_.as_deref());
-                target
-                    .push_optional_query(
-                        "fieldSelector",
-                        self.field_selector.as_deref(),
-                    );
-                target
-                    .push_optional_query(
-                        "labelSelector",
-                        self.label_selector.as_deref(),
-                    );
+                target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+                target.push_optional_query("labelSelector", self.label_selector.as_deref());
                 target.push_optional_query("limit", self.limit.as_ref());
                 target.push_optional_query("pretty", self.pretty.as_deref());
-                target
-                    .push_optional_query(
-                        "resourceVersion",
-                        self.resource_version.as_deref(),
-                    );
+                target.push_optional_query("resourceVersion", self.resource_version.as_deref());
                 target
                     .push_optional_query(
                         "resourceVersionMatch",
                         self.resource_version_match.as_deref(),
                     );
                 target
-                    .push_optional_query(
-                        "sendInitialEvents",
-                        self.send_initial_events.as_ref(),
-                    );
-                target
-                    .push_optional_query(
-                        "timeoutSeconds",
-                        self.timeout_seconds.as_ref(),
-                    );
+                    .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+                target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
                 target.push_optional_query("watch", self.watch.as_ref());
             }
         }
@@ -6068,18 +5101,10 @@ pub mod routes {
 
         impl ::kubeforge_runtime::request::QueryParams for PatchQuery {
             #[inline]
-            fn append_to(
-                &self,
-                target: &mut ::kubeforge_runtime::request::PathAndQuery,
-            ) {
+            fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
                 target.push_optional_query("dryRun", self.dry_run.as_deref());
-                target
-                    .push_optional_query("fieldManager", self.field_manager.as_deref());
-                target
-                    .push_optional_query(
-                        "fieldValidation",
-                        self.field_validation.as_deref(),
-                    );
+                target.push_optional_query("fieldManager", self.field_manager.as_deref());
+                target.push_optional_query("fieldValidation", self.field_validation.as_deref());
                 target.push_optional_query("force", self.force.as_ref());
                 target.push_optional_query("pretty", self.pretty.as_deref());
             }
@@ -6172,46 +5197,24 @@ pub mod routes {
 
         impl ::kubeforge_runtime::request::QueryParams for WatchQuery {
             #[inline]
-            fn append_to(
-                &self,
-                target: &mut ::kubeforge_runtime::request::PathAndQuery,
-            ) {
+            fn append_to(&self, target: &mut ::kubeforge_runtime::request::PathAndQuery) {
                 target
                     .push_optional_query(
                         "allowWatchBookmarks",
                         self.allow_watch_bookmarks.as_ref(),
                     );
-                target
-                    .push_optional_query(
-                        "fieldSelector",
-                        self.field_selector.as_deref(),
-                    );
-                target
-                    .push_optional_query(
-                        "labelSelector",
-                        self.label_selector.as_deref(),
-                    );
+                target.push_optional_query("fieldSelector", self.field_selector.as_deref());
+                target.push_optional_query("labelSelector", self.label_selector.as_deref());
                 target.push_optional_query("pretty", self.pretty.as_deref());
-                target
-                    .push_optional_query(
-                        "resourceVersion",
-                        self.resource_version.as_deref(),
-                    );
+                target.push_optional_query("resourceVersion", self.resource_version.as_deref());
                 target
                     .push_optional_query(
                         "resourceVersionMatch",
                         self.resource_version_match.as_deref(),
                     );
                 target
-                    .push_optional_query(
-                        "sendInitialEvents",
-                        self.send_initial_events.as_ref(),
-                    );
-                target
-                    .push_optional_query(
-                        "timeoutSeconds",
-                        self.timeout_seconds.as_ref(),
-                    );
+                    .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+                target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
             }
         }
 

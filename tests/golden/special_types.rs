@@ -88,55 +88,25 @@ pub mod io {
 
                 impl ::serde::Serialize for Times {
                     #[allow(clippy::too_many_lines)]
-                    fn serialize<S: ::serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> Result<S::Ok, S::Error> {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(
-                            1,
-                            &[
-                                self.renewed.is_some(),
-                                self.anonymous.is_some(),
-                                self.ratio.is_some(),
-                                self.capacity.is_some(),
-                                self.raw.is_some(),
-                                self.nullable_name.is_some(),
-                            ],
-                        ) + self.unknown_fields.len();
+                        let len = serde_struct::len(1, &[
+                            self.renewed.is_some(),
+                            self.anonymous.is_some(),
+                            self.ratio.is_some(),
+                            self.capacity.is_some(),
+                            self.raw.is_some(),
+                            self.nullable_name.is_some(),
+                        ]) + self.unknown_fields.len();
                         let mut state = serializer.serialize_map(Some(len))?;
                         state.serialize_entry("created", &self.created)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "renewed",
-                            self.renewed.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "anonymous",
-                            self.anonymous.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "ratio",
-                            self.ratio.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "capacity",
-                            self.capacity.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "raw",
-                            self.raw.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "nullableName",
-                            self.nullable_name.as_ref(),
-                        )?;
+                        serde_struct::optional_entry(&mut state, "renewed", self.renewed.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "anonymous", self.anonymous.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "ratio", self.ratio.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "capacity", self.capacity.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "raw", self.raw.as_ref())?;
+                        serde_struct::optional_entry(&mut state, "nullableName", self.nullable_name.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
                     }
@@ -144,10 +114,9 @@ pub mod io {
 
                 impl<'de> ::serde::Deserialize<'de> for Times {
                     #[allow(clippy::too_many_lines)]
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> Result<Self, D::Error> {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use ::kubeforge_runtime::serde_struct;
+
                         struct TimesVisitor;
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -171,6 +140,7 @@ pub mod io {
                                 "raw",
                                 "nullableName",
                             ];
+
                             type Field = TimesField;
 
                             fn field(name: &str) -> Option<TimesField> {
@@ -190,10 +160,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for TimesVisitor {
                             type Value = Times;
 
-                            fn expecting(
-                                &self,
-                                f: &mut ::std::fmt::Formatter<'_>,
-                            ) -> ::std::fmt::Result {
+                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Times")
                             }
 
@@ -210,47 +177,30 @@ pub mod io {
                                 let mut nullable_name = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
-                                while let Some(field) = map
-                                    .next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )?
-                                {
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<Self>::new(&mut key),
+                                )? {
                                     match field {
                                         Some(TimesField::created) => {
                                             serde_struct::value(&mut map, &mut created, "created")
                                         }
-
                                         Some(TimesField::renewed) => {
                                             serde_struct::value(&mut map, &mut renewed, "renewed")
                                         }
-
                                         Some(TimesField::anonymous) => {
                                             serde_struct::value(&mut map, &mut anonymous, "anonymous")
                                         }
-
                                         Some(TimesField::ratio) => {
                                             serde_struct::value(&mut map, &mut ratio, "ratio")
                                         }
-
                                         Some(TimesField::capacity) => {
                                             serde_struct::value(&mut map, &mut capacity, "capacity")
                                         }
-
-                                        Some(TimesField::raw) => {
-                                            serde_struct::value(&mut map, &mut raw, "raw")
-                                        }
-
+                                        Some(TimesField::raw) => serde_struct::value(&mut map, &mut raw, "raw"),
                                         Some(TimesField::nullable_name) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut nullable_name,
-                                                "nullableName",
-                                            )
+                                            serde_struct::value(&mut map, &mut nullable_name, "nullableName")
                                         }
-
-                                        None => {
-                                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
@@ -267,12 +217,11 @@ pub mod io {
                             }
                         }
 
-                        deserializer
-                            .deserialize_struct(
-                                "Times",
-                                <TimesVisitor as serde_struct::Fields>::NAMES,
-                                TimesVisitor,
-                            )
+                        deserializer.deserialize_struct(
+                            "Times",
+                            <TimesVisitor as serde_struct::Fields>::NAMES,
+                            TimesVisitor,
+                        )
                     }
                 }
 
@@ -314,9 +263,7 @@ pub mod io {
                     /// Sets `created`.
                     pub fn created(
                         mut self,
-                        value: impl Into<
-                            crate::golden::special_types::apimachinery::pkg::apis::meta::v1::Time,
-                        >,
+                        value: impl Into<crate::golden::special_types::apimachinery::pkg::apis::meta::v1::Time>,
                     ) -> Self {
                         self.inner.created = value.into();
                         self
@@ -325,28 +272,20 @@ pub mod io {
                     /// Sets `renewed`.
                     pub fn renewed(
                         mut self,
-                        value: impl Into<
-                            crate::golden::special_types::apimachinery::pkg::apis::meta::v1::MicroTime,
-                        >,
+                        value: impl Into<crate::golden::special_types::apimachinery::pkg::apis::meta::v1::MicroTime>,
                     ) -> Self {
                         self.inner.renewed = Some(value.into());
                         self
                     }
 
                     /// A date-time without a named type keeps its text.
-                    pub fn anonymous(
-                        mut self,
-                        value: impl Into<::kubeforge_runtime::DateTime>,
-                    ) -> Self {
+                    pub fn anonymous(mut self, value: impl Into<::kubeforge_runtime::DateTime>) -> Self {
                         self.inner.anonymous = Some(value.into());
                         self
                     }
 
                     /// Sets `ratio`.
-                    pub fn ratio(
-                        mut self,
-                        value: impl Into<::kubeforge_runtime::Number>,
-                    ) -> Self {
+                    pub fn ratio(mut self, value: impl Into<::kubeforge_runtime::Number>) -> Self {
                         self.inner.ratio = Some(value.into());
                         self
                     }
@@ -354,9 +293,7 @@ pub mod io {
                     /// Sets `capacity`.
                     pub fn capacity(
                         mut self,
-                        value: impl Into<
-                            crate::golden::special_types::apimachinery::pkg::api::resource::Quantity,
-                        >,
+                        value: impl Into<crate::golden::special_types::apimachinery::pkg::api::resource::Quantity>,
                     ) -> Self {
                         self.inner.capacity = Some(value.into());
                         self
@@ -365,19 +302,14 @@ pub mod io {
                     /// Sets `raw`.
                     pub fn raw(
                         mut self,
-                        value: impl Into<
-                            crate::golden::special_types::apimachinery::pkg::runtime::RawExtension,
-                        >,
+                        value: impl Into<crate::golden::special_types::apimachinery::pkg::runtime::RawExtension>,
                     ) -> Self {
                         self.inner.raw = Some(value.into());
                         self
                     }
 
                     /// Sets `nullable_name`.
-                    pub fn nullable_name(
-                        mut self,
-                        value: impl Into<Option<String>>,
-                    ) -> Self {
+                    pub fn nullable_name(mut self, value: impl Into<Option<String>>) -> Self {
                         self.inner.nullable_name = Some(value.into());
                         self
                     }

@@ -45,68 +45,34 @@ pub mod com {
 
                     impl ::serde::Serialize for Lease {
                         #[allow(clippy::too_many_lines)]
-                        fn serialize<S: ::serde::Serializer>(
-                            &self,
-                            serializer: S,
-                        ) -> Result<S::Ok, S::Error> {
+                        fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                             use ::serde::ser::SerializeMap as _;
                             use ::kubeforge_runtime::serde_struct;
-                            let len = serde_struct::len(
-                                0,
-                                &[
-                                    self.holder_identity.is_some(),
-                                    self.script.is_some(),
-                                    self.fence.is_some(),
-                                    self.links.is_some(),
-                                    self.comment.is_some(),
-                                    self.heading.is_some(),
-                                ],
-                            ) + self.unknown_fields.len();
+                            let len = serde_struct::len(0, &[
+                                self.holder_identity.is_some(),
+                                self.script.is_some(),
+                                self.fence.is_some(),
+                                self.links.is_some(),
+                                self.comment.is_some(),
+                                self.heading.is_some(),
+                            ]) + self.unknown_fields.len();
                             let mut state = serializer.serialize_map(Some(len))?;
-                            serde_struct::optional_entry(
-                                &mut state,
-                                "holderIdentity",
-                                self.holder_identity.as_ref(),
-                            )?;
-                            serde_struct::optional_entry(
-                                &mut state,
-                                "script",
-                                self.script.as_ref(),
-                            )?;
-                            serde_struct::optional_entry(
-                                &mut state,
-                                "fence",
-                                self.fence.as_ref(),
-                            )?;
-                            serde_struct::optional_entry(
-                                &mut state,
-                                "links",
-                                self.links.as_ref(),
-                            )?;
-                            serde_struct::optional_entry(
-                                &mut state,
-                                "comment",
-                                self.comment.as_ref(),
-                            )?;
-                            serde_struct::optional_entry(
-                                &mut state,
-                                "heading",
-                                self.heading.as_ref(),
-                            )?;
-                            serde_struct::extra_entries(
-                                &mut state,
-                                &self.unknown_fields,
-                            )?;
+                            serde_struct::optional_entry(&mut state, "holderIdentity", self.holder_identity.as_ref())?;
+                            serde_struct::optional_entry(&mut state, "script", self.script.as_ref())?;
+                            serde_struct::optional_entry(&mut state, "fence", self.fence.as_ref())?;
+                            serde_struct::optional_entry(&mut state, "links", self.links.as_ref())?;
+                            serde_struct::optional_entry(&mut state, "comment", self.comment.as_ref())?;
+                            serde_struct::optional_entry(&mut state, "heading", self.heading.as_ref())?;
+                            serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                             state.end()
                         }
                     }
 
                     impl<'de> ::serde::Deserialize<'de> for Lease {
                         #[allow(clippy::too_many_lines)]
-                        fn deserialize<D: ::serde::Deserializer<'de>>(
-                            deserializer: D,
-                        ) -> Result<Self, D::Error> {
+                        fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                             use ::kubeforge_runtime::serde_struct;
+
                             struct LeaseVisitor;
 
                             #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -128,6 +94,7 @@ pub mod com {
                                     "comment",
                                     "heading",
                                 ];
+
                                 type Field = LeaseField;
 
                                 fn field(name: &str) -> Option<LeaseField> {
@@ -146,10 +113,7 @@ pub mod com {
                             impl<'de> ::serde::de::Visitor<'de> for LeaseVisitor {
                                 type Value = Lease;
 
-                                fn expecting(
-                                    &self,
-                                    f: &mut ::std::fmt::Formatter<'_>,
-                                ) -> ::std::fmt::Result {
+                                fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                     f.write_str("struct Lease")
                                 }
 
@@ -165,43 +129,29 @@ pub mod com {
                                     let mut heading = None;
                                     let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                     let mut key = String::new();
-                                    while let Some(field) = map
-                                        .next_key_seed(
-                                            serde_struct::NamedKey::<Self>::new(&mut key),
-                                        )?
-                                    {
+                                    while let Some(field) = map.next_key_seed(
+                                        serde_struct::NamedKey::<Self>::new(&mut key),
+                                    )? {
                                         match field {
                                             Some(LeaseField::holder_identity) => {
-                                                serde_struct::value(
-                                                    &mut map,
-                                                    &mut holder_identity,
-                                                    "holderIdentity",
-                                                )
+                                                serde_struct::value(&mut map, &mut holder_identity, "holderIdentity")
                                             }
-
                                             Some(LeaseField::script) => {
                                                 serde_struct::value(&mut map, &mut script, "script")
                                             }
-
                                             Some(LeaseField::fence) => {
                                                 serde_struct::value(&mut map, &mut fence, "fence")
                                             }
-
                                             Some(LeaseField::links) => {
                                                 serde_struct::value(&mut map, &mut links, "links")
                                             }
-
                                             Some(LeaseField::comment) => {
                                                 serde_struct::value(&mut map, &mut comment, "comment")
                                             }
-
                                             Some(LeaseField::heading) => {
                                                 serde_struct::value(&mut map, &mut heading, "heading")
                                             }
-
-                                            None => {
-                                                serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                                            }
+                                            None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                         }?;
                                     }
 
@@ -217,12 +167,11 @@ pub mod com {
                                 }
                             }
 
-                            deserializer
-                                .deserialize_struct(
-                                    "Lease",
-                                    <LeaseVisitor as serde_struct::Fields>::NAMES,
-                                    LeaseVisitor,
-                                )
+                            deserializer.deserialize_struct(
+                                "Lease",
+                                <LeaseVisitor as serde_struct::Fields>::NAMES,
+                                LeaseVisitor,
+                            )
                         }
                     }
 
@@ -245,10 +194,7 @@ pub mod com {
 
                     impl LeaseBuilder {
                         /// holderIdentity 包含当前租期的所有者的身份。
-                        pub fn holder_identity(
-                            mut self,
-                            value: impl Into<String>,
-                        ) -> Self {
+                        pub fn holder_identity(mut self, value: impl Into<String>) -> Self {
                             self.inner.holder_identity = Some(value.into());
                             self
                         }

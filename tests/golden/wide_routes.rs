@@ -135,10 +135,7 @@ pub mod routes {
                                 } else {
                                     Resolution::NotFound
                                 }
-                            } else if let Some(rest) = strip_segments(
-                                rest,
-                                "/summary/stats",
-                            ) {
+                            } else if let Some(rest) = strip_segments(rest, "/summary/stats") {
                                 if rest.is_empty() {
                                     if *method == Method::GET {
                                         Resolution::Found {

@@ -15,8 +15,9 @@
 use proc_macro2::{Literal as LiteralToken, TokenStream};
 use quote::quote;
 
-use super::docs::{doc_attrs, paragraphs};
-use super::{Context, ident, shape_type, type_path};
+use super::docs::{doc_lines, paragraphs};
+use super::text::Code;
+use super::{Context, Parts, ident, shape_text, tokens_of, type_path, type_path_text};
 use crate::diagnostics::{Diagnostic, Error, ErrorKind};
 use crate::model::builders::{Builder, Literal, MethodKind, resolve};
 use crate::model::{ApiSet, Field, FieldRole, RuntimeType, Shape, TypeDef, TypeId, TypeKind};
@@ -25,69 +26,82 @@ use crate::model::{ApiSet, Field, FieldRole, RuntimeType, Shape, TypeDef, TypeId
 const MAX_ARGUMENTS: usize = 7;
 
 /// The constructor, the builder type and its impls for the struct `id`; nothing for other
-/// types.
-pub(crate) fn builder_items(context: &Context<'_>, id: TypeId) -> TokenStream {
+/// types. The constructor (docs, defaults, attributes) is tokens; the builder type, its
+/// methods and the `From` impls, which are regular and most of the lines, are text.
+pub(crate) fn builder_items(context: &Context<'_>, id: TypeId) -> Parts {
     let ty = context.api.get(id);
+    let mut parts = Parts::default();
     let (TypeKind::Struct(fields), Some(plan)) = (&ty.kind, context.api.builders.get(&id)) else {
-        return TokenStream::new();
+        return parts;
     };
-    let name = ident(&ty.name);
-    let builder = ident(&plan.name);
-    let constructor = constructor(context, ty, fields, plan);
-    let methods = plan.methods.iter().map(|method| {
-        let field = &fields[method.field];
-        let method_name = ident(&method.name);
-        let docs = method_docs(context, plan, field, method.field, method.kind);
-        let body = method_body(context, field, method.kind);
-        let params = method_params(context, field, method.kind);
-        quote! {
-            #docs
-            pub fn #method_name(mut self, #params) -> Self {
-                #body
-                self
-            }
-        }
-    });
-    let struct_doc = format!(
-        " Builds [`{name}`] values: start with [`{name}::builder`], chain the setters, finish \
-         with [`build`](Self::build). `into()` turns an existing `{name}` back into its builder."
-    );
-    let build_doc = format!(" The finished `{name}`.");
-    quote! {
-        #constructor
+    parts.tokens(constructor(context, ty, fields, plan));
+    parts.text(builder_text(context, ty, fields, plan));
+    parts
+}
 
-        #[doc = #struct_doc]
-        #[derive(Clone, Debug)]
-        #[must_use = "a builder does nothing until `build()` is called"]
-        pub struct #builder {
-            inner: #name,
-        }
-
-        impl #builder {
-            #(#methods)*
-
-            #[doc = #build_doc]
-            #[inline]
-            #[must_use]
-            pub fn build(self) -> #name {
-                self.inner
-            }
-        }
-
-        impl From<#name> for #builder {
-            #[inline]
-            fn from(value: #name) -> Self {
-                Self { inner: value }
-            }
-        }
-
-        impl From<#builder> for #name {
-            #[inline]
-            fn from(builder: #builder) -> Self {
-                builder.inner
-            }
-        }
+fn builder_text(context: &Context<'_>, ty: &TypeDef, fields: &[Field], plan: &Builder) -> String {
+    let name = &ty.name;
+    let builder = &plan.name;
+    let mut code = Code::new();
+    if context.docs {
+        code.docs([format!(
+            "Builds [`{name}`] values: start with [`{name}::builder`], chain the setters, finish \
+             with [`build`](Self::build). `into()` turns an existing `{name}` back into its builder."
+        )
+        .as_str()]);
     }
+    code.line("#[derive(Clone, Debug)]");
+    code.line("#[must_use = \"a builder does nothing until `build()` is called\"]");
+    code.open(&format!("pub struct {builder} {{"));
+    code.line(&format!("inner: {name},"));
+    code.close("}");
+    code.blank();
+    code.open(&format!("impl {builder} {{"));
+    for method in &plan.methods {
+        let field = &fields[method.field];
+        if context.docs {
+            let lines = method_doc_lines(context, plan, field, method.field, method.kind);
+            code.docs(lines.iter().map(String::as_str));
+        }
+        let mut params = vec!["mut self".to_owned()];
+        params.extend(method_params(context, field, method.kind));
+        let params: Vec<&str> = params.iter().map(String::as_str).collect();
+        code.list(
+            &format!("pub fn {}(", method.name),
+            &params,
+            ")",
+            " -> Self {",
+        );
+        code.deeper();
+        method_body(&mut code, context, field, method.kind);
+        code.line("self");
+        code.close("}");
+        code.blank();
+    }
+    if context.docs {
+        code.docs([format!("The finished `{name}`.").as_str()]);
+    }
+    code.line("#[inline]");
+    code.line("#[must_use]");
+    code.open(&format!("pub fn build(self) -> {name} {{"));
+    code.line("self.inner");
+    code.close("}");
+    code.close("}");
+    code.blank();
+    code.open(&format!("impl From<{name}> for {builder} {{"));
+    code.line("#[inline]");
+    code.open(&format!("fn from(value: {name}) -> Self {{"));
+    code.line("Self { inner: value }");
+    code.close("}");
+    code.close("}");
+    code.blank();
+    code.open(&format!("impl From<{builder}> for {name} {{"));
+    code.line("#[inline]");
+    code.open(&format!("fn from(builder: {builder}) -> Self {{"));
+    code.line("builder.inner");
+    code.close("}");
+    code.close("}");
+    code.finish()
 }
 
 /// `impl T { pub fn builder(…) -> TBuilder }`.
@@ -136,9 +150,10 @@ fn constructor(
     for param in &plan.params {
         let field = &fields[param.field];
         let arg = ident(&param.name);
-        let ty = value_type(context, &field.shape);
+        let ty = tokens_of(&value_type(context, &field.shape));
         args.push(quote!(#arg: #ty));
-        values[param.field] = Some(wrap(field, convert(context, field, quote!(#arg))));
+        let value = wrap_text(field, convert(context, field, &param.name));
+        values[param.field] = Some(tokens_of(&value));
         let setter = plan
             .methods
             .iter()
@@ -215,13 +230,13 @@ fn constructor(
 }
 
 /// The doc of a method: the field's description, then what the method does.
-fn method_docs(
+fn method_doc_lines(
     context: &Context<'_>,
     plan: &Builder,
     field: &Field,
     index: usize,
     kind: MethodKind,
-) -> TokenStream {
+) -> Vec<String> {
     let description = field
         .description
         .clone()
@@ -232,7 +247,7 @@ fn method_docs(
         .as_ref()
         .filter(|_| preset)
         .map(|value| format!("A new builder starts with the schema's default, `{value}`."));
-    let text = doc_attrs(&paragraphs([
+    let mut lines = doc_lines(&paragraphs([
         description.as_str(),
         default.as_deref().unwrap_or_default(),
     ]));
@@ -294,136 +309,136 @@ fn method_docs(
         }
         (MethodKind::Set, _) => None,
     };
-    let note = note.map(|note| {
-        let note = format!(" {note}");
-        quote!(#[doc = ""] #[doc = #note])
-    });
-    quote!(#text #note)
+    if let Some(note) = note {
+        lines.push(String::new());
+        lines.push(note);
+    }
+    lines
 }
 
-fn method_params(context: &Context<'_>, field: &Field, kind: MethodKind) -> TokenStream {
+/// A method's parameters after `mut self`.
+fn method_params(context: &Context<'_>, field: &Field, kind: MethodKind) -> Vec<String> {
     match (kind, resolve(&context.api.types, &field.shape)) {
         (MethodKind::Set, Shape::Vec(_)) => {
-            let ty = value_type(context, &field.shape);
-            quote!(items: #ty)
+            vec![format!("items: {}", value_type(context, &field.shape))]
         }
         (MethodKind::Set, Shape::Map(_)) => {
-            let ty = value_type(context, &field.shape);
-            quote!(entries: #ty)
+            vec![format!("entries: {}", value_type(context, &field.shape))]
         }
         (MethodKind::Push, Shape::Vec(item)) => {
-            let item = shape_type(context, item);
-            quote!(item: impl Into<#item>)
+            vec![format!("item: impl Into<{}>", shape_text(context, item))]
         }
-        (MethodKind::Insert, Shape::Map(value)) => {
-            let value = shape_type(context, value);
-            quote!(key: impl Into<String>, value: impl Into<#value>)
-        }
+        (MethodKind::Insert, Shape::Map(value)) => vec![
+            "key: impl Into<String>".to_owned(),
+            format!("value: impl Into<{}>", shape_text(context, value)),
+        ],
         (MethodKind::Edit(target), _) => {
             let builder = builder_path(context, target);
-            quote!(edit: impl FnOnce(#builder) -> #builder)
+            vec![format!("edit: impl FnOnce({builder}) -> {builder}")]
         }
         (MethodKind::EditInPlace(target), _) => {
-            let target = type_path(context, target);
-            quote!(edit: impl FnOnce(&mut #target))
+            vec![format!(
+                "edit: impl FnOnce(&mut {})",
+                type_path_text(context, target)
+            )]
         }
-        _ => {
-            let ty = value_type(context, &field.shape);
-            quote!(value: #ty)
-        }
+        _ => vec![format!("value: {}", value_type(context, &field.shape))],
     }
 }
 
-fn method_body(context: &Context<'_>, field: &Field, kind: MethodKind) -> TokenStream {
-    let name = ident(&field.rust_name);
+/// A method's statements before `self`.
+fn method_body(code: &mut Code, context: &Context<'_>, field: &Field, kind: MethodKind) {
+    let name = &field.rust_name;
+    let unwrapped = if field.required {
+        format!("self.inner.{name}")
+    } else {
+        format!("self.inner.{name}.get_or_insert_default()")
+    };
     match kind {
         MethodKind::Set => {
             let argument = match resolve(&context.api.types, &field.shape) {
-                Shape::Vec(_) => quote!(items),
-                Shape::Map(_) => quote!(entries),
-                _ => quote!(value),
+                Shape::Vec(_) => "items",
+                Shape::Map(_) => "entries",
+                _ => "value",
             };
-            let value = wrap(field, convert(context, field, argument));
-            quote!(self.inner.#name = #value;)
-        }
-        MethodKind::Push => {
-            let list = if field.required {
-                quote!(self.inner.#name)
+            let value = convert(context, field, argument);
+            if field.required {
+                code.line(&format!("self.inner.{name} = {value};"));
             } else {
-                quote!(self.inner.#name.get_or_insert_default())
-            };
-            quote!(#list.push(item.into());)
+                code.list(&format!("self.inner.{name} = Some("), &[&value], ")", ";");
+            }
         }
+        MethodKind::Push => code.line(&format!("{unwrapped}.push(item.into());")),
         MethodKind::Insert => {
-            let map = if field.required {
-                quote!(self.inner.#name)
-            } else {
-                quote!(self.inner.#name.get_or_insert_default())
-            };
-            quote!(#map.insert(key.into(), value.into());)
+            code.line(&format!("{unwrapped}.insert(key.into(), value.into());"));
         }
         MethodKind::Edit(target) => {
-            let target = type_path(context, target);
+            let target = type_path_text(context, target);
+            let (current, build) = if field.boxed {
+                ("(*value).into()", "Box::new(edit(current).build())")
+            } else {
+                ("value.into()", "edit(current).build()")
+            };
             match (field.required, field.boxed) {
-                (true, false) => quote! {
-                    self.inner.#name = edit(self.inner.#name.into()).build();
-                },
-                (true, true) => quote! {
-                    self.inner.#name = Box::new(edit((*self.inner.#name).into()).build());
-                },
-                (false, false) => quote! {
-                    let current = match self.inner.#name.take() {
-                        Some(value) => value.into(),
-                        None => #target::builder(),
-                    };
-                    self.inner.#name = Some(edit(current).build());
-                },
-                (false, true) => quote! {
-                    let current = match self.inner.#name.take() {
-                        Some(value) => (*value).into(),
-                        None => #target::builder(),
-                    };
-                    self.inner.#name = Some(Box::new(edit(current).build()));
-                },
+                (true, false) => {
+                    code.line(&format!(
+                        "self.inner.{name} = edit(self.inner.{name}.into()).build();"
+                    ));
+                }
+                (true, true) => code.line(&format!(
+                    "self.inner.{name} = Box::new(edit((*self.inner.{name}).into()).build());"
+                )),
+                (false, _) => {
+                    code.open(&format!("let current = match self.inner.{name}.take() {{"));
+                    code.line(&format!("Some(value) => {current},"));
+                    code.line(&format!("None => {target}::builder(),"));
+                    code.close("};");
+                    code.line(&format!("self.inner.{name} = Some({build});"));
+                }
             }
         }
         MethodKind::EditInPlace(_) => match (field.required, field.boxed) {
-            (true, false) => quote!(edit(&mut self.inner.#name);),
-            (true, true) => quote!(edit(&mut *self.inner.#name);),
-            (false, false) => quote!(edit(self.inner.#name.get_or_insert_default());),
-            (false, true) => quote!(edit(self.inner.#name.get_or_insert_default());),
+            (true, false) => code.line(&format!("edit(&mut self.inner.{name});")),
+            (true, true) => code.line(&format!("edit(&mut *self.inner.{name});")),
+            (false, _) => code.line(&format!("edit({unwrapped});")),
         },
     }
 }
 
 /// The argument type that sets a whole field: `impl Into<T>`, or an iterator of them for
 /// lists and maps.
-fn value_type(context: &Context<'_>, shape: &Shape) -> TokenStream {
+fn value_type(context: &Context<'_>, shape: &Shape) -> String {
     match resolve(&context.api.types, shape) {
-        Shape::Vec(item) => {
-            let item = shape_type(context, item);
-            quote!(impl IntoIterator<Item = impl Into<#item>>)
-        }
-        Shape::Map(value) => {
-            let value = shape_type(context, value);
-            quote!(impl IntoIterator<Item = (impl Into<String>, impl Into<#value>)>)
-        }
-        _ => {
-            let ty = shape_type(context, shape);
-            quote!(impl Into<#ty>)
-        }
+        Shape::Vec(item) => format!(
+            "impl IntoIterator<Item = impl Into<{}>>",
+            shape_text(context, item)
+        ),
+        Shape::Map(value) => format!(
+            "impl IntoIterator<Item = (impl Into<String>, impl Into<{}>)>",
+            shape_text(context, value)
+        ),
+        _ => format!("impl Into<{}>", shape_text(context, shape)),
     }
 }
 
 /// `argument` (of [`value_type`]) converted to the field's unwrapped type.
-fn convert(context: &Context<'_>, field: &Field, argument: TokenStream) -> TokenStream {
+fn convert(context: &Context<'_>, field: &Field, argument: &str) -> String {
     match resolve(&context.api.types, &field.shape) {
-        Shape::Vec(_) => quote!(#argument.into_iter().map(Into::into).collect()),
-        Shape::Map(_) => {
-            quote!(#argument.into_iter().map(|(key, value)| (key.into(), value.into())).collect())
-        }
-        _ if field.boxed => quote!(Box::new(#argument.into())),
-        _ => quote!(#argument.into()),
+        Shape::Vec(_) => format!("{argument}.into_iter().map(Into::into).collect()"),
+        Shape::Map(_) => format!(
+            "{argument}.into_iter().map(|(key, value)| (key.into(), value.into())).collect()"
+        ),
+        _ if field.boxed => format!("Box::new({argument}.into())"),
+        _ => format!("{argument}.into()"),
+    }
+}
+
+/// `Some(value)` for optional fields, as text.
+fn wrap_text(field: &Field, value: String) -> String {
+    if field.required {
+        value
+    } else {
+        format!("Some({value})")
     }
 }
 
@@ -638,16 +653,16 @@ fn int(value: i64) -> TokenStream {
 }
 
 /// The full path of the builder of the struct `id`.
-fn builder_path(context: &Context<'_>, id: TypeId) -> TokenStream {
+fn builder_path(context: &Context<'_>, id: TypeId) -> String {
     let ty = context.api.get(id);
-    let root = &context.root;
-    let modules = ty.module.iter().map(|m| ident(m));
-    let name = context
-        .api
-        .builders
-        .get(&id)
-        .map_or_else(|| ident(&ty.name), |b| ident(&b.name));
-    quote!(#root #(:: #modules)* :: #name)
+    let mut out = context.root_text.clone();
+    for module in &ty.module {
+        out.push_str("::");
+        out.push_str(module);
+    }
+    out.push_str("::");
+    out.push_str(context.api.builders.get(&id).map_or(&ty.name, |b| &b.name));
+    out
 }
 
 /// Every name the builders use must be a valid identifier (`Ident::new` panics otherwise).

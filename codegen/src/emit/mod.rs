@@ -9,6 +9,7 @@ mod matcher;
 mod resource;
 mod routes;
 mod serde_impls;
+pub(crate) mod text;
 mod types;
 
 use std::collections::BTreeMap;
@@ -100,11 +101,56 @@ pub struct Module {
     pub child_attributes: TokenStream,
 }
 
+/// A run of a file's items: tokens, which `write` formats with prettyplease, or text
+/// already in its final shape (`text.rs`), which `write` takes as it is.
+#[derive(Debug, Clone)]
+pub enum Part {
+    /// Items as tokens.
+    Tokens(TokenStream),
+    /// Items as formatted text at indentation zero, ending with a newline.
+    Text(String),
+}
+
+/// A sequence of parts in output order; adjacent token parts are merged, so they are
+/// formatted together as one run.
+#[derive(Debug, Default, Clone)]
+pub struct Parts(pub Vec<Part>);
+
+impl Parts {
+    /// Appends items as tokens (nothing for an empty stream).
+    pub fn tokens(&mut self, tokens: TokenStream) {
+        if tokens.is_empty() {
+            return;
+        }
+        match self.0.last_mut() {
+            Some(Part::Tokens(last)) => last.extend(tokens),
+            _ => self.0.push(Part::Tokens(tokens)),
+        }
+    }
+
+    /// Appends items as formatted text (nothing for an empty text).
+    pub fn text(&mut self, text: String) {
+        if !text.is_empty() {
+            self.0.push(Part::Text(text));
+        }
+    }
+
+    /// Appends all of `other`.
+    pub fn extend(&mut self, other: Parts) {
+        for part in other.0 {
+            match part {
+                Part::Tokens(tokens) => self.tokens(tokens),
+                Part::Text(text) => self.text(text),
+            }
+        }
+    }
+}
+
 /// One generated file's content.
 #[derive(Debug)]
 pub struct File {
-    /// The items.
-    pub tokens: TokenStream,
+    /// The items, in order.
+    pub parts: Parts,
     /// The names it defines, re-exported by its module.
     pub exports: Vec<String>,
     /// Where its main schema came from, for the header.
@@ -119,6 +165,15 @@ pub(crate) struct Context<'a> {
     pub api: &'a ApiSet,
     pub root: TokenStream,
     pub runtime: TokenStream,
+    /// `root`, spelled as text.
+    pub root_text: String,
+    /// `runtime`, spelled as text.
+    pub runtime_text: String,
+    /// `map`, spelled as text.
+    pub map_text: String,
+    /// Whether doc comments are emitted (text parts leave them out; token parts lose them
+    /// in `strip_docs`).
+    pub docs: bool,
     /// Whether to emit builders.
     pub builders: bool,
     /// Whether to emit routes.
@@ -156,13 +211,20 @@ pub(crate) fn cfg_attribute(features: &std::collections::BTreeSet<String>) -> To
 
 /// Emits every type of `api` into a module tree.
 pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
+    let root = parse_path(&options.root_path, "root_path")?;
+    let runtime = parse_path(&options.runtime_path, "runtime_path")?;
+    let map = parse_path(&options.map_type, "map_type")?;
     let context = Context {
         api,
-        root: parse_path(&options.root_path, "root_path")?,
-        runtime: parse_path(&options.runtime_path, "runtime_path")?,
+        root_text: text::path_text(&root),
+        runtime_text: text::path_text(&runtime),
+        map_text: text::path_text(&map),
+        root,
+        runtime,
+        docs: options.docs,
         builders: options.builders,
         routes: options.routes,
-        map: parse_path(&options.map_type, "map_type")?,
+        map,
         attributes: attributes::Attributes::resolve(api, options)?,
         k8s_openapi: match &options.k8s_openapi {
             Some(path) => Some(parse_path(path, "k8s_openapi")?),
@@ -193,17 +255,17 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
         if let TypeKind::Extern(_) = ty.kind {
             continue;
         }
-        let tokens = types::type_item(&context, TypeId(index));
+        let parts = types::type_item(&context, TypeId(index));
         let module = ty.module.iter().fold(&mut tree, |m, name| {
             m.children.entry(name.clone()).or_default()
         });
         let file = module.files.entry(ty.file.clone()).or_insert_with(|| File {
-            tokens: TokenStream::new(),
+            parts: Parts::default(),
             exports: Vec::new(),
             source: ty.origin.clone(),
             export_cfgs: BTreeMap::new(),
         });
-        file.tokens.extend(tokens);
+        file.parts.extend(parts);
         file.exports.push(ty.name.clone());
         if let Some(builder) = api
             .builders
@@ -214,7 +276,7 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
         }
         if options.routes {
             let (tokens, exports) = routes::resource_items(&context, TypeId(index));
-            file.tokens.extend(tokens);
+            file.parts.tokens(tokens);
             file.exports.extend(exports);
             for op in api.operations_of(TypeId(index)) {
                 if let (Some(cfg), Some(response)) = (context.operation_cfg(op), &op.names.response)
@@ -329,13 +391,21 @@ fn strip_docs(module: &mut Module) {
         out.into_iter().collect()
     }
     for file in module.files.values_mut() {
-        let stripped = strip(std::mem::take(&mut file.tokens));
+        // Text parts were written without docs (`Context::docs`).
+        let parts = std::mem::take(&mut file.parts.0)
+            .into_iter()
+            .map(|part| match part {
+                Part::Tokens(tokens) => Part::Tokens(strip(tokens)),
+                text @ Part::Text(_) => text,
+            });
         // Asked for no docs, so lints that demand them do not apply (`# Errors` sections
         // are docs too). An inner attribute works in a file and in an inline module alike.
-        file.tokens = quote::quote! {
+        let mut stripped = Parts::default();
+        stripped.tokens(quote::quote! {
             #![allow(missing_docs, clippy::missing_errors_doc)]
-            #stripped
-        };
+        });
+        stripped.extend(Parts(parts.collect()));
+        file.parts = stripped;
     }
     for child in module.children.values_mut() {
         strip_docs(child);
@@ -349,56 +419,69 @@ pub(crate) fn ident(name: &str) -> Ident {
 
 /// The full path of a generated type.
 pub(crate) fn type_path(context: &Context<'_>, id: TypeId) -> TokenStream {
+    tokens_of(&type_path_text(context, id))
+}
+
+/// The full path of a generated type, as text.
+pub(crate) fn type_path_text(context: &Context<'_>, id: TypeId) -> String {
     let ty = context.api.get(id);
     if let TypeKind::Extern(path) = &ty.kind {
         // Checked to be a path when the model was built.
         return syn::parse_str::<syn::Path>(path)
-            .map(|path| quote::quote!(#path))
+            .map(|path| text::path_text(&quote::quote!(#path)))
             .unwrap_or_default();
     }
-    let root = &context.root;
-    let modules = ty.module.iter().map(|m| ident(m));
-    let name = ident(&ty.name);
-    let generics = match ty.kind {
+    let mut out = context.root_text.clone();
+    for module in &ty.module {
+        out.push_str("::");
+        out.push_str(module);
+    }
+    out.push_str("::");
+    out.push_str(&ty.name);
+    if let TypeKind::WatchEvent { .. } = ty.kind {
         // A field that holds a raw watch event has no object type to name.
-        TypeKind::WatchEvent { .. } => quote::quote!(<::serde_json::Value>),
-        _ => TokenStream::new(),
-    };
-    quote::quote!(#root #(:: #modules)* :: #name #generics)
+        out.push_str("<::serde_json::Value>");
+    }
+    out
 }
 
 /// The Rust type of a shape.
 pub(crate) fn shape_type(context: &Context<'_>, shape: &Shape) -> TokenStream {
-    use quote::quote;
+    tokens_of(&shape_text(context, shape))
+}
+
+/// The Rust type of a shape, as text: the one spelling of types, which [`shape_type`]
+/// turns into tokens.
+pub(crate) fn shape_text(context: &Context<'_>, shape: &Shape) -> String {
     match shape {
-        Shape::Bool => quote!(bool),
-        Shape::I32 => quote!(i32),
-        Shape::I64 => quote!(i64),
-        Shape::U32 => quote!(u32),
-        Shape::U64 => quote!(u64),
-        Shape::F64 => quote!(f64),
-        Shape::String => quote!(String),
-        Shape::Runtime(runtime) => {
-            let path = &context.runtime;
-            let name = ident(runtime.name());
-            quote!(#path::#name)
-        }
-        Shape::Json => quote!(::serde_json::Value),
-        Shape::Vec(inner) => {
-            let inner = shape_type(context, inner);
-            quote!(Vec<#inner>)
-        }
-        Shape::Map(inner) => {
-            let inner = shape_type(context, inner);
-            let map = &context.map;
-            quote!(#map<String, #inner>)
-        }
-        Shape::Ref(id) => type_path(context, *id),
-        Shape::Nullable(inner) => {
-            let inner = shape_type(context, inner);
-            quote!(Option<#inner>)
-        }
+        Shape::Bool => "bool".to_owned(),
+        Shape::I32 => "i32".to_owned(),
+        Shape::I64 => "i64".to_owned(),
+        Shape::U32 => "u32".to_owned(),
+        Shape::U64 => "u64".to_owned(),
+        Shape::F64 => "f64".to_owned(),
+        Shape::String => "String".to_owned(),
+        Shape::Runtime(runtime) => format!("{}::{}", context.runtime_text, runtime.name()),
+        Shape::Json => "::serde_json::Value".to_owned(),
+        Shape::Vec(inner) => format!("Vec<{}>", shape_text(context, inner)),
+        Shape::Map(inner) => format!(
+            "{}<String, {}>",
+            context.map_text,
+            shape_text(context, inner)
+        ),
+        Shape::Ref(id) => type_path_text(context, *id),
+        Shape::Nullable(inner) => format!("Option<{}>", shape_text(context, inner)),
     }
+}
+
+/// Tokens of Rust text the emitters spelled (a type, a path). That text is made of
+/// checked names and parsed paths, so it always lexes; if it did not, the output says so
+/// where the type belongs, rather than the generator panicking.
+pub(crate) fn tokens_of(text: &str) -> TokenStream {
+    text.parse().unwrap_or_else(|_| {
+        let message = format!("kubeforge internal error: cannot lex {text:?}");
+        quote::quote!(::core::compile_error!(#message))
+    })
 }
 
 /// The Rust type of a struct's field for its extra keys (`FieldRole::Extra`) whose values

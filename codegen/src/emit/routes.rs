@@ -923,7 +923,7 @@ fn shared_query_structs(context: &Context<'_>) -> Option<File> {
         }
     }
     Some(File {
-        tokens,
+        parts: super::Parts(vec![super::Part::Tokens(tokens)]),
         exports,
         source,
         export_cfgs: std::collections::BTreeMap::new(),
@@ -995,7 +995,7 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
     module.files.insert(
         "route".to_owned(),
         File {
-            tokens: route_tokens,
+            parts: super::Parts(vec![super::Part::Tokens(route_tokens)]),
             exports: vec![
                 "ROUTES".to_owned(),
                 "ResponseError".to_owned(),
@@ -1008,7 +1008,7 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
     module.files.insert(
         "matcher".to_owned(),
         File {
-            tokens: super::matcher::matcher(context),
+            parts: super::Parts(vec![super::Part::Tokens(super::matcher::matcher(context))]),
             exports: vec!["resolve".to_owned()],
             source: source.clone(),
             export_cfgs: std::collections::BTreeMap::new(),
@@ -1046,7 +1046,7 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
         module.files.insert(
             "operations".to_owned(),
             File {
-                tokens,
+                parts: super::Parts(vec![super::Part::Tokens(tokens)]),
                 exports,
                 source,
                 export_cfgs,

@@ -12,10 +12,10 @@
 //! A struct the user gives a `#[serde(…)]` attribute (`Config::type_attribute`,
 //! `Config::field_attribute`) keeps the derive, so the attribute takes effect.
 
-use proc_macro2::{Literal, TokenStream};
-use quote::quote;
+use std::fmt::Write as _;
 
-use super::{Context, ident};
+use super::Context;
+use super::text::{Code, push_str_literal, str_literal};
 use crate::model::builders::resolve;
 use crate::model::naming::{self, Namespace};
 use crate::model::{Field, FieldRole, Shape, TypeDef};
@@ -48,95 +48,126 @@ fn presence(context: &Context<'_>, field: &Field) -> Presence {
     }
 }
 
-/// The `Serialize` and `Deserialize` impls of the struct `ty`.
-pub(crate) fn impls(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> TokenStream {
-    let serialize = serialize_impl(context, ty, fields);
-    let deserialize = deserialize_impl(context, ty, fields);
-    quote!(#serialize #deserialize)
+/// The `Serialize` and `Deserialize` impls of the struct `ty`, as formatted text (see
+/// `text.rs`).
+pub(crate) fn impls(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> String {
+    let mut code = Code::new();
+    serialize_impl(&mut code, context, ty, fields);
+    code.blank();
+    deserialize_impl(&mut code, context, ty, fields);
+    code.finish()
 }
 
 /// A name for a generic parameter of the impls that is not the struct's own (`A` for the
 /// map access, unless the struct is called `A`).
-fn type_parameter(ty: &TypeDef, wanted: &str) -> proc_macro2::Ident {
+fn type_parameter(ty: &TypeDef, wanted: &str) -> String {
     let mut taken = Namespace::default();
     taken.reserve(&ty.name);
     taken.reserve(&naming::visitor_type_name(&ty.name));
-    ident(&taken.claim(wanted))
+    taken.claim(wanted)
 }
 
-fn serialize_impl(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> TokenStream {
-    let runtime = &context.runtime;
-    let name = ident(&ty.name);
+fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: &[Field]) {
+    let runtime = &context.runtime_text;
+    let name = &ty.name;
     let s = type_parameter(ty, "S");
     let always = fields
         .iter()
         .filter(|f| matches!(presence(context, f), Presence::Required))
         .count();
-    let mut present: Vec<TokenStream> = Vec::new();
-    let mut extra_len = None;
-    let mut writes = Vec::new();
+    let mut present: Vec<String> = Vec::new();
+    let mut extra_len = String::new();
     for field in fields {
-        let member = ident(&field.rust_name);
-        let json = &field.json_name;
+        let member = &field.rust_name;
         match presence(context, field) {
-            Presence::Required => {
-                writes.push(quote!(state.serialize_entry(#json, &self.#member)?;));
-            }
+            Presence::Required => {}
             Presence::Optional | Presence::OptionalNullable => {
-                present.push(quote!(self.#member.is_some()));
-                writes.push(quote! {
-                    serde_struct::optional_entry(&mut state, #json, self.#member.as_ref())?;
-                });
+                present.push(format!("self.{member}.is_some()"));
             }
-            Presence::Marker(_) => {
-                present.push(quote!(self.#member.is_present()));
-                writes.push(quote! {
-                    serde_struct::entry_if(&mut state, #json, &self.#member, self.#member.is_present())?;
-                });
-            }
-            Presence::Extra => {
-                extra_len = Some(quote!(+ self.#member.len()));
-                writes.push(quote! {
-                    serde_struct::extra_entries(&mut state, &self.#member)?;
-                });
-            }
+            Presence::Marker(_) => present.push(format!("self.{member}.is_present()")),
+            Presence::Extra => extra_len = format!(" + self.{member}.len()"),
         }
     }
-    let use_runtime = (always < fields.len()).then(|| quote!(use #runtime::serde_struct;));
-    let always = Literal::usize_unsuffixed(always);
-    let len = if present.is_empty() {
-        quote!(#always #extra_len)
+
+    code.open(&format!("impl ::serde::Serialize for {name} {{"));
+    code.line("#[allow(clippy::too_many_lines)]");
+    code.list(
+        &format!("fn serialize<{s}: ::serde::Serializer>("),
+        &["&self", &format!("serializer: {s}")],
+        ")",
+        &format!(" -> Result<{s}::Ok, {s}::Error> {{"),
+    );
+    code.deeper();
+    code.line("use ::serde::ser::SerializeMap as _;");
+    if always < fields.len() {
+        code.line(&format!("use {runtime}::serde_struct;"));
+    }
+    if present.is_empty() {
+        code.line(&format!("let len = {always}{extra_len};"));
     } else {
-        quote!(serde_struct::len(#always, &[#(#present),*]) #extra_len)
-    };
+        let present: Vec<&str> = present.iter().map(String::as_str).collect();
+        code.list(
+            &format!("let len = serde_struct::len({always}, &["),
+            &present,
+            "])",
+            &format!("{extra_len};"),
+        );
+    }
     let binding = if fields.is_empty() {
-        quote!(let state)
+        "let state"
     } else {
-        quote!(let mut state)
+        "let mut state"
     };
-    quote! {
-        impl ::serde::Serialize for #name {
-            #[allow(clippy::too_many_lines)]
-            fn serialize<#s: ::serde::Serializer>(&self, serializer: #s) -> Result<#s::Ok, #s::Error> {
-                use ::serde::ser::SerializeMap as _;
-                #use_runtime
-                let len = #len;
-                #binding = serializer.serialize_map(Some(len))?;
-                #(#writes)*
-                state.end()
-            }
+    code.line(&format!(
+        "{binding} = serializer.serialize_map(Some(len))?;"
+    ));
+    for field in fields {
+        let member = &field.rust_name;
+        let json = str_literal(&field.json_name);
+        match presence(context, field) {
+            Presence::Required => code.list(
+                "state.serialize_entry(",
+                &[&json, &format!("&self.{member}")],
+                ")",
+                "?;",
+            ),
+            Presence::Optional | Presence::OptionalNullable => code.list(
+                "serde_struct::optional_entry(",
+                &["&mut state", &json, &format!("self.{member}.as_ref()")],
+                ")",
+                "?;",
+            ),
+            Presence::Marker(_) => code.list(
+                "serde_struct::entry_if(",
+                &[
+                    "&mut state",
+                    &json,
+                    &format!("&self.{member}"),
+                    &format!("self.{member}.is_present()"),
+                ],
+                ")",
+                "?;",
+            ),
+            Presence::Extra => code.list(
+                "serde_struct::extra_entries(",
+                &["&mut state", &format!("&self.{member}")],
+                ")",
+                "?;",
+            ),
         }
     }
+    code.line("state.end()");
+    code.close("}");
+    code.close("}");
 }
 
-fn deserialize_impl(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> TokenStream {
-    let runtime = &context.runtime;
-    let name = ident(&ty.name);
-    let type_name = &ty.name;
-    let visitor = ident(&naming::visitor_type_name(&ty.name));
+#[allow(clippy::too_many_lines)]
+fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: &[Field]) {
+    let runtime = &context.runtime_text;
+    let name = &ty.name;
+    let visitor = naming::visitor_type_name(&ty.name);
     let d = type_parameter(ty, "D");
     let a = type_parameter(ty, "A");
-    let expecting = format!("struct {type_name}");
     let extra = fields
         .iter()
         .find(|f| matches!(presence(context, f), Presence::Extra));
@@ -144,146 +175,210 @@ fn deserialize_impl(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> To
         .iter()
         .filter(|f| !matches!(presence(context, f), Presence::Extra))
         .collect();
-    let json_names: Vec<&str> = fields.iter().map(|f| f.json_name.as_str()).collect();
+    let json_names: Vec<String> = fields.iter().map(|f| str_literal(&f.json_name)).collect();
 
     // The visitor's own bindings must not be shadowed by a field's slot.
     let mut names = Namespace::default();
     for field in fields.iter().copied().chain(extra) {
         names.reserve(&field.rust_name);
     }
-    let map = ident(&names.claim("map"));
-    let index = ident(&names.claim("field"));
-    let key = ident(&names.claim("key"));
-
-    let slots: Vec<_> = fields.iter().map(|f| ident(&f.rust_name)).collect();
+    let map = names.claim("map");
+    let index = names.claim("field");
+    let key = names.claim("key");
     // Fields are named by an enum whose variants are the fields' Rust names, never by
     // number: adding or removing a field changes only its own lines.
-    let field_enum = ident(&naming::field_enum_name(&ty.name));
-    let variants: Vec<TokenStream> = slots
-        .iter()
-        .map(|slot| quote!(#field_enum::#slot))
-        .collect();
-    let (field_type, field_enum_def, field_fn) = if fields.is_empty() {
-        (
-            quote!(::std::convert::Infallible),
-            TokenStream::new(),
-            quote! {
-                fn field(_: &str) -> Option<Self::Field> {
-                    None
-                }
-            },
-        )
-    } else {
-        (
-            quote!(#field_enum),
-            quote! {
-                #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                enum #field_enum {
-                    #(#slots,)*
-                }
-            },
-            quote! {
-                fn field(name: &str) -> Option<#field_enum> {
-                    match name {
-                        #(#json_names => Some(#variants),)*
-                        _ => None,
-                    }
-                }
-            },
-        )
-    };
-    let read = match (fields.is_empty(), extra) {
-        (true, None) => quote! {
-            while #map.next_key_seed(serde_struct::Key::<Self>::new())?.is_some() {
-                serde_struct::skip(&mut #map)?;
-            }
-        },
-        (true, Some(extra)) => {
-            let extra = ident(&extra.rust_name);
-            quote! {
-                let mut #extra = #runtime::ExtraFields::new();
-                let mut #key = String::new();
-                while #map.next_key_seed(serde_struct::NamedKey::<Self>::new(&mut #key))?.is_some() {
-                    serde_struct::extra(&mut #map, &mut #extra, &mut #key)?;
-                }
-            }
+    let field_enum = naming::field_enum_name(&ty.name);
+
+    code.open(&format!(
+        "impl<'de> ::serde::Deserialize<'de> for {name} {{"
+    ));
+    code.line("#[allow(clippy::too_many_lines)]");
+    code.list(
+        &format!("fn deserialize<{d}: ::serde::Deserializer<'de>>("),
+        &[&format!("deserializer: {d}")],
+        ")",
+        &format!(" -> Result<Self, {d}::Error> {{"),
+    );
+    code.deeper();
+    code.line(&format!("use {runtime}::serde_struct;"));
+    code.blank();
+    code.line(&format!("struct {visitor};"));
+    code.blank();
+    if !fields.is_empty() {
+        code.line("#[allow(non_camel_case_types, clippy::enum_variant_names)]");
+        code.open(&format!("enum {field_enum} {{"));
+        for field in &fields {
+            code.line_with(|out| {
+                out.push_str(&field.rust_name);
+                out.push(',');
+            });
         }
-        (false, None) => quote! {
-            #(let mut #slots = None;)*
-            while let Some(#index) = #map.next_key_seed(serde_struct::Key::<Self>::new())? {
-                match #index {
-                    #(Some(#variants) => serde_struct::value(&mut #map, &mut #slots, #json_names),)*
-                    None => serde_struct::skip(&mut #map),
-                }?;
-            }
-        },
-        (false, Some(extra)) => {
-            let extra = ident(&extra.rust_name);
-            quote! {
-                #(let mut #slots = None;)*
-                let mut #extra = #runtime::ExtraFields::new();
-                let mut #key = String::new();
-                while let Some(#index) = #map.next_key_seed(serde_struct::NamedKey::<Self>::new(&mut #key))? {
-                    match #index {
-                        #(Some(#variants) => serde_struct::value(&mut #map, &mut #slots, #json_names),)*
-                        None => serde_struct::extra(&mut #map, &mut #extra, &mut #key),
-                    }?;
-                }
-            }
-        }
-    };
-    let values = fields.iter().copied().chain(extra).map(|field| {
-        let member = ident(&field.rust_name);
-        let json = &field.json_name;
-        match presence(context, field) {
-            Presence::Required => quote!(#member: serde_struct::required(#member, #json)?),
-            Presence::Optional => quote!(#member: serde_struct::optional(#member)),
-            Presence::OptionalNullable | Presence::Extra => quote!(#member),
-            Presence::Marker(marker) => {
-                let marker = ident(marker);
-                quote!(#member: #member.unwrap_or_else(#runtime::#marker::absent))
-            }
-        }
-    });
-    quote! {
-        impl<'de> ::serde::Deserialize<'de> for #name {
-            #[allow(clippy::too_many_lines)]
-            fn deserialize<#d: ::serde::Deserializer<'de>>(deserializer: #d) -> Result<Self, #d::Error> {
-                use #runtime::serde_struct;
-
-                struct #visitor;
-
-                #field_enum_def
-
-                impl serde_struct::Fields for #visitor {
-                    const NAMES: &'static [&'static str] = &[#(#json_names),*];
-
-                    type Field = #field_type;
-
-                    #field_fn
-                }
-
-                impl<'de> ::serde::de::Visitor<'de> for #visitor {
-                    type Value = #name;
-
-                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                        f.write_str(#expecting)
-                    }
-
-                    fn visit_map<#a: ::serde::de::MapAccess<'de>>(self, mut #map: #a) -> Result<#name, #a::Error> {
-                        #read
-                        Ok(#name {
-                            #(#values,)*
-                        })
-                    }
-                }
-
-                deserializer.deserialize_struct(
-                    #type_name,
-                    <#visitor as serde_struct::Fields>::NAMES,
-                    #visitor,
-                )
-            }
-        }
+        code.close("}");
+        code.blank();
     }
+    code.open(&format!("impl serde_struct::Fields for {visitor} {{"));
+    let names: Vec<&str> = json_names.iter().map(String::as_str).collect();
+    code.list(
+        "const NAMES: &'static [&'static str] = &[",
+        &names,
+        "]",
+        ";",
+    );
+    code.blank();
+    if fields.is_empty() {
+        code.line("type Field = ::std::convert::Infallible;");
+        code.blank();
+        code.open("fn field(_: &str) -> Option<Self::Field> {");
+        code.line("None");
+        code.close("}");
+    } else {
+        code.line(&format!("type Field = {field_enum};"));
+        code.blank();
+        code.open(&format!("fn field(name: &str) -> Option<{field_enum}> {{"));
+        code.open("match name {");
+        for (field, json) in fields.iter().zip(&json_names) {
+            code.line_with(|out| {
+                let _ = write!(out, "{json} => Some({field_enum}::{}),", field.rust_name);
+            });
+        }
+        code.line("_ => None,");
+        code.close("}");
+        code.close("}");
+    }
+    code.close("}");
+    code.blank();
+
+    code.open(&format!(
+        "impl<'de> ::serde::de::Visitor<'de> for {visitor} {{"
+    ));
+    code.line(&format!("type Value = {name};"));
+    code.blank();
+    code.list(
+        "fn expecting(",
+        &["&self", "f: &mut ::std::fmt::Formatter<'_>"],
+        ")",
+        " -> ::std::fmt::Result {",
+    );
+    code.deeper();
+    code.line_with(|out| {
+        out.push_str("f.write_str(");
+        push_str_literal(out, &format!("struct {name}"));
+        out.push(')');
+    });
+    code.close("}");
+    code.blank();
+    code.list(
+        &format!("fn visit_map<{a}: ::serde::de::MapAccess<'de>>("),
+        &["self", &format!("mut {map}: {a}")],
+        ")",
+        &format!(" -> Result<{name}, {a}::Error> {{"),
+    );
+    code.deeper();
+    for field in &fields {
+        code.line(&format!("let mut {} = None;", field.rust_name));
+    }
+    let seed = if let Some(extra) = extra {
+        code.line(&format!(
+            "let mut {} = {runtime}::ExtraFields::new();",
+            extra.rust_name
+        ));
+        code.line(&format!("let mut {key} = String::new();"));
+        format!("serde_struct::NamedKey::<Self>::new(&mut {key})")
+    } else {
+        "serde_struct::Key::<Self>::new()".to_owned()
+    };
+    let otherwise = extra.map(|extra| {
+        [
+            format!("&mut {map}"),
+            format!("&mut {}", extra.rust_name),
+            format!("&mut {key}"),
+        ]
+    });
+    if fields.is_empty() {
+        code.list(
+            &format!("while {map}.next_key_seed("),
+            &[&seed],
+            ")",
+            "?.is_some() {",
+        );
+        code.deeper();
+        match &otherwise {
+            Some(args) => code.list(
+                "serde_struct::extra(",
+                &[&args[0], &args[1], &args[2]],
+                ")",
+                "?;",
+            ),
+            None => code.line(&format!("serde_struct::skip(&mut {map})?;")),
+        }
+        code.close("}");
+    } else {
+        code.list(
+            &format!("while let Some({index}) = {map}.next_key_seed("),
+            &[&seed],
+            ")",
+            "? {",
+        );
+        code.deeper();
+        code.open(&format!("match {index} {{"));
+        let map_arg = format!("&mut {map}");
+        for (field, json) in fields.iter().zip(&json_names) {
+            code.arm(
+                &format!("Some({field_enum}::{})", field.rust_name),
+                "serde_struct::value(",
+                &[&map_arg, &format!("&mut {}", field.rust_name), json],
+                ")",
+            );
+        }
+        match &otherwise {
+            Some(args) => code.arm(
+                "None",
+                "serde_struct::extra(",
+                &[&args[0], &args[1], &args[2]],
+                ")",
+            ),
+            None => code.line(&format!("None => serde_struct::skip(&mut {map}),")),
+        }
+        code.close("}?;");
+        code.close("}");
+    }
+    code.blank();
+    if fields.is_empty() && extra.is_none() {
+        code.line(&format!("Ok({name} {{}})"));
+    } else {
+        code.open(&format!("Ok({name} {{"));
+        for field in fields.iter().copied().chain(extra) {
+            let member = &field.rust_name;
+            code.line_with(|out| {
+                let _ = match presence(context, field) {
+                    Presence::Required => {
+                        let json = str_literal(&field.json_name);
+                        write!(out, "{member}: serde_struct::required({member}, {json})?,")
+                    }
+                    Presence::Optional => {
+                        write!(out, "{member}: serde_struct::optional({member}),")
+                    }
+                    Presence::OptionalNullable | Presence::Extra => write!(out, "{member},"),
+                    Presence::Marker(marker) => write!(
+                        out,
+                        "{member}: {member}.unwrap_or_else({runtime}::{marker}::absent),"
+                    ),
+                };
+            });
+        }
+        code.close("})");
+    }
+    code.close("}");
+    code.close("}");
+    code.blank();
+    let type_name = str_literal(name);
+    let names = format!("<{visitor} as serde_struct::Fields>::NAMES");
+    code.list(
+        "deserializer.deserialize_struct(",
+        &[&type_name, &names, &visitor],
+        ")",
+        "",
+    );
+    code.close("}");
+    code.close("}");
 }

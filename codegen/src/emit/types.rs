@@ -5,26 +5,34 @@ use quote::quote;
 
 use super::docs::{doc_attrs, paragraphs};
 use super::{
-    Context, builders, extra_type, ident, kube, resource, routes, serde_impls, shape_type,
+    Context, Parts, builders, extra_type, ident, kube, resource, routes, serde_impls, shape_type,
     type_path,
 };
 use crate::model::{Field, FieldRole, Shape, TypeDef, TypeId, TypeKind, UnionVariant, Variant};
 
-/// The item (and its impls) for the type `id`.
-pub(crate) fn type_item(context: &Context<'_>, id: TypeId) -> TokenStream {
+/// The item (and its impls) for the type `id`: tokens for the type definitions and the
+/// irregular impls, formatted text for the bulky regular ones (serde impls, builders).
+pub(crate) fn type_item(context: &Context<'_>, id: TypeId) -> Parts {
     let ty = context.api.get(id);
-    match &ty.kind {
-        TypeKind::Struct(fields) => {
-            let item = struct_item(context, id, ty, fields);
-            let mut impls = resource::impls(context, id);
-            impls.extend(kube::impls(context, id));
-            let builder = if context.builders {
-                builders::builder_items(context, id)
-            } else {
-                TokenStream::new()
-            };
-            quote!(#item #impls #builder)
+    let mut parts = Parts::default();
+    if let TypeKind::Struct(fields) = &ty.kind {
+        parts.extend(struct_item(context, id, ty, fields));
+        parts.tokens(resource::impls(context, id));
+        parts.tokens(kube::impls(context, id));
+        if context.builders {
+            parts.extend(builders::builder_items(context, id));
         }
+    } else {
+        parts.tokens(other_item(context, id, ty));
+    }
+    parts
+}
+
+/// The item of a type that is no struct.
+fn other_item(context: &Context<'_>, id: TypeId, ty: &TypeDef) -> TokenStream {
+    match &ty.kind {
+        // Structs are `struct_item`'s.
+        TypeKind::Struct(_) => TokenStream::new(),
         TypeKind::Enum(variants) => enum_item(context, id, ty, variants),
         TypeKind::Union(variants) => union_item(context, id, ty, variants),
         TypeKind::Alias(shape) => {
@@ -66,7 +74,7 @@ fn type_docs(ty: &TypeDef, extra: &str) -> String {
     ])
 }
 
-fn struct_item(context: &Context<'_>, id: TypeId, ty: &TypeDef, fields: &[Field]) -> TokenStream {
+fn struct_item(context: &Context<'_>, id: TypeId, ty: &TypeDef, fields: &[Field]) -> Parts {
     let mut docs = doc_attrs(&type_docs(ty, ""));
     if context.routes {
         docs.extend(routes::endpoint_docs(context, id));
@@ -97,21 +105,19 @@ fn struct_item(context: &Context<'_>, id: TypeId, ty: &TypeDef, fields: &[Field]
         )
     });
     let attributes = context.attributes.of_type(id);
-    let serde_impls = if derive_serde {
-        TokenStream::new()
-    } else {
-        serde_impls::impls(context, ty, fields)
-    };
-    quote! {
+    let mut parts = Parts::default();
+    parts.tokens(quote! {
         #docs
         #[derive(#(#derives),*)]
         #attributes
         pub struct #name {
             #(#field_items)*
         }
-
-        #serde_impls
+    });
+    if !derive_serde {
+        parts.text(serde_impls::impls(context, ty, fields));
     }
+    parts
 }
 
 fn field_tokens(
@@ -137,7 +143,7 @@ fn field_tokens(
                 _ => ("Kind", ty.gvk.as_ref().map(|g| g.kind.clone())),
             };
             let marker_ident = ident(marker);
-            let runtime_text = runtime.to_string().replace(' ', "");
+            let runtime_text = &context.runtime_text;
             let absent = format!("{runtime_text}::{marker}::absent");
             let is_absent = format!("{runtime_text}::{marker}::is_absent");
             let note = format!(

@@ -42,21 +42,15 @@ pub struct Lease {
 
 impl ::serde::Serialize for Lease {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.api_version.is_present(),
-                self.kind.is_present(),
-                self.metadata.is_some(),
-                self.spec.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.api_version.is_present(),
+            self.kind.is_present(),
+            self.metadata.is_some(),
+            self.spec.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::entry_if(
             &mut state,
@@ -74,10 +68,9 @@ impl ::serde::Serialize for Lease {
 
 impl<'de> ::serde::Deserialize<'de> for Lease {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct LeaseVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -89,12 +82,8 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
         }
 
         impl serde_struct::Fields for LeaseVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "apiVersion",
-                "kind",
-                "metadata",
-                "spec",
-            ];
+            const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
+
             type Field = LeaseField;
 
             fn field(name: &str) -> Option<LeaseField> {
@@ -111,10 +100,7 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
         impl<'de> ::serde::de::Visitor<'de> for LeaseVisitor {
             type Value = Lease;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Lease")
             }
 
@@ -128,35 +114,24 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
                 let mut spec = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(LeaseField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
-
-                        Some(LeaseField::kind) => {
-                            serde_struct::value(&mut map, &mut kind, "kind")
-                        }
-
+                        Some(LeaseField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
                         Some(LeaseField::metadata) => {
                             serde_struct::value(&mut map, &mut metadata, "metadata")
                         }
-
-                        Some(LeaseField::spec) => {
-                            serde_struct::value(&mut map, &mut spec, "spec")
-                        }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        Some(LeaseField::spec) => serde_struct::value(&mut map, &mut spec, "spec"),
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(Lease {
-                    api_version: api_version
-                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                     spec: serde_struct::optional(spec),
@@ -165,12 +140,11 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "Lease",
-                <LeaseVisitor as serde_struct::Fields>::NAMES,
-                LeaseVisitor,
-            )
+        deserializer.deserialize_struct(
+            "Lease",
+            <LeaseVisitor as serde_struct::Fields>::NAMES,
+            LeaseVisitor,
+        )
     }
 }
 
@@ -230,9 +204,7 @@ impl LeaseBuilder {
     /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
     pub fn metadata_with(
         mut self,
-        edit: impl FnOnce(
-            crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
-        ) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+        edit: impl FnOnce(crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
     ) -> Self {
         let current = match self.inner.metadata.take() {
             Some(value) => value.into(),
@@ -243,10 +215,7 @@ impl LeaseBuilder {
     }
 
     /// Desired lease state: holder, duration and renewal times.
-    pub fn spec(
-        mut self,
-        value: impl Into<crate::api::coordination::v1::LeaseSpec>,
-    ) -> Self {
+    pub fn spec(mut self, value: impl Into<crate::api::coordination::v1::LeaseSpec>) -> Self {
         self.inner.spec = Some(value.into());
         self
     }

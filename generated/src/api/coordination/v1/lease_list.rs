@@ -24,20 +24,14 @@ pub struct LeaseList {
 
 impl ::serde::Serialize for LeaseList {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.api_version.is_present(),
-                self.kind.is_present(),
-                self.metadata.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.api_version.is_present(),
+            self.kind.is_present(),
+            self.metadata.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::entry_if(
             &mut state,
@@ -55,10 +49,9 @@ impl ::serde::Serialize for LeaseList {
 
 impl<'de> ::serde::Deserialize<'de> for LeaseList {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct LeaseListVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -70,12 +63,8 @@ impl<'de> ::serde::Deserialize<'de> for LeaseList {
         }
 
         impl serde_struct::Fields for LeaseListVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "apiVersion",
-                "items",
-                "kind",
-                "metadata",
-            ];
+            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
+
             type Field = LeaseListField;
 
             fn field(name: &str) -> Option<LeaseListField> {
@@ -92,10 +81,7 @@ impl<'de> ::serde::Deserialize<'de> for LeaseList {
         impl<'de> ::serde::de::Visitor<'de> for LeaseListVisitor {
             type Value = LeaseList;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LeaseList")
             }
 
@@ -109,35 +95,28 @@ impl<'de> ::serde::Deserialize<'de> for LeaseList {
                 let mut metadata = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(LeaseListField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
-
                         Some(LeaseListField::items) => {
                             serde_struct::value(&mut map, &mut items, "items")
                         }
-
                         Some(LeaseListField::kind) => {
                             serde_struct::value(&mut map, &mut kind, "kind")
                         }
-
                         Some(LeaseListField::metadata) => {
                             serde_struct::value(&mut map, &mut metadata, "metadata")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(LeaseList {
-                    api_version: api_version
-                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                     items: serde_struct::required(items, "items")?,
                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
@@ -146,12 +125,11 @@ impl<'de> ::serde::Deserialize<'de> for LeaseList {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "LeaseList",
-                <LeaseListVisitor as serde_struct::Fields>::NAMES,
-                LeaseListVisitor,
-            )
+        deserializer.deserialize_struct(
+            "LeaseList",
+            <LeaseListVisitor as serde_struct::Fields>::NAMES,
+            LeaseListVisitor,
+        )
     }
 }
 

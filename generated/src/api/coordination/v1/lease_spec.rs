@@ -26,35 +26,21 @@ pub struct LeaseSpec {
 
 impl ::serde::Serialize for LeaseSpec {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.acquire_time.is_some(),
-                self.holder_identity.is_some(),
-                self.lease_duration_seconds.is_some(),
-                self.lease_transitions.is_some(),
-                self.preferred_holder.is_some(),
-                self.renew_time.is_some(),
-                self.strategy.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.acquire_time.is_some(),
+            self.holder_identity.is_some(),
+            self.lease_duration_seconds.is_some(),
+            self.lease_transitions.is_some(),
+            self.preferred_holder.is_some(),
+            self.renew_time.is_some(),
+            self.strategy.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "acquireTime",
-            self.acquire_time.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "holderIdentity",
-            self.holder_identity.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "acquireTime", self.acquire_time.as_ref())?;
+        serde_struct::optional_entry(&mut state, "holderIdentity", self.holder_identity.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "leaseDurationSeconds",
@@ -79,10 +65,9 @@ impl ::serde::Serialize for LeaseSpec {
 
 impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct LeaseSpecVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -106,16 +91,14 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
                 "renewTime",
                 "strategy",
             ];
+
             type Field = LeaseSpecField;
 
             fn field(name: &str) -> Option<LeaseSpecField> {
                 match name {
                     "acquireTime" => Some(LeaseSpecField::acquire_time),
                     "holderIdentity" => Some(LeaseSpecField::holder_identity),
-                    "leaseDurationSeconds" => {
-                        Some(LeaseSpecField::lease_duration_seconds)
-                    }
-
+                    "leaseDurationSeconds" => Some(LeaseSpecField::lease_duration_seconds),
                     "leaseTransitions" => Some(LeaseSpecField::lease_transitions),
                     "preferredHolder" => Some(LeaseSpecField::preferred_holder),
                     "renewTime" => Some(LeaseSpecField::renew_time),
@@ -128,10 +111,7 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
         impl<'de> ::serde::de::Visitor<'de> for LeaseSpecVisitor {
             type Value = LeaseSpec;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LeaseSpec")
             }
 
@@ -148,26 +128,16 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
                 let mut strategy = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(LeaseSpecField::acquire_time) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut acquire_time,
-                                "acquireTime",
-                            )
+                            serde_struct::value(&mut map, &mut acquire_time, "acquireTime")
                         }
-
                         Some(LeaseSpecField::holder_identity) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut holder_identity,
-                                "holderIdentity",
-                            )
+                            serde_struct::value(&mut map, &mut holder_identity, "holderIdentity")
                         }
-
                         Some(LeaseSpecField::lease_duration_seconds) => {
                             serde_struct::value(
                                 &mut map,
@@ -175,7 +145,6 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
                                 "leaseDurationSeconds",
                             )
                         }
-
                         Some(LeaseSpecField::lease_transitions) => {
                             serde_struct::value(
                                 &mut map,
@@ -183,35 +152,23 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
                                 "leaseTransitions",
                             )
                         }
-
                         Some(LeaseSpecField::preferred_holder) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut preferred_holder,
-                                "preferredHolder",
-                            )
+                            serde_struct::value(&mut map, &mut preferred_holder, "preferredHolder")
                         }
-
                         Some(LeaseSpecField::renew_time) => {
                             serde_struct::value(&mut map, &mut renew_time, "renewTime")
                         }
-
                         Some(LeaseSpecField::strategy) => {
                             serde_struct::value(&mut map, &mut strategy, "strategy")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(LeaseSpec {
                     acquire_time: serde_struct::optional(acquire_time),
                     holder_identity: serde_struct::optional(holder_identity),
-                    lease_duration_seconds: serde_struct::optional(
-                        lease_duration_seconds,
-                    ),
+                    lease_duration_seconds: serde_struct::optional(lease_duration_seconds),
                     lease_transitions: serde_struct::optional(lease_transitions),
                     preferred_holder: serde_struct::optional(preferred_holder),
                     renew_time: serde_struct::optional(renew_time),
@@ -221,12 +178,11 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "LeaseSpec",
-                <LeaseSpecVisitor as serde_struct::Fields>::NAMES,
-                LeaseSpecVisitor,
-            )
+        deserializer.deserialize_struct(
+            "LeaseSpec",
+            <LeaseSpecVisitor as serde_struct::Fields>::NAMES,
+            LeaseSpecVisitor,
+        )
     }
 }
 

@@ -18,31 +18,17 @@ pub struct Affinity {
 
 impl ::serde::Serialize for Affinity {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.node_affinity.is_some(),
-                self.pod_affinity.is_some(),
-                self.pod_anti_affinity.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.node_affinity.is_some(),
+            self.pod_affinity.is_some(),
+            self.pod_anti_affinity.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "nodeAffinity",
-            self.node_affinity.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "podAffinity",
-            self.pod_affinity.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "nodeAffinity", self.node_affinity.as_ref())?;
+        serde_struct::optional_entry(&mut state, "podAffinity", self.pod_affinity.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "podAntiAffinity",
@@ -55,10 +41,9 @@ impl ::serde::Serialize for Affinity {
 
 impl<'de> ::serde::Deserialize<'de> for Affinity {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct AffinityVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -74,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
                 "podAffinity",
                 "podAntiAffinity",
             ];
+
             type Field = AffinityField;
 
             fn field(name: &str) -> Option<AffinityField> {
@@ -89,10 +75,7 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
         impl<'de> ::serde::de::Visitor<'de> for AffinityVisitor {
             type Value = Affinity;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Affinity")
             }
 
@@ -105,37 +88,20 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
                 let mut pod_anti_affinity = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(AffinityField::node_affinity) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut node_affinity,
-                                "nodeAffinity",
-                            )
+                            serde_struct::value(&mut map, &mut node_affinity, "nodeAffinity")
                         }
-
                         Some(AffinityField::pod_affinity) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut pod_affinity,
-                                "podAffinity",
-                            )
+                            serde_struct::value(&mut map, &mut pod_affinity, "podAffinity")
                         }
-
                         Some(AffinityField::pod_anti_affinity) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut pod_anti_affinity,
-                                "podAntiAffinity",
-                            )
+                            serde_struct::value(&mut map, &mut pod_anti_affinity, "podAntiAffinity")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -148,12 +114,11 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "Affinity",
-                <AffinityVisitor as serde_struct::Fields>::NAMES,
-                AffinityVisitor,
-            )
+        deserializer.deserialize_struct(
+            "Affinity",
+            <AffinityVisitor as serde_struct::Fields>::NAMES,
+            AffinityVisitor,
+        )
     }
 }
 
@@ -176,19 +141,13 @@ pub struct AffinityBuilder {
 
 impl AffinityBuilder {
     /// Node affinity rules for the pod.
-    pub fn node_affinity(
-        mut self,
-        value: impl Into<crate::api::core::v1::NodeAffinity>,
-    ) -> Self {
+    pub fn node_affinity(mut self, value: impl Into<crate::api::core::v1::NodeAffinity>) -> Self {
         self.inner.node_affinity = Some(value.into());
         self
     }
 
     /// Rules to place the pod near other pods.
-    pub fn pod_affinity(
-        mut self,
-        value: impl Into<crate::api::core::v1::PodAffinity>,
-    ) -> Self {
+    pub fn pod_affinity(mut self, value: impl Into<crate::api::core::v1::PodAffinity>) -> Self {
         self.inner.pod_affinity = Some(value.into());
         self
     }

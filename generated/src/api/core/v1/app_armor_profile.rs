@@ -16,14 +16,12 @@ pub struct AppArmorProfile {
 
 impl ::serde::Serialize for AppArmorProfile {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.localhost_profile.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.localhost_profile.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
@@ -38,10 +36,9 @@ impl ::serde::Serialize for AppArmorProfile {
 
 impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct AppArmorProfileVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -52,6 +49,7 @@ impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
 
         impl serde_struct::Fields for AppArmorProfileVisitor {
             const NAMES: &'static [&'static str] = &["localhostProfile", "type"];
+
             type Field = AppArmorProfileField;
 
             fn field(name: &str) -> Option<AppArmorProfileField> {
@@ -66,10 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
         impl<'de> ::serde::de::Visitor<'de> for AppArmorProfileVisitor {
             type Value = AppArmorProfile;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct AppArmorProfile")
             }
 
@@ -81,9 +76,9 @@ impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
                 let mut type_ = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(AppArmorProfileField::localhost_profile) => {
                             serde_struct::value(
@@ -92,14 +87,10 @@ impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
                                 "localhostProfile",
                             )
                         }
-
                         Some(AppArmorProfileField::type_) => {
                             serde_struct::value(&mut map, &mut type_, "type")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -111,12 +102,11 @@ impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "AppArmorProfile",
-                <AppArmorProfileVisitor as serde_struct::Fields>::NAMES,
-                AppArmorProfileVisitor,
-            )
+        deserializer.deserialize_struct(
+            "AppArmorProfile",
+            <AppArmorProfileVisitor as serde_struct::Fields>::NAMES,
+            AppArmorProfileVisitor,
+        )
     }
 }
 

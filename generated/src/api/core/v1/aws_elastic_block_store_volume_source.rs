@@ -20,16 +20,14 @@ pub struct AWSElasticBlockStoreVolumeSource {
 
 impl ::serde::Serialize for AWSElasticBlockStoreVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[self.fs_type.is_some(), self.partition.is_some(), self.read_only.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.fs_type.is_some(),
+            self.partition.is_some(),
+            self.read_only.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
         serde_struct::optional_entry(&mut state, "partition", self.partition.as_ref())?;
@@ -42,10 +40,9 @@ impl ::serde::Serialize for AWSElasticBlockStoreVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct AWSElasticBlockStoreVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -57,12 +54,8 @@ impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
         }
 
         impl serde_struct::Fields for AWSElasticBlockStoreVolumeSourceVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "fsType",
-                "partition",
-                "readOnly",
-                "volumeID",
-            ];
+            const NAMES: &'static [&'static str] = &["fsType", "partition", "readOnly", "volumeID"];
+
             type Field = AWSElasticBlockStoreVolumeSourceField;
 
             fn field(name: &str) -> Option<AWSElasticBlockStoreVolumeSourceField> {
@@ -79,10 +72,7 @@ impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for AWSElasticBlockStoreVolumeSourceVisitor {
             type Value = AWSElasticBlockStoreVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct AWSElasticBlockStoreVolumeSource")
             }
 
@@ -96,29 +86,23 @@ impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
                 let mut volume_id = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(AWSElasticBlockStoreVolumeSourceField::fs_type) => {
                             serde_struct::value(&mut map, &mut fs_type, "fsType")
                         }
-
                         Some(AWSElasticBlockStoreVolumeSourceField::partition) => {
                             serde_struct::value(&mut map, &mut partition, "partition")
                         }
-
                         Some(AWSElasticBlockStoreVolumeSourceField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
                         Some(AWSElasticBlockStoreVolumeSourceField::volume_id) => {
                             serde_struct::value(&mut map, &mut volume_id, "volumeID")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -132,12 +116,11 @@ impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "AWSElasticBlockStoreVolumeSource",
-                <AWSElasticBlockStoreVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                AWSElasticBlockStoreVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "AWSElasticBlockStoreVolumeSource",
+            <AWSElasticBlockStoreVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            AWSElasticBlockStoreVolumeSourceVisitor,
+        )
     }
 }
 

@@ -24,27 +24,17 @@ pub struct AzureDiskVolumeSource {
 
 impl ::serde::Serialize for AzureDiskVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            2,
-            &[
-                self.caching_mode.is_some(),
-                self.fs_type.is_some(),
-                self.kind.is_some(),
-                self.read_only.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(2, &[
+            self.caching_mode.is_some(),
+            self.fs_type.is_some(),
+            self.kind.is_some(),
+            self.read_only.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "cachingMode",
-            self.caching_mode.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "cachingMode", self.caching_mode.as_ref())?;
         state.serialize_entry("diskName", &self.disk_name)?;
         state.serialize_entry("diskURI", &self.disk_uri)?;
         serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
@@ -57,10 +47,9 @@ impl ::serde::Serialize for AzureDiskVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct AzureDiskVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -82,6 +71,7 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
                 "kind",
                 "readOnly",
             ];
+
             type Field = AzureDiskVolumeSourceField;
 
             fn field(name: &str) -> Option<AzureDiskVolumeSourceField> {
@@ -100,10 +90,7 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for AzureDiskVolumeSourceVisitor {
             type Value = AzureDiskVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct AzureDiskVolumeSource")
             }
 
@@ -119,41 +106,29 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
                 let mut read_only = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(AzureDiskVolumeSourceField::caching_mode) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut caching_mode,
-                                "cachingMode",
-                            )
+                            serde_struct::value(&mut map, &mut caching_mode, "cachingMode")
                         }
-
                         Some(AzureDiskVolumeSourceField::disk_name) => {
                             serde_struct::value(&mut map, &mut disk_name, "diskName")
                         }
-
                         Some(AzureDiskVolumeSourceField::disk_uri) => {
                             serde_struct::value(&mut map, &mut disk_uri, "diskURI")
                         }
-
                         Some(AzureDiskVolumeSourceField::fs_type) => {
                             serde_struct::value(&mut map, &mut fs_type, "fsType")
                         }
-
                         Some(AzureDiskVolumeSourceField::kind) => {
                             serde_struct::value(&mut map, &mut kind, "kind")
                         }
-
                         Some(AzureDiskVolumeSourceField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -169,12 +144,11 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "AzureDiskVolumeSource",
-                <AzureDiskVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                AzureDiskVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "AzureDiskVolumeSource",
+            <AzureDiskVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            AzureDiskVolumeSourceVisitor,
+        )
     }
 }
 

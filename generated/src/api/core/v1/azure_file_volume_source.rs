@@ -18,14 +18,10 @@ pub struct AzureFileVolumeSource {
 
 impl ::serde::Serialize for AzureFileVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.read_only.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(2, &[self.read_only.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
         state.serialize_entry("secretName", &self.secret_name)?;
@@ -37,10 +33,9 @@ impl ::serde::Serialize for AzureFileVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct AzureFileVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -51,11 +46,8 @@ impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
         }
 
         impl serde_struct::Fields for AzureFileVolumeSourceVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "readOnly",
-                "secretName",
-                "shareName",
-            ];
+            const NAMES: &'static [&'static str] = &["readOnly", "secretName", "shareName"];
+
             type Field = AzureFileVolumeSourceField;
 
             fn field(name: &str) -> Option<AzureFileVolumeSourceField> {
@@ -71,10 +63,7 @@ impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for AzureFileVolumeSourceVisitor {
             type Value = AzureFileVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct AzureFileVolumeSource")
             }
 
@@ -87,25 +76,20 @@ impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
                 let mut share_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(AzureFileVolumeSourceField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
                         Some(AzureFileVolumeSourceField::secret_name) => {
                             serde_struct::value(&mut map, &mut secret_name, "secretName")
                         }
-
                         Some(AzureFileVolumeSourceField::share_name) => {
                             serde_struct::value(&mut map, &mut share_name, "shareName")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -118,12 +102,11 @@ impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "AzureFileVolumeSource",
-                <AzureFileVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                AzureFileVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "AzureFileVolumeSource",
+            <AzureFileVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            AzureFileVolumeSourceVisitor,
+        )
     }
 }
 

@@ -16,14 +16,13 @@ pub struct Capabilities {
 
 impl ::serde::Serialize for Capabilities {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[self.add.is_some(), self.drop.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.add.is_some(),
+            self.drop.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "add", self.add.as_ref())?;
         serde_struct::optional_entry(&mut state, "drop", self.drop.as_ref())?;
@@ -34,10 +33,9 @@ impl ::serde::Serialize for Capabilities {
 
 impl<'de> ::serde::Deserialize<'de> for Capabilities {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct CapabilitiesVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -48,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for Capabilities {
 
         impl serde_struct::Fields for CapabilitiesVisitor {
             const NAMES: &'static [&'static str] = &["add", "drop"];
+
             type Field = CapabilitiesField;
 
             fn field(name: &str) -> Option<CapabilitiesField> {
@@ -62,10 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for Capabilities {
         impl<'de> ::serde::de::Visitor<'de> for CapabilitiesVisitor {
             type Value = Capabilities;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Capabilities")
             }
 
@@ -77,21 +73,17 @@ impl<'de> ::serde::Deserialize<'de> for Capabilities {
                 let mut drop = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(CapabilitiesField::add) => {
                             serde_struct::value(&mut map, &mut add, "add")
                         }
-
                         Some(CapabilitiesField::drop) => {
                             serde_struct::value(&mut map, &mut drop, "drop")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -103,12 +95,11 @@ impl<'de> ::serde::Deserialize<'de> for Capabilities {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "Capabilities",
-                <CapabilitiesVisitor as serde_struct::Fields>::NAMES,
-                CapabilitiesVisitor,
-            )
+        deserializer.deserialize_struct(
+            "Capabilities",
+            <CapabilitiesVisitor as serde_struct::Fields>::NAMES,
+            CapabilitiesVisitor,
+        )
     }
 }
 
@@ -133,10 +124,7 @@ impl CapabilitiesBuilder {
     /// Capabilities to add.
     ///
     /// Replaces the whole list; [`push_add`](Self::push_add) appends one item.
-    pub fn set_add(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn set_add(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.inner.add = Some(items.into_iter().map(Into::into).collect());
         self
     }

@@ -24,31 +24,21 @@ pub struct CephFSVolumeSource {
 
 impl ::serde::Serialize for CephFSVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.path.is_some(),
-                self.read_only.is_some(),
-                self.secret_file.is_some(),
-                self.secret_ref.is_some(),
-                self.user.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.path.is_some(),
+            self.read_only.is_some(),
+            self.secret_file.is_some(),
+            self.secret_ref.is_some(),
+            self.user.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("monitors", &self.monitors)?;
         serde_struct::optional_entry(&mut state, "path", self.path.as_ref())?;
         serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "secretFile",
-            self.secret_file.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "secretFile", self.secret_file.as_ref())?;
         serde_struct::optional_entry(&mut state, "secretRef", self.secret_ref.as_ref())?;
         serde_struct::optional_entry(&mut state, "user", self.user.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -58,10 +48,9 @@ impl ::serde::Serialize for CephFSVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct CephFSVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -83,6 +72,7 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
                 "secretRef",
                 "user",
             ];
+
             type Field = CephFSVolumeSourceField;
 
             fn field(name: &str) -> Option<CephFSVolumeSourceField> {
@@ -101,10 +91,7 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for CephFSVolumeSourceVisitor {
             type Value = CephFSVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct CephFSVolumeSource")
             }
 
@@ -120,37 +107,29 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
                 let mut user = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(CephFSVolumeSourceField::monitors) => {
                             serde_struct::value(&mut map, &mut monitors, "monitors")
                         }
-
                         Some(CephFSVolumeSourceField::path) => {
                             serde_struct::value(&mut map, &mut path, "path")
                         }
-
                         Some(CephFSVolumeSourceField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
                         Some(CephFSVolumeSourceField::secret_file) => {
                             serde_struct::value(&mut map, &mut secret_file, "secretFile")
                         }
-
                         Some(CephFSVolumeSourceField::secret_ref) => {
                             serde_struct::value(&mut map, &mut secret_ref, "secretRef")
                         }
-
                         Some(CephFSVolumeSourceField::user) => {
                             serde_struct::value(&mut map, &mut user, "user")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -166,12 +145,11 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "CephFSVolumeSource",
-                <CephFSVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                CephFSVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "CephFSVolumeSource",
+            <CephFSVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            CephFSVolumeSourceVisitor,
+        )
     }
 }
 
@@ -210,10 +188,7 @@ impl CephFSVolumeSourceBuilder {
     /// Ceph monitor addresses.
     ///
     /// Replaces the whole list; [`monitor`](Self::monitor) appends one item.
-    pub fn monitors(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn monitors(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.inner.monitors = items.into_iter().map(Into::into).collect();
         self
     }

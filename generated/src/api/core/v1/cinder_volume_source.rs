@@ -20,20 +20,14 @@ pub struct CinderVolumeSource {
 
 impl ::serde::Serialize for CinderVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.fs_type.is_some(),
-                self.read_only.is_some(),
-                self.secret_ref.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.fs_type.is_some(),
+            self.read_only.is_some(),
+            self.secret_ref.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
         serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
@@ -46,10 +40,9 @@ impl ::serde::Serialize for CinderVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct CinderVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -61,12 +54,8 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
         }
 
         impl serde_struct::Fields for CinderVolumeSourceVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "fsType",
-                "readOnly",
-                "secretRef",
-                "volumeID",
-            ];
+            const NAMES: &'static [&'static str] = &["fsType", "readOnly", "secretRef", "volumeID"];
+
             type Field = CinderVolumeSourceField;
 
             fn field(name: &str) -> Option<CinderVolumeSourceField> {
@@ -83,10 +72,7 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for CinderVolumeSourceVisitor {
             type Value = CinderVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct CinderVolumeSource")
             }
 
@@ -100,29 +86,23 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
                 let mut volume_id = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(CinderVolumeSourceField::fs_type) => {
                             serde_struct::value(&mut map, &mut fs_type, "fsType")
                         }
-
                         Some(CinderVolumeSourceField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
                         Some(CinderVolumeSourceField::secret_ref) => {
                             serde_struct::value(&mut map, &mut secret_ref, "secretRef")
                         }
-
                         Some(CinderVolumeSourceField::volume_id) => {
                             serde_struct::value(&mut map, &mut volume_id, "volumeID")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -136,12 +116,11 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "CinderVolumeSource",
-                <CinderVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                CinderVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "CinderVolumeSource",
+            <CinderVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            CinderVolumeSourceVisitor,
+        )
     }
 }
 

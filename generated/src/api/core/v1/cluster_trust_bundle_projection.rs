@@ -22,35 +22,21 @@ pub struct ClusterTrustBundleProjection {
 
 impl ::serde::Serialize for ClusterTrustBundleProjection {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.label_selector.is_some(),
-                self.name.is_some(),
-                self.optional.is_some(),
-                self.signer_name.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.label_selector.is_some(),
+            self.name.is_some(),
+            self.optional.is_some(),
+            self.signer_name.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "labelSelector",
-            self.label_selector.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "labelSelector", self.label_selector.as_ref())?;
         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
         serde_struct::optional_entry(&mut state, "optional", self.optional.as_ref())?;
         state.serialize_entry("path", &self.path)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "signerName",
-            self.signer_name.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "signerName", self.signer_name.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -58,10 +44,9 @@ impl ::serde::Serialize for ClusterTrustBundleProjection {
 
 impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ClusterTrustBundleProjectionVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -81,14 +66,12 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
                 "path",
                 "signerName",
             ];
+
             type Field = ClusterTrustBundleProjectionField;
 
             fn field(name: &str) -> Option<ClusterTrustBundleProjectionField> {
                 match name {
-                    "labelSelector" => {
-                        Some(ClusterTrustBundleProjectionField::label_selector)
-                    }
-
+                    "labelSelector" => Some(ClusterTrustBundleProjectionField::label_selector),
                     "name" => Some(ClusterTrustBundleProjectionField::name),
                     "optional" => Some(ClusterTrustBundleProjectionField::optional),
                     "path" => Some(ClusterTrustBundleProjectionField::path),
@@ -101,10 +84,7 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
         impl<'de> ::serde::de::Visitor<'de> for ClusterTrustBundleProjectionVisitor {
             type Value = ClusterTrustBundleProjection;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ClusterTrustBundleProjection")
             }
 
@@ -119,37 +99,26 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
                 let mut signer_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ClusterTrustBundleProjectionField::label_selector) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut label_selector,
-                                "labelSelector",
-                            )
+                            serde_struct::value(&mut map, &mut label_selector, "labelSelector")
                         }
-
                         Some(ClusterTrustBundleProjectionField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(ClusterTrustBundleProjectionField::optional) => {
                             serde_struct::value(&mut map, &mut optional, "optional")
                         }
-
                         Some(ClusterTrustBundleProjectionField::path) => {
                             serde_struct::value(&mut map, &mut path, "path")
                         }
-
                         Some(ClusterTrustBundleProjectionField::signer_name) => {
                             serde_struct::value(&mut map, &mut signer_name, "signerName")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -164,12 +133,11 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ClusterTrustBundleProjection",
-                <ClusterTrustBundleProjectionVisitor as serde_struct::Fields>::NAMES,
-                ClusterTrustBundleProjectionVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ClusterTrustBundleProjection",
+            <ClusterTrustBundleProjectionVisitor as serde_struct::Fields>::NAMES,
+            ClusterTrustBundleProjectionVisitor,
+        )
     }
 }
 

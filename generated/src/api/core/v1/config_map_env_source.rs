@@ -16,14 +16,13 @@ pub struct ConfigMapEnvSource {
 
 impl ::serde::Serialize for ConfigMapEnvSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[self.name.is_some(), self.optional.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.name.is_some(),
+            self.optional.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
         serde_struct::optional_entry(&mut state, "optional", self.optional.as_ref())?;
@@ -34,10 +33,9 @@ impl ::serde::Serialize for ConfigMapEnvSource {
 
 impl<'de> ::serde::Deserialize<'de> for ConfigMapEnvSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ConfigMapEnvSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -48,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapEnvSource {
 
         impl serde_struct::Fields for ConfigMapEnvSourceVisitor {
             const NAMES: &'static [&'static str] = &["name", "optional"];
+
             type Field = ConfigMapEnvSourceField;
 
             fn field(name: &str) -> Option<ConfigMapEnvSourceField> {
@@ -62,10 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapEnvSource {
         impl<'de> ::serde::de::Visitor<'de> for ConfigMapEnvSourceVisitor {
             type Value = ConfigMapEnvSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ConfigMapEnvSource")
             }
 
@@ -77,21 +73,17 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapEnvSource {
                 let mut optional = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ConfigMapEnvSourceField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(ConfigMapEnvSourceField::optional) => {
                             serde_struct::value(&mut map, &mut optional, "optional")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -103,12 +95,11 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapEnvSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ConfigMapEnvSource",
-                <ConfigMapEnvSourceVisitor as serde_struct::Fields>::NAMES,
-                ConfigMapEnvSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ConfigMapEnvSource",
+            <ConfigMapEnvSourceVisitor as serde_struct::Fields>::NAMES,
+            ConfigMapEnvSourceVisitor,
+        )
     }
 }
 

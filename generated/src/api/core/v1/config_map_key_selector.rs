@@ -18,14 +18,13 @@ pub struct ConfigMapKeySelector {
 
 impl ::serde::Serialize for ConfigMapKeySelector {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.name.is_some(), self.optional.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.name.is_some(),
+            self.optional.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("key", &self.key)?;
         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
@@ -37,10 +36,9 @@ impl ::serde::Serialize for ConfigMapKeySelector {
 
 impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ConfigMapKeySelectorVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -52,6 +50,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
 
         impl serde_struct::Fields for ConfigMapKeySelectorVisitor {
             const NAMES: &'static [&'static str] = &["key", "name", "optional"];
+
             type Field = ConfigMapKeySelectorField;
 
             fn field(name: &str) -> Option<ConfigMapKeySelectorField> {
@@ -67,10 +66,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
         impl<'de> ::serde::de::Visitor<'de> for ConfigMapKeySelectorVisitor {
             type Value = ConfigMapKeySelector;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ConfigMapKeySelector")
             }
 
@@ -83,29 +79,20 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
                 let mut optional = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key_2 = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key_2))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key_2),
+                )? {
                     match field {
                         Some(ConfigMapKeySelectorField::key) => {
                             serde_struct::value(&mut map, &mut key, "key")
                         }
-
                         Some(ConfigMapKeySelectorField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(ConfigMapKeySelectorField::optional) => {
                             serde_struct::value(&mut map, &mut optional, "optional")
                         }
-
-                        None => {
-                            serde_struct::extra(
-                                &mut map,
-                                &mut unknown_fields,
-                                &mut key_2,
-                            )
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
                     }?;
                 }
 
@@ -118,12 +105,11 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ConfigMapKeySelector",
-                <ConfigMapKeySelectorVisitor as serde_struct::Fields>::NAMES,
-                ConfigMapKeySelectorVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ConfigMapKeySelector",
+            <ConfigMapKeySelectorVisitor as serde_struct::Fields>::NAMES,
+            ConfigMapKeySelectorVisitor,
+        )
     }
 }
 

@@ -18,16 +18,14 @@ pub struct ConfigMapProjection {
 
 impl ::serde::Serialize for ConfigMapProjection {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[self.items.is_some(), self.name.is_some(), self.optional.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.items.is_some(),
+            self.name.is_some(),
+            self.optional.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "items", self.items.as_ref())?;
         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
@@ -39,10 +37,9 @@ impl ::serde::Serialize for ConfigMapProjection {
 
 impl<'de> ::serde::Deserialize<'de> for ConfigMapProjection {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ConfigMapProjectionVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -54,6 +51,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapProjection {
 
         impl serde_struct::Fields for ConfigMapProjectionVisitor {
             const NAMES: &'static [&'static str] = &["items", "name", "optional"];
+
             type Field = ConfigMapProjectionField;
 
             fn field(name: &str) -> Option<ConfigMapProjectionField> {
@@ -69,10 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapProjection {
         impl<'de> ::serde::de::Visitor<'de> for ConfigMapProjectionVisitor {
             type Value = ConfigMapProjection;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ConfigMapProjection")
             }
 
@@ -85,25 +80,20 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapProjection {
                 let mut optional = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ConfigMapProjectionField::items) => {
                             serde_struct::value(&mut map, &mut items, "items")
                         }
-
                         Some(ConfigMapProjectionField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(ConfigMapProjectionField::optional) => {
                             serde_struct::value(&mut map, &mut optional, "optional")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -116,12 +106,11 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapProjection {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ConfigMapProjection",
-                <ConfigMapProjectionVisitor as serde_struct::Fields>::NAMES,
-                ConfigMapProjectionVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ConfigMapProjection",
+            <ConfigMapProjectionVisitor as serde_struct::Fields>::NAMES,
+            ConfigMapProjectionVisitor,
+        )
     }
 }
 

@@ -20,27 +20,17 @@ pub struct ConfigMapVolumeSource {
 
 impl ::serde::Serialize for ConfigMapVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.default_mode.is_some(),
-                self.items.is_some(),
-                self.name.is_some(),
-                self.optional.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.default_mode.is_some(),
+            self.items.is_some(),
+            self.name.is_some(),
+            self.optional.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "defaultMode",
-            self.default_mode.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "defaultMode", self.default_mode.as_ref())?;
         serde_struct::optional_entry(&mut state, "items", self.items.as_ref())?;
         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
         serde_struct::optional_entry(&mut state, "optional", self.optional.as_ref())?;
@@ -51,10 +41,9 @@ impl ::serde::Serialize for ConfigMapVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ConfigMapVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -66,12 +55,8 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
         }
 
         impl serde_struct::Fields for ConfigMapVolumeSourceVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "defaultMode",
-                "items",
-                "name",
-                "optional",
-            ];
+            const NAMES: &'static [&'static str] = &["defaultMode", "items", "name", "optional"];
+
             type Field = ConfigMapVolumeSourceField;
 
             fn field(name: &str) -> Option<ConfigMapVolumeSourceField> {
@@ -88,10 +73,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for ConfigMapVolumeSourceVisitor {
             type Value = ConfigMapVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ConfigMapVolumeSource")
             }
 
@@ -105,33 +87,23 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
                 let mut optional = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ConfigMapVolumeSourceField::default_mode) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut default_mode,
-                                "defaultMode",
-                            )
+                            serde_struct::value(&mut map, &mut default_mode, "defaultMode")
                         }
-
                         Some(ConfigMapVolumeSourceField::items) => {
                             serde_struct::value(&mut map, &mut items, "items")
                         }
-
                         Some(ConfigMapVolumeSourceField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(ConfigMapVolumeSourceField::optional) => {
                             serde_struct::value(&mut map, &mut optional, "optional")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -145,12 +117,11 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ConfigMapVolumeSource",
-                <ConfigMapVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                ConfigMapVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ConfigMapVolumeSource",
+            <ConfigMapVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            ConfigMapVolumeSourceVisitor,
+        )
     }
 }
 

@@ -62,41 +62,35 @@ pub struct Container {
 
 impl ::serde::Serialize for Container {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.args.is_some(),
-                self.command.is_some(),
-                self.env.is_some(),
-                self.env_from.is_some(),
-                self.image.is_some(),
-                self.image_pull_policy.is_some(),
-                self.lifecycle.is_some(),
-                self.liveness_probe.is_some(),
-                self.ports.is_some(),
-                self.readiness_probe.is_some(),
-                self.resize_policy.is_some(),
-                self.resources.is_some(),
-                self.restart_policy.is_some(),
-                self.restart_policy_rules.is_some(),
-                self.security_context.is_some(),
-                self.startup_probe.is_some(),
-                self.stdin.is_some(),
-                self.stdin_once.is_some(),
-                self.termination_message_path.is_some(),
-                self.termination_message_policy.is_some(),
-                self.tty.is_some(),
-                self.volume_devices.is_some(),
-                self.volume_mounts.is_some(),
-                self.working_dir.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.args.is_some(),
+            self.command.is_some(),
+            self.env.is_some(),
+            self.env_from.is_some(),
+            self.image.is_some(),
+            self.image_pull_policy.is_some(),
+            self.lifecycle.is_some(),
+            self.liveness_probe.is_some(),
+            self.ports.is_some(),
+            self.readiness_probe.is_some(),
+            self.resize_policy.is_some(),
+            self.resources.is_some(),
+            self.restart_policy.is_some(),
+            self.restart_policy_rules.is_some(),
+            self.security_context.is_some(),
+            self.startup_probe.is_some(),
+            self.stdin.is_some(),
+            self.stdin_once.is_some(),
+            self.termination_message_path.is_some(),
+            self.termination_message_policy.is_some(),
+            self.tty.is_some(),
+            self.volume_devices.is_some(),
+            self.volume_mounts.is_some(),
+            self.working_dir.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "args", self.args.as_ref())?;
         serde_struct::optional_entry(&mut state, "command", self.command.as_ref())?;
@@ -109,29 +103,13 @@ impl ::serde::Serialize for Container {
             self.image_pull_policy.as_ref(),
         )?;
         serde_struct::optional_entry(&mut state, "lifecycle", self.lifecycle.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "livenessProbe",
-            self.liveness_probe.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "livenessProbe", self.liveness_probe.as_ref())?;
         state.serialize_entry("name", &self.name)?;
         serde_struct::optional_entry(&mut state, "ports", self.ports.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "readinessProbe",
-            self.readiness_probe.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "resizePolicy",
-            self.resize_policy.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "readinessProbe", self.readiness_probe.as_ref())?;
+        serde_struct::optional_entry(&mut state, "resizePolicy", self.resize_policy.as_ref())?;
         serde_struct::optional_entry(&mut state, "resources", self.resources.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "restartPolicy",
-            self.restart_policy.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "restartPolicy", self.restart_policy.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "restartPolicyRules",
@@ -142,11 +120,7 @@ impl ::serde::Serialize for Container {
             "securityContext",
             self.security_context.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "startupProbe",
-            self.startup_probe.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "startupProbe", self.startup_probe.as_ref())?;
         serde_struct::optional_entry(&mut state, "stdin", self.stdin.as_ref())?;
         serde_struct::optional_entry(&mut state, "stdinOnce", self.stdin_once.as_ref())?;
         serde_struct::optional_entry(
@@ -160,21 +134,9 @@ impl ::serde::Serialize for Container {
             self.termination_message_policy.as_ref(),
         )?;
         serde_struct::optional_entry(&mut state, "tty", self.tty.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "volumeDevices",
-            self.volume_devices.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "volumeMounts",
-            self.volume_mounts.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "workingDir",
-            self.working_dir.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "volumeDevices", self.volume_devices.as_ref())?;
+        serde_struct::optional_entry(&mut state, "volumeMounts", self.volume_mounts.as_ref())?;
+        serde_struct::optional_entry(&mut state, "workingDir", self.working_dir.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -182,10 +144,9 @@ impl ::serde::Serialize for Container {
 
 impl<'de> ::serde::Deserialize<'de> for Container {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ContainerVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -245,6 +206,7 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                 "volumeMounts",
                 "workingDir",
             ];
+
             type Field = ContainerField;
 
             fn field(name: &str) -> Option<ContainerField> {
@@ -268,14 +230,8 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                     "startupProbe" => Some(ContainerField::startup_probe),
                     "stdin" => Some(ContainerField::stdin),
                     "stdinOnce" => Some(ContainerField::stdin_once),
-                    "terminationMessagePath" => {
-                        Some(ContainerField::termination_message_path)
-                    }
-
-                    "terminationMessagePolicy" => {
-                        Some(ContainerField::termination_message_policy)
-                    }
-
+                    "terminationMessagePath" => Some(ContainerField::termination_message_path),
+                    "terminationMessagePolicy" => Some(ContainerField::termination_message_policy),
                     "tty" => Some(ContainerField::tty),
                     "volumeDevices" => Some(ContainerField::volume_devices),
                     "volumeMounts" => Some(ContainerField::volume_mounts),
@@ -288,10 +244,7 @@ impl<'de> ::serde::Deserialize<'de> for Container {
         impl<'de> ::serde::de::Visitor<'de> for ContainerVisitor {
             type Value = Container;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Container")
             }
 
@@ -326,86 +279,50 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                 let mut working_dir = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ContainerField::args) => {
                             serde_struct::value(&mut map, &mut args, "args")
                         }
-
                         Some(ContainerField::command) => {
                             serde_struct::value(&mut map, &mut command, "command")
                         }
-
-                        Some(ContainerField::env) => {
-                            serde_struct::value(&mut map, &mut env, "env")
-                        }
-
+                        Some(ContainerField::env) => serde_struct::value(&mut map, &mut env, "env"),
                         Some(ContainerField::env_from) => {
                             serde_struct::value(&mut map, &mut env_from, "envFrom")
                         }
-
                         Some(ContainerField::image) => {
                             serde_struct::value(&mut map, &mut image, "image")
                         }
-
                         Some(ContainerField::image_pull_policy) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut image_pull_policy,
-                                "imagePullPolicy",
-                            )
+                            serde_struct::value(&mut map, &mut image_pull_policy, "imagePullPolicy")
                         }
-
                         Some(ContainerField::lifecycle) => {
                             serde_struct::value(&mut map, &mut lifecycle, "lifecycle")
                         }
-
                         Some(ContainerField::liveness_probe) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut liveness_probe,
-                                "livenessProbe",
-                            )
+                            serde_struct::value(&mut map, &mut liveness_probe, "livenessProbe")
                         }
-
                         Some(ContainerField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(ContainerField::ports) => {
                             serde_struct::value(&mut map, &mut ports, "ports")
                         }
-
                         Some(ContainerField::readiness_probe) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut readiness_probe,
-                                "readinessProbe",
-                            )
+                            serde_struct::value(&mut map, &mut readiness_probe, "readinessProbe")
                         }
-
                         Some(ContainerField::resize_policy) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut resize_policy,
-                                "resizePolicy",
-                            )
+                            serde_struct::value(&mut map, &mut resize_policy, "resizePolicy")
                         }
-
                         Some(ContainerField::resources) => {
                             serde_struct::value(&mut map, &mut resources, "resources")
                         }
-
                         Some(ContainerField::restart_policy) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut restart_policy,
-                                "restartPolicy",
-                            )
+                            serde_struct::value(&mut map, &mut restart_policy, "restartPolicy")
                         }
-
                         Some(ContainerField::restart_policy_rules) => {
                             serde_struct::value(
                                 &mut map,
@@ -413,31 +330,18 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                                 "restartPolicyRules",
                             )
                         }
-
                         Some(ContainerField::security_context) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut security_context,
-                                "securityContext",
-                            )
+                            serde_struct::value(&mut map, &mut security_context, "securityContext")
                         }
-
                         Some(ContainerField::startup_probe) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut startup_probe,
-                                "startupProbe",
-                            )
+                            serde_struct::value(&mut map, &mut startup_probe, "startupProbe")
                         }
-
                         Some(ContainerField::stdin) => {
                             serde_struct::value(&mut map, &mut stdin, "stdin")
                         }
-
                         Some(ContainerField::stdin_once) => {
                             serde_struct::value(&mut map, &mut stdin_once, "stdinOnce")
                         }
-
                         Some(ContainerField::termination_message_path) => {
                             serde_struct::value(
                                 &mut map,
@@ -445,7 +349,6 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                                 "terminationMessagePath",
                             )
                         }
-
                         Some(ContainerField::termination_message_policy) => {
                             serde_struct::value(
                                 &mut map,
@@ -453,34 +356,17 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                                 "terminationMessagePolicy",
                             )
                         }
-
-                        Some(ContainerField::tty) => {
-                            serde_struct::value(&mut map, &mut tty, "tty")
-                        }
-
+                        Some(ContainerField::tty) => serde_struct::value(&mut map, &mut tty, "tty"),
                         Some(ContainerField::volume_devices) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut volume_devices,
-                                "volumeDevices",
-                            )
+                            serde_struct::value(&mut map, &mut volume_devices, "volumeDevices")
                         }
-
                         Some(ContainerField::volume_mounts) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut volume_mounts,
-                                "volumeMounts",
-                            )
+                            serde_struct::value(&mut map, &mut volume_mounts, "volumeMounts")
                         }
-
                         Some(ContainerField::working_dir) => {
                             serde_struct::value(&mut map, &mut working_dir, "workingDir")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -504,12 +390,8 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                     startup_probe: serde_struct::optional(startup_probe),
                     stdin: serde_struct::optional(stdin),
                     stdin_once: serde_struct::optional(stdin_once),
-                    termination_message_path: serde_struct::optional(
-                        termination_message_path,
-                    ),
-                    termination_message_policy: serde_struct::optional(
-                        termination_message_policy,
-                    ),
+                    termination_message_path: serde_struct::optional(termination_message_path),
+                    termination_message_policy: serde_struct::optional(termination_message_policy),
                     tty: serde_struct::optional(tty),
                     volume_devices: serde_struct::optional(volume_devices),
                     volume_mounts: serde_struct::optional(volume_mounts),
@@ -519,12 +401,11 @@ impl<'de> ::serde::Deserialize<'de> for Container {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "Container",
-                <ContainerVisitor as serde_struct::Fields>::NAMES,
-                ContainerVisitor,
-            )
+        deserializer.deserialize_struct(
+            "Container",
+            <ContainerVisitor as serde_struct::Fields>::NAMES,
+            ContainerVisitor,
+        )
     }
 }
 
@@ -596,10 +477,7 @@ impl ContainerBuilder {
     /// Entrypoint array, run without a shell; overrides the image ENTRYPOINT.
     ///
     /// Replaces the whole list; [`push_command`](Self::push_command) appends one item.
-    pub fn command(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn command(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.inner.command = Some(items.into_iter().map(Into::into).collect());
         self
     }
@@ -645,10 +523,7 @@ impl ContainerBuilder {
     /// Sources whose keys are all imported as environment variables.
     ///
     /// Appends one item to `env_from`; [`env_from`](Self::env_from) replaces the whole list.
-    pub fn push_env_from(
-        mut self,
-        item: impl Into<crate::api::core::v1::EnvFromSource>,
-    ) -> Self {
+    pub fn push_env_from(mut self, item: impl Into<crate::api::core::v1::EnvFromSource>) -> Self {
         self.inner.env_from.get_or_insert_default().push(item.into());
         self
     }
@@ -666,19 +541,13 @@ impl ContainerBuilder {
     }
 
     /// Hooks run after the container starts and before it stops.
-    pub fn lifecycle(
-        mut self,
-        value: impl Into<crate::api::core::v1::Lifecycle>,
-    ) -> Self {
+    pub fn lifecycle(mut self, value: impl Into<crate::api::core::v1::Lifecycle>) -> Self {
         self.inner.lifecycle = Some(value.into());
         self
     }
 
     /// Probe that restarts the container when it fails.
-    pub fn liveness_probe(
-        mut self,
-        value: impl Into<crate::api::core::v1::Probe>,
-    ) -> Self {
+    pub fn liveness_probe(mut self, value: impl Into<crate::api::core::v1::Probe>) -> Self {
         self.inner.liveness_probe = Some(value.into());
         self
     }
@@ -709,10 +578,7 @@ impl ContainerBuilder {
     }
 
     /// Probe that removes the pod from service endpoints when it fails.
-    pub fn readiness_probe(
-        mut self,
-        value: impl Into<crate::api::core::v1::Probe>,
-    ) -> Self {
+    pub fn readiness_probe(mut self, value: impl Into<crate::api::core::v1::Probe>) -> Self {
         self.inner.readiness_probe = Some(value.into());
         self
     }
@@ -722,9 +588,7 @@ impl ContainerBuilder {
     /// Replaces the whole list; [`push_resize_policy`](Self::push_resize_policy) appends one item.
     pub fn resize_policy(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::ContainerResizePolicy>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerResizePolicy>>,
     ) -> Self {
         self.inner.resize_policy = Some(items.into_iter().map(Into::into).collect());
         self
@@ -761,13 +625,9 @@ impl ContainerBuilder {
     /// Replaces the whole list; [`restart_policy_rule`](Self::restart_policy_rule) appends one item.
     pub fn restart_policy_rules(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::ContainerRestartRule>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerRestartRule>>,
     ) -> Self {
-        self.inner.restart_policy_rules = Some(
-            items.into_iter().map(Into::into).collect(),
-        );
+        self.inner.restart_policy_rules = Some(items.into_iter().map(Into::into).collect());
         self
     }
 
@@ -792,10 +652,7 @@ impl ContainerBuilder {
     }
 
     /// Probe that must succeed before other probes run.
-    pub fn startup_probe(
-        mut self,
-        value: impl Into<crate::api::core::v1::Probe>,
-    ) -> Self {
+    pub fn startup_probe(mut self, value: impl Into<crate::api::core::v1::Probe>) -> Self {
         self.inner.startup_probe = Some(value.into());
         self
     }
@@ -844,10 +701,7 @@ impl ContainerBuilder {
     /// Raw block devices mapped into the container.
     ///
     /// Appends one item to `volume_devices`; [`volume_devices`](Self::volume_devices) replaces the whole list.
-    pub fn volume_device(
-        mut self,
-        item: impl Into<crate::api::core::v1::VolumeDevice>,
-    ) -> Self {
+    pub fn volume_device(mut self, item: impl Into<crate::api::core::v1::VolumeDevice>) -> Self {
         self.inner.volume_devices.get_or_insert_default().push(item.into());
         self
     }
@@ -866,10 +720,7 @@ impl ContainerBuilder {
     /// Pod volumes mounted into the container's filesystem.
     ///
     /// Appends one item to `volume_mounts`; [`volume_mounts`](Self::volume_mounts) replaces the whole list.
-    pub fn volume_mount(
-        mut self,
-        item: impl Into<crate::api::core::v1::VolumeMount>,
-    ) -> Self {
+    pub fn volume_mount(mut self, item: impl Into<crate::api::core::v1::VolumeMount>) -> Self {
         self.inner.volume_mounts.get_or_insert_default().push(item.into());
         self
     }

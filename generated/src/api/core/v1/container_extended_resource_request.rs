@@ -18,10 +18,7 @@ pub struct ContainerExtendedResourceRequest {
 
 impl ::serde::Serialize for ContainerExtendedResourceRequest {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = 3 + self.unknown_fields.len();
@@ -36,10 +33,9 @@ impl ::serde::Serialize for ContainerExtendedResourceRequest {
 
 impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ContainerExtendedResourceRequestVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -55,22 +51,14 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
                 "requestName",
                 "resourceName",
             ];
+
             type Field = ContainerExtendedResourceRequestField;
 
             fn field(name: &str) -> Option<ContainerExtendedResourceRequestField> {
                 match name {
-                    "containerName" => {
-                        Some(ContainerExtendedResourceRequestField::container_name)
-                    }
-
-                    "requestName" => {
-                        Some(ContainerExtendedResourceRequestField::request_name)
-                    }
-
-                    "resourceName" => {
-                        Some(ContainerExtendedResourceRequestField::resource_name)
-                    }
-
+                    "containerName" => Some(ContainerExtendedResourceRequestField::container_name),
+                    "requestName" => Some(ContainerExtendedResourceRequestField::request_name),
+                    "resourceName" => Some(ContainerExtendedResourceRequestField::resource_name),
                     _ => None,
                 }
             }
@@ -79,10 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
         impl<'de> ::serde::de::Visitor<'de> for ContainerExtendedResourceRequestVisitor {
             type Value = ContainerExtendedResourceRequest;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerExtendedResourceRequest")
             }
 
@@ -95,61 +80,37 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
                 let mut resource_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ContainerExtendedResourceRequestField::container_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut container_name,
-                                "containerName",
-                            )
+                            serde_struct::value(&mut map, &mut container_name, "containerName")
                         }
-
                         Some(ContainerExtendedResourceRequestField::request_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut request_name,
-                                "requestName",
-                            )
+                            serde_struct::value(&mut map, &mut request_name, "requestName")
                         }
-
                         Some(ContainerExtendedResourceRequestField::resource_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut resource_name,
-                                "resourceName",
-                            )
+                            serde_struct::value(&mut map, &mut resource_name, "resourceName")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(ContainerExtendedResourceRequest {
-                    container_name: serde_struct::required(
-                        container_name,
-                        "containerName",
-                    )?,
+                    container_name: serde_struct::required(container_name, "containerName")?,
                     request_name: serde_struct::required(request_name, "requestName")?,
-                    resource_name: serde_struct::required(
-                        resource_name,
-                        "resourceName",
-                    )?,
+                    resource_name: serde_struct::required(resource_name, "resourceName")?,
                     unknown_fields,
                 })
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ContainerExtendedResourceRequest",
-                <ContainerExtendedResourceRequestVisitor as serde_struct::Fields>::NAMES,
-                ContainerExtendedResourceRequestVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ContainerExtendedResourceRequest",
+            <ContainerExtendedResourceRequestVisitor as serde_struct::Fields>::NAMES,
+            ContainerExtendedResourceRequestVisitor,
+        )
     }
 }
 

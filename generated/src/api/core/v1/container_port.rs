@@ -22,21 +22,15 @@ pub struct ContainerPort {
 
 impl ::serde::Serialize for ContainerPort {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.host_ip.is_some(),
-                self.host_port.is_some(),
-                self.name.is_some(),
-                self.protocol.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.host_ip.is_some(),
+            self.host_port.is_some(),
+            self.name.is_some(),
+            self.protocol.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("containerPort", &self.container_port)?;
         serde_struct::optional_entry(&mut state, "hostIP", self.host_ip.as_ref())?;
@@ -50,10 +44,9 @@ impl ::serde::Serialize for ContainerPort {
 
 impl<'de> ::serde::Deserialize<'de> for ContainerPort {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ContainerPortVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -73,6 +66,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
                 "name",
                 "protocol",
             ];
+
             type Field = ContainerPortField;
 
             fn field(name: &str) -> Option<ContainerPortField> {
@@ -90,10 +84,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
         impl<'de> ::serde::de::Visitor<'de> for ContainerPortVisitor {
             type Value = ContainerPort;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerPort")
             }
 
@@ -108,45 +99,31 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
                 let mut protocol = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ContainerPortField::container_port) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut container_port,
-                                "containerPort",
-                            )
+                            serde_struct::value(&mut map, &mut container_port, "containerPort")
                         }
-
                         Some(ContainerPortField::host_ip) => {
                             serde_struct::value(&mut map, &mut host_ip, "hostIP")
                         }
-
                         Some(ContainerPortField::host_port) => {
                             serde_struct::value(&mut map, &mut host_port, "hostPort")
                         }
-
                         Some(ContainerPortField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(ContainerPortField::protocol) => {
                             serde_struct::value(&mut map, &mut protocol, "protocol")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(ContainerPort {
-                    container_port: serde_struct::required(
-                        container_port,
-                        "containerPort",
-                    )?,
+                    container_port: serde_struct::required(container_port, "containerPort")?,
                     host_ip: serde_struct::optional(host_ip),
                     host_port: serde_struct::optional(host_port),
                     name: serde_struct::optional(name),
@@ -156,12 +133,11 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ContainerPort",
-                <ContainerPortVisitor as serde_struct::Fields>::NAMES,
-                ContainerPortVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ContainerPort",
+            <ContainerPortVisitor as serde_struct::Fields>::NAMES,
+            ContainerPortVisitor,
+        )
     }
 }
 

@@ -16,10 +16,7 @@ pub struct ContainerResizePolicy {
 
 impl ::serde::Serialize for ContainerResizePolicy {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = 2 + self.unknown_fields.len();
@@ -33,10 +30,9 @@ impl ::serde::Serialize for ContainerResizePolicy {
 
 impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ContainerResizePolicyVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -47,6 +43,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
 
         impl serde_struct::Fields for ContainerResizePolicyVisitor {
             const NAMES: &'static [&'static str] = &["resourceName", "restartPolicy"];
+
             type Field = ContainerResizePolicyField;
 
             fn field(name: &str) -> Option<ContainerResizePolicyField> {
@@ -61,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
         impl<'de> ::serde::de::Visitor<'de> for ContainerResizePolicyVisitor {
             type Value = ContainerResizePolicy;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerResizePolicy")
             }
 
@@ -76,52 +70,33 @@ impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
                 let mut restart_policy = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ContainerResizePolicyField::resource_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut resource_name,
-                                "resourceName",
-                            )
+                            serde_struct::value(&mut map, &mut resource_name, "resourceName")
                         }
-
                         Some(ContainerResizePolicyField::restart_policy) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut restart_policy,
-                                "restartPolicy",
-                            )
+                            serde_struct::value(&mut map, &mut restart_policy, "restartPolicy")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(ContainerResizePolicy {
-                    resource_name: serde_struct::required(
-                        resource_name,
-                        "resourceName",
-                    )?,
-                    restart_policy: serde_struct::required(
-                        restart_policy,
-                        "restartPolicy",
-                    )?,
+                    resource_name: serde_struct::required(resource_name, "resourceName")?,
+                    restart_policy: serde_struct::required(restart_policy, "restartPolicy")?,
                     unknown_fields,
                 })
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ContainerResizePolicy",
-                <ContainerResizePolicyVisitor as serde_struct::Fields>::NAMES,
-                ContainerResizePolicyVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ContainerResizePolicy",
+            <ContainerResizePolicyVisitor as serde_struct::Fields>::NAMES,
+            ContainerResizePolicyVisitor,
+        )
     }
 }
 

@@ -16,14 +16,10 @@ pub struct ContainerRestartRule {
 
 impl ::serde::Serialize for ContainerRestartRule {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.exit_codes.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[self.exit_codes.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("action", &self.action)?;
         serde_struct::optional_entry(&mut state, "exitCodes", self.exit_codes.as_ref())?;
@@ -34,10 +30,9 @@ impl ::serde::Serialize for ContainerRestartRule {
 
 impl<'de> ::serde::Deserialize<'de> for ContainerRestartRule {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ContainerRestartRuleVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -48,6 +43,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRule {
 
         impl serde_struct::Fields for ContainerRestartRuleVisitor {
             const NAMES: &'static [&'static str] = &["action", "exitCodes"];
+
             type Field = ContainerRestartRuleField;
 
             fn field(name: &str) -> Option<ContainerRestartRuleField> {
@@ -62,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRule {
         impl<'de> ::serde::de::Visitor<'de> for ContainerRestartRuleVisitor {
             type Value = ContainerRestartRule;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerRestartRule")
             }
 
@@ -77,21 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRule {
                 let mut exit_codes = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ContainerRestartRuleField::action) => {
                             serde_struct::value(&mut map, &mut action, "action")
                         }
-
                         Some(ContainerRestartRuleField::exit_codes) => {
                             serde_struct::value(&mut map, &mut exit_codes, "exitCodes")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -103,12 +92,11 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRule {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ContainerRestartRule",
-                <ContainerRestartRuleVisitor as serde_struct::Fields>::NAMES,
-                ContainerRestartRuleVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ContainerRestartRule",
+            <ContainerRestartRuleVisitor as serde_struct::Fields>::NAMES,
+            ContainerRestartRuleVisitor,
+        )
     }
 }
 

@@ -16,14 +16,10 @@ pub struct ContainerRestartRuleOnExitCodes {
 
 impl ::serde::Serialize for ContainerRestartRuleOnExitCodes {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.values.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[self.values.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("operator", &self.operator)?;
         serde_struct::optional_entry(&mut state, "values", self.values.as_ref())?;
@@ -34,10 +30,9 @@ impl ::serde::Serialize for ContainerRestartRuleOnExitCodes {
 
 impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ContainerRestartRuleOnExitCodesVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -48,6 +43,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
 
         impl serde_struct::Fields for ContainerRestartRuleOnExitCodesVisitor {
             const NAMES: &'static [&'static str] = &["operator", "values"];
+
             type Field = ContainerRestartRuleOnExitCodesField;
 
             fn field(name: &str) -> Option<ContainerRestartRuleOnExitCodesField> {
@@ -62,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
         impl<'de> ::serde::de::Visitor<'de> for ContainerRestartRuleOnExitCodesVisitor {
             type Value = ContainerRestartRuleOnExitCodes;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerRestartRuleOnExitCodes")
             }
 
@@ -77,21 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
                 let mut values = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ContainerRestartRuleOnExitCodesField::operator) => {
                             serde_struct::value(&mut map, &mut operator, "operator")
                         }
-
                         Some(ContainerRestartRuleOnExitCodesField::values) => {
                             serde_struct::value(&mut map, &mut values, "values")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -103,12 +92,11 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ContainerRestartRuleOnExitCodes",
-                <ContainerRestartRuleOnExitCodesVisitor as serde_struct::Fields>::NAMES,
-                ContainerRestartRuleOnExitCodesVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ContainerRestartRuleOnExitCodes",
+            <ContainerRestartRuleOnExitCodesVisitor as serde_struct::Fields>::NAMES,
+            ContainerRestartRuleOnExitCodesVisitor,
+        )
     }
 }
 

@@ -18,23 +18,17 @@ pub struct ContainerState {
 
 impl ::serde::Serialize for ContainerState {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[self.running.is_some(), self.terminated.is_some(), self.waiting.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.running.is_some(),
+            self.terminated.is_some(),
+            self.waiting.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "running", self.running.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "terminated",
-            self.terminated.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "terminated", self.terminated.as_ref())?;
         serde_struct::optional_entry(&mut state, "waiting", self.waiting.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
@@ -43,10 +37,9 @@ impl ::serde::Serialize for ContainerState {
 
 impl<'de> ::serde::Deserialize<'de> for ContainerState {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ContainerStateVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -58,6 +51,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerState {
 
         impl serde_struct::Fields for ContainerStateVisitor {
             const NAMES: &'static [&'static str] = &["running", "terminated", "waiting"];
+
             type Field = ContainerStateField;
 
             fn field(name: &str) -> Option<ContainerStateField> {
@@ -73,10 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerState {
         impl<'de> ::serde::de::Visitor<'de> for ContainerStateVisitor {
             type Value = ContainerState;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerState")
             }
 
@@ -89,25 +80,20 @@ impl<'de> ::serde::Deserialize<'de> for ContainerState {
                 let mut waiting = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ContainerStateField::running) => {
                             serde_struct::value(&mut map, &mut running, "running")
                         }
-
                         Some(ContainerStateField::terminated) => {
                             serde_struct::value(&mut map, &mut terminated, "terminated")
                         }
-
                         Some(ContainerStateField::waiting) => {
                             serde_struct::value(&mut map, &mut waiting, "waiting")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -120,12 +106,11 @@ impl<'de> ::serde::Deserialize<'de> for ContainerState {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ContainerState",
-                <ContainerStateVisitor as serde_struct::Fields>::NAMES,
-                ContainerStateVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ContainerState",
+            <ContainerStateVisitor as serde_struct::Fields>::NAMES,
+            ContainerStateVisitor,
+        )
     }
 }
 

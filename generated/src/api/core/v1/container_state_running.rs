@@ -14,14 +14,10 @@ pub struct ContainerStateRunning {
 
 impl ::serde::Serialize for ContainerStateRunning {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[self.started_at.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[self.started_at.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "startedAt", self.started_at.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -31,10 +27,9 @@ impl ::serde::Serialize for ContainerStateRunning {
 
 impl<'de> ::serde::Deserialize<'de> for ContainerStateRunning {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ContainerStateRunningVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -44,6 +39,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateRunning {
 
         impl serde_struct::Fields for ContainerStateRunningVisitor {
             const NAMES: &'static [&'static str] = &["startedAt"];
+
             type Field = ContainerStateRunningField;
 
             fn field(name: &str) -> Option<ContainerStateRunningField> {
@@ -57,10 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateRunning {
         impl<'de> ::serde::de::Visitor<'de> for ContainerStateRunningVisitor {
             type Value = ContainerStateRunning;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerStateRunning")
             }
 
@@ -71,17 +64,14 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateRunning {
                 let mut started_at = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ContainerStateRunningField::started_at) => {
                             serde_struct::value(&mut map, &mut started_at, "startedAt")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -92,12 +82,11 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateRunning {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ContainerStateRunning",
-                <ContainerStateRunningVisitor as serde_struct::Fields>::NAMES,
-                ContainerStateRunningVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ContainerStateRunning",
+            <ContainerStateRunningVisitor as serde_struct::Fields>::NAMES,
+            ContainerStateRunningVisitor,
+        )
     }
 }
 

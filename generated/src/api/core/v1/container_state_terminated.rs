@@ -26,35 +26,21 @@ pub struct ContainerStateTerminated {
 
 impl ::serde::Serialize for ContainerStateTerminated {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.container_id.is_some(),
-                self.finished_at.is_some(),
-                self.message.is_some(),
-                self.reason.is_some(),
-                self.signal.is_some(),
-                self.started_at.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.container_id.is_some(),
+            self.finished_at.is_some(),
+            self.message.is_some(),
+            self.reason.is_some(),
+            self.signal.is_some(),
+            self.started_at.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "containerID",
-            self.container_id.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "containerID", self.container_id.as_ref())?;
         state.serialize_entry("exitCode", &self.exit_code)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "finishedAt",
-            self.finished_at.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "finishedAt", self.finished_at.as_ref())?;
         serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
         serde_struct::optional_entry(&mut state, "reason", self.reason.as_ref())?;
         serde_struct::optional_entry(&mut state, "signal", self.signal.as_ref())?;
@@ -66,10 +52,9 @@ impl ::serde::Serialize for ContainerStateTerminated {
 
 impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ContainerStateTerminatedVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -93,6 +78,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
                 "signal",
                 "startedAt",
             ];
+
             type Field = ContainerStateTerminatedField;
 
             fn field(name: &str) -> Option<ContainerStateTerminatedField> {
@@ -112,10 +98,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
         impl<'de> ::serde::de::Visitor<'de> for ContainerStateTerminatedVisitor {
             type Value = ContainerStateTerminated;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerStateTerminated")
             }
 
@@ -132,45 +115,32 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
                 let mut started_at = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ContainerStateTerminatedField::container_id) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut container_id,
-                                "containerID",
-                            )
+                            serde_struct::value(&mut map, &mut container_id, "containerID")
                         }
-
                         Some(ContainerStateTerminatedField::exit_code) => {
                             serde_struct::value(&mut map, &mut exit_code, "exitCode")
                         }
-
                         Some(ContainerStateTerminatedField::finished_at) => {
                             serde_struct::value(&mut map, &mut finished_at, "finishedAt")
                         }
-
                         Some(ContainerStateTerminatedField::message) => {
                             serde_struct::value(&mut map, &mut message, "message")
                         }
-
                         Some(ContainerStateTerminatedField::reason) => {
                             serde_struct::value(&mut map, &mut reason, "reason")
                         }
-
                         Some(ContainerStateTerminatedField::signal) => {
                             serde_struct::value(&mut map, &mut signal, "signal")
                         }
-
                         Some(ContainerStateTerminatedField::started_at) => {
                             serde_struct::value(&mut map, &mut started_at, "startedAt")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -187,12 +157,11 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ContainerStateTerminated",
-                <ContainerStateTerminatedVisitor as serde_struct::Fields>::NAMES,
-                ContainerStateTerminatedVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ContainerStateTerminated",
+            <ContainerStateTerminatedVisitor as serde_struct::Fields>::NAMES,
+            ContainerStateTerminatedVisitor,
+        )
     }
 }
 

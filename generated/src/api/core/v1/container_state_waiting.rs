@@ -16,14 +16,13 @@ pub struct ContainerStateWaiting {
 
 impl ::serde::Serialize for ContainerStateWaiting {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[self.message.is_some(), self.reason.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.message.is_some(),
+            self.reason.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
         serde_struct::optional_entry(&mut state, "reason", self.reason.as_ref())?;
@@ -34,10 +33,9 @@ impl ::serde::Serialize for ContainerStateWaiting {
 
 impl<'de> ::serde::Deserialize<'de> for ContainerStateWaiting {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ContainerStateWaitingVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -48,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateWaiting {
 
         impl serde_struct::Fields for ContainerStateWaitingVisitor {
             const NAMES: &'static [&'static str] = &["message", "reason"];
+
             type Field = ContainerStateWaitingField;
 
             fn field(name: &str) -> Option<ContainerStateWaitingField> {
@@ -62,10 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateWaiting {
         impl<'de> ::serde::de::Visitor<'de> for ContainerStateWaitingVisitor {
             type Value = ContainerStateWaiting;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerStateWaiting")
             }
 
@@ -77,21 +73,17 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateWaiting {
                 let mut reason = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ContainerStateWaitingField::message) => {
                             serde_struct::value(&mut map, &mut message, "message")
                         }
-
                         Some(ContainerStateWaitingField::reason) => {
                             serde_struct::value(&mut map, &mut reason, "reason")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -103,12 +95,11 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateWaiting {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ContainerStateWaiting",
-                <ContainerStateWaitingVisitor as serde_struct::Fields>::NAMES,
-                ContainerStateWaitingVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ContainerStateWaiting",
+            <ContainerStateWaitingVisitor as serde_struct::Fields>::NAMES,
+            ContainerStateWaitingVisitor,
+        )
     }
 }
 

@@ -47,27 +47,21 @@ pub struct ContainerStatus {
 
 impl ::serde::Serialize for ContainerStatus {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            5,
-            &[
-                self.allocated_resources.is_some(),
-                self.allocated_resources_status.is_some(),
-                self.container_id.is_some(),
-                self.last_state.is_some(),
-                self.resources.is_some(),
-                self.started.is_some(),
-                self.state.is_some(),
-                self.stop_signal.is_some(),
-                self.user.is_some(),
-                self.volume_mounts.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(5, &[
+            self.allocated_resources.is_some(),
+            self.allocated_resources_status.is_some(),
+            self.container_id.is_some(),
+            self.last_state.is_some(),
+            self.resources.is_some(),
+            self.started.is_some(),
+            self.state.is_some(),
+            self.stop_signal.is_some(),
+            self.user.is_some(),
+            self.volume_mounts.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
@@ -79,11 +73,7 @@ impl ::serde::Serialize for ContainerStatus {
             "allocatedResourcesStatus",
             self.allocated_resources_status.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "containerID",
-            self.container_id.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "containerID", self.container_id.as_ref())?;
         state.serialize_entry("image", &self.image)?;
         state.serialize_entry("imageID", &self.image_id)?;
         serde_struct::optional_entry(&mut state, "lastState", self.last_state.as_ref())?;
@@ -93,17 +83,9 @@ impl ::serde::Serialize for ContainerStatus {
         state.serialize_entry("restartCount", &self.restart_count)?;
         serde_struct::optional_entry(&mut state, "started", self.started.as_ref())?;
         serde_struct::optional_entry(&mut state, "state", self.state.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "stopSignal",
-            self.stop_signal.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "stopSignal", self.stop_signal.as_ref())?;
         serde_struct::optional_entry(&mut state, "user", self.user.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "volumeMounts",
-            self.volume_mounts.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "volumeMounts", self.volume_mounts.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -111,10 +93,9 @@ impl ::serde::Serialize for ContainerStatus {
 
 impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ContainerStatusVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -154,18 +135,13 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                 "user",
                 "volumeMounts",
             ];
+
             type Field = ContainerStatusField;
 
             fn field(name: &str) -> Option<ContainerStatusField> {
                 match name {
-                    "allocatedResources" => {
-                        Some(ContainerStatusField::allocated_resources)
-                    }
-
-                    "allocatedResourcesStatus" => {
-                        Some(ContainerStatusField::allocated_resources_status)
-                    }
-
+                    "allocatedResources" => Some(ContainerStatusField::allocated_resources),
+                    "allocatedResourcesStatus" => Some(ContainerStatusField::allocated_resources_status),
                     "containerID" => Some(ContainerStatusField::container_id),
                     "image" => Some(ContainerStatusField::image),
                     "imageID" => Some(ContainerStatusField::image_id),
@@ -187,10 +163,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
         impl<'de> ::serde::de::Visitor<'de> for ContainerStatusVisitor {
             type Value = ContainerStatus;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerStatus")
             }
 
@@ -215,9 +188,9 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                 let mut volume_mounts = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ContainerStatusField::allocated_resources) => {
                             serde_struct::value(
@@ -226,7 +199,6 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                                 "allocatedResources",
                             )
                         }
-
                         Some(ContainerStatusField::allocated_resources_status) => {
                             serde_struct::value(
                                 &mut map,
@@ -234,82 +206,52 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                                 "allocatedResourcesStatus",
                             )
                         }
-
                         Some(ContainerStatusField::container_id) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut container_id,
-                                "containerID",
-                            )
+                            serde_struct::value(&mut map, &mut container_id, "containerID")
                         }
-
                         Some(ContainerStatusField::image) => {
                             serde_struct::value(&mut map, &mut image, "image")
                         }
-
                         Some(ContainerStatusField::image_id) => {
                             serde_struct::value(&mut map, &mut image_id, "imageID")
                         }
-
                         Some(ContainerStatusField::last_state) => {
                             serde_struct::value(&mut map, &mut last_state, "lastState")
                         }
-
                         Some(ContainerStatusField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(ContainerStatusField::ready) => {
                             serde_struct::value(&mut map, &mut ready, "ready")
                         }
-
                         Some(ContainerStatusField::resources) => {
                             serde_struct::value(&mut map, &mut resources, "resources")
                         }
-
                         Some(ContainerStatusField::restart_count) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut restart_count,
-                                "restartCount",
-                            )
+                            serde_struct::value(&mut map, &mut restart_count, "restartCount")
                         }
-
                         Some(ContainerStatusField::started) => {
                             serde_struct::value(&mut map, &mut started, "started")
                         }
-
                         Some(ContainerStatusField::state) => {
                             serde_struct::value(&mut map, &mut state, "state")
                         }
-
                         Some(ContainerStatusField::stop_signal) => {
                             serde_struct::value(&mut map, &mut stop_signal, "stopSignal")
                         }
-
                         Some(ContainerStatusField::user) => {
                             serde_struct::value(&mut map, &mut user, "user")
                         }
-
                         Some(ContainerStatusField::volume_mounts) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut volume_mounts,
-                                "volumeMounts",
-                            )
+                            serde_struct::value(&mut map, &mut volume_mounts, "volumeMounts")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(ContainerStatus {
                     allocated_resources: serde_struct::optional(allocated_resources),
-                    allocated_resources_status: serde_struct::optional(
-                        allocated_resources_status,
-                    ),
+                    allocated_resources_status: serde_struct::optional(allocated_resources_status),
                     container_id: serde_struct::optional(container_id),
                     image: serde_struct::required(image, "image")?,
                     image_id: serde_struct::required(image_id, "imageID")?,
@@ -317,10 +259,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                     name: serde_struct::required(name, "name")?,
                     ready: serde_struct::required(ready, "ready")?,
                     resources: serde_struct::optional(resources),
-                    restart_count: serde_struct::required(
-                        restart_count,
-                        "restartCount",
-                    )?,
+                    restart_count: serde_struct::required(restart_count, "restartCount")?,
                     started: serde_struct::optional(started),
                     state: serde_struct::optional(state),
                     stop_signal: serde_struct::optional(stop_signal),
@@ -331,12 +270,11 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ContainerStatus",
-                <ContainerStatusVisitor as serde_struct::Fields>::NAMES,
-                ContainerStatusVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ContainerStatus",
+            <ContainerStatusVisitor as serde_struct::Fields>::NAMES,
+            ContainerStatusVisitor,
+        )
     }
 }
 
@@ -394,12 +332,7 @@ impl ContainerStatusBuilder {
     /// Replaces the whole map; [`allocated_resource`](Self::allocated_resource) inserts one entry.
     pub fn allocated_resources(
         mut self,
-        entries: impl IntoIterator<
-            Item = (
-                impl Into<String>,
-                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
-            ),
-        >,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<crate::apimachinery::pkg::api::resource::Quantity>)>,
     ) -> Self {
         self.inner.allocated_resources = Some(
             entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
@@ -415,10 +348,7 @@ impl ContainerStatusBuilder {
         key: impl Into<String>,
         value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
     ) -> Self {
-        self.inner
-            .allocated_resources
-            .get_or_insert_default()
-            .insert(key.into(), value.into());
+        self.inner.allocated_resources.get_or_insert_default().insert(key.into(), value.into());
         self
     }
 
@@ -429,9 +359,7 @@ impl ContainerStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ResourceStatus>>,
     ) -> Self {
-        self.inner.allocated_resources_status = Some(
-            items.into_iter().map(Into::into).collect(),
-        );
+        self.inner.allocated_resources_status = Some(items.into_iter().map(Into::into).collect());
         self
     }
 
@@ -465,10 +393,7 @@ impl ContainerStatusBuilder {
     }
 
     /// Last termination state, useful for debugging restarts.
-    pub fn last_state(
-        mut self,
-        value: impl Into<crate::api::core::v1::ContainerState>,
-    ) -> Self {
+    pub fn last_state(mut self, value: impl Into<crate::api::core::v1::ContainerState>) -> Self {
         self.inner.last_state = Some(value.into());
         self
     }
@@ -507,10 +432,7 @@ impl ContainerStatusBuilder {
     }
 
     /// Current state of the container.
-    pub fn state(
-        mut self,
-        value: impl Into<crate::api::core::v1::ContainerState>,
-    ) -> Self {
+    pub fn state(mut self, value: impl Into<crate::api::core::v1::ContainerState>) -> Self {
         self.inner.state = Some(value.into());
         self
     }
@@ -522,10 +444,7 @@ impl ContainerStatusBuilder {
     }
 
     /// User identity attached to the container's first process.
-    pub fn user(
-        mut self,
-        value: impl Into<crate::api::core::v1::ContainerUser>,
-    ) -> Self {
+    pub fn user(mut self, value: impl Into<crate::api::core::v1::ContainerUser>) -> Self {
         self.inner.user = Some(value.into());
         self
     }
@@ -535,9 +454,7 @@ impl ContainerStatusBuilder {
     /// Replaces the whole list; [`volume_mount`](Self::volume_mount) appends one item.
     pub fn volume_mounts(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::VolumeMountStatus>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeMountStatus>>,
     ) -> Self {
         self.inner.volume_mounts = Some(items.into_iter().map(Into::into).collect());
         self

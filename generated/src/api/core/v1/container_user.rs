@@ -14,14 +14,10 @@ pub struct ContainerUser {
 
 impl ::serde::Serialize for ContainerUser {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[self.linux.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[self.linux.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "linux", self.linux.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -31,10 +27,9 @@ impl ::serde::Serialize for ContainerUser {
 
 impl<'de> ::serde::Deserialize<'de> for ContainerUser {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ContainerUserVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -44,6 +39,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerUser {
 
         impl serde_struct::Fields for ContainerUserVisitor {
             const NAMES: &'static [&'static str] = &["linux"];
+
             type Field = ContainerUserField;
 
             fn field(name: &str) -> Option<ContainerUserField> {
@@ -57,10 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerUser {
         impl<'de> ::serde::de::Visitor<'de> for ContainerUserVisitor {
             type Value = ContainerUser;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerUser")
             }
 
@@ -71,17 +64,14 @@ impl<'de> ::serde::Deserialize<'de> for ContainerUser {
                 let mut linux = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ContainerUserField::linux) => {
                             serde_struct::value(&mut map, &mut linux, "linux")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -92,12 +82,11 @@ impl<'de> ::serde::Deserialize<'de> for ContainerUser {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ContainerUser",
-                <ContainerUserVisitor as serde_struct::Fields>::NAMES,
-                ContainerUserVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ContainerUser",
+            <ContainerUserVisitor as serde_struct::Fields>::NAMES,
+            ContainerUserVisitor,
+        )
     }
 }
 
@@ -120,10 +109,7 @@ pub struct ContainerUserBuilder {
 
 impl ContainerUserBuilder {
     /// Linux user identity details.
-    pub fn linux(
-        mut self,
-        value: impl Into<crate::api::core::v1::LinuxContainerUser>,
-    ) -> Self {
+    pub fn linux(mut self, value: impl Into<crate::api::core::v1::LinuxContainerUser>) -> Self {
         self.inner.linux = Some(value.into());
         self
     }

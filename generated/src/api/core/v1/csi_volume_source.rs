@@ -22,21 +22,15 @@ pub struct CSIVolumeSource {
 
 impl ::serde::Serialize for CSIVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.fs_type.is_some(),
-                self.node_publish_secret_ref.is_some(),
-                self.read_only.is_some(),
-                self.volume_attributes.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.fs_type.is_some(),
+            self.node_publish_secret_ref.is_some(),
+            self.read_only.is_some(),
+            self.volume_attributes.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("driver", &self.driver)?;
         serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
@@ -58,10 +52,9 @@ impl ::serde::Serialize for CSIVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct CSIVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -81,16 +74,14 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
                 "readOnly",
                 "volumeAttributes",
             ];
+
             type Field = CSIVolumeSourceField;
 
             fn field(name: &str) -> Option<CSIVolumeSourceField> {
                 match name {
                     "driver" => Some(CSIVolumeSourceField::driver),
                     "fsType" => Some(CSIVolumeSourceField::fs_type),
-                    "nodePublishSecretRef" => {
-                        Some(CSIVolumeSourceField::node_publish_secret_ref)
-                    }
-
+                    "nodePublishSecretRef" => Some(CSIVolumeSourceField::node_publish_secret_ref),
                     "readOnly" => Some(CSIVolumeSourceField::read_only),
                     "volumeAttributes" => Some(CSIVolumeSourceField::volume_attributes),
                     _ => None,
@@ -101,10 +92,7 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for CSIVolumeSourceVisitor {
             type Value = CSIVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct CSIVolumeSource")
             }
 
@@ -119,18 +107,16 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
                 let mut volume_attributes = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(CSIVolumeSourceField::driver) => {
                             serde_struct::value(&mut map, &mut driver, "driver")
                         }
-
                         Some(CSIVolumeSourceField::fs_type) => {
                             serde_struct::value(&mut map, &mut fs_type, "fsType")
                         }
-
                         Some(CSIVolumeSourceField::node_publish_secret_ref) => {
                             serde_struct::value(
                                 &mut map,
@@ -138,11 +124,9 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
                                 "nodePublishSecretRef",
                             )
                         }
-
                         Some(CSIVolumeSourceField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
                         Some(CSIVolumeSourceField::volume_attributes) => {
                             serde_struct::value(
                                 &mut map,
@@ -150,19 +134,14 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
                                 "volumeAttributes",
                             )
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(CSIVolumeSource {
                     driver: serde_struct::required(driver, "driver")?,
                     fs_type: serde_struct::optional(fs_type),
-                    node_publish_secret_ref: serde_struct::optional(
-                        node_publish_secret_ref,
-                    ),
+                    node_publish_secret_ref: serde_struct::optional(node_publish_secret_ref),
                     read_only: serde_struct::optional(read_only),
                     volume_attributes: serde_struct::optional(volume_attributes),
                     unknown_fields,
@@ -170,12 +149,11 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "CSIVolumeSource",
-                <CSIVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                CSIVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "CSIVolumeSource",
+            <CSIVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            CSIVolumeSourceVisitor,
+        )
     }
 }
 
@@ -251,15 +229,8 @@ impl CSIVolumeSourceBuilder {
     /// Driver-specific attributes passed to the CSI driver.
     ///
     /// Inserts one entry into `volume_attributes`, replacing any value under the same key; [`volume_attributes`](Self::volume_attributes) replaces the whole map.
-    pub fn volume_attribute(
-        mut self,
-        key: impl Into<String>,
-        value: impl Into<String>,
-    ) -> Self {
-        self.inner
-            .volume_attributes
-            .get_or_insert_default()
-            .insert(key.into(), value.into());
+    pub fn volume_attribute(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.inner.volume_attributes.get_or_insert_default().insert(key.into(), value.into());
         self
     }
 

@@ -14,14 +14,10 @@ pub struct DownwardAPIProjection {
 
 impl ::serde::Serialize for DownwardAPIProjection {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[self.items.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[self.items.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "items", self.items.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -31,10 +27,9 @@ impl ::serde::Serialize for DownwardAPIProjection {
 
 impl<'de> ::serde::Deserialize<'de> for DownwardAPIProjection {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct DownwardAPIProjectionVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -44,6 +39,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIProjection {
 
         impl serde_struct::Fields for DownwardAPIProjectionVisitor {
             const NAMES: &'static [&'static str] = &["items"];
+
             type Field = DownwardAPIProjectionField;
 
             fn field(name: &str) -> Option<DownwardAPIProjectionField> {
@@ -57,10 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIProjection {
         impl<'de> ::serde::de::Visitor<'de> for DownwardAPIProjectionVisitor {
             type Value = DownwardAPIProjection;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct DownwardAPIProjection")
             }
 
@@ -71,17 +64,14 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIProjection {
                 let mut items = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(DownwardAPIProjectionField::items) => {
                             serde_struct::value(&mut map, &mut items, "items")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -92,12 +82,11 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIProjection {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "DownwardAPIProjection",
-                <DownwardAPIProjectionVisitor as serde_struct::Fields>::NAMES,
-                DownwardAPIProjectionVisitor,
-            )
+        deserializer.deserialize_struct(
+            "DownwardAPIProjection",
+            <DownwardAPIProjectionVisitor as serde_struct::Fields>::NAMES,
+            DownwardAPIProjectionVisitor,
+        )
     }
 }
 
@@ -124,9 +113,7 @@ impl DownwardAPIProjectionBuilder {
     /// Replaces the whole list; [`item`](Self::item) appends one item.
     pub fn items(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::DownwardAPIVolumeFile>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::DownwardAPIVolumeFile>>,
     ) -> Self {
         self.inner.items = Some(items.into_iter().map(Into::into).collect());
         self
@@ -135,10 +122,7 @@ impl DownwardAPIProjectionBuilder {
     /// Files to create from pod fields or container resources.
     ///
     /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
-    pub fn item(
-        mut self,
-        item: impl Into<crate::api::core::v1::DownwardAPIVolumeFile>,
-    ) -> Self {
+    pub fn item(mut self, item: impl Into<crate::api::core::v1::DownwardAPIVolumeFile>) -> Self {
         self.inner.items.get_or_insert_default().push(item.into());
         self
     }

@@ -20,20 +20,14 @@ pub struct DownwardAPIVolumeFile {
 
 impl ::serde::Serialize for DownwardAPIVolumeFile {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.field_ref.is_some(),
-                self.mode.is_some(),
-                self.resource_field_ref.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.field_ref.is_some(),
+            self.mode.is_some(),
+            self.resource_field_ref.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "fieldRef", self.field_ref.as_ref())?;
         serde_struct::optional_entry(&mut state, "mode", self.mode.as_ref())?;
@@ -50,10 +44,9 @@ impl ::serde::Serialize for DownwardAPIVolumeFile {
 
 impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct DownwardAPIVolumeFileVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -71,6 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
                 "path",
                 "resourceFieldRef",
             ];
+
             type Field = DownwardAPIVolumeFileField;
 
             fn field(name: &str) -> Option<DownwardAPIVolumeFileField> {
@@ -78,10 +72,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
                     "fieldRef" => Some(DownwardAPIVolumeFileField::field_ref),
                     "mode" => Some(DownwardAPIVolumeFileField::mode),
                     "path" => Some(DownwardAPIVolumeFileField::path),
-                    "resourceFieldRef" => {
-                        Some(DownwardAPIVolumeFileField::resource_field_ref)
-                    }
-
+                    "resourceFieldRef" => Some(DownwardAPIVolumeFileField::resource_field_ref),
                     _ => None,
                 }
             }
@@ -90,10 +81,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
         impl<'de> ::serde::de::Visitor<'de> for DownwardAPIVolumeFileVisitor {
             type Value = DownwardAPIVolumeFile;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct DownwardAPIVolumeFile")
             }
 
@@ -107,22 +95,19 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
                 let mut resource_field_ref = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(DownwardAPIVolumeFileField::field_ref) => {
                             serde_struct::value(&mut map, &mut field_ref, "fieldRef")
                         }
-
                         Some(DownwardAPIVolumeFileField::mode) => {
                             serde_struct::value(&mut map, &mut mode, "mode")
                         }
-
                         Some(DownwardAPIVolumeFileField::path) => {
                             serde_struct::value(&mut map, &mut path, "path")
                         }
-
                         Some(DownwardAPIVolumeFileField::resource_field_ref) => {
                             serde_struct::value(
                                 &mut map,
@@ -130,10 +115,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
                                 "resourceFieldRef",
                             )
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -147,12 +129,11 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "DownwardAPIVolumeFile",
-                <DownwardAPIVolumeFileVisitor as serde_struct::Fields>::NAMES,
-                DownwardAPIVolumeFileVisitor,
-            )
+        deserializer.deserialize_struct(
+            "DownwardAPIVolumeFile",
+            <DownwardAPIVolumeFileVisitor as serde_struct::Fields>::NAMES,
+            DownwardAPIVolumeFileVisitor,
+        )
     }
 }
 

@@ -16,22 +16,15 @@ pub struct DownwardAPIVolumeSource {
 
 impl ::serde::Serialize for DownwardAPIVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[self.default_mode.is_some(), self.items.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.default_mode.is_some(),
+            self.items.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "defaultMode",
-            self.default_mode.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "defaultMode", self.default_mode.as_ref())?;
         serde_struct::optional_entry(&mut state, "items", self.items.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
@@ -40,10 +33,9 @@ impl ::serde::Serialize for DownwardAPIVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct DownwardAPIVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -54,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
 
         impl serde_struct::Fields for DownwardAPIVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["defaultMode", "items"];
+
             type Field = DownwardAPIVolumeSourceField;
 
             fn field(name: &str) -> Option<DownwardAPIVolumeSourceField> {
@@ -68,10 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for DownwardAPIVolumeSourceVisitor {
             type Value = DownwardAPIVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct DownwardAPIVolumeSource")
             }
 
@@ -83,25 +73,17 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
                 let mut items = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(DownwardAPIVolumeSourceField::default_mode) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut default_mode,
-                                "defaultMode",
-                            )
+                            serde_struct::value(&mut map, &mut default_mode, "defaultMode")
                         }
-
                         Some(DownwardAPIVolumeSourceField::items) => {
                             serde_struct::value(&mut map, &mut items, "items")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -113,12 +95,11 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "DownwardAPIVolumeSource",
-                <DownwardAPIVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                DownwardAPIVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "DownwardAPIVolumeSource",
+            <DownwardAPIVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            DownwardAPIVolumeSourceVisitor,
+        )
     }
 }
 
@@ -151,9 +132,7 @@ impl DownwardAPIVolumeSourceBuilder {
     /// Replaces the whole list; [`item`](Self::item) appends one item.
     pub fn items(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::DownwardAPIVolumeFile>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::DownwardAPIVolumeFile>>,
     ) -> Self {
         self.inner.items = Some(items.into_iter().map(Into::into).collect());
         self
@@ -162,10 +141,7 @@ impl DownwardAPIVolumeSourceBuilder {
     /// Files to create in the volume.
     ///
     /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
-    pub fn item(
-        mut self,
-        item: impl Into<crate::api::core::v1::DownwardAPIVolumeFile>,
-    ) -> Self {
+    pub fn item(mut self, item: impl Into<crate::api::core::v1::DownwardAPIVolumeFile>) -> Self {
         self.inner.items.get_or_insert_default().push(item.into());
         self
     }

@@ -16,16 +16,13 @@ pub struct EmptyDirVolumeSource {
 
 impl ::serde::Serialize for EmptyDirVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[self.medium.is_some(), self.size_limit.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.medium.is_some(),
+            self.size_limit.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "medium", self.medium.as_ref())?;
         serde_struct::optional_entry(&mut state, "sizeLimit", self.size_limit.as_ref())?;
@@ -36,10 +33,9 @@ impl ::serde::Serialize for EmptyDirVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct EmptyDirVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -50,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
 
         impl serde_struct::Fields for EmptyDirVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["medium", "sizeLimit"];
+
             type Field = EmptyDirVolumeSourceField;
 
             fn field(name: &str) -> Option<EmptyDirVolumeSourceField> {
@@ -64,10 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for EmptyDirVolumeSourceVisitor {
             type Value = EmptyDirVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EmptyDirVolumeSource")
             }
 
@@ -79,21 +73,17 @@ impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
                 let mut size_limit = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(EmptyDirVolumeSourceField::medium) => {
                             serde_struct::value(&mut map, &mut medium, "medium")
                         }
-
                         Some(EmptyDirVolumeSourceField::size_limit) => {
                             serde_struct::value(&mut map, &mut size_limit, "sizeLimit")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -105,12 +95,11 @@ impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "EmptyDirVolumeSource",
-                <EmptyDirVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                EmptyDirVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "EmptyDirVolumeSource",
+            <EmptyDirVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            EmptyDirVolumeSourceVisitor,
+        )
     }
 }
 

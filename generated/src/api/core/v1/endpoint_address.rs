@@ -20,20 +20,14 @@ pub struct EndpointAddress {
 
 impl ::serde::Serialize for EndpointAddress {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.hostname.is_some(),
-                self.node_name.is_some(),
-                self.target_ref.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.hostname.is_some(),
+            self.node_name.is_some(),
+            self.target_ref.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "hostname", self.hostname.as_ref())?;
         state.serialize_entry("ip", &self.ip)?;
@@ -46,10 +40,9 @@ impl ::serde::Serialize for EndpointAddress {
 
 impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct EndpointAddressVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -61,12 +54,8 @@ impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
         }
 
         impl serde_struct::Fields for EndpointAddressVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "hostname",
-                "ip",
-                "nodeName",
-                "targetRef",
-            ];
+            const NAMES: &'static [&'static str] = &["hostname", "ip", "nodeName", "targetRef"];
+
             type Field = EndpointAddressField;
 
             fn field(name: &str) -> Option<EndpointAddressField> {
@@ -83,10 +72,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
         impl<'de> ::serde::de::Visitor<'de> for EndpointAddressVisitor {
             type Value = EndpointAddress;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EndpointAddress")
             }
 
@@ -100,29 +86,23 @@ impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
                 let mut target_ref = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(EndpointAddressField::hostname) => {
                             serde_struct::value(&mut map, &mut hostname, "hostname")
                         }
-
                         Some(EndpointAddressField::ip) => {
                             serde_struct::value(&mut map, &mut ip, "ip")
                         }
-
                         Some(EndpointAddressField::node_name) => {
                             serde_struct::value(&mut map, &mut node_name, "nodeName")
                         }
-
                         Some(EndpointAddressField::target_ref) => {
                             serde_struct::value(&mut map, &mut target_ref, "targetRef")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -136,12 +116,11 @@ impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "EndpointAddress",
-                <EndpointAddressVisitor as serde_struct::Fields>::NAMES,
-                EndpointAddressVisitor,
-            )
+        deserializer.deserialize_struct(
+            "EndpointAddress",
+            <EndpointAddressVisitor as serde_struct::Fields>::NAMES,
+            EndpointAddressVisitor,
+        )
     }
 }
 
@@ -192,10 +171,7 @@ impl EndpointAddressBuilder {
     }
 
     /// Object, usually a Pod, that provides the endpoint.
-    pub fn target_ref(
-        mut self,
-        value: impl Into<crate::api::core::v1::ObjectReference>,
-    ) -> Self {
+    pub fn target_ref(mut self, value: impl Into<crate::api::core::v1::ObjectReference>) -> Self {
         self.inner.target_ref = Some(value.into());
         self
     }

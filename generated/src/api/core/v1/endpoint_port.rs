@@ -20,22 +20,16 @@ pub struct EndpointPort {
 
 impl ::serde::Serialize for EndpointPort {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[self.app_protocol.is_some(), self.name.is_some(), self.protocol.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.app_protocol.is_some(),
+            self.name.is_some(),
+            self.protocol.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "appProtocol",
-            self.app_protocol.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "appProtocol", self.app_protocol.as_ref())?;
         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
         state.serialize_entry("port", &self.port)?;
         serde_struct::optional_entry(&mut state, "protocol", self.protocol.as_ref())?;
@@ -46,10 +40,9 @@ impl ::serde::Serialize for EndpointPort {
 
 impl<'de> ::serde::Deserialize<'de> for EndpointPort {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct EndpointPortVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -61,12 +54,8 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
         }
 
         impl serde_struct::Fields for EndpointPortVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "appProtocol",
-                "name",
-                "port",
-                "protocol",
-            ];
+            const NAMES: &'static [&'static str] = &["appProtocol", "name", "port", "protocol"];
+
             type Field = EndpointPortField;
 
             fn field(name: &str) -> Option<EndpointPortField> {
@@ -83,10 +72,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
         impl<'de> ::serde::de::Visitor<'de> for EndpointPortVisitor {
             type Value = EndpointPort;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EndpointPort")
             }
 
@@ -100,33 +86,23 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
                 let mut protocol = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(EndpointPortField::app_protocol) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut app_protocol,
-                                "appProtocol",
-                            )
+                            serde_struct::value(&mut map, &mut app_protocol, "appProtocol")
                         }
-
                         Some(EndpointPortField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(EndpointPortField::port) => {
                             serde_struct::value(&mut map, &mut port, "port")
                         }
-
                         Some(EndpointPortField::protocol) => {
                             serde_struct::value(&mut map, &mut protocol, "protocol")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -140,12 +116,11 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "EndpointPort",
-                <EndpointPortVisitor as serde_struct::Fields>::NAMES,
-                EndpointPortVisitor,
-            )
+        deserializer.deserialize_struct(
+            "EndpointPort",
+            <EndpointPortVisitor as serde_struct::Fields>::NAMES,
+            EndpointPortVisitor,
+        )
     }
 }
 

@@ -18,20 +18,14 @@ pub struct EndpointSubset {
 
 impl ::serde::Serialize for EndpointSubset {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.addresses.is_some(),
-                self.not_ready_addresses.is_some(),
-                self.ports.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.addresses.is_some(),
+            self.not_ready_addresses.is_some(),
+            self.ports.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "addresses", self.addresses.as_ref())?;
         serde_struct::optional_entry(
@@ -47,10 +41,9 @@ impl ::serde::Serialize for EndpointSubset {
 
 impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct EndpointSubsetVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -61,11 +54,8 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
         }
 
         impl serde_struct::Fields for EndpointSubsetVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "addresses",
-                "notReadyAddresses",
-                "ports",
-            ];
+            const NAMES: &'static [&'static str] = &["addresses", "notReadyAddresses", "ports"];
+
             type Field = EndpointSubsetField;
 
             fn field(name: &str) -> Option<EndpointSubsetField> {
@@ -81,10 +71,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
         impl<'de> ::serde::de::Visitor<'de> for EndpointSubsetVisitor {
             type Value = EndpointSubset;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EndpointSubset")
             }
 
@@ -97,14 +84,13 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
                 let mut ports = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(EndpointSubsetField::addresses) => {
                             serde_struct::value(&mut map, &mut addresses, "addresses")
                         }
-
                         Some(EndpointSubsetField::not_ready_addresses) => {
                             serde_struct::value(
                                 &mut map,
@@ -112,14 +98,10 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
                                 "notReadyAddresses",
                             )
                         }
-
                         Some(EndpointSubsetField::ports) => {
                             serde_struct::value(&mut map, &mut ports, "ports")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -132,12 +114,11 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "EndpointSubset",
-                <EndpointSubsetVisitor as serde_struct::Fields>::NAMES,
-                EndpointSubsetVisitor,
-            )
+        deserializer.deserialize_struct(
+            "EndpointSubset",
+            <EndpointSubsetVisitor as serde_struct::Fields>::NAMES,
+            EndpointSubsetVisitor,
+        )
     }
 }
 
@@ -173,10 +154,7 @@ impl EndpointSubsetBuilder {
     /// Addresses that are ready to receive traffic.
     ///
     /// Appends one item to `addresses`; [`addresses`](Self::addresses) replaces the whole list.
-    pub fn address(
-        mut self,
-        item: impl Into<crate::api::core::v1::EndpointAddress>,
-    ) -> Self {
+    pub fn address(mut self, item: impl Into<crate::api::core::v1::EndpointAddress>) -> Self {
         self.inner.addresses.get_or_insert_default().push(item.into());
         self
     }
@@ -188,9 +166,7 @@ impl EndpointSubsetBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EndpointAddress>>,
     ) -> Self {
-        self.inner.not_ready_addresses = Some(
-            items.into_iter().map(Into::into).collect(),
-        );
+        self.inner.not_ready_addresses = Some(items.into_iter().map(Into::into).collect());
         self
     }
 

@@ -42,21 +42,15 @@ pub struct Endpoints {
 
 impl ::serde::Serialize for Endpoints {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.api_version.is_present(),
-                self.kind.is_present(),
-                self.metadata.is_some(),
-                self.subsets.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.api_version.is_present(),
+            self.kind.is_present(),
+            self.metadata.is_some(),
+            self.subsets.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::entry_if(
             &mut state,
@@ -74,10 +68,9 @@ impl ::serde::Serialize for Endpoints {
 
 impl<'de> ::serde::Deserialize<'de> for Endpoints {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct EndpointsVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -89,12 +82,8 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
         }
 
         impl serde_struct::Fields for EndpointsVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "apiVersion",
-                "kind",
-                "metadata",
-                "subsets",
-            ];
+            const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "subsets"];
+
             type Field = EndpointsField;
 
             fn field(name: &str) -> Option<EndpointsField> {
@@ -111,10 +100,7 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
         impl<'de> ::serde::de::Visitor<'de> for EndpointsVisitor {
             type Value = Endpoints;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Endpoints")
             }
 
@@ -128,35 +114,28 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
                 let mut subsets = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(EndpointsField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
-
                         Some(EndpointsField::kind) => {
                             serde_struct::value(&mut map, &mut kind, "kind")
                         }
-
                         Some(EndpointsField::metadata) => {
                             serde_struct::value(&mut map, &mut metadata, "metadata")
                         }
-
                         Some(EndpointsField::subsets) => {
                             serde_struct::value(&mut map, &mut subsets, "subsets")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(Endpoints {
-                    api_version: api_version
-                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                     subsets: serde_struct::optional(subsets),
@@ -165,12 +144,11 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "Endpoints",
-                <EndpointsVisitor as serde_struct::Fields>::NAMES,
-                EndpointsVisitor,
-            )
+        deserializer.deserialize_struct(
+            "Endpoints",
+            <EndpointsVisitor as serde_struct::Fields>::NAMES,
+            EndpointsVisitor,
+        )
     }
 }
 
@@ -230,9 +208,7 @@ impl EndpointsBuilder {
     /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
     pub fn metadata_with(
         mut self,
-        edit: impl FnOnce(
-            crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
-        ) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+        edit: impl FnOnce(crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
     ) -> Self {
         let current = match self.inner.metadata.take() {
             Some(value) => value.into(),
@@ -256,10 +232,7 @@ impl EndpointsBuilder {
     /// Groups of addresses and ports that make up the service.
     ///
     /// Appends one item to `subsets`; [`subsets`](Self::subsets) replaces the whole list.
-    pub fn subset(
-        mut self,
-        item: impl Into<crate::api::core::v1::EndpointSubset>,
-    ) -> Self {
+    pub fn subset(mut self, item: impl Into<crate::api::core::v1::EndpointSubset>) -> Self {
         self.inner.subsets.get_or_insert_default().push(item.into());
         self
     }

@@ -24,20 +24,14 @@ pub struct EndpointsList {
 
 impl ::serde::Serialize for EndpointsList {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.api_version.is_present(),
-                self.kind.is_present(),
-                self.metadata.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.api_version.is_present(),
+            self.kind.is_present(),
+            self.metadata.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::entry_if(
             &mut state,
@@ -55,10 +49,9 @@ impl ::serde::Serialize for EndpointsList {
 
 impl<'de> ::serde::Deserialize<'de> for EndpointsList {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct EndpointsListVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -70,12 +63,8 @@ impl<'de> ::serde::Deserialize<'de> for EndpointsList {
         }
 
         impl serde_struct::Fields for EndpointsListVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "apiVersion",
-                "items",
-                "kind",
-                "metadata",
-            ];
+            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
+
             type Field = EndpointsListField;
 
             fn field(name: &str) -> Option<EndpointsListField> {
@@ -92,10 +81,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointsList {
         impl<'de> ::serde::de::Visitor<'de> for EndpointsListVisitor {
             type Value = EndpointsList;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EndpointsList")
             }
 
@@ -109,35 +95,28 @@ impl<'de> ::serde::Deserialize<'de> for EndpointsList {
                 let mut metadata = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(EndpointsListField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
-
                         Some(EndpointsListField::items) => {
                             serde_struct::value(&mut map, &mut items, "items")
                         }
-
                         Some(EndpointsListField::kind) => {
                             serde_struct::value(&mut map, &mut kind, "kind")
                         }
-
                         Some(EndpointsListField::metadata) => {
                             serde_struct::value(&mut map, &mut metadata, "metadata")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(EndpointsList {
-                    api_version: api_version
-                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                     items: serde_struct::required(items, "items")?,
                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
@@ -146,12 +125,11 @@ impl<'de> ::serde::Deserialize<'de> for EndpointsList {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "EndpointsList",
-                <EndpointsListVisitor as serde_struct::Fields>::NAMES,
-                EndpointsListVisitor,
-            )
+        deserializer.deserialize_struct(
+            "EndpointsList",
+            <EndpointsListVisitor as serde_struct::Fields>::NAMES,
+            EndpointsListVisitor,
+        )
     }
 }
 

@@ -18,26 +18,16 @@ pub struct EnvFromSource {
 
 impl ::serde::Serialize for EnvFromSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.config_map_ref.is_some(),
-                self.prefix.is_some(),
-                self.secret_ref.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.config_map_ref.is_some(),
+            self.prefix.is_some(),
+            self.secret_ref.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "configMapRef",
-            self.config_map_ref.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "configMapRef", self.config_map_ref.as_ref())?;
         serde_struct::optional_entry(&mut state, "prefix", self.prefix.as_ref())?;
         serde_struct::optional_entry(&mut state, "secretRef", self.secret_ref.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -47,10 +37,9 @@ impl ::serde::Serialize for EnvFromSource {
 
 impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct EnvFromSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -61,11 +50,8 @@ impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
         }
 
         impl serde_struct::Fields for EnvFromSourceVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "configMapRef",
-                "prefix",
-                "secretRef",
-            ];
+            const NAMES: &'static [&'static str] = &["configMapRef", "prefix", "secretRef"];
+
             type Field = EnvFromSourceField;
 
             fn field(name: &str) -> Option<EnvFromSourceField> {
@@ -81,10 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
         impl<'de> ::serde::de::Visitor<'de> for EnvFromSourceVisitor {
             type Value = EnvFromSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EnvFromSource")
             }
 
@@ -97,29 +80,20 @@ impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
                 let mut secret_ref = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(EnvFromSourceField::config_map_ref) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut config_map_ref,
-                                "configMapRef",
-                            )
+                            serde_struct::value(&mut map, &mut config_map_ref, "configMapRef")
                         }
-
                         Some(EnvFromSourceField::prefix) => {
                             serde_struct::value(&mut map, &mut prefix, "prefix")
                         }
-
                         Some(EnvFromSourceField::secret_ref) => {
                             serde_struct::value(&mut map, &mut secret_ref, "secretRef")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -132,12 +106,11 @@ impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "EnvFromSource",
-                <EnvFromSourceVisitor as serde_struct::Fields>::NAMES,
-                EnvFromSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "EnvFromSource",
+            <EnvFromSourceVisitor as serde_struct::Fields>::NAMES,
+            EnvFromSourceVisitor,
+        )
     }
 }
 
@@ -175,10 +148,7 @@ impl EnvFromSourceBuilder {
     }
 
     /// Secret to import.
-    pub fn secret_ref(
-        mut self,
-        value: impl Into<crate::api::core::v1::SecretEnvSource>,
-    ) -> Self {
+    pub fn secret_ref(mut self, value: impl Into<crate::api::core::v1::SecretEnvSource>) -> Self {
         self.inner.secret_ref = Some(value.into());
         self
     }

@@ -18,16 +18,13 @@ pub struct EnvVar {
 
 impl ::serde::Serialize for EnvVar {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[self.value.is_some(), self.value_from.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.value.is_some(),
+            self.value_from.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("name", &self.name)?;
         serde_struct::optional_entry(&mut state, "value", self.value.as_ref())?;
@@ -39,10 +36,9 @@ impl ::serde::Serialize for EnvVar {
 
 impl<'de> ::serde::Deserialize<'de> for EnvVar {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct EnvVarVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -54,6 +50,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvVar {
 
         impl serde_struct::Fields for EnvVarVisitor {
             const NAMES: &'static [&'static str] = &["name", "value", "valueFrom"];
+
             type Field = EnvVarField;
 
             fn field(name: &str) -> Option<EnvVarField> {
@@ -69,10 +66,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvVar {
         impl<'de> ::serde::de::Visitor<'de> for EnvVarVisitor {
             type Value = EnvVar;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EnvVar")
             }
 
@@ -85,25 +79,18 @@ impl<'de> ::serde::Deserialize<'de> for EnvVar {
                 let mut value_from = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
-                        Some(EnvVarField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-
+                        Some(EnvVarField::name) => serde_struct::value(&mut map, &mut name, "name"),
                         Some(EnvVarField::value) => {
                             serde_struct::value(&mut map, &mut value, "value")
                         }
-
                         Some(EnvVarField::value_from) => {
                             serde_struct::value(&mut map, &mut value_from, "valueFrom")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -116,12 +103,11 @@ impl<'de> ::serde::Deserialize<'de> for EnvVar {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "EnvVar",
-                <EnvVarVisitor as serde_struct::Fields>::NAMES,
-                EnvVarVisitor,
-            )
+        deserializer.deserialize_struct(
+            "EnvVar",
+            <EnvVarVisitor as serde_struct::Fields>::NAMES,
+            EnvVarVisitor,
+        )
     }
 }
 
@@ -165,10 +151,7 @@ impl EnvVarBuilder {
     }
 
     /// Source of the value when `value` is empty.
-    pub fn value_from(
-        mut self,
-        value: impl Into<crate::api::core::v1::EnvVarSource>,
-    ) -> Self {
+    pub fn value_from(mut self, value: impl Into<crate::api::core::v1::EnvVarSource>) -> Self {
         self.inner.value_from = Some(value.into());
         self
     }

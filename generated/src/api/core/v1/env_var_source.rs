@@ -22,22 +22,16 @@ pub struct EnvVarSource {
 
 impl ::serde::Serialize for EnvVarSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.config_map_key_ref.is_some(),
-                self.field_ref.is_some(),
-                self.file_key_ref.is_some(),
-                self.resource_field_ref.is_some(),
-                self.secret_key_ref.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.config_map_key_ref.is_some(),
+            self.field_ref.is_some(),
+            self.file_key_ref.is_some(),
+            self.resource_field_ref.is_some(),
+            self.secret_key_ref.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
@@ -45,21 +39,13 @@ impl ::serde::Serialize for EnvVarSource {
             self.config_map_key_ref.as_ref(),
         )?;
         serde_struct::optional_entry(&mut state, "fieldRef", self.field_ref.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "fileKeyRef",
-            self.file_key_ref.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "fileKeyRef", self.file_key_ref.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "resourceFieldRef",
             self.resource_field_ref.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "secretKeyRef",
-            self.secret_key_ref.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "secretKeyRef", self.secret_key_ref.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -67,10 +53,9 @@ impl ::serde::Serialize for EnvVarSource {
 
 impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct EnvVarSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -90,6 +75,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
                 "resourceFieldRef",
                 "secretKeyRef",
             ];
+
             type Field = EnvVarSourceField;
 
             fn field(name: &str) -> Option<EnvVarSourceField> {
@@ -107,10 +93,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
         impl<'de> ::serde::de::Visitor<'de> for EnvVarSourceVisitor {
             type Value = EnvVarSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EnvVarSource")
             }
 
@@ -125,9 +108,9 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
                 let mut secret_key_ref = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(EnvVarSourceField::config_map_key_ref) => {
                             serde_struct::value(
@@ -136,19 +119,12 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
                                 "configMapKeyRef",
                             )
                         }
-
                         Some(EnvVarSourceField::field_ref) => {
                             serde_struct::value(&mut map, &mut field_ref, "fieldRef")
                         }
-
                         Some(EnvVarSourceField::file_key_ref) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut file_key_ref,
-                                "fileKeyRef",
-                            )
+                            serde_struct::value(&mut map, &mut file_key_ref, "fileKeyRef")
                         }
-
                         Some(EnvVarSourceField::resource_field_ref) => {
                             serde_struct::value(
                                 &mut map,
@@ -156,18 +132,10 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
                                 "resourceFieldRef",
                             )
                         }
-
                         Some(EnvVarSourceField::secret_key_ref) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut secret_key_ref,
-                                "secretKeyRef",
-                            )
+                            serde_struct::value(&mut map, &mut secret_key_ref, "secretKeyRef")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -182,12 +150,11 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "EnvVarSource",
-                <EnvVarSourceVisitor as serde_struct::Fields>::NAMES,
-                EnvVarSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "EnvVarSource",
+            <EnvVarSourceVisitor as serde_struct::Fields>::NAMES,
+            EnvVarSourceVisitor,
+        )
     }
 }
 
@@ -228,10 +195,7 @@ impl EnvVarSourceBuilder {
     }
 
     /// A key of an env file in a volume.
-    pub fn file_key_ref(
-        mut self,
-        value: impl Into<crate::api::core::v1::FileKeySelector>,
-    ) -> Self {
+    pub fn file_key_ref(mut self, value: impl Into<crate::api::core::v1::FileKeySelector>) -> Self {
         self.inner.file_key_ref = Some(value.into());
         self
     }

@@ -64,42 +64,36 @@ pub struct EphemeralContainer {
 
 impl ::serde::Serialize for EphemeralContainer {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.args.is_some(),
-                self.command.is_some(),
-                self.env.is_some(),
-                self.env_from.is_some(),
-                self.image.is_some(),
-                self.image_pull_policy.is_some(),
-                self.lifecycle.is_some(),
-                self.liveness_probe.is_some(),
-                self.ports.is_some(),
-                self.readiness_probe.is_some(),
-                self.resize_policy.is_some(),
-                self.resources.is_some(),
-                self.restart_policy.is_some(),
-                self.restart_policy_rules.is_some(),
-                self.security_context.is_some(),
-                self.startup_probe.is_some(),
-                self.stdin.is_some(),
-                self.stdin_once.is_some(),
-                self.target_container_name.is_some(),
-                self.termination_message_path.is_some(),
-                self.termination_message_policy.is_some(),
-                self.tty.is_some(),
-                self.volume_devices.is_some(),
-                self.volume_mounts.is_some(),
-                self.working_dir.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.args.is_some(),
+            self.command.is_some(),
+            self.env.is_some(),
+            self.env_from.is_some(),
+            self.image.is_some(),
+            self.image_pull_policy.is_some(),
+            self.lifecycle.is_some(),
+            self.liveness_probe.is_some(),
+            self.ports.is_some(),
+            self.readiness_probe.is_some(),
+            self.resize_policy.is_some(),
+            self.resources.is_some(),
+            self.restart_policy.is_some(),
+            self.restart_policy_rules.is_some(),
+            self.security_context.is_some(),
+            self.startup_probe.is_some(),
+            self.stdin.is_some(),
+            self.stdin_once.is_some(),
+            self.target_container_name.is_some(),
+            self.termination_message_path.is_some(),
+            self.termination_message_policy.is_some(),
+            self.tty.is_some(),
+            self.volume_devices.is_some(),
+            self.volume_mounts.is_some(),
+            self.working_dir.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "args", self.args.as_ref())?;
         serde_struct::optional_entry(&mut state, "command", self.command.as_ref())?;
@@ -112,29 +106,13 @@ impl ::serde::Serialize for EphemeralContainer {
             self.image_pull_policy.as_ref(),
         )?;
         serde_struct::optional_entry(&mut state, "lifecycle", self.lifecycle.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "livenessProbe",
-            self.liveness_probe.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "livenessProbe", self.liveness_probe.as_ref())?;
         state.serialize_entry("name", &self.name)?;
         serde_struct::optional_entry(&mut state, "ports", self.ports.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "readinessProbe",
-            self.readiness_probe.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "resizePolicy",
-            self.resize_policy.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "readinessProbe", self.readiness_probe.as_ref())?;
+        serde_struct::optional_entry(&mut state, "resizePolicy", self.resize_policy.as_ref())?;
         serde_struct::optional_entry(&mut state, "resources", self.resources.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "restartPolicy",
-            self.restart_policy.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "restartPolicy", self.restart_policy.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "restartPolicyRules",
@@ -145,11 +123,7 @@ impl ::serde::Serialize for EphemeralContainer {
             "securityContext",
             self.security_context.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "startupProbe",
-            self.startup_probe.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "startupProbe", self.startup_probe.as_ref())?;
         serde_struct::optional_entry(&mut state, "stdin", self.stdin.as_ref())?;
         serde_struct::optional_entry(&mut state, "stdinOnce", self.stdin_once.as_ref())?;
         serde_struct::optional_entry(
@@ -168,21 +142,9 @@ impl ::serde::Serialize for EphemeralContainer {
             self.termination_message_policy.as_ref(),
         )?;
         serde_struct::optional_entry(&mut state, "tty", self.tty.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "volumeDevices",
-            self.volume_devices.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "volumeMounts",
-            self.volume_mounts.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "workingDir",
-            self.working_dir.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "volumeDevices", self.volume_devices.as_ref())?;
+        serde_struct::optional_entry(&mut state, "volumeMounts", self.volume_mounts.as_ref())?;
+        serde_struct::optional_entry(&mut state, "workingDir", self.working_dir.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -190,10 +152,9 @@ impl ::serde::Serialize for EphemeralContainer {
 
 impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct EphemeralContainerVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -255,6 +216,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                 "volumeMounts",
                 "workingDir",
             ];
+
             type Field = EphemeralContainerField;
 
             fn field(name: &str) -> Option<EphemeralContainerField> {
@@ -273,26 +235,14 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                     "resizePolicy" => Some(EphemeralContainerField::resize_policy),
                     "resources" => Some(EphemeralContainerField::resources),
                     "restartPolicy" => Some(EphemeralContainerField::restart_policy),
-                    "restartPolicyRules" => {
-                        Some(EphemeralContainerField::restart_policy_rules)
-                    }
-
+                    "restartPolicyRules" => Some(EphemeralContainerField::restart_policy_rules),
                     "securityContext" => Some(EphemeralContainerField::security_context),
                     "startupProbe" => Some(EphemeralContainerField::startup_probe),
                     "stdin" => Some(EphemeralContainerField::stdin),
                     "stdinOnce" => Some(EphemeralContainerField::stdin_once),
-                    "targetContainerName" => {
-                        Some(EphemeralContainerField::target_container_name)
-                    }
-
-                    "terminationMessagePath" => {
-                        Some(EphemeralContainerField::termination_message_path)
-                    }
-
-                    "terminationMessagePolicy" => {
-                        Some(EphemeralContainerField::termination_message_policy)
-                    }
-
+                    "targetContainerName" => Some(EphemeralContainerField::target_container_name),
+                    "terminationMessagePath" => Some(EphemeralContainerField::termination_message_path),
+                    "terminationMessagePolicy" => Some(EphemeralContainerField::termination_message_policy),
                     "tty" => Some(EphemeralContainerField::tty),
                     "volumeDevices" => Some(EphemeralContainerField::volume_devices),
                     "volumeMounts" => Some(EphemeralContainerField::volume_mounts),
@@ -305,10 +255,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
         impl<'de> ::serde::de::Visitor<'de> for EphemeralContainerVisitor {
             type Value = EphemeralContainer;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EphemeralContainer")
             }
 
@@ -344,86 +291,52 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                 let mut working_dir = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(EphemeralContainerField::args) => {
                             serde_struct::value(&mut map, &mut args, "args")
                         }
-
                         Some(EphemeralContainerField::command) => {
                             serde_struct::value(&mut map, &mut command, "command")
                         }
-
                         Some(EphemeralContainerField::env) => {
                             serde_struct::value(&mut map, &mut env, "env")
                         }
-
                         Some(EphemeralContainerField::env_from) => {
                             serde_struct::value(&mut map, &mut env_from, "envFrom")
                         }
-
                         Some(EphemeralContainerField::image) => {
                             serde_struct::value(&mut map, &mut image, "image")
                         }
-
                         Some(EphemeralContainerField::image_pull_policy) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut image_pull_policy,
-                                "imagePullPolicy",
-                            )
+                            serde_struct::value(&mut map, &mut image_pull_policy, "imagePullPolicy")
                         }
-
                         Some(EphemeralContainerField::lifecycle) => {
                             serde_struct::value(&mut map, &mut lifecycle, "lifecycle")
                         }
-
                         Some(EphemeralContainerField::liveness_probe) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut liveness_probe,
-                                "livenessProbe",
-                            )
+                            serde_struct::value(&mut map, &mut liveness_probe, "livenessProbe")
                         }
-
                         Some(EphemeralContainerField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(EphemeralContainerField::ports) => {
                             serde_struct::value(&mut map, &mut ports, "ports")
                         }
-
                         Some(EphemeralContainerField::readiness_probe) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut readiness_probe,
-                                "readinessProbe",
-                            )
+                            serde_struct::value(&mut map, &mut readiness_probe, "readinessProbe")
                         }
-
                         Some(EphemeralContainerField::resize_policy) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut resize_policy,
-                                "resizePolicy",
-                            )
+                            serde_struct::value(&mut map, &mut resize_policy, "resizePolicy")
                         }
-
                         Some(EphemeralContainerField::resources) => {
                             serde_struct::value(&mut map, &mut resources, "resources")
                         }
-
                         Some(EphemeralContainerField::restart_policy) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut restart_policy,
-                                "restartPolicy",
-                            )
+                            serde_struct::value(&mut map, &mut restart_policy, "restartPolicy")
                         }
-
                         Some(EphemeralContainerField::restart_policy_rules) => {
                             serde_struct::value(
                                 &mut map,
@@ -431,31 +344,18 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                                 "restartPolicyRules",
                             )
                         }
-
                         Some(EphemeralContainerField::security_context) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut security_context,
-                                "securityContext",
-                            )
+                            serde_struct::value(&mut map, &mut security_context, "securityContext")
                         }
-
                         Some(EphemeralContainerField::startup_probe) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut startup_probe,
-                                "startupProbe",
-                            )
+                            serde_struct::value(&mut map, &mut startup_probe, "startupProbe")
                         }
-
                         Some(EphemeralContainerField::stdin) => {
                             serde_struct::value(&mut map, &mut stdin, "stdin")
                         }
-
                         Some(EphemeralContainerField::stdin_once) => {
                             serde_struct::value(&mut map, &mut stdin_once, "stdinOnce")
                         }
-
                         Some(EphemeralContainerField::target_container_name) => {
                             serde_struct::value(
                                 &mut map,
@@ -463,7 +363,6 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                                 "targetContainerName",
                             )
                         }
-
                         Some(EphemeralContainerField::termination_message_path) => {
                             serde_struct::value(
                                 &mut map,
@@ -471,7 +370,6 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                                 "terminationMessagePath",
                             )
                         }
-
                         Some(EphemeralContainerField::termination_message_policy) => {
                             serde_struct::value(
                                 &mut map,
@@ -479,34 +377,19 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                                 "terminationMessagePolicy",
                             )
                         }
-
                         Some(EphemeralContainerField::tty) => {
                             serde_struct::value(&mut map, &mut tty, "tty")
                         }
-
                         Some(EphemeralContainerField::volume_devices) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut volume_devices,
-                                "volumeDevices",
-                            )
+                            serde_struct::value(&mut map, &mut volume_devices, "volumeDevices")
                         }
-
                         Some(EphemeralContainerField::volume_mounts) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut volume_mounts,
-                                "volumeMounts",
-                            )
+                            serde_struct::value(&mut map, &mut volume_mounts, "volumeMounts")
                         }
-
                         Some(EphemeralContainerField::working_dir) => {
                             serde_struct::value(&mut map, &mut working_dir, "workingDir")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -531,12 +414,8 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                     stdin: serde_struct::optional(stdin),
                     stdin_once: serde_struct::optional(stdin_once),
                     target_container_name: serde_struct::optional(target_container_name),
-                    termination_message_path: serde_struct::optional(
-                        termination_message_path,
-                    ),
-                    termination_message_policy: serde_struct::optional(
-                        termination_message_policy,
-                    ),
+                    termination_message_path: serde_struct::optional(termination_message_path),
+                    termination_message_policy: serde_struct::optional(termination_message_policy),
                     tty: serde_struct::optional(tty),
                     volume_devices: serde_struct::optional(volume_devices),
                     volume_mounts: serde_struct::optional(volume_mounts),
@@ -546,12 +425,11 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "EphemeralContainer",
-                <EphemeralContainerVisitor as serde_struct::Fields>::NAMES,
-                EphemeralContainerVisitor,
-            )
+        deserializer.deserialize_struct(
+            "EphemeralContainer",
+            <EphemeralContainerVisitor as serde_struct::Fields>::NAMES,
+            EphemeralContainerVisitor,
+        )
     }
 }
 
@@ -624,10 +502,7 @@ impl EphemeralContainerBuilder {
     /// Entrypoint array, run without a shell; overrides the image ENTRYPOINT.
     ///
     /// Replaces the whole list; [`push_command`](Self::push_command) appends one item.
-    pub fn command(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn command(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.inner.command = Some(items.into_iter().map(Into::into).collect());
         self
     }
@@ -673,10 +548,7 @@ impl EphemeralContainerBuilder {
     /// Sources whose keys are all imported as environment variables.
     ///
     /// Appends one item to `env_from`; [`env_from`](Self::env_from) replaces the whole list.
-    pub fn push_env_from(
-        mut self,
-        item: impl Into<crate::api::core::v1::EnvFromSource>,
-    ) -> Self {
+    pub fn push_env_from(mut self, item: impl Into<crate::api::core::v1::EnvFromSource>) -> Self {
         self.inner.env_from.get_or_insert_default().push(item.into());
         self
     }
@@ -694,19 +566,13 @@ impl EphemeralContainerBuilder {
     }
 
     /// Not allowed for ephemeral containers.
-    pub fn lifecycle(
-        mut self,
-        value: impl Into<crate::api::core::v1::Lifecycle>,
-    ) -> Self {
+    pub fn lifecycle(mut self, value: impl Into<crate::api::core::v1::Lifecycle>) -> Self {
         self.inner.lifecycle = Some(value.into());
         self
     }
 
     /// Not allowed for ephemeral containers.
-    pub fn liveness_probe(
-        mut self,
-        value: impl Into<crate::api::core::v1::Probe>,
-    ) -> Self {
+    pub fn liveness_probe(mut self, value: impl Into<crate::api::core::v1::Probe>) -> Self {
         self.inner.liveness_probe = Some(value.into());
         self
     }
@@ -737,10 +603,7 @@ impl EphemeralContainerBuilder {
     }
 
     /// Not allowed for ephemeral containers.
-    pub fn readiness_probe(
-        mut self,
-        value: impl Into<crate::api::core::v1::Probe>,
-    ) -> Self {
+    pub fn readiness_probe(mut self, value: impl Into<crate::api::core::v1::Probe>) -> Self {
         self.inner.readiness_probe = Some(value.into());
         self
     }
@@ -750,9 +613,7 @@ impl EphemeralContainerBuilder {
     /// Replaces the whole list; [`push_resize_policy`](Self::push_resize_policy) appends one item.
     pub fn resize_policy(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::ContainerResizePolicy>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerResizePolicy>>,
     ) -> Self {
         self.inner.resize_policy = Some(items.into_iter().map(Into::into).collect());
         self
@@ -789,13 +650,9 @@ impl EphemeralContainerBuilder {
     /// Replaces the whole list; [`restart_policy_rule`](Self::restart_policy_rule) appends one item.
     pub fn restart_policy_rules(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::ContainerRestartRule>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerRestartRule>>,
     ) -> Self {
-        self.inner.restart_policy_rules = Some(
-            items.into_iter().map(Into::into).collect(),
-        );
+        self.inner.restart_policy_rules = Some(items.into_iter().map(Into::into).collect());
         self
     }
 
@@ -820,10 +677,7 @@ impl EphemeralContainerBuilder {
     }
 
     /// Not allowed for ephemeral containers.
-    pub fn startup_probe(
-        mut self,
-        value: impl Into<crate::api::core::v1::Probe>,
-    ) -> Self {
+    pub fn startup_probe(mut self, value: impl Into<crate::api::core::v1::Probe>) -> Self {
         self.inner.startup_probe = Some(value.into());
         self
     }
@@ -878,10 +732,7 @@ impl EphemeralContainerBuilder {
     /// Raw block devices mapped into the container.
     ///
     /// Appends one item to `volume_devices`; [`volume_devices`](Self::volume_devices) replaces the whole list.
-    pub fn volume_device(
-        mut self,
-        item: impl Into<crate::api::core::v1::VolumeDevice>,
-    ) -> Self {
+    pub fn volume_device(mut self, item: impl Into<crate::api::core::v1::VolumeDevice>) -> Self {
         self.inner.volume_devices.get_or_insert_default().push(item.into());
         self
     }
@@ -900,10 +751,7 @@ impl EphemeralContainerBuilder {
     /// Pod volumes to mount; subPath mounts are not allowed.
     ///
     /// Appends one item to `volume_mounts`; [`volume_mounts`](Self::volume_mounts) replaces the whole list.
-    pub fn volume_mount(
-        mut self,
-        item: impl Into<crate::api::core::v1::VolumeMount>,
-    ) -> Self {
+    pub fn volume_mount(mut self, item: impl Into<crate::api::core::v1::VolumeMount>) -> Self {
         self.inner.volume_mounts.get_or_insert_default().push(item.into());
         self
     }

@@ -16,14 +16,12 @@ pub struct EphemeralVolumeSource {
 
 impl ::serde::Serialize for EphemeralVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[self.volume_claim_template.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.volume_claim_template.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
@@ -37,10 +35,9 @@ impl ::serde::Serialize for EphemeralVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct EphemeralVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -50,14 +47,12 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
 
         impl serde_struct::Fields for EphemeralVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["volumeClaimTemplate"];
+
             type Field = EphemeralVolumeSourceField;
 
             fn field(name: &str) -> Option<EphemeralVolumeSourceField> {
                 match name {
-                    "volumeClaimTemplate" => {
-                        Some(EphemeralVolumeSourceField::volume_claim_template)
-                    }
-
+                    "volumeClaimTemplate" => Some(EphemeralVolumeSourceField::volume_claim_template),
                     _ => None,
                 }
             }
@@ -66,10 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for EphemeralVolumeSourceVisitor {
             type Value = EphemeralVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EphemeralVolumeSource")
             }
 
@@ -80,9 +72,9 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
                 let mut volume_claim_template = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(EphemeralVolumeSourceField::volume_claim_template) => {
                             serde_struct::value(
@@ -91,10 +83,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
                                 "volumeClaimTemplate",
                             )
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -105,12 +94,11 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "EphemeralVolumeSource",
-                <EphemeralVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                EphemeralVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "EphemeralVolumeSource",
+            <EphemeralVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            EphemeralVolumeSourceVisitor,
+        )
     }
 }
 

@@ -14,14 +14,10 @@ pub struct ExecAction {
 
 impl ::serde::Serialize for ExecAction {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[self.command.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[self.command.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "command", self.command.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -31,10 +27,9 @@ impl ::serde::Serialize for ExecAction {
 
 impl<'de> ::serde::Deserialize<'de> for ExecAction {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ExecActionVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -44,6 +39,7 @@ impl<'de> ::serde::Deserialize<'de> for ExecAction {
 
         impl serde_struct::Fields for ExecActionVisitor {
             const NAMES: &'static [&'static str] = &["command"];
+
             type Field = ExecActionField;
 
             fn field(name: &str) -> Option<ExecActionField> {
@@ -57,10 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for ExecAction {
         impl<'de> ::serde::de::Visitor<'de> for ExecActionVisitor {
             type Value = ExecAction;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ExecAction")
             }
 
@@ -71,17 +64,14 @@ impl<'de> ::serde::Deserialize<'de> for ExecAction {
                 let mut command = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ExecActionField::command) => {
                             serde_struct::value(&mut map, &mut command, "command")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -92,12 +82,11 @@ impl<'de> ::serde::Deserialize<'de> for ExecAction {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ExecAction",
-                <ExecActionVisitor as serde_struct::Fields>::NAMES,
-                ExecActionVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ExecAction",
+            <ExecActionVisitor as serde_struct::Fields>::NAMES,
+            ExecActionVisitor,
+        )
     }
 }
 
@@ -122,10 +111,7 @@ impl ExecActionBuilder {
     /// Command line to execute, without a shell.
     ///
     /// Replaces the whole list; [`push_command`](Self::push_command) appends one item.
-    pub fn command(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn command(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.inner.command = Some(items.into_iter().map(Into::into).collect());
         self
     }

@@ -22,31 +22,21 @@ pub struct FCVolumeSource {
 
 impl ::serde::Serialize for FCVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.fs_type.is_some(),
-                self.lun.is_some(),
-                self.read_only.is_some(),
-                self.target_wwns.is_some(),
-                self.wwids.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.fs_type.is_some(),
+            self.lun.is_some(),
+            self.read_only.is_some(),
+            self.target_wwns.is_some(),
+            self.wwids.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
         serde_struct::optional_entry(&mut state, "lun", self.lun.as_ref())?;
         serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "targetWWNs",
-            self.target_wwns.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "targetWWNs", self.target_wwns.as_ref())?;
         serde_struct::optional_entry(&mut state, "wwids", self.wwids.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
@@ -55,10 +45,9 @@ impl ::serde::Serialize for FCVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct FCVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -78,6 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
                 "targetWWNs",
                 "wwids",
             ];
+
             type Field = FCVolumeSourceField;
 
             fn field(name: &str) -> Option<FCVolumeSourceField> {
@@ -95,10 +85,7 @@ impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for FCVolumeSourceVisitor {
             type Value = FCVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct FCVolumeSource")
             }
 
@@ -113,33 +100,26 @@ impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
                 let mut wwids = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(FCVolumeSourceField::fs_type) => {
                             serde_struct::value(&mut map, &mut fs_type, "fsType")
                         }
-
                         Some(FCVolumeSourceField::lun) => {
                             serde_struct::value(&mut map, &mut lun, "lun")
                         }
-
                         Some(FCVolumeSourceField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
                         Some(FCVolumeSourceField::target_wwns) => {
                             serde_struct::value(&mut map, &mut target_wwns, "targetWWNs")
                         }
-
                         Some(FCVolumeSourceField::wwids) => {
                             serde_struct::value(&mut map, &mut wwids, "wwids")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -154,12 +134,11 @@ impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "FCVolumeSource",
-                <FCVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                FCVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "FCVolumeSource",
+            <FCVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            FCVolumeSourceVisitor,
+        )
     }
 }
 
@@ -202,10 +181,7 @@ impl FCVolumeSourceBuilder {
     /// Target worldwide names.
     ///
     /// Replaces the whole list; [`target_wwn`](Self::target_wwn) appends one item.
-    pub fn target_wwns(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn target_wwns(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.inner.target_wwns = Some(items.into_iter().map(Into::into).collect());
         self
     }

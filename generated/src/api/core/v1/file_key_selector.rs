@@ -20,14 +20,10 @@ pub struct FileKeySelector {
 
 impl ::serde::Serialize for FileKeySelector {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(3, &[self.optional.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(3, &[self.optional.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("key", &self.key)?;
         serde_struct::optional_entry(&mut state, "optional", self.optional.as_ref())?;
@@ -40,10 +36,9 @@ impl ::serde::Serialize for FileKeySelector {
 
 impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct FileKeySelectorVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -55,12 +50,8 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
         }
 
         impl serde_struct::Fields for FileKeySelectorVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "key",
-                "optional",
-                "path",
-                "volumeName",
-            ];
+            const NAMES: &'static [&'static str] = &["key", "optional", "path", "volumeName"];
+
             type Field = FileKeySelectorField;
 
             fn field(name: &str) -> Option<FileKeySelectorField> {
@@ -77,10 +68,7 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
         impl<'de> ::serde::de::Visitor<'de> for FileKeySelectorVisitor {
             type Value = FileKeySelector;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct FileKeySelector")
             }
 
@@ -94,33 +82,23 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
                 let mut volume_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key_2 = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key_2))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key_2),
+                )? {
                     match field {
                         Some(FileKeySelectorField::key) => {
                             serde_struct::value(&mut map, &mut key, "key")
                         }
-
                         Some(FileKeySelectorField::optional) => {
                             serde_struct::value(&mut map, &mut optional, "optional")
                         }
-
                         Some(FileKeySelectorField::path) => {
                             serde_struct::value(&mut map, &mut path, "path")
                         }
-
                         Some(FileKeySelectorField::volume_name) => {
                             serde_struct::value(&mut map, &mut volume_name, "volumeName")
                         }
-
-                        None => {
-                            serde_struct::extra(
-                                &mut map,
-                                &mut unknown_fields,
-                                &mut key_2,
-                            )
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
                     }?;
                 }
 
@@ -134,12 +112,11 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "FileKeySelector",
-                <FileKeySelectorVisitor as serde_struct::Fields>::NAMES,
-                FileKeySelectorVisitor,
-            )
+        deserializer.deserialize_struct(
+            "FileKeySelector",
+            <FileKeySelectorVisitor as serde_struct::Fields>::NAMES,
+            FileKeySelectorVisitor,
+        )
     }
 }
 

@@ -22,21 +22,15 @@ pub struct FlexVolumeSource {
 
 impl ::serde::Serialize for FlexVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.fs_type.is_some(),
-                self.options.is_some(),
-                self.read_only.is_some(),
-                self.secret_ref.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.fs_type.is_some(),
+            self.options.is_some(),
+            self.read_only.is_some(),
+            self.secret_ref.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("driver", &self.driver)?;
         serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
@@ -50,10 +44,9 @@ impl ::serde::Serialize for FlexVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct FlexVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -73,6 +66,7 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
                 "readOnly",
                 "secretRef",
             ];
+
             type Field = FlexVolumeSourceField;
 
             fn field(name: &str) -> Option<FlexVolumeSourceField> {
@@ -90,10 +84,7 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for FlexVolumeSourceVisitor {
             type Value = FlexVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct FlexVolumeSource")
             }
 
@@ -108,33 +99,26 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
                 let mut secret_ref = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(FlexVolumeSourceField::driver) => {
                             serde_struct::value(&mut map, &mut driver, "driver")
                         }
-
                         Some(FlexVolumeSourceField::fs_type) => {
                             serde_struct::value(&mut map, &mut fs_type, "fsType")
                         }
-
                         Some(FlexVolumeSourceField::options) => {
                             serde_struct::value(&mut map, &mut options, "options")
                         }
-
                         Some(FlexVolumeSourceField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
                         Some(FlexVolumeSourceField::secret_ref) => {
                             serde_struct::value(&mut map, &mut secret_ref, "secretRef")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -149,12 +133,11 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "FlexVolumeSource",
-                <FlexVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                FlexVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "FlexVolumeSource",
+            <FlexVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            FlexVolumeSourceVisitor,
+        )
     }
 }
 

@@ -16,27 +16,16 @@ pub struct FlockerVolumeSource {
 
 impl ::serde::Serialize for FlockerVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[self.dataset_name.is_some(), self.dataset_uuid.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.dataset_name.is_some(),
+            self.dataset_uuid.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "datasetName",
-            self.dataset_name.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "datasetUUID",
-            self.dataset_uuid.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "datasetName", self.dataset_name.as_ref())?;
+        serde_struct::optional_entry(&mut state, "datasetUUID", self.dataset_uuid.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -44,10 +33,9 @@ impl ::serde::Serialize for FlockerVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct FlockerVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -58,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
 
         impl serde_struct::Fields for FlockerVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["datasetName", "datasetUUID"];
+
             type Field = FlockerVolumeSourceField;
 
             fn field(name: &str) -> Option<FlockerVolumeSourceField> {
@@ -72,10 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for FlockerVolumeSourceVisitor {
             type Value = FlockerVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct FlockerVolumeSource")
             }
 
@@ -87,29 +73,17 @@ impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
                 let mut dataset_uuid = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(FlockerVolumeSourceField::dataset_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut dataset_name,
-                                "datasetName",
-                            )
+                            serde_struct::value(&mut map, &mut dataset_name, "datasetName")
                         }
-
                         Some(FlockerVolumeSourceField::dataset_uuid) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut dataset_uuid,
-                                "datasetUUID",
-                            )
+                            serde_struct::value(&mut map, &mut dataset_uuid, "datasetUUID")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -121,12 +95,11 @@ impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "FlockerVolumeSource",
-                <FlockerVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                FlockerVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "FlockerVolumeSource",
+            <FlockerVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            FlockerVolumeSourceVisitor,
+        )
     }
 }
 

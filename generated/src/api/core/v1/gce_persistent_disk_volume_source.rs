@@ -20,16 +20,14 @@ pub struct GCEPersistentDiskVolumeSource {
 
 impl ::serde::Serialize for GCEPersistentDiskVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[self.fs_type.is_some(), self.partition.is_some(), self.read_only.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.fs_type.is_some(),
+            self.partition.is_some(),
+            self.read_only.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
         serde_struct::optional_entry(&mut state, "partition", self.partition.as_ref())?;
@@ -42,10 +40,9 @@ impl ::serde::Serialize for GCEPersistentDiskVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct GCEPersistentDiskVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -57,12 +54,8 @@ impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
         }
 
         impl serde_struct::Fields for GCEPersistentDiskVolumeSourceVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "fsType",
-                "partition",
-                "pdName",
-                "readOnly",
-            ];
+            const NAMES: &'static [&'static str] = &["fsType", "partition", "pdName", "readOnly"];
+
             type Field = GCEPersistentDiskVolumeSourceField;
 
             fn field(name: &str) -> Option<GCEPersistentDiskVolumeSourceField> {
@@ -79,10 +72,7 @@ impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for GCEPersistentDiskVolumeSourceVisitor {
             type Value = GCEPersistentDiskVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct GCEPersistentDiskVolumeSource")
             }
 
@@ -96,29 +86,23 @@ impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
                 let mut read_only = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(GCEPersistentDiskVolumeSourceField::fs_type) => {
                             serde_struct::value(&mut map, &mut fs_type, "fsType")
                         }
-
                         Some(GCEPersistentDiskVolumeSourceField::partition) => {
                             serde_struct::value(&mut map, &mut partition, "partition")
                         }
-
                         Some(GCEPersistentDiskVolumeSourceField::pd_name) => {
                             serde_struct::value(&mut map, &mut pd_name, "pdName")
                         }
-
                         Some(GCEPersistentDiskVolumeSourceField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -132,12 +116,11 @@ impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "GCEPersistentDiskVolumeSource",
-                <GCEPersistentDiskVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                GCEPersistentDiskVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "GCEPersistentDiskVolumeSource",
+            <GCEPersistentDiskVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            GCEPersistentDiskVolumeSourceVisitor,
+        )
     }
 }
 

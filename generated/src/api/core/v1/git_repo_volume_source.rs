@@ -18,16 +18,13 @@ pub struct GitRepoVolumeSource {
 
 impl ::serde::Serialize for GitRepoVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[self.directory.is_some(), self.revision.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.directory.is_some(),
+            self.revision.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "directory", self.directory.as_ref())?;
         state.serialize_entry("repository", &self.repository)?;
@@ -39,10 +36,9 @@ impl ::serde::Serialize for GitRepoVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct GitRepoVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -53,11 +49,8 @@ impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
         }
 
         impl serde_struct::Fields for GitRepoVolumeSourceVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "directory",
-                "repository",
-                "revision",
-            ];
+            const NAMES: &'static [&'static str] = &["directory", "repository", "revision"];
+
             type Field = GitRepoVolumeSourceField;
 
             fn field(name: &str) -> Option<GitRepoVolumeSourceField> {
@@ -73,10 +66,7 @@ impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for GitRepoVolumeSourceVisitor {
             type Value = GitRepoVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct GitRepoVolumeSource")
             }
 
@@ -89,25 +79,20 @@ impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
                 let mut revision = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(GitRepoVolumeSourceField::directory) => {
                             serde_struct::value(&mut map, &mut directory, "directory")
                         }
-
                         Some(GitRepoVolumeSourceField::repository) => {
                             serde_struct::value(&mut map, &mut repository, "repository")
                         }
-
                         Some(GitRepoVolumeSourceField::revision) => {
                             serde_struct::value(&mut map, &mut revision, "revision")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -120,12 +105,11 @@ impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "GitRepoVolumeSource",
-                <GitRepoVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                GitRepoVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "GitRepoVolumeSource",
+            <GitRepoVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            GitRepoVolumeSourceVisitor,
+        )
     }
 }
 

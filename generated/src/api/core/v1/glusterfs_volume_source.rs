@@ -18,14 +18,10 @@ pub struct GlusterfsVolumeSource {
 
 impl ::serde::Serialize for GlusterfsVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.read_only.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(2, &[self.read_only.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("endpoints", &self.endpoints)?;
         state.serialize_entry("path", &self.path)?;
@@ -37,10 +33,9 @@ impl ::serde::Serialize for GlusterfsVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct GlusterfsVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -52,6 +47,7 @@ impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
 
         impl serde_struct::Fields for GlusterfsVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["endpoints", "path", "readOnly"];
+
             type Field = GlusterfsVolumeSourceField;
 
             fn field(name: &str) -> Option<GlusterfsVolumeSourceField> {
@@ -67,10 +63,7 @@ impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for GlusterfsVolumeSourceVisitor {
             type Value = GlusterfsVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct GlusterfsVolumeSource")
             }
 
@@ -83,25 +76,20 @@ impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
                 let mut read_only = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(GlusterfsVolumeSourceField::endpoints) => {
                             serde_struct::value(&mut map, &mut endpoints, "endpoints")
                         }
-
                         Some(GlusterfsVolumeSourceField::path) => {
                             serde_struct::value(&mut map, &mut path, "path")
                         }
-
                         Some(GlusterfsVolumeSourceField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -114,12 +102,11 @@ impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "GlusterfsVolumeSource",
-                <GlusterfsVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                GlusterfsVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "GlusterfsVolumeSource",
+            <GlusterfsVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            GlusterfsVolumeSourceVisitor,
+        )
     }
 }
 

@@ -16,14 +16,10 @@ pub struct GRPCAction {
 
 impl ::serde::Serialize for GRPCAction {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.service.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[self.service.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("port", &self.port)?;
         serde_struct::optional_entry(&mut state, "service", self.service.as_ref())?;
@@ -34,10 +30,9 @@ impl ::serde::Serialize for GRPCAction {
 
 impl<'de> ::serde::Deserialize<'de> for GRPCAction {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct GRPCActionVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -48,6 +43,7 @@ impl<'de> ::serde::Deserialize<'de> for GRPCAction {
 
         impl serde_struct::Fields for GRPCActionVisitor {
             const NAMES: &'static [&'static str] = &["port", "service"];
+
             type Field = GRPCActionField;
 
             fn field(name: &str) -> Option<GRPCActionField> {
@@ -62,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for GRPCAction {
         impl<'de> ::serde::de::Visitor<'de> for GRPCActionVisitor {
             type Value = GRPCAction;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct GRPCAction")
             }
 
@@ -77,21 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for GRPCAction {
                 let mut service = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(GRPCActionField::port) => {
                             serde_struct::value(&mut map, &mut port, "port")
                         }
-
                         Some(GRPCActionField::service) => {
                             serde_struct::value(&mut map, &mut service, "service")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -103,12 +92,11 @@ impl<'de> ::serde::Deserialize<'de> for GRPCAction {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "GRPCAction",
-                <GRPCActionVisitor as serde_struct::Fields>::NAMES,
-                GRPCActionVisitor,
-            )
+        deserializer.deserialize_struct(
+            "GRPCAction",
+            <GRPCActionVisitor as serde_struct::Fields>::NAMES,
+            GRPCActionVisitor,
+        )
     }
 }
 

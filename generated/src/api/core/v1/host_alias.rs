@@ -16,14 +16,10 @@ pub struct HostAlias {
 
 impl ::serde::Serialize for HostAlias {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.hostnames.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[self.hostnames.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "hostnames", self.hostnames.as_ref())?;
         state.serialize_entry("ip", &self.ip)?;
@@ -34,10 +30,9 @@ impl ::serde::Serialize for HostAlias {
 
 impl<'de> ::serde::Deserialize<'de> for HostAlias {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct HostAliasVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -48,6 +43,7 @@ impl<'de> ::serde::Deserialize<'de> for HostAlias {
 
         impl serde_struct::Fields for HostAliasVisitor {
             const NAMES: &'static [&'static str] = &["hostnames", "ip"];
+
             type Field = HostAliasField;
 
             fn field(name: &str) -> Option<HostAliasField> {
@@ -62,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for HostAlias {
         impl<'de> ::serde::de::Visitor<'de> for HostAliasVisitor {
             type Value = HostAlias;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct HostAlias")
             }
 
@@ -77,21 +70,15 @@ impl<'de> ::serde::Deserialize<'de> for HostAlias {
                 let mut ip = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(HostAliasField::hostnames) => {
                             serde_struct::value(&mut map, &mut hostnames, "hostnames")
                         }
-
-                        Some(HostAliasField::ip) => {
-                            serde_struct::value(&mut map, &mut ip, "ip")
-                        }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        Some(HostAliasField::ip) => serde_struct::value(&mut map, &mut ip, "ip"),
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -103,12 +90,11 @@ impl<'de> ::serde::Deserialize<'de> for HostAlias {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "HostAlias",
-                <HostAliasVisitor as serde_struct::Fields>::NAMES,
-                HostAliasVisitor,
-            )
+        deserializer.deserialize_struct(
+            "HostAlias",
+            <HostAliasVisitor as serde_struct::Fields>::NAMES,
+            HostAliasVisitor,
+        )
     }
 }
 
@@ -141,10 +127,7 @@ impl HostAliasBuilder {
     /// Hostnames for the IP address.
     ///
     /// Replaces the whole list; [`hostname`](Self::hostname) appends one item.
-    pub fn hostnames(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn hostnames(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.inner.hostnames = Some(items.into_iter().map(Into::into).collect());
         self
     }

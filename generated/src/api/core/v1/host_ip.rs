@@ -14,10 +14,7 @@ pub struct HostIP {
 
 impl ::serde::Serialize for HostIP {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = 1 + self.unknown_fields.len();
@@ -30,10 +27,9 @@ impl ::serde::Serialize for HostIP {
 
 impl<'de> ::serde::Deserialize<'de> for HostIP {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct HostIPVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -43,6 +39,7 @@ impl<'de> ::serde::Deserialize<'de> for HostIP {
 
         impl serde_struct::Fields for HostIPVisitor {
             const NAMES: &'static [&'static str] = &["ip"];
+
             type Field = HostIPField;
 
             fn field(name: &str) -> Option<HostIPField> {
@@ -56,10 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for HostIP {
         impl<'de> ::serde::de::Visitor<'de> for HostIPVisitor {
             type Value = HostIP;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct HostIP")
             }
 
@@ -70,17 +64,12 @@ impl<'de> ::serde::Deserialize<'de> for HostIP {
                 let mut ip = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
-                        Some(HostIPField::ip) => {
-                            serde_struct::value(&mut map, &mut ip, "ip")
-                        }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        Some(HostIPField::ip) => serde_struct::value(&mut map, &mut ip, "ip"),
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -91,12 +80,11 @@ impl<'de> ::serde::Deserialize<'de> for HostIP {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "HostIP",
-                <HostIPVisitor as serde_struct::Fields>::NAMES,
-                HostIPVisitor,
-            )
+        deserializer.deserialize_struct(
+            "HostIP",
+            <HostIPVisitor as serde_struct::Fields>::NAMES,
+            HostIPVisitor,
+        )
     }
 }
 

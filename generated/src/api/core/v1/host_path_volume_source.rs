@@ -16,14 +16,10 @@ pub struct HostPathVolumeSource {
 
 impl ::serde::Serialize for HostPathVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.type_.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[self.type_.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("path", &self.path)?;
         serde_struct::optional_entry(&mut state, "type", self.type_.as_ref())?;
@@ -34,10 +30,9 @@ impl ::serde::Serialize for HostPathVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct HostPathVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -48,6 +43,7 @@ impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
 
         impl serde_struct::Fields for HostPathVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["path", "type"];
+
             type Field = HostPathVolumeSourceField;
 
             fn field(name: &str) -> Option<HostPathVolumeSourceField> {
@@ -62,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for HostPathVolumeSourceVisitor {
             type Value = HostPathVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct HostPathVolumeSource")
             }
 
@@ -77,21 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
                 let mut type_ = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(HostPathVolumeSourceField::path) => {
                             serde_struct::value(&mut map, &mut path, "path")
                         }
-
                         Some(HostPathVolumeSourceField::type_) => {
                             serde_struct::value(&mut map, &mut type_, "type")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -103,12 +92,11 @@ impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "HostPathVolumeSource",
-                <HostPathVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                HostPathVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "HostPathVolumeSource",
+            <HostPathVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            HostPathVolumeSourceVisitor,
+        )
     }
 }
 

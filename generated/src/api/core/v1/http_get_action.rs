@@ -22,28 +22,18 @@ pub struct HTTPGetAction {
 
 impl ::serde::Serialize for HTTPGetAction {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.host.is_some(),
-                self.http_headers.is_some(),
-                self.path.is_some(),
-                self.scheme.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.host.is_some(),
+            self.http_headers.is_some(),
+            self.path.is_some(),
+            self.scheme.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "host", self.host.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "httpHeaders",
-            self.http_headers.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "httpHeaders", self.http_headers.as_ref())?;
         serde_struct::optional_entry(&mut state, "path", self.path.as_ref())?;
         state.serialize_entry("port", &self.port)?;
         serde_struct::optional_entry(&mut state, "scheme", self.scheme.as_ref())?;
@@ -54,10 +44,9 @@ impl ::serde::Serialize for HTTPGetAction {
 
 impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct HTTPGetActionVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -77,6 +66,7 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
                 "port",
                 "scheme",
             ];
+
             type Field = HTTPGetActionField;
 
             fn field(name: &str) -> Option<HTTPGetActionField> {
@@ -94,10 +84,7 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
         impl<'de> ::serde::de::Visitor<'de> for HTTPGetActionVisitor {
             type Value = HTTPGetAction;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct HTTPGetAction")
             }
 
@@ -112,37 +99,26 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
                 let mut scheme = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(HTTPGetActionField::host) => {
                             serde_struct::value(&mut map, &mut host, "host")
                         }
-
                         Some(HTTPGetActionField::http_headers) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut http_headers,
-                                "httpHeaders",
-                            )
+                            serde_struct::value(&mut map, &mut http_headers, "httpHeaders")
                         }
-
                         Some(HTTPGetActionField::path) => {
                             serde_struct::value(&mut map, &mut path, "path")
                         }
-
                         Some(HTTPGetActionField::port) => {
                             serde_struct::value(&mut map, &mut port, "port")
                         }
-
                         Some(HTTPGetActionField::scheme) => {
                             serde_struct::value(&mut map, &mut scheme, "scheme")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -157,12 +133,11 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "HTTPGetAction",
-                <HTTPGetActionVisitor as serde_struct::Fields>::NAMES,
-                HTTPGetActionVisitor,
-            )
+        deserializer.deserialize_struct(
+            "HTTPGetAction",
+            <HTTPGetActionVisitor as serde_struct::Fields>::NAMES,
+            HTTPGetActionVisitor,
+        )
     }
 }
 
@@ -217,10 +192,7 @@ impl HTTPGetActionBuilder {
     /// Custom request headers.
     ///
     /// Appends one item to `http_headers`; [`http_headers`](Self::http_headers) replaces the whole list.
-    pub fn http_header(
-        mut self,
-        item: impl Into<crate::api::core::v1::HTTPHeader>,
-    ) -> Self {
+    pub fn http_header(mut self, item: impl Into<crate::api::core::v1::HTTPHeader>) -> Self {
         self.inner.http_headers.get_or_insert_default().push(item.into());
         self
     }

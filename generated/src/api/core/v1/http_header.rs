@@ -16,10 +16,7 @@ pub struct HTTPHeader {
 
 impl ::serde::Serialize for HTTPHeader {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = 2 + self.unknown_fields.len();
@@ -33,10 +30,9 @@ impl ::serde::Serialize for HTTPHeader {
 
 impl<'de> ::serde::Deserialize<'de> for HTTPHeader {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct HTTPHeaderVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -47,6 +43,7 @@ impl<'de> ::serde::Deserialize<'de> for HTTPHeader {
 
         impl serde_struct::Fields for HTTPHeaderVisitor {
             const NAMES: &'static [&'static str] = &["name", "value"];
+
             type Field = HTTPHeaderField;
 
             fn field(name: &str) -> Option<HTTPHeaderField> {
@@ -61,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for HTTPHeader {
         impl<'de> ::serde::de::Visitor<'de> for HTTPHeaderVisitor {
             type Value = HTTPHeader;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct HTTPHeader")
             }
 
@@ -76,21 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for HTTPHeader {
                 let mut value = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(HTTPHeaderField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(HTTPHeaderField::value) => {
                             serde_struct::value(&mut map, &mut value, "value")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -102,12 +92,11 @@ impl<'de> ::serde::Deserialize<'de> for HTTPHeader {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "HTTPHeader",
-                <HTTPHeaderVisitor as serde_struct::Fields>::NAMES,
-                HTTPHeaderVisitor,
-            )
+        deserializer.deserialize_struct(
+            "HTTPHeader",
+            <HTTPHeaderVisitor as serde_struct::Fields>::NAMES,
+            HTTPHeaderVisitor,
+        )
     }
 }
 

@@ -16,22 +16,15 @@ pub struct ImageVolumeSource {
 
 impl ::serde::Serialize for ImageVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[self.pull_policy.is_some(), self.reference.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.pull_policy.is_some(),
+            self.reference.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "pullPolicy",
-            self.pull_policy.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "pullPolicy", self.pull_policy.as_ref())?;
         serde_struct::optional_entry(&mut state, "reference", self.reference.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
@@ -40,10 +33,9 @@ impl ::serde::Serialize for ImageVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ImageVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -54,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
 
         impl serde_struct::Fields for ImageVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["pullPolicy", "reference"];
+
             type Field = ImageVolumeSourceField;
 
             fn field(name: &str) -> Option<ImageVolumeSourceField> {
@@ -68,10 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for ImageVolumeSourceVisitor {
             type Value = ImageVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ImageVolumeSource")
             }
 
@@ -83,21 +73,17 @@ impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
                 let mut reference = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ImageVolumeSourceField::pull_policy) => {
                             serde_struct::value(&mut map, &mut pull_policy, "pullPolicy")
                         }
-
                         Some(ImageVolumeSourceField::reference) => {
                             serde_struct::value(&mut map, &mut reference, "reference")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -109,12 +95,11 @@ impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ImageVolumeSource",
-                <ImageVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                ImageVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ImageVolumeSource",
+            <ImageVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            ImageVolumeSourceVisitor,
+        )
     }
 }
 

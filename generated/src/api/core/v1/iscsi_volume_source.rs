@@ -34,25 +34,19 @@ pub struct ISCSIVolumeSource {
 
 impl ::serde::Serialize for ISCSIVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            3,
-            &[
-                self.chap_auth_discovery.is_some(),
-                self.chap_auth_session.is_some(),
-                self.fs_type.is_some(),
-                self.initiator_name.is_some(),
-                self.iscsi_interface.is_some(),
-                self.portals.is_some(),
-                self.read_only.is_some(),
-                self.secret_ref.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(3, &[
+            self.chap_auth_discovery.is_some(),
+            self.chap_auth_session.is_some(),
+            self.fs_type.is_some(),
+            self.initiator_name.is_some(),
+            self.iscsi_interface.is_some(),
+            self.portals.is_some(),
+            self.read_only.is_some(),
+            self.secret_ref.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
@@ -65,17 +59,9 @@ impl ::serde::Serialize for ISCSIVolumeSource {
             self.chap_auth_session.as_ref(),
         )?;
         serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "initiatorName",
-            self.initiator_name.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "initiatorName", self.initiator_name.as_ref())?;
         state.serialize_entry("iqn", &self.iqn)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "iscsiInterface",
-            self.iscsi_interface.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "iscsiInterface", self.iscsi_interface.as_ref())?;
         state.serialize_entry("lun", &self.lun)?;
         serde_struct::optional_entry(&mut state, "portals", self.portals.as_ref())?;
         serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
@@ -88,10 +74,9 @@ impl ::serde::Serialize for ISCSIVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ISCSIVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -123,14 +108,12 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
                 "secretRef",
                 "targetPortal",
             ];
+
             type Field = ISCSIVolumeSourceField;
 
             fn field(name: &str) -> Option<ISCSIVolumeSourceField> {
                 match name {
-                    "chapAuthDiscovery" => {
-                        Some(ISCSIVolumeSourceField::chap_auth_discovery)
-                    }
-
+                    "chapAuthDiscovery" => Some(ISCSIVolumeSourceField::chap_auth_discovery),
                     "chapAuthSession" => Some(ISCSIVolumeSourceField::chap_auth_session),
                     "fsType" => Some(ISCSIVolumeSourceField::fs_type),
                     "initiatorName" => Some(ISCSIVolumeSourceField::initiator_name),
@@ -149,10 +132,7 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for ISCSIVolumeSourceVisitor {
             type Value = ISCSIVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ISCSIVolumeSource")
             }
 
@@ -173,9 +153,9 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
                 let mut target_portal = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ISCSIVolumeSourceField::chap_auth_discovery) => {
                             serde_struct::value(
@@ -184,66 +164,37 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
                                 "chapAuthDiscovery",
                             )
                         }
-
                         Some(ISCSIVolumeSourceField::chap_auth_session) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut chap_auth_session,
-                                "chapAuthSession",
-                            )
+                            serde_struct::value(&mut map, &mut chap_auth_session, "chapAuthSession")
                         }
-
                         Some(ISCSIVolumeSourceField::fs_type) => {
                             serde_struct::value(&mut map, &mut fs_type, "fsType")
                         }
-
                         Some(ISCSIVolumeSourceField::initiator_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut initiator_name,
-                                "initiatorName",
-                            )
+                            serde_struct::value(&mut map, &mut initiator_name, "initiatorName")
                         }
-
                         Some(ISCSIVolumeSourceField::iqn) => {
                             serde_struct::value(&mut map, &mut iqn, "iqn")
                         }
-
                         Some(ISCSIVolumeSourceField::iscsi_interface) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut iscsi_interface,
-                                "iscsiInterface",
-                            )
+                            serde_struct::value(&mut map, &mut iscsi_interface, "iscsiInterface")
                         }
-
                         Some(ISCSIVolumeSourceField::lun) => {
                             serde_struct::value(&mut map, &mut lun, "lun")
                         }
-
                         Some(ISCSIVolumeSourceField::portals) => {
                             serde_struct::value(&mut map, &mut portals, "portals")
                         }
-
                         Some(ISCSIVolumeSourceField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
                         Some(ISCSIVolumeSourceField::secret_ref) => {
                             serde_struct::value(&mut map, &mut secret_ref, "secretRef")
                         }
-
                         Some(ISCSIVolumeSourceField::target_portal) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut target_portal,
-                                "targetPortal",
-                            )
+                            serde_struct::value(&mut map, &mut target_portal, "targetPortal")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -258,21 +209,17 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
                     portals: serde_struct::optional(portals),
                     read_only: serde_struct::optional(read_only),
                     secret_ref: serde_struct::optional(secret_ref),
-                    target_portal: serde_struct::required(
-                        target_portal,
-                        "targetPortal",
-                    )?,
+                    target_portal: serde_struct::required(target_portal, "targetPortal")?,
                     unknown_fields,
                 })
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ISCSIVolumeSource",
-                <ISCSIVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                ISCSIVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ISCSIVolumeSource",
+            <ISCSIVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            ISCSIVolumeSourceVisitor,
+        )
     }
 }
 
@@ -366,10 +313,7 @@ impl ISCSIVolumeSourceBuilder {
     /// Additional target portals.
     ///
     /// Replaces the whole list; [`portal`](Self::portal) appends one item.
-    pub fn portals(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn portals(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.inner.portals = Some(items.into_iter().map(Into::into).collect());
         self
     }

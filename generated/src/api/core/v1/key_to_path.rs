@@ -18,14 +18,10 @@ pub struct KeyToPath {
 
 impl ::serde::Serialize for KeyToPath {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.mode.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(2, &[self.mode.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("key", &self.key)?;
         serde_struct::optional_entry(&mut state, "mode", self.mode.as_ref())?;
@@ -37,10 +33,9 @@ impl ::serde::Serialize for KeyToPath {
 
 impl<'de> ::serde::Deserialize<'de> for KeyToPath {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct KeyToPathVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -52,6 +47,7 @@ impl<'de> ::serde::Deserialize<'de> for KeyToPath {
 
         impl serde_struct::Fields for KeyToPathVisitor {
             const NAMES: &'static [&'static str] = &["key", "mode", "path"];
+
             type Field = KeyToPathField;
 
             fn field(name: &str) -> Option<KeyToPathField> {
@@ -67,10 +63,7 @@ impl<'de> ::serde::Deserialize<'de> for KeyToPath {
         impl<'de> ::serde::de::Visitor<'de> for KeyToPathVisitor {
             type Value = KeyToPath;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct KeyToPath")
             }
 
@@ -83,29 +76,18 @@ impl<'de> ::serde::Deserialize<'de> for KeyToPath {
                 let mut path = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key_2 = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key_2))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key_2),
+                )? {
                     match field {
-                        Some(KeyToPathField::key) => {
-                            serde_struct::value(&mut map, &mut key, "key")
-                        }
-
+                        Some(KeyToPathField::key) => serde_struct::value(&mut map, &mut key, "key"),
                         Some(KeyToPathField::mode) => {
                             serde_struct::value(&mut map, &mut mode, "mode")
                         }
-
                         Some(KeyToPathField::path) => {
                             serde_struct::value(&mut map, &mut path, "path")
                         }
-
-                        None => {
-                            serde_struct::extra(
-                                &mut map,
-                                &mut unknown_fields,
-                                &mut key_2,
-                            )
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
                     }?;
                 }
 
@@ -118,12 +100,11 @@ impl<'de> ::serde::Deserialize<'de> for KeyToPath {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "KeyToPath",
-                <KeyToPathVisitor as serde_struct::Fields>::NAMES,
-                KeyToPathVisitor,
-            )
+        deserializer.deserialize_struct(
+            "KeyToPath",
+            <KeyToPathVisitor as serde_struct::Fields>::NAMES,
+            KeyToPathVisitor,
+        )
     }
 }
 

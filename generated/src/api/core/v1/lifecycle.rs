@@ -18,28 +18,18 @@ pub struct Lifecycle {
 
 impl ::serde::Serialize for Lifecycle {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.post_start.is_some(),
-                self.pre_stop.is_some(),
-                self.stop_signal.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.post_start.is_some(),
+            self.pre_stop.is_some(),
+            self.stop_signal.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "postStart", self.post_start.as_ref())?;
         serde_struct::optional_entry(&mut state, "preStop", self.pre_stop.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "stopSignal",
-            self.stop_signal.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "stopSignal", self.stop_signal.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -47,10 +37,9 @@ impl ::serde::Serialize for Lifecycle {
 
 impl<'de> ::serde::Deserialize<'de> for Lifecycle {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct LifecycleVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -61,11 +50,8 @@ impl<'de> ::serde::Deserialize<'de> for Lifecycle {
         }
 
         impl serde_struct::Fields for LifecycleVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "postStart",
-                "preStop",
-                "stopSignal",
-            ];
+            const NAMES: &'static [&'static str] = &["postStart", "preStop", "stopSignal"];
+
             type Field = LifecycleField;
 
             fn field(name: &str) -> Option<LifecycleField> {
@@ -81,10 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for Lifecycle {
         impl<'de> ::serde::de::Visitor<'de> for LifecycleVisitor {
             type Value = Lifecycle;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Lifecycle")
             }
 
@@ -97,25 +80,20 @@ impl<'de> ::serde::Deserialize<'de> for Lifecycle {
                 let mut stop_signal = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(LifecycleField::post_start) => {
                             serde_struct::value(&mut map, &mut post_start, "postStart")
                         }
-
                         Some(LifecycleField::pre_stop) => {
                             serde_struct::value(&mut map, &mut pre_stop, "preStop")
                         }
-
                         Some(LifecycleField::stop_signal) => {
                             serde_struct::value(&mut map, &mut stop_signal, "stopSignal")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -128,12 +106,11 @@ impl<'de> ::serde::Deserialize<'de> for Lifecycle {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "Lifecycle",
-                <LifecycleVisitor as serde_struct::Fields>::NAMES,
-                LifecycleVisitor,
-            )
+        deserializer.deserialize_struct(
+            "Lifecycle",
+            <LifecycleVisitor as serde_struct::Fields>::NAMES,
+            LifecycleVisitor,
+        )
     }
 }
 
@@ -156,19 +133,13 @@ pub struct LifecycleBuilder {
 
 impl LifecycleBuilder {
     /// Handler run right after the container is created.
-    pub fn post_start(
-        mut self,
-        value: impl Into<crate::api::core::v1::LifecycleHandler>,
-    ) -> Self {
+    pub fn post_start(mut self, value: impl Into<crate::api::core::v1::LifecycleHandler>) -> Self {
         self.inner.post_start = Some(value.into());
         self
     }
 
     /// Handler run right before the container is terminated.
-    pub fn pre_stop(
-        mut self,
-        value: impl Into<crate::api::core::v1::LifecycleHandler>,
-    ) -> Self {
+    pub fn pre_stop(mut self, value: impl Into<crate::api::core::v1::LifecycleHandler>) -> Self {
         self.inner.pre_stop = Some(value.into());
         self
     }

@@ -20,21 +20,15 @@ pub struct LifecycleHandler {
 
 impl ::serde::Serialize for LifecycleHandler {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.exec.is_some(),
-                self.http_get.is_some(),
-                self.sleep.is_some(),
-                self.tcp_socket.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.exec.is_some(),
+            self.http_get.is_some(),
+            self.sleep.is_some(),
+            self.tcp_socket.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "exec", self.exec.as_ref())?;
         serde_struct::optional_entry(&mut state, "httpGet", self.http_get.as_ref())?;
@@ -47,10 +41,9 @@ impl ::serde::Serialize for LifecycleHandler {
 
 impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct LifecycleHandlerVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -62,12 +55,8 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
         }
 
         impl serde_struct::Fields for LifecycleHandlerVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "exec",
-                "httpGet",
-                "sleep",
-                "tcpSocket",
-            ];
+            const NAMES: &'static [&'static str] = &["exec", "httpGet", "sleep", "tcpSocket"];
+
             type Field = LifecycleHandlerField;
 
             fn field(name: &str) -> Option<LifecycleHandlerField> {
@@ -84,10 +73,7 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
         impl<'de> ::serde::de::Visitor<'de> for LifecycleHandlerVisitor {
             type Value = LifecycleHandler;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LifecycleHandler")
             }
 
@@ -101,29 +87,23 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
                 let mut tcp_socket = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(LifecycleHandlerField::exec) => {
                             serde_struct::value(&mut map, &mut exec, "exec")
                         }
-
                         Some(LifecycleHandlerField::http_get) => {
                             serde_struct::value(&mut map, &mut http_get, "httpGet")
                         }
-
                         Some(LifecycleHandlerField::sleep) => {
                             serde_struct::value(&mut map, &mut sleep, "sleep")
                         }
-
                         Some(LifecycleHandlerField::tcp_socket) => {
                             serde_struct::value(&mut map, &mut tcp_socket, "tcpSocket")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -137,12 +117,11 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "LifecycleHandler",
-                <LifecycleHandlerVisitor as serde_struct::Fields>::NAMES,
-                LifecycleHandlerVisitor,
-            )
+        deserializer.deserialize_struct(
+            "LifecycleHandler",
+            <LifecycleHandlerVisitor as serde_struct::Fields>::NAMES,
+            LifecycleHandlerVisitor,
+        )
     }
 }
 
@@ -171,10 +150,7 @@ impl LifecycleHandlerBuilder {
     }
 
     /// HTTP GET request to send.
-    pub fn http_get(
-        mut self,
-        value: impl Into<crate::api::core::v1::HTTPGetAction>,
-    ) -> Self {
+    pub fn http_get(mut self, value: impl Into<crate::api::core::v1::HTTPGetAction>) -> Self {
         self.inner.http_get = Some(value.into());
         self
     }
@@ -186,10 +162,7 @@ impl LifecycleHandlerBuilder {
     }
 
     /// Deprecated and unsupported for lifecycle hooks.
-    pub fn tcp_socket(
-        mut self,
-        value: impl Into<crate::api::core::v1::TCPSocketAction>,
-    ) -> Self {
+    pub fn tcp_socket(mut self, value: impl Into<crate::api::core::v1::TCPSocketAction>) -> Self {
         self.inner.tcp_socket = Some(value.into());
         self
     }

@@ -18,14 +18,12 @@ pub struct LinuxContainerUser {
 
 impl ::serde::Serialize for LinuxContainerUser {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.supplemental_groups.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(2, &[
+            self.supplemental_groups.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("gid", &self.gid)?;
         serde_struct::optional_entry(
@@ -41,10 +39,9 @@ impl ::serde::Serialize for LinuxContainerUser {
 
 impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct LinuxContainerUserVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -56,15 +53,13 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
 
         impl serde_struct::Fields for LinuxContainerUserVisitor {
             const NAMES: &'static [&'static str] = &["gid", "supplementalGroups", "uid"];
+
             type Field = LinuxContainerUserField;
 
             fn field(name: &str) -> Option<LinuxContainerUserField> {
                 match name {
                     "gid" => Some(LinuxContainerUserField::gid),
-                    "supplementalGroups" => {
-                        Some(LinuxContainerUserField::supplemental_groups)
-                    }
-
+                    "supplementalGroups" => Some(LinuxContainerUserField::supplemental_groups),
                     "uid" => Some(LinuxContainerUserField::uid),
                     _ => None,
                 }
@@ -74,10 +69,7 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
         impl<'de> ::serde::de::Visitor<'de> for LinuxContainerUserVisitor {
             type Value = LinuxContainerUser;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LinuxContainerUser")
             }
 
@@ -90,14 +82,13 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
                 let mut uid = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(LinuxContainerUserField::gid) => {
                             serde_struct::value(&mut map, &mut gid, "gid")
                         }
-
                         Some(LinuxContainerUserField::supplemental_groups) => {
                             serde_struct::value(
                                 &mut map,
@@ -105,14 +96,10 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
                                 "supplementalGroups",
                             )
                         }
-
                         Some(LinuxContainerUserField::uid) => {
                             serde_struct::value(&mut map, &mut uid, "uid")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -125,12 +112,11 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "LinuxContainerUser",
-                <LinuxContainerUserVisitor as serde_struct::Fields>::NAMES,
-                LinuxContainerUserVisitor,
-            )
+        deserializer.deserialize_struct(
+            "LinuxContainerUser",
+            <LinuxContainerUserVisitor as serde_struct::Fields>::NAMES,
+            LinuxContainerUserVisitor,
+        )
     }
 }
 
@@ -174,13 +160,8 @@ impl LinuxContainerUserBuilder {
     /// Supplemental group IDs.
     ///
     /// Replaces the whole list; [`supplemental_group`](Self::supplemental_group) appends one item.
-    pub fn supplemental_groups(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<i64>>,
-    ) -> Self {
-        self.inner.supplemental_groups = Some(
-            items.into_iter().map(Into::into).collect(),
-        );
+    pub fn supplemental_groups(mut self, items: impl IntoIterator<Item = impl Into<i64>>) -> Self {
+        self.inner.supplemental_groups = Some(items.into_iter().map(Into::into).collect());
         self
     }
 

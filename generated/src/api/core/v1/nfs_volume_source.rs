@@ -18,14 +18,10 @@ pub struct NFSVolumeSource {
 
 impl ::serde::Serialize for NFSVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.read_only.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(2, &[self.read_only.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("path", &self.path)?;
         serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
@@ -37,10 +33,9 @@ impl ::serde::Serialize for NFSVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct NFSVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -52,6 +47,7 @@ impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
 
         impl serde_struct::Fields for NFSVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["path", "readOnly", "server"];
+
             type Field = NFSVolumeSourceField;
 
             fn field(name: &str) -> Option<NFSVolumeSourceField> {
@@ -67,10 +63,7 @@ impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for NFSVolumeSourceVisitor {
             type Value = NFSVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct NFSVolumeSource")
             }
 
@@ -83,25 +76,20 @@ impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
                 let mut server = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(NFSVolumeSourceField::path) => {
                             serde_struct::value(&mut map, &mut path, "path")
                         }
-
                         Some(NFSVolumeSourceField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
                         Some(NFSVolumeSourceField::server) => {
                             serde_struct::value(&mut map, &mut server, "server")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -114,12 +102,11 @@ impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "NFSVolumeSource",
-                <NFSVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                NFSVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "NFSVolumeSource",
+            <NFSVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            NFSVolumeSourceVisitor,
+        )
     }
 }
 

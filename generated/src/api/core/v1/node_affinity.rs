@@ -20,19 +20,13 @@ pub struct NodeAffinity {
 
 impl ::serde::Serialize for NodeAffinity {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.preferred_during_scheduling_ignored_during_execution.is_some(),
-                self.required_during_scheduling_ignored_during_execution.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.preferred_during_scheduling_ignored_during_execution.is_some(),
+            self.required_during_scheduling_ignored_during_execution.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
@@ -51,10 +45,9 @@ impl ::serde::Serialize for NodeAffinity {
 
 impl<'de> ::serde::Deserialize<'de> for NodeAffinity {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct NodeAffinityVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -68,22 +61,13 @@ impl<'de> ::serde::Deserialize<'de> for NodeAffinity {
                 "preferredDuringSchedulingIgnoredDuringExecution",
                 "requiredDuringSchedulingIgnoredDuringExecution",
             ];
+
             type Field = NodeAffinityField;
 
             fn field(name: &str) -> Option<NodeAffinityField> {
                 match name {
-                    "preferredDuringSchedulingIgnoredDuringExecution" => {
-                        Some(
-                            NodeAffinityField::preferred_during_scheduling_ignored_during_execution,
-                        )
-                    }
-
-                    "requiredDuringSchedulingIgnoredDuringExecution" => {
-                        Some(
-                            NodeAffinityField::required_during_scheduling_ignored_during_execution,
-                        )
-                    }
-
+                    "preferredDuringSchedulingIgnoredDuringExecution" => Some(NodeAffinityField::preferred_during_scheduling_ignored_during_execution),
+                    "requiredDuringSchedulingIgnoredDuringExecution" => Some(NodeAffinityField::required_during_scheduling_ignored_during_execution),
                     _ => None,
                 }
             }
@@ -92,10 +76,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeAffinity {
         impl<'de> ::serde::de::Visitor<'de> for NodeAffinityVisitor {
             type Value = NodeAffinity;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct NodeAffinity")
             }
 
@@ -107,54 +88,41 @@ impl<'de> ::serde::Deserialize<'de> for NodeAffinity {
                 let mut required_during_scheduling_ignored_during_execution = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
-                        Some(
-                            NodeAffinityField::preferred_during_scheduling_ignored_during_execution,
-                        ) => {
+                        Some(NodeAffinityField::preferred_during_scheduling_ignored_during_execution) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut preferred_during_scheduling_ignored_during_execution,
                                 "preferredDuringSchedulingIgnoredDuringExecution",
                             )
                         }
-
-                        Some(
-                            NodeAffinityField::required_during_scheduling_ignored_during_execution,
-                        ) => {
+                        Some(NodeAffinityField::required_during_scheduling_ignored_during_execution) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut required_during_scheduling_ignored_during_execution,
                                 "requiredDuringSchedulingIgnoredDuringExecution",
                             )
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(NodeAffinity {
-                    preferred_during_scheduling_ignored_during_execution: serde_struct::optional(
-                        preferred_during_scheduling_ignored_during_execution,
-                    ),
-                    required_during_scheduling_ignored_during_execution: serde_struct::optional(
-                        required_during_scheduling_ignored_during_execution,
-                    ),
+                    preferred_during_scheduling_ignored_during_execution: serde_struct::optional(preferred_during_scheduling_ignored_during_execution),
+                    required_during_scheduling_ignored_during_execution: serde_struct::optional(required_during_scheduling_ignored_during_execution),
                     unknown_fields,
                 })
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "NodeAffinity",
-                <NodeAffinityVisitor as serde_struct::Fields>::NAMES,
-                NodeAffinityVisitor,
-            )
+        deserializer.deserialize_struct(
+            "NodeAffinity",
+            <NodeAffinityVisitor as serde_struct::Fields>::NAMES,
+            NodeAffinityVisitor,
+        )
     }
 }
 
@@ -181,9 +149,7 @@ impl NodeAffinityBuilder {
     /// Replaces the whole list; [`push_preferred_during_scheduling_ignored_during_execution`](Self::push_preferred_during_scheduling_ignored_during_execution) appends one item.
     pub fn preferred_during_scheduling_ignored_during_execution(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::PreferredSchedulingTerm>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PreferredSchedulingTerm>>,
     ) -> Self {
         self.inner.preferred_during_scheduling_ignored_during_execution = Some(
             items.into_iter().map(Into::into).collect(),
@@ -198,10 +164,7 @@ impl NodeAffinityBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::PreferredSchedulingTerm>,
     ) -> Self {
-        self.inner
-            .preferred_during_scheduling_ignored_during_execution
-            .get_or_insert_default()
-            .push(item.into());
+        self.inner.preferred_during_scheduling_ignored_during_execution.get_or_insert_default().push(item.into());
         self
     }
 
@@ -210,9 +173,7 @@ impl NodeAffinityBuilder {
         mut self,
         value: impl Into<crate::api::core::v1::NodeSelector>,
     ) -> Self {
-        self.inner.required_during_scheduling_ignored_during_execution = Some(
-            value.into(),
-        );
+        self.inner.required_during_scheduling_ignored_during_execution = Some(value.into());
         self
     }
 

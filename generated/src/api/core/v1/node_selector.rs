@@ -14,10 +14,7 @@ pub struct NodeSelector {
 
 impl ::serde::Serialize for NodeSelector {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = 1 + self.unknown_fields.len();
@@ -30,10 +27,9 @@ impl ::serde::Serialize for NodeSelector {
 
 impl<'de> ::serde::Deserialize<'de> for NodeSelector {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct NodeSelectorVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -43,6 +39,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelector {
 
         impl serde_struct::Fields for NodeSelectorVisitor {
             const NAMES: &'static [&'static str] = &["nodeSelectorTerms"];
+
             type Field = NodeSelectorField;
 
             fn field(name: &str) -> Option<NodeSelectorField> {
@@ -56,10 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelector {
         impl<'de> ::serde::de::Visitor<'de> for NodeSelectorVisitor {
             type Value = NodeSelector;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct NodeSelector")
             }
 
@@ -70,9 +64,9 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelector {
                 let mut node_selector_terms = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(NodeSelectorField::node_selector_terms) => {
                             serde_struct::value(
@@ -81,29 +75,22 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelector {
                                 "nodeSelectorTerms",
                             )
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(NodeSelector {
-                    node_selector_terms: serde_struct::required(
-                        node_selector_terms,
-                        "nodeSelectorTerms",
-                    )?,
+                    node_selector_terms: serde_struct::required(node_selector_terms, "nodeSelectorTerms")?,
                     unknown_fields,
                 })
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "NodeSelector",
-                <NodeSelectorVisitor as serde_struct::Fields>::NAMES,
-                NodeSelectorVisitor,
-            )
+        deserializer.deserialize_struct(
+            "NodeSelector",
+            <NodeSelectorVisitor as serde_struct::Fields>::NAMES,
+            NodeSelectorVisitor,
+        )
     }
 }
 
@@ -144,9 +131,7 @@ impl NodeSelectorBuilder {
     /// Replaces the whole list; [`node_selector_term`](Self::node_selector_term) appends one item.
     pub fn node_selector_terms(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::NodeSelectorTerm>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::NodeSelectorTerm>>,
     ) -> Self {
         self.inner.node_selector_terms = items.into_iter().map(Into::into).collect();
         self

@@ -18,14 +18,10 @@ pub struct NodeSelectorRequirement {
 
 impl ::serde::Serialize for NodeSelectorRequirement {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.values.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(2, &[self.values.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("key", &self.key)?;
         state.serialize_entry("operator", &self.operator)?;
@@ -37,10 +33,9 @@ impl ::serde::Serialize for NodeSelectorRequirement {
 
 impl<'de> ::serde::Deserialize<'de> for NodeSelectorRequirement {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct NodeSelectorRequirementVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -52,6 +47,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorRequirement {
 
         impl serde_struct::Fields for NodeSelectorRequirementVisitor {
             const NAMES: &'static [&'static str] = &["key", "operator", "values"];
+
             type Field = NodeSelectorRequirementField;
 
             fn field(name: &str) -> Option<NodeSelectorRequirementField> {
@@ -67,10 +63,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorRequirement {
         impl<'de> ::serde::de::Visitor<'de> for NodeSelectorRequirementVisitor {
             type Value = NodeSelectorRequirement;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct NodeSelectorRequirement")
             }
 
@@ -83,29 +76,20 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorRequirement {
                 let mut values = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key_2 = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key_2))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key_2),
+                )? {
                     match field {
                         Some(NodeSelectorRequirementField::key) => {
                             serde_struct::value(&mut map, &mut key, "key")
                         }
-
                         Some(NodeSelectorRequirementField::operator) => {
                             serde_struct::value(&mut map, &mut operator, "operator")
                         }
-
                         Some(NodeSelectorRequirementField::values) => {
                             serde_struct::value(&mut map, &mut values, "values")
                         }
-
-                        None => {
-                            serde_struct::extra(
-                                &mut map,
-                                &mut unknown_fields,
-                                &mut key_2,
-                            )
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
                     }?;
                 }
 
@@ -118,12 +102,11 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorRequirement {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "NodeSelectorRequirement",
-                <NodeSelectorRequirementVisitor as serde_struct::Fields>::NAMES,
-                NodeSelectorRequirementVisitor,
-            )
+        deserializer.deserialize_struct(
+            "NodeSelectorRequirement",
+            <NodeSelectorRequirementVisitor as serde_struct::Fields>::NAMES,
+            NodeSelectorRequirementVisitor,
+        )
     }
 }
 

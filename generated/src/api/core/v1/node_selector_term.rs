@@ -16,27 +16,20 @@ pub struct NodeSelectorTerm {
 
 impl ::serde::Serialize for NodeSelectorTerm {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[self.match_expressions.is_some(), self.match_fields.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.match_expressions.is_some(),
+            self.match_fields.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
             "matchExpressions",
             self.match_expressions.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "matchFields",
-            self.match_fields.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "matchFields", self.match_fields.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -44,10 +37,9 @@ impl ::serde::Serialize for NodeSelectorTerm {
 
 impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct NodeSelectorTermVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -58,6 +50,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
 
         impl serde_struct::Fields for NodeSelectorTermVisitor {
             const NAMES: &'static [&'static str] = &["matchExpressions", "matchFields"];
+
             type Field = NodeSelectorTermField;
 
             fn field(name: &str) -> Option<NodeSelectorTermField> {
@@ -72,10 +65,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
         impl<'de> ::serde::de::Visitor<'de> for NodeSelectorTermVisitor {
             type Value = NodeSelectorTerm;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct NodeSelectorTerm")
             }
 
@@ -87,9 +77,9 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
                 let mut match_fields = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(NodeSelectorTermField::match_expressions) => {
                             serde_struct::value(
@@ -98,18 +88,10 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
                                 "matchExpressions",
                             )
                         }
-
                         Some(NodeSelectorTermField::match_fields) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut match_fields,
-                                "matchFields",
-                            )
+                            serde_struct::value(&mut map, &mut match_fields, "matchFields")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -121,12 +103,11 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "NodeSelectorTerm",
-                <NodeSelectorTermVisitor as serde_struct::Fields>::NAMES,
-                NodeSelectorTermVisitor,
-            )
+        deserializer.deserialize_struct(
+            "NodeSelectorTerm",
+            <NodeSelectorTermVisitor as serde_struct::Fields>::NAMES,
+            NodeSelectorTermVisitor,
+        )
     }
 }
 
@@ -153,9 +134,7 @@ impl NodeSelectorTermBuilder {
     /// Replaces the whole list; [`match_expression`](Self::match_expression) appends one item.
     pub fn match_expressions(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::NodeSelectorRequirement>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::NodeSelectorRequirement>>,
     ) -> Self {
         self.inner.match_expressions = Some(items.into_iter().map(Into::into).collect());
         self
@@ -177,9 +156,7 @@ impl NodeSelectorTermBuilder {
     /// Replaces the whole list; [`match_field`](Self::match_field) appends one item.
     pub fn match_fields(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::NodeSelectorRequirement>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::NodeSelectorRequirement>>,
     ) -> Self {
         self.inner.match_fields = Some(items.into_iter().map(Into::into).collect());
         self

@@ -16,20 +16,12 @@ pub struct ObjectFieldSelector {
 
 impl ::serde::Serialize for ObjectFieldSelector {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.api_version.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[self.api_version.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "apiVersion",
-            self.api_version.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "apiVersion", self.api_version.as_ref())?;
         state.serialize_entry("fieldPath", &self.field_path)?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
@@ -38,10 +30,9 @@ impl ::serde::Serialize for ObjectFieldSelector {
 
 impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ObjectFieldSelectorVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -52,6 +43,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
 
         impl serde_struct::Fields for ObjectFieldSelectorVisitor {
             const NAMES: &'static [&'static str] = &["apiVersion", "fieldPath"];
+
             type Field = ObjectFieldSelectorField;
 
             fn field(name: &str) -> Option<ObjectFieldSelectorField> {
@@ -66,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
         impl<'de> ::serde::de::Visitor<'de> for ObjectFieldSelectorVisitor {
             type Value = ObjectFieldSelector;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ObjectFieldSelector")
             }
 
@@ -81,21 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
                 let mut field_path = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ObjectFieldSelectorField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
-
                         Some(ObjectFieldSelectorField::field_path) => {
                             serde_struct::value(&mut map, &mut field_path, "fieldPath")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -107,12 +92,11 @@ impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ObjectFieldSelector",
-                <ObjectFieldSelectorVisitor as serde_struct::Fields>::NAMES,
-                ObjectFieldSelectorVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ObjectFieldSelector",
+            <ObjectFieldSelectorVisitor as serde_struct::Fields>::NAMES,
+            ObjectFieldSelectorVisitor,
+        )
     }
 }
 

@@ -26,30 +26,20 @@ pub struct ObjectReference {
 
 impl ::serde::Serialize for ObjectReference {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.api_version.is_some(),
-                self.field_path.is_some(),
-                self.kind.is_some(),
-                self.name.is_some(),
-                self.namespace.is_some(),
-                self.resource_version.is_some(),
-                self.uid.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.api_version.is_some(),
+            self.field_path.is_some(),
+            self.kind.is_some(),
+            self.name.is_some(),
+            self.namespace.is_some(),
+            self.resource_version.is_some(),
+            self.uid.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "apiVersion",
-            self.api_version.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "apiVersion", self.api_version.as_ref())?;
         serde_struct::optional_entry(&mut state, "fieldPath", self.field_path.as_ref())?;
         serde_struct::optional_entry(&mut state, "kind", self.kind.as_ref())?;
         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
@@ -67,10 +57,9 @@ impl ::serde::Serialize for ObjectReference {
 
 impl<'de> ::serde::Deserialize<'de> for ObjectReference {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ObjectReferenceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -94,6 +83,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectReference {
                 "resourceVersion",
                 "uid",
             ];
+
             type Field = ObjectReferenceField;
 
             fn field(name: &str) -> Option<ObjectReferenceField> {
@@ -113,10 +103,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectReference {
         impl<'de> ::serde::de::Visitor<'de> for ObjectReferenceVisitor {
             type Value = ObjectReference;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ObjectReference")
             }
 
@@ -133,45 +120,32 @@ impl<'de> ::serde::Deserialize<'de> for ObjectReference {
                 let mut uid = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ObjectReferenceField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
-
                         Some(ObjectReferenceField::field_path) => {
                             serde_struct::value(&mut map, &mut field_path, "fieldPath")
                         }
-
                         Some(ObjectReferenceField::kind) => {
                             serde_struct::value(&mut map, &mut kind, "kind")
                         }
-
                         Some(ObjectReferenceField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(ObjectReferenceField::namespace) => {
                             serde_struct::value(&mut map, &mut namespace, "namespace")
                         }
-
                         Some(ObjectReferenceField::resource_version) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut resource_version,
-                                "resourceVersion",
-                            )
+                            serde_struct::value(&mut map, &mut resource_version, "resourceVersion")
                         }
-
                         Some(ObjectReferenceField::uid) => {
                             serde_struct::value(&mut map, &mut uid, "uid")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -188,12 +162,11 @@ impl<'de> ::serde::Deserialize<'de> for ObjectReference {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ObjectReference",
-                <ObjectReferenceVisitor as serde_struct::Fields>::NAMES,
-                ObjectReferenceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ObjectReference",
+            <ObjectReferenceVisitor as serde_struct::Fields>::NAMES,
+            ObjectReferenceVisitor,
+        )
     }
 }
 

@@ -30,42 +30,24 @@ pub struct PersistentVolumeClaimSpec {
 
 impl ::serde::Serialize for PersistentVolumeClaimSpec {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.access_modes.is_some(),
-                self.data_source.is_some(),
-                self.data_source_ref.is_some(),
-                self.resources.is_some(),
-                self.selector.is_some(),
-                self.storage_class_name.is_some(),
-                self.volume_attributes_class_name.is_some(),
-                self.volume_mode.is_some(),
-                self.volume_name.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.access_modes.is_some(),
+            self.data_source.is_some(),
+            self.data_source_ref.is_some(),
+            self.resources.is_some(),
+            self.selector.is_some(),
+            self.storage_class_name.is_some(),
+            self.volume_attributes_class_name.is_some(),
+            self.volume_mode.is_some(),
+            self.volume_name.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "accessModes",
-            self.access_modes.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "dataSource",
-            self.data_source.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "dataSourceRef",
-            self.data_source_ref.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "accessModes", self.access_modes.as_ref())?;
+        serde_struct::optional_entry(&mut state, "dataSource", self.data_source.as_ref())?;
+        serde_struct::optional_entry(&mut state, "dataSourceRef", self.data_source_ref.as_ref())?;
         serde_struct::optional_entry(&mut state, "resources", self.resources.as_ref())?;
         serde_struct::optional_entry(&mut state, "selector", self.selector.as_ref())?;
         serde_struct::optional_entry(
@@ -78,16 +60,8 @@ impl ::serde::Serialize for PersistentVolumeClaimSpec {
             "volumeAttributesClassName",
             self.volume_attributes_class_name.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "volumeMode",
-            self.volume_mode.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "volumeName",
-            self.volume_name.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "volumeMode", self.volume_mode.as_ref())?;
+        serde_struct::optional_entry(&mut state, "volumeName", self.volume_name.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -95,10 +69,9 @@ impl ::serde::Serialize for PersistentVolumeClaimSpec {
 
 impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PersistentVolumeClaimSpecVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -126,28 +99,18 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
                 "volumeMode",
                 "volumeName",
             ];
+
             type Field = PersistentVolumeClaimSpecField;
 
             fn field(name: &str) -> Option<PersistentVolumeClaimSpecField> {
                 match name {
                     "accessModes" => Some(PersistentVolumeClaimSpecField::access_modes),
                     "dataSource" => Some(PersistentVolumeClaimSpecField::data_source),
-                    "dataSourceRef" => {
-                        Some(PersistentVolumeClaimSpecField::data_source_ref)
-                    }
-
+                    "dataSourceRef" => Some(PersistentVolumeClaimSpecField::data_source_ref),
                     "resources" => Some(PersistentVolumeClaimSpecField::resources),
                     "selector" => Some(PersistentVolumeClaimSpecField::selector),
-                    "storageClassName" => {
-                        Some(PersistentVolumeClaimSpecField::storage_class_name)
-                    }
-
-                    "volumeAttributesClassName" => {
-                        Some(
-                            PersistentVolumeClaimSpecField::volume_attributes_class_name,
-                        )
-                    }
-
+                    "storageClassName" => Some(PersistentVolumeClaimSpecField::storage_class_name),
+                    "volumeAttributesClassName" => Some(PersistentVolumeClaimSpecField::volume_attributes_class_name),
                     "volumeMode" => Some(PersistentVolumeClaimSpecField::volume_mode),
                     "volumeName" => Some(PersistentVolumeClaimSpecField::volume_name),
                     _ => None,
@@ -158,10 +121,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
         impl<'de> ::serde::de::Visitor<'de> for PersistentVolumeClaimSpecVisitor {
             type Value = PersistentVolumeClaimSpec;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PersistentVolumeClaimSpec")
             }
 
@@ -180,38 +140,25 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
                 let mut volume_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PersistentVolumeClaimSpecField::access_modes) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut access_modes,
-                                "accessModes",
-                            )
+                            serde_struct::value(&mut map, &mut access_modes, "accessModes")
                         }
-
                         Some(PersistentVolumeClaimSpecField::data_source) => {
                             serde_struct::value(&mut map, &mut data_source, "dataSource")
                         }
-
                         Some(PersistentVolumeClaimSpecField::data_source_ref) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut data_source_ref,
-                                "dataSourceRef",
-                            )
+                            serde_struct::value(&mut map, &mut data_source_ref, "dataSourceRef")
                         }
-
                         Some(PersistentVolumeClaimSpecField::resources) => {
                             serde_struct::value(&mut map, &mut resources, "resources")
                         }
-
                         Some(PersistentVolumeClaimSpecField::selector) => {
                             serde_struct::value(&mut map, &mut selector, "selector")
                         }
-
                         Some(PersistentVolumeClaimSpecField::storage_class_name) => {
                             serde_struct::value(
                                 &mut map,
@@ -219,28 +166,20 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
                                 "storageClassName",
                             )
                         }
-
-                        Some(
-                            PersistentVolumeClaimSpecField::volume_attributes_class_name,
-                        ) => {
+                        Some(PersistentVolumeClaimSpecField::volume_attributes_class_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut volume_attributes_class_name,
                                 "volumeAttributesClassName",
                             )
                         }
-
                         Some(PersistentVolumeClaimSpecField::volume_mode) => {
                             serde_struct::value(&mut map, &mut volume_mode, "volumeMode")
                         }
-
                         Some(PersistentVolumeClaimSpecField::volume_name) => {
                             serde_struct::value(&mut map, &mut volume_name, "volumeName")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -251,9 +190,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
                     resources: serde_struct::optional(resources),
                     selector: serde_struct::optional(selector),
                     storage_class_name: serde_struct::optional(storage_class_name),
-                    volume_attributes_class_name: serde_struct::optional(
-                        volume_attributes_class_name,
-                    ),
+                    volume_attributes_class_name: serde_struct::optional(volume_attributes_class_name),
                     volume_mode: serde_struct::optional(volume_mode),
                     volume_name: serde_struct::optional(volume_name),
                     unknown_fields,
@@ -261,12 +198,11 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "PersistentVolumeClaimSpec",
-                <PersistentVolumeClaimSpecVisitor as serde_struct::Fields>::NAMES,
-                PersistentVolumeClaimSpecVisitor,
-            )
+        deserializer.deserialize_struct(
+            "PersistentVolumeClaimSpec",
+            <PersistentVolumeClaimSpecVisitor as serde_struct::Fields>::NAMES,
+            PersistentVolumeClaimSpecVisitor,
+        )
     }
 }
 
@@ -291,10 +227,7 @@ impl PersistentVolumeClaimSpecBuilder {
     /// Access modes the volume must support, e.g. ReadWriteOnce.
     ///
     /// Replaces the whole list; [`access_mode`](Self::access_mode) appends one item.
-    pub fn access_modes(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn access_modes(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.inner.access_modes = Some(items.into_iter().map(Into::into).collect());
         self
     }

@@ -16,14 +16,10 @@ pub struct PersistentVolumeClaimTemplate {
 
 impl ::serde::Serialize for PersistentVolumeClaimTemplate {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.metadata.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[self.metadata.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
         state.serialize_entry("spec", &self.spec)?;
@@ -34,10 +30,9 @@ impl ::serde::Serialize for PersistentVolumeClaimTemplate {
 
 impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PersistentVolumeClaimTemplateVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -48,6 +43,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
 
         impl serde_struct::Fields for PersistentVolumeClaimTemplateVisitor {
             const NAMES: &'static [&'static str] = &["metadata", "spec"];
+
             type Field = PersistentVolumeClaimTemplateField;
 
             fn field(name: &str) -> Option<PersistentVolumeClaimTemplateField> {
@@ -62,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
         impl<'de> ::serde::de::Visitor<'de> for PersistentVolumeClaimTemplateVisitor {
             type Value = PersistentVolumeClaimTemplate;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PersistentVolumeClaimTemplate")
             }
 
@@ -77,21 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
                 let mut spec = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PersistentVolumeClaimTemplateField::metadata) => {
                             serde_struct::value(&mut map, &mut metadata, "metadata")
                         }
-
                         Some(PersistentVolumeClaimTemplateField::spec) => {
                             serde_struct::value(&mut map, &mut spec, "spec")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -103,12 +92,11 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "PersistentVolumeClaimTemplate",
-                <PersistentVolumeClaimTemplateVisitor as serde_struct::Fields>::NAMES,
-                PersistentVolumeClaimTemplateVisitor,
-            )
+        deserializer.deserialize_struct(
+            "PersistentVolumeClaimTemplate",
+            <PersistentVolumeClaimTemplateVisitor as serde_struct::Fields>::NAMES,
+            PersistentVolumeClaimTemplateVisitor,
+        )
     }
 }
 

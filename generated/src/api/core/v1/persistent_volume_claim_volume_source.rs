@@ -16,14 +16,10 @@ pub struct PersistentVolumeClaimVolumeSource {
 
 impl ::serde::Serialize for PersistentVolumeClaimVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.read_only.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[self.read_only.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("claimName", &self.claim_name)?;
         serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
@@ -34,10 +30,9 @@ impl ::serde::Serialize for PersistentVolumeClaimVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PersistentVolumeClaimVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -48,28 +43,22 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimVolumeSource {
 
         impl serde_struct::Fields for PersistentVolumeClaimVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["claimName", "readOnly"];
+
             type Field = PersistentVolumeClaimVolumeSourceField;
 
             fn field(name: &str) -> Option<PersistentVolumeClaimVolumeSourceField> {
                 match name {
-                    "claimName" => {
-                        Some(PersistentVolumeClaimVolumeSourceField::claim_name)
-                    }
-
+                    "claimName" => Some(PersistentVolumeClaimVolumeSourceField::claim_name),
                     "readOnly" => Some(PersistentVolumeClaimVolumeSourceField::read_only),
                     _ => None,
                 }
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de>
-        for PersistentVolumeClaimVolumeSourceVisitor {
+        impl<'de> ::serde::de::Visitor<'de> for PersistentVolumeClaimVolumeSourceVisitor {
             type Value = PersistentVolumeClaimVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PersistentVolumeClaimVolumeSource")
             }
 
@@ -81,21 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimVolumeSource {
                 let mut read_only = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PersistentVolumeClaimVolumeSourceField::claim_name) => {
                             serde_struct::value(&mut map, &mut claim_name, "claimName")
                         }
-
                         Some(PersistentVolumeClaimVolumeSourceField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -107,12 +92,11 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "PersistentVolumeClaimVolumeSource",
-                <PersistentVolumeClaimVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                PersistentVolumeClaimVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "PersistentVolumeClaimVolumeSource",
+            <PersistentVolumeClaimVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            PersistentVolumeClaimVolumeSourceVisitor,
+        )
     }
 }
 
@@ -164,16 +148,14 @@ impl PersistentVolumeClaimVolumeSourceBuilder {
     }
 }
 
-impl From<PersistentVolumeClaimVolumeSource>
-for PersistentVolumeClaimVolumeSourceBuilder {
+impl From<PersistentVolumeClaimVolumeSource> for PersistentVolumeClaimVolumeSourceBuilder {
     #[inline]
     fn from(value: PersistentVolumeClaimVolumeSource) -> Self {
         Self { inner: value }
     }
 }
 
-impl From<PersistentVolumeClaimVolumeSourceBuilder>
-for PersistentVolumeClaimVolumeSource {
+impl From<PersistentVolumeClaimVolumeSourceBuilder> for PersistentVolumeClaimVolumeSource {
     #[inline]
     fn from(builder: PersistentVolumeClaimVolumeSourceBuilder) -> Self {
         builder.inner

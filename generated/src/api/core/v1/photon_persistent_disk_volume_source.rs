@@ -16,14 +16,10 @@ pub struct PhotonPersistentDiskVolumeSource {
 
 impl ::serde::Serialize for PhotonPersistentDiskVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.fs_type.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[self.fs_type.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
         state.serialize_entry("pdID", &self.pd_id)?;
@@ -34,10 +30,9 @@ impl ::serde::Serialize for PhotonPersistentDiskVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for PhotonPersistentDiskVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PhotonPersistentDiskVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -48,6 +43,7 @@ impl<'de> ::serde::Deserialize<'de> for PhotonPersistentDiskVolumeSource {
 
         impl serde_struct::Fields for PhotonPersistentDiskVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["fsType", "pdID"];
+
             type Field = PhotonPersistentDiskVolumeSourceField;
 
             fn field(name: &str) -> Option<PhotonPersistentDiskVolumeSourceField> {
@@ -62,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for PhotonPersistentDiskVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for PhotonPersistentDiskVolumeSourceVisitor {
             type Value = PhotonPersistentDiskVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PhotonPersistentDiskVolumeSource")
             }
 
@@ -77,21 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for PhotonPersistentDiskVolumeSource {
                 let mut pd_id = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PhotonPersistentDiskVolumeSourceField::fs_type) => {
                             serde_struct::value(&mut map, &mut fs_type, "fsType")
                         }
-
                         Some(PhotonPersistentDiskVolumeSourceField::pd_id) => {
                             serde_struct::value(&mut map, &mut pd_id, "pdID")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -103,12 +92,11 @@ impl<'de> ::serde::Deserialize<'de> for PhotonPersistentDiskVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "PhotonPersistentDiskVolumeSource",
-                <PhotonPersistentDiskVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                PhotonPersistentDiskVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "PhotonPersistentDiskVolumeSource",
+            <PhotonPersistentDiskVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            PhotonPersistentDiskVolumeSourceVisitor,
+        )
     }
 }
 

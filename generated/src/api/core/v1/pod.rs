@@ -51,22 +51,16 @@ pub struct Pod {
 
 impl ::serde::Serialize for Pod {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.api_version.is_present(),
-                self.kind.is_present(),
-                self.metadata.is_some(),
-                self.spec.is_some(),
-                self.status.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.api_version.is_present(),
+            self.kind.is_present(),
+            self.metadata.is_some(),
+            self.spec.is_some(),
+            self.status.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::entry_if(
             &mut state,
@@ -85,10 +79,9 @@ impl ::serde::Serialize for Pod {
 
 impl<'de> ::serde::Deserialize<'de> for Pod {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PodVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -108,6 +101,7 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
                 "spec",
                 "status",
             ];
+
             type Field = PodField;
 
             fn field(name: &str) -> Option<PodField> {
@@ -125,10 +119,7 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
         impl<'de> ::serde::de::Visitor<'de> for PodVisitor {
             type Value = Pod;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Pod")
             }
 
@@ -143,39 +134,27 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
                 let mut status = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PodField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
-
-                        Some(PodField::kind) => {
-                            serde_struct::value(&mut map, &mut kind, "kind")
-                        }
-
+                        Some(PodField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
                         Some(PodField::metadata) => {
                             serde_struct::value(&mut map, &mut metadata, "metadata")
                         }
-
-                        Some(PodField::spec) => {
-                            serde_struct::value(&mut map, &mut spec, "spec")
-                        }
-
+                        Some(PodField::spec) => serde_struct::value(&mut map, &mut spec, "spec"),
                         Some(PodField::status) => {
                             serde_struct::value(&mut map, &mut status, "status")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(Pod {
-                    api_version: api_version
-                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                     spec: serde_struct::optional(spec),
@@ -185,12 +164,11 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "Pod",
-                <PodVisitor as serde_struct::Fields>::NAMES,
-                PodVisitor,
-            )
+        deserializer.deserialize_struct(
+            "Pod",
+            <PodVisitor as serde_struct::Fields>::NAMES,
+            PodVisitor,
+        )
     }
 }
 
@@ -251,9 +229,7 @@ impl PodBuilder {
     /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
     pub fn metadata_with(
         mut self,
-        edit: impl FnOnce(
-            crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
-        ) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+        edit: impl FnOnce(crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
     ) -> Self {
         let current = match self.inner.metadata.take() {
             Some(value) => value.into(),

@@ -26,33 +26,19 @@ pub struct PodAffinityTerm {
 
 impl ::serde::Serialize for PodAffinityTerm {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.label_selector.is_some(),
-                self.match_label_keys.is_some(),
-                self.mismatch_label_keys.is_some(),
-                self.namespace_selector.is_some(),
-                self.namespaces.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.label_selector.is_some(),
+            self.match_label_keys.is_some(),
+            self.mismatch_label_keys.is_some(),
+            self.namespace_selector.is_some(),
+            self.namespaces.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "labelSelector",
-            self.label_selector.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "matchLabelKeys",
-            self.match_label_keys.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "labelSelector", self.label_selector.as_ref())?;
+        serde_struct::optional_entry(&mut state, "matchLabelKeys", self.match_label_keys.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "mismatchLabelKeys",
@@ -63,11 +49,7 @@ impl ::serde::Serialize for PodAffinityTerm {
             "namespaceSelector",
             self.namespace_selector.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "namespaces",
-            self.namespaces.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "namespaces", self.namespaces.as_ref())?;
         state.serialize_entry("topologyKey", &self.topology_key)?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
@@ -76,10 +58,9 @@ impl ::serde::Serialize for PodAffinityTerm {
 
 impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PodAffinityTermVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -101,16 +82,14 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
                 "namespaces",
                 "topologyKey",
             ];
+
             type Field = PodAffinityTermField;
 
             fn field(name: &str) -> Option<PodAffinityTermField> {
                 match name {
                     "labelSelector" => Some(PodAffinityTermField::label_selector),
                     "matchLabelKeys" => Some(PodAffinityTermField::match_label_keys),
-                    "mismatchLabelKeys" => {
-                        Some(PodAffinityTermField::mismatch_label_keys)
-                    }
-
+                    "mismatchLabelKeys" => Some(PodAffinityTermField::mismatch_label_keys),
                     "namespaceSelector" => Some(PodAffinityTermField::namespace_selector),
                     "namespaces" => Some(PodAffinityTermField::namespaces),
                     "topologyKey" => Some(PodAffinityTermField::topology_key),
@@ -122,10 +101,7 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
         impl<'de> ::serde::de::Visitor<'de> for PodAffinityTermVisitor {
             type Value = PodAffinityTerm;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodAffinityTerm")
             }
 
@@ -141,26 +117,16 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
                 let mut topology_key = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PodAffinityTermField::label_selector) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut label_selector,
-                                "labelSelector",
-                            )
+                            serde_struct::value(&mut map, &mut label_selector, "labelSelector")
                         }
-
                         Some(PodAffinityTermField::match_label_keys) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut match_label_keys,
-                                "matchLabelKeys",
-                            )
+                            serde_struct::value(&mut map, &mut match_label_keys, "matchLabelKeys")
                         }
-
                         Some(PodAffinityTermField::mismatch_label_keys) => {
                             serde_struct::value(
                                 &mut map,
@@ -168,7 +134,6 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
                                 "mismatchLabelKeys",
                             )
                         }
-
                         Some(PodAffinityTermField::namespace_selector) => {
                             serde_struct::value(
                                 &mut map,
@@ -176,22 +141,13 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
                                 "namespaceSelector",
                             )
                         }
-
                         Some(PodAffinityTermField::namespaces) => {
                             serde_struct::value(&mut map, &mut namespaces, "namespaces")
                         }
-
                         Some(PodAffinityTermField::topology_key) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut topology_key,
-                                "topologyKey",
-                            )
+                            serde_struct::value(&mut map, &mut topology_key, "topologyKey")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -207,12 +163,11 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "PodAffinityTerm",
-                <PodAffinityTermVisitor as serde_struct::Fields>::NAMES,
-                PodAffinityTermVisitor,
-            )
+        deserializer.deserialize_struct(
+            "PodAffinityTerm",
+            <PodAffinityTermVisitor as serde_struct::Fields>::NAMES,
+            PodAffinityTermVisitor,
+        )
     }
 }
 
@@ -258,10 +213,7 @@ impl PodAffinityTermBuilder {
     /// Incoming pod label keys added to the selector with `In`.
     ///
     /// Replaces the whole list; [`match_label_key`](Self::match_label_key) appends one item.
-    pub fn match_label_keys(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn match_label_keys(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.inner.match_label_keys = Some(items.into_iter().map(Into::into).collect());
         self
     }
@@ -281,9 +233,7 @@ impl PodAffinityTermBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
-        self.inner.mismatch_label_keys = Some(
-            items.into_iter().map(Into::into).collect(),
-        );
+        self.inner.mismatch_label_keys = Some(items.into_iter().map(Into::into).collect());
         self
     }
 
@@ -307,10 +257,7 @@ impl PodAffinityTermBuilder {
     /// Static list of namespaces to consider.
     ///
     /// Replaces the whole list; [`namespace`](Self::namespace) appends one item.
-    pub fn namespaces(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn namespaces(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.inner.namespaces = Some(items.into_iter().map(Into::into).collect());
         self
     }

@@ -26,22 +26,16 @@ pub struct PodCertificateProjection {
 
 impl ::serde::Serialize for PodCertificateProjection {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            2,
-            &[
-                self.certificate_chain_path.is_some(),
-                self.credential_bundle_path.is_some(),
-                self.key_path.is_some(),
-                self.max_expiration_seconds.is_some(),
-                self.user_annotations.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(2, &[
+            self.certificate_chain_path.is_some(),
+            self.credential_bundle_path.is_some(),
+            self.key_path.is_some(),
+            self.max_expiration_seconds.is_some(),
+            self.user_annotations.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
@@ -73,10 +67,9 @@ impl ::serde::Serialize for PodCertificateProjection {
 
 impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PodCertificateProjectionVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -100,29 +93,18 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
                 "signerName",
                 "userAnnotations",
             ];
+
             type Field = PodCertificateProjectionField;
 
             fn field(name: &str) -> Option<PodCertificateProjectionField> {
                 match name {
-                    "certificateChainPath" => {
-                        Some(PodCertificateProjectionField::certificate_chain_path)
-                    }
-
-                    "credentialBundlePath" => {
-                        Some(PodCertificateProjectionField::credential_bundle_path)
-                    }
-
+                    "certificateChainPath" => Some(PodCertificateProjectionField::certificate_chain_path),
+                    "credentialBundlePath" => Some(PodCertificateProjectionField::credential_bundle_path),
                     "keyPath" => Some(PodCertificateProjectionField::key_path),
                     "keyType" => Some(PodCertificateProjectionField::key_type),
-                    "maxExpirationSeconds" => {
-                        Some(PodCertificateProjectionField::max_expiration_seconds)
-                    }
-
+                    "maxExpirationSeconds" => Some(PodCertificateProjectionField::max_expiration_seconds),
                     "signerName" => Some(PodCertificateProjectionField::signer_name),
-                    "userAnnotations" => {
-                        Some(PodCertificateProjectionField::user_annotations)
-                    }
-
+                    "userAnnotations" => Some(PodCertificateProjectionField::user_annotations),
                     _ => None,
                 }
             }
@@ -131,10 +113,7 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
         impl<'de> ::serde::de::Visitor<'de> for PodCertificateProjectionVisitor {
             type Value = PodCertificateProjection;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodCertificateProjection")
             }
 
@@ -151,9 +130,9 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
                 let mut user_annotations = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PodCertificateProjectionField::certificate_chain_path) => {
                             serde_struct::value(
@@ -162,7 +141,6 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
                                 "certificateChainPath",
                             )
                         }
-
                         Some(PodCertificateProjectionField::credential_bundle_path) => {
                             serde_struct::value(
                                 &mut map,
@@ -170,15 +148,12 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
                                 "credentialBundlePath",
                             )
                         }
-
                         Some(PodCertificateProjectionField::key_path) => {
                             serde_struct::value(&mut map, &mut key_path, "keyPath")
                         }
-
                         Some(PodCertificateProjectionField::key_type) => {
                             serde_struct::value(&mut map, &mut key_type, "keyType")
                         }
-
                         Some(PodCertificateProjectionField::max_expiration_seconds) => {
                             serde_struct::value(
                                 &mut map,
@@ -186,37 +161,22 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
                                 "maxExpirationSeconds",
                             )
                         }
-
                         Some(PodCertificateProjectionField::signer_name) => {
                             serde_struct::value(&mut map, &mut signer_name, "signerName")
                         }
-
                         Some(PodCertificateProjectionField::user_annotations) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut user_annotations,
-                                "userAnnotations",
-                            )
+                            serde_struct::value(&mut map, &mut user_annotations, "userAnnotations")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(PodCertificateProjection {
-                    certificate_chain_path: serde_struct::optional(
-                        certificate_chain_path,
-                    ),
-                    credential_bundle_path: serde_struct::optional(
-                        credential_bundle_path,
-                    ),
+                    certificate_chain_path: serde_struct::optional(certificate_chain_path),
+                    credential_bundle_path: serde_struct::optional(credential_bundle_path),
                     key_path: serde_struct::optional(key_path),
                     key_type: serde_struct::required(key_type, "keyType")?,
-                    max_expiration_seconds: serde_struct::optional(
-                        max_expiration_seconds,
-                    ),
+                    max_expiration_seconds: serde_struct::optional(max_expiration_seconds),
                     signer_name: serde_struct::required(signer_name, "signerName")?,
                     user_annotations: serde_struct::optional(user_annotations),
                     unknown_fields,
@@ -224,12 +184,11 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "PodCertificateProjection",
-                <PodCertificateProjectionVisitor as serde_struct::Fields>::NAMES,
-                PodCertificateProjectionVisitor,
-            )
+        deserializer.deserialize_struct(
+            "PodCertificateProjection",
+            <PodCertificateProjectionVisitor as serde_struct::Fields>::NAMES,
+            PodCertificateProjectionVisitor,
+        )
     }
 }
 
@@ -320,15 +279,8 @@ impl PodCertificateProjectionBuilder {
     /// Extra information passed verbatim to the signer.
     ///
     /// Inserts one entry into `user_annotations`, replacing any value under the same key; [`user_annotations`](Self::user_annotations) replaces the whole map.
-    pub fn user_annotation(
-        mut self,
-        key: impl Into<String>,
-        value: impl Into<String>,
-    ) -> Self {
-        self.inner
-            .user_annotations
-            .get_or_insert_default()
-            .insert(key.into(), value.into());
+    pub fn user_annotation(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.inner.user_annotations.get_or_insert_default().insert(key.into(), value.into());
         self
     }
 

@@ -26,28 +26,18 @@ pub struct PodCondition {
 
 impl ::serde::Serialize for PodCondition {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            2,
-            &[
-                self.last_probe_time.is_some(),
-                self.last_transition_time.is_some(),
-                self.message.is_some(),
-                self.observed_generation.is_some(),
-                self.reason.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(2, &[
+            self.last_probe_time.is_some(),
+            self.last_transition_time.is_some(),
+            self.message.is_some(),
+            self.observed_generation.is_some(),
+            self.reason.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "lastProbeTime",
-            self.last_probe_time.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "lastProbeTime", self.last_probe_time.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "lastTransitionTime",
@@ -69,10 +59,9 @@ impl ::serde::Serialize for PodCondition {
 
 impl<'de> ::serde::Deserialize<'de> for PodCondition {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PodConditionVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -96,6 +85,7 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
                 "status",
                 "type",
             ];
+
             type Field = PodConditionField;
 
             fn field(name: &str) -> Option<PodConditionField> {
@@ -115,10 +105,7 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
         impl<'de> ::serde::de::Visitor<'de> for PodConditionVisitor {
             type Value = PodCondition;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodCondition")
             }
 
@@ -135,18 +122,13 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
                 let mut type_ = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PodConditionField::last_probe_time) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut last_probe_time,
-                                "lastProbeTime",
-                            )
+                            serde_struct::value(&mut map, &mut last_probe_time, "lastProbeTime")
                         }
-
                         Some(PodConditionField::last_transition_time) => {
                             serde_struct::value(
                                 &mut map,
@@ -154,11 +136,9 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
                                 "lastTransitionTime",
                             )
                         }
-
                         Some(PodConditionField::message) => {
                             serde_struct::value(&mut map, &mut message, "message")
                         }
-
                         Some(PodConditionField::observed_generation) => {
                             serde_struct::value(
                                 &mut map,
@@ -166,22 +146,16 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
                                 "observedGeneration",
                             )
                         }
-
                         Some(PodConditionField::reason) => {
                             serde_struct::value(&mut map, &mut reason, "reason")
                         }
-
                         Some(PodConditionField::status) => {
                             serde_struct::value(&mut map, &mut status, "status")
                         }
-
                         Some(PodConditionField::type_) => {
                             serde_struct::value(&mut map, &mut type_, "type")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -198,12 +172,11 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "PodCondition",
-                <PodConditionVisitor as serde_struct::Fields>::NAMES,
-                PodConditionVisitor,
-            )
+        deserializer.deserialize_struct(
+            "PodCondition",
+            <PodConditionVisitor as serde_struct::Fields>::NAMES,
+            PodConditionVisitor,
+        )
     }
 }
 

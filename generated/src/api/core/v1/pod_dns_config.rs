@@ -18,26 +18,16 @@ pub struct PodDNSConfig {
 
 impl ::serde::Serialize for PodDNSConfig {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.nameservers.is_some(),
-                self.options.is_some(),
-                self.searches.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.nameservers.is_some(),
+            self.options.is_some(),
+            self.searches.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "nameservers",
-            self.nameservers.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "nameservers", self.nameservers.as_ref())?;
         serde_struct::optional_entry(&mut state, "options", self.options.as_ref())?;
         serde_struct::optional_entry(&mut state, "searches", self.searches.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -47,10 +37,9 @@ impl ::serde::Serialize for PodDNSConfig {
 
 impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PodDNSConfigVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -61,11 +50,8 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
         }
 
         impl serde_struct::Fields for PodDNSConfigVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "nameservers",
-                "options",
-                "searches",
-            ];
+            const NAMES: &'static [&'static str] = &["nameservers", "options", "searches"];
+
             type Field = PodDNSConfigField;
 
             fn field(name: &str) -> Option<PodDNSConfigField> {
@@ -81,10 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
         impl<'de> ::serde::de::Visitor<'de> for PodDNSConfigVisitor {
             type Value = PodDNSConfig;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodDNSConfig")
             }
 
@@ -97,29 +80,20 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
                 let mut searches = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PodDNSConfigField::nameservers) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut nameservers,
-                                "nameservers",
-                            )
+                            serde_struct::value(&mut map, &mut nameservers, "nameservers")
                         }
-
                         Some(PodDNSConfigField::options) => {
                             serde_struct::value(&mut map, &mut options, "options")
                         }
-
                         Some(PodDNSConfigField::searches) => {
                             serde_struct::value(&mut map, &mut searches, "searches")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -132,12 +106,11 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "PodDNSConfig",
-                <PodDNSConfigVisitor as serde_struct::Fields>::NAMES,
-                PodDNSConfigVisitor,
-            )
+        deserializer.deserialize_struct(
+            "PodDNSConfig",
+            <PodDNSConfigVisitor as serde_struct::Fields>::NAMES,
+            PodDNSConfigVisitor,
+        )
     }
 }
 
@@ -162,10 +135,7 @@ impl PodDNSConfigBuilder {
     /// Additional DNS server IP addresses.
     ///
     /// Replaces the whole list; [`nameserver`](Self::nameserver) appends one item.
-    pub fn nameservers(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn nameservers(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.inner.nameservers = Some(items.into_iter().map(Into::into).collect());
         self
     }
@@ -183,9 +153,7 @@ impl PodDNSConfigBuilder {
     /// Replaces the whole list; [`option`](Self::option) appends one item.
     pub fn options(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::PodDNSConfigOption>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodDNSConfigOption>>,
     ) -> Self {
         self.inner.options = Some(items.into_iter().map(Into::into).collect());
         self
@@ -194,10 +162,7 @@ impl PodDNSConfigBuilder {
     /// Additional resolver options.
     ///
     /// Appends one item to `options`; [`options`](Self::options) replaces the whole list.
-    pub fn option(
-        mut self,
-        item: impl Into<crate::api::core::v1::PodDNSConfigOption>,
-    ) -> Self {
+    pub fn option(mut self, item: impl Into<crate::api::core::v1::PodDNSConfigOption>) -> Self {
         self.inner.options.get_or_insert_default().push(item.into());
         self
     }
@@ -205,10 +170,7 @@ impl PodDNSConfigBuilder {
     /// Additional DNS search domains.
     ///
     /// Replaces the whole list; [`search`](Self::search) appends one item.
-    pub fn searches(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn searches(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.inner.searches = Some(items.into_iter().map(Into::into).collect());
         self
     }

@@ -16,10 +16,7 @@ pub struct PodExtendedResourceClaimStatus {
 
 impl ::serde::Serialize for PodExtendedResourceClaimStatus {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = 2 + self.unknown_fields.len();
@@ -33,10 +30,9 @@ impl ::serde::Serialize for PodExtendedResourceClaimStatus {
 
 impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PodExtendedResourceClaimStatusVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -46,22 +42,14 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
         }
 
         impl serde_struct::Fields for PodExtendedResourceClaimStatusVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "requestMappings",
-                "resourceClaimName",
-            ];
+            const NAMES: &'static [&'static str] = &["requestMappings", "resourceClaimName"];
+
             type Field = PodExtendedResourceClaimStatusField;
 
             fn field(name: &str) -> Option<PodExtendedResourceClaimStatusField> {
                 match name {
-                    "requestMappings" => {
-                        Some(PodExtendedResourceClaimStatusField::request_mappings)
-                    }
-
-                    "resourceClaimName" => {
-                        Some(PodExtendedResourceClaimStatusField::resource_claim_name)
-                    }
-
+                    "requestMappings" => Some(PodExtendedResourceClaimStatusField::request_mappings),
+                    "resourceClaimName" => Some(PodExtendedResourceClaimStatusField::resource_claim_name),
                     _ => None,
                 }
             }
@@ -70,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
         impl<'de> ::serde::de::Visitor<'de> for PodExtendedResourceClaimStatusVisitor {
             type Value = PodExtendedResourceClaimStatus;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodExtendedResourceClaimStatus")
             }
 
@@ -85,54 +70,37 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
                 let mut resource_claim_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PodExtendedResourceClaimStatusField::request_mappings) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut request_mappings,
-                                "requestMappings",
-                            )
+                            serde_struct::value(&mut map, &mut request_mappings, "requestMappings")
                         }
-
-                        Some(
-                            PodExtendedResourceClaimStatusField::resource_claim_name,
-                        ) => {
+                        Some(PodExtendedResourceClaimStatusField::resource_claim_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut resource_claim_name,
                                 "resourceClaimName",
                             )
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(PodExtendedResourceClaimStatus {
-                    request_mappings: serde_struct::required(
-                        request_mappings,
-                        "requestMappings",
-                    )?,
-                    resource_claim_name: serde_struct::required(
-                        resource_claim_name,
-                        "resourceClaimName",
-                    )?,
+                    request_mappings: serde_struct::required(request_mappings, "requestMappings")?,
+                    resource_claim_name: serde_struct::required(resource_claim_name, "resourceClaimName")?,
                     unknown_fields,
                 })
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "PodExtendedResourceClaimStatus",
-                <PodExtendedResourceClaimStatusVisitor as serde_struct::Fields>::NAMES,
-                PodExtendedResourceClaimStatusVisitor,
-            )
+        deserializer.deserialize_struct(
+            "PodExtendedResourceClaimStatus",
+            <PodExtendedResourceClaimStatusVisitor as serde_struct::Fields>::NAMES,
+            PodExtendedResourceClaimStatusVisitor,
+        )
     }
 }
 
@@ -173,9 +141,7 @@ impl PodExtendedResourceClaimStatusBuilder {
     /// Replaces the whole list; [`request_mapping`](Self::request_mapping) appends one item.
     pub fn request_mappings(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::ContainerExtendedResourceRequest>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerExtendedResourceRequest>>,
     ) -> Self {
         self.inner.request_mappings = items.into_iter().map(Into::into).collect();
         self

@@ -14,10 +14,7 @@ pub struct PodIP {
 
 impl ::serde::Serialize for PodIP {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = 1 + self.unknown_fields.len();
@@ -30,10 +27,9 @@ impl ::serde::Serialize for PodIP {
 
 impl<'de> ::serde::Deserialize<'de> for PodIP {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PodIPVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -43,6 +39,7 @@ impl<'de> ::serde::Deserialize<'de> for PodIP {
 
         impl serde_struct::Fields for PodIPVisitor {
             const NAMES: &'static [&'static str] = &["ip"];
+
             type Field = PodIPField;
 
             fn field(name: &str) -> Option<PodIPField> {
@@ -56,10 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for PodIP {
         impl<'de> ::serde::de::Visitor<'de> for PodIPVisitor {
             type Value = PodIP;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodIP")
             }
 
@@ -70,17 +64,12 @@ impl<'de> ::serde::Deserialize<'de> for PodIP {
                 let mut ip = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
-                        Some(PodIPField::ip) => {
-                            serde_struct::value(&mut map, &mut ip, "ip")
-                        }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        Some(PodIPField::ip) => serde_struct::value(&mut map, &mut ip, "ip"),
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -91,12 +80,11 @@ impl<'de> ::serde::Deserialize<'de> for PodIP {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "PodIP",
-                <PodIPVisitor as serde_struct::Fields>::NAMES,
-                PodIPVisitor,
-            )
+        deserializer.deserialize_struct(
+            "PodIP",
+            <PodIPVisitor as serde_struct::Fields>::NAMES,
+            PodIPVisitor,
+        )
     }
 }
 

@@ -14,10 +14,7 @@ pub struct PodReadinessGate {
 
 impl ::serde::Serialize for PodReadinessGate {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = 1 + self.unknown_fields.len();
@@ -30,10 +27,9 @@ impl ::serde::Serialize for PodReadinessGate {
 
 impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PodReadinessGateVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -43,6 +39,7 @@ impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
 
         impl serde_struct::Fields for PodReadinessGateVisitor {
             const NAMES: &'static [&'static str] = &["conditionType"];
+
             type Field = PodReadinessGateField;
 
             fn field(name: &str) -> Option<PodReadinessGateField> {
@@ -56,10 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
         impl<'de> ::serde::de::Visitor<'de> for PodReadinessGateVisitor {
             type Value = PodReadinessGate;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodReadinessGate")
             }
 
@@ -70,40 +64,29 @@ impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
                 let mut condition_type = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PodReadinessGateField::condition_type) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut condition_type,
-                                "conditionType",
-                            )
+                            serde_struct::value(&mut map, &mut condition_type, "conditionType")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(PodReadinessGate {
-                    condition_type: serde_struct::required(
-                        condition_type,
-                        "conditionType",
-                    )?,
+                    condition_type: serde_struct::required(condition_type, "conditionType")?,
                     unknown_fields,
                 })
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "PodReadinessGate",
-                <PodReadinessGateVisitor as serde_struct::Fields>::NAMES,
-                PodReadinessGateVisitor,
-            )
+        deserializer.deserialize_struct(
+            "PodReadinessGate",
+            <PodReadinessGateVisitor as serde_struct::Fields>::NAMES,
+            PodReadinessGateVisitor,
+        )
     }
 }
 

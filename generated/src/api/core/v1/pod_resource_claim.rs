@@ -18,19 +18,13 @@ pub struct PodResourceClaim {
 
 impl ::serde::Serialize for PodResourceClaim {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.resource_claim_name.is_some(),
-                self.resource_claim_template_name.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.resource_claim_name.is_some(),
+            self.resource_claim_template_name.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("name", &self.name)?;
         serde_struct::optional_entry(
@@ -50,10 +44,9 @@ impl ::serde::Serialize for PodResourceClaim {
 
 impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PodResourceClaimVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -69,19 +62,14 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
                 "resourceClaimName",
                 "resourceClaimTemplateName",
             ];
+
             type Field = PodResourceClaimField;
 
             fn field(name: &str) -> Option<PodResourceClaimField> {
                 match name {
                     "name" => Some(PodResourceClaimField::name),
-                    "resourceClaimName" => {
-                        Some(PodResourceClaimField::resource_claim_name)
-                    }
-
-                    "resourceClaimTemplateName" => {
-                        Some(PodResourceClaimField::resource_claim_template_name)
-                    }
-
+                    "resourceClaimName" => Some(PodResourceClaimField::resource_claim_name),
+                    "resourceClaimTemplateName" => Some(PodResourceClaimField::resource_claim_template_name),
                     _ => None,
                 }
             }
@@ -90,10 +78,7 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
         impl<'de> ::serde::de::Visitor<'de> for PodResourceClaimVisitor {
             type Value = PodResourceClaim;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodResourceClaim")
             }
 
@@ -106,14 +91,13 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
                 let mut resource_claim_template_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PodResourceClaimField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(PodResourceClaimField::resource_claim_name) => {
                             serde_struct::value(
                                 &mut map,
@@ -121,7 +105,6 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
                                 "resourceClaimName",
                             )
                         }
-
                         Some(PodResourceClaimField::resource_claim_template_name) => {
                             serde_struct::value(
                                 &mut map,
@@ -129,30 +112,24 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
                                 "resourceClaimTemplateName",
                             )
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(PodResourceClaim {
                     name: serde_struct::required(name, "name")?,
                     resource_claim_name: serde_struct::optional(resource_claim_name),
-                    resource_claim_template_name: serde_struct::optional(
-                        resource_claim_template_name,
-                    ),
+                    resource_claim_template_name: serde_struct::optional(resource_claim_template_name),
                     unknown_fields,
                 })
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "PodResourceClaim",
-                <PodResourceClaimVisitor as serde_struct::Fields>::NAMES,
-                PodResourceClaimVisitor,
-            )
+        deserializer.deserialize_struct(
+            "PodResourceClaim",
+            <PodResourceClaimVisitor as serde_struct::Fields>::NAMES,
+            PodResourceClaimVisitor,
+        )
     }
 }
 

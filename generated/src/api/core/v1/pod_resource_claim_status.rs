@@ -16,14 +16,12 @@ pub struct PodResourceClaimStatus {
 
 impl ::serde::Serialize for PodResourceClaimStatus {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.resource_claim_name.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.resource_claim_name.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("name", &self.name)?;
         serde_struct::optional_entry(
@@ -38,10 +36,9 @@ impl ::serde::Serialize for PodResourceClaimStatus {
 
 impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PodResourceClaimStatusVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -52,15 +49,13 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
 
         impl serde_struct::Fields for PodResourceClaimStatusVisitor {
             const NAMES: &'static [&'static str] = &["name", "resourceClaimName"];
+
             type Field = PodResourceClaimStatusField;
 
             fn field(name: &str) -> Option<PodResourceClaimStatusField> {
                 match name {
                     "name" => Some(PodResourceClaimStatusField::name),
-                    "resourceClaimName" => {
-                        Some(PodResourceClaimStatusField::resource_claim_name)
-                    }
-
+                    "resourceClaimName" => Some(PodResourceClaimStatusField::resource_claim_name),
                     _ => None,
                 }
             }
@@ -69,10 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
         impl<'de> ::serde::de::Visitor<'de> for PodResourceClaimStatusVisitor {
             type Value = PodResourceClaimStatus;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodResourceClaimStatus")
             }
 
@@ -84,14 +76,13 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
                 let mut resource_claim_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PodResourceClaimStatusField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(PodResourceClaimStatusField::resource_claim_name) => {
                             serde_struct::value(
                                 &mut map,
@@ -99,10 +90,7 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
                                 "resourceClaimName",
                             )
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -114,12 +102,11 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "PodResourceClaimStatus",
-                <PodResourceClaimStatusVisitor as serde_struct::Fields>::NAMES,
-                PodResourceClaimStatusVisitor,
-            )
+        deserializer.deserialize_struct(
+            "PodResourceClaimStatus",
+            <PodResourceClaimStatusVisitor as serde_struct::Fields>::NAMES,
+            PodResourceClaimStatusVisitor,
+        )
     }
 }
 

@@ -38,30 +38,24 @@ pub struct PodSecurityContext {
 
 impl ::serde::Serialize for PodSecurityContext {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.app_armor_profile.is_some(),
-                self.fs_group.is_some(),
-                self.fs_group_change_policy.is_some(),
-                self.run_as_group.is_some(),
-                self.run_as_non_root.is_some(),
-                self.run_as_user.is_some(),
-                self.se_linux_change_policy.is_some(),
-                self.se_linux_options.is_some(),
-                self.seccomp_profile.is_some(),
-                self.supplemental_groups.is_some(),
-                self.supplemental_groups_policy.is_some(),
-                self.sysctls.is_some(),
-                self.windows_options.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.app_armor_profile.is_some(),
+            self.fs_group.is_some(),
+            self.fs_group_change_policy.is_some(),
+            self.run_as_group.is_some(),
+            self.run_as_non_root.is_some(),
+            self.run_as_user.is_some(),
+            self.se_linux_change_policy.is_some(),
+            self.se_linux_options.is_some(),
+            self.seccomp_profile.is_some(),
+            self.supplemental_groups.is_some(),
+            self.supplemental_groups_policy.is_some(),
+            self.sysctls.is_some(),
+            self.windows_options.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
@@ -74,36 +68,16 @@ impl ::serde::Serialize for PodSecurityContext {
             "fsGroupChangePolicy",
             self.fs_group_change_policy.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "runAsGroup",
-            self.run_as_group.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "runAsNonRoot",
-            self.run_as_non_root.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "runAsUser",
-            self.run_as_user.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "runAsGroup", self.run_as_group.as_ref())?;
+        serde_struct::optional_entry(&mut state, "runAsNonRoot", self.run_as_non_root.as_ref())?;
+        serde_struct::optional_entry(&mut state, "runAsUser", self.run_as_user.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "seLinuxChangePolicy",
             self.se_linux_change_policy.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "seLinuxOptions",
-            self.se_linux_options.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "seccompProfile",
-            self.seccomp_profile.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "seLinuxOptions", self.se_linux_options.as_ref())?;
+        serde_struct::optional_entry(&mut state, "seccompProfile", self.seccomp_profile.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "supplementalGroups",
@@ -115,11 +89,7 @@ impl ::serde::Serialize for PodSecurityContext {
             self.supplemental_groups_policy.as_ref(),
         )?;
         serde_struct::optional_entry(&mut state, "sysctls", self.sysctls.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "windowsOptions",
-            self.windows_options.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "windowsOptions", self.windows_options.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -127,10 +97,9 @@ impl ::serde::Serialize for PodSecurityContext {
 
 impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PodSecurityContextVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -166,33 +135,22 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                 "sysctls",
                 "windowsOptions",
             ];
+
             type Field = PodSecurityContextField;
 
             fn field(name: &str) -> Option<PodSecurityContextField> {
                 match name {
                     "appArmorProfile" => Some(PodSecurityContextField::app_armor_profile),
                     "fsGroup" => Some(PodSecurityContextField::fs_group),
-                    "fsGroupChangePolicy" => {
-                        Some(PodSecurityContextField::fs_group_change_policy)
-                    }
-
+                    "fsGroupChangePolicy" => Some(PodSecurityContextField::fs_group_change_policy),
                     "runAsGroup" => Some(PodSecurityContextField::run_as_group),
                     "runAsNonRoot" => Some(PodSecurityContextField::run_as_non_root),
                     "runAsUser" => Some(PodSecurityContextField::run_as_user),
-                    "seLinuxChangePolicy" => {
-                        Some(PodSecurityContextField::se_linux_change_policy)
-                    }
-
+                    "seLinuxChangePolicy" => Some(PodSecurityContextField::se_linux_change_policy),
                     "seLinuxOptions" => Some(PodSecurityContextField::se_linux_options),
                     "seccompProfile" => Some(PodSecurityContextField::seccomp_profile),
-                    "supplementalGroups" => {
-                        Some(PodSecurityContextField::supplemental_groups)
-                    }
-
-                    "supplementalGroupsPolicy" => {
-                        Some(PodSecurityContextField::supplemental_groups_policy)
-                    }
-
+                    "supplementalGroups" => Some(PodSecurityContextField::supplemental_groups),
+                    "supplementalGroupsPolicy" => Some(PodSecurityContextField::supplemental_groups_policy),
                     "sysctls" => Some(PodSecurityContextField::sysctls),
                     "windowsOptions" => Some(PodSecurityContextField::windows_options),
                     _ => None,
@@ -203,10 +161,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
         impl<'de> ::serde::de::Visitor<'de> for PodSecurityContextVisitor {
             type Value = PodSecurityContext;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodSecurityContext")
             }
 
@@ -229,22 +184,16 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                 let mut windows_options = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PodSecurityContextField::app_armor_profile) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut app_armor_profile,
-                                "appArmorProfile",
-                            )
+                            serde_struct::value(&mut map, &mut app_armor_profile, "appArmorProfile")
                         }
-
                         Some(PodSecurityContextField::fs_group) => {
                             serde_struct::value(&mut map, &mut fs_group, "fsGroup")
                         }
-
                         Some(PodSecurityContextField::fs_group_change_policy) => {
                             serde_struct::value(
                                 &mut map,
@@ -252,27 +201,15 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                                 "fsGroupChangePolicy",
                             )
                         }
-
                         Some(PodSecurityContextField::run_as_group) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut run_as_group,
-                                "runAsGroup",
-                            )
+                            serde_struct::value(&mut map, &mut run_as_group, "runAsGroup")
                         }
-
                         Some(PodSecurityContextField::run_as_non_root) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut run_as_non_root,
-                                "runAsNonRoot",
-                            )
+                            serde_struct::value(&mut map, &mut run_as_non_root, "runAsNonRoot")
                         }
-
                         Some(PodSecurityContextField::run_as_user) => {
                             serde_struct::value(&mut map, &mut run_as_user, "runAsUser")
                         }
-
                         Some(PodSecurityContextField::se_linux_change_policy) => {
                             serde_struct::value(
                                 &mut map,
@@ -280,23 +217,12 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                                 "seLinuxChangePolicy",
                             )
                         }
-
                         Some(PodSecurityContextField::se_linux_options) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut se_linux_options,
-                                "seLinuxOptions",
-                            )
+                            serde_struct::value(&mut map, &mut se_linux_options, "seLinuxOptions")
                         }
-
                         Some(PodSecurityContextField::seccomp_profile) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut seccomp_profile,
-                                "seccompProfile",
-                            )
+                            serde_struct::value(&mut map, &mut seccomp_profile, "seccompProfile")
                         }
-
                         Some(PodSecurityContextField::supplemental_groups) => {
                             serde_struct::value(
                                 &mut map,
@@ -304,7 +230,6 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                                 "supplementalGroups",
                             )
                         }
-
                         Some(PodSecurityContextField::supplemental_groups_policy) => {
                             serde_struct::value(
                                 &mut map,
@@ -312,43 +237,28 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                                 "supplementalGroupsPolicy",
                             )
                         }
-
                         Some(PodSecurityContextField::sysctls) => {
                             serde_struct::value(&mut map, &mut sysctls, "sysctls")
                         }
-
                         Some(PodSecurityContextField::windows_options) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut windows_options,
-                                "windowsOptions",
-                            )
+                            serde_struct::value(&mut map, &mut windows_options, "windowsOptions")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(PodSecurityContext {
                     app_armor_profile: serde_struct::optional(app_armor_profile),
                     fs_group: serde_struct::optional(fs_group),
-                    fs_group_change_policy: serde_struct::optional(
-                        fs_group_change_policy,
-                    ),
+                    fs_group_change_policy: serde_struct::optional(fs_group_change_policy),
                     run_as_group: serde_struct::optional(run_as_group),
                     run_as_non_root: serde_struct::optional(run_as_non_root),
                     run_as_user: serde_struct::optional(run_as_user),
-                    se_linux_change_policy: serde_struct::optional(
-                        se_linux_change_policy,
-                    ),
+                    se_linux_change_policy: serde_struct::optional(se_linux_change_policy),
                     se_linux_options: serde_struct::optional(se_linux_options),
                     seccomp_profile: serde_struct::optional(seccomp_profile),
                     supplemental_groups: serde_struct::optional(supplemental_groups),
-                    supplemental_groups_policy: serde_struct::optional(
-                        supplemental_groups_policy,
-                    ),
+                    supplemental_groups_policy: serde_struct::optional(supplemental_groups_policy),
                     sysctls: serde_struct::optional(sysctls),
                     windows_options: serde_struct::optional(windows_options),
                     unknown_fields,
@@ -356,12 +266,11 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "PodSecurityContext",
-                <PodSecurityContextVisitor as serde_struct::Fields>::NAMES,
-                PodSecurityContextVisitor,
-            )
+        deserializer.deserialize_struct(
+            "PodSecurityContext",
+            <PodSecurityContextVisitor as serde_struct::Fields>::NAMES,
+            PodSecurityContextVisitor,
+        )
     }
 }
 
@@ -449,13 +358,8 @@ impl PodSecurityContextBuilder {
     /// Extra group IDs for the first process of each container.
     ///
     /// Replaces the whole list; [`supplemental_group`](Self::supplemental_group) appends one item.
-    pub fn supplemental_groups(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<i64>>,
-    ) -> Self {
-        self.inner.supplemental_groups = Some(
-            items.into_iter().map(Into::into).collect(),
-        );
+    pub fn supplemental_groups(mut self, items: impl IntoIterator<Item = impl Into<i64>>) -> Self {
+        self.inner.supplemental_groups = Some(items.into_iter().map(Into::into).collect());
         self
     }
 

@@ -103,58 +103,52 @@ pub struct PodSpec {
 
 impl ::serde::Serialize for PodSpec {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.active_deadline_seconds.is_some(),
-                self.affinity.is_some(),
-                self.automount_service_account_token.is_some(),
-                self.dns_config.is_some(),
-                self.dns_policy.is_some(),
-                self.enable_service_links.is_some(),
-                self.ephemeral_containers.is_some(),
-                self.host_aliases.is_some(),
-                self.host_ipc.is_some(),
-                self.host_network.is_some(),
-                self.host_pid.is_some(),
-                self.host_users.is_some(),
-                self.hostname.is_some(),
-                self.hostname_override.is_some(),
-                self.image_pull_secrets.is_some(),
-                self.init_containers.is_some(),
-                self.node_name.is_some(),
-                self.node_selector.is_some(),
-                self.os.is_some(),
-                self.overhead.is_some(),
-                self.preemption_policy.is_some(),
-                self.priority.is_some(),
-                self.priority_class_name.is_some(),
-                self.readiness_gates.is_some(),
-                self.resource_claims.is_some(),
-                self.resources.is_some(),
-                self.restart_policy.is_some(),
-                self.runtime_class_name.is_some(),
-                self.scheduler_name.is_some(),
-                self.scheduling_gates.is_some(),
-                self.security_context.is_some(),
-                self.service_account.is_some(),
-                self.service_account_name.is_some(),
-                self.set_hostname_as_fqdn.is_some(),
-                self.share_process_namespace.is_some(),
-                self.subdomain.is_some(),
-                self.termination_grace_period_seconds.is_some(),
-                self.tolerations.is_some(),
-                self.topology_spread_constraints.is_some(),
-                self.volumes.is_some(),
-                self.workload_ref.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.active_deadline_seconds.is_some(),
+            self.affinity.is_some(),
+            self.automount_service_account_token.is_some(),
+            self.dns_config.is_some(),
+            self.dns_policy.is_some(),
+            self.enable_service_links.is_some(),
+            self.ephemeral_containers.is_some(),
+            self.host_aliases.is_some(),
+            self.host_ipc.is_some(),
+            self.host_network.is_some(),
+            self.host_pid.is_some(),
+            self.host_users.is_some(),
+            self.hostname.is_some(),
+            self.hostname_override.is_some(),
+            self.image_pull_secrets.is_some(),
+            self.init_containers.is_some(),
+            self.node_name.is_some(),
+            self.node_selector.is_some(),
+            self.os.is_some(),
+            self.overhead.is_some(),
+            self.preemption_policy.is_some(),
+            self.priority.is_some(),
+            self.priority_class_name.is_some(),
+            self.readiness_gates.is_some(),
+            self.resource_claims.is_some(),
+            self.resources.is_some(),
+            self.restart_policy.is_some(),
+            self.runtime_class_name.is_some(),
+            self.scheduler_name.is_some(),
+            self.scheduling_gates.is_some(),
+            self.security_context.is_some(),
+            self.service_account.is_some(),
+            self.service_account_name.is_some(),
+            self.set_hostname_as_fqdn.is_some(),
+            self.share_process_namespace.is_some(),
+            self.subdomain.is_some(),
+            self.termination_grace_period_seconds.is_some(),
+            self.tolerations.is_some(),
+            self.topology_spread_constraints.is_some(),
+            self.volumes.is_some(),
+            self.workload_ref.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
@@ -180,17 +174,9 @@ impl ::serde::Serialize for PodSpec {
             "ephemeralContainers",
             self.ephemeral_containers.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "hostAliases",
-            self.host_aliases.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "hostAliases", self.host_aliases.as_ref())?;
         serde_struct::optional_entry(&mut state, "hostIPC", self.host_ipc.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "hostNetwork",
-            self.host_network.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "hostNetwork", self.host_network.as_ref())?;
         serde_struct::optional_entry(&mut state, "hostPID", self.host_pid.as_ref())?;
         serde_struct::optional_entry(&mut state, "hostUsers", self.host_users.as_ref())?;
         serde_struct::optional_entry(&mut state, "hostname", self.hostname.as_ref())?;
@@ -204,17 +190,9 @@ impl ::serde::Serialize for PodSpec {
             "imagePullSecrets",
             self.image_pull_secrets.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "initContainers",
-            self.init_containers.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "initContainers", self.init_containers.as_ref())?;
         serde_struct::optional_entry(&mut state, "nodeName", self.node_name.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "nodeSelector",
-            self.node_selector.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "nodeSelector", self.node_selector.as_ref())?;
         serde_struct::optional_entry(&mut state, "os", self.os.as_ref())?;
         serde_struct::optional_entry(&mut state, "overhead", self.overhead.as_ref())?;
         serde_struct::optional_entry(
@@ -228,32 +206,16 @@ impl ::serde::Serialize for PodSpec {
             "priorityClassName",
             self.priority_class_name.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "readinessGates",
-            self.readiness_gates.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "resourceClaims",
-            self.resource_claims.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "readinessGates", self.readiness_gates.as_ref())?;
+        serde_struct::optional_entry(&mut state, "resourceClaims", self.resource_claims.as_ref())?;
         serde_struct::optional_entry(&mut state, "resources", self.resources.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "restartPolicy",
-            self.restart_policy.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "restartPolicy", self.restart_policy.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "runtimeClassName",
             self.runtime_class_name.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "schedulerName",
-            self.scheduler_name.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "schedulerName", self.scheduler_name.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "schedulingGates",
@@ -264,11 +226,7 @@ impl ::serde::Serialize for PodSpec {
             "securityContext",
             self.security_context.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "serviceAccount",
-            self.service_account.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "serviceAccount", self.service_account.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "serviceAccountName",
@@ -290,22 +248,14 @@ impl ::serde::Serialize for PodSpec {
             "terminationGracePeriodSeconds",
             self.termination_grace_period_seconds.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "tolerations",
-            self.tolerations.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "tolerations", self.tolerations.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "topologySpreadConstraints",
             self.topology_spread_constraints.as_ref(),
         )?;
         serde_struct::optional_entry(&mut state, "volumes", self.volumes.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "workloadRef",
-            self.workload_ref.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "workloadRef", self.workload_ref.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -313,10 +263,9 @@ impl ::serde::Serialize for PodSpec {
 
 impl<'de> ::serde::Deserialize<'de> for PodSpec {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PodSpecVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -410,19 +359,14 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                 "volumes",
                 "workloadRef",
             ];
+
             type Field = PodSpecField;
 
             fn field(name: &str) -> Option<PodSpecField> {
                 match name {
-                    "activeDeadlineSeconds" => {
-                        Some(PodSpecField::active_deadline_seconds)
-                    }
-
+                    "activeDeadlineSeconds" => Some(PodSpecField::active_deadline_seconds),
                     "affinity" => Some(PodSpecField::affinity),
-                    "automountServiceAccountToken" => {
-                        Some(PodSpecField::automount_service_account_token)
-                    }
-
+                    "automountServiceAccountToken" => Some(PodSpecField::automount_service_account_token),
                     "containers" => Some(PodSpecField::containers),
                     "dnsConfig" => Some(PodSpecField::dns_config),
                     "dnsPolicy" => Some(PodSpecField::dns_policy),
@@ -455,20 +399,11 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                     "serviceAccount" => Some(PodSpecField::service_account),
                     "serviceAccountName" => Some(PodSpecField::service_account_name),
                     "setHostnameAsFQDN" => Some(PodSpecField::set_hostname_as_fqdn),
-                    "shareProcessNamespace" => {
-                        Some(PodSpecField::share_process_namespace)
-                    }
-
+                    "shareProcessNamespace" => Some(PodSpecField::share_process_namespace),
                     "subdomain" => Some(PodSpecField::subdomain),
-                    "terminationGracePeriodSeconds" => {
-                        Some(PodSpecField::termination_grace_period_seconds)
-                    }
-
+                    "terminationGracePeriodSeconds" => Some(PodSpecField::termination_grace_period_seconds),
                     "tolerations" => Some(PodSpecField::tolerations),
-                    "topologySpreadConstraints" => {
-                        Some(PodSpecField::topology_spread_constraints)
-                    }
-
+                    "topologySpreadConstraints" => Some(PodSpecField::topology_spread_constraints),
                     "volumes" => Some(PodSpecField::volumes),
                     "workloadRef" => Some(PodSpecField::workload_ref),
                     _ => None,
@@ -479,10 +414,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
         impl<'de> ::serde::de::Visitor<'de> for PodSpecVisitor {
             type Value = PodSpec;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodSpec")
             }
 
@@ -534,9 +466,9 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                 let mut workload_ref = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PodSpecField::active_deadline_seconds) => {
                             serde_struct::value(
@@ -545,11 +477,9 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                                 "activeDeadlineSeconds",
                             )
                         }
-
                         Some(PodSpecField::affinity) => {
                             serde_struct::value(&mut map, &mut affinity, "affinity")
                         }
-
                         Some(PodSpecField::automount_service_account_token) => {
                             serde_struct::value(
                                 &mut map,
@@ -557,19 +487,15 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                                 "automountServiceAccountToken",
                             )
                         }
-
                         Some(PodSpecField::containers) => {
                             serde_struct::value(&mut map, &mut containers, "containers")
                         }
-
                         Some(PodSpecField::dns_config) => {
                             serde_struct::value(&mut map, &mut dns_config, "dnsConfig")
                         }
-
                         Some(PodSpecField::dns_policy) => {
                             serde_struct::value(&mut map, &mut dns_policy, "dnsPolicy")
                         }
-
                         Some(PodSpecField::enable_service_links) => {
                             serde_struct::value(
                                 &mut map,
@@ -577,7 +503,6 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                                 "enableServiceLinks",
                             )
                         }
-
                         Some(PodSpecField::ephemeral_containers) => {
                             serde_struct::value(
                                 &mut map,
@@ -585,39 +510,24 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                                 "ephemeralContainers",
                             )
                         }
-
                         Some(PodSpecField::host_aliases) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut host_aliases,
-                                "hostAliases",
-                            )
+                            serde_struct::value(&mut map, &mut host_aliases, "hostAliases")
                         }
-
                         Some(PodSpecField::host_ipc) => {
                             serde_struct::value(&mut map, &mut host_ipc, "hostIPC")
                         }
-
                         Some(PodSpecField::host_network) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut host_network,
-                                "hostNetwork",
-                            )
+                            serde_struct::value(&mut map, &mut host_network, "hostNetwork")
                         }
-
                         Some(PodSpecField::host_pid) => {
                             serde_struct::value(&mut map, &mut host_pid, "hostPID")
                         }
-
                         Some(PodSpecField::host_users) => {
                             serde_struct::value(&mut map, &mut host_users, "hostUsers")
                         }
-
                         Some(PodSpecField::hostname) => {
                             serde_struct::value(&mut map, &mut hostname, "hostname")
                         }
-
                         Some(PodSpecField::hostname_override) => {
                             serde_struct::value(
                                 &mut map,
@@ -625,7 +535,6 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                                 "hostnameOverride",
                             )
                         }
-
                         Some(PodSpecField::image_pull_secrets) => {
                             serde_struct::value(
                                 &mut map,
@@ -633,35 +542,19 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                                 "imagePullSecrets",
                             )
                         }
-
                         Some(PodSpecField::init_containers) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut init_containers,
-                                "initContainers",
-                            )
+                            serde_struct::value(&mut map, &mut init_containers, "initContainers")
                         }
-
                         Some(PodSpecField::node_name) => {
                             serde_struct::value(&mut map, &mut node_name, "nodeName")
                         }
-
                         Some(PodSpecField::node_selector) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut node_selector,
-                                "nodeSelector",
-                            )
+                            serde_struct::value(&mut map, &mut node_selector, "nodeSelector")
                         }
-
-                        Some(PodSpecField::os) => {
-                            serde_struct::value(&mut map, &mut os, "os")
-                        }
-
+                        Some(PodSpecField::os) => serde_struct::value(&mut map, &mut os, "os"),
                         Some(PodSpecField::overhead) => {
                             serde_struct::value(&mut map, &mut overhead, "overhead")
                         }
-
                         Some(PodSpecField::preemption_policy) => {
                             serde_struct::value(
                                 &mut map,
@@ -669,11 +562,9 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                                 "preemptionPolicy",
                             )
                         }
-
                         Some(PodSpecField::priority) => {
                             serde_struct::value(&mut map, &mut priority, "priority")
                         }
-
                         Some(PodSpecField::priority_class_name) => {
                             serde_struct::value(
                                 &mut map,
@@ -681,35 +572,18 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                                 "priorityClassName",
                             )
                         }
-
                         Some(PodSpecField::readiness_gates) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut readiness_gates,
-                                "readinessGates",
-                            )
+                            serde_struct::value(&mut map, &mut readiness_gates, "readinessGates")
                         }
-
                         Some(PodSpecField::resource_claims) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut resource_claims,
-                                "resourceClaims",
-                            )
+                            serde_struct::value(&mut map, &mut resource_claims, "resourceClaims")
                         }
-
                         Some(PodSpecField::resources) => {
                             serde_struct::value(&mut map, &mut resources, "resources")
                         }
-
                         Some(PodSpecField::restart_policy) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut restart_policy,
-                                "restartPolicy",
-                            )
+                            serde_struct::value(&mut map, &mut restart_policy, "restartPolicy")
                         }
-
                         Some(PodSpecField::runtime_class_name) => {
                             serde_struct::value(
                                 &mut map,
@@ -717,39 +591,18 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                                 "runtimeClassName",
                             )
                         }
-
                         Some(PodSpecField::scheduler_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut scheduler_name,
-                                "schedulerName",
-                            )
+                            serde_struct::value(&mut map, &mut scheduler_name, "schedulerName")
                         }
-
                         Some(PodSpecField::scheduling_gates) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut scheduling_gates,
-                                "schedulingGates",
-                            )
+                            serde_struct::value(&mut map, &mut scheduling_gates, "schedulingGates")
                         }
-
                         Some(PodSpecField::security_context) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut security_context,
-                                "securityContext",
-                            )
+                            serde_struct::value(&mut map, &mut security_context, "securityContext")
                         }
-
                         Some(PodSpecField::service_account) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut service_account,
-                                "serviceAccount",
-                            )
+                            serde_struct::value(&mut map, &mut service_account, "serviceAccount")
                         }
-
                         Some(PodSpecField::service_account_name) => {
                             serde_struct::value(
                                 &mut map,
@@ -757,7 +610,6 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                                 "serviceAccountName",
                             )
                         }
-
                         Some(PodSpecField::set_hostname_as_fqdn) => {
                             serde_struct::value(
                                 &mut map,
@@ -765,7 +617,6 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                                 "setHostnameAsFQDN",
                             )
                         }
-
                         Some(PodSpecField::share_process_namespace) => {
                             serde_struct::value(
                                 &mut map,
@@ -773,11 +624,9 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                                 "shareProcessNamespace",
                             )
                         }
-
                         Some(PodSpecField::subdomain) => {
                             serde_struct::value(&mut map, &mut subdomain, "subdomain")
                         }
-
                         Some(PodSpecField::termination_grace_period_seconds) => {
                             serde_struct::value(
                                 &mut map,
@@ -785,15 +634,9 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                                 "terminationGracePeriodSeconds",
                             )
                         }
-
                         Some(PodSpecField::tolerations) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut tolerations,
-                                "tolerations",
-                            )
+                            serde_struct::value(&mut map, &mut tolerations, "tolerations")
                         }
-
                         Some(PodSpecField::topology_spread_constraints) => {
                             serde_struct::value(
                                 &mut map,
@@ -801,33 +644,20 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                                 "topologySpreadConstraints",
                             )
                         }
-
                         Some(PodSpecField::volumes) => {
                             serde_struct::value(&mut map, &mut volumes, "volumes")
                         }
-
                         Some(PodSpecField::workload_ref) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut workload_ref,
-                                "workloadRef",
-                            )
+                            serde_struct::value(&mut map, &mut workload_ref, "workloadRef")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(PodSpec {
-                    active_deadline_seconds: serde_struct::optional(
-                        active_deadline_seconds,
-                    ),
+                    active_deadline_seconds: serde_struct::optional(active_deadline_seconds),
                     affinity: serde_struct::optional(affinity),
-                    automount_service_account_token: serde_struct::optional(
-                        automount_service_account_token,
-                    ),
+                    automount_service_account_token: serde_struct::optional(automount_service_account_token),
                     containers: serde_struct::required(containers, "containers")?,
                     dns_config: serde_struct::optional(dns_config),
                     dns_policy: serde_struct::optional(dns_policy),
@@ -860,17 +690,11 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                     service_account: serde_struct::optional(service_account),
                     service_account_name: serde_struct::optional(service_account_name),
                     set_hostname_as_fqdn: serde_struct::optional(set_hostname_as_fqdn),
-                    share_process_namespace: serde_struct::optional(
-                        share_process_namespace,
-                    ),
+                    share_process_namespace: serde_struct::optional(share_process_namespace),
                     subdomain: serde_struct::optional(subdomain),
-                    termination_grace_period_seconds: serde_struct::optional(
-                        termination_grace_period_seconds,
-                    ),
+                    termination_grace_period_seconds: serde_struct::optional(termination_grace_period_seconds),
                     tolerations: serde_struct::optional(tolerations),
-                    topology_spread_constraints: serde_struct::optional(
-                        topology_spread_constraints,
-                    ),
+                    topology_spread_constraints: serde_struct::optional(topology_spread_constraints),
                     volumes: serde_struct::optional(volumes),
                     workload_ref: serde_struct::optional(workload_ref),
                     unknown_fields,
@@ -878,12 +702,11 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "PodSpec",
-                <PodSpecVisitor as serde_struct::Fields>::NAMES,
-                PodSpecVisitor,
-            )
+        deserializer.deserialize_struct(
+            "PodSpec",
+            <PodSpecVisitor as serde_struct::Fields>::NAMES,
+            PodSpecVisitor,
+        )
     }
 }
 
@@ -987,19 +810,13 @@ impl PodSpecBuilder {
     /// Containers of the pod; at least one is required.
     ///
     /// Appends one item to `containers`; [`containers`](Self::containers) replaces the whole list.
-    pub fn container(
-        mut self,
-        item: impl Into<crate::api::core::v1::Container>,
-    ) -> Self {
+    pub fn container(mut self, item: impl Into<crate::api::core::v1::Container>) -> Self {
         self.inner.containers.push(item.into());
         self
     }
 
     /// Extra DNS settings merged with the DNS policy.
-    pub fn dns_config(
-        mut self,
-        value: impl Into<crate::api::core::v1::PodDNSConfig>,
-    ) -> Self {
+    pub fn dns_config(mut self, value: impl Into<crate::api::core::v1::PodDNSConfig>) -> Self {
         self.inner.dns_config = Some(value.into());
         self
     }
@@ -1021,13 +838,9 @@ impl PodSpecBuilder {
     /// Replaces the whole list; [`ephemeral_container`](Self::ephemeral_container) appends one item.
     pub fn ephemeral_containers(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::EphemeralContainer>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EphemeralContainer>>,
     ) -> Self {
-        self.inner.ephemeral_containers = Some(
-            items.into_iter().map(Into::into).collect(),
-        );
+        self.inner.ephemeral_containers = Some(items.into_iter().map(Into::into).collect());
         self
     }
 
@@ -1056,10 +869,7 @@ impl PodSpecBuilder {
     /// Extra entries for the pod's hosts file.
     ///
     /// Appends one item to `host_aliases`; [`host_aliases`](Self::host_aliases) replaces the whole list.
-    pub fn host_alias(
-        mut self,
-        item: impl Into<crate::api::core::v1::HostAlias>,
-    ) -> Self {
+    pub fn host_alias(mut self, item: impl Into<crate::api::core::v1::HostAlias>) -> Self {
         self.inner.host_aliases.get_or_insert_default().push(item.into());
         self
     }
@@ -1105,13 +915,9 @@ impl PodSpecBuilder {
     /// Replaces the whole list; [`image_pull_secret`](Self::image_pull_secret) appends one item.
     pub fn image_pull_secrets(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::LocalObjectReference>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::LocalObjectReference>>,
     ) -> Self {
-        self.inner.image_pull_secrets = Some(
-            items.into_iter().map(Into::into).collect(),
-        );
+        self.inner.image_pull_secrets = Some(items.into_iter().map(Into::into).collect());
         self
     }
 
@@ -1140,10 +946,7 @@ impl PodSpecBuilder {
     /// Containers run in order before the app containers start.
     ///
     /// Appends one item to `init_containers`; [`init_containers`](Self::init_containers) replaces the whole list.
-    pub fn init_container(
-        mut self,
-        item: impl Into<crate::api::core::v1::Container>,
-    ) -> Self {
+    pub fn init_container(mut self, item: impl Into<crate::api::core::v1::Container>) -> Self {
         self.inner.init_containers.get_or_insert_default().push(item.into());
         self
     }
@@ -1175,10 +978,7 @@ impl PodSpecBuilder {
         key: impl Into<String>,
         value: impl Into<String>,
     ) -> Self {
-        self.inner
-            .node_selector
-            .get_or_insert_default()
-            .insert(key.into(), value.into());
+        self.inner.node_selector.get_or_insert_default().insert(key.into(), value.into());
         self
     }
 
@@ -1193,12 +993,7 @@ impl PodSpecBuilder {
     /// Replaces the whole map; [`insert_overhead`](Self::insert_overhead) inserts one entry.
     pub fn overhead(
         mut self,
-        entries: impl IntoIterator<
-            Item = (
-                impl Into<String>,
-                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
-            ),
-        >,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<crate::apimachinery::pkg::api::resource::Quantity>)>,
     ) -> Self {
         self.inner.overhead = Some(
             entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
@@ -1241,9 +1036,7 @@ impl PodSpecBuilder {
     /// Replaces the whole list; [`readiness_gate`](Self::readiness_gate) appends one item.
     pub fn readiness_gates(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::PodReadinessGate>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodReadinessGate>>,
     ) -> Self {
         self.inner.readiness_gates = Some(items.into_iter().map(Into::into).collect());
         self
@@ -1265,9 +1058,7 @@ impl PodSpecBuilder {
     /// Replaces the whole list; [`resource_claim`](Self::resource_claim) appends one item.
     pub fn resource_claims(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::PodResourceClaim>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodResourceClaim>>,
     ) -> Self {
         self.inner.resource_claims = Some(items.into_iter().map(Into::into).collect());
         self
@@ -1316,9 +1107,7 @@ impl PodSpecBuilder {
     /// Replaces the whole list; [`scheduling_gate`](Self::scheduling_gate) appends one item.
     pub fn scheduling_gates(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::PodSchedulingGate>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodSchedulingGate>>,
     ) -> Self {
         self.inner.scheduling_gates = Some(items.into_iter().map(Into::into).collect());
         self
@@ -1394,10 +1183,7 @@ impl PodSpecBuilder {
     /// Taints the pod tolerates.
     ///
     /// Appends one item to `tolerations`; [`tolerations`](Self::tolerations) replaces the whole list.
-    pub fn toleration(
-        mut self,
-        item: impl Into<crate::api::core::v1::Toleration>,
-    ) -> Self {
+    pub fn toleration(mut self, item: impl Into<crate::api::core::v1::Toleration>) -> Self {
         self.inner.tolerations.get_or_insert_default().push(item.into());
         self
     }
@@ -1407,13 +1193,9 @@ impl PodSpecBuilder {
     /// Replaces the whole list; [`topology_spread_constraint`](Self::topology_spread_constraint) appends one item.
     pub fn topology_spread_constraints(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::TopologySpreadConstraint>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::TopologySpreadConstraint>>,
     ) -> Self {
-        self.inner.topology_spread_constraints = Some(
-            items.into_iter().map(Into::into).collect(),
-        );
+        self.inner.topology_spread_constraints = Some(items.into_iter().map(Into::into).collect());
         self
     }
 

@@ -61,48 +61,38 @@ pub struct PodStatus {
 
 impl ::serde::Serialize for PodStatus {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.allocated_resources.is_some(),
-                self.conditions.is_some(),
-                self.container_statuses.is_some(),
-                self.ephemeral_container_statuses.is_some(),
-                self.extended_resource_claim_status.is_some(),
-                self.host_ip.is_some(),
-                self.host_ips.is_some(),
-                self.init_container_statuses.is_some(),
-                self.message.is_some(),
-                self.nominated_node_name.is_some(),
-                self.observed_generation.is_some(),
-                self.phase.is_some(),
-                self.pod_ip.is_some(),
-                self.pod_ips.is_some(),
-                self.qos_class.is_some(),
-                self.reason.is_some(),
-                self.resize.is_some(),
-                self.resource_claim_statuses.is_some(),
-                self.resources.is_some(),
-                self.start_time.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.allocated_resources.is_some(),
+            self.conditions.is_some(),
+            self.container_statuses.is_some(),
+            self.ephemeral_container_statuses.is_some(),
+            self.extended_resource_claim_status.is_some(),
+            self.host_ip.is_some(),
+            self.host_ips.is_some(),
+            self.init_container_statuses.is_some(),
+            self.message.is_some(),
+            self.nominated_node_name.is_some(),
+            self.observed_generation.is_some(),
+            self.phase.is_some(),
+            self.pod_ip.is_some(),
+            self.pod_ips.is_some(),
+            self.qos_class.is_some(),
+            self.reason.is_some(),
+            self.resize.is_some(),
+            self.resource_claim_statuses.is_some(),
+            self.resources.is_some(),
+            self.start_time.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
             "allocatedResources",
             self.allocated_resources.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "conditions",
-            self.conditions.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "conditions", self.conditions.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "containerStatuses",
@@ -156,10 +146,9 @@ impl ::serde::Serialize for PodStatus {
 
 impl<'de> ::serde::Deserialize<'de> for PodStatus {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PodStatusVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -209,6 +198,7 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                 "resources",
                 "startTime",
             ];
+
             type Field = PodStatusField;
 
             fn field(name: &str) -> Option<PodStatusField> {
@@ -216,20 +206,11 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                     "allocatedResources" => Some(PodStatusField::allocated_resources),
                     "conditions" => Some(PodStatusField::conditions),
                     "containerStatuses" => Some(PodStatusField::container_statuses),
-                    "ephemeralContainerStatuses" => {
-                        Some(PodStatusField::ephemeral_container_statuses)
-                    }
-
-                    "extendedResourceClaimStatus" => {
-                        Some(PodStatusField::extended_resource_claim_status)
-                    }
-
+                    "ephemeralContainerStatuses" => Some(PodStatusField::ephemeral_container_statuses),
+                    "extendedResourceClaimStatus" => Some(PodStatusField::extended_resource_claim_status),
                     "hostIP" => Some(PodStatusField::host_ip),
                     "hostIPs" => Some(PodStatusField::host_ips),
-                    "initContainerStatuses" => {
-                        Some(PodStatusField::init_container_statuses)
-                    }
-
+                    "initContainerStatuses" => Some(PodStatusField::init_container_statuses),
                     "message" => Some(PodStatusField::message),
                     "nominatedNodeName" => Some(PodStatusField::nominated_node_name),
                     "observedGeneration" => Some(PodStatusField::observed_generation),
@@ -239,10 +220,7 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                     "qosClass" => Some(PodStatusField::qos_class),
                     "reason" => Some(PodStatusField::reason),
                     "resize" => Some(PodStatusField::resize),
-                    "resourceClaimStatuses" => {
-                        Some(PodStatusField::resource_claim_statuses)
-                    }
-
+                    "resourceClaimStatuses" => Some(PodStatusField::resource_claim_statuses),
                     "resources" => Some(PodStatusField::resources),
                     "startTime" => Some(PodStatusField::start_time),
                     _ => None,
@@ -253,10 +231,7 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
         impl<'de> ::serde::de::Visitor<'de> for PodStatusVisitor {
             type Value = PodStatus;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodStatus")
             }
 
@@ -286,9 +261,9 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                 let mut start_time = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PodStatusField::allocated_resources) => {
                             serde_struct::value(
@@ -297,11 +272,9 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                                 "allocatedResources",
                             )
                         }
-
                         Some(PodStatusField::conditions) => {
                             serde_struct::value(&mut map, &mut conditions, "conditions")
                         }
-
                         Some(PodStatusField::container_statuses) => {
                             serde_struct::value(
                                 &mut map,
@@ -309,7 +282,6 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                                 "containerStatuses",
                             )
                         }
-
                         Some(PodStatusField::ephemeral_container_statuses) => {
                             serde_struct::value(
                                 &mut map,
@@ -317,7 +289,6 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                                 "ephemeralContainerStatuses",
                             )
                         }
-
                         Some(PodStatusField::extended_resource_claim_status) => {
                             serde_struct::value(
                                 &mut map,
@@ -325,15 +296,12 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                                 "extendedResourceClaimStatus",
                             )
                         }
-
                         Some(PodStatusField::host_ip) => {
                             serde_struct::value(&mut map, &mut host_ip, "hostIP")
                         }
-
                         Some(PodStatusField::host_ips) => {
                             serde_struct::value(&mut map, &mut host_ips, "hostIPs")
                         }
-
                         Some(PodStatusField::init_container_statuses) => {
                             serde_struct::value(
                                 &mut map,
@@ -341,11 +309,9 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                                 "initContainerStatuses",
                             )
                         }
-
                         Some(PodStatusField::message) => {
                             serde_struct::value(&mut map, &mut message, "message")
                         }
-
                         Some(PodStatusField::nominated_node_name) => {
                             serde_struct::value(
                                 &mut map,
@@ -353,7 +319,6 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                                 "nominatedNodeName",
                             )
                         }
-
                         Some(PodStatusField::observed_generation) => {
                             serde_struct::value(
                                 &mut map,
@@ -361,31 +326,24 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                                 "observedGeneration",
                             )
                         }
-
                         Some(PodStatusField::phase) => {
                             serde_struct::value(&mut map, &mut phase, "phase")
                         }
-
                         Some(PodStatusField::pod_ip) => {
                             serde_struct::value(&mut map, &mut pod_ip, "podIP")
                         }
-
                         Some(PodStatusField::pod_ips) => {
                             serde_struct::value(&mut map, &mut pod_ips, "podIPs")
                         }
-
                         Some(PodStatusField::qos_class) => {
                             serde_struct::value(&mut map, &mut qos_class, "qosClass")
                         }
-
                         Some(PodStatusField::reason) => {
                             serde_struct::value(&mut map, &mut reason, "reason")
                         }
-
                         Some(PodStatusField::resize) => {
                             serde_struct::value(&mut map, &mut resize, "resize")
                         }
-
                         Some(PodStatusField::resource_claim_statuses) => {
                             serde_struct::value(
                                 &mut map,
@@ -393,18 +351,13 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                                 "resourceClaimStatuses",
                             )
                         }
-
                         Some(PodStatusField::resources) => {
                             serde_struct::value(&mut map, &mut resources, "resources")
                         }
-
                         Some(PodStatusField::start_time) => {
                             serde_struct::value(&mut map, &mut start_time, "startTime")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -412,17 +365,11 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                     allocated_resources: serde_struct::optional(allocated_resources),
                     conditions: serde_struct::optional(conditions),
                     container_statuses: serde_struct::optional(container_statuses),
-                    ephemeral_container_statuses: serde_struct::optional(
-                        ephemeral_container_statuses,
-                    ),
-                    extended_resource_claim_status: serde_struct::optional(
-                        extended_resource_claim_status,
-                    ),
+                    ephemeral_container_statuses: serde_struct::optional(ephemeral_container_statuses),
+                    extended_resource_claim_status: serde_struct::optional(extended_resource_claim_status),
                     host_ip: serde_struct::optional(host_ip),
                     host_ips: serde_struct::optional(host_ips),
-                    init_container_statuses: serde_struct::optional(
-                        init_container_statuses,
-                    ),
+                    init_container_statuses: serde_struct::optional(init_container_statuses),
                     message: serde_struct::optional(message),
                     nominated_node_name: serde_struct::optional(nominated_node_name),
                     observed_generation: serde_struct::optional(observed_generation),
@@ -432,9 +379,7 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                     qos_class: serde_struct::optional(qos_class),
                     reason: serde_struct::optional(reason),
                     resize: serde_struct::optional(resize),
-                    resource_claim_statuses: serde_struct::optional(
-                        resource_claim_statuses,
-                    ),
+                    resource_claim_statuses: serde_struct::optional(resource_claim_statuses),
                     resources: serde_struct::optional(resources),
                     start_time: serde_struct::optional(start_time),
                     unknown_fields,
@@ -442,12 +387,11 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "PodStatus",
-                <PodStatusVisitor as serde_struct::Fields>::NAMES,
-                PodStatusVisitor,
-            )
+        deserializer.deserialize_struct(
+            "PodStatus",
+            <PodStatusVisitor as serde_struct::Fields>::NAMES,
+            PodStatusVisitor,
+        )
     }
 }
 
@@ -474,12 +418,7 @@ impl PodStatusBuilder {
     /// Replaces the whole map; [`allocated_resource`](Self::allocated_resource) inserts one entry.
     pub fn allocated_resources(
         mut self,
-        entries: impl IntoIterator<
-            Item = (
-                impl Into<String>,
-                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
-            ),
-        >,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<crate::apimachinery::pkg::api::resource::Quantity>)>,
     ) -> Self {
         self.inner.allocated_resources = Some(
             entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
@@ -495,10 +434,7 @@ impl PodStatusBuilder {
         key: impl Into<String>,
         value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
     ) -> Self {
-        self.inner
-            .allocated_resources
-            .get_or_insert_default()
-            .insert(key.into(), value.into());
+        self.inner.allocated_resources.get_or_insert_default().insert(key.into(), value.into());
         self
     }
 
@@ -516,10 +452,7 @@ impl PodStatusBuilder {
     /// Current conditions of the pod.
     ///
     /// Appends one item to `conditions`; [`conditions`](Self::conditions) replaces the whole list.
-    pub fn condition(
-        mut self,
-        item: impl Into<crate::api::core::v1::PodCondition>,
-    ) -> Self {
+    pub fn condition(mut self, item: impl Into<crate::api::core::v1::PodCondition>) -> Self {
         self.inner.conditions.get_or_insert_default().push(item.into());
         self
     }
@@ -531,9 +464,7 @@ impl PodStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerStatus>>,
     ) -> Self {
-        self.inner.container_statuses = Some(
-            items.into_iter().map(Into::into).collect(),
-        );
+        self.inner.container_statuses = Some(items.into_iter().map(Into::into).collect());
         self
     }
 
@@ -555,9 +486,7 @@ impl PodStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerStatus>>,
     ) -> Self {
-        self.inner.ephemeral_container_statuses = Some(
-            items.into_iter().map(Into::into).collect(),
-        );
+        self.inner.ephemeral_container_statuses = Some(items.into_iter().map(Into::into).collect());
         self
     }
 
@@ -568,10 +497,7 @@ impl PodStatusBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::ContainerStatus>,
     ) -> Self {
-        self.inner
-            .ephemeral_container_statuses
-            .get_or_insert_default()
-            .push(item.into());
+        self.inner.ephemeral_container_statuses.get_or_insert_default().push(item.into());
         self
     }
 
@@ -604,10 +530,7 @@ impl PodStatusBuilder {
     /// IPs of the node running the pod.
     ///
     /// Appends one item to `host_ips`; [`host_ips`](Self::host_ips) replaces the whole list.
-    pub fn push_host_ips(
-        mut self,
-        item: impl Into<crate::api::core::v1::HostIP>,
-    ) -> Self {
+    pub fn push_host_ips(mut self, item: impl Into<crate::api::core::v1::HostIP>) -> Self {
         self.inner.host_ips.get_or_insert_default().push(item.into());
         self
     }
@@ -619,9 +542,7 @@ impl PodStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerStatus>>,
     ) -> Self {
-        self.inner.init_container_statuses = Some(
-            items.into_iter().map(Into::into).collect(),
-        );
+        self.inner.init_container_statuses = Some(items.into_iter().map(Into::into).collect());
         self
     }
 
@@ -708,13 +629,9 @@ impl PodStatusBuilder {
     /// Replaces the whole list; [`resource_claim_status`](Self::resource_claim_status) appends one item.
     pub fn resource_claim_statuses(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::PodResourceClaimStatus>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodResourceClaimStatus>>,
     ) -> Self {
-        self.inner.resource_claim_statuses = Some(
-            items.into_iter().map(Into::into).collect(),
-        );
+        self.inner.resource_claim_statuses = Some(items.into_iter().map(Into::into).collect());
         self
     }
 

@@ -18,16 +18,13 @@ pub struct PortworxVolumeSource {
 
 impl ::serde::Serialize for PortworxVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[self.fs_type.is_some(), self.read_only.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.fs_type.is_some(),
+            self.read_only.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
         serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
@@ -39,10 +36,9 @@ impl ::serde::Serialize for PortworxVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for PortworxVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PortworxVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -54,6 +50,7 @@ impl<'de> ::serde::Deserialize<'de> for PortworxVolumeSource {
 
         impl serde_struct::Fields for PortworxVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["fsType", "readOnly", "volumeID"];
+
             type Field = PortworxVolumeSourceField;
 
             fn field(name: &str) -> Option<PortworxVolumeSourceField> {
@@ -69,10 +66,7 @@ impl<'de> ::serde::Deserialize<'de> for PortworxVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for PortworxVolumeSourceVisitor {
             type Value = PortworxVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PortworxVolumeSource")
             }
 
@@ -85,25 +79,20 @@ impl<'de> ::serde::Deserialize<'de> for PortworxVolumeSource {
                 let mut volume_id = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PortworxVolumeSourceField::fs_type) => {
                             serde_struct::value(&mut map, &mut fs_type, "fsType")
                         }
-
                         Some(PortworxVolumeSourceField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
                         Some(PortworxVolumeSourceField::volume_id) => {
                             serde_struct::value(&mut map, &mut volume_id, "volumeID")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -116,12 +105,11 @@ impl<'de> ::serde::Deserialize<'de> for PortworxVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "PortworxVolumeSource",
-                <PortworxVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                PortworxVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "PortworxVolumeSource",
+            <PortworxVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            PortworxVolumeSourceVisitor,
+        )
     }
 }
 

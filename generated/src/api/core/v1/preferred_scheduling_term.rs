@@ -16,10 +16,7 @@ pub struct PreferredSchedulingTerm {
 
 impl ::serde::Serialize for PreferredSchedulingTerm {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = 2 + self.unknown_fields.len();
@@ -33,10 +30,9 @@ impl ::serde::Serialize for PreferredSchedulingTerm {
 
 impl<'de> ::serde::Deserialize<'de> for PreferredSchedulingTerm {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PreferredSchedulingTermVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -47,6 +43,7 @@ impl<'de> ::serde::Deserialize<'de> for PreferredSchedulingTerm {
 
         impl serde_struct::Fields for PreferredSchedulingTermVisitor {
             const NAMES: &'static [&'static str] = &["preference", "weight"];
+
             type Field = PreferredSchedulingTermField;
 
             fn field(name: &str) -> Option<PreferredSchedulingTermField> {
@@ -61,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for PreferredSchedulingTerm {
         impl<'de> ::serde::de::Visitor<'de> for PreferredSchedulingTermVisitor {
             type Value = PreferredSchedulingTerm;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PreferredSchedulingTerm")
             }
 
@@ -76,21 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for PreferredSchedulingTerm {
                 let mut weight = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PreferredSchedulingTermField::preference) => {
                             serde_struct::value(&mut map, &mut preference, "preference")
                         }
-
                         Some(PreferredSchedulingTermField::weight) => {
                             serde_struct::value(&mut map, &mut weight, "weight")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -102,12 +92,11 @@ impl<'de> ::serde::Deserialize<'de> for PreferredSchedulingTerm {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "PreferredSchedulingTerm",
-                <PreferredSchedulingTermVisitor as serde_struct::Fields>::NAMES,
-                PreferredSchedulingTermVisitor,
-            )
+        deserializer.deserialize_struct(
+            "PreferredSchedulingTerm",
+            <PreferredSchedulingTermVisitor as serde_struct::Fields>::NAMES,
+            PreferredSchedulingTermVisitor,
+        )
     }
 }
 
@@ -142,10 +131,7 @@ pub struct PreferredSchedulingTermBuilder {
 
 impl PreferredSchedulingTermBuilder {
     /// Node selector term.
-    pub fn preference(
-        mut self,
-        value: impl Into<crate::api::core::v1::NodeSelectorTerm>,
-    ) -> Self {
+    pub fn preference(mut self, value: impl Into<crate::api::core::v1::NodeSelectorTerm>) -> Self {
         self.inner.preference = value.into();
         self
     }

@@ -32,27 +32,21 @@ pub struct Probe {
 
 impl ::serde::Serialize for Probe {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.exec.is_some(),
-                self.failure_threshold.is_some(),
-                self.grpc.is_some(),
-                self.http_get.is_some(),
-                self.initial_delay_seconds.is_some(),
-                self.period_seconds.is_some(),
-                self.success_threshold.is_some(),
-                self.tcp_socket.is_some(),
-                self.termination_grace_period_seconds.is_some(),
-                self.timeout_seconds.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.exec.is_some(),
+            self.failure_threshold.is_some(),
+            self.grpc.is_some(),
+            self.http_get.is_some(),
+            self.initial_delay_seconds.is_some(),
+            self.period_seconds.is_some(),
+            self.success_threshold.is_some(),
+            self.tcp_socket.is_some(),
+            self.termination_grace_period_seconds.is_some(),
+            self.timeout_seconds.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "exec", self.exec.as_ref())?;
         serde_struct::optional_entry(
@@ -67,11 +61,7 @@ impl ::serde::Serialize for Probe {
             "initialDelaySeconds",
             self.initial_delay_seconds.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "periodSeconds",
-            self.period_seconds.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "periodSeconds", self.period_seconds.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "successThreshold",
@@ -83,11 +73,7 @@ impl ::serde::Serialize for Probe {
             "terminationGracePeriodSeconds",
             self.termination_grace_period_seconds.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "timeoutSeconds",
-            self.timeout_seconds.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "timeoutSeconds", self.timeout_seconds.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -95,10 +81,9 @@ impl ::serde::Serialize for Probe {
 
 impl<'de> ::serde::Deserialize<'de> for Probe {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ProbeVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -128,6 +113,7 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                 "terminationGracePeriodSeconds",
                 "timeoutSeconds",
             ];
+
             type Field = ProbeField;
 
             fn field(name: &str) -> Option<ProbeField> {
@@ -140,10 +126,7 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                     "periodSeconds" => Some(ProbeField::period_seconds),
                     "successThreshold" => Some(ProbeField::success_threshold),
                     "tcpSocket" => Some(ProbeField::tcp_socket),
-                    "terminationGracePeriodSeconds" => {
-                        Some(ProbeField::termination_grace_period_seconds)
-                    }
-
+                    "terminationGracePeriodSeconds" => Some(ProbeField::termination_grace_period_seconds),
                     "timeoutSeconds" => Some(ProbeField::timeout_seconds),
                     _ => None,
                 }
@@ -153,10 +136,7 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
         impl<'de> ::serde::de::Visitor<'de> for ProbeVisitor {
             type Value = Probe;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Probe")
             }
 
@@ -176,14 +156,11 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                 let mut timeout_seconds = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
-                        Some(ProbeField::exec) => {
-                            serde_struct::value(&mut map, &mut exec, "exec")
-                        }
-
+                        Some(ProbeField::exec) => serde_struct::value(&mut map, &mut exec, "exec"),
                         Some(ProbeField::failure_threshold) => {
                             serde_struct::value(
                                 &mut map,
@@ -191,15 +168,10 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                                 "failureThreshold",
                             )
                         }
-
-                        Some(ProbeField::grpc) => {
-                            serde_struct::value(&mut map, &mut grpc, "grpc")
-                        }
-
+                        Some(ProbeField::grpc) => serde_struct::value(&mut map, &mut grpc, "grpc"),
                         Some(ProbeField::http_get) => {
                             serde_struct::value(&mut map, &mut http_get, "httpGet")
                         }
-
                         Some(ProbeField::initial_delay_seconds) => {
                             serde_struct::value(
                                 &mut map,
@@ -207,15 +179,9 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                                 "initialDelaySeconds",
                             )
                         }
-
                         Some(ProbeField::period_seconds) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut period_seconds,
-                                "periodSeconds",
-                            )
+                            serde_struct::value(&mut map, &mut period_seconds, "periodSeconds")
                         }
-
                         Some(ProbeField::success_threshold) => {
                             serde_struct::value(
                                 &mut map,
@@ -223,11 +189,9 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                                 "successThreshold",
                             )
                         }
-
                         Some(ProbeField::tcp_socket) => {
                             serde_struct::value(&mut map, &mut tcp_socket, "tcpSocket")
                         }
-
                         Some(ProbeField::termination_grace_period_seconds) => {
                             serde_struct::value(
                                 &mut map,
@@ -235,18 +199,10 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                                 "terminationGracePeriodSeconds",
                             )
                         }
-
                         Some(ProbeField::timeout_seconds) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut timeout_seconds,
-                                "timeoutSeconds",
-                            )
+                            serde_struct::value(&mut map, &mut timeout_seconds, "timeoutSeconds")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -259,21 +215,18 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                     period_seconds: serde_struct::optional(period_seconds),
                     success_threshold: serde_struct::optional(success_threshold),
                     tcp_socket: serde_struct::optional(tcp_socket),
-                    termination_grace_period_seconds: serde_struct::optional(
-                        termination_grace_period_seconds,
-                    ),
+                    termination_grace_period_seconds: serde_struct::optional(termination_grace_period_seconds),
                     timeout_seconds: serde_struct::optional(timeout_seconds),
                     unknown_fields,
                 })
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "Probe",
-                <ProbeVisitor as serde_struct::Fields>::NAMES,
-                ProbeVisitor,
-            )
+        deserializer.deserialize_struct(
+            "Probe",
+            <ProbeVisitor as serde_struct::Fields>::NAMES,
+            ProbeVisitor,
+        )
     }
 }
 
@@ -314,10 +267,7 @@ impl ProbeBuilder {
     }
 
     /// HTTP GET request to perform.
-    pub fn http_get(
-        mut self,
-        value: impl Into<crate::api::core::v1::HTTPGetAction>,
-    ) -> Self {
+    pub fn http_get(mut self, value: impl Into<crate::api::core::v1::HTTPGetAction>) -> Self {
         self.inner.http_get = Some(value.into());
         self
     }
@@ -341,10 +291,7 @@ impl ProbeBuilder {
     }
 
     /// TCP port to connect to.
-    pub fn tcp_socket(
-        mut self,
-        value: impl Into<crate::api::core::v1::TCPSocketAction>,
-    ) -> Self {
+    pub fn tcp_socket(mut self, value: impl Into<crate::api::core::v1::TCPSocketAction>) -> Self {
         self.inner.tcp_socket = Some(value.into());
         self
     }

@@ -16,22 +16,15 @@ pub struct ProjectedVolumeSource {
 
 impl ::serde::Serialize for ProjectedVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[self.default_mode.is_some(), self.sources.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.default_mode.is_some(),
+            self.sources.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "defaultMode",
-            self.default_mode.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "defaultMode", self.default_mode.as_ref())?;
         serde_struct::optional_entry(&mut state, "sources", self.sources.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
@@ -40,10 +33,9 @@ impl ::serde::Serialize for ProjectedVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for ProjectedVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ProjectedVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -54,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for ProjectedVolumeSource {
 
         impl serde_struct::Fields for ProjectedVolumeSourceVisitor {
             const NAMES: &'static [&'static str] = &["defaultMode", "sources"];
+
             type Field = ProjectedVolumeSourceField;
 
             fn field(name: &str) -> Option<ProjectedVolumeSourceField> {
@@ -68,10 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for ProjectedVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for ProjectedVolumeSourceVisitor {
             type Value = ProjectedVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ProjectedVolumeSource")
             }
 
@@ -83,25 +73,17 @@ impl<'de> ::serde::Deserialize<'de> for ProjectedVolumeSource {
                 let mut sources = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ProjectedVolumeSourceField::default_mode) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut default_mode,
-                                "defaultMode",
-                            )
+                            serde_struct::value(&mut map, &mut default_mode, "defaultMode")
                         }
-
                         Some(ProjectedVolumeSourceField::sources) => {
                             serde_struct::value(&mut map, &mut sources, "sources")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -113,12 +95,11 @@ impl<'de> ::serde::Deserialize<'de> for ProjectedVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ProjectedVolumeSource",
-                <ProjectedVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                ProjectedVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ProjectedVolumeSource",
+            <ProjectedVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            ProjectedVolumeSourceVisitor,
+        )
     }
 }
 
@@ -151,9 +132,7 @@ impl ProjectedVolumeSourceBuilder {
     /// Replaces the whole list; [`source`](Self::source) appends one item.
     pub fn sources(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::api::core::v1::VolumeProjection>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeProjection>>,
     ) -> Self {
         self.inner.sources = Some(items.into_iter().map(Into::into).collect());
         self
@@ -162,10 +141,7 @@ impl ProjectedVolumeSourceBuilder {
     /// Sources to project into the volume.
     ///
     /// Appends one item to `sources`; [`sources`](Self::sources) replaces the whole list.
-    pub fn source(
-        mut self,
-        item: impl Into<crate::api::core::v1::VolumeProjection>,
-    ) -> Self {
+    pub fn source(mut self, item: impl Into<crate::api::core::v1::VolumeProjection>) -> Self {
         self.inner.sources.get_or_insert_default().push(item.into());
         self
     }

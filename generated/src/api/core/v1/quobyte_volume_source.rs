@@ -24,21 +24,15 @@ pub struct QuobyteVolumeSource {
 
 impl ::serde::Serialize for QuobyteVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            2,
-            &[
-                self.group.is_some(),
-                self.read_only.is_some(),
-                self.tenant.is_some(),
-                self.user.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(2, &[
+            self.group.is_some(),
+            self.read_only.is_some(),
+            self.tenant.is_some(),
+            self.user.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "group", self.group.as_ref())?;
         serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
@@ -53,10 +47,9 @@ impl ::serde::Serialize for QuobyteVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct QuobyteVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -78,6 +71,7 @@ impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
                 "user",
                 "volume",
             ];
+
             type Field = QuobyteVolumeSourceField;
 
             fn field(name: &str) -> Option<QuobyteVolumeSourceField> {
@@ -96,10 +90,7 @@ impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for QuobyteVolumeSourceVisitor {
             type Value = QuobyteVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct QuobyteVolumeSource")
             }
 
@@ -115,37 +106,29 @@ impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
                 let mut volume = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(QuobyteVolumeSourceField::group) => {
                             serde_struct::value(&mut map, &mut group, "group")
                         }
-
                         Some(QuobyteVolumeSourceField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
                         Some(QuobyteVolumeSourceField::registry) => {
                             serde_struct::value(&mut map, &mut registry, "registry")
                         }
-
                         Some(QuobyteVolumeSourceField::tenant) => {
                             serde_struct::value(&mut map, &mut tenant, "tenant")
                         }
-
                         Some(QuobyteVolumeSourceField::user) => {
                             serde_struct::value(&mut map, &mut user, "user")
                         }
-
                         Some(QuobyteVolumeSourceField::volume) => {
                             serde_struct::value(&mut map, &mut volume, "volume")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -161,12 +144,11 @@ impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "QuobyteVolumeSource",
-                <QuobyteVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                QuobyteVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "QuobyteVolumeSource",
+            <QuobyteVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            QuobyteVolumeSourceVisitor,
+        )
     }
 }
 

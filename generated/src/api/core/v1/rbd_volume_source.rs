@@ -28,23 +28,17 @@ pub struct RBDVolumeSource {
 
 impl ::serde::Serialize for RBDVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            2,
-            &[
-                self.fs_type.is_some(),
-                self.keyring.is_some(),
-                self.pool.is_some(),
-                self.read_only.is_some(),
-                self.secret_ref.is_some(),
-                self.user.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(2, &[
+            self.fs_type.is_some(),
+            self.keyring.is_some(),
+            self.pool.is_some(),
+            self.read_only.is_some(),
+            self.secret_ref.is_some(),
+            self.user.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
         state.serialize_entry("image", &self.image)?;
@@ -61,10 +55,9 @@ impl ::serde::Serialize for RBDVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct RBDVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -90,6 +83,7 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
                 "secretRef",
                 "user",
             ];
+
             type Field = RBDVolumeSourceField;
 
             fn field(name: &str) -> Option<RBDVolumeSourceField> {
@@ -110,10 +104,7 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for RBDVolumeSourceVisitor {
             type Value = RBDVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct RBDVolumeSource")
             }
 
@@ -131,45 +122,35 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
                 let mut user = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(RBDVolumeSourceField::fs_type) => {
                             serde_struct::value(&mut map, &mut fs_type, "fsType")
                         }
-
                         Some(RBDVolumeSourceField::image) => {
                             serde_struct::value(&mut map, &mut image, "image")
                         }
-
                         Some(RBDVolumeSourceField::keyring) => {
                             serde_struct::value(&mut map, &mut keyring, "keyring")
                         }
-
                         Some(RBDVolumeSourceField::monitors) => {
                             serde_struct::value(&mut map, &mut monitors, "monitors")
                         }
-
                         Some(RBDVolumeSourceField::pool) => {
                             serde_struct::value(&mut map, &mut pool, "pool")
                         }
-
                         Some(RBDVolumeSourceField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
                         Some(RBDVolumeSourceField::secret_ref) => {
                             serde_struct::value(&mut map, &mut secret_ref, "secretRef")
                         }
-
                         Some(RBDVolumeSourceField::user) => {
                             serde_struct::value(&mut map, &mut user, "user")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -187,12 +168,11 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "RBDVolumeSource",
-                <RBDVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                RBDVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "RBDVolumeSource",
+            <RBDVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            RBDVolumeSourceVisitor,
+        )
     }
 }
 
@@ -257,10 +237,7 @@ impl RBDVolumeSourceBuilder {
     /// Ceph monitor addresses.
     ///
     /// Replaces the whole list; [`monitor`](Self::monitor) appends one item.
-    pub fn monitors(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn monitors(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.inner.monitors = items.into_iter().map(Into::into).collect();
         self
     }

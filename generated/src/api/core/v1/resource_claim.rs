@@ -16,14 +16,10 @@ pub struct ResourceClaim {
 
 impl ::serde::Serialize for ResourceClaim {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.request.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[self.request.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("name", &self.name)?;
         serde_struct::optional_entry(&mut state, "request", self.request.as_ref())?;
@@ -34,10 +30,9 @@ impl ::serde::Serialize for ResourceClaim {
 
 impl<'de> ::serde::Deserialize<'de> for ResourceClaim {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ResourceClaimVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -48,6 +43,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceClaim {
 
         impl serde_struct::Fields for ResourceClaimVisitor {
             const NAMES: &'static [&'static str] = &["name", "request"];
+
             type Field = ResourceClaimField;
 
             fn field(name: &str) -> Option<ResourceClaimField> {
@@ -62,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceClaim {
         impl<'de> ::serde::de::Visitor<'de> for ResourceClaimVisitor {
             type Value = ResourceClaim;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ResourceClaim")
             }
 
@@ -77,21 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for ResourceClaim {
                 let mut request = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ResourceClaimField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(ResourceClaimField::request) => {
                             serde_struct::value(&mut map, &mut request, "request")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -103,12 +92,11 @@ impl<'de> ::serde::Deserialize<'de> for ResourceClaim {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ResourceClaim",
-                <ResourceClaimVisitor as serde_struct::Fields>::NAMES,
-                ResourceClaimVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ResourceClaim",
+            <ResourceClaimVisitor as serde_struct::Fields>::NAMES,
+            ResourceClaimVisitor,
+        )
     }
 }
 

@@ -18,22 +18,15 @@ pub struct ResourceFieldSelector {
 
 impl ::serde::Serialize for ResourceFieldSelector {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[self.container_name.is_some(), self.divisor.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.container_name.is_some(),
+            self.divisor.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "containerName",
-            self.container_name.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "containerName", self.container_name.as_ref())?;
         serde_struct::optional_entry(&mut state, "divisor", self.divisor.as_ref())?;
         state.serialize_entry("resource", &self.resource)?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -43,10 +36,9 @@ impl ::serde::Serialize for ResourceFieldSelector {
 
 impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ResourceFieldSelectorVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -57,11 +49,8 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
         }
 
         impl serde_struct::Fields for ResourceFieldSelectorVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "containerName",
-                "divisor",
-                "resource",
-            ];
+            const NAMES: &'static [&'static str] = &["containerName", "divisor", "resource"];
+
             type Field = ResourceFieldSelectorField;
 
             fn field(name: &str) -> Option<ResourceFieldSelectorField> {
@@ -77,10 +66,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
         impl<'de> ::serde::de::Visitor<'de> for ResourceFieldSelectorVisitor {
             type Value = ResourceFieldSelector;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ResourceFieldSelector")
             }
 
@@ -93,29 +79,20 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
                 let mut resource = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ResourceFieldSelectorField::container_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut container_name,
-                                "containerName",
-                            )
+                            serde_struct::value(&mut map, &mut container_name, "containerName")
                         }
-
                         Some(ResourceFieldSelectorField::divisor) => {
                             serde_struct::value(&mut map, &mut divisor, "divisor")
                         }
-
                         Some(ResourceFieldSelectorField::resource) => {
                             serde_struct::value(&mut map, &mut resource, "resource")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -128,12 +105,11 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ResourceFieldSelector",
-                <ResourceFieldSelectorVisitor as serde_struct::Fields>::NAMES,
-                ResourceFieldSelectorVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ResourceFieldSelector",
+            <ResourceFieldSelectorVisitor as serde_struct::Fields>::NAMES,
+            ResourceFieldSelectorVisitor,
+        )
     }
 }
 

@@ -16,14 +16,10 @@ pub struct ResourceHealth {
 
 impl ::serde::Serialize for ResourceHealth {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.health.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[self.health.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "health", self.health.as_ref())?;
         state.serialize_entry("resourceID", &self.resource_id)?;
@@ -34,10 +30,9 @@ impl ::serde::Serialize for ResourceHealth {
 
 impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ResourceHealthVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -48,6 +43,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
 
         impl serde_struct::Fields for ResourceHealthVisitor {
             const NAMES: &'static [&'static str] = &["health", "resourceID"];
+
             type Field = ResourceHealthField;
 
             fn field(name: &str) -> Option<ResourceHealthField> {
@@ -62,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
         impl<'de> ::serde::de::Visitor<'de> for ResourceHealthVisitor {
             type Value = ResourceHealth;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ResourceHealth")
             }
 
@@ -77,21 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
                 let mut resource_id = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ResourceHealthField::health) => {
                             serde_struct::value(&mut map, &mut health, "health")
                         }
-
                         Some(ResourceHealthField::resource_id) => {
                             serde_struct::value(&mut map, &mut resource_id, "resourceID")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -103,12 +92,11 @@ impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ResourceHealth",
-                <ResourceHealthVisitor as serde_struct::Fields>::NAMES,
-                ResourceHealthVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ResourceHealth",
+            <ResourceHealthVisitor as serde_struct::Fields>::NAMES,
+            ResourceHealthVisitor,
+        )
     }
 }
 

@@ -28,16 +28,14 @@ pub struct ResourceRequirements {
 
 impl ::serde::Serialize for ResourceRequirements {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[self.claims.is_some(), self.limits.is_some(), self.requests.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.claims.is_some(),
+            self.limits.is_some(),
+            self.requests.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "claims", self.claims.as_ref())?;
         serde_struct::optional_entry(&mut state, "limits", self.limits.as_ref())?;
@@ -49,10 +47,9 @@ impl ::serde::Serialize for ResourceRequirements {
 
 impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ResourceRequirementsVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -64,6 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
 
         impl serde_struct::Fields for ResourceRequirementsVisitor {
             const NAMES: &'static [&'static str] = &["claims", "limits", "requests"];
+
             type Field = ResourceRequirementsField;
 
             fn field(name: &str) -> Option<ResourceRequirementsField> {
@@ -79,10 +77,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
         impl<'de> ::serde::de::Visitor<'de> for ResourceRequirementsVisitor {
             type Value = ResourceRequirements;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ResourceRequirements")
             }
 
@@ -95,25 +90,20 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
                 let mut requests = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ResourceRequirementsField::claims) => {
                             serde_struct::value(&mut map, &mut claims, "claims")
                         }
-
                         Some(ResourceRequirementsField::limits) => {
                             serde_struct::value(&mut map, &mut limits, "limits")
                         }
-
                         Some(ResourceRequirementsField::requests) => {
                             serde_struct::value(&mut map, &mut requests, "requests")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -126,12 +116,11 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ResourceRequirements",
-                <ResourceRequirementsVisitor as serde_struct::Fields>::NAMES,
-                ResourceRequirementsVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ResourceRequirements",
+            <ResourceRequirementsVisitor as serde_struct::Fields>::NAMES,
+            ResourceRequirementsVisitor,
+        )
     }
 }
 
@@ -167,10 +156,7 @@ impl ResourceRequirementsBuilder {
     /// Pod resource claims used by the container.
     ///
     /// Appends one item to `claims`; [`claims`](Self::claims) replaces the whole list.
-    pub fn claim(
-        mut self,
-        item: impl Into<crate::api::core::v1::ResourceClaim>,
-    ) -> Self {
+    pub fn claim(mut self, item: impl Into<crate::api::core::v1::ResourceClaim>) -> Self {
         self.inner.claims.get_or_insert_default().push(item.into());
         self
     }
@@ -180,12 +166,7 @@ impl ResourceRequirementsBuilder {
     /// Replaces the whole map; [`limit`](Self::limit) inserts one entry.
     pub fn limits(
         mut self,
-        entries: impl IntoIterator<
-            Item = (
-                impl Into<String>,
-                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
-            ),
-        >,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<crate::apimachinery::pkg::api::resource::Quantity>)>,
     ) -> Self {
         self.inner.limits = Some(
             entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
@@ -210,12 +191,7 @@ impl ResourceRequirementsBuilder {
     /// Replaces the whole map; [`request`](Self::request) inserts one entry.
     pub fn requests(
         mut self,
-        entries: impl IntoIterator<
-            Item = (
-                impl Into<String>,
-                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
-            ),
-        >,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<crate::apimachinery::pkg::api::resource::Quantity>)>,
     ) -> Self {
         self.inner.requests = Some(
             entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),

@@ -16,14 +16,10 @@ pub struct ResourceStatus {
 
 impl ::serde::Serialize for ResourceStatus {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.resources.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[self.resources.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("name", &self.name)?;
         serde_struct::optional_entry(&mut state, "resources", self.resources.as_ref())?;
@@ -34,10 +30,9 @@ impl ::serde::Serialize for ResourceStatus {
 
 impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ResourceStatusVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -48,6 +43,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
 
         impl serde_struct::Fields for ResourceStatusVisitor {
             const NAMES: &'static [&'static str] = &["name", "resources"];
+
             type Field = ResourceStatusField;
 
             fn field(name: &str) -> Option<ResourceStatusField> {
@@ -62,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
         impl<'de> ::serde::de::Visitor<'de> for ResourceStatusVisitor {
             type Value = ResourceStatus;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ResourceStatus")
             }
 
@@ -77,21 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
                 let mut resources = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ResourceStatusField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(ResourceStatusField::resources) => {
                             serde_struct::value(&mut map, &mut resources, "resources")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -103,12 +92,11 @@ impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ResourceStatus",
-                <ResourceStatusVisitor as serde_struct::Fields>::NAMES,
-                ResourceStatusVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ResourceStatus",
+            <ResourceStatusVisitor as serde_struct::Fields>::NAMES,
+            ResourceStatusVisitor,
+        )
     }
 }
 
@@ -158,10 +146,7 @@ impl ResourceStatusBuilder {
     /// Health of each device of the resource.
     ///
     /// Appends one item to `resources`; [`resources`](Self::resources) replaces the whole list.
-    pub fn resource(
-        mut self,
-        item: impl Into<crate::api::core::v1::ResourceHealth>,
-    ) -> Self {
+    pub fn resource(mut self, item: impl Into<crate::api::core::v1::ResourceHealth>) -> Self {
         self.inner.resources.get_or_insert_default().push(item.into());
         self
     }

@@ -32,24 +32,18 @@ pub struct ScaleIOVolumeSource {
 
 impl ::serde::Serialize for ScaleIOVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            3,
-            &[
-                self.fs_type.is_some(),
-                self.protection_domain.is_some(),
-                self.read_only.is_some(),
-                self.ssl_enabled.is_some(),
-                self.storage_mode.is_some(),
-                self.storage_pool.is_some(),
-                self.volume_name.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(3, &[
+            self.fs_type.is_some(),
+            self.protection_domain.is_some(),
+            self.read_only.is_some(),
+            self.ssl_enabled.is_some(),
+            self.storage_mode.is_some(),
+            self.storage_pool.is_some(),
+            self.volume_name.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
         state.serialize_entry("gateway", &self.gateway)?;
@@ -60,27 +54,11 @@ impl ::serde::Serialize for ScaleIOVolumeSource {
         )?;
         serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
         state.serialize_entry("secretRef", &self.secret_ref)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "sslEnabled",
-            self.ssl_enabled.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "storageMode",
-            self.storage_mode.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "storagePool",
-            self.storage_pool.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "sslEnabled", self.ssl_enabled.as_ref())?;
+        serde_struct::optional_entry(&mut state, "storageMode", self.storage_mode.as_ref())?;
+        serde_struct::optional_entry(&mut state, "storagePool", self.storage_pool.as_ref())?;
         state.serialize_entry("system", &self.system)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "volumeName",
-            self.volume_name.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "volumeName", self.volume_name.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -88,10 +66,9 @@ impl ::serde::Serialize for ScaleIOVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ScaleIOVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -121,16 +98,14 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
                 "system",
                 "volumeName",
             ];
+
             type Field = ScaleIOVolumeSourceField;
 
             fn field(name: &str) -> Option<ScaleIOVolumeSourceField> {
                 match name {
                     "fsType" => Some(ScaleIOVolumeSourceField::fs_type),
                     "gateway" => Some(ScaleIOVolumeSourceField::gateway),
-                    "protectionDomain" => {
-                        Some(ScaleIOVolumeSourceField::protection_domain)
-                    }
-
+                    "protectionDomain" => Some(ScaleIOVolumeSourceField::protection_domain),
                     "readOnly" => Some(ScaleIOVolumeSourceField::read_only),
                     "secretRef" => Some(ScaleIOVolumeSourceField::secret_ref),
                     "sslEnabled" => Some(ScaleIOVolumeSourceField::ssl_enabled),
@@ -146,10 +121,7 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for ScaleIOVolumeSourceVisitor {
             type Value = ScaleIOVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ScaleIOVolumeSource")
             }
 
@@ -169,18 +141,16 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
                 let mut volume_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ScaleIOVolumeSourceField::fs_type) => {
                             serde_struct::value(&mut map, &mut fs_type, "fsType")
                         }
-
                         Some(ScaleIOVolumeSourceField::gateway) => {
                             serde_struct::value(&mut map, &mut gateway, "gateway")
                         }
-
                         Some(ScaleIOVolumeSourceField::protection_domain) => {
                             serde_struct::value(
                                 &mut map,
@@ -188,46 +158,28 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
                                 "protectionDomain",
                             )
                         }
-
                         Some(ScaleIOVolumeSourceField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
                         Some(ScaleIOVolumeSourceField::secret_ref) => {
                             serde_struct::value(&mut map, &mut secret_ref, "secretRef")
                         }
-
                         Some(ScaleIOVolumeSourceField::ssl_enabled) => {
                             serde_struct::value(&mut map, &mut ssl_enabled, "sslEnabled")
                         }
-
                         Some(ScaleIOVolumeSourceField::storage_mode) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut storage_mode,
-                                "storageMode",
-                            )
+                            serde_struct::value(&mut map, &mut storage_mode, "storageMode")
                         }
-
                         Some(ScaleIOVolumeSourceField::storage_pool) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut storage_pool,
-                                "storagePool",
-                            )
+                            serde_struct::value(&mut map, &mut storage_pool, "storagePool")
                         }
-
                         Some(ScaleIOVolumeSourceField::system) => {
                             serde_struct::value(&mut map, &mut system, "system")
                         }
-
                         Some(ScaleIOVolumeSourceField::volume_name) => {
                             serde_struct::value(&mut map, &mut volume_name, "volumeName")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -247,12 +199,11 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ScaleIOVolumeSource",
-                <ScaleIOVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                ScaleIOVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ScaleIOVolumeSource",
+            <ScaleIOVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            ScaleIOVolumeSourceVisitor,
+        )
     }
 }
 

@@ -20,21 +20,15 @@ pub struct SELinuxOptions {
 
 impl ::serde::Serialize for SELinuxOptions {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.level.is_some(),
-                self.role.is_some(),
-                self.type_.is_some(),
-                self.user.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.level.is_some(),
+            self.role.is_some(),
+            self.type_.is_some(),
+            self.user.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "level", self.level.as_ref())?;
         serde_struct::optional_entry(&mut state, "role", self.role.as_ref())?;
@@ -47,10 +41,9 @@ impl ::serde::Serialize for SELinuxOptions {
 
 impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct SELinuxOptionsVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -63,6 +56,7 @@ impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
 
         impl serde_struct::Fields for SELinuxOptionsVisitor {
             const NAMES: &'static [&'static str] = &["level", "role", "type", "user"];
+
             type Field = SELinuxOptionsField;
 
             fn field(name: &str) -> Option<SELinuxOptionsField> {
@@ -79,10 +73,7 @@ impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
         impl<'de> ::serde::de::Visitor<'de> for SELinuxOptionsVisitor {
             type Value = SELinuxOptions;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SELinuxOptions")
             }
 
@@ -96,29 +87,23 @@ impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
                 let mut user = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(SELinuxOptionsField::level) => {
                             serde_struct::value(&mut map, &mut level, "level")
                         }
-
                         Some(SELinuxOptionsField::role) => {
                             serde_struct::value(&mut map, &mut role, "role")
                         }
-
                         Some(SELinuxOptionsField::type_) => {
                             serde_struct::value(&mut map, &mut type_, "type")
                         }
-
                         Some(SELinuxOptionsField::user) => {
                             serde_struct::value(&mut map, &mut user, "user")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -132,12 +117,11 @@ impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "SELinuxOptions",
-                <SELinuxOptionsVisitor as serde_struct::Fields>::NAMES,
-                SELinuxOptionsVisitor,
-            )
+        deserializer.deserialize_struct(
+            "SELinuxOptions",
+            <SELinuxOptionsVisitor as serde_struct::Fields>::NAMES,
+            SELinuxOptionsVisitor,
+        )
     }
 }
 

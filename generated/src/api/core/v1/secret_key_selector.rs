@@ -18,14 +18,13 @@ pub struct SecretKeySelector {
 
 impl ::serde::Serialize for SecretKeySelector {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.name.is_some(), self.optional.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.name.is_some(),
+            self.optional.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("key", &self.key)?;
         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
@@ -37,10 +36,9 @@ impl ::serde::Serialize for SecretKeySelector {
 
 impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct SecretKeySelectorVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -52,6 +50,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
 
         impl serde_struct::Fields for SecretKeySelectorVisitor {
             const NAMES: &'static [&'static str] = &["key", "name", "optional"];
+
             type Field = SecretKeySelectorField;
 
             fn field(name: &str) -> Option<SecretKeySelectorField> {
@@ -67,10 +66,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
         impl<'de> ::serde::de::Visitor<'de> for SecretKeySelectorVisitor {
             type Value = SecretKeySelector;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SecretKeySelector")
             }
 
@@ -83,29 +79,20 @@ impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
                 let mut optional = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key_2 = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key_2))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key_2),
+                )? {
                     match field {
                         Some(SecretKeySelectorField::key) => {
                             serde_struct::value(&mut map, &mut key, "key")
                         }
-
                         Some(SecretKeySelectorField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(SecretKeySelectorField::optional) => {
                             serde_struct::value(&mut map, &mut optional, "optional")
                         }
-
-                        None => {
-                            serde_struct::extra(
-                                &mut map,
-                                &mut unknown_fields,
-                                &mut key_2,
-                            )
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
                     }?;
                 }
 
@@ -118,12 +105,11 @@ impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "SecretKeySelector",
-                <SecretKeySelectorVisitor as serde_struct::Fields>::NAMES,
-                SecretKeySelectorVisitor,
-            )
+        deserializer.deserialize_struct(
+            "SecretKeySelector",
+            <SecretKeySelectorVisitor as serde_struct::Fields>::NAMES,
+            SecretKeySelectorVisitor,
+        )
     }
 }
 

@@ -20,34 +20,20 @@ pub struct SecretVolumeSource {
 
 impl ::serde::Serialize for SecretVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.default_mode.is_some(),
-                self.items.is_some(),
-                self.optional.is_some(),
-                self.secret_name.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.default_mode.is_some(),
+            self.items.is_some(),
+            self.optional.is_some(),
+            self.secret_name.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "defaultMode",
-            self.default_mode.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "defaultMode", self.default_mode.as_ref())?;
         serde_struct::optional_entry(&mut state, "items", self.items.as_ref())?;
         serde_struct::optional_entry(&mut state, "optional", self.optional.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "secretName",
-            self.secret_name.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "secretName", self.secret_name.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -55,10 +41,9 @@ impl ::serde::Serialize for SecretVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct SecretVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -76,6 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
                 "optional",
                 "secretName",
             ];
+
             type Field = SecretVolumeSourceField;
 
             fn field(name: &str) -> Option<SecretVolumeSourceField> {
@@ -92,10 +78,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for SecretVolumeSourceVisitor {
             type Value = SecretVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SecretVolumeSource")
             }
 
@@ -109,33 +92,23 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
                 let mut secret_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(SecretVolumeSourceField::default_mode) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut default_mode,
-                                "defaultMode",
-                            )
+                            serde_struct::value(&mut map, &mut default_mode, "defaultMode")
                         }
-
                         Some(SecretVolumeSourceField::items) => {
                             serde_struct::value(&mut map, &mut items, "items")
                         }
-
                         Some(SecretVolumeSourceField::optional) => {
                             serde_struct::value(&mut map, &mut optional, "optional")
                         }
-
                         Some(SecretVolumeSourceField::secret_name) => {
                             serde_struct::value(&mut map, &mut secret_name, "secretName")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -149,12 +122,11 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "SecretVolumeSource",
-                <SecretVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                SecretVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "SecretVolumeSource",
+            <SecretVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            SecretVolumeSourceVisitor,
+        )
     }
 }
 

@@ -36,29 +36,23 @@ pub struct SecurityContext {
 
 impl ::serde::Serialize for SecurityContext {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.allow_privilege_escalation.is_some(),
-                self.app_armor_profile.is_some(),
-                self.capabilities.is_some(),
-                self.privileged.is_some(),
-                self.proc_mount.is_some(),
-                self.read_only_root_filesystem.is_some(),
-                self.run_as_group.is_some(),
-                self.run_as_non_root.is_some(),
-                self.run_as_user.is_some(),
-                self.se_linux_options.is_some(),
-                self.seccomp_profile.is_some(),
-                self.windows_options.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.allow_privilege_escalation.is_some(),
+            self.app_armor_profile.is_some(),
+            self.capabilities.is_some(),
+            self.privileged.is_some(),
+            self.proc_mount.is_some(),
+            self.read_only_root_filesystem.is_some(),
+            self.run_as_group.is_some(),
+            self.run_as_non_root.is_some(),
+            self.run_as_user.is_some(),
+            self.se_linux_options.is_some(),
+            self.seccomp_profile.is_some(),
+            self.windows_options.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
@@ -70,52 +64,20 @@ impl ::serde::Serialize for SecurityContext {
             "appArmorProfile",
             self.app_armor_profile.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "capabilities",
-            self.capabilities.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "privileged",
-            self.privileged.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "capabilities", self.capabilities.as_ref())?;
+        serde_struct::optional_entry(&mut state, "privileged", self.privileged.as_ref())?;
         serde_struct::optional_entry(&mut state, "procMount", self.proc_mount.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "readOnlyRootFilesystem",
             self.read_only_root_filesystem.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "runAsGroup",
-            self.run_as_group.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "runAsNonRoot",
-            self.run_as_non_root.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "runAsUser",
-            self.run_as_user.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "seLinuxOptions",
-            self.se_linux_options.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "seccompProfile",
-            self.seccomp_profile.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "windowsOptions",
-            self.windows_options.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "runAsGroup", self.run_as_group.as_ref())?;
+        serde_struct::optional_entry(&mut state, "runAsNonRoot", self.run_as_non_root.as_ref())?;
+        serde_struct::optional_entry(&mut state, "runAsUser", self.run_as_user.as_ref())?;
+        serde_struct::optional_entry(&mut state, "seLinuxOptions", self.se_linux_options.as_ref())?;
+        serde_struct::optional_entry(&mut state, "seccompProfile", self.seccomp_profile.as_ref())?;
+        serde_struct::optional_entry(&mut state, "windowsOptions", self.windows_options.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -123,10 +85,9 @@ impl ::serde::Serialize for SecurityContext {
 
 impl<'de> ::serde::Deserialize<'de> for SecurityContext {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct SecurityContextVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -160,22 +121,17 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                 "seccompProfile",
                 "windowsOptions",
             ];
+
             type Field = SecurityContextField;
 
             fn field(name: &str) -> Option<SecurityContextField> {
                 match name {
-                    "allowPrivilegeEscalation" => {
-                        Some(SecurityContextField::allow_privilege_escalation)
-                    }
-
+                    "allowPrivilegeEscalation" => Some(SecurityContextField::allow_privilege_escalation),
                     "appArmorProfile" => Some(SecurityContextField::app_armor_profile),
                     "capabilities" => Some(SecurityContextField::capabilities),
                     "privileged" => Some(SecurityContextField::privileged),
                     "procMount" => Some(SecurityContextField::proc_mount),
-                    "readOnlyRootFilesystem" => {
-                        Some(SecurityContextField::read_only_root_filesystem)
-                    }
-
+                    "readOnlyRootFilesystem" => Some(SecurityContextField::read_only_root_filesystem),
                     "runAsGroup" => Some(SecurityContextField::run_as_group),
                     "runAsNonRoot" => Some(SecurityContextField::run_as_non_root),
                     "runAsUser" => Some(SecurityContextField::run_as_user),
@@ -190,10 +146,7 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
         impl<'de> ::serde::de::Visitor<'de> for SecurityContextVisitor {
             type Value = SecurityContext;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SecurityContext")
             }
 
@@ -215,9 +168,9 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                 let mut windows_options = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(SecurityContextField::allow_privilege_escalation) => {
                             serde_struct::value(
@@ -226,31 +179,18 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                                 "allowPrivilegeEscalation",
                             )
                         }
-
                         Some(SecurityContextField::app_armor_profile) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut app_armor_profile,
-                                "appArmorProfile",
-                            )
+                            serde_struct::value(&mut map, &mut app_armor_profile, "appArmorProfile")
                         }
-
                         Some(SecurityContextField::capabilities) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut capabilities,
-                                "capabilities",
-                            )
+                            serde_struct::value(&mut map, &mut capabilities, "capabilities")
                         }
-
                         Some(SecurityContextField::privileged) => {
                             serde_struct::value(&mut map, &mut privileged, "privileged")
                         }
-
                         Some(SecurityContextField::proc_mount) => {
                             serde_struct::value(&mut map, &mut proc_mount, "procMount")
                         }
-
                         Some(SecurityContextField::read_only_root_filesystem) => {
                             serde_struct::value(
                                 &mut map,
@@ -258,68 +198,35 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                                 "readOnlyRootFilesystem",
                             )
                         }
-
                         Some(SecurityContextField::run_as_group) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut run_as_group,
-                                "runAsGroup",
-                            )
+                            serde_struct::value(&mut map, &mut run_as_group, "runAsGroup")
                         }
-
                         Some(SecurityContextField::run_as_non_root) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut run_as_non_root,
-                                "runAsNonRoot",
-                            )
+                            serde_struct::value(&mut map, &mut run_as_non_root, "runAsNonRoot")
                         }
-
                         Some(SecurityContextField::run_as_user) => {
                             serde_struct::value(&mut map, &mut run_as_user, "runAsUser")
                         }
-
                         Some(SecurityContextField::se_linux_options) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut se_linux_options,
-                                "seLinuxOptions",
-                            )
+                            serde_struct::value(&mut map, &mut se_linux_options, "seLinuxOptions")
                         }
-
                         Some(SecurityContextField::seccomp_profile) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut seccomp_profile,
-                                "seccompProfile",
-                            )
+                            serde_struct::value(&mut map, &mut seccomp_profile, "seccompProfile")
                         }
-
                         Some(SecurityContextField::windows_options) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut windows_options,
-                                "windowsOptions",
-                            )
+                            serde_struct::value(&mut map, &mut windows_options, "windowsOptions")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(SecurityContext {
-                    allow_privilege_escalation: serde_struct::optional(
-                        allow_privilege_escalation,
-                    ),
+                    allow_privilege_escalation: serde_struct::optional(allow_privilege_escalation),
                     app_armor_profile: serde_struct::optional(app_armor_profile),
                     capabilities: serde_struct::optional(capabilities),
                     privileged: serde_struct::optional(privileged),
                     proc_mount: serde_struct::optional(proc_mount),
-                    read_only_root_filesystem: serde_struct::optional(
-                        read_only_root_filesystem,
-                    ),
+                    read_only_root_filesystem: serde_struct::optional(read_only_root_filesystem),
                     run_as_group: serde_struct::optional(run_as_group),
                     run_as_non_root: serde_struct::optional(run_as_non_root),
                     run_as_user: serde_struct::optional(run_as_user),
@@ -331,12 +238,11 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "SecurityContext",
-                <SecurityContextVisitor as serde_struct::Fields>::NAMES,
-                SecurityContextVisitor,
-            )
+        deserializer.deserialize_struct(
+            "SecurityContext",
+            <SecurityContextVisitor as serde_struct::Fields>::NAMES,
+            SecurityContextVisitor,
+        )
     }
 }
 
@@ -374,10 +280,7 @@ impl SecurityContextBuilder {
     }
 
     /// Capabilities to add or drop.
-    pub fn capabilities(
-        mut self,
-        value: impl Into<crate::api::core::v1::Capabilities>,
-    ) -> Self {
+    pub fn capabilities(mut self, value: impl Into<crate::api::core::v1::Capabilities>) -> Self {
         self.inner.capabilities = Some(value.into());
         self
     }

@@ -18,16 +18,13 @@ pub struct ServiceAccountTokenProjection {
 
 impl ::serde::Serialize for ServiceAccountTokenProjection {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[self.audience.is_some(), self.expiration_seconds.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.audience.is_some(),
+            self.expiration_seconds.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "audience", self.audience.as_ref())?;
         serde_struct::optional_entry(
@@ -43,10 +40,9 @@ impl ::serde::Serialize for ServiceAccountTokenProjection {
 
 impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ServiceAccountTokenProjectionVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -57,20 +53,14 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
         }
 
         impl serde_struct::Fields for ServiceAccountTokenProjectionVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "audience",
-                "expirationSeconds",
-                "path",
-            ];
+            const NAMES: &'static [&'static str] = &["audience", "expirationSeconds", "path"];
+
             type Field = ServiceAccountTokenProjectionField;
 
             fn field(name: &str) -> Option<ServiceAccountTokenProjectionField> {
                 match name {
                     "audience" => Some(ServiceAccountTokenProjectionField::audience),
-                    "expirationSeconds" => {
-                        Some(ServiceAccountTokenProjectionField::expiration_seconds)
-                    }
-
+                    "expirationSeconds" => Some(ServiceAccountTokenProjectionField::expiration_seconds),
                     "path" => Some(ServiceAccountTokenProjectionField::path),
                     _ => None,
                 }
@@ -80,10 +70,7 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
         impl<'de> ::serde::de::Visitor<'de> for ServiceAccountTokenProjectionVisitor {
             type Value = ServiceAccountTokenProjection;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ServiceAccountTokenProjection")
             }
 
@@ -96,14 +83,13 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
                 let mut path = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ServiceAccountTokenProjectionField::audience) => {
                             serde_struct::value(&mut map, &mut audience, "audience")
                         }
-
                         Some(ServiceAccountTokenProjectionField::expiration_seconds) => {
                             serde_struct::value(
                                 &mut map,
@@ -111,14 +97,10 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
                                 "expirationSeconds",
                             )
                         }
-
                         Some(ServiceAccountTokenProjectionField::path) => {
                             serde_struct::value(&mut map, &mut path, "path")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -131,12 +113,11 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ServiceAccountTokenProjection",
-                <ServiceAccountTokenProjectionVisitor as serde_struct::Fields>::NAMES,
-                ServiceAccountTokenProjectionVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ServiceAccountTokenProjection",
+            <ServiceAccountTokenProjectionVisitor as serde_struct::Fields>::NAMES,
+            ServiceAccountTokenProjectionVisitor,
+        )
     }
 }
 

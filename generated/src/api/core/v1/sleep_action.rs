@@ -14,10 +14,7 @@ pub struct SleepAction {
 
 impl ::serde::Serialize for SleepAction {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = 1 + self.unknown_fields.len();
@@ -30,10 +27,9 @@ impl ::serde::Serialize for SleepAction {
 
 impl<'de> ::serde::Deserialize<'de> for SleepAction {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct SleepActionVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -43,6 +39,7 @@ impl<'de> ::serde::Deserialize<'de> for SleepAction {
 
         impl serde_struct::Fields for SleepActionVisitor {
             const NAMES: &'static [&'static str] = &["seconds"];
+
             type Field = SleepActionField;
 
             fn field(name: &str) -> Option<SleepActionField> {
@@ -56,10 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for SleepAction {
         impl<'de> ::serde::de::Visitor<'de> for SleepActionVisitor {
             type Value = SleepAction;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SleepAction")
             }
 
@@ -70,17 +64,14 @@ impl<'de> ::serde::Deserialize<'de> for SleepAction {
                 let mut seconds = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(SleepActionField::seconds) => {
                             serde_struct::value(&mut map, &mut seconds, "seconds")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -91,12 +82,11 @@ impl<'de> ::serde::Deserialize<'de> for SleepAction {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "SleepAction",
-                <SleepActionVisitor as serde_struct::Fields>::NAMES,
-                SleepActionVisitor,
-            )
+        deserializer.deserialize_struct(
+            "SleepAction",
+            <SleepActionVisitor as serde_struct::Fields>::NAMES,
+            SleepActionVisitor,
+        )
     }
 }
 

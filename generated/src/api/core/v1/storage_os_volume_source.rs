@@ -22,31 +22,21 @@ pub struct StorageOSVolumeSource {
 
 impl ::serde::Serialize for StorageOSVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.fs_type.is_some(),
-                self.read_only.is_some(),
-                self.secret_ref.is_some(),
-                self.volume_name.is_some(),
-                self.volume_namespace.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.fs_type.is_some(),
+            self.read_only.is_some(),
+            self.secret_ref.is_some(),
+            self.volume_name.is_some(),
+            self.volume_namespace.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
         serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
         serde_struct::optional_entry(&mut state, "secretRef", self.secret_ref.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "volumeName",
-            self.volume_name.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "volumeName", self.volume_name.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "volumeNamespace",
@@ -59,10 +49,9 @@ impl ::serde::Serialize for StorageOSVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct StorageOSVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -82,6 +71,7 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
                 "volumeName",
                 "volumeNamespace",
             ];
+
             type Field = StorageOSVolumeSourceField;
 
             fn field(name: &str) -> Option<StorageOSVolumeSourceField> {
@@ -90,10 +80,7 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
                     "readOnly" => Some(StorageOSVolumeSourceField::read_only),
                     "secretRef" => Some(StorageOSVolumeSourceField::secret_ref),
                     "volumeName" => Some(StorageOSVolumeSourceField::volume_name),
-                    "volumeNamespace" => {
-                        Some(StorageOSVolumeSourceField::volume_namespace)
-                    }
-
+                    "volumeNamespace" => Some(StorageOSVolumeSourceField::volume_namespace),
                     _ => None,
                 }
             }
@@ -102,10 +89,7 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for StorageOSVolumeSourceVisitor {
             type Value = StorageOSVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct StorageOSVolumeSource")
             }
 
@@ -120,37 +104,26 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
                 let mut volume_namespace = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(StorageOSVolumeSourceField::fs_type) => {
                             serde_struct::value(&mut map, &mut fs_type, "fsType")
                         }
-
                         Some(StorageOSVolumeSourceField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
                         Some(StorageOSVolumeSourceField::secret_ref) => {
                             serde_struct::value(&mut map, &mut secret_ref, "secretRef")
                         }
-
                         Some(StorageOSVolumeSourceField::volume_name) => {
                             serde_struct::value(&mut map, &mut volume_name, "volumeName")
                         }
-
                         Some(StorageOSVolumeSourceField::volume_namespace) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut volume_namespace,
-                                "volumeNamespace",
-                            )
+                            serde_struct::value(&mut map, &mut volume_namespace, "volumeNamespace")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -165,12 +138,11 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "StorageOSVolumeSource",
-                <StorageOSVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                StorageOSVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "StorageOSVolumeSource",
+            <StorageOSVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            StorageOSVolumeSourceVisitor,
+        )
     }
 }
 

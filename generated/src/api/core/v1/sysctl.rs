@@ -16,10 +16,7 @@ pub struct Sysctl {
 
 impl ::serde::Serialize for Sysctl {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = 2 + self.unknown_fields.len();
@@ -33,10 +30,9 @@ impl ::serde::Serialize for Sysctl {
 
 impl<'de> ::serde::Deserialize<'de> for Sysctl {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct SysctlVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -47,6 +43,7 @@ impl<'de> ::serde::Deserialize<'de> for Sysctl {
 
         impl serde_struct::Fields for SysctlVisitor {
             const NAMES: &'static [&'static str] = &["name", "value"];
+
             type Field = SysctlField;
 
             fn field(name: &str) -> Option<SysctlField> {
@@ -61,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for Sysctl {
         impl<'de> ::serde::de::Visitor<'de> for SysctlVisitor {
             type Value = Sysctl;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Sysctl")
             }
 
@@ -76,21 +70,15 @@ impl<'de> ::serde::Deserialize<'de> for Sysctl {
                 let mut value = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
-                        Some(SysctlField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-
+                        Some(SysctlField::name) => serde_struct::value(&mut map, &mut name, "name"),
                         Some(SysctlField::value) => {
                             serde_struct::value(&mut map, &mut value, "value")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -102,12 +90,11 @@ impl<'de> ::serde::Deserialize<'de> for Sysctl {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "Sysctl",
-                <SysctlVisitor as serde_struct::Fields>::NAMES,
-                SysctlVisitor,
-            )
+        deserializer.deserialize_struct(
+            "Sysctl",
+            <SysctlVisitor as serde_struct::Fields>::NAMES,
+            SysctlVisitor,
+        )
     }
 }
 

@@ -16,14 +16,10 @@ pub struct TCPSocketAction {
 
 impl ::serde::Serialize for TCPSocketAction {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.host.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[self.host.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "host", self.host.as_ref())?;
         state.serialize_entry("port", &self.port)?;
@@ -34,10 +30,9 @@ impl ::serde::Serialize for TCPSocketAction {
 
 impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct TCPSocketActionVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -48,6 +43,7 @@ impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
 
         impl serde_struct::Fields for TCPSocketActionVisitor {
             const NAMES: &'static [&'static str] = &["host", "port"];
+
             type Field = TCPSocketActionField;
 
             fn field(name: &str) -> Option<TCPSocketActionField> {
@@ -62,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
         impl<'de> ::serde::de::Visitor<'de> for TCPSocketActionVisitor {
             type Value = TCPSocketAction;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TCPSocketAction")
             }
 
@@ -77,21 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
                 let mut port = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(TCPSocketActionField::host) => {
                             serde_struct::value(&mut map, &mut host, "host")
                         }
-
                         Some(TCPSocketActionField::port) => {
                             serde_struct::value(&mut map, &mut port, "port")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -103,12 +92,11 @@ impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "TCPSocketAction",
-                <TCPSocketActionVisitor as serde_struct::Fields>::NAMES,
-                TCPSocketActionVisitor,
-            )
+        deserializer.deserialize_struct(
+            "TCPSocketAction",
+            <TCPSocketActionVisitor as serde_struct::Fields>::NAMES,
+            TCPSocketActionVisitor,
+        )
     }
 }
 

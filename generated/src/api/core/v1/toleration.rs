@@ -22,22 +22,16 @@ pub struct Toleration {
 
 impl ::serde::Serialize for Toleration {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.effect.is_some(),
-                self.key.is_some(),
-                self.operator.is_some(),
-                self.toleration_seconds.is_some(),
-                self.value.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.effect.is_some(),
+            self.key.is_some(),
+            self.operator.is_some(),
+            self.toleration_seconds.is_some(),
+            self.value.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "effect", self.effect.as_ref())?;
         serde_struct::optional_entry(&mut state, "key", self.key.as_ref())?;
@@ -55,10 +49,9 @@ impl ::serde::Serialize for Toleration {
 
 impl<'de> ::serde::Deserialize<'de> for Toleration {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct TolerationVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -78,6 +71,7 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
                 "tolerationSeconds",
                 "value",
             ];
+
             type Field = TolerationField;
 
             fn field(name: &str) -> Option<TolerationField> {
@@ -95,10 +89,7 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
         impl<'de> ::serde::de::Visitor<'de> for TolerationVisitor {
             type Value = Toleration;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Toleration")
             }
 
@@ -113,22 +104,19 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
                 let mut value = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key_2 = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key_2))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key_2),
+                )? {
                     match field {
                         Some(TolerationField::effect) => {
                             serde_struct::value(&mut map, &mut effect, "effect")
                         }
-
                         Some(TolerationField::key) => {
                             serde_struct::value(&mut map, &mut key, "key")
                         }
-
                         Some(TolerationField::operator) => {
                             serde_struct::value(&mut map, &mut operator, "operator")
                         }
-
                         Some(TolerationField::toleration_seconds) => {
                             serde_struct::value(
                                 &mut map,
@@ -136,18 +124,10 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
                                 "tolerationSeconds",
                             )
                         }
-
                         Some(TolerationField::value) => {
                             serde_struct::value(&mut map, &mut value, "value")
                         }
-
-                        None => {
-                            serde_struct::extra(
-                                &mut map,
-                                &mut unknown_fields,
-                                &mut key_2,
-                            )
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
                     }?;
                 }
 
@@ -162,12 +142,11 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "Toleration",
-                <TolerationVisitor as serde_struct::Fields>::NAMES,
-                TolerationVisitor,
-            )
+        deserializer.deserialize_struct(
+            "Toleration",
+            <TolerationVisitor as serde_struct::Fields>::NAMES,
+            TolerationVisitor,
+        )
     }
 }
 

@@ -28,39 +28,21 @@ pub struct TopologySpreadConstraint {
 
 impl ::serde::Serialize for TopologySpreadConstraint {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            3,
-            &[
-                self.label_selector.is_some(),
-                self.match_label_keys.is_some(),
-                self.min_domains.is_some(),
-                self.node_affinity_policy.is_some(),
-                self.node_taints_policy.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(3, &[
+            self.label_selector.is_some(),
+            self.match_label_keys.is_some(),
+            self.min_domains.is_some(),
+            self.node_affinity_policy.is_some(),
+            self.node_taints_policy.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "labelSelector",
-            self.label_selector.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "matchLabelKeys",
-            self.match_label_keys.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "labelSelector", self.label_selector.as_ref())?;
+        serde_struct::optional_entry(&mut state, "matchLabelKeys", self.match_label_keys.as_ref())?;
         state.serialize_entry("maxSkew", &self.max_skew)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "minDomains",
-            self.min_domains.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "minDomains", self.min_domains.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "nodeAffinityPolicy",
@@ -80,10 +62,9 @@ impl ::serde::Serialize for TopologySpreadConstraint {
 
 impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct TopologySpreadConstraintVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -109,33 +90,19 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                 "topologyKey",
                 "whenUnsatisfiable",
             ];
+
             type Field = TopologySpreadConstraintField;
 
             fn field(name: &str) -> Option<TopologySpreadConstraintField> {
                 match name {
-                    "labelSelector" => {
-                        Some(TopologySpreadConstraintField::label_selector)
-                    }
-
-                    "matchLabelKeys" => {
-                        Some(TopologySpreadConstraintField::match_label_keys)
-                    }
-
+                    "labelSelector" => Some(TopologySpreadConstraintField::label_selector),
+                    "matchLabelKeys" => Some(TopologySpreadConstraintField::match_label_keys),
                     "maxSkew" => Some(TopologySpreadConstraintField::max_skew),
                     "minDomains" => Some(TopologySpreadConstraintField::min_domains),
-                    "nodeAffinityPolicy" => {
-                        Some(TopologySpreadConstraintField::node_affinity_policy)
-                    }
-
-                    "nodeTaintsPolicy" => {
-                        Some(TopologySpreadConstraintField::node_taints_policy)
-                    }
-
+                    "nodeAffinityPolicy" => Some(TopologySpreadConstraintField::node_affinity_policy),
+                    "nodeTaintsPolicy" => Some(TopologySpreadConstraintField::node_taints_policy),
                     "topologyKey" => Some(TopologySpreadConstraintField::topology_key),
-                    "whenUnsatisfiable" => {
-                        Some(TopologySpreadConstraintField::when_unsatisfiable)
-                    }
-
+                    "whenUnsatisfiable" => Some(TopologySpreadConstraintField::when_unsatisfiable),
                     _ => None,
                 }
             }
@@ -144,10 +111,7 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
         impl<'de> ::serde::de::Visitor<'de> for TopologySpreadConstraintVisitor {
             type Value = TopologySpreadConstraint;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TopologySpreadConstraint")
             }
 
@@ -165,34 +129,22 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                 let mut when_unsatisfiable = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(TopologySpreadConstraintField::label_selector) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut label_selector,
-                                "labelSelector",
-                            )
+                            serde_struct::value(&mut map, &mut label_selector, "labelSelector")
                         }
-
                         Some(TopologySpreadConstraintField::match_label_keys) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut match_label_keys,
-                                "matchLabelKeys",
-                            )
+                            serde_struct::value(&mut map, &mut match_label_keys, "matchLabelKeys")
                         }
-
                         Some(TopologySpreadConstraintField::max_skew) => {
                             serde_struct::value(&mut map, &mut max_skew, "maxSkew")
                         }
-
                         Some(TopologySpreadConstraintField::min_domains) => {
                             serde_struct::value(&mut map, &mut min_domains, "minDomains")
                         }
-
                         Some(TopologySpreadConstraintField::node_affinity_policy) => {
                             serde_struct::value(
                                 &mut map,
@@ -200,7 +152,6 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                                 "nodeAffinityPolicy",
                             )
                         }
-
                         Some(TopologySpreadConstraintField::node_taints_policy) => {
                             serde_struct::value(
                                 &mut map,
@@ -208,15 +159,9 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                                 "nodeTaintsPolicy",
                             )
                         }
-
                         Some(TopologySpreadConstraintField::topology_key) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut topology_key,
-                                "topologyKey",
-                            )
+                            serde_struct::value(&mut map, &mut topology_key, "topologyKey")
                         }
-
                         Some(TopologySpreadConstraintField::when_unsatisfiable) => {
                             serde_struct::value(
                                 &mut map,
@@ -224,10 +169,7 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                                 "whenUnsatisfiable",
                             )
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -239,21 +181,17 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                     node_affinity_policy: serde_struct::optional(node_affinity_policy),
                     node_taints_policy: serde_struct::optional(node_taints_policy),
                     topology_key: serde_struct::required(topology_key, "topologyKey")?,
-                    when_unsatisfiable: serde_struct::required(
-                        when_unsatisfiable,
-                        "whenUnsatisfiable",
-                    )?,
+                    when_unsatisfiable: serde_struct::required(when_unsatisfiable, "whenUnsatisfiable")?,
                     unknown_fields,
                 })
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "TopologySpreadConstraint",
-                <TopologySpreadConstraintVisitor as serde_struct::Fields>::NAMES,
-                TopologySpreadConstraintVisitor,
-            )
+        deserializer.deserialize_struct(
+            "TopologySpreadConstraint",
+            <TopologySpreadConstraintVisitor as serde_struct::Fields>::NAMES,
+            TopologySpreadConstraintVisitor,
+        )
     }
 }
 
@@ -307,10 +245,7 @@ impl TopologySpreadConstraintBuilder {
     /// Incoming pod label keys added to the selector.
     ///
     /// Replaces the whole list; [`match_label_key`](Self::match_label_key) appends one item.
-    pub fn match_label_keys(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn match_label_keys(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.inner.match_label_keys = Some(items.into_iter().map(Into::into).collect());
         self
     }

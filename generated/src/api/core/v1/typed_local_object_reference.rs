@@ -18,14 +18,10 @@ pub struct TypedLocalObjectReference {
 
 impl ::serde::Serialize for TypedLocalObjectReference {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.api_group.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(2, &[self.api_group.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "apiGroup", self.api_group.as_ref())?;
         state.serialize_entry("kind", &self.kind)?;
@@ -37,10 +33,9 @@ impl ::serde::Serialize for TypedLocalObjectReference {
 
 impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct TypedLocalObjectReferenceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -52,6 +47,7 @@ impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
 
         impl serde_struct::Fields for TypedLocalObjectReferenceVisitor {
             const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name"];
+
             type Field = TypedLocalObjectReferenceField;
 
             fn field(name: &str) -> Option<TypedLocalObjectReferenceField> {
@@ -67,10 +63,7 @@ impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
         impl<'de> ::serde::de::Visitor<'de> for TypedLocalObjectReferenceVisitor {
             type Value = TypedLocalObjectReference;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TypedLocalObjectReference")
             }
 
@@ -83,25 +76,20 @@ impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
                 let mut name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(TypedLocalObjectReferenceField::api_group) => {
                             serde_struct::value(&mut map, &mut api_group, "apiGroup")
                         }
-
                         Some(TypedLocalObjectReferenceField::kind) => {
                             serde_struct::value(&mut map, &mut kind, "kind")
                         }
-
                         Some(TypedLocalObjectReferenceField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -114,12 +102,11 @@ impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "TypedLocalObjectReference",
-                <TypedLocalObjectReferenceVisitor as serde_struct::Fields>::NAMES,
-                TypedLocalObjectReferenceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "TypedLocalObjectReference",
+            <TypedLocalObjectReferenceVisitor as serde_struct::Fields>::NAMES,
+            TypedLocalObjectReferenceVisitor,
+        )
     }
 }
 

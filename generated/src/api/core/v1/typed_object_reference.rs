@@ -20,16 +20,13 @@ pub struct TypedObjectReference {
 
 impl ::serde::Serialize for TypedObjectReference {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            2,
-            &[self.api_group.is_some(), self.namespace.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(2, &[
+            self.api_group.is_some(),
+            self.namespace.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "apiGroup", self.api_group.as_ref())?;
         state.serialize_entry("kind", &self.kind)?;
@@ -42,10 +39,9 @@ impl ::serde::Serialize for TypedObjectReference {
 
 impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct TypedObjectReferenceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -57,12 +53,8 @@ impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
         }
 
         impl serde_struct::Fields for TypedObjectReferenceVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "apiGroup",
-                "kind",
-                "name",
-                "namespace",
-            ];
+            const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name", "namespace"];
+
             type Field = TypedObjectReferenceField;
 
             fn field(name: &str) -> Option<TypedObjectReferenceField> {
@@ -79,10 +71,7 @@ impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
         impl<'de> ::serde::de::Visitor<'de> for TypedObjectReferenceVisitor {
             type Value = TypedObjectReference;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TypedObjectReference")
             }
 
@@ -96,29 +85,23 @@ impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
                 let mut namespace = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(TypedObjectReferenceField::api_group) => {
                             serde_struct::value(&mut map, &mut api_group, "apiGroup")
                         }
-
                         Some(TypedObjectReferenceField::kind) => {
                             serde_struct::value(&mut map, &mut kind, "kind")
                         }
-
                         Some(TypedObjectReferenceField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(TypedObjectReferenceField::namespace) => {
                             serde_struct::value(&mut map, &mut namespace, "namespace")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -132,12 +115,11 @@ impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "TypedObjectReference",
-                <TypedObjectReferenceVisitor as serde_struct::Fields>::NAMES,
-                TypedObjectReferenceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "TypedObjectReference",
+            <TypedObjectReferenceVisitor as serde_struct::Fields>::NAMES,
+            TypedObjectReferenceVisitor,
+        )
     }
 }
 

@@ -80,47 +80,41 @@ pub struct Volume {
 
 impl ::serde::Serialize for Volume {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.aws_elastic_block_store.is_some(),
-                self.azure_disk.is_some(),
-                self.azure_file.is_some(),
-                self.cephfs.is_some(),
-                self.cinder.is_some(),
-                self.config_map.is_some(),
-                self.csi.is_some(),
-                self.downward_api.is_some(),
-                self.empty_dir.is_some(),
-                self.ephemeral.is_some(),
-                self.fc.is_some(),
-                self.flex_volume.is_some(),
-                self.flocker.is_some(),
-                self.gce_persistent_disk.is_some(),
-                self.git_repo.is_some(),
-                self.glusterfs.is_some(),
-                self.host_path.is_some(),
-                self.image.is_some(),
-                self.iscsi.is_some(),
-                self.nfs.is_some(),
-                self.persistent_volume_claim.is_some(),
-                self.photon_persistent_disk.is_some(),
-                self.portworx_volume.is_some(),
-                self.projected.is_some(),
-                self.quobyte.is_some(),
-                self.rbd.is_some(),
-                self.scale_io.is_some(),
-                self.secret.is_some(),
-                self.storageos.is_some(),
-                self.vsphere_volume.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.aws_elastic_block_store.is_some(),
+            self.azure_disk.is_some(),
+            self.azure_file.is_some(),
+            self.cephfs.is_some(),
+            self.cinder.is_some(),
+            self.config_map.is_some(),
+            self.csi.is_some(),
+            self.downward_api.is_some(),
+            self.empty_dir.is_some(),
+            self.ephemeral.is_some(),
+            self.fc.is_some(),
+            self.flex_volume.is_some(),
+            self.flocker.is_some(),
+            self.gce_persistent_disk.is_some(),
+            self.git_repo.is_some(),
+            self.glusterfs.is_some(),
+            self.host_path.is_some(),
+            self.image.is_some(),
+            self.iscsi.is_some(),
+            self.nfs.is_some(),
+            self.persistent_volume_claim.is_some(),
+            self.photon_persistent_disk.is_some(),
+            self.portworx_volume.is_some(),
+            self.projected.is_some(),
+            self.quobyte.is_some(),
+            self.rbd.is_some(),
+            self.scale_io.is_some(),
+            self.secret.is_some(),
+            self.storageos.is_some(),
+            self.vsphere_volume.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
@@ -133,19 +127,11 @@ impl ::serde::Serialize for Volume {
         serde_struct::optional_entry(&mut state, "cinder", self.cinder.as_ref())?;
         serde_struct::optional_entry(&mut state, "configMap", self.config_map.as_ref())?;
         serde_struct::optional_entry(&mut state, "csi", self.csi.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "downwardAPI",
-            self.downward_api.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "downwardAPI", self.downward_api.as_ref())?;
         serde_struct::optional_entry(&mut state, "emptyDir", self.empty_dir.as_ref())?;
         serde_struct::optional_entry(&mut state, "ephemeral", self.ephemeral.as_ref())?;
         serde_struct::optional_entry(&mut state, "fc", self.fc.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "flexVolume",
-            self.flex_volume.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "flexVolume", self.flex_volume.as_ref())?;
         serde_struct::optional_entry(&mut state, "flocker", self.flocker.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
@@ -169,22 +155,14 @@ impl ::serde::Serialize for Volume {
             "photonPersistentDisk",
             self.photon_persistent_disk.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "portworxVolume",
-            self.portworx_volume.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "portworxVolume", self.portworx_volume.as_ref())?;
         serde_struct::optional_entry(&mut state, "projected", self.projected.as_ref())?;
         serde_struct::optional_entry(&mut state, "quobyte", self.quobyte.as_ref())?;
         serde_struct::optional_entry(&mut state, "rbd", self.rbd.as_ref())?;
         serde_struct::optional_entry(&mut state, "scaleIO", self.scale_io.as_ref())?;
         serde_struct::optional_entry(&mut state, "secret", self.secret.as_ref())?;
         serde_struct::optional_entry(&mut state, "storageos", self.storageos.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "vsphereVolume",
-            self.vsphere_volume.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "vsphereVolume", self.vsphere_volume.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -192,10 +170,9 @@ impl ::serde::Serialize for Volume {
 
 impl<'de> ::serde::Deserialize<'de> for Volume {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct VolumeVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -267,6 +244,7 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                 "storageos",
                 "vsphereVolume",
             ];
+
             type Field = VolumeField;
 
             fn field(name: &str) -> Option<VolumeField> {
@@ -310,10 +288,7 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
         impl<'de> ::serde::de::Visitor<'de> for VolumeVisitor {
             type Value = Volume;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Volume")
             }
 
@@ -354,9 +329,9 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                 let mut vsphere_volume = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(VolumeField::aws_elastic_block_store) => {
                             serde_struct::value(
@@ -365,59 +340,38 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                                 "awsElasticBlockStore",
                             )
                         }
-
                         Some(VolumeField::azure_disk) => {
                             serde_struct::value(&mut map, &mut azure_disk, "azureDisk")
                         }
-
                         Some(VolumeField::azure_file) => {
                             serde_struct::value(&mut map, &mut azure_file, "azureFile")
                         }
-
                         Some(VolumeField::cephfs) => {
                             serde_struct::value(&mut map, &mut cephfs, "cephfs")
                         }
-
                         Some(VolumeField::cinder) => {
                             serde_struct::value(&mut map, &mut cinder, "cinder")
                         }
-
                         Some(VolumeField::config_map) => {
                             serde_struct::value(&mut map, &mut config_map, "configMap")
                         }
-
-                        Some(VolumeField::csi) => {
-                            serde_struct::value(&mut map, &mut csi, "csi")
-                        }
-
+                        Some(VolumeField::csi) => serde_struct::value(&mut map, &mut csi, "csi"),
                         Some(VolumeField::downward_api) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut downward_api,
-                                "downwardAPI",
-                            )
+                            serde_struct::value(&mut map, &mut downward_api, "downwardAPI")
                         }
-
                         Some(VolumeField::empty_dir) => {
                             serde_struct::value(&mut map, &mut empty_dir, "emptyDir")
                         }
-
                         Some(VolumeField::ephemeral) => {
                             serde_struct::value(&mut map, &mut ephemeral, "ephemeral")
                         }
-
-                        Some(VolumeField::fc) => {
-                            serde_struct::value(&mut map, &mut fc, "fc")
-                        }
-
+                        Some(VolumeField::fc) => serde_struct::value(&mut map, &mut fc, "fc"),
                         Some(VolumeField::flex_volume) => {
                             serde_struct::value(&mut map, &mut flex_volume, "flexVolume")
                         }
-
                         Some(VolumeField::flocker) => {
                             serde_struct::value(&mut map, &mut flocker, "flocker")
                         }
-
                         Some(VolumeField::gce_persistent_disk) => {
                             serde_struct::value(
                                 &mut map,
@@ -425,35 +379,23 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                                 "gcePersistentDisk",
                             )
                         }
-
                         Some(VolumeField::git_repo) => {
                             serde_struct::value(&mut map, &mut git_repo, "gitRepo")
                         }
-
                         Some(VolumeField::glusterfs) => {
                             serde_struct::value(&mut map, &mut glusterfs, "glusterfs")
                         }
-
                         Some(VolumeField::host_path) => {
                             serde_struct::value(&mut map, &mut host_path, "hostPath")
                         }
-
                         Some(VolumeField::image) => {
                             serde_struct::value(&mut map, &mut image, "image")
                         }
-
                         Some(VolumeField::iscsi) => {
                             serde_struct::value(&mut map, &mut iscsi, "iscsi")
                         }
-
-                        Some(VolumeField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-
-                        Some(VolumeField::nfs) => {
-                            serde_struct::value(&mut map, &mut nfs, "nfs")
-                        }
-
+                        Some(VolumeField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                        Some(VolumeField::nfs) => serde_struct::value(&mut map, &mut nfs, "nfs"),
                         Some(VolumeField::persistent_volume_claim) => {
                             serde_struct::value(
                                 &mut map,
@@ -461,7 +403,6 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                                 "persistentVolumeClaim",
                             )
                         }
-
                         Some(VolumeField::photon_persistent_disk) => {
                             serde_struct::value(
                                 &mut map,
@@ -469,57 +410,34 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                                 "photonPersistentDisk",
                             )
                         }
-
                         Some(VolumeField::portworx_volume) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut portworx_volume,
-                                "portworxVolume",
-                            )
+                            serde_struct::value(&mut map, &mut portworx_volume, "portworxVolume")
                         }
-
                         Some(VolumeField::projected) => {
                             serde_struct::value(&mut map, &mut projected, "projected")
                         }
-
                         Some(VolumeField::quobyte) => {
                             serde_struct::value(&mut map, &mut quobyte, "quobyte")
                         }
-
-                        Some(VolumeField::rbd) => {
-                            serde_struct::value(&mut map, &mut rbd, "rbd")
-                        }
-
+                        Some(VolumeField::rbd) => serde_struct::value(&mut map, &mut rbd, "rbd"),
                         Some(VolumeField::scale_io) => {
                             serde_struct::value(&mut map, &mut scale_io, "scaleIO")
                         }
-
                         Some(VolumeField::secret) => {
                             serde_struct::value(&mut map, &mut secret, "secret")
                         }
-
                         Some(VolumeField::storageos) => {
                             serde_struct::value(&mut map, &mut storageos, "storageos")
                         }
-
                         Some(VolumeField::vsphere_volume) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut vsphere_volume,
-                                "vsphereVolume",
-                            )
+                            serde_struct::value(&mut map, &mut vsphere_volume, "vsphereVolume")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(Volume {
-                    aws_elastic_block_store: serde_struct::optional(
-                        aws_elastic_block_store,
-                    ),
+                    aws_elastic_block_store: serde_struct::optional(aws_elastic_block_store),
                     azure_disk: serde_struct::optional(azure_disk),
                     azure_file: serde_struct::optional(azure_file),
                     cephfs: serde_struct::optional(cephfs),
@@ -540,12 +458,8 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                     iscsi: serde_struct::optional(iscsi),
                     name: serde_struct::required(name, "name")?,
                     nfs: serde_struct::optional(nfs),
-                    persistent_volume_claim: serde_struct::optional(
-                        persistent_volume_claim,
-                    ),
-                    photon_persistent_disk: serde_struct::optional(
-                        photon_persistent_disk,
-                    ),
+                    persistent_volume_claim: serde_struct::optional(persistent_volume_claim),
+                    photon_persistent_disk: serde_struct::optional(photon_persistent_disk),
                     portworx_volume: serde_struct::optional(portworx_volume),
                     projected: serde_struct::optional(projected),
                     quobyte: serde_struct::optional(quobyte),
@@ -559,12 +473,11 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "Volume",
-                <VolumeVisitor as serde_struct::Fields>::NAMES,
-                VolumeVisitor,
-            )
+        deserializer.deserialize_struct(
+            "Volume",
+            <VolumeVisitor as serde_struct::Fields>::NAMES,
+            VolumeVisitor,
+        )
     }
 }
 
@@ -651,19 +564,13 @@ impl VolumeBuilder {
     }
 
     /// CephFS mount (deprecated).
-    pub fn cephfs(
-        mut self,
-        value: impl Into<crate::api::core::v1::CephFSVolumeSource>,
-    ) -> Self {
+    pub fn cephfs(mut self, value: impl Into<crate::api::core::v1::CephFSVolumeSource>) -> Self {
         self.inner.cephfs = Some(value.into());
         self
     }
 
     /// OpenStack Cinder volume (deprecated).
-    pub fn cinder(
-        mut self,
-        value: impl Into<crate::api::core::v1::CinderVolumeSource>,
-    ) -> Self {
+    pub fn cinder(mut self, value: impl Into<crate::api::core::v1::CinderVolumeSource>) -> Self {
         self.inner.cinder = Some(value.into());
         self
     }
@@ -678,10 +585,7 @@ impl VolumeBuilder {
     }
 
     /// Ephemeral volume from a CSI driver.
-    pub fn csi(
-        mut self,
-        value: impl Into<crate::api::core::v1::CSIVolumeSource>,
-    ) -> Self {
+    pub fn csi(mut self, value: impl Into<crate::api::core::v1::CSIVolumeSource>) -> Self {
         self.inner.csi = Some(value.into());
         self
     }
@@ -720,19 +624,13 @@ impl VolumeBuilder {
     }
 
     /// FlexVolume driver volume (deprecated).
-    pub fn flex_volume(
-        mut self,
-        value: impl Into<crate::api::core::v1::FlexVolumeSource>,
-    ) -> Self {
+    pub fn flex_volume(mut self, value: impl Into<crate::api::core::v1::FlexVolumeSource>) -> Self {
         self.inner.flex_volume = Some(value.into());
         self
     }
 
     /// Flocker volume (deprecated).
-    pub fn flocker(
-        mut self,
-        value: impl Into<crate::api::core::v1::FlockerVolumeSource>,
-    ) -> Self {
+    pub fn flocker(mut self, value: impl Into<crate::api::core::v1::FlockerVolumeSource>) -> Self {
         self.inner.flocker = Some(value.into());
         self
     }
@@ -747,10 +645,7 @@ impl VolumeBuilder {
     }
 
     /// Git repository checkout (deprecated).
-    pub fn git_repo(
-        mut self,
-        value: impl Into<crate::api::core::v1::GitRepoVolumeSource>,
-    ) -> Self {
+    pub fn git_repo(mut self, value: impl Into<crate::api::core::v1::GitRepoVolumeSource>) -> Self {
         self.inner.git_repo = Some(value.into());
         self
     }
@@ -774,19 +669,13 @@ impl VolumeBuilder {
     }
 
     /// OCI image or artifact contents.
-    pub fn image(
-        mut self,
-        value: impl Into<crate::api::core::v1::ImageVolumeSource>,
-    ) -> Self {
+    pub fn image(mut self, value: impl Into<crate::api::core::v1::ImageVolumeSource>) -> Self {
         self.inner.image = Some(value.into());
         self
     }
 
     /// iSCSI disk.
-    pub fn iscsi(
-        mut self,
-        value: impl Into<crate::api::core::v1::ISCSIVolumeSource>,
-    ) -> Self {
+    pub fn iscsi(mut self, value: impl Into<crate::api::core::v1::ISCSIVolumeSource>) -> Self {
         self.inner.iscsi = Some(value.into());
         self
     }
@@ -798,10 +687,7 @@ impl VolumeBuilder {
     }
 
     /// NFS export.
-    pub fn nfs(
-        mut self,
-        value: impl Into<crate::api::core::v1::NFSVolumeSource>,
-    ) -> Self {
+    pub fn nfs(mut self, value: impl Into<crate::api::core::v1::NFSVolumeSource>) -> Self {
         self.inner.nfs = Some(value.into());
         self
     }
@@ -843,37 +729,25 @@ impl VolumeBuilder {
     }
 
     /// Quobyte mount (deprecated).
-    pub fn quobyte(
-        mut self,
-        value: impl Into<crate::api::core::v1::QuobyteVolumeSource>,
-    ) -> Self {
+    pub fn quobyte(mut self, value: impl Into<crate::api::core::v1::QuobyteVolumeSource>) -> Self {
         self.inner.quobyte = Some(value.into());
         self
     }
 
     /// Rados Block Device (deprecated).
-    pub fn rbd(
-        mut self,
-        value: impl Into<crate::api::core::v1::RBDVolumeSource>,
-    ) -> Self {
+    pub fn rbd(mut self, value: impl Into<crate::api::core::v1::RBDVolumeSource>) -> Self {
         self.inner.rbd = Some(value.into());
         self
     }
 
     /// ScaleIO volume (deprecated).
-    pub fn scale_io(
-        mut self,
-        value: impl Into<crate::api::core::v1::ScaleIOVolumeSource>,
-    ) -> Self {
+    pub fn scale_io(mut self, value: impl Into<crate::api::core::v1::ScaleIOVolumeSource>) -> Self {
         self.inner.scale_io = Some(value.into());
         self
     }
 
     /// Secret contents.
-    pub fn secret(
-        mut self,
-        value: impl Into<crate::api::core::v1::SecretVolumeSource>,
-    ) -> Self {
+    pub fn secret(mut self, value: impl Into<crate::api::core::v1::SecretVolumeSource>) -> Self {
         self.inner.secret = Some(value.into());
         self
     }

@@ -16,10 +16,7 @@ pub struct VolumeDevice {
 
 impl ::serde::Serialize for VolumeDevice {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = 2 + self.unknown_fields.len();
@@ -33,10 +30,9 @@ impl ::serde::Serialize for VolumeDevice {
 
 impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct VolumeDeviceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -47,6 +43,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
 
         impl serde_struct::Fields for VolumeDeviceVisitor {
             const NAMES: &'static [&'static str] = &["devicePath", "name"];
+
             type Field = VolumeDeviceField;
 
             fn field(name: &str) -> Option<VolumeDeviceField> {
@@ -61,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
         impl<'de> ::serde::de::Visitor<'de> for VolumeDeviceVisitor {
             type Value = VolumeDevice;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct VolumeDevice")
             }
 
@@ -76,21 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
                 let mut name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(VolumeDeviceField::device_path) => {
                             serde_struct::value(&mut map, &mut device_path, "devicePath")
                         }
-
                         Some(VolumeDeviceField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -102,12 +92,11 @@ impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "VolumeDevice",
-                <VolumeDeviceVisitor as serde_struct::Fields>::NAMES,
-                VolumeDeviceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "VolumeDevice",
+            <VolumeDeviceVisitor as serde_struct::Fields>::NAMES,
+            VolumeDeviceVisitor,
+        )
     }
 }
 

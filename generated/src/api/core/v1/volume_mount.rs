@@ -26,22 +26,16 @@ pub struct VolumeMount {
 
 impl ::serde::Serialize for VolumeMount {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            2,
-            &[
-                self.mount_propagation.is_some(),
-                self.read_only.is_some(),
-                self.recursive_read_only.is_some(),
-                self.sub_path.is_some(),
-                self.sub_path_expr.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(2, &[
+            self.mount_propagation.is_some(),
+            self.read_only.is_some(),
+            self.recursive_read_only.is_some(),
+            self.sub_path.is_some(),
+            self.sub_path_expr.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("mountPath", &self.mount_path)?;
         serde_struct::optional_entry(
@@ -57,11 +51,7 @@ impl ::serde::Serialize for VolumeMount {
             self.recursive_read_only.as_ref(),
         )?;
         serde_struct::optional_entry(&mut state, "subPath", self.sub_path.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "subPathExpr",
-            self.sub_path_expr.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "subPathExpr", self.sub_path_expr.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -69,10 +59,9 @@ impl ::serde::Serialize for VolumeMount {
 
 impl<'de> ::serde::Deserialize<'de> for VolumeMount {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct VolumeMountVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -96,6 +85,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
                 "subPath",
                 "subPathExpr",
             ];
+
             type Field = VolumeMountField;
 
             fn field(name: &str) -> Option<VolumeMountField> {
@@ -115,10 +105,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
         impl<'de> ::serde::de::Visitor<'de> for VolumeMountVisitor {
             type Value = VolumeMount;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct VolumeMount")
             }
 
@@ -135,14 +122,13 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
                 let mut sub_path_expr = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(VolumeMountField::mount_path) => {
                             serde_struct::value(&mut map, &mut mount_path, "mountPath")
                         }
-
                         Some(VolumeMountField::mount_propagation) => {
                             serde_struct::value(
                                 &mut map,
@@ -150,15 +136,12 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
                                 "mountPropagation",
                             )
                         }
-
                         Some(VolumeMountField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(VolumeMountField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
                         Some(VolumeMountField::recursive_read_only) => {
                             serde_struct::value(
                                 &mut map,
@@ -166,22 +149,13 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
                                 "recursiveReadOnly",
                             )
                         }
-
                         Some(VolumeMountField::sub_path) => {
                             serde_struct::value(&mut map, &mut sub_path, "subPath")
                         }
-
                         Some(VolumeMountField::sub_path_expr) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut sub_path_expr,
-                                "subPathExpr",
-                            )
+                            serde_struct::value(&mut map, &mut sub_path_expr, "subPathExpr")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -198,12 +172,11 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "VolumeMount",
-                <VolumeMountVisitor as serde_struct::Fields>::NAMES,
-                VolumeMountVisitor,
-            )
+        deserializer.deserialize_struct(
+            "VolumeMount",
+            <VolumeMountVisitor as serde_struct::Fields>::NAMES,
+            VolumeMountVisitor,
+        )
     }
 }
 

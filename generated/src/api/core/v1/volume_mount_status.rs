@@ -20,16 +20,13 @@ pub struct VolumeMountStatus {
 
 impl ::serde::Serialize for VolumeMountStatus {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            2,
-            &[self.read_only.is_some(), self.recursive_read_only.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(2, &[
+            self.read_only.is_some(),
+            self.recursive_read_only.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("mountPath", &self.mount_path)?;
         state.serialize_entry("name", &self.name)?;
@@ -46,10 +43,9 @@ impl ::serde::Serialize for VolumeMountStatus {
 
 impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct VolumeMountStatusVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -67,6 +63,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
                 "readOnly",
                 "recursiveReadOnly",
             ];
+
             type Field = VolumeMountStatusField;
 
             fn field(name: &str) -> Option<VolumeMountStatusField> {
@@ -74,10 +71,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
                     "mountPath" => Some(VolumeMountStatusField::mount_path),
                     "name" => Some(VolumeMountStatusField::name),
                     "readOnly" => Some(VolumeMountStatusField::read_only),
-                    "recursiveReadOnly" => {
-                        Some(VolumeMountStatusField::recursive_read_only)
-                    }
-
+                    "recursiveReadOnly" => Some(VolumeMountStatusField::recursive_read_only),
                     _ => None,
                 }
             }
@@ -86,10 +80,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
         impl<'de> ::serde::de::Visitor<'de> for VolumeMountStatusVisitor {
             type Value = VolumeMountStatus;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct VolumeMountStatus")
             }
 
@@ -103,22 +94,19 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
                 let mut recursive_read_only = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(VolumeMountStatusField::mount_path) => {
                             serde_struct::value(&mut map, &mut mount_path, "mountPath")
                         }
-
                         Some(VolumeMountStatusField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(VolumeMountStatusField::read_only) => {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
-
                         Some(VolumeMountStatusField::recursive_read_only) => {
                             serde_struct::value(
                                 &mut map,
@@ -126,10 +114,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
                                 "recursiveReadOnly",
                             )
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -143,12 +128,11 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "VolumeMountStatus",
-                <VolumeMountStatusVisitor as serde_struct::Fields>::NAMES,
-                VolumeMountStatusVisitor,
-            )
+        deserializer.deserialize_struct(
+            "VolumeMountStatus",
+            <VolumeMountStatusVisitor as serde_struct::Fields>::NAMES,
+            VolumeMountStatusVisitor,
+        )
     }
 }
 

@@ -26,23 +26,17 @@ pub struct VolumeProjection {
 
 impl ::serde::Serialize for VolumeProjection {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.cluster_trust_bundle.is_some(),
-                self.config_map.is_some(),
-                self.downward_api.is_some(),
-                self.pod_certificate.is_some(),
-                self.secret.is_some(),
-                self.service_account_token.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.cluster_trust_bundle.is_some(),
+            self.config_map.is_some(),
+            self.downward_api.is_some(),
+            self.pod_certificate.is_some(),
+            self.secret.is_some(),
+            self.service_account_token.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
@@ -50,16 +44,8 @@ impl ::serde::Serialize for VolumeProjection {
             self.cluster_trust_bundle.as_ref(),
         )?;
         serde_struct::optional_entry(&mut state, "configMap", self.config_map.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "downwardAPI",
-            self.downward_api.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "podCertificate",
-            self.pod_certificate.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "downwardAPI", self.downward_api.as_ref())?;
+        serde_struct::optional_entry(&mut state, "podCertificate", self.pod_certificate.as_ref())?;
         serde_struct::optional_entry(&mut state, "secret", self.secret.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
@@ -73,10 +59,9 @@ impl ::serde::Serialize for VolumeProjection {
 
 impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct VolumeProjectionVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -98,22 +83,17 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
                 "secret",
                 "serviceAccountToken",
             ];
+
             type Field = VolumeProjectionField;
 
             fn field(name: &str) -> Option<VolumeProjectionField> {
                 match name {
-                    "clusterTrustBundle" => {
-                        Some(VolumeProjectionField::cluster_trust_bundle)
-                    }
-
+                    "clusterTrustBundle" => Some(VolumeProjectionField::cluster_trust_bundle),
                     "configMap" => Some(VolumeProjectionField::config_map),
                     "downwardAPI" => Some(VolumeProjectionField::downward_api),
                     "podCertificate" => Some(VolumeProjectionField::pod_certificate),
                     "secret" => Some(VolumeProjectionField::secret),
-                    "serviceAccountToken" => {
-                        Some(VolumeProjectionField::service_account_token)
-                    }
-
+                    "serviceAccountToken" => Some(VolumeProjectionField::service_account_token),
                     _ => None,
                 }
             }
@@ -122,10 +102,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
         impl<'de> ::serde::de::Visitor<'de> for VolumeProjectionVisitor {
             type Value = VolumeProjection;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct VolumeProjection")
             }
 
@@ -141,9 +118,9 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
                 let mut service_account_token = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(VolumeProjectionField::cluster_trust_bundle) => {
                             serde_struct::value(
@@ -152,31 +129,18 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
                                 "clusterTrustBundle",
                             )
                         }
-
                         Some(VolumeProjectionField::config_map) => {
                             serde_struct::value(&mut map, &mut config_map, "configMap")
                         }
-
                         Some(VolumeProjectionField::downward_api) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut downward_api,
-                                "downwardAPI",
-                            )
+                            serde_struct::value(&mut map, &mut downward_api, "downwardAPI")
                         }
-
                         Some(VolumeProjectionField::pod_certificate) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut pod_certificate,
-                                "podCertificate",
-                            )
+                            serde_struct::value(&mut map, &mut pod_certificate, "podCertificate")
                         }
-
                         Some(VolumeProjectionField::secret) => {
                             serde_struct::value(&mut map, &mut secret, "secret")
                         }
-
                         Some(VolumeProjectionField::service_account_token) => {
                             serde_struct::value(
                                 &mut map,
@@ -184,10 +148,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
                                 "serviceAccountToken",
                             )
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -203,12 +164,11 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "VolumeProjection",
-                <VolumeProjectionVisitor as serde_struct::Fields>::NAMES,
-                VolumeProjectionVisitor,
-            )
+        deserializer.deserialize_struct(
+            "VolumeProjection",
+            <VolumeProjectionVisitor as serde_struct::Fields>::NAMES,
+            VolumeProjectionVisitor,
+        )
     }
 }
 
@@ -267,10 +227,7 @@ impl VolumeProjectionBuilder {
     }
 
     /// Secret data to project.
-    pub fn secret(
-        mut self,
-        value: impl Into<crate::api::core::v1::SecretProjection>,
-    ) -> Self {
+    pub fn secret(mut self, value: impl Into<crate::api::core::v1::SecretProjection>) -> Self {
         self.inner.secret = Some(value.into());
         self
     }

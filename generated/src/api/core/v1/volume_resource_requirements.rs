@@ -26,14 +26,13 @@ pub struct VolumeResourceRequirements {
 
 impl ::serde::Serialize for VolumeResourceRequirements {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[self.limits.is_some(), self.requests.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.limits.is_some(),
+            self.requests.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "limits", self.limits.as_ref())?;
         serde_struct::optional_entry(&mut state, "requests", self.requests.as_ref())?;
@@ -44,10 +43,9 @@ impl ::serde::Serialize for VolumeResourceRequirements {
 
 impl<'de> ::serde::Deserialize<'de> for VolumeResourceRequirements {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct VolumeResourceRequirementsVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -58,6 +56,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeResourceRequirements {
 
         impl serde_struct::Fields for VolumeResourceRequirementsVisitor {
             const NAMES: &'static [&'static str] = &["limits", "requests"];
+
             type Field = VolumeResourceRequirementsField;
 
             fn field(name: &str) -> Option<VolumeResourceRequirementsField> {
@@ -72,10 +71,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeResourceRequirements {
         impl<'de> ::serde::de::Visitor<'de> for VolumeResourceRequirementsVisitor {
             type Value = VolumeResourceRequirements;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct VolumeResourceRequirements")
             }
 
@@ -87,21 +83,17 @@ impl<'de> ::serde::Deserialize<'de> for VolumeResourceRequirements {
                 let mut requests = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(VolumeResourceRequirementsField::limits) => {
                             serde_struct::value(&mut map, &mut limits, "limits")
                         }
-
                         Some(VolumeResourceRequirementsField::requests) => {
                             serde_struct::value(&mut map, &mut requests, "requests")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -113,12 +105,11 @@ impl<'de> ::serde::Deserialize<'de> for VolumeResourceRequirements {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "VolumeResourceRequirements",
-                <VolumeResourceRequirementsVisitor as serde_struct::Fields>::NAMES,
-                VolumeResourceRequirementsVisitor,
-            )
+        deserializer.deserialize_struct(
+            "VolumeResourceRequirements",
+            <VolumeResourceRequirementsVisitor as serde_struct::Fields>::NAMES,
+            VolumeResourceRequirementsVisitor,
+        )
     }
 }
 
@@ -145,12 +136,7 @@ impl VolumeResourceRequirementsBuilder {
     /// Replaces the whole map; [`limit`](Self::limit) inserts one entry.
     pub fn limits(
         mut self,
-        entries: impl IntoIterator<
-            Item = (
-                impl Into<String>,
-                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
-            ),
-        >,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<crate::apimachinery::pkg::api::resource::Quantity>)>,
     ) -> Self {
         self.inner.limits = Some(
             entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
@@ -175,12 +161,7 @@ impl VolumeResourceRequirementsBuilder {
     /// Replaces the whole map; [`request`](Self::request) inserts one entry.
     pub fn requests(
         mut self,
-        entries: impl IntoIterator<
-            Item = (
-                impl Into<String>,
-                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
-            ),
-        >,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<crate::apimachinery::pkg::api::resource::Quantity>)>,
     ) -> Self {
         self.inner.requests = Some(
             entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),

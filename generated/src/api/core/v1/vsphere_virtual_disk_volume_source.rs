@@ -20,20 +20,14 @@ pub struct VsphereVirtualDiskVolumeSource {
 
 impl ::serde::Serialize for VsphereVirtualDiskVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.fs_type.is_some(),
-                self.storage_policy_id.is_some(),
-                self.storage_policy_name.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.fs_type.is_some(),
+            self.storage_policy_id.is_some(),
+            self.storage_policy_name.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
         serde_struct::optional_entry(
@@ -54,10 +48,9 @@ impl ::serde::Serialize for VsphereVirtualDiskVolumeSource {
 
 impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct VsphereVirtualDiskVolumeSourceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -75,23 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
                 "storagePolicyName",
                 "volumePath",
             ];
+
             type Field = VsphereVirtualDiskVolumeSourceField;
 
             fn field(name: &str) -> Option<VsphereVirtualDiskVolumeSourceField> {
                 match name {
                     "fsType" => Some(VsphereVirtualDiskVolumeSourceField::fs_type),
-                    "storagePolicyID" => {
-                        Some(VsphereVirtualDiskVolumeSourceField::storage_policy_id)
-                    }
-
-                    "storagePolicyName" => {
-                        Some(VsphereVirtualDiskVolumeSourceField::storage_policy_name)
-                    }
-
-                    "volumePath" => {
-                        Some(VsphereVirtualDiskVolumeSourceField::volume_path)
-                    }
-
+                    "storagePolicyID" => Some(VsphereVirtualDiskVolumeSourceField::storage_policy_id),
+                    "storagePolicyName" => Some(VsphereVirtualDiskVolumeSourceField::storage_policy_name),
+                    "volumePath" => Some(VsphereVirtualDiskVolumeSourceField::volume_path),
                     _ => None,
                 }
             }
@@ -100,10 +85,7 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for VsphereVirtualDiskVolumeSourceVisitor {
             type Value = VsphereVirtualDiskVolumeSource;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct VsphereVirtualDiskVolumeSource")
             }
 
@@ -117,39 +99,27 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
                 let mut volume_path = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(VsphereVirtualDiskVolumeSourceField::fs_type) => {
                             serde_struct::value(&mut map, &mut fs_type, "fsType")
                         }
-
                         Some(VsphereVirtualDiskVolumeSourceField::storage_policy_id) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut storage_policy_id,
-                                "storagePolicyID",
-                            )
+                            serde_struct::value(&mut map, &mut storage_policy_id, "storagePolicyID")
                         }
-
-                        Some(
-                            VsphereVirtualDiskVolumeSourceField::storage_policy_name,
-                        ) => {
+                        Some(VsphereVirtualDiskVolumeSourceField::storage_policy_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut storage_policy_name,
                                 "storagePolicyName",
                             )
                         }
-
                         Some(VsphereVirtualDiskVolumeSourceField::volume_path) => {
                             serde_struct::value(&mut map, &mut volume_path, "volumePath")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -163,12 +133,11 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "VsphereVirtualDiskVolumeSource",
-                <VsphereVirtualDiskVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-                VsphereVirtualDiskVolumeSourceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "VsphereVirtualDiskVolumeSource",
+            <VsphereVirtualDiskVolumeSourceVisitor as serde_struct::Fields>::NAMES,
+            VsphereVirtualDiskVolumeSourceVisitor,
+        )
     }
 }
 

@@ -16,10 +16,7 @@ pub struct WeightedPodAffinityTerm {
 
 impl ::serde::Serialize for WeightedPodAffinityTerm {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = 2 + self.unknown_fields.len();
@@ -33,10 +30,9 @@ impl ::serde::Serialize for WeightedPodAffinityTerm {
 
 impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct WeightedPodAffinityTermVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -47,14 +43,12 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
 
         impl serde_struct::Fields for WeightedPodAffinityTermVisitor {
             const NAMES: &'static [&'static str] = &["podAffinityTerm", "weight"];
+
             type Field = WeightedPodAffinityTermField;
 
             fn field(name: &str) -> Option<WeightedPodAffinityTermField> {
                 match name {
-                    "podAffinityTerm" => {
-                        Some(WeightedPodAffinityTermField::pod_affinity_term)
-                    }
-
+                    "podAffinityTerm" => Some(WeightedPodAffinityTermField::pod_affinity_term),
                     "weight" => Some(WeightedPodAffinityTermField::weight),
                     _ => None,
                 }
@@ -64,10 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
         impl<'de> ::serde::de::Visitor<'de> for WeightedPodAffinityTermVisitor {
             type Value = WeightedPodAffinityTerm;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct WeightedPodAffinityTerm")
             }
 
@@ -79,45 +70,33 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
                 let mut weight = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(WeightedPodAffinityTermField::pod_affinity_term) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut pod_affinity_term,
-                                "podAffinityTerm",
-                            )
+                            serde_struct::value(&mut map, &mut pod_affinity_term, "podAffinityTerm")
                         }
-
                         Some(WeightedPodAffinityTermField::weight) => {
                             serde_struct::value(&mut map, &mut weight, "weight")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(WeightedPodAffinityTerm {
-                    pod_affinity_term: serde_struct::required(
-                        pod_affinity_term,
-                        "podAffinityTerm",
-                    )?,
+                    pod_affinity_term: serde_struct::required(pod_affinity_term, "podAffinityTerm")?,
                     weight: serde_struct::required(weight, "weight")?,
                     unknown_fields,
                 })
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "WeightedPodAffinityTerm",
-                <WeightedPodAffinityTermVisitor as serde_struct::Fields>::NAMES,
-                WeightedPodAffinityTermVisitor,
-            )
+        deserializer.deserialize_struct(
+            "WeightedPodAffinityTerm",
+            <WeightedPodAffinityTermVisitor as serde_struct::Fields>::NAMES,
+            WeightedPodAffinityTermVisitor,
+        )
     }
 }
 

@@ -20,21 +20,15 @@ pub struct WindowsSecurityContextOptions {
 
 impl ::serde::Serialize for WindowsSecurityContextOptions {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.gmsa_credential_spec.is_some(),
-                self.gmsa_credential_spec_name.is_some(),
-                self.host_process.is_some(),
-                self.run_as_user_name.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.gmsa_credential_spec.is_some(),
+            self.gmsa_credential_spec_name.is_some(),
+            self.host_process.is_some(),
+            self.run_as_user_name.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
@@ -46,16 +40,8 @@ impl ::serde::Serialize for WindowsSecurityContextOptions {
             "gmsaCredentialSpecName",
             self.gmsa_credential_spec_name.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "hostProcess",
-            self.host_process.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "runAsUserName",
-            self.run_as_user_name.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "hostProcess", self.host_process.as_ref())?;
+        serde_struct::optional_entry(&mut state, "runAsUserName", self.run_as_user_name.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -63,10 +49,9 @@ impl ::serde::Serialize for WindowsSecurityContextOptions {
 
 impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct WindowsSecurityContextOptionsVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -84,28 +69,15 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
                 "hostProcess",
                 "runAsUserName",
             ];
+
             type Field = WindowsSecurityContextOptionsField;
 
             fn field(name: &str) -> Option<WindowsSecurityContextOptionsField> {
                 match name {
-                    "gmsaCredentialSpec" => {
-                        Some(WindowsSecurityContextOptionsField::gmsa_credential_spec)
-                    }
-
-                    "gmsaCredentialSpecName" => {
-                        Some(
-                            WindowsSecurityContextOptionsField::gmsa_credential_spec_name,
-                        )
-                    }
-
-                    "hostProcess" => {
-                        Some(WindowsSecurityContextOptionsField::host_process)
-                    }
-
-                    "runAsUserName" => {
-                        Some(WindowsSecurityContextOptionsField::run_as_user_name)
-                    }
-
+                    "gmsaCredentialSpec" => Some(WindowsSecurityContextOptionsField::gmsa_credential_spec),
+                    "gmsaCredentialSpecName" => Some(WindowsSecurityContextOptionsField::gmsa_credential_spec_name),
+                    "hostProcess" => Some(WindowsSecurityContextOptionsField::host_process),
+                    "runAsUserName" => Some(WindowsSecurityContextOptionsField::run_as_user_name),
                     _ => None,
                 }
             }
@@ -114,10 +86,7 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
         impl<'de> ::serde::de::Visitor<'de> for WindowsSecurityContextOptionsVisitor {
             type Value = WindowsSecurityContextOptions;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct WindowsSecurityContextOptions")
             }
 
@@ -131,57 +100,37 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
                 let mut run_as_user_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
-                        Some(
-                            WindowsSecurityContextOptionsField::gmsa_credential_spec,
-                        ) => {
+                        Some(WindowsSecurityContextOptionsField::gmsa_credential_spec) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut gmsa_credential_spec,
                                 "gmsaCredentialSpec",
                             )
                         }
-
-                        Some(
-                            WindowsSecurityContextOptionsField::gmsa_credential_spec_name,
-                        ) => {
+                        Some(WindowsSecurityContextOptionsField::gmsa_credential_spec_name) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut gmsa_credential_spec_name,
                                 "gmsaCredentialSpecName",
                             )
                         }
-
                         Some(WindowsSecurityContextOptionsField::host_process) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut host_process,
-                                "hostProcess",
-                            )
+                            serde_struct::value(&mut map, &mut host_process, "hostProcess")
                         }
-
                         Some(WindowsSecurityContextOptionsField::run_as_user_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut run_as_user_name,
-                                "runAsUserName",
-                            )
+                            serde_struct::value(&mut map, &mut run_as_user_name, "runAsUserName")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(WindowsSecurityContextOptions {
                     gmsa_credential_spec: serde_struct::optional(gmsa_credential_spec),
-                    gmsa_credential_spec_name: serde_struct::optional(
-                        gmsa_credential_spec_name,
-                    ),
+                    gmsa_credential_spec_name: serde_struct::optional(gmsa_credential_spec_name),
                     host_process: serde_struct::optional(host_process),
                     run_as_user_name: serde_struct::optional(run_as_user_name),
                     unknown_fields,
@@ -189,12 +138,11 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "WindowsSecurityContextOptions",
-                <WindowsSecurityContextOptionsVisitor as serde_struct::Fields>::NAMES,
-                WindowsSecurityContextOptionsVisitor,
-            )
+        deserializer.deserialize_struct(
+            "WindowsSecurityContextOptions",
+            <WindowsSecurityContextOptionsVisitor as serde_struct::Fields>::NAMES,
+            WindowsSecurityContextOptionsVisitor,
+        )
     }
 }
 

@@ -18,14 +18,12 @@ pub struct WorkloadReference {
 
 impl ::serde::Serialize for WorkloadReference {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.pod_group_replica_key.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(2, &[
+            self.pod_group_replica_key.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("name", &self.name)?;
         state.serialize_entry("podGroup", &self.pod_group)?;
@@ -41,10 +39,9 @@ impl ::serde::Serialize for WorkloadReference {
 
 impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct WorkloadReferenceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -55,21 +52,15 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
         }
 
         impl serde_struct::Fields for WorkloadReferenceVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "name",
-                "podGroup",
-                "podGroupReplicaKey",
-            ];
+            const NAMES: &'static [&'static str] = &["name", "podGroup", "podGroupReplicaKey"];
+
             type Field = WorkloadReferenceField;
 
             fn field(name: &str) -> Option<WorkloadReferenceField> {
                 match name {
                     "name" => Some(WorkloadReferenceField::name),
                     "podGroup" => Some(WorkloadReferenceField::pod_group),
-                    "podGroupReplicaKey" => {
-                        Some(WorkloadReferenceField::pod_group_replica_key)
-                    }
-
+                    "podGroupReplicaKey" => Some(WorkloadReferenceField::pod_group_replica_key),
                     _ => None,
                 }
             }
@@ -78,10 +69,7 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
         impl<'de> ::serde::de::Visitor<'de> for WorkloadReferenceVisitor {
             type Value = WorkloadReference;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct WorkloadReference")
             }
 
@@ -94,18 +82,16 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
                 let mut pod_group_replica_key = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(WorkloadReferenceField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(WorkloadReferenceField::pod_group) => {
                             serde_struct::value(&mut map, &mut pod_group, "podGroup")
                         }
-
                         Some(WorkloadReferenceField::pod_group_replica_key) => {
                             serde_struct::value(
                                 &mut map,
@@ -113,10 +99,7 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
                                 "podGroupReplicaKey",
                             )
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -129,12 +112,11 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "WorkloadReference",
-                <WorkloadReferenceVisitor as serde_struct::Fields>::NAMES,
-                WorkloadReferenceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "WorkloadReference",
+            <WorkloadReferenceVisitor as serde_struct::Fields>::NAMES,
+            WorkloadReferenceVisitor,
+        )
     }
 }
 

@@ -14,10 +14,7 @@ pub struct ImageLookupPolicy {
 
 impl ::serde::Serialize for ImageLookupPolicy {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = 1 + self.unknown_fields.len();
@@ -30,10 +27,9 @@ impl ::serde::Serialize for ImageLookupPolicy {
 
 impl<'de> ::serde::Deserialize<'de> for ImageLookupPolicy {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ImageLookupPolicyVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -43,6 +39,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageLookupPolicy {
 
         impl serde_struct::Fields for ImageLookupPolicyVisitor {
             const NAMES: &'static [&'static str] = &["local"];
+
             type Field = ImageLookupPolicyField;
 
             fn field(name: &str) -> Option<ImageLookupPolicyField> {
@@ -56,10 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageLookupPolicy {
         impl<'de> ::serde::de::Visitor<'de> for ImageLookupPolicyVisitor {
             type Value = ImageLookupPolicy;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ImageLookupPolicy")
             }
 
@@ -70,17 +64,14 @@ impl<'de> ::serde::Deserialize<'de> for ImageLookupPolicy {
                 let mut local = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ImageLookupPolicyField::local) => {
                             serde_struct::value(&mut map, &mut local, "local")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -91,12 +82,11 @@ impl<'de> ::serde::Deserialize<'de> for ImageLookupPolicy {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ImageLookupPolicy",
-                <ImageLookupPolicyVisitor as serde_struct::Fields>::NAMES,
-                ImageLookupPolicyVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ImageLookupPolicy",
+            <ImageLookupPolicyVisitor as serde_struct::Fields>::NAMES,
+            ImageLookupPolicyVisitor,
+        )
     }
 }
 

@@ -47,22 +47,16 @@ pub struct ImageStream {
 
 impl ::serde::Serialize for ImageStream {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.api_version.is_present(),
-                self.kind.is_present(),
-                self.metadata.is_some(),
-                self.spec.is_some(),
-                self.status.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.api_version.is_present(),
+            self.kind.is_present(),
+            self.metadata.is_some(),
+            self.spec.is_some(),
+            self.status.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::entry_if(
             &mut state,
@@ -81,10 +75,9 @@ impl ::serde::Serialize for ImageStream {
 
 impl<'de> ::serde::Deserialize<'de> for ImageStream {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ImageStreamVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -104,6 +97,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStream {
                 "spec",
                 "status",
             ];
+
             type Field = ImageStreamField;
 
             fn field(name: &str) -> Option<ImageStreamField> {
@@ -121,10 +115,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStream {
         impl<'de> ::serde::de::Visitor<'de> for ImageStreamVisitor {
             type Value = ImageStream;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ImageStream")
             }
 
@@ -139,39 +130,31 @@ impl<'de> ::serde::Deserialize<'de> for ImageStream {
                 let mut status = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ImageStreamField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
-
                         Some(ImageStreamField::kind) => {
                             serde_struct::value(&mut map, &mut kind, "kind")
                         }
-
                         Some(ImageStreamField::metadata) => {
                             serde_struct::value(&mut map, &mut metadata, "metadata")
                         }
-
                         Some(ImageStreamField::spec) => {
                             serde_struct::value(&mut map, &mut spec, "spec")
                         }
-
                         Some(ImageStreamField::status) => {
                             serde_struct::value(&mut map, &mut status, "status")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(ImageStream {
-                    api_version: api_version
-                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                     spec: serde_struct::optional(spec),
@@ -181,12 +164,11 @@ impl<'de> ::serde::Deserialize<'de> for ImageStream {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ImageStream",
-                <ImageStreamVisitor as serde_struct::Fields>::NAMES,
-                ImageStreamVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ImageStream",
+            <ImageStreamVisitor as serde_struct::Fields>::NAMES,
+            ImageStreamVisitor,
+        )
     }
 }
 
@@ -246,9 +228,7 @@ impl ImageStreamBuilder {
     /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
     pub fn metadata_with(
         mut self,
-        edit: impl FnOnce(
-            crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
-        ) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+        edit: impl FnOnce(crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
     ) -> Self {
         let current = match self.inner.metadata.take() {
             Some(value) => value.into(),
@@ -259,10 +239,7 @@ impl ImageStreamBuilder {
     }
 
     /// ImageStreamSpec 代表 ImageStreams 的选项。
-    pub fn spec(
-        mut self,
-        value: impl Into<crate::openshift::image::v1::ImageStreamSpec>,
-    ) -> Self {
+    pub fn spec(mut self, value: impl Into<crate::openshift::image::v1::ImageStreamSpec>) -> Self {
         self.inner.spec = Some(value.into());
         self
     }

@@ -24,20 +24,14 @@ pub struct ImageStreamList {
 
 impl ::serde::Serialize for ImageStreamList {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.api_version.is_present(),
-                self.kind.is_present(),
-                self.metadata.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.api_version.is_present(),
+            self.kind.is_present(),
+            self.metadata.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::entry_if(
             &mut state,
@@ -55,10 +49,9 @@ impl ::serde::Serialize for ImageStreamList {
 
 impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ImageStreamListVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -70,12 +63,8 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
         }
 
         impl serde_struct::Fields for ImageStreamListVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "apiVersion",
-                "items",
-                "kind",
-                "metadata",
-            ];
+            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
+
             type Field = ImageStreamListField;
 
             fn field(name: &str) -> Option<ImageStreamListField> {
@@ -92,10 +81,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
         impl<'de> ::serde::de::Visitor<'de> for ImageStreamListVisitor {
             type Value = ImageStreamList;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ImageStreamList")
             }
 
@@ -109,35 +95,28 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
                 let mut metadata = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ImageStreamListField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
-
                         Some(ImageStreamListField::items) => {
                             serde_struct::value(&mut map, &mut items, "items")
                         }
-
                         Some(ImageStreamListField::kind) => {
                             serde_struct::value(&mut map, &mut kind, "kind")
                         }
-
                         Some(ImageStreamListField::metadata) => {
                             serde_struct::value(&mut map, &mut metadata, "metadata")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(ImageStreamList {
-                    api_version: api_version
-                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                     items: serde_struct::required(items, "items")?,
                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
@@ -146,12 +125,11 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ImageStreamList",
-                <ImageStreamListVisitor as serde_struct::Fields>::NAMES,
-                ImageStreamListVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ImageStreamList",
+            <ImageStreamListVisitor as serde_struct::Fields>::NAMES,
+            ImageStreamListVisitor,
+        )
     }
 }
 
@@ -203,9 +181,7 @@ impl ImageStreamListBuilder {
     /// Replaces the whole list; [`item`](Self::item) appends one item.
     pub fn items(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::openshift::image::v1::ImageStream>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::openshift::image::v1::ImageStream>>,
     ) -> Self {
         self.inner.items = items.into_iter().map(Into::into).collect();
         self
@@ -214,10 +190,7 @@ impl ImageStreamListBuilder {
     /// items 是镜像流的列表。
     ///
     /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
-    pub fn item(
-        mut self,
-        item: impl Into<crate::openshift::image::v1::ImageStream>,
-    ) -> Self {
+    pub fn item(mut self, item: impl Into<crate::openshift::image::v1::ImageStream>) -> Self {
         self.inner.items.push(item.into());
         self
     }

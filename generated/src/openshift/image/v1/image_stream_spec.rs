@@ -18,31 +18,21 @@ pub struct ImageStreamSpec {
 
 impl ::serde::Serialize for ImageStreamSpec {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.docker_image_repository.is_some(),
-                self.lookup_policy.is_some(),
-                self.tags.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.docker_image_repository.is_some(),
+            self.lookup_policy.is_some(),
+            self.tags.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
             "dockerImageRepository",
             self.docker_image_repository.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "lookupPolicy",
-            self.lookup_policy.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "lookupPolicy", self.lookup_policy.as_ref())?;
         serde_struct::optional_entry(&mut state, "tags", self.tags.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
@@ -51,10 +41,9 @@ impl ::serde::Serialize for ImageStreamSpec {
 
 impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ImageStreamSpecVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -70,14 +59,12 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
                 "lookupPolicy",
                 "tags",
             ];
+
             type Field = ImageStreamSpecField;
 
             fn field(name: &str) -> Option<ImageStreamSpecField> {
                 match name {
-                    "dockerImageRepository" => {
-                        Some(ImageStreamSpecField::docker_image_repository)
-                    }
-
+                    "dockerImageRepository" => Some(ImageStreamSpecField::docker_image_repository),
                     "lookupPolicy" => Some(ImageStreamSpecField::lookup_policy),
                     "tags" => Some(ImageStreamSpecField::tags),
                     _ => None,
@@ -88,10 +75,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
         impl<'de> ::serde::de::Visitor<'de> for ImageStreamSpecVisitor {
             type Value = ImageStreamSpec;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ImageStreamSpec")
             }
 
@@ -104,9 +88,9 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
                 let mut tags = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ImageStreamSpecField::docker_image_repository) => {
                             serde_struct::value(
@@ -115,29 +99,18 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
                                 "dockerImageRepository",
                             )
                         }
-
                         Some(ImageStreamSpecField::lookup_policy) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut lookup_policy,
-                                "lookupPolicy",
-                            )
+                            serde_struct::value(&mut map, &mut lookup_policy, "lookupPolicy")
                         }
-
                         Some(ImageStreamSpecField::tags) => {
                             serde_struct::value(&mut map, &mut tags, "tags")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(ImageStreamSpec {
-                    docker_image_repository: serde_struct::optional(
-                        docker_image_repository,
-                    ),
+                    docker_image_repository: serde_struct::optional(docker_image_repository),
                     lookup_policy: serde_struct::optional(lookup_policy),
                     tags: serde_struct::optional(tags),
                     unknown_fields,
@@ -145,12 +118,11 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ImageStreamSpec",
-                <ImageStreamSpecVisitor as serde_struct::Fields>::NAMES,
-                ImageStreamSpecVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ImageStreamSpec",
+            <ImageStreamSpecVisitor as serde_struct::Fields>::NAMES,
+            ImageStreamSpecVisitor,
+        )
     }
 }
 
@@ -192,9 +164,7 @@ impl ImageStreamSpecBuilder {
     /// Replaces the whole list; [`tag`](Self::tag) appends one item.
     pub fn tags(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::openshift::image::v1::TagReference>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::openshift::image::v1::TagReference>>,
     ) -> Self {
         self.inner.tags = Some(items.into_iter().map(Into::into).collect());
         self
@@ -203,10 +173,7 @@ impl ImageStreamSpecBuilder {
     /// 标签将任意字符串值映射到特定的镜像 locators
     ///
     /// Appends one item to `tags`; [`tags`](Self::tags) replaces the whole list.
-    pub fn tag(
-        mut self,
-        item: impl Into<crate::openshift::image::v1::TagReference>,
-    ) -> Self {
+    pub fn tag(mut self, item: impl Into<crate::openshift::image::v1::TagReference>) -> Self {
         self.inner.tags.get_or_insert_default().push(item.into());
         self
     }

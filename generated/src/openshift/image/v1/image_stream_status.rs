@@ -18,20 +18,14 @@ pub struct ImageStreamStatus {
 
 impl ::serde::Serialize for ImageStreamStatus {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.docker_image_repository.is_some(),
-                self.public_docker_image_repository.is_some(),
-                self.tags.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.docker_image_repository.is_some(),
+            self.public_docker_image_repository.is_some(),
+            self.tags.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
@@ -51,10 +45,9 @@ impl ::serde::Serialize for ImageStreamStatus {
 
 impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ImageStreamStatusVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -70,18 +63,13 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
                 "publicDockerImageRepository",
                 "tags",
             ];
+
             type Field = ImageStreamStatusField;
 
             fn field(name: &str) -> Option<ImageStreamStatusField> {
                 match name {
-                    "dockerImageRepository" => {
-                        Some(ImageStreamStatusField::docker_image_repository)
-                    }
-
-                    "publicDockerImageRepository" => {
-                        Some(ImageStreamStatusField::public_docker_image_repository)
-                    }
-
+                    "dockerImageRepository" => Some(ImageStreamStatusField::docker_image_repository),
+                    "publicDockerImageRepository" => Some(ImageStreamStatusField::public_docker_image_repository),
                     "tags" => Some(ImageStreamStatusField::tags),
                     _ => None,
                 }
@@ -91,10 +79,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
         impl<'de> ::serde::de::Visitor<'de> for ImageStreamStatusVisitor {
             type Value = ImageStreamStatus;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ImageStreamStatus")
             }
 
@@ -107,9 +92,9 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
                 let mut tags = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ImageStreamStatusField::docker_image_repository) => {
                             serde_struct::value(
@@ -118,7 +103,6 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
                                 "dockerImageRepository",
                             )
                         }
-
                         Some(ImageStreamStatusField::public_docker_image_repository) => {
                             serde_struct::value(
                                 &mut map,
@@ -126,36 +110,27 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
                                 "publicDockerImageRepository",
                             )
                         }
-
                         Some(ImageStreamStatusField::tags) => {
                             serde_struct::value(&mut map, &mut tags, "tags")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(ImageStreamStatus {
-                    docker_image_repository: serde_struct::optional(
-                        docker_image_repository,
-                    ),
-                    public_docker_image_repository: serde_struct::optional(
-                        public_docker_image_repository,
-                    ),
+                    docker_image_repository: serde_struct::optional(docker_image_repository),
+                    public_docker_image_repository: serde_struct::optional(public_docker_image_repository),
                     tags: serde_struct::optional(tags),
                     unknown_fields,
                 })
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ImageStreamStatus",
-                <ImageStreamStatusVisitor as serde_struct::Fields>::NAMES,
-                ImageStreamStatusVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ImageStreamStatus",
+            <ImageStreamStatusVisitor as serde_struct::Fields>::NAMES,
+            ImageStreamStatusVisitor,
+        )
     }
 }
 
@@ -194,9 +169,7 @@ impl ImageStreamStatusBuilder {
     /// Replaces the whole list; [`tag`](Self::tag) appends one item.
     pub fn tags(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::openshift::image::v1::NamedTagEventList>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::openshift::image::v1::NamedTagEventList>>,
     ) -> Self {
         self.inner.tags = Some(items.into_iter().map(Into::into).collect());
         self
@@ -205,10 +178,7 @@ impl ImageStreamStatusBuilder {
     /// 标签是与每个标签关联的镜像的历史记录。TagEvent 数组中的第一个条目是当前标记的镜像。
     ///
     /// Appends one item to `tags`; [`tags`](Self::tags) replaces the whole list.
-    pub fn tag(
-        mut self,
-        item: impl Into<crate::openshift::image::v1::NamedTagEventList>,
-    ) -> Self {
+    pub fn tag(mut self, item: impl Into<crate::openshift::image::v1::NamedTagEventList>) -> Self {
         self.inner.tags.get_or_insert_default().push(item.into());
         self
     }

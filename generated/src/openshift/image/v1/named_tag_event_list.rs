@@ -18,20 +18,12 @@ pub struct NamedTagEventList {
 
 impl ::serde::Serialize for NamedTagEventList {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.conditions.is_some()])
-            + self.unknown_fields.len();
+        let len = serde_struct::len(2, &[self.conditions.is_some()]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "conditions",
-            self.conditions.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "conditions", self.conditions.as_ref())?;
         state.serialize_entry("items", &self.items)?;
         state.serialize_entry("tag", &self.tag)?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -41,10 +33,9 @@ impl ::serde::Serialize for NamedTagEventList {
 
 impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct NamedTagEventListVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -56,6 +47,7 @@ impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
 
         impl serde_struct::Fields for NamedTagEventListVisitor {
             const NAMES: &'static [&'static str] = &["conditions", "items", "tag"];
+
             type Field = NamedTagEventListField;
 
             fn field(name: &str) -> Option<NamedTagEventListField> {
@@ -71,10 +63,7 @@ impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
         impl<'de> ::serde::de::Visitor<'de> for NamedTagEventListVisitor {
             type Value = NamedTagEventList;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct NamedTagEventList")
             }
 
@@ -87,25 +76,20 @@ impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
                 let mut tag = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(NamedTagEventListField::conditions) => {
                             serde_struct::value(&mut map, &mut conditions, "conditions")
                         }
-
                         Some(NamedTagEventListField::items) => {
                             serde_struct::value(&mut map, &mut items, "items")
                         }
-
                         Some(NamedTagEventListField::tag) => {
                             serde_struct::value(&mut map, &mut tag, "tag")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -118,12 +102,11 @@ impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "NamedTagEventList",
-                <NamedTagEventListVisitor as serde_struct::Fields>::NAMES,
-                NamedTagEventListVisitor,
-            )
+        deserializer.deserialize_struct(
+            "NamedTagEventList",
+            <NamedTagEventListVisitor as serde_struct::Fields>::NAMES,
+            NamedTagEventListVisitor,
+        )
     }
 }
 
@@ -165,9 +148,7 @@ impl NamedTagEventListBuilder {
     /// Replaces the whole list; [`condition`](Self::condition) appends one item.
     pub fn conditions(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::openshift::image::v1::TagEventCondition>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::openshift::image::v1::TagEventCondition>>,
     ) -> Self {
         self.inner.conditions = Some(items.into_iter().map(Into::into).collect());
         self
@@ -198,10 +179,7 @@ impl NamedTagEventListBuilder {
     /// 标准对象元数据。
     ///
     /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
-    pub fn item(
-        mut self,
-        item: impl Into<crate::openshift::image::v1::TagEvent>,
-    ) -> Self {
+    pub fn item(mut self, item: impl Into<crate::openshift::image::v1::TagEvent>) -> Self {
         self.inner.items.push(item.into());
         self
     }

@@ -20,10 +20,7 @@ pub struct TagEvent {
 
 impl ::serde::Serialize for TagEvent {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = 4 + self.unknown_fields.len();
@@ -39,10 +36,9 @@ impl ::serde::Serialize for TagEvent {
 
 impl<'de> ::serde::Deserialize<'de> for TagEvent {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct TagEventVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -60,6 +56,7 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
                 "generation",
                 "image",
             ];
+
             type Field = TagEventField;
 
             fn field(name: &str) -> Option<TagEventField> {
@@ -76,10 +73,7 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
         impl<'de> ::serde::de::Visitor<'de> for TagEventVisitor {
             type Value = TagEvent;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TagEvent")
             }
 
@@ -93,14 +87,13 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
                 let mut image = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(TagEventField::created) => {
                             serde_struct::value(&mut map, &mut created, "created")
                         }
-
                         Some(TagEventField::docker_image_reference) => {
                             serde_struct::value(
                                 &mut map,
@@ -108,27 +101,19 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
                                 "dockerImageReference",
                             )
                         }
-
                         Some(TagEventField::generation) => {
                             serde_struct::value(&mut map, &mut generation, "generation")
                         }
-
                         Some(TagEventField::image) => {
                             serde_struct::value(&mut map, &mut image, "image")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(TagEvent {
                     created: serde_struct::required(created, "created")?,
-                    docker_image_reference: serde_struct::required(
-                        docker_image_reference,
-                        "dockerImageReference",
-                    )?,
+                    docker_image_reference: serde_struct::required(docker_image_reference, "dockerImageReference")?,
                     generation: serde_struct::required(generation, "generation")?,
                     image: serde_struct::required(image, "image")?,
                     unknown_fields,
@@ -136,12 +121,11 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "TagEvent",
-                <TagEventVisitor as serde_struct::Fields>::NAMES,
-                TagEventVisitor,
-            )
+        deserializer.deserialize_struct(
+            "TagEvent",
+            <TagEventVisitor as serde_struct::Fields>::NAMES,
+            TagEventVisitor,
+        )
     }
 }
 

@@ -24,20 +24,14 @@ pub struct TagEventCondition {
 
 impl ::serde::Serialize for TagEventCondition {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            3,
-            &[
-                self.last_transition_time.is_some(),
-                self.message.is_some(),
-                self.reason.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(3, &[
+            self.last_transition_time.is_some(),
+            self.message.is_some(),
+            self.reason.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("generation", &self.generation)?;
         serde_struct::optional_entry(
@@ -56,10 +50,9 @@ impl ::serde::Serialize for TagEventCondition {
 
 impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct TagEventConditionVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -81,15 +74,13 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
                 "status",
                 "type",
             ];
+
             type Field = TagEventConditionField;
 
             fn field(name: &str) -> Option<TagEventConditionField> {
                 match name {
                     "generation" => Some(TagEventConditionField::generation),
-                    "lastTransitionTime" => {
-                        Some(TagEventConditionField::last_transition_time)
-                    }
-
+                    "lastTransitionTime" => Some(TagEventConditionField::last_transition_time),
                     "message" => Some(TagEventConditionField::message),
                     "reason" => Some(TagEventConditionField::reason),
                     "status" => Some(TagEventConditionField::status),
@@ -102,10 +93,7 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
         impl<'de> ::serde::de::Visitor<'de> for TagEventConditionVisitor {
             type Value = TagEventCondition;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TagEventCondition")
             }
 
@@ -121,14 +109,13 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
                 let mut type_ = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(TagEventConditionField::generation) => {
                             serde_struct::value(&mut map, &mut generation, "generation")
                         }
-
                         Some(TagEventConditionField::last_transition_time) => {
                             serde_struct::value(
                                 &mut map,
@@ -136,26 +123,19 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
                                 "lastTransitionTime",
                             )
                         }
-
                         Some(TagEventConditionField::message) => {
                             serde_struct::value(&mut map, &mut message, "message")
                         }
-
                         Some(TagEventConditionField::reason) => {
                             serde_struct::value(&mut map, &mut reason, "reason")
                         }
-
                         Some(TagEventConditionField::status) => {
                             serde_struct::value(&mut map, &mut status, "status")
                         }
-
                         Some(TagEventConditionField::type_) => {
                             serde_struct::value(&mut map, &mut type_, "type")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -171,12 +151,11 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "TagEventCondition",
-                <TagEventConditionVisitor as serde_struct::Fields>::NAMES,
-                TagEventConditionVisitor,
-            )
+        deserializer.deserialize_struct(
+            "TagEventCondition",
+            <TagEventConditionVisitor as serde_struct::Fields>::NAMES,
+            TagEventConditionVisitor,
+        )
     }
 }
 

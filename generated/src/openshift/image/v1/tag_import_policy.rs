@@ -18,26 +18,16 @@ pub struct TagImportPolicy {
 
 impl ::serde::Serialize for TagImportPolicy {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.import_mode.is_some(),
-                self.insecure.is_some(),
-                self.scheduled.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.import_mode.is_some(),
+            self.insecure.is_some(),
+            self.scheduled.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "importMode",
-            self.import_mode.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "importMode", self.import_mode.as_ref())?;
         serde_struct::optional_entry(&mut state, "insecure", self.insecure.as_ref())?;
         serde_struct::optional_entry(&mut state, "scheduled", self.scheduled.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -47,10 +37,9 @@ impl ::serde::Serialize for TagImportPolicy {
 
 impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct TagImportPolicyVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -61,11 +50,8 @@ impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
         }
 
         impl serde_struct::Fields for TagImportPolicyVisitor {
-            const NAMES: &'static [&'static str] = &[
-                "importMode",
-                "insecure",
-                "scheduled",
-            ];
+            const NAMES: &'static [&'static str] = &["importMode", "insecure", "scheduled"];
+
             type Field = TagImportPolicyField;
 
             fn field(name: &str) -> Option<TagImportPolicyField> {
@@ -81,10 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
         impl<'de> ::serde::de::Visitor<'de> for TagImportPolicyVisitor {
             type Value = TagImportPolicy;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TagImportPolicy")
             }
 
@@ -97,25 +80,20 @@ impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
                 let mut scheduled = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(TagImportPolicyField::import_mode) => {
                             serde_struct::value(&mut map, &mut import_mode, "importMode")
                         }
-
                         Some(TagImportPolicyField::insecure) => {
                             serde_struct::value(&mut map, &mut insecure, "insecure")
                         }
-
                         Some(TagImportPolicyField::scheduled) => {
                             serde_struct::value(&mut map, &mut scheduled, "scheduled")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -128,12 +106,11 @@ impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "TagImportPolicy",
-                <TagImportPolicyVisitor as serde_struct::Fields>::NAMES,
-                TagImportPolicyVisitor,
-            )
+        deserializer.deserialize_struct(
+            "TagImportPolicy",
+            <TagImportPolicyVisitor as serde_struct::Fields>::NAMES,
+            TagImportPolicyVisitor,
+        )
     }
 }
 

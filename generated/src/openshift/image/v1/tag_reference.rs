@@ -26,40 +26,22 @@ pub struct TagReference {
 
 impl ::serde::Serialize for TagReference {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            1,
-            &[
-                self.annotations.is_some(),
-                self.from.is_some(),
-                self.generation.is_some(),
-                self.import_policy.is_some(),
-                self.reference.is_some(),
-                self.reference_policy.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(1, &[
+            self.annotations.is_some(),
+            self.from.is_some(),
+            self.generation.is_some(),
+            self.import_policy.is_some(),
+            self.reference.is_some(),
+            self.reference_policy.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "annotations",
-            self.annotations.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "annotations", self.annotations.as_ref())?;
         serde_struct::optional_entry(&mut state, "from", self.from.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "generation",
-            self.generation.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "importPolicy",
-            self.import_policy.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "generation", self.generation.as_ref())?;
+        serde_struct::optional_entry(&mut state, "importPolicy", self.import_policy.as_ref())?;
         state.serialize_entry("name", &self.name)?;
         serde_struct::optional_entry(&mut state, "reference", self.reference.as_ref())?;
         serde_struct::optional_entry(
@@ -74,10 +56,9 @@ impl ::serde::Serialize for TagReference {
 
 impl<'de> ::serde::Deserialize<'de> for TagReference {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct TagReferenceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -101,6 +82,7 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
                 "reference",
                 "referencePolicy",
             ];
+
             type Field = TagReferenceField;
 
             fn field(name: &str) -> Option<TagReferenceField> {
@@ -120,10 +102,7 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
         impl<'de> ::serde::de::Visitor<'de> for TagReferenceVisitor {
             type Value = TagReference;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TagReference")
             }
 
@@ -140,53 +119,32 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
                 let mut reference_policy = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(TagReferenceField::annotations) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut annotations,
-                                "annotations",
-                            )
+                            serde_struct::value(&mut map, &mut annotations, "annotations")
                         }
-
                         Some(TagReferenceField::from) => {
                             serde_struct::value(&mut map, &mut from, "from")
                         }
-
                         Some(TagReferenceField::generation) => {
                             serde_struct::value(&mut map, &mut generation, "generation")
                         }
-
                         Some(TagReferenceField::import_policy) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut import_policy,
-                                "importPolicy",
-                            )
+                            serde_struct::value(&mut map, &mut import_policy, "importPolicy")
                         }
-
                         Some(TagReferenceField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(TagReferenceField::reference) => {
                             serde_struct::value(&mut map, &mut reference, "reference")
                         }
-
                         Some(TagReferenceField::reference_policy) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut reference_policy,
-                                "referencePolicy",
-                            )
+                            serde_struct::value(&mut map, &mut reference_policy, "referencePolicy")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -203,12 +161,11 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "TagReference",
-                <TagReferenceVisitor as serde_struct::Fields>::NAMES,
-                TagReferenceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "TagReference",
+            <TagReferenceVisitor as serde_struct::Fields>::NAMES,
+            TagReferenceVisitor,
+        )
     }
 }
 
@@ -259,20 +216,13 @@ impl TagReferenceBuilder {
     /// 可选;如果指定,则应用于通过 ImageStreamTags 检索的镜像的注解。
     ///
     /// Inserts one entry into `annotations`, replacing any value under the same key; [`annotations`](Self::annotations) replaces the whole map.
-    pub fn annotation(
-        mut self,
-        key: impl Into<String>,
-        value: impl Into<String>,
-    ) -> Self {
+    pub fn annotation(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.inner.annotations.get_or_insert_default().insert(key.into(), value.into());
         self
     }
 
     /// 可选;如果指定,则对此标签应指向的另一个镜像的引用。有效值为 ImageStreamTag、ImageStreamImage 和 DockerImage。ImageStreamTag 引用只能引用同一 ImageStream 中的标签。
-    pub fn from(
-        mut self,
-        value: impl Into<crate::api::core::v1::ObjectReference>,
-    ) -> Self {
+    pub fn from(mut self, value: impl Into<crate::api::core::v1::ObjectReference>) -> Self {
         self.inner.from = Some(value.into());
         self
     }

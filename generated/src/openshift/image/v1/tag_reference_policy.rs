@@ -14,10 +14,7 @@ pub struct TagReferencePolicy {
 
 impl ::serde::Serialize for TagReferencePolicy {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
         let len = 1 + self.unknown_fields.len();
@@ -30,10 +27,9 @@ impl ::serde::Serialize for TagReferencePolicy {
 
 impl<'de> ::serde::Deserialize<'de> for TagReferencePolicy {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct TagReferencePolicyVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -43,6 +39,7 @@ impl<'de> ::serde::Deserialize<'de> for TagReferencePolicy {
 
         impl serde_struct::Fields for TagReferencePolicyVisitor {
             const NAMES: &'static [&'static str] = &["type"];
+
             type Field = TagReferencePolicyField;
 
             fn field(name: &str) -> Option<TagReferencePolicyField> {
@@ -56,10 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for TagReferencePolicy {
         impl<'de> ::serde::de::Visitor<'de> for TagReferencePolicyVisitor {
             type Value = TagReferencePolicy;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TagReferencePolicy")
             }
 
@@ -70,17 +64,14 @@ impl<'de> ::serde::Deserialize<'de> for TagReferencePolicy {
                 let mut type_ = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(TagReferencePolicyField::type_) => {
                             serde_struct::value(&mut map, &mut type_, "type")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -91,12 +82,11 @@ impl<'de> ::serde::Deserialize<'de> for TagReferencePolicy {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "TagReferencePolicy",
-                <TagReferencePolicyVisitor as serde_struct::Fields>::NAMES,
-                TagReferencePolicyVisitor,
-            )
+        deserializer.deserialize_struct(
+            "TagReferencePolicy",
+            <TagReferencePolicyVisitor as serde_struct::Fields>::NAMES,
+            TagReferencePolicyVisitor,
+        )
     }
 }
 

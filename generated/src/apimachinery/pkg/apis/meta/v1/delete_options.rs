@@ -28,31 +28,21 @@ pub struct DeleteOptions {
 
 impl ::serde::Serialize for DeleteOptions {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.api_version.is_some(),
-                self.dry_run.is_some(),
-                self.grace_period_seconds.is_some(),
-                self.ignore_store_read_error_with_cluster_breaking_potential.is_some(),
-                self.kind.is_some(),
-                self.orphan_dependents.is_some(),
-                self.preconditions.is_some(),
-                self.propagation_policy.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.api_version.is_some(),
+            self.dry_run.is_some(),
+            self.grace_period_seconds.is_some(),
+            self.ignore_store_read_error_with_cluster_breaking_potential.is_some(),
+            self.kind.is_some(),
+            self.orphan_dependents.is_some(),
+            self.preconditions.is_some(),
+            self.propagation_policy.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "apiVersion",
-            self.api_version.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "apiVersion", self.api_version.as_ref())?;
         serde_struct::optional_entry(&mut state, "dryRun", self.dry_run.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
@@ -70,11 +60,7 @@ impl ::serde::Serialize for DeleteOptions {
             "orphanDependents",
             self.orphan_dependents.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "preconditions",
-            self.preconditions.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "preconditions", self.preconditions.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "propagationPolicy",
@@ -87,10 +73,9 @@ impl ::serde::Serialize for DeleteOptions {
 
 impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct DeleteOptionsVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -116,22 +101,15 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                 "preconditions",
                 "propagationPolicy",
             ];
+
             type Field = DeleteOptionsField;
 
             fn field(name: &str) -> Option<DeleteOptionsField> {
                 match name {
                     "apiVersion" => Some(DeleteOptionsField::api_version),
                     "dryRun" => Some(DeleteOptionsField::dry_run),
-                    "gracePeriodSeconds" => {
-                        Some(DeleteOptionsField::grace_period_seconds)
-                    }
-
-                    "ignoreStoreReadErrorWithClusterBreakingPotential" => {
-                        Some(
-                            DeleteOptionsField::ignore_store_read_error_with_cluster_breaking_potential,
-                        )
-                    }
-
+                    "gracePeriodSeconds" => Some(DeleteOptionsField::grace_period_seconds),
+                    "ignoreStoreReadErrorWithClusterBreakingPotential" => Some(DeleteOptionsField::ignore_store_read_error_with_cluster_breaking_potential),
                     "kind" => Some(DeleteOptionsField::kind),
                     "orphanDependents" => Some(DeleteOptionsField::orphan_dependents),
                     "preconditions" => Some(DeleteOptionsField::preconditions),
@@ -144,10 +122,7 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
         impl<'de> ::serde::de::Visitor<'de> for DeleteOptionsVisitor {
             type Value = DeleteOptions;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct DeleteOptions")
             }
 
@@ -165,18 +140,16 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                 let mut propagation_policy = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(DeleteOptionsField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
-
                         Some(DeleteOptionsField::dry_run) => {
                             serde_struct::value(&mut map, &mut dry_run, "dryRun")
                         }
-
                         Some(DeleteOptionsField::grace_period_seconds) => {
                             serde_struct::value(
                                 &mut map,
@@ -184,21 +157,16 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                                 "gracePeriodSeconds",
                             )
                         }
-
-                        Some(
-                            DeleteOptionsField::ignore_store_read_error_with_cluster_breaking_potential,
-                        ) => {
+                        Some(DeleteOptionsField::ignore_store_read_error_with_cluster_breaking_potential) => {
                             serde_struct::value(
                                 &mut map,
                                 &mut ignore_store_read_error_with_cluster_breaking_potential,
                                 "ignoreStoreReadErrorWithClusterBreakingPotential",
                             )
                         }
-
                         Some(DeleteOptionsField::kind) => {
                             serde_struct::value(&mut map, &mut kind, "kind")
                         }
-
                         Some(DeleteOptionsField::orphan_dependents) => {
                             serde_struct::value(
                                 &mut map,
@@ -206,15 +174,9 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                                 "orphanDependents",
                             )
                         }
-
                         Some(DeleteOptionsField::preconditions) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut preconditions,
-                                "preconditions",
-                            )
+                            serde_struct::value(&mut map, &mut preconditions, "preconditions")
                         }
-
                         Some(DeleteOptionsField::propagation_policy) => {
                             serde_struct::value(
                                 &mut map,
@@ -222,10 +184,7 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                                 "propagationPolicy",
                             )
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -233,9 +192,7 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                     api_version: serde_struct::optional(api_version),
                     dry_run: serde_struct::optional(dry_run),
                     grace_period_seconds: serde_struct::optional(grace_period_seconds),
-                    ignore_store_read_error_with_cluster_breaking_potential: serde_struct::optional(
-                        ignore_store_read_error_with_cluster_breaking_potential,
-                    ),
+                    ignore_store_read_error_with_cluster_breaking_potential: serde_struct::optional(ignore_store_read_error_with_cluster_breaking_potential),
                     kind: serde_struct::optional(kind),
                     orphan_dependents: serde_struct::optional(orphan_dependents),
                     preconditions: serde_struct::optional(preconditions),
@@ -245,12 +202,11 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "DeleteOptions",
-                <DeleteOptionsVisitor as serde_struct::Fields>::NAMES,
-                DeleteOptionsVisitor,
-            )
+        deserializer.deserialize_struct(
+            "DeleteOptions",
+            <DeleteOptionsVisitor as serde_struct::Fields>::NAMES,
+            DeleteOptionsVisitor,
+        )
     }
 }
 
@@ -281,10 +237,7 @@ impl DeleteOptionsBuilder {
     /// Dry-run stages to apply; `All` means nothing is persisted.
     ///
     /// Replaces the whole list; [`push_dry_run`](Self::push_dry_run) appends one item.
-    pub fn dry_run(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn dry_run(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.inner.dry_run = Some(items.into_iter().map(Into::into).collect());
         self
     }
@@ -308,9 +261,7 @@ impl DeleteOptionsBuilder {
         mut self,
         value: impl Into<bool>,
     ) -> Self {
-        self.inner.ignore_store_read_error_with_cluster_breaking_potential = Some(
-            value.into(),
-        );
+        self.inner.ignore_store_read_error_with_cluster_breaking_potential = Some(value.into());
         self
     }
 

@@ -18,27 +18,20 @@ pub struct LabelSelector {
 
 impl ::serde::Serialize for LabelSelector {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[self.match_expressions.is_some(), self.match_labels.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.match_expressions.is_some(),
+            self.match_labels.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
             "matchExpressions",
             self.match_expressions.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "matchLabels",
-            self.match_labels.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "matchLabels", self.match_labels.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -46,10 +39,9 @@ impl ::serde::Serialize for LabelSelector {
 
 impl<'de> ::serde::Deserialize<'de> for LabelSelector {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct LabelSelectorVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -60,6 +52,7 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
 
         impl serde_struct::Fields for LabelSelectorVisitor {
             const NAMES: &'static [&'static str] = &["matchExpressions", "matchLabels"];
+
             type Field = LabelSelectorField;
 
             fn field(name: &str) -> Option<LabelSelectorField> {
@@ -74,10 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
         impl<'de> ::serde::de::Visitor<'de> for LabelSelectorVisitor {
             type Value = LabelSelector;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LabelSelector")
             }
 
@@ -89,9 +79,9 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
                 let mut match_labels = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(LabelSelectorField::match_expressions) => {
                             serde_struct::value(
@@ -100,18 +90,10 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
                                 "matchExpressions",
                             )
                         }
-
                         Some(LabelSelectorField::match_labels) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut match_labels,
-                                "matchLabels",
-                            )
+                            serde_struct::value(&mut map, &mut match_labels, "matchLabels")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -123,12 +105,11 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "LabelSelector",
-                <LabelSelectorVisitor as serde_struct::Fields>::NAMES,
-                LabelSelectorVisitor,
-            )
+        deserializer.deserialize_struct(
+            "LabelSelector",
+            <LabelSelectorVisitor as serde_struct::Fields>::NAMES,
+            LabelSelectorVisitor,
+        )
     }
 }
 
@@ -155,11 +136,7 @@ impl LabelSelectorBuilder {
     /// Replaces the whole list; [`match_expression`](Self::match_expression) appends one item.
     pub fn match_expressions(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<
-                crate::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement,
-            >,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement>>,
     ) -> Self {
         self.inner.match_expressions = Some(items.into_iter().map(Into::into).collect());
         self
@@ -170,9 +147,7 @@ impl LabelSelectorBuilder {
     /// Appends one item to `match_expressions`; [`match_expressions`](Self::match_expressions) replaces the whole list.
     pub fn match_expression(
         mut self,
-        item: impl Into<
-            crate::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement,
-        >,
+        item: impl Into<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement>,
     ) -> Self {
         self.inner.match_expressions.get_or_insert_default().push(item.into());
         self
@@ -194,11 +169,7 @@ impl LabelSelectorBuilder {
     /// Exact `{key: value}` pairs to match.
     ///
     /// Inserts one entry into `match_labels`, replacing any value under the same key; [`match_labels`](Self::match_labels) replaces the whole map.
-    pub fn match_label(
-        mut self,
-        key: impl Into<String>,
-        value: impl Into<String>,
-    ) -> Self {
+    pub fn match_label(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.inner.match_labels.get_or_insert_default().insert(key.into(), value.into());
         self
     }

@@ -20,21 +20,15 @@ pub struct ListMeta {
 
 impl ::serde::Serialize for ListMeta {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.continue_.is_some(),
-                self.remaining_item_count.is_some(),
-                self.resource_version.is_some(),
-                self.self_link.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.continue_.is_some(),
+            self.remaining_item_count.is_some(),
+            self.resource_version.is_some(),
+            self.self_link.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "continue", self.continue_.as_ref())?;
         serde_struct::optional_entry(
@@ -55,10 +49,9 @@ impl ::serde::Serialize for ListMeta {
 
 impl<'de> ::serde::Deserialize<'de> for ListMeta {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ListMetaVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -76,6 +69,7 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
                 "resourceVersion",
                 "selfLink",
             ];
+
             type Field = ListMetaField;
 
             fn field(name: &str) -> Option<ListMetaField> {
@@ -92,10 +86,7 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
         impl<'de> ::serde::de::Visitor<'de> for ListMetaVisitor {
             type Value = ListMeta;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ListMeta")
             }
 
@@ -109,14 +100,13 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
                 let mut self_link = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ListMetaField::continue_) => {
                             serde_struct::value(&mut map, &mut continue_, "continue")
                         }
-
                         Some(ListMetaField::remaining_item_count) => {
                             serde_struct::value(
                                 &mut map,
@@ -124,22 +114,13 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
                                 "remainingItemCount",
                             )
                         }
-
                         Some(ListMetaField::resource_version) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut resource_version,
-                                "resourceVersion",
-                            )
+                            serde_struct::value(&mut map, &mut resource_version, "resourceVersion")
                         }
-
                         Some(ListMetaField::self_link) => {
                             serde_struct::value(&mut map, &mut self_link, "selfLink")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -153,12 +134,11 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ListMeta",
-                <ListMetaVisitor as serde_struct::Fields>::NAMES,
-                ListMetaVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ListMeta",
+            <ListMetaVisitor as serde_struct::Fields>::NAMES,
+            ListMetaVisitor,
+        )
     }
 }
 

@@ -26,43 +26,25 @@ pub struct ManagedFieldsEntry {
 
 impl ::serde::Serialize for ManagedFieldsEntry {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.api_version.is_some(),
-                self.fields_type.is_some(),
-                self.fields_v1.is_some(),
-                self.manager.is_some(),
-                self.operation.is_some(),
-                self.subresource.is_some(),
-                self.time.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.api_version.is_some(),
+            self.fields_type.is_some(),
+            self.fields_v1.is_some(),
+            self.manager.is_some(),
+            self.operation.is_some(),
+            self.subresource.is_some(),
+            self.time.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "apiVersion",
-            self.api_version.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "fieldsType",
-            self.fields_type.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "apiVersion", self.api_version.as_ref())?;
+        serde_struct::optional_entry(&mut state, "fieldsType", self.fields_type.as_ref())?;
         serde_struct::optional_entry(&mut state, "fieldsV1", self.fields_v1.as_ref())?;
         serde_struct::optional_entry(&mut state, "manager", self.manager.as_ref())?;
         serde_struct::optional_entry(&mut state, "operation", self.operation.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "subresource",
-            self.subresource.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "subresource", self.subresource.as_ref())?;
         serde_struct::optional_entry(&mut state, "time", self.time.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
@@ -71,10 +53,9 @@ impl ::serde::Serialize for ManagedFieldsEntry {
 
 impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ManagedFieldsEntryVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -98,6 +79,7 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
                 "subresource",
                 "time",
             ];
+
             type Field = ManagedFieldsEntryField;
 
             fn field(name: &str) -> Option<ManagedFieldsEntryField> {
@@ -117,10 +99,7 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
         impl<'de> ::serde::de::Visitor<'de> for ManagedFieldsEntryVisitor {
             type Value = ManagedFieldsEntry;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ManagedFieldsEntry")
             }
 
@@ -137,45 +116,32 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
                 let mut time = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ManagedFieldsEntryField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
-
                         Some(ManagedFieldsEntryField::fields_type) => {
                             serde_struct::value(&mut map, &mut fields_type, "fieldsType")
                         }
-
                         Some(ManagedFieldsEntryField::fields_v1) => {
                             serde_struct::value(&mut map, &mut fields_v1, "fieldsV1")
                         }
-
                         Some(ManagedFieldsEntryField::manager) => {
                             serde_struct::value(&mut map, &mut manager, "manager")
                         }
-
                         Some(ManagedFieldsEntryField::operation) => {
                             serde_struct::value(&mut map, &mut operation, "operation")
                         }
-
                         Some(ManagedFieldsEntryField::subresource) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut subresource,
-                                "subresource",
-                            )
+                            serde_struct::value(&mut map, &mut subresource, "subresource")
                         }
-
                         Some(ManagedFieldsEntryField::time) => {
                             serde_struct::value(&mut map, &mut time, "time")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -192,12 +158,11 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ManagedFieldsEntry",
-                <ManagedFieldsEntryVisitor as serde_struct::Fields>::NAMES,
-                ManagedFieldsEntryVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ManagedFieldsEntry",
+            <ManagedFieldsEntryVisitor as serde_struct::Fields>::NAMES,
+            ManagedFieldsEntryVisitor,
+        )
     }
 }
 

@@ -46,38 +46,28 @@ pub struct ObjectMeta {
 
 impl ::serde::Serialize for ObjectMeta {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.annotations.is_some(),
-                self.creation_timestamp.is_some(),
-                self.deletion_grace_period_seconds.is_some(),
-                self.deletion_timestamp.is_some(),
-                self.finalizers.is_some(),
-                self.generate_name.is_some(),
-                self.generation.is_some(),
-                self.labels.is_some(),
-                self.managed_fields.is_some(),
-                self.name.is_some(),
-                self.namespace.is_some(),
-                self.owner_references.is_some(),
-                self.resource_version.is_some(),
-                self.self_link.is_some(),
-                self.uid.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.annotations.is_some(),
+            self.creation_timestamp.is_some(),
+            self.deletion_grace_period_seconds.is_some(),
+            self.deletion_timestamp.is_some(),
+            self.finalizers.is_some(),
+            self.generate_name.is_some(),
+            self.generation.is_some(),
+            self.labels.is_some(),
+            self.managed_fields.is_some(),
+            self.name.is_some(),
+            self.namespace.is_some(),
+            self.owner_references.is_some(),
+            self.resource_version.is_some(),
+            self.self_link.is_some(),
+            self.uid.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
-        serde_struct::optional_entry(
-            &mut state,
-            "annotations",
-            self.annotations.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "annotations", self.annotations.as_ref())?;
         serde_struct::optional_entry(
             &mut state,
             "creationTimestamp",
@@ -93,27 +83,11 @@ impl ::serde::Serialize for ObjectMeta {
             "deletionTimestamp",
             self.deletion_timestamp.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "finalizers",
-            self.finalizers.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "generateName",
-            self.generate_name.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "generation",
-            self.generation.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "finalizers", self.finalizers.as_ref())?;
+        serde_struct::optional_entry(&mut state, "generateName", self.generate_name.as_ref())?;
+        serde_struct::optional_entry(&mut state, "generation", self.generation.as_ref())?;
         serde_struct::optional_entry(&mut state, "labels", self.labels.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "managedFields",
-            self.managed_fields.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "managedFields", self.managed_fields.as_ref())?;
         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
         serde_struct::optional_entry(&mut state, "namespace", self.namespace.as_ref())?;
         serde_struct::optional_entry(
@@ -135,10 +109,9 @@ impl ::serde::Serialize for ObjectMeta {
 
 impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct ObjectMetaVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -178,16 +151,14 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                 "selfLink",
                 "uid",
             ];
+
             type Field = ObjectMetaField;
 
             fn field(name: &str) -> Option<ObjectMetaField> {
                 match name {
                     "annotations" => Some(ObjectMetaField::annotations),
                     "creationTimestamp" => Some(ObjectMetaField::creation_timestamp),
-                    "deletionGracePeriodSeconds" => {
-                        Some(ObjectMetaField::deletion_grace_period_seconds)
-                    }
-
+                    "deletionGracePeriodSeconds" => Some(ObjectMetaField::deletion_grace_period_seconds),
                     "deletionTimestamp" => Some(ObjectMetaField::deletion_timestamp),
                     "finalizers" => Some(ObjectMetaField::finalizers),
                     "generateName" => Some(ObjectMetaField::generate_name),
@@ -208,10 +179,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
         impl<'de> ::serde::de::Visitor<'de> for ObjectMetaVisitor {
             type Value = ObjectMeta;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ObjectMeta")
             }
 
@@ -236,18 +204,13 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                 let mut uid = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(ObjectMetaField::annotations) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut annotations,
-                                "annotations",
-                            )
+                            serde_struct::value(&mut map, &mut annotations, "annotations")
                         }
-
                         Some(ObjectMetaField::creation_timestamp) => {
                             serde_struct::value(
                                 &mut map,
@@ -255,7 +218,6 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                                 "creationTimestamp",
                             )
                         }
-
                         Some(ObjectMetaField::deletion_grace_period_seconds) => {
                             serde_struct::value(
                                 &mut map,
@@ -263,7 +225,6 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                                 "deletionGracePeriodSeconds",
                             )
                         }
-
                         Some(ObjectMetaField::deletion_timestamp) => {
                             serde_struct::value(
                                 &mut map,
@@ -271,79 +232,47 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                                 "deletionTimestamp",
                             )
                         }
-
                         Some(ObjectMetaField::finalizers) => {
                             serde_struct::value(&mut map, &mut finalizers, "finalizers")
                         }
-
                         Some(ObjectMetaField::generate_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut generate_name,
-                                "generateName",
-                            )
+                            serde_struct::value(&mut map, &mut generate_name, "generateName")
                         }
-
                         Some(ObjectMetaField::generation) => {
                             serde_struct::value(&mut map, &mut generation, "generation")
                         }
-
                         Some(ObjectMetaField::labels) => {
                             serde_struct::value(&mut map, &mut labels, "labels")
                         }
-
                         Some(ObjectMetaField::managed_fields) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut managed_fields,
-                                "managedFields",
-                            )
+                            serde_struct::value(&mut map, &mut managed_fields, "managedFields")
                         }
-
                         Some(ObjectMetaField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(ObjectMetaField::namespace) => {
                             serde_struct::value(&mut map, &mut namespace, "namespace")
                         }
-
                         Some(ObjectMetaField::owner_references) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut owner_references,
-                                "ownerReferences",
-                            )
+                            serde_struct::value(&mut map, &mut owner_references, "ownerReferences")
                         }
-
                         Some(ObjectMetaField::resource_version) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut resource_version,
-                                "resourceVersion",
-                            )
+                            serde_struct::value(&mut map, &mut resource_version, "resourceVersion")
                         }
-
                         Some(ObjectMetaField::self_link) => {
                             serde_struct::value(&mut map, &mut self_link, "selfLink")
                         }
-
                         Some(ObjectMetaField::uid) => {
                             serde_struct::value(&mut map, &mut uid, "uid")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(ObjectMeta {
                     annotations: serde_struct::optional(annotations),
                     creation_timestamp: serde_struct::optional(creation_timestamp),
-                    deletion_grace_period_seconds: serde_struct::optional(
-                        deletion_grace_period_seconds,
-                    ),
+                    deletion_grace_period_seconds: serde_struct::optional(deletion_grace_period_seconds),
                     deletion_timestamp: serde_struct::optional(deletion_timestamp),
                     finalizers: serde_struct::optional(finalizers),
                     generate_name: serde_struct::optional(generate_name),
@@ -361,12 +290,11 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "ObjectMeta",
-                <ObjectMetaVisitor as serde_struct::Fields>::NAMES,
-                ObjectMetaVisitor,
-            )
+        deserializer.deserialize_struct(
+            "ObjectMeta",
+            <ObjectMetaVisitor as serde_struct::Fields>::NAMES,
+            ObjectMetaVisitor,
+        )
     }
 }
 
@@ -404,11 +332,7 @@ impl ObjectMetaBuilder {
     /// Unqueryable key-value metadata set by tools.
     ///
     /// Inserts one entry into `annotations`, replacing any value under the same key; [`annotations`](Self::annotations) replaces the whole map.
-    pub fn annotation(
-        mut self,
-        key: impl Into<String>,
-        value: impl Into<String>,
-    ) -> Self {
+    pub fn annotation(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.inner.annotations.get_or_insert_default().insert(key.into(), value.into());
         self
     }
@@ -440,10 +364,7 @@ impl ObjectMetaBuilder {
     /// Finalizers that must be cleared before deletion.
     ///
     /// Replaces the whole list; [`finalizer`](Self::finalizer) appends one item.
-    pub fn finalizers(
-        mut self,
-        items: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn finalizers(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.inner.finalizers = Some(items.into_iter().map(Into::into).collect());
         self
     }
@@ -494,11 +415,7 @@ impl ObjectMetaBuilder {
     /// Replaces the whole list; [`managed_field`](Self::managed_field) appends one item.
     pub fn managed_fields(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<
-                crate::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry,
-            >,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>>,
     ) -> Self {
         self.inner.managed_fields = Some(items.into_iter().map(Into::into).collect());
         self
@@ -532,9 +449,7 @@ impl ObjectMetaBuilder {
     /// Replaces the whole list; [`owner_reference`](Self::owner_reference) appends one item.
     pub fn owner_references(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::apimachinery::pkg::apis::meta::v1::OwnerReference>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::apimachinery::pkg::apis::meta::v1::OwnerReference>>,
     ) -> Self {
         self.inner.owner_references = Some(items.into_iter().map(Into::into).collect());
         self

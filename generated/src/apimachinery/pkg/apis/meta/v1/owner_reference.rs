@@ -24,16 +24,13 @@ pub struct OwnerReference {
 
 impl ::serde::Serialize for OwnerReference {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            4,
-            &[self.block_owner_deletion.is_some(), self.controller.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(4, &[
+            self.block_owner_deletion.is_some(),
+            self.controller.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         state.serialize_entry("apiVersion", &self.api_version)?;
         serde_struct::optional_entry(
@@ -41,11 +38,7 @@ impl ::serde::Serialize for OwnerReference {
             "blockOwnerDeletion",
             self.block_owner_deletion.as_ref(),
         )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "controller",
-            self.controller.as_ref(),
-        )?;
+        serde_struct::optional_entry(&mut state, "controller", self.controller.as_ref())?;
         state.serialize_entry("kind", &self.kind)?;
         state.serialize_entry("name", &self.name)?;
         state.serialize_entry("uid", &self.uid)?;
@@ -56,10 +49,9 @@ impl ::serde::Serialize for OwnerReference {
 
 impl<'de> ::serde::Deserialize<'de> for OwnerReference {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct OwnerReferenceVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -81,15 +73,13 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
                 "name",
                 "uid",
             ];
+
             type Field = OwnerReferenceField;
 
             fn field(name: &str) -> Option<OwnerReferenceField> {
                 match name {
                     "apiVersion" => Some(OwnerReferenceField::api_version),
-                    "blockOwnerDeletion" => {
-                        Some(OwnerReferenceField::block_owner_deletion)
-                    }
-
+                    "blockOwnerDeletion" => Some(OwnerReferenceField::block_owner_deletion),
                     "controller" => Some(OwnerReferenceField::controller),
                     "kind" => Some(OwnerReferenceField::kind),
                     "name" => Some(OwnerReferenceField::name),
@@ -102,10 +92,7 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
         impl<'de> ::serde::de::Visitor<'de> for OwnerReferenceVisitor {
             type Value = OwnerReference;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct OwnerReference")
             }
 
@@ -121,14 +108,13 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
                 let mut uid = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(OwnerReferenceField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
-
                         Some(OwnerReferenceField::block_owner_deletion) => {
                             serde_struct::value(
                                 &mut map,
@@ -136,26 +122,19 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
                                 "blockOwnerDeletion",
                             )
                         }
-
                         Some(OwnerReferenceField::controller) => {
                             serde_struct::value(&mut map, &mut controller, "controller")
                         }
-
                         Some(OwnerReferenceField::kind) => {
                             serde_struct::value(&mut map, &mut kind, "kind")
                         }
-
                         Some(OwnerReferenceField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(OwnerReferenceField::uid) => {
                             serde_struct::value(&mut map, &mut uid, "uid")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -171,12 +150,11 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "OwnerReference",
-                <OwnerReferenceVisitor as serde_struct::Fields>::NAMES,
-                OwnerReferenceVisitor,
-            )
+        deserializer.deserialize_struct(
+            "OwnerReference",
+            <OwnerReferenceVisitor as serde_struct::Fields>::NAMES,
+            OwnerReferenceVisitor,
+        )
     }
 }
 

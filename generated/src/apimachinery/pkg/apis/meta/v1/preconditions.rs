@@ -16,16 +16,13 @@ pub struct Preconditions {
 
 impl ::serde::Serialize for Preconditions {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[self.resource_version.is_some(), self.uid.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.resource_version.is_some(),
+            self.uid.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(
             &mut state,
@@ -40,10 +37,9 @@ impl ::serde::Serialize for Preconditions {
 
 impl<'de> ::serde::Deserialize<'de> for Preconditions {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct PreconditionsVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -54,6 +50,7 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
 
         impl serde_struct::Fields for PreconditionsVisitor {
             const NAMES: &'static [&'static str] = &["resourceVersion", "uid"];
+
             type Field = PreconditionsField;
 
             fn field(name: &str) -> Option<PreconditionsField> {
@@ -68,10 +65,7 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
         impl<'de> ::serde::de::Visitor<'de> for PreconditionsVisitor {
             type Value = Preconditions;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Preconditions")
             }
 
@@ -83,25 +77,17 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
                 let mut uid = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(PreconditionsField::resource_version) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut resource_version,
-                                "resourceVersion",
-                            )
+                            serde_struct::value(&mut map, &mut resource_version, "resourceVersion")
                         }
-
                         Some(PreconditionsField::uid) => {
                             serde_struct::value(&mut map, &mut uid, "uid")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -113,12 +99,11 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "Preconditions",
-                <PreconditionsVisitor as serde_struct::Fields>::NAMES,
-                PreconditionsVisitor,
-            )
+        deserializer.deserialize_struct(
+            "Preconditions",
+            <PreconditionsVisitor as serde_struct::Fields>::NAMES,
+            PreconditionsVisitor,
+        )
     }
 }
 

@@ -32,25 +32,19 @@ pub struct Status {
 
 impl ::serde::Serialize for Status {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.api_version.is_present(),
-                self.code.is_some(),
-                self.details.is_some(),
-                self.kind.is_present(),
-                self.message.is_some(),
-                self.metadata.is_some(),
-                self.reason.is_some(),
-                self.status.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.api_version.is_present(),
+            self.code.is_some(),
+            self.details.is_some(),
+            self.kind.is_present(),
+            self.message.is_some(),
+            self.metadata.is_some(),
+            self.reason.is_some(),
+            self.status.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::entry_if(
             &mut state,
@@ -72,10 +66,9 @@ impl ::serde::Serialize for Status {
 
 impl<'de> ::serde::Deserialize<'de> for Status {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct StatusVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -101,6 +94,7 @@ impl<'de> ::serde::Deserialize<'de> for Status {
                 "reason",
                 "status",
             ];
+
             type Field = StatusField;
 
             fn field(name: &str) -> Option<StatusField> {
@@ -121,10 +115,7 @@ impl<'de> ::serde::Deserialize<'de> for Status {
         impl<'de> ::serde::de::Visitor<'de> for StatusVisitor {
             type Value = Status;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Status")
             }
 
@@ -142,51 +133,36 @@ impl<'de> ::serde::Deserialize<'de> for Status {
                 let mut status = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(StatusField::api_version) => {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
-
-                        Some(StatusField::code) => {
-                            serde_struct::value(&mut map, &mut code, "code")
-                        }
-
+                        Some(StatusField::code) => serde_struct::value(&mut map, &mut code, "code"),
                         Some(StatusField::details) => {
                             serde_struct::value(&mut map, &mut details, "details")
                         }
-
-                        Some(StatusField::kind) => {
-                            serde_struct::value(&mut map, &mut kind, "kind")
-                        }
-
+                        Some(StatusField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
                         Some(StatusField::message) => {
                             serde_struct::value(&mut map, &mut message, "message")
                         }
-
                         Some(StatusField::metadata) => {
                             serde_struct::value(&mut map, &mut metadata, "metadata")
                         }
-
                         Some(StatusField::reason) => {
                             serde_struct::value(&mut map, &mut reason, "reason")
                         }
-
                         Some(StatusField::status) => {
                             serde_struct::value(&mut map, &mut status, "status")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
                 Ok(Status {
-                    api_version: api_version
-                        .unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                     code: serde_struct::optional(code),
                     details: serde_struct::optional(details),
                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
@@ -199,12 +175,11 @@ impl<'de> ::serde::Deserialize<'de> for Status {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "Status",
-                <StatusVisitor as serde_struct::Fields>::NAMES,
-                StatusVisitor,
-            )
+        deserializer.deserialize_struct(
+            "Status",
+            <StatusVisitor as serde_struct::Fields>::NAMES,
+            StatusVisitor,
+        )
     }
 }
 

@@ -18,16 +18,14 @@ pub struct StatusCause {
 
 impl ::serde::Serialize for StatusCause {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[self.field.is_some(), self.message.is_some(), self.reason.is_some()],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.field.is_some(),
+            self.message.is_some(),
+            self.reason.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "field", self.field.as_ref())?;
         serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
@@ -39,10 +37,9 @@ impl ::serde::Serialize for StatusCause {
 
 impl<'de> ::serde::Deserialize<'de> for StatusCause {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct StatusCauseVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -54,6 +51,7 @@ impl<'de> ::serde::Deserialize<'de> for StatusCause {
 
         impl serde_struct::Fields for StatusCauseVisitor {
             const NAMES: &'static [&'static str] = &["field", "message", "reason"];
+
             type Field = StatusCauseField;
 
             fn field(name: &str) -> Option<StatusCauseField> {
@@ -69,10 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for StatusCause {
         impl<'de> ::serde::de::Visitor<'de> for StatusCauseVisitor {
             type Value = StatusCause;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct StatusCause")
             }
 
@@ -85,25 +80,20 @@ impl<'de> ::serde::Deserialize<'de> for StatusCause {
                 let mut reason = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field_2) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field_2) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field_2 {
                         Some(StatusCauseField::field) => {
                             serde_struct::value(&mut map, &mut field, "field")
                         }
-
                         Some(StatusCauseField::message) => {
                             serde_struct::value(&mut map, &mut message, "message")
                         }
-
                         Some(StatusCauseField::reason) => {
                             serde_struct::value(&mut map, &mut reason, "reason")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -116,12 +106,11 @@ impl<'de> ::serde::Deserialize<'de> for StatusCause {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "StatusCause",
-                <StatusCauseVisitor as serde_struct::Fields>::NAMES,
-                StatusCauseVisitor,
-            )
+        deserializer.deserialize_struct(
+            "StatusCause",
+            <StatusCauseVisitor as serde_struct::Fields>::NAMES,
+            StatusCauseVisitor,
+        )
     }
 }
 

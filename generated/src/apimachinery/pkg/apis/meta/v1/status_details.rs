@@ -24,23 +24,17 @@ pub struct StatusDetails {
 
 impl ::serde::Serialize for StatusDetails {
     #[allow(clippy::too_many_lines)]
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(
-            0,
-            &[
-                self.causes.is_some(),
-                self.group.is_some(),
-                self.kind.is_some(),
-                self.name.is_some(),
-                self.retry_after_seconds.is_some(),
-                self.uid.is_some(),
-            ],
-        ) + self.unknown_fields.len();
+        let len = serde_struct::len(0, &[
+            self.causes.is_some(),
+            self.group.is_some(),
+            self.kind.is_some(),
+            self.name.is_some(),
+            self.retry_after_seconds.is_some(),
+            self.uid.is_some(),
+        ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "causes", self.causes.as_ref())?;
         serde_struct::optional_entry(&mut state, "group", self.group.as_ref())?;
@@ -59,10 +53,9 @@ impl ::serde::Serialize for StatusDetails {
 
 impl<'de> ::serde::Deserialize<'de> for StatusDetails {
     #[allow(clippy::too_many_lines)]
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use ::kubeforge_runtime::serde_struct;
+
         struct StatusDetailsVisitor;
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -84,6 +77,7 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
                 "retryAfterSeconds",
                 "uid",
             ];
+
             type Field = StatusDetailsField;
 
             fn field(name: &str) -> Option<StatusDetailsField> {
@@ -102,10 +96,7 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
         impl<'de> ::serde::de::Visitor<'de> for StatusDetailsVisitor {
             type Value = StatusDetails;
 
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
+            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct StatusDetails")
             }
 
@@ -121,26 +112,22 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
                 let mut uid = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
-                while let Some(field) = map
-                    .next_key_seed(serde_struct::NamedKey::<Self>::new(&mut key))?
-                {
+                while let Some(field) = map.next_key_seed(
+                    serde_struct::NamedKey::<Self>::new(&mut key),
+                )? {
                     match field {
                         Some(StatusDetailsField::causes) => {
                             serde_struct::value(&mut map, &mut causes, "causes")
                         }
-
                         Some(StatusDetailsField::group) => {
                             serde_struct::value(&mut map, &mut group, "group")
                         }
-
                         Some(StatusDetailsField::kind) => {
                             serde_struct::value(&mut map, &mut kind, "kind")
                         }
-
                         Some(StatusDetailsField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
-
                         Some(StatusDetailsField::retry_after_seconds) => {
                             serde_struct::value(
                                 &mut map,
@@ -148,14 +135,10 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
                                 "retryAfterSeconds",
                             )
                         }
-
                         Some(StatusDetailsField::uid) => {
                             serde_struct::value(&mut map, &mut uid, "uid")
                         }
-
-                        None => {
-                            serde_struct::extra(&mut map, &mut unknown_fields, &mut key)
-                        }
+                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
@@ -171,12 +154,11 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
             }
         }
 
-        deserializer
-            .deserialize_struct(
-                "StatusDetails",
-                <StatusDetailsVisitor as serde_struct::Fields>::NAMES,
-                StatusDetailsVisitor,
-            )
+        deserializer.deserialize_struct(
+            "StatusDetails",
+            <StatusDetailsVisitor as serde_struct::Fields>::NAMES,
+            StatusDetailsVisitor,
+        )
     }
 }
 
@@ -203,9 +185,7 @@ impl StatusDetailsBuilder {
     /// Replaces the whole list; [`cause`](Self::cause) appends one item.
     pub fn causes(
         mut self,
-        items: impl IntoIterator<
-            Item = impl Into<crate::apimachinery::pkg::apis::meta::v1::StatusCause>,
-        >,
+        items: impl IntoIterator<Item = impl Into<crate::apimachinery::pkg::apis::meta::v1::StatusCause>>,
     ) -> Self {
         self.inner.causes = Some(items.into_iter().map(Into::into).collect());
         self
