@@ -607,10 +607,7 @@ pub mod com {
                     #[inline]
                     pub fn list_namespaced_gadget(
                         namespace: &str,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.com/v1/namespaces/",
                         );
@@ -1270,10 +1267,7 @@ pub mod com {
                     #[inline]
                     pub fn read_gizmo(
                         name: &str,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.com/v1/gizmos/",
                         );

@@ -1574,10 +1574,7 @@ pub mod io {
                     #[inline]
                     pub fn list_workflow_for_all_namespaces(
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/workflows",
                         );
@@ -1619,10 +1616,7 @@ pub mod io {
                     #[inline]
                     pub fn watch_list_workflow_for_all_namespaces(
                         query: &crate::golden::crd_preserve_unknown::routes::WatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/workflows",
                         );
@@ -1655,10 +1649,7 @@ pub mod io {
                     #[inline]
                     pub fn watch_workflow_list_for_all_namespaces(
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/watch/workflows",
                         );
@@ -1702,10 +1693,7 @@ pub mod io {
                         namespace: &str,
                         body: Option<&::serde_json::Value>,
                         query: &crate::golden::crd_preserve_unknown::routes::DeleteCollectionQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/namespaces/",
                         );
@@ -1729,10 +1717,7 @@ pub mod io {
                     pub fn delete_collection_namespaced_workflow_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        ::serde_json::Value,
-                        crate::golden::crd_preserve_unknown::routes::ResponseError,
-                    > {
+                    ) -> Result<::serde_json::Value, crate::golden::crd_preserve_unknown::routes::ResponseError> {
                         match status.as_u16() {
                             200 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
@@ -1750,10 +1735,7 @@ pub mod io {
                     pub fn list_namespaced_workflow(
                         namespace: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/namespaces/",
                         );
@@ -1798,10 +1780,7 @@ pub mod io {
                     pub fn watch_list_namespaced_workflow(
                         namespace: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::WatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/namespaces/",
                         );
@@ -1838,10 +1817,7 @@ pub mod io {
                         namespace: &str,
                         body: &Self,
                         query: &crate::golden::crd_preserve_unknown::routes::CreateOrReplaceQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/namespaces/",
                         );
@@ -1883,10 +1859,7 @@ pub mod io {
                     pub fn watch_namespaced_workflow_list(
                         namespace: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/watch/namespaces/",
                         );
@@ -1933,10 +1906,7 @@ pub mod io {
                         name: &str,
                         body: Option<&::serde_json::Value>,
                         query: &crate::golden::crd_preserve_unknown::routes::DeleteQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/namespaces/",
                         );
@@ -1961,10 +1931,7 @@ pub mod io {
                     pub fn delete_namespaced_workflow_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        ::serde_json::Value,
-                        crate::golden::crd_preserve_unknown::routes::ResponseError,
-                    > {
+                    ) -> Result<::serde_json::Value, crate::golden::crd_preserve_unknown::routes::ResponseError> {
                         match status.as_u16() {
                             200 | 202 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
@@ -1983,10 +1950,7 @@ pub mod io {
                         namespace: &str,
                         name: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::GetQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/namespaces/",
                         );
@@ -2031,10 +1995,14 @@ pub mod io {
                         name: &str,
                         body: &::kubeforge_runtime::Patch,
                         query: &crate::golden::crd_preserve_unknown::routes::PatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+                        const ACCEPTED: &[&str] = &[
+                            "application/apply-patch+cbor",
+                            "application/apply-patch+yaml",
+                            "application/json-patch+json",
+                            "application/merge-patch+json",
+                            "application/strategic-merge-patch+json",
+                        ];
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/namespaces/",
                         );
@@ -2046,18 +2014,7 @@ pub mod io {
                             ::kubeforge_runtime::http::Method::PATCH,
                             target,
                             Some("application/json"),
-                            Some(
-                                body
-                                    .to_body(
-                                        &[
-                                            "application/apply-patch+cbor",
-                                            "application/apply-patch+yaml",
-                                            "application/json-patch+json",
-                                            "application/merge-patch+json",
-                                            "application/strategic-merge-patch+json",
-                                        ],
-                                    )?,
-                            ),
+                            Some(body.to_body(ACCEPTED)?),
                         )
                     }
 
@@ -2090,10 +2047,7 @@ pub mod io {
                         name: &str,
                         body: &Self,
                         query: &crate::golden::crd_preserve_unknown::routes::CreateOrReplaceQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/namespaces/",
                         );
@@ -2137,10 +2091,7 @@ pub mod io {
                         namespace: &str,
                         name: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/watch/namespaces/",
                         );
@@ -2800,10 +2751,7 @@ pub mod io {
                     #[inline]
                     pub fn list_workflow_for_all_namespaces(
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1alpha1/workflows",
                         );
@@ -2845,10 +2793,7 @@ pub mod io {
                     #[inline]
                     pub fn watch_list_workflow_for_all_namespaces(
                         query: &crate::golden::crd_preserve_unknown::routes::WatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1alpha1/workflows",
                         );
@@ -2881,10 +2826,7 @@ pub mod io {
                     #[inline]
                     pub fn watch_workflow_list_for_all_namespaces(
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1alpha1/watch/workflows",
                         );
@@ -2928,10 +2870,7 @@ pub mod io {
                         namespace: &str,
                         body: Option<&::serde_json::Value>,
                         query: &crate::golden::crd_preserve_unknown::routes::DeleteCollectionQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1alpha1/namespaces/",
                         );
@@ -2955,10 +2894,7 @@ pub mod io {
                     pub fn delete_collection_namespaced_workflow_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        ::serde_json::Value,
-                        crate::golden::crd_preserve_unknown::routes::ResponseError,
-                    > {
+                    ) -> Result<::serde_json::Value, crate::golden::crd_preserve_unknown::routes::ResponseError> {
                         match status.as_u16() {
                             200 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
@@ -2976,10 +2912,7 @@ pub mod io {
                     pub fn list_namespaced_workflow(
                         namespace: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1alpha1/namespaces/",
                         );
@@ -3024,10 +2957,7 @@ pub mod io {
                     pub fn watch_list_namespaced_workflow(
                         namespace: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::WatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1alpha1/namespaces/",
                         );
@@ -3064,10 +2994,7 @@ pub mod io {
                         namespace: &str,
                         body: &Self,
                         query: &crate::golden::crd_preserve_unknown::routes::CreateOrReplaceQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1alpha1/namespaces/",
                         );
@@ -3109,10 +3036,7 @@ pub mod io {
                     pub fn watch_namespaced_workflow_list(
                         namespace: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1alpha1/watch/namespaces/",
                         );
@@ -3159,10 +3083,7 @@ pub mod io {
                         name: &str,
                         body: Option<&::serde_json::Value>,
                         query: &crate::golden::crd_preserve_unknown::routes::DeleteQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1alpha1/namespaces/",
                         );
@@ -3187,10 +3108,7 @@ pub mod io {
                     pub fn delete_namespaced_workflow_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        ::serde_json::Value,
-                        crate::golden::crd_preserve_unknown::routes::ResponseError,
-                    > {
+                    ) -> Result<::serde_json::Value, crate::golden::crd_preserve_unknown::routes::ResponseError> {
                         match status.as_u16() {
                             200 | 202 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
@@ -3209,10 +3127,7 @@ pub mod io {
                         namespace: &str,
                         name: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::GetQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1alpha1/namespaces/",
                         );
@@ -3257,10 +3172,14 @@ pub mod io {
                         name: &str,
                         body: &::kubeforge_runtime::Patch,
                         query: &crate::golden::crd_preserve_unknown::routes::PatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+                        const ACCEPTED: &[&str] = &[
+                            "application/apply-patch+cbor",
+                            "application/apply-patch+yaml",
+                            "application/json-patch+json",
+                            "application/merge-patch+json",
+                            "application/strategic-merge-patch+json",
+                        ];
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1alpha1/namespaces/",
                         );
@@ -3272,18 +3191,7 @@ pub mod io {
                             ::kubeforge_runtime::http::Method::PATCH,
                             target,
                             Some("application/json"),
-                            Some(
-                                body
-                                    .to_body(
-                                        &[
-                                            "application/apply-patch+cbor",
-                                            "application/apply-patch+yaml",
-                                            "application/json-patch+json",
-                                            "application/merge-patch+json",
-                                            "application/strategic-merge-patch+json",
-                                        ],
-                                    )?,
-                            ),
+                            Some(body.to_body(ACCEPTED)?),
                         )
                     }
 
@@ -3316,10 +3224,7 @@ pub mod io {
                         name: &str,
                         body: &Self,
                         query: &crate::golden::crd_preserve_unknown::routes::CreateOrReplaceQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1alpha1/namespaces/",
                         );
@@ -3363,10 +3268,7 @@ pub mod io {
                         namespace: &str,
                         name: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1alpha1/watch/namespaces/",
                         );

@@ -801,10 +801,7 @@ pub mod com {
                     #[inline]
                     pub fn list_namespaced_gadget(
                         namespace: &str,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.com/v1/namespaces/",
                         );
@@ -845,10 +842,7 @@ pub mod com {
                     pub fn read_namespaced_gadget(
                         namespace: &str,
                         name: &str,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.com/v1/namespaces/",
                         );
@@ -890,10 +884,7 @@ pub mod com {
                     pub fn read_namespaced_gadget_status(
                         namespace: &str,
                         name: &str,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.com/v1/namespaces/",
                         );
@@ -1536,13 +1527,8 @@ pub mod com {
                     ///
                     /// Never in practice: the request is always well-formed.
                     #[inline]
-                    pub fn list_gizmo() -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
-                        let target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.com/v1/gizmos",
-                        );
+                    pub fn list_gizmo() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+                        let target = ::kubeforge_runtime::request::PathAndQuery::new("/apis/example.com/v1/gizmos");
                         ::kubeforge_runtime::request::build(
                             ::kubeforge_runtime::http::Method::GET,
                             target,

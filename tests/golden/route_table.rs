@@ -408,10 +408,7 @@ pub mod com {
                     #[inline]
                     pub fn list_widget(
                         query: &ListWidgetQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.com/v1/widgets",
                         );
@@ -453,13 +450,8 @@ pub mod com {
                     #[inline]
                     pub fn delete_widget(
                         name: &str,
-                        body: Option<
-                            &crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status,
-                        >,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                        body: Option<&crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status>,
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.com/v1/widgets/",
                         );
@@ -481,26 +473,11 @@ pub mod com {
                     pub fn delete_widget_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        DeleteWidgetResponse,
-                        crate::golden::route_table::routes::ResponseError,
-                    > {
+                    ) -> Result<DeleteWidgetResponse, crate::golden::route_table::routes::ResponseError> {
                         match status.as_u16() {
-                            200 => {
-                                ::kubeforge_runtime::response::status_or(status, body)
-                                    .map(DeleteWidgetResponse::Ok)
-                            }
-
-                            202 => {
-                                ::kubeforge_runtime::response::status_or(status, body)
-                                    .map(DeleteWidgetResponse::Accepted)
-                            }
-
-                            204 => {
-                                ::kubeforge_runtime::response::empty(status, body)
-                                    .map(|()| DeleteWidgetResponse::NoContent)
-                            }
-
+                            200 => ::kubeforge_runtime::response::status_or(status, body).map(DeleteWidgetResponse::Ok),
+                            202 => ::kubeforge_runtime::response::status_or(status, body).map(DeleteWidgetResponse::Accepted),
+                            204 => ::kubeforge_runtime::response::empty(status, body).map(|()| DeleteWidgetResponse::NoContent),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
                         }
                     }
@@ -515,10 +492,7 @@ pub mod com {
                     #[inline]
                     pub fn read_widget(
                         name: &str,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.com/v1/widgets/",
                         );
@@ -559,10 +533,7 @@ pub mod com {
                         name: &str,
                         command: &[String],
                         query: &ConnectWidgetExecQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.com/v1/widgets/",
                         );
@@ -1177,10 +1148,7 @@ pub mod routes {
         ///
         /// Never in practice: the request is always well-formed.
         #[inline]
-        pub fn get_api_versions() -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        pub fn get_api_versions() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let target = ::kubeforge_runtime::request::PathAndQuery::new("/apis/");
             ::kubeforge_runtime::request::build(
                 ::kubeforge_runtime::http::Method::GET,
@@ -1217,10 +1185,7 @@ pub mod routes {
         ///
         /// Never in practice: the request is always well-formed.
         #[inline]
-        pub fn get_example_com_api_group() -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        pub fn get_example_com_api_group() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let target = ::kubeforge_runtime::request::PathAndQuery::new("/apis/example.com/");
             ::kubeforge_runtime::request::build(
                 ::kubeforge_runtime::http::Method::GET,
@@ -1257,13 +1222,8 @@ pub mod routes {
         ///
         /// Never in practice: the request is always well-formed.
         #[inline]
-        pub fn get_example_com_v1api_resources() -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
-            let target = ::kubeforge_runtime::request::PathAndQuery::new(
-                "/apis/example.com/v1/",
-            );
+        pub fn get_example_com_v1api_resources() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+            let target = ::kubeforge_runtime::request::PathAndQuery::new("/apis/example.com/v1/");
             ::kubeforge_runtime::request::build(
                 ::kubeforge_runtime::http::Method::GET,
                 target,
@@ -1303,20 +1263,12 @@ pub mod routes {
         #[inline]
         pub fn proxy_example_com_v1get_widget(
             name: &str,
-        ) -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                 "/apis/example.com/v1/proxy/widgets/",
             );
             target.push_segment("name", name)?;
-            ::kubeforge_runtime::request::build(
-                ::kubeforge_runtime::http::Method::GET,
-                target,
-                None,
-                None,
-            )
+            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
         }
 
         /// Decodes the response to [`proxy_example_com_v1get_widget`]: 200 OK → `String` (text/plain).
@@ -1347,20 +1299,12 @@ pub mod routes {
         #[inline]
         pub fn proxy_example_com_v1head_widget(
             name: &str,
-        ) -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                 "/apis/example.com/v1/proxy/widgets/",
             );
             target.push_segment("name", name)?;
-            ::kubeforge_runtime::request::build(
-                ::kubeforge_runtime::http::Method::HEAD,
-                target,
-                None,
-                None,
-            )
+            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::HEAD, target, None, None)
         }
 
         /// Decodes the response to [`proxy_example_com_v1head_widget`]: 200 OK → `String` (text/plain).
@@ -1387,19 +1331,11 @@ pub mod routes {
         ///
         /// Never in practice: the request is always well-formed.
         #[inline]
-        pub fn read_example_com_v1_widget_stats() -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        pub fn read_example_com_v1_widget_stats() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let target = ::kubeforge_runtime::request::PathAndQuery::new(
                 "/apis/example.com/v1/widgets/special/stats",
             );
-            ::kubeforge_runtime::request::build(
-                ::kubeforge_runtime::http::Method::GET,
-                target,
-                None,
-                None,
-            )
+            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
         }
 
         /// Decodes the response to [`read_example_com_v1_widget_stats`]: 200 OK → `String` (text/plain).

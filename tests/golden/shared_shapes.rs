@@ -1573,10 +1573,7 @@ pub mod io {
                     #[inline]
                     pub fn list_relay_for_all_namespaces(
                         query: &crate::golden::shared_shapes::routes::ListOrWatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/relays",
                         );
@@ -1618,10 +1615,7 @@ pub mod io {
                     #[inline]
                     pub fn watch_list_relay_for_all_namespaces(
                         query: &crate::golden::shared_shapes::routes::WatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/relays",
                         );
@@ -1654,10 +1648,7 @@ pub mod io {
                     #[inline]
                     pub fn watch_relay_list_for_all_namespaces(
                         query: &crate::golden::shared_shapes::routes::ListOrWatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/watch/relays",
                         );
@@ -1701,10 +1692,7 @@ pub mod io {
                         namespace: &str,
                         body: Option<&::serde_json::Value>,
                         query: &crate::golden::shared_shapes::routes::DeleteCollectionQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/namespaces/",
                         );
@@ -1728,10 +1716,7 @@ pub mod io {
                     pub fn delete_collection_namespaced_relay_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        ::serde_json::Value,
-                        crate::golden::shared_shapes::routes::ResponseError,
-                    > {
+                    ) -> Result<::serde_json::Value, crate::golden::shared_shapes::routes::ResponseError> {
                         match status.as_u16() {
                             200 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
@@ -1749,10 +1734,7 @@ pub mod io {
                     pub fn list_namespaced_relay(
                         namespace: &str,
                         query: &crate::golden::shared_shapes::routes::ListOrWatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/namespaces/",
                         );
@@ -1797,10 +1779,7 @@ pub mod io {
                     pub fn watch_list_namespaced_relay(
                         namespace: &str,
                         query: &crate::golden::shared_shapes::routes::WatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/namespaces/",
                         );
@@ -1837,10 +1816,7 @@ pub mod io {
                         namespace: &str,
                         body: &Self,
                         query: &crate::golden::shared_shapes::routes::CreateOrReplaceQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/namespaces/",
                         );
@@ -1882,10 +1858,7 @@ pub mod io {
                     pub fn watch_namespaced_relay_list(
                         namespace: &str,
                         query: &crate::golden::shared_shapes::routes::ListOrWatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/watch/namespaces/",
                         );
@@ -1932,10 +1905,7 @@ pub mod io {
                         name: &str,
                         body: Option<&::serde_json::Value>,
                         query: &crate::golden::shared_shapes::routes::DeleteQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/namespaces/",
                         );
@@ -1960,10 +1930,7 @@ pub mod io {
                     pub fn delete_namespaced_relay_response(
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
-                    ) -> Result<
-                        ::serde_json::Value,
-                        crate::golden::shared_shapes::routes::ResponseError,
-                    > {
+                    ) -> Result<::serde_json::Value, crate::golden::shared_shapes::routes::ResponseError> {
                         match status.as_u16() {
                             200 | 202 => ::kubeforge_runtime::response::json(status, body),
                             _ => Err(::kubeforge_runtime::response::error(status, body)),
@@ -1982,10 +1949,7 @@ pub mod io {
                         namespace: &str,
                         name: &str,
                         query: &crate::golden::shared_shapes::routes::GetQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/namespaces/",
                         );
@@ -2030,10 +1994,14 @@ pub mod io {
                         name: &str,
                         body: &::kubeforge_runtime::Patch,
                         query: &crate::golden::shared_shapes::routes::PatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+                        const ACCEPTED: &[&str] = &[
+                            "application/apply-patch+cbor",
+                            "application/apply-patch+yaml",
+                            "application/json-patch+json",
+                            "application/merge-patch+json",
+                            "application/strategic-merge-patch+json",
+                        ];
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/namespaces/",
                         );
@@ -2045,18 +2013,7 @@ pub mod io {
                             ::kubeforge_runtime::http::Method::PATCH,
                             target,
                             Some("application/json"),
-                            Some(
-                                body
-                                    .to_body(
-                                        &[
-                                            "application/apply-patch+cbor",
-                                            "application/apply-patch+yaml",
-                                            "application/json-patch+json",
-                                            "application/merge-patch+json",
-                                            "application/strategic-merge-patch+json",
-                                        ],
-                                    )?,
-                            ),
+                            Some(body.to_body(ACCEPTED)?),
                         )
                     }
 
@@ -2089,10 +2046,7 @@ pub mod io {
                         name: &str,
                         body: &Self,
                         query: &crate::golden::shared_shapes::routes::CreateOrReplaceQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/namespaces/",
                         );
@@ -2136,10 +2090,7 @@ pub mod io {
                         namespace: &str,
                         name: &str,
                         query: &crate::golden::shared_shapes::routes::ListOrWatchQuery,
-                    ) -> Result<
-                        ::kubeforge_runtime::http::Request<Vec<u8>>,
-                        ::kubeforge_runtime::RequestError,
-                    > {
+                    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.io/v1/watch/namespaces/",
                         );

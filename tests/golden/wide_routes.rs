@@ -335,19 +335,11 @@ pub mod routes {
         ///
         /// Never in practice: the request is always well-formed.
         #[inline]
-        pub fn read_example_com_v1_archive_stats() -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        pub fn read_example_com_v1_archive_stats() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let target = ::kubeforge_runtime::request::PathAndQuery::new(
                 "/apis/example.com/v1/widgets/archive/stats",
             );
-            ::kubeforge_runtime::request::build(
-                ::kubeforge_runtime::http::Method::GET,
-                target,
-                None,
-                None,
-            )
+            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
         }
 
         /// Decodes the response to [`read_example_com_v1_archive_stats`]: 200 OK → `String` (text/plain).
@@ -374,19 +366,11 @@ pub mod routes {
         ///
         /// Never in practice: the request is always well-formed.
         #[inline]
-        pub fn read_example_com_v1_history_stats() -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        pub fn read_example_com_v1_history_stats() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let target = ::kubeforge_runtime::request::PathAndQuery::new(
                 "/apis/example.com/v1/widgets/history/stats",
             );
-            ::kubeforge_runtime::request::build(
-                ::kubeforge_runtime::http::Method::GET,
-                target,
-                None,
-                None,
-            )
+            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
         }
 
         /// Decodes the response to [`read_example_com_v1_history_stats`]: 200 OK → `String` (text/plain).
@@ -413,19 +397,11 @@ pub mod routes {
         ///
         /// Never in practice: the request is always well-formed.
         #[inline]
-        pub fn read_example_com_v1_metrics_stats() -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        pub fn read_example_com_v1_metrics_stats() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let target = ::kubeforge_runtime::request::PathAndQuery::new(
                 "/apis/example.com/v1/widgets/metrics/stats",
             );
-            ::kubeforge_runtime::request::build(
-                ::kubeforge_runtime::http::Method::GET,
-                target,
-                None,
-                None,
-            )
+            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
         }
 
         /// Decodes the response to [`read_example_com_v1_metrics_stats`]: 200 OK → `String` (text/plain).
@@ -452,19 +428,11 @@ pub mod routes {
         ///
         /// Never in practice: the request is always well-formed.
         #[inline]
-        pub fn read_example_com_v1_pending_stats() -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        pub fn read_example_com_v1_pending_stats() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let target = ::kubeforge_runtime::request::PathAndQuery::new(
                 "/apis/example.com/v1/widgets/pending/stats",
             );
-            ::kubeforge_runtime::request::build(
-                ::kubeforge_runtime::http::Method::GET,
-                target,
-                None,
-                None,
-            )
+            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
         }
 
         /// Decodes the response to [`read_example_com_v1_pending_stats`]: 200 OK → `String` (text/plain).
@@ -491,19 +459,11 @@ pub mod routes {
         ///
         /// Never in practice: the request is always well-formed.
         #[inline]
-        pub fn read_example_com_v1_special_stats() -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        pub fn read_example_com_v1_special_stats() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let target = ::kubeforge_runtime::request::PathAndQuery::new(
                 "/apis/example.com/v1/widgets/special/stats",
             );
-            ::kubeforge_runtime::request::build(
-                ::kubeforge_runtime::http::Method::GET,
-                target,
-                None,
-                None,
-            )
+            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
         }
 
         /// Decodes the response to [`read_example_com_v1_special_stats`]: 200 OK → `String` (text/plain).
@@ -530,19 +490,11 @@ pub mod routes {
         ///
         /// Never in practice: the request is always well-formed.
         #[inline]
-        pub fn read_example_com_v1_summary_stats() -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        pub fn read_example_com_v1_summary_stats() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let target = ::kubeforge_runtime::request::PathAndQuery::new(
                 "/apis/example.com/v1/widgets/summary/stats",
             );
-            ::kubeforge_runtime::request::build(
-                ::kubeforge_runtime::http::Method::GET,
-                target,
-                None,
-                None,
-            )
+            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
         }
 
         /// Decodes the response to [`read_example_com_v1_summary_stats`]: 200 OK → `String` (text/plain).
@@ -571,20 +523,12 @@ pub mod routes {
         #[inline]
         pub fn read_example_com_v1_widget(
             name: &str,
-        ) -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                 "/apis/example.com/v1/widgets/",
             );
             target.push_segment("name", name)?;
-            ::kubeforge_runtime::request::build(
-                ::kubeforge_runtime::http::Method::GET,
-                target,
-                None,
-                None,
-            )
+            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
         }
 
         /// Decodes the response to [`read_example_com_v1_widget`]: 200 OK → `String` (text/plain).
@@ -613,21 +557,13 @@ pub mod routes {
         #[inline]
         pub fn read_example_com_v1_widget_audit(
             name: &str,
-        ) -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                 "/apis/example.com/v1/widgets/",
             );
             target.push_segment("name", name)?;
             target.push_literal("/audit");
-            ::kubeforge_runtime::request::build(
-                ::kubeforge_runtime::http::Method::GET,
-                target,
-                None,
-                None,
-            )
+            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
         }
 
         /// Decodes the response to [`read_example_com_v1_widget_audit`]: 200 OK → `String` (text/plain).
@@ -656,21 +592,13 @@ pub mod routes {
         #[inline]
         pub fn read_example_com_v1_widget_bind(
             name: &str,
-        ) -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                 "/apis/example.com/v1/widgets/",
             );
             target.push_segment("name", name)?;
             target.push_literal("/bind");
-            ::kubeforge_runtime::request::build(
-                ::kubeforge_runtime::http::Method::GET,
-                target,
-                None,
-                None,
-            )
+            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
         }
 
         /// Decodes the response to [`read_example_com_v1_widget_bind`]: 200 OK → `String` (text/plain).
@@ -699,21 +627,13 @@ pub mod routes {
         #[inline]
         pub fn read_example_com_v1_widget_evict(
             name: &str,
-        ) -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                 "/apis/example.com/v1/widgets/",
             );
             target.push_segment("name", name)?;
             target.push_literal("/evict");
-            ::kubeforge_runtime::request::build(
-                ::kubeforge_runtime::http::Method::GET,
-                target,
-                None,
-                None,
-            )
+            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
         }
 
         /// Decodes the response to [`read_example_com_v1_widget_evict`]: 200 OK → `String` (text/plain).
@@ -742,21 +662,13 @@ pub mod routes {
         #[inline]
         pub fn read_example_com_v1_widget_exec(
             name: &str,
-        ) -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                 "/apis/example.com/v1/widgets/",
             );
             target.push_segment("name", name)?;
             target.push_literal("/exec");
-            ::kubeforge_runtime::request::build(
-                ::kubeforge_runtime::http::Method::GET,
-                target,
-                None,
-                None,
-            )
+            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
         }
 
         /// Decodes the response to [`read_example_com_v1_widget_exec`]: 200 OK → `String` (text/plain).
@@ -785,21 +697,13 @@ pub mod routes {
         #[inline]
         pub fn read_example_com_v1_widget_logs(
             name: &str,
-        ) -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                 "/apis/example.com/v1/widgets/",
             );
             target.push_segment("name", name)?;
             target.push_literal("/logs");
-            ::kubeforge_runtime::request::build(
-                ::kubeforge_runtime::http::Method::GET,
-                target,
-                None,
-                None,
-            )
+            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
         }
 
         /// Decodes the response to [`read_example_com_v1_widget_logs`]: 200 OK → `String` (text/plain).
@@ -828,21 +732,13 @@ pub mod routes {
         #[inline]
         pub fn read_example_com_v1_widget_scale(
             name: &str,
-        ) -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                 "/apis/example.com/v1/widgets/",
             );
             target.push_segment("name", name)?;
             target.push_literal("/scale");
-            ::kubeforge_runtime::request::build(
-                ::kubeforge_runtime::http::Method::GET,
-                target,
-                None,
-                None,
-            )
+            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
         }
 
         /// Decodes the response to [`read_example_com_v1_widget_scale`]: 200 OK → `String` (text/plain).
@@ -871,21 +767,13 @@ pub mod routes {
         #[inline]
         pub fn read_example_com_v1_widget_status(
             name: &str,
-        ) -> Result<
-            ::kubeforge_runtime::http::Request<Vec<u8>>,
-            ::kubeforge_runtime::RequestError,
-        > {
+        ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
             let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                 "/apis/example.com/v1/widgets/",
             );
             target.push_segment("name", name)?;
             target.push_literal("/status");
-            ::kubeforge_runtime::request::build(
-                ::kubeforge_runtime::http::Method::GET,
-                target,
-                None,
-                None,
-            )
+            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
         }
 
         /// Decodes the response to [`read_example_com_v1_widget_status`]: 200 OK → `String` (text/plain).

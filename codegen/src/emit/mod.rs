@@ -275,8 +275,8 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
             file.exports.push(builder.name.clone());
         }
         if options.routes {
-            let (tokens, exports) = routes::resource_items(&context, TypeId(index));
-            file.parts.tokens(tokens);
+            let (parts, exports) = routes::resource_items(&context, TypeId(index));
+            file.parts.extend(parts);
             file.exports.extend(exports);
             for op in api.operations_of(TypeId(index)) {
                 if let (Some(cfg), Some(response)) = (context.operation_cfg(op), &op.names.response)

@@ -19,7 +19,8 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::docs::doc_lines;
-use super::{Context, File, Module, ident, shape_type};
+use super::text::{Code, WIDTH, str_literal};
+use super::{Context, File, Module, Parts, ident, shape_text, shape_type};
 use crate::diagnostics::Origin;
 use crate::model::operations::{
     self, BodyKind, ListWatch, Operation, PathPart, QueryParam, ResponseBody,
@@ -29,157 +30,172 @@ use crate::model::{Scope, Shape, TypeId};
 /// The name of the crate-wide routes module.
 pub(crate) const MODULE: &str = "routes";
 
-/// The path of the routes module.
-fn routes_path(context: &Context<'_>) -> TokenStream {
-    let root = &context.root;
-    let module = ident(MODULE);
-    quote!(#root::#module)
-}
-
-/// The items added to the file of the resource `id`: its request functions and decoders,
-/// and their query structs and response enums; with the names to re-export.
-pub(crate) fn resource_items(context: &Context<'_>, id: TypeId) -> (TokenStream, Vec<String>) {
+/// The items added to the file of the resource `id`: its request functions and decoders
+/// (an impl block, as text: the bulk of a resource's file), then their query structs and
+/// response enums; with the names to re-export.
+pub(crate) fn resource_items(context: &Context<'_>, id: TypeId) -> (Parts, Vec<String>) {
     let operations: Vec<&Operation> = context.api.operations_of(id).collect();
     if operations.is_empty() {
-        return (TokenStream::new(), Vec::new());
+        return (Parts::default(), Vec::new());
     }
     let ty = context.api.get(id);
-    let name = ident(&ty.name);
-    let routes = routes_path(context);
-    let variants = operations.iter().map(|op| ident(&op.names.variant));
+    let routes = routes_path_text(context);
     let owner = format!("{}::", ty.name);
     let in_impl = Local {
         id: Some(id),
-        name: quote!(Self),
+        name: "Self".to_owned(),
     };
     let in_file = Local {
         id: Some(id),
-        name: quote!(#name),
+        name: ty.name.clone(),
     };
-    let functions = operations
+    let mut code = Code::new();
+    code.open(&format!("impl {} {{", ty.name));
+    if context.docs {
+        code.docs(["The operations on this resource, in the order of the endpoint table above."]);
+    }
+    let variants: Vec<String> = operations
         .iter()
-        .map(|op| operation_functions(context, op, &owner, &in_impl));
+        .map(|op| format!("{routes}::Route::{}", op.names.variant))
+        .collect();
+    let variants: Vec<&str> = variants.iter().map(String::as_str).collect();
+    code.list(
+        &format!("pub const ROUTES: &'static [{routes}::Route] = &["),
+        &variants,
+        "]",
+        ";",
+    );
+    for op in &operations {
+        code.blank();
+        operation_functions(&mut code, context, op, &owner, &in_impl);
+    }
+    code.close("}");
+    let mut parts = Parts::default();
+    parts.text(code.finish());
     let mut exports = Vec::new();
-    let mut items = TokenStream::new();
     for op in &operations {
         let (tokens, names) = operation_types(context, op, &owner, &in_file);
-        items.extend(tokens);
+        parts.tokens(tokens);
         exports.extend(names);
     }
-    let tokens = quote! {
-        impl #name {
-            /// The operations on this resource, in the order of the endpoint table above.
-            pub const ROUTES: &'static [#routes::Route] = &[#(#routes::Route::#variants),*];
-
-            #(#functions)*
-        }
-
-        #items
-    };
-    (tokens, exports)
+    (parts, exports)
 }
 
 /// How a file names its own resource type: `Self` inside the type's impl, the bare name
 /// elsewhere in its file (a full path there is an unnecessary qualification).
 struct Local {
     id: Option<TypeId>,
-    name: TokenStream,
+    name: String,
 }
 
 impl Local {
     fn none() -> Local {
         Local {
             id: None,
-            name: TokenStream::new(),
+            name: String::new(),
         }
     }
 }
 
 /// The Rust type of a shape, as the file being generated spells it.
-fn local_type(context: &Context<'_>, shape: &Shape, local: &Local) -> TokenStream {
+fn local_type_text(context: &Context<'_>, shape: &Shape, local: &Local) -> String {
     match shape {
         Shape::Ref(id) if Some(*id) == local.id => local.name.clone(),
-        Shape::Vec(inner) => {
-            let inner = local_type(context, inner, local);
-            quote!(Vec<#inner>)
-        }
-        Shape::Map(inner) => {
-            let inner = local_type(context, inner, local);
-            let map = &context.map;
-            quote!(#map<String, #inner>)
-        }
-        other => shape_type(context, other),
+        Shape::Vec(inner) => format!("Vec<{}>", local_type_text(context, inner, local)),
+        Shape::Map(inner) => format!(
+            "{}<String, {}>",
+            context.map_text,
+            local_type_text(context, inner, local)
+        ),
+        other => shape_text(context, other),
     }
 }
 
-/// The request function and the response decoder of `op`. `owner` is `Type::` for
+/// `#[cfg(…)]` of [`Context::operation_cfg`], as text.
+fn operation_cfg_text(context: &Context<'_>, op: &Operation) -> Option<String> {
+    let needed = context.features.as_ref()?.operations.get(&op.id)?;
+    let features: Vec<String> = needed
+        .iter()
+        .map(|f| format!("feature = {}", str_literal(f)))
+        .collect();
+    Some(match features.as_slice() {
+        [one] => format!("#[cfg({one})]"),
+        all => format!("#[cfg(all({}))]", all.join(", ")),
+    })
+}
+
+/// Doc lines the generator wrote itself (already markdown), when docs are on.
+fn write_docs(code: &mut Code, context: &Context<'_>, text: &str) {
+    if context.docs {
+        code.docs(text.split('\n'));
+    }
+}
+
+/// The request function and the response decoder of `op`, as text. `owner` is `Type::` for
 /// associated functions, empty for free ones (used in doc links).
 fn operation_functions(
+    code: &mut Code,
     context: &Context<'_>,
     op: &Operation,
     owner: &str,
     local: &Local,
-) -> TokenStream {
-    let runtime = &context.runtime;
-    let routes = routes_path(context);
-    let function = ident(&op.names.function);
-    let decoder = ident(&op.names.decoder);
+) {
+    let runtime = &context.runtime_text;
+    let routes = routes_path_text(context);
 
     // Arguments: path parameters, required query parameters, the body, optional queries.
-    let mut params = Vec::new();
-    let path_args = path_arguments(op, &mut params);
+    let mut params = path_arguments(op);
     let mut required_query = Vec::new();
+    // The patch types the operation accepts, as a constant (a name no argument can have).
+    let mut accepted: Vec<String> = Vec::new();
     for query in op.query_params.iter().filter(|q| q.required) {
-        let arg = ident(&query.rust_name);
-        let ty = borrowed_type(context, &query.shape, local);
-        params.push(quote!(#arg: #ty));
-        let name = &query.name;
-        required_query.push(quote!(target.push_query(#name, #arg);));
+        let arg = &query.rust_name;
+        let ty = borrowed_type_text(context, &query.shape, local);
+        params.push(format!("{arg}: {ty}"));
+        required_query.push(format!(
+            "target.push_query({}, {arg});",
+            str_literal(&query.name)
+        ));
     }
-    let body = op.body.as_ref().map(|body| {
-        let arg = ident(op.names.body_arg.as_deref().unwrap_or("body"));
-        match body.kind {
-            BodyKind::Patch => {
-                params.push(quote!(#arg: &#runtime::Patch));
-                let accepted = &body.content_types;
-                quote!(Some(#arg.to_body(&[#(#accepted),*])?))
-            }
-            BodyKind::Json => {
-                let ty = local_type(context, &body.shape, local);
-                if body.required {
-                    params.push(quote!(#arg: &#ty));
-                    quote!(Some(#runtime::request::Body::json(#arg)?))
-                } else {
-                    params.push(quote!(#arg: Option<&#ty>));
-                    quote!(#arg.map(#runtime::request::Body::json).transpose()?)
+    let body = match op.body.as_ref() {
+        None => "None".to_owned(),
+        Some(body) => {
+            let arg = op.names.body_arg.as_deref().unwrap_or("body");
+            match body.kind {
+                BodyKind::Patch => {
+                    params.push(format!("{arg}: &{runtime}::Patch"));
+                    accepted = body.content_types.iter().map(|c| str_literal(c)).collect();
+                    format!("Some({arg}.to_body(ACCEPTED)?)")
+                }
+                BodyKind::Json => {
+                    let ty = local_type_text(context, &body.shape, local);
+                    if body.required {
+                        params.push(format!("{arg}: &{ty}"));
+                        format!("Some({runtime}::request::Body::json({arg})?)")
+                    } else {
+                        params.push(format!("{arg}: Option<&{ty}>"));
+                        format!("{arg}.map({runtime}::request::Body::json).transpose()?")
+                    }
                 }
             }
         }
-    });
-    let body = body.unwrap_or_else(|| quote!(None));
+    };
     let query_arg = op.names.query.as_ref().map(|query| {
-        let arg = ident(op.names.query_arg.as_deref().unwrap_or("query"));
-        let name = ident(query);
+        let arg = op.names.query_arg.as_deref().unwrap_or("query");
         let ty = if op.names.query_shared {
-            quote!(#routes::#name)
+            format!("{routes}::{query}")
         } else {
-            quote!(#name)
+            query.clone()
         };
-        params.push(quote!(#arg: &#ty));
-        quote!(target.push_params(#arg);)
+        params.push(format!("{arg}: &{ty}"));
+        format!("target.push_params({arg});")
     });
 
-    let (first, steps) = path_steps(op, &path_args);
+    let (first, steps) = path_steps(op);
     let mutable = !steps.is_empty() || !required_query.is_empty() || query_arg.is_some();
-    let binding = if mutable {
-        quote!(let mut target)
-    } else {
-        quote!(let target)
-    };
-    let method = ident(op.method.as_str());
     let accept = match &op.accept {
-        Some(accept) => quote!(Some(#accept)),
-        None => quote!(None),
+        Some(accept) => format!("Some({})", str_literal(accept)),
+        None => "None".to_owned(),
     };
 
     let mut failures = Vec::new();
@@ -198,68 +214,102 @@ fn operation_functions(
     } else {
         format!("When {}.", failures.join(", or "))
     };
-    let summary = escaped(op.description.as_deref().unwrap_or_default());
-    let request_doc = doc_text(&format!(
-        "{summary}\n\n`{} {}`{}. Decode the response with [`{owner}{}`].\n\n# Errors\n\n{errors}",
-        op.method.as_str(),
-        op.path.text,
-        if op.deprecated { " (deprecated)" } else { "" },
-        op.names.decoder,
-    ));
-    let (result, decode, decode_doc) = decoder_parts(context, op, owner, local);
-    let cfg = context.operation_cfg(op);
-    let watch = op
-        .watch
-        .as_ref()
-        .map(|watch| watch_functions(context, op, watch, owner, local));
+    let cfg = operation_cfg_text(context, op);
 
-    quote! {
-        #request_doc
-        #cfg
-        #[inline]
-        pub fn #function(#(#params),*) -> Result<#runtime::http::Request<Vec<u8>>, #runtime::RequestError> {
-            #binding = #runtime::request::PathAndQuery::new(#first);
-            #(#steps)*
-            #(#required_query)*
-            #query_arg
-            #runtime::request::build(#runtime::http::Method::#method, target, #accept, #body)
-        }
+    if context.docs {
+        let summary = escaped(op.description.as_deref().unwrap_or_default());
+        write_docs(
+            code,
+            context,
+            &format!(
+                "{summary}\n\n`{} {}`{}. Decode the response with [`{owner}{}`].\n\n# Errors\n\n{errors}",
+                op.method.as_str(),
+                op.path.text,
+                if op.deprecated { " (deprecated)" } else { "" },
+                op.names.decoder,
+            ),
+        );
+    }
+    if let Some(cfg) = &cfg {
+        code.line(cfg);
+    }
+    code.line("#[inline]");
+    let params: Vec<&str> = params.iter().map(String::as_str).collect();
+    let request = format!("{runtime}::http::Request<Vec<u8>>");
+    let error = format!("{runtime}::RequestError");
+    signature(
+        code,
+        &format!("pub fn {}(", op.names.function),
+        &params,
+        "Result<",
+        &[&request, &error],
+    );
+    code.deeper();
+    if !accepted.is_empty() {
+        let accepted: Vec<&str> = accepted.iter().map(String::as_str).collect();
+        code.list("const ACCEPTED: &[&str] = &[", &accepted, "]", ";");
+    }
+    let binding = if mutable {
+        "let mut target"
+    } else {
+        "let target"
+    };
+    code.list(
+        &format!("{binding} = {runtime}::request::PathAndQuery::new("),
+        &[&str_literal(first)],
+        ")",
+        ";",
+    );
+    for step in steps.iter().chain(&required_query).chain(&query_arg) {
+        code.line(step);
+    }
+    let method = format!("{runtime}::http::Method::{}", op.method.as_str());
+    code.list(
+        &format!("{runtime}::request::build("),
+        &[&method, "target", &accept, &body],
+        ")",
+        "",
+    );
+    code.close("}");
+    code.blank();
 
-        #decode_doc
-        #cfg
-        #[inline]
-        pub fn #decoder(
-            status: #runtime::http::StatusCode,
-            body: &[u8],
-        ) -> Result<#result, #routes::ResponseError> {
-            #decode
-        }
+    decoder_function(code, context, op, owner, local, cfg.as_deref());
 
-        #watch
+    if let Some(watch) = &op.watch {
+        code.blank();
+        watch_functions(code, context, op, watch, owner, local, cfg.as_deref());
     }
 }
 
-/// The path parameters' arguments, pushed onto `params`, by template name.
-fn path_arguments<'o>(
-    op: &'o Operation,
-    params: &mut Vec<TokenStream>,
-) -> Vec<(&'o str, proc_macro2::Ident)> {
+/// A function's signature up to its opening brace: `head(params) -> result {`, with the
+/// parameters one per line when the line would pass the margin, and the result's generic
+/// arguments too when its own line would (`Result<`, `A,`, `B,`, `> {`).
+fn signature(code: &mut Code, head: &str, params: &[&str], result: &str, arguments: &[&str]) {
+    let whole = format!("{result}{}>", arguments.join(", "));
+    if code.indent_width() + ") -> ".len() + whole.len() + 2 <= WIDTH || arguments.is_empty() {
+        code.list(head, params, ")", &format!(" -> {whole} {{"));
+    } else {
+        code.list(head, params, ")", &format!(" -> {result}"));
+        code.deeper();
+        for argument in arguments {
+            code.line(&format!("{argument},"));
+        }
+        code.close("> {");
+        return;
+    }
+}
+
+/// The path parameters' arguments.
+fn path_arguments(op: &Operation) -> Vec<String> {
     op.path_params
         .iter()
-        .map(|param| {
-            let arg = ident(&param.rust_name);
-            params.push(quote!(#arg: &str));
-            (param.name.as_str(), arg)
-        })
+        .map(|param| format!("{}: &str", param.rust_name))
         .collect()
 }
 
-/// The path's first literal part, and the steps pushing the rest: literals and encoded
-/// segments.
-fn path_steps<'o>(
-    op: &'o Operation,
-    path_args: &[(&str, proc_macro2::Ident)],
-) -> (&'o str, Vec<TokenStream>) {
+/// The path's first literal part, and the statements pushing the rest: literals and
+/// encoded segments.
+fn path_steps(op: &Operation) -> (&str, Vec<String>) {
     let (first, rest) = match op.path.parts.split_first() {
         Some((PathPart::Literal(text), rest)) => (text.as_str(), rest),
         _ => ("", op.path.parts.as_slice()),
@@ -267,13 +317,19 @@ fn path_steps<'o>(
     let mut steps = Vec::new();
     for part in rest {
         match part {
-            PathPart::Literal(text) => steps.push(quote!(target.push_literal(#text);)),
+            PathPart::Literal(text) => {
+                steps.push(format!("target.push_literal({});", str_literal(text)));
+            }
             PathPart::Param(name) => {
-                let arg = path_args
+                let arg = op
+                    .path_params
                     .iter()
-                    .find(|(n, _)| n == name)
-                    .map_or_else(|| ident(name), |(_, arg)| arg.clone());
-                steps.push(quote!(target.push_segment(#name, #arg)?;));
+                    .find(|p| &p.name == name)
+                    .map_or(name.as_str(), |p| p.rust_name.as_str());
+                steps.push(format!(
+                    "target.push_segment({}, {arg})?;",
+                    str_literal(name)
+                ));
             }
         }
     }
@@ -283,155 +339,217 @@ fn path_steps<'o>(
 /// The watch on a list's path: the request function (`?watch=true` and the watch
 /// parameters) and the function making its incremental decoder.
 fn watch_functions(
+    code: &mut Code,
     context: &Context<'_>,
     op: &Operation,
     watch: &ListWatch,
     owner: &str,
     local: &Local,
-) -> TokenStream {
-    let runtime = &context.runtime;
-    let routes = routes_path(context);
-    let function = ident(&watch.function);
-    let decoder = ident(&watch.decoder);
-    let mut params = Vec::new();
-    let path_args = path_arguments(op, &mut params);
+    cfg: Option<&str>,
+) {
+    let runtime = &context.runtime_text;
+    let routes = routes_path_text(context);
+    let mut params = path_arguments(op);
     let query_arg = watch.query.as_ref().map(|query| {
-        let arg = ident(&watch.query_arg);
-        let name = ident(query);
+        let arg = &watch.query_arg;
         let ty = if watch.query_shared {
-            quote!(#routes::#name)
+            format!("{routes}::{query}")
         } else {
-            quote!(#name)
+            query.clone()
         };
-        params.push(quote!(#arg: &#ty));
-        quote!(target.push_params(#arg);)
+        params.push(format!("{arg}: &{ty}"));
+        format!("target.push_params({arg});")
     });
-    let (first, steps) = path_steps(op, &path_args);
-    let object = local_type(context, &watch.object, local);
-    let status = status_type(context);
+    let (first, steps) = path_steps(op);
+    let object = local_type_text(context, &watch.object, local);
+    let status = status_type_text(context);
     let errors = if op.path_params.is_empty() {
         "Never in practice: the request is always well-formed."
     } else {
         "When a path parameter is empty, `.` or `..`."
     };
-    let request_doc = doc_text(&format!(
-        "Watches what [`{owner}{}`] lists: `GET {}?watch=true`, with the watch parameters that are set. \
-         The response is a stream of events; decode it as it arrives with [`{owner}{}`].\n\n\
-         This is how Kubernetes clients watch a collection; the `/watch/` paths are deprecated. \
-         See <https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes>.\n\n# Errors\n\n{errors}",
-        op.names.function, op.path.text, watch.decoder,
-    ));
-    let decoder_doc = doc_text(&format!(
-        "A decoder for the response to [`{owner}{}`], made with its status: feed it the body's chunks as they \
-         arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a \
-         `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a \
-         resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for \
-         with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.",
-        watch.function,
-    ));
+    write_docs(
+        code,
+        context,
+        &format!(
+            "Watches what [`{owner}{}`] lists: `GET {}?watch=true`, with the watch parameters that are set. \
+             The response is a stream of events; decode it as it arrives with [`{owner}{}`].\n\n\
+             This is how Kubernetes clients watch a collection; the `/watch/` paths are deprecated. \
+             See <https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes>.\n\n# Errors\n\n{errors}",
+            op.names.function, op.path.text, watch.decoder,
+        ),
+    );
     // The watch takes and returns what its list does: gated by the same features.
-    let cfg = context.operation_cfg(op);
-    quote! {
-        #request_doc
-        #cfg
-        #[inline]
-        pub fn #function(#(#params),*) -> Result<#runtime::http::Request<Vec<u8>>, #runtime::RequestError> {
-            let mut target = #runtime::request::PathAndQuery::new(#first);
-            #(#steps)*
-            target.push_query("watch", &true);
-            #query_arg
-            #runtime::request::build(#runtime::http::Method::GET, target, Some("application/json"), None)
-        }
-
-        #decoder_doc
-        #cfg
-        #[inline]
-        #[must_use]
-        pub fn #decoder(status: #runtime::http::StatusCode) -> #runtime::WatchDecoder<#object, #status> {
-            #runtime::WatchDecoder::new(status)
-        }
+    if let Some(cfg) = cfg {
+        code.line(cfg);
     }
+    code.line("#[inline]");
+    let params: Vec<&str> = params.iter().map(String::as_str).collect();
+    let request = format!("{runtime}::http::Request<Vec<u8>>");
+    let error = format!("{runtime}::RequestError");
+    signature(
+        code,
+        &format!("pub fn {}(", watch.function),
+        &params,
+        "Result<",
+        &[&request, &error],
+    );
+    code.deeper();
+    code.list(
+        &format!("let mut target = {runtime}::request::PathAndQuery::new("),
+        &[&str_literal(first)],
+        ")",
+        ";",
+    );
+    for step in &steps {
+        code.line(step);
+    }
+    code.line("target.push_query(\"watch\", &true);");
+    if let Some(query_arg) = &query_arg {
+        code.line(query_arg);
+    }
+    code.list(
+        &format!("{runtime}::request::build("),
+        &[
+            &format!("{runtime}::http::Method::GET"),
+            "target",
+            "Some(\"application/json\")",
+            "None",
+        ],
+        ")",
+        "",
+    );
+    code.close("}");
+    code.blank();
+
+    write_docs(
+        code,
+        context,
+        &format!(
+            "A decoder for the response to [`{owner}{}`], made with its status: feed it the body's chunks as they \
+             arrive and it returns the events they complete, each an event or the error decoding it (an event may span chunks). `ERROR` events carry a \
+             `Status` (410 `Expired` when the resource version is too old: list again), and `BOOKMARK` events a \
+             resource version (`Bookmark::is_initial_events_end` marks the end of the initial events asked for \
+             with `sendInitialEvents`). For an error status, `finish` returns the error the body holds.",
+            watch.function,
+        ),
+    );
+    if let Some(cfg) = cfg {
+        code.line(cfg);
+    }
+    code.line("#[inline]");
+    code.line("#[must_use]");
+    code.list(
+        &format!("pub fn {}(", watch.decoder),
+        &[&format!("status: {runtime}::http::StatusCode")],
+        ")",
+        &format!(" -> {runtime}::WatchDecoder<{object}, {status}> {{"),
+    );
+    code.deeper();
+    code.line(&format!("{runtime}::WatchDecoder::new(status)"));
+    code.close("}");
 }
 
-/// The decoder's result type, body and docs.
-fn decoder_parts(
+/// The response decoder of `op`: its docs, signature and body.
+fn decoder_function(
+    code: &mut Code,
     context: &Context<'_>,
     op: &Operation,
     owner: &str,
     local: &Local,
-) -> (TokenStream, TokenStream, TokenStream) {
-    let runtime = &context.runtime;
+    cfg: Option<&str>,
+) {
+    let runtime = &context.runtime_text;
+    let routes = routes_path_text(context);
     let successes: Vec<_> = op.responses.iter().filter(|r| r.is_success()).collect();
-    let described: Vec<String> = successes
-        .iter()
-        .map(|r| {
-            format!(
-                "{} {} → {}",
-                r.status,
-                escaped(&r.description),
-                body_display(context, &r.body)
-            )
-        })
-        .collect();
-    let doc = doc_text(&format!(
-        "Decodes the response to [`{owner}{}`]: {}.\n\n# Errors\n\n[`ResponseError::Status`]({}::ResponseError::Status) with the server's `Status` for other statuses, or \
-         [`ResponseError::Decode`]({}::ResponseError::Decode) when the body is not the declared type.",
-        op.names.function,
-        if described.is_empty() {
-            "any success status, with the body ignored".to_owned()
-        } else {
-            described.join(", ")
-        },
-        runtime_text(context),
-        runtime_text(context),
-    ));
-    let error = quote!(_ => Err(#runtime::response::error(status, body)));
-    if successes.is_empty() {
-        let decode = quote! {
-            match status.as_u16() {
-                200..=299 => #runtime::response::empty(status, body),
-                #error,
-            }
-        };
-        return (quote!(()), decode, doc);
-    }
-    match &op.names.response {
-        None => {
-            let codes = status_patterns(successes.iter().map(|r| r.status));
-            let (ty, call) = body_decoder(context, &successes[0].body, local);
-            let decode = quote! {
-                match status.as_u16() {
-                    #codes => #call,
-                    #error,
-                }
-            };
-            (ty, decode, doc)
-        }
-        Some(name) => {
-            let name = ident(name);
-            let arms = successes.iter().map(|r| {
-                let code = Literal::u16_unsuffixed(r.status);
-                let variant = ident(&r.variant);
-                let (_, call) = body_decoder(context, &r.body, local);
-                if matches!(r.body, ResponseBody::Empty) {
-                    quote!(#code => #call.map(|()| #name::#variant))
+    if context.docs {
+        let described: Vec<String> = successes
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {} → {}",
+                    r.status,
+                    escaped(&r.description),
+                    body_display(context, &r.body)
+                )
+            })
+            .collect();
+        write_docs(
+            code,
+            context,
+            &format!(
+                "Decodes the response to [`{owner}{}`]: {}.\n\n# Errors\n\n[`ResponseError::Status`]({runtime}::ResponseError::Status) with the server's `Status` for other statuses, or \
+                 [`ResponseError::Decode`]({runtime}::ResponseError::Decode) when the body is not the declared type.",
+                op.names.function,
+                if described.is_empty() {
+                    "any success status, with the body ignored".to_owned()
                 } else {
-                    quote!(#code => #call.map(#name::#variant))
-                }
-            });
-            let decode = quote! {
-                match status.as_u16() {
-                    #(#arms,)*
-                    #error,
-                }
-            };
-            (quote!(#name), decode, doc)
-        }
+                    described.join(", ")
+                },
+            ),
+        );
     }
+    let (result, arms): (String, Vec<(String, String)>) = if successes.is_empty() {
+        (
+            "()".to_owned(),
+            vec![(
+                "200..=299".to_owned(),
+                format!("{runtime}::response::empty(status, body)"),
+            )],
+        )
+    } else {
+        match &op.names.response {
+            None => {
+                let codes = status_patterns(successes.iter().map(|r| r.status));
+                let (ty, call) = body_decoder_text(context, &successes[0].body, local);
+                (ty, vec![(codes, call)])
+            }
+            Some(name) => {
+                let arms = successes
+                    .iter()
+                    .map(|r| {
+                        let (_, call) = body_decoder_text(context, &r.body, local);
+                        let call = if matches!(r.body, ResponseBody::Empty) {
+                            format!("{call}.map(|()| {name}::{})", r.variant)
+                        } else {
+                            format!("{call}.map({name}::{})", r.variant)
+                        };
+                        (r.status.to_string(), call)
+                    })
+                    .collect();
+                (name.clone(), arms)
+            }
+        }
+    };
+    if let Some(cfg) = cfg {
+        code.line(cfg);
+    }
+    code.line("#[inline]");
+    let error = format!("{routes}::ResponseError");
+    signature(
+        code,
+        &format!("pub fn {}(", op.names.decoder),
+        &[
+            &format!("status: {runtime}::http::StatusCode"),
+            "body: &[u8]",
+        ],
+        "Result<",
+        &[&result, &error],
+    );
+    code.deeper();
+    code.open("match status.as_u16() {");
+    for (pattern, call) in &arms {
+        code.line(&format!("{pattern} => {call},"));
+    }
+    code.line(&format!(
+        "_ => Err({runtime}::response::error(status, body)),"
+    ));
+    code.close("}");
+    code.close("}");
 }
 
 /// A pattern matching the status codes: runs of three or more as ranges (`200..=202`).
-fn status_patterns(codes: impl IntoIterator<Item = u16>) -> TokenStream {
+fn status_patterns(codes: impl IntoIterator<Item = u16>) -> String {
     let mut runs: Vec<(u16, u16)> = Vec::new();
     for code in codes {
         match runs.last_mut() {
@@ -442,21 +560,17 @@ fn status_patterns(codes: impl IntoIterator<Item = u16>) -> TokenStream {
     let mut patterns = Vec::new();
     for (start, end) in runs {
         if end - start >= 2 {
-            let (start, end) = (Literal::u16_unsuffixed(start), Literal::u16_unsuffixed(end));
-            patterns.push(quote!(#start..=#end));
+            patterns.push(format!("{start}..={end}"));
         } else {
-            for code in start..=end {
-                let code = Literal::u16_unsuffixed(code);
-                patterns.push(quote!(#code));
-            }
+            patterns.extend((start..=end).map(|code| code.to_string()));
         }
     }
-    quote!(#(#patterns)|*)
+    patterns.join(" | ")
 }
 
-/// The runtime path as text, for doc links.
-fn runtime_text(context: &Context<'_>) -> String {
-    context.runtime.to_string().replace(' ', "")
+/// The path of the routes module, as text.
+fn routes_path_text(context: &Context<'_>) -> String {
+    format!("{}::{MODULE}", context.root_text)
 }
 
 /// The Rust type and the runtime call decoding a body.
@@ -465,57 +579,68 @@ fn body_decoder(
     body: &ResponseBody,
     local: &Local,
 ) -> (TokenStream, TokenStream) {
-    let runtime = &context.runtime;
-    match body {
-        ResponseBody::Empty => (quote!(()), quote!(#runtime::response::empty(status, body))),
-        ResponseBody::Text => (
-            quote!(String),
-            quote!(#runtime::response::text(status, body)),
-        ),
-        ResponseBody::Json(shape) => (
-            local_type(context, shape, local),
-            quote!(#runtime::response::json(status, body)),
-        ),
-        ResponseBody::Watch(shape) => (
-            watch_event_type(context, shape, local),
-            quote!(#runtime::response::watch_events(status, body)),
-        ),
-        ResponseBody::StatusOr(shape) => {
-            let object = local_type(context, shape, local);
-            let status = status_type(context);
-            (
-                quote!(#runtime::StatusOr<#object, #status>),
-                quote!(#runtime::response::status_or(status, body)),
-            )
-        }
-    }
+    let (ty, call) = body_decoder_text(context, body, local);
+    (super::tokens_of(&ty), super::tokens_of(&call))
 }
 
-/// `Vec<WatchEvent<T, Status>>`.
-fn watch_event_type(context: &Context<'_>, shape: &Shape, local: &Local) -> TokenStream {
-    let runtime = &context.runtime;
-    let object = local_type(context, shape, local);
-    let status = status_type(context);
-    quote!(Vec<#runtime::WatchEvent<#object, #status>>)
+/// [`body_decoder`] as text.
+fn body_decoder_text(
+    context: &Context<'_>,
+    body: &ResponseBody,
+    local: &Local,
+) -> (String, String) {
+    let runtime = &context.runtime_text;
+    match body {
+        ResponseBody::Empty => (
+            "()".to_owned(),
+            format!("{runtime}::response::empty(status, body)"),
+        ),
+        ResponseBody::Text => (
+            "String".to_owned(),
+            format!("{runtime}::response::text(status, body)"),
+        ),
+        ResponseBody::Json(shape) => (
+            local_type_text(context, shape, local),
+            format!("{runtime}::response::json(status, body)"),
+        ),
+        ResponseBody::Watch(shape) => (
+            format!(
+                "Vec<{runtime}::WatchEvent<{}, {}>>",
+                local_type_text(context, shape, local),
+                status_type_text(context)
+            ),
+            format!("{runtime}::response::watch_events(status, body)"),
+        ),
+        ResponseBody::StatusOr(shape) => (
+            format!(
+                "{runtime}::StatusOr<{}, {}>",
+                local_type_text(context, shape, local),
+                status_type_text(context)
+            ),
+            format!("{runtime}::response::status_or(status, body)"),
+        ),
+    }
 }
 
 /// The API's `Status` type, or JSON when it has none.
 fn status_type(context: &Context<'_>) -> TokenStream {
+    super::tokens_of(&status_type_text(context))
+}
+
+/// [`status_type`] as text.
+fn status_type_text(context: &Context<'_>) -> String {
     match operations::status_type(&context.api.types) {
-        Some(id) => super::type_path(context, id),
-        None => quote!(::serde_json::Value),
+        Some(id) => super::type_path_text(context, id),
+        None => "::serde_json::Value".to_owned(),
     }
 }
 
 /// An argument type for a required query parameter.
-fn borrowed_type(context: &Context<'_>, shape: &Shape, local: &Local) -> TokenStream {
+fn borrowed_type_text(context: &Context<'_>, shape: &Shape, local: &Local) -> String {
     match shape {
-        Shape::String => quote!(&str),
-        Shape::Vec(inner) => {
-            let inner = local_type(context, inner, local);
-            quote!(&[#inner])
-        }
-        other => local_type(context, other, local),
+        Shape::String => "&str".to_owned(),
+        Shape::Vec(inner) => format!("&[{}]", local_type_text(context, inner, local)),
+        other => local_type_text(context, other, local),
     }
 }
 
@@ -1026,13 +1151,15 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
         .filter(|op| op.resource.as_ref().and_then(|r| r.id).is_none())
         .collect();
     if !free.is_empty() {
-        let mut tokens = TokenStream::new();
+        let mut parts = Parts::default();
         let mut exports = Vec::new();
         let mut export_cfgs = std::collections::BTreeMap::new();
         for op in free {
-            tokens.extend(operation_functions(context, op, "", &Local::none()));
+            let mut code = Code::new();
+            operation_functions(&mut code, context, op, "", &Local::none());
+            parts.text(code.finish());
             let (types, names) = operation_types(context, op, "", &Local::none());
-            tokens.extend(types);
+            parts.tokens(types);
             exports.push(op.names.function.clone());
             exports.push(op.names.decoder.clone());
             exports.extend(names);
@@ -1046,7 +1173,7 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
         module.files.insert(
             "operations".to_owned(),
             File {
-                parts: super::Parts(vec![super::Part::Tokens(tokens)]),
+                parts,
                 exports,
                 source,
                 export_cfgs,

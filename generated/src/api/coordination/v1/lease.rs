@@ -268,10 +268,7 @@ impl Lease {
     #[inline]
     pub fn list_lease_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/leases",
         );
@@ -310,10 +307,7 @@ impl Lease {
     #[inline]
     pub fn watch_list_lease_for_all_namespaces(
         query: &crate::routes::WatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/leases",
         );
@@ -332,10 +326,7 @@ impl Lease {
     #[must_use]
     pub fn watch_list_lease_for_all_namespaces_decoder(
         status: ::kubeforge_runtime::http::StatusCode,
-    ) -> ::kubeforge_runtime::WatchDecoder<
-        Self,
-        crate::apimachinery::pkg::apis::meta::v1::Status,
-    > {
+    ) -> ::kubeforge_runtime::WatchDecoder<Self, crate::apimachinery::pkg::apis::meta::v1::Status> {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
@@ -349,10 +340,7 @@ impl Lease {
     #[inline]
     pub fn watch_lease_list_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/watch/leases",
         );
@@ -375,12 +363,7 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<
-            ::kubeforge_runtime::WatchEvent<
-                Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
-            >,
-        >,
+        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -401,10 +384,7 @@ impl Lease {
         namespace: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteCollectionQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/namespaces/",
         );
@@ -429,10 +409,7 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        ::kubeforge_runtime::StatusOr<
-            crate::api::coordination::v1::LeaseList,
-            crate::apimachinery::pkg::apis::meta::v1::Status,
-        >,
+        ::kubeforge_runtime::StatusOr<crate::api::coordination::v1::LeaseList, crate::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -452,10 +429,7 @@ impl Lease {
     pub fn list_namespaced_lease(
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/namespaces/",
         );
@@ -497,10 +471,7 @@ impl Lease {
     pub fn watch_list_namespaced_lease(
         namespace: &str,
         query: &crate::routes::WatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/namespaces/",
         );
@@ -521,10 +492,7 @@ impl Lease {
     #[must_use]
     pub fn watch_list_namespaced_lease_decoder(
         status: ::kubeforge_runtime::http::StatusCode,
-    ) -> ::kubeforge_runtime::WatchDecoder<
-        Self,
-        crate::apimachinery::pkg::apis::meta::v1::Status,
-    > {
+    ) -> ::kubeforge_runtime::WatchDecoder<Self, crate::apimachinery::pkg::apis::meta::v1::Status> {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
@@ -540,10 +508,7 @@ impl Lease {
         namespace: &str,
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/namespaces/",
         );
@@ -585,10 +550,7 @@ impl Lease {
     pub fn watch_namespaced_lease_list(
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/watch/namespaces/",
         );
@@ -613,12 +575,7 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<
-            ::kubeforge_runtime::WatchEvent<
-                Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
-            >,
-        >,
+        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -640,10 +597,7 @@ impl Lease {
         name: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/namespaces/",
         );
@@ -669,10 +623,7 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        ::kubeforge_runtime::StatusOr<
-            Self,
-            crate::apimachinery::pkg::apis::meta::v1::Status,
-        >,
+        ::kubeforge_runtime::StatusOr<Self, crate::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -693,10 +644,7 @@ impl Lease {
         namespace: &str,
         name: &str,
         query: &crate::routes::GetQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/namespaces/",
         );
@@ -741,10 +689,14 @@ impl Lease {
         name: &str,
         body: &::kubeforge_runtime::Patch,
         query: &crate::routes::PatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        const ACCEPTED: &[&str] = &[
+            "application/apply-patch+cbor",
+            "application/apply-patch+yaml",
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/strategic-merge-patch+json",
+        ];
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/namespaces/",
         );
@@ -756,18 +708,7 @@ impl Lease {
             ::kubeforge_runtime::http::Method::PATCH,
             target,
             Some("application/json"),
-            Some(
-                body
-                    .to_body(
-                        &[
-                            "application/apply-patch+cbor",
-                            "application/apply-patch+yaml",
-                            "application/json-patch+json",
-                            "application/merge-patch+json",
-                            "application/strategic-merge-patch+json",
-                        ],
-                    )?,
-            ),
+            Some(body.to_body(ACCEPTED)?),
         )
     }
 
@@ -800,10 +741,7 @@ impl Lease {
         name: &str,
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/namespaces/",
         );
@@ -847,10 +785,7 @@ impl Lease {
         namespace: &str,
         name: &str,
         query: &crate::routes::ListOrWatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/coordination.k8s.io/v1/watch/namespaces/",
         );
@@ -876,12 +811,7 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<
-            ::kubeforge_runtime::WatchEvent<
-                Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
-            >,
-        >,
+        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {

@@ -285,13 +285,8 @@ impl Endpoints {
     #[inline]
     pub fn list_endpoints_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/endpoints",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/endpoints");
         target.push_params(query);
         ::kubeforge_runtime::request::build(
             ::kubeforge_runtime::http::Method::GET,
@@ -327,13 +322,8 @@ impl Endpoints {
     #[inline]
     pub fn watch_list_endpoints_for_all_namespaces(
         query: &crate::routes::WatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/endpoints",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/endpoints");
         target.push_query("watch", &true);
         target.push_params(query);
         ::kubeforge_runtime::request::build(
@@ -349,10 +339,7 @@ impl Endpoints {
     #[must_use]
     pub fn watch_list_endpoints_for_all_namespaces_decoder(
         status: ::kubeforge_runtime::http::StatusCode,
-    ) -> ::kubeforge_runtime::WatchDecoder<
-        Self,
-        crate::apimachinery::pkg::apis::meta::v1::Status,
-    > {
+    ) -> ::kubeforge_runtime::WatchDecoder<Self, crate::apimachinery::pkg::apis::meta::v1::Status> {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
@@ -366,13 +353,8 @@ impl Endpoints {
     #[inline]
     pub fn watch_endpoints_list_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/watch/endpoints",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/watch/endpoints");
         target.push_params(query);
         ::kubeforge_runtime::request::build(
             ::kubeforge_runtime::http::Method::GET,
@@ -392,12 +374,7 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<
-            ::kubeforge_runtime::WatchEvent<
-                Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
-            >,
-        >,
+        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -418,13 +395,8 @@ impl Endpoints {
         namespace: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteCollectionQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/endpoints");
         target.push_params(query);
@@ -446,10 +418,7 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        ::kubeforge_runtime::StatusOr<
-            crate::api::core::v1::EndpointsList,
-            crate::apimachinery::pkg::apis::meta::v1::Status,
-        >,
+        ::kubeforge_runtime::StatusOr<crate::api::core::v1::EndpointsList, crate::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -469,13 +438,8 @@ impl Endpoints {
     pub fn list_namespaced_endpoints(
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/endpoints");
         target.push_params(query);
@@ -514,13 +478,8 @@ impl Endpoints {
     pub fn watch_list_namespaced_endpoints(
         namespace: &str,
         query: &crate::routes::WatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/endpoints");
         target.push_query("watch", &true);
@@ -538,10 +497,7 @@ impl Endpoints {
     #[must_use]
     pub fn watch_list_namespaced_endpoints_decoder(
         status: ::kubeforge_runtime::http::StatusCode,
-    ) -> ::kubeforge_runtime::WatchDecoder<
-        Self,
-        crate::apimachinery::pkg::apis::meta::v1::Status,
-    > {
+    ) -> ::kubeforge_runtime::WatchDecoder<Self, crate::apimachinery::pkg::apis::meta::v1::Status> {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
@@ -557,13 +513,8 @@ impl Endpoints {
         namespace: &str,
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/endpoints");
         target.push_params(query);
@@ -602,10 +553,7 @@ impl Endpoints {
     pub fn watch_namespaced_endpoints_list(
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/watch/namespaces/",
         );
@@ -630,12 +578,7 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<
-            ::kubeforge_runtime::WatchEvent<
-                Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
-            >,
-        >,
+        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -657,13 +600,8 @@ impl Endpoints {
         name: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/endpoints/");
         target.push_segment("name", name)?;
@@ -686,10 +624,7 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        ::kubeforge_runtime::StatusOr<
-            Self,
-            crate::apimachinery::pkg::apis::meta::v1::Status,
-        >,
+        ::kubeforge_runtime::StatusOr<Self, crate::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -710,13 +645,8 @@ impl Endpoints {
         namespace: &str,
         name: &str,
         query: &crate::routes::GetQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/endpoints/");
         target.push_segment("name", name)?;
@@ -758,13 +688,15 @@ impl Endpoints {
         name: &str,
         body: &::kubeforge_runtime::Patch,
         query: &crate::routes::PatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        const ACCEPTED: &[&str] = &[
+            "application/apply-patch+cbor",
+            "application/apply-patch+yaml",
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/strategic-merge-patch+json",
+        ];
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/endpoints/");
         target.push_segment("name", name)?;
@@ -773,18 +705,7 @@ impl Endpoints {
             ::kubeforge_runtime::http::Method::PATCH,
             target,
             Some("application/json"),
-            Some(
-                body
-                    .to_body(
-                        &[
-                            "application/apply-patch+cbor",
-                            "application/apply-patch+yaml",
-                            "application/json-patch+json",
-                            "application/merge-patch+json",
-                            "application/strategic-merge-patch+json",
-                        ],
-                    )?,
-            ),
+            Some(body.to_body(ACCEPTED)?),
         )
     }
 
@@ -817,13 +738,8 @@ impl Endpoints {
         name: &str,
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/endpoints/");
         target.push_segment("name", name)?;
@@ -864,10 +780,7 @@ impl Endpoints {
         namespace: &str,
         name: &str,
         query: &crate::routes::ListOrWatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/watch/namespaces/",
         );
@@ -893,12 +806,7 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<
-            ::kubeforge_runtime::WatchEvent<
-                Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
-            >,
-        >,
+        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {

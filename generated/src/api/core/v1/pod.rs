@@ -306,10 +306,7 @@ impl Pod {
     #[inline]
     pub fn list_pod_for_all_namespaces(
         query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/pods");
         target.push_params(query);
         ::kubeforge_runtime::request::build(
@@ -346,10 +343,7 @@ impl Pod {
     #[inline]
     pub fn watch_list_pod_for_all_namespaces(
         query: &crate::routes::WatchQueryWithoutSendInitialEvents,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/pods");
         target.push_query("watch", &true);
         target.push_params(query);
@@ -366,10 +360,7 @@ impl Pod {
     #[must_use]
     pub fn watch_list_pod_for_all_namespaces_decoder(
         status: ::kubeforge_runtime::http::StatusCode,
-    ) -> ::kubeforge_runtime::WatchDecoder<
-        Self,
-        crate::apimachinery::pkg::apis::meta::v1::Status,
-    > {
+    ) -> ::kubeforge_runtime::WatchDecoder<Self, crate::apimachinery::pkg::apis::meta::v1::Status> {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
@@ -383,13 +374,8 @@ impl Pod {
     #[inline]
     pub fn watch_pod_list_for_all_namespaces(
         query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/watch/pods",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/watch/pods");
         target.push_params(query);
         ::kubeforge_runtime::request::build(
             ::kubeforge_runtime::http::Method::GET,
@@ -409,12 +395,7 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<
-            ::kubeforge_runtime::WatchEvent<
-                Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
-            >,
-        >,
+        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -435,13 +416,8 @@ impl Pod {
         namespace: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteCollectionQueryWithoutSendInitialEvents,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods");
         target.push_params(query);
@@ -463,10 +439,7 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        ::kubeforge_runtime::StatusOr<
-            crate::api::core::v1::PodList,
-            crate::apimachinery::pkg::apis::meta::v1::Status,
-        >,
+        ::kubeforge_runtime::StatusOr<crate::api::core::v1::PodList, crate::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -486,13 +459,8 @@ impl Pod {
     pub fn list_namespaced_pod(
         namespace: &str,
         query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods");
         target.push_params(query);
@@ -531,13 +499,8 @@ impl Pod {
     pub fn watch_list_namespaced_pod(
         namespace: &str,
         query: &crate::routes::WatchQueryWithoutSendInitialEvents,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods");
         target.push_query("watch", &true);
@@ -555,10 +518,7 @@ impl Pod {
     #[must_use]
     pub fn watch_list_namespaced_pod_decoder(
         status: ::kubeforge_runtime::http::StatusCode,
-    ) -> ::kubeforge_runtime::WatchDecoder<
-        Self,
-        crate::apimachinery::pkg::apis::meta::v1::Status,
-    > {
+    ) -> ::kubeforge_runtime::WatchDecoder<Self, crate::apimachinery::pkg::apis::meta::v1::Status> {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
@@ -574,13 +534,8 @@ impl Pod {
         namespace: &str,
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods");
         target.push_params(query);
@@ -619,10 +574,7 @@ impl Pod {
     pub fn watch_namespaced_pod_list(
         namespace: &str,
         query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/watch/namespaces/",
         );
@@ -647,12 +599,7 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<
-            ::kubeforge_runtime::WatchEvent<
-                Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
-            >,
-        >,
+        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -674,13 +621,8 @@ impl Pod {
         name: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods/");
         target.push_segment("name", name)?;
@@ -703,10 +645,7 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        ::kubeforge_runtime::StatusOr<
-            Self,
-            crate::apimachinery::pkg::apis::meta::v1::Status,
-        >,
+        ::kubeforge_runtime::StatusOr<Self, crate::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -727,13 +666,8 @@ impl Pod {
         namespace: &str,
         name: &str,
         query: &crate::routes::GetQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods/");
         target.push_segment("name", name)?;
@@ -775,13 +709,15 @@ impl Pod {
         name: &str,
         body: &::kubeforge_runtime::Patch,
         query: &crate::routes::PatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        const ACCEPTED: &[&str] = &[
+            "application/apply-patch+cbor",
+            "application/apply-patch+yaml",
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/strategic-merge-patch+json",
+        ];
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods/");
         target.push_segment("name", name)?;
@@ -790,18 +726,7 @@ impl Pod {
             ::kubeforge_runtime::http::Method::PATCH,
             target,
             Some("application/json"),
-            Some(
-                body
-                    .to_body(
-                        &[
-                            "application/apply-patch+cbor",
-                            "application/apply-patch+yaml",
-                            "application/json-patch+json",
-                            "application/merge-patch+json",
-                            "application/strategic-merge-patch+json",
-                        ],
-                    )?,
-            ),
+            Some(body.to_body(ACCEPTED)?),
         )
     }
 
@@ -834,13 +759,8 @@ impl Pod {
         name: &str,
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods/");
         target.push_segment("name", name)?;
@@ -881,10 +801,7 @@ impl Pod {
         namespace: &str,
         name: &str,
         query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/watch/namespaces/",
         );
@@ -910,12 +827,7 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<
-            ::kubeforge_runtime::WatchEvent<
-                Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
-            >,
-        >,
+        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -936,13 +848,8 @@ impl Pod {
         namespace: &str,
         name: &str,
         query: &crate::routes::GetQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods/");
         target.push_segment("name", name)?;
@@ -985,13 +892,15 @@ impl Pod {
         name: &str,
         body: &::kubeforge_runtime::Patch,
         query: &crate::routes::PatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        const ACCEPTED: &[&str] = &[
+            "application/apply-patch+cbor",
+            "application/apply-patch+yaml",
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/strategic-merge-patch+json",
+        ];
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods/");
         target.push_segment("name", name)?;
@@ -1001,18 +910,7 @@ impl Pod {
             ::kubeforge_runtime::http::Method::PATCH,
             target,
             Some("application/json"),
-            Some(
-                body
-                    .to_body(
-                        &[
-                            "application/apply-patch+cbor",
-                            "application/apply-patch+yaml",
-                            "application/json-patch+json",
-                            "application/merge-patch+json",
-                            "application/strategic-merge-patch+json",
-                        ],
-                    )?,
-            ),
+            Some(body.to_body(ACCEPTED)?),
         )
     }
 
@@ -1045,13 +943,8 @@ impl Pod {
         name: &str,
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods/");
         target.push_segment("name", name)?;
@@ -1093,13 +986,8 @@ impl Pod {
         namespace: &str,
         name: &str,
         query: &ReadNamespacedPodLogQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods/");
         target.push_segment("name", name)?;
@@ -1141,13 +1029,8 @@ impl Pod {
         namespace: &str,
         name: &str,
         query: &crate::routes::GetQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods/");
         target.push_segment("name", name)?;
@@ -1190,13 +1073,15 @@ impl Pod {
         name: &str,
         body: &::kubeforge_runtime::Patch,
         query: &crate::routes::PatchQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        const ACCEPTED: &[&str] = &[
+            "application/apply-patch+cbor",
+            "application/apply-patch+yaml",
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/strategic-merge-patch+json",
+        ];
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods/");
         target.push_segment("name", name)?;
@@ -1206,18 +1091,7 @@ impl Pod {
             ::kubeforge_runtime::http::Method::PATCH,
             target,
             Some("application/json"),
-            Some(
-                body
-                    .to_body(
-                        &[
-                            "application/apply-patch+cbor",
-                            "application/apply-patch+yaml",
-                            "application/json-patch+json",
-                            "application/merge-patch+json",
-                            "application/strategic-merge-patch+json",
-                        ],
-                    )?,
-            ),
+            Some(body.to_body(ACCEPTED)?),
         )
     }
 
@@ -1250,13 +1124,8 @@ impl Pod {
         name: &str,
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/namespaces/",
-        );
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
         target.push_literal("/pods/");
         target.push_segment("name", name)?;

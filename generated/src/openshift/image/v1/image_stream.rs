@@ -304,10 +304,7 @@ impl ImageStream {
     #[inline]
     pub fn list_image_stream_for_all_namespaces(
         query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/imagestreams",
         );
@@ -329,10 +326,7 @@ impl ImageStream {
     pub fn list_image_stream_for_all_namespaces_response(
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
-    ) -> Result<
-        crate::openshift::image::v1::ImageStreamList,
-        crate::routes::ResponseError,
-    > {
+    ) -> Result<crate::openshift::image::v1::ImageStreamList, crate::routes::ResponseError> {
         match status.as_u16() {
             200 => ::kubeforge_runtime::response::json(status, body),
             _ => Err(::kubeforge_runtime::response::error(status, body)),
@@ -349,10 +343,7 @@ impl ImageStream {
     #[inline]
     pub fn watch_list_image_stream_for_all_namespaces(
         query: &crate::routes::WatchQueryWithoutSendInitialEvents,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/imagestreams",
         );
@@ -371,10 +362,7 @@ impl ImageStream {
     #[must_use]
     pub fn watch_list_image_stream_for_all_namespaces_decoder(
         status: ::kubeforge_runtime::http::StatusCode,
-    ) -> ::kubeforge_runtime::WatchDecoder<
-        Self,
-        crate::apimachinery::pkg::apis::meta::v1::Status,
-    > {
+    ) -> ::kubeforge_runtime::WatchDecoder<Self, crate::apimachinery::pkg::apis::meta::v1::Status> {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
@@ -388,10 +376,7 @@ impl ImageStream {
     #[inline]
     pub fn watch_image_stream_list_for_all_namespaces(
         query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/watch/imagestreams",
         );
@@ -414,12 +399,7 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<
-            ::kubeforge_runtime::WatchEvent<
-                Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
-            >,
-        >,
+        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -440,10 +420,7 @@ impl ImageStream {
         namespace: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteCollectionQueryWithoutSendInitialEvents,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
@@ -468,10 +445,7 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        ::kubeforge_runtime::StatusOr<
-            crate::openshift::image::v1::ImageStreamList,
-            crate::apimachinery::pkg::apis::meta::v1::Status,
-        >,
+        ::kubeforge_runtime::StatusOr<crate::openshift::image::v1::ImageStreamList, crate::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -491,10 +465,7 @@ impl ImageStream {
     pub fn list_namespaced_image_stream(
         namespace: &str,
         query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
@@ -518,10 +489,7 @@ impl ImageStream {
     pub fn list_namespaced_image_stream_response(
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
-    ) -> Result<
-        crate::openshift::image::v1::ImageStreamList,
-        crate::routes::ResponseError,
-    > {
+    ) -> Result<crate::openshift::image::v1::ImageStreamList, crate::routes::ResponseError> {
         match status.as_u16() {
             200 => ::kubeforge_runtime::response::json(status, body),
             _ => Err(::kubeforge_runtime::response::error(status, body)),
@@ -539,10 +507,7 @@ impl ImageStream {
     pub fn watch_list_namespaced_image_stream(
         namespace: &str,
         query: &crate::routes::WatchQueryWithoutSendInitialEvents,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
@@ -563,10 +528,7 @@ impl ImageStream {
     #[must_use]
     pub fn watch_list_namespaced_image_stream_decoder(
         status: ::kubeforge_runtime::http::StatusCode,
-    ) -> ::kubeforge_runtime::WatchDecoder<
-        Self,
-        crate::apimachinery::pkg::apis::meta::v1::Status,
-    > {
+    ) -> ::kubeforge_runtime::WatchDecoder<Self, crate::apimachinery::pkg::apis::meta::v1::Status> {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
@@ -582,10 +544,7 @@ impl ImageStream {
         namespace: &str,
         body: &Self,
         query: &crate::routes::CreateOrReplaceQueryWithoutFieldValidation,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
@@ -627,10 +586,7 @@ impl ImageStream {
     pub fn watch_namespaced_image_stream_list(
         namespace: &str,
         query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/watch/namespaces/",
         );
@@ -655,12 +611,7 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<
-            ::kubeforge_runtime::WatchEvent<
-                Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
-            >,
-        >,
+        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -682,10 +633,7 @@ impl ImageStream {
         name: &str,
         body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
@@ -711,10 +659,7 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        ::kubeforge_runtime::StatusOr<
-            Self,
-            crate::apimachinery::pkg::apis::meta::v1::Status,
-        >,
+        ::kubeforge_runtime::StatusOr<Self, crate::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -735,10 +680,7 @@ impl ImageStream {
         namespace: &str,
         name: &str,
         query: &crate::routes::GetQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
@@ -783,10 +725,14 @@ impl ImageStream {
         name: &str,
         body: &::kubeforge_runtime::Patch,
         query: &crate::routes::PatchQueryWithoutFieldValidation,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        const ACCEPTED: &[&str] = &[
+            "application/apply-patch+cbor",
+            "application/apply-patch+yaml",
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/strategic-merge-patch+json",
+        ];
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
@@ -798,18 +744,7 @@ impl ImageStream {
             ::kubeforge_runtime::http::Method::PATCH,
             target,
             Some("application/json"),
-            Some(
-                body
-                    .to_body(
-                        &[
-                            "application/apply-patch+cbor",
-                            "application/apply-patch+yaml",
-                            "application/json-patch+json",
-                            "application/merge-patch+json",
-                            "application/strategic-merge-patch+json",
-                        ],
-                    )?,
-            ),
+            Some(body.to_body(ACCEPTED)?),
         )
     }
 
@@ -842,10 +777,7 @@ impl ImageStream {
         name: &str,
         body: &Self,
         query: &crate::routes::CreateOrReplaceQueryWithoutFieldValidation,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
@@ -889,10 +821,7 @@ impl ImageStream {
         namespace: &str,
         name: &str,
         query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/watch/namespaces/",
         );
@@ -918,12 +847,7 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<
-            ::kubeforge_runtime::WatchEvent<
-                Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
-            >,
-        >,
+        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -944,10 +868,7 @@ impl ImageStream {
         namespace: &str,
         name: &str,
         query: &crate::routes::GetQuery,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
@@ -993,10 +914,14 @@ impl ImageStream {
         name: &str,
         body: &::kubeforge_runtime::Patch,
         query: &crate::routes::PatchQueryWithoutFieldValidation,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        const ACCEPTED: &[&str] = &[
+            "application/apply-patch+cbor",
+            "application/apply-patch+yaml",
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/strategic-merge-patch+json",
+        ];
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
@@ -1009,18 +934,7 @@ impl ImageStream {
             ::kubeforge_runtime::http::Method::PATCH,
             target,
             Some("application/json"),
-            Some(
-                body
-                    .to_body(
-                        &[
-                            "application/apply-patch+cbor",
-                            "application/apply-patch+yaml",
-                            "application/json-patch+json",
-                            "application/merge-patch+json",
-                            "application/strategic-merge-patch+json",
-                        ],
-                    )?,
-            ),
+            Some(body.to_body(ACCEPTED)?),
         )
     }
 
@@ -1053,10 +967,7 @@ impl ImageStream {
         name: &str,
         body: &Self,
         query: &crate::routes::CreateOrReplaceQueryWithoutFieldValidation,
-    ) -> Result<
-        ::kubeforge_runtime::http::Request<Vec<u8>>,
-        ::kubeforge_runtime::RequestError,
-    > {
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
         );
