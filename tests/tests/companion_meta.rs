@@ -281,7 +281,8 @@ fn crates_generated_separately_share_the_meta_types() {
         "local",
         &Config::new().input(&cert).companion_meta(false),
     );
-    let manifest = |name: &str| std::fs::read_to_string(root.join(name).join("Cargo.toml")).unwrap();
+    let manifest =
+        |name: &str| std::fs::read_to_string(root.join(name).join("Cargo.toml")).unwrap();
     assert!(manifest("cert").contains("kubeforge-meta = { path = \""));
     assert!(!manifest("local").contains("kubeforge-meta"));
     assert!(

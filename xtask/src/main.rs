@@ -249,13 +249,14 @@ fn regen(root: &Path, check: bool) -> ExitCode {
         }
     };
     // The companion crate first: the generated crate depends on it.
-    let meta = regen_one(root, &xtask::meta_config(root), xtask::META_OUTPUT_DIR, check);
+    let meta = regen_one(
+        root,
+        &xtask::meta_config(root),
+        xtask::META_OUTPUT_DIR,
+        check,
+    );
     let api = regen_one(root, &config, xtask::OUTPUT_DIR, check);
-    if meta == ExitCode::SUCCESS {
-        api
-    } else {
-        meta
-    }
+    if meta == ExitCode::SUCCESS { api } else { meta }
 }
 
 /// Generates `config` into `out` (relative to `root`), or with `check` compares.

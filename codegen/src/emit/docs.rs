@@ -272,7 +272,8 @@ pub(crate) fn crate_docs(
                 module_path(&meta.module)
             );
         }
-        Some((index, meta)) if matches!(&meta.kind, crate::model::TypeKind::Extern(path) if path.starts_with(crate::model::externs::COMPANION)) => {
+        Some((index, meta)) if matches!(&meta.kind, crate::model::TypeKind::Extern(path) if path.starts_with(crate::model::externs::COMPANION)) =>
+        {
             let _ = write!(
                 out,
                 "\nThe meta types (`ObjectMeta`, `ListMeta`, `Status`, …) are those of the crate `kubeforge_meta`, which every crate kubeforge generates shares{}.",

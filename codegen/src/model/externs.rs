@@ -52,8 +52,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::{TypeDef, TypeId, TypeKind};
-use crate::load::BuiltinMatches;
 use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Note, Origin};
+use crate::load::BuiltinMatches;
 use crate::pattern::Pattern;
 
 /// One mapping from schema names to a Rust path (see the module docs for the rule).
