@@ -33,7 +33,9 @@ pub struct Lease {
     /// Always `Lease`: set on construction, checked when deserializing, and omitted when absent from the input.
     pub kind: ::kubeforge_runtime::Kind<Lease>,
     /// Standard object metadata.
-    pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    pub metadata: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    >,
     /// Desired lease state: holder, duration and renewal times.
     pub spec: Option<crate::api::coordination::v1::LeaseSpec>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -196,12 +198,11 @@ impl Lease {
     ) -> LeaseBuilder {
         LeaseBuilder {
             inner: Self {
-                metadata: Some(
-                    crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
-                        .name(name)
-                        .namespace(namespace)
-                        .build(),
-                ),
+                metadata: Some(::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                    name: Some(name.into()),
+                    namespace: Some(namespace.into()),
+                    ..::core::default::Default::default()
+                }),
                 ..Self::default()
             },
         }
@@ -219,7 +220,7 @@ impl LeaseBuilder {
     /// Standard object metadata.
     pub fn metadata(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     ) -> Self {
         self.inner.metadata = Some(value.into());
         self
@@ -227,18 +228,14 @@ impl LeaseBuilder {
 
     /// Standard object metadata.
     ///
-    /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
+    /// Edits `metadata` in place: `edit` receives a mutable reference to the current value, a default `ObjectMeta` when unset.
     pub fn metadata_with(
         mut self,
         edit: impl FnOnce(
-            crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
-        ) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+            &mut ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        ),
     ) -> Self {
-        let current = match self.inner.metadata.take() {
-            Some(value) => value.into(),
-            None => crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
-        };
-        self.inner.metadata = Some(edit(current).build());
+        edit(self.inner.metadata.get_or_insert_default());
         self
     }
 
@@ -365,7 +362,7 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
     ) -> ::kubeforge_runtime::WatchDecoder<
         Self,
-        crate::apimachinery::pkg::apis::meta::v1::Status,
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
     > {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
@@ -409,7 +406,7 @@ impl Lease {
         Vec<
             ::kubeforge_runtime::WatchEvent<
                 Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
+                ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
             >,
         >,
         crate::routes::ResponseError,
@@ -430,7 +427,9 @@ impl Lease {
     #[inline]
     pub fn delete_collection_namespaced_lease(
         namespace: &str,
-        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        body: Option<
+            &::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions,
+        >,
         query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
@@ -462,7 +461,7 @@ impl Lease {
     ) -> Result<
         ::kubeforge_runtime::StatusOr<
             crate::api::coordination::v1::LeaseList,
-            crate::apimachinery::pkg::apis::meta::v1::Status,
+            ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
         >,
         crate::routes::ResponseError,
     > {
@@ -554,7 +553,7 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
     ) -> ::kubeforge_runtime::WatchDecoder<
         Self,
-        crate::apimachinery::pkg::apis::meta::v1::Status,
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
     > {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
@@ -647,7 +646,7 @@ impl Lease {
         Vec<
             ::kubeforge_runtime::WatchEvent<
                 Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
+                ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
             >,
         >,
         crate::routes::ResponseError,
@@ -669,7 +668,9 @@ impl Lease {
     pub fn delete_namespaced_lease(
         namespace: &str,
         name: &str,
-        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        body: Option<
+            &::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions,
+        >,
         query: &crate::routes::DeleteQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
@@ -702,7 +703,7 @@ impl Lease {
     ) -> Result<
         ::kubeforge_runtime::StatusOr<
             Self,
-            crate::apimachinery::pkg::apis::meta::v1::Status,
+            ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
         >,
         crate::routes::ResponseError,
     > {
@@ -910,7 +911,7 @@ impl Lease {
         Vec<
             ::kubeforge_runtime::WatchEvent<
                 Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
+                ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
             >,
         >,
         crate::routes::ResponseError,

@@ -10,7 +10,7 @@ pub struct ContainerStatus {
     pub allocated_resources: Option<
         ::std::collections::BTreeMap<
             String,
-            crate::apimachinery::pkg::api::resource::Quantity,
+            ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// Health of the resources allocated to the container.
@@ -397,7 +397,7 @@ impl ContainerStatusBuilder {
         entries: impl IntoIterator<
             Item = (
                 impl Into<String>,
-                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+                impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
             ),
         >,
     ) -> Self {
@@ -413,7 +413,7 @@ impl ContainerStatusBuilder {
     pub fn allocated_resource(
         mut self,
         key: impl Into<String>,
-        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
     ) -> Self {
         self.inner
             .allocated_resources

@@ -33,7 +33,9 @@ pub struct Endpoints {
     /// Always `Endpoints`: set on construction, checked when deserializing, and omitted when absent from the input.
     pub kind: ::kubeforge_runtime::Kind<Endpoints>,
     /// Standard object metadata.
-    pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    pub metadata: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    >,
     /// Groups of addresses and ports that make up the service.
     pub subsets: Option<Vec<crate::api::core::v1::EndpointSubset>>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -196,12 +198,11 @@ impl Endpoints {
     ) -> EndpointsBuilder {
         EndpointsBuilder {
             inner: Self {
-                metadata: Some(
-                    crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
-                        .name(name)
-                        .namespace(namespace)
-                        .build(),
-                ),
+                metadata: Some(::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                    name: Some(name.into()),
+                    namespace: Some(namespace.into()),
+                    ..::core::default::Default::default()
+                }),
                 ..Self::default()
             },
         }
@@ -219,7 +220,7 @@ impl EndpointsBuilder {
     /// Standard object metadata.
     pub fn metadata(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     ) -> Self {
         self.inner.metadata = Some(value.into());
         self
@@ -227,18 +228,14 @@ impl EndpointsBuilder {
 
     /// Standard object metadata.
     ///
-    /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
+    /// Edits `metadata` in place: `edit` receives a mutable reference to the current value, a default `ObjectMeta` when unset.
     pub fn metadata_with(
         mut self,
         edit: impl FnOnce(
-            crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
-        ) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+            &mut ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        ),
     ) -> Self {
-        let current = match self.inner.metadata.take() {
-            Some(value) => value.into(),
-            None => crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
-        };
-        self.inner.metadata = Some(edit(current).build());
+        edit(self.inner.metadata.get_or_insert_default());
         self
     }
 
@@ -378,7 +375,7 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
     ) -> ::kubeforge_runtime::WatchDecoder<
         Self,
-        crate::apimachinery::pkg::apis::meta::v1::Status,
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
     > {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
@@ -422,7 +419,7 @@ impl Endpoints {
         Vec<
             ::kubeforge_runtime::WatchEvent<
                 Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
+                ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
             >,
         >,
         crate::routes::ResponseError,
@@ -443,7 +440,9 @@ impl Endpoints {
     #[inline]
     pub fn delete_collection_namespaced_endpoints(
         namespace: &str,
-        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        body: Option<
+            &::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions,
+        >,
         query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
@@ -475,7 +474,7 @@ impl Endpoints {
     ) -> Result<
         ::kubeforge_runtime::StatusOr<
             crate::api::core::v1::EndpointsList,
-            crate::apimachinery::pkg::apis::meta::v1::Status,
+            ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
         >,
         crate::routes::ResponseError,
     > {
@@ -567,7 +566,7 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
     ) -> ::kubeforge_runtime::WatchDecoder<
         Self,
-        crate::apimachinery::pkg::apis::meta::v1::Status,
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
     > {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
@@ -660,7 +659,7 @@ impl Endpoints {
         Vec<
             ::kubeforge_runtime::WatchEvent<
                 Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
+                ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
             >,
         >,
         crate::routes::ResponseError,
@@ -682,7 +681,9 @@ impl Endpoints {
     pub fn delete_namespaced_endpoints(
         namespace: &str,
         name: &str,
-        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        body: Option<
+            &::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions,
+        >,
         query: &crate::routes::DeleteQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
@@ -715,7 +716,7 @@ impl Endpoints {
     ) -> Result<
         ::kubeforge_runtime::StatusOr<
             Self,
-            crate::apimachinery::pkg::apis::meta::v1::Status,
+            ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
         >,
         crate::routes::ResponseError,
     > {
@@ -923,7 +924,7 @@ impl Endpoints {
         Vec<
             ::kubeforge_runtime::WatchEvent<
                 Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
+                ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
             >,
         >,
         crate::routes::ResponseError,

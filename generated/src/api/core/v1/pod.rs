@@ -40,7 +40,9 @@ pub struct Pod {
     /// Always `Pod`: set on construction, checked when deserializing, and omitted when absent from the input.
     pub kind: ::kubeforge_runtime::Kind<Pod>,
     /// Standard object metadata.
-    pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    pub metadata: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    >,
     /// Desired behaviour of the pod.
     pub spec: Option<crate::api::core::v1::PodSpec>,
     /// Most recently observed status of the pod; read-only.
@@ -217,12 +219,11 @@ impl Pod {
     pub fn builder(name: impl Into<String>, namespace: impl Into<String>) -> PodBuilder {
         PodBuilder {
             inner: Self {
-                metadata: Some(
-                    crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
-                        .name(name)
-                        .namespace(namespace)
-                        .build(),
-                ),
+                metadata: Some(::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                    name: Some(name.into()),
+                    namespace: Some(namespace.into()),
+                    ..::core::default::Default::default()
+                }),
                 ..Self::default()
             },
         }
@@ -240,7 +241,7 @@ impl PodBuilder {
     /// Standard object metadata.
     pub fn metadata(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     ) -> Self {
         self.inner.metadata = Some(value.into());
         self
@@ -248,18 +249,14 @@ impl PodBuilder {
 
     /// Standard object metadata.
     ///
-    /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
+    /// Edits `metadata` in place: `edit` receives a mutable reference to the current value, a default `ObjectMeta` when unset.
     pub fn metadata_with(
         mut self,
         edit: impl FnOnce(
-            crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
-        ) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+            &mut ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        ),
     ) -> Self {
-        let current = match self.inner.metadata.take() {
-            Some(value) => value.into(),
-            None => crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
-        };
-        self.inner.metadata = Some(edit(current).build());
+        edit(self.inner.metadata.get_or_insert_default());
         self
     }
 
@@ -392,7 +389,7 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
     ) -> ::kubeforge_runtime::WatchDecoder<
         Self,
-        crate::apimachinery::pkg::apis::meta::v1::Status,
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
     > {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
@@ -436,7 +433,7 @@ impl Pod {
         Vec<
             ::kubeforge_runtime::WatchEvent<
                 Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
+                ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
             >,
         >,
         crate::routes::ResponseError,
@@ -457,7 +454,9 @@ impl Pod {
     #[inline]
     pub fn delete_collection_namespaced_pod(
         namespace: &str,
-        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        body: Option<
+            &::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions,
+        >,
         query: &crate::routes::DeleteCollectionQueryWithoutSendInitialEvents,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
@@ -489,7 +488,7 @@ impl Pod {
     ) -> Result<
         ::kubeforge_runtime::StatusOr<
             crate::api::core::v1::PodList,
-            crate::apimachinery::pkg::apis::meta::v1::Status,
+            ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
         >,
         crate::routes::ResponseError,
     > {
@@ -581,7 +580,7 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
     ) -> ::kubeforge_runtime::WatchDecoder<
         Self,
-        crate::apimachinery::pkg::apis::meta::v1::Status,
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
     > {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
@@ -674,7 +673,7 @@ impl Pod {
         Vec<
             ::kubeforge_runtime::WatchEvent<
                 Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
+                ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
             >,
         >,
         crate::routes::ResponseError,
@@ -696,7 +695,9 @@ impl Pod {
     pub fn delete_namespaced_pod(
         namespace: &str,
         name: &str,
-        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        body: Option<
+            &::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions,
+        >,
         query: &crate::routes::DeleteQuery,
     ) -> Result<
         ::kubeforge_runtime::http::Request<Vec<u8>>,
@@ -729,7 +730,7 @@ impl Pod {
     ) -> Result<
         ::kubeforge_runtime::StatusOr<
             Self,
-            crate::apimachinery::pkg::apis::meta::v1::Status,
+            ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
         >,
         crate::routes::ResponseError,
     > {
@@ -937,7 +938,7 @@ impl Pod {
         Vec<
             ::kubeforge_runtime::WatchEvent<
                 Self,
-                crate::apimachinery::pkg::apis::meta::v1::Status,
+                ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
             >,
         >,
         crate::routes::ResponseError,

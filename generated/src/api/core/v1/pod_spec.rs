@@ -50,7 +50,7 @@ pub struct PodSpec {
     pub overhead: Option<
         ::std::collections::BTreeMap<
             String,
-            crate::apimachinery::pkg::api::resource::Quantity,
+            ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// Whether the pod may preempt lower-priority pods.
@@ -1196,7 +1196,7 @@ impl PodSpecBuilder {
         entries: impl IntoIterator<
             Item = (
                 impl Into<String>,
-                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+                impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
             ),
         >,
     ) -> Self {
@@ -1212,7 +1212,7 @@ impl PodSpecBuilder {
     pub fn insert_overhead(
         mut self,
         key: impl Into<String>,
-        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
     ) -> Self {
         self.inner.overhead.get_or_insert_default().insert(key.into(), value.into());
         self

@@ -12,14 +12,14 @@ pub struct ResourceRequirements {
     pub limits: Option<
         ::std::collections::BTreeMap<
             String,
-            crate::apimachinery::pkg::api::resource::Quantity,
+            ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// Minimum required resources.
     pub requests: Option<
         ::std::collections::BTreeMap<
             String,
-            crate::apimachinery::pkg::api::resource::Quantity,
+            ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -183,7 +183,7 @@ impl ResourceRequirementsBuilder {
         entries: impl IntoIterator<
             Item = (
                 impl Into<String>,
-                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+                impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
             ),
         >,
     ) -> Self {
@@ -199,7 +199,7 @@ impl ResourceRequirementsBuilder {
     pub fn limit(
         mut self,
         key: impl Into<String>,
-        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
     ) -> Self {
         self.inner.limits.get_or_insert_default().insert(key.into(), value.into());
         self
@@ -213,7 +213,7 @@ impl ResourceRequirementsBuilder {
         entries: impl IntoIterator<
             Item = (
                 impl Into<String>,
-                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+                impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
             ),
         >,
     ) -> Self {
@@ -229,7 +229,7 @@ impl ResourceRequirementsBuilder {
     pub fn request(
         mut self,
         key: impl Into<String>,
-        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
     ) -> Self {
         self.inner.requests.get_or_insert_default().insert(key.into(), value.into());
         self

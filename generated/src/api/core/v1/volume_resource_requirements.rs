@@ -10,14 +10,14 @@ pub struct VolumeResourceRequirements {
     pub limits: Option<
         ::std::collections::BTreeMap<
             String,
-            crate::apimachinery::pkg::api::resource::Quantity,
+            ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// Minimum required resources.
     pub requests: Option<
         ::std::collections::BTreeMap<
             String,
-            crate::apimachinery::pkg::api::resource::Quantity,
+            ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -148,7 +148,7 @@ impl VolumeResourceRequirementsBuilder {
         entries: impl IntoIterator<
             Item = (
                 impl Into<String>,
-                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+                impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
             ),
         >,
     ) -> Self {
@@ -164,7 +164,7 @@ impl VolumeResourceRequirementsBuilder {
     pub fn limit(
         mut self,
         key: impl Into<String>,
-        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
     ) -> Self {
         self.inner.limits.get_or_insert_default().insert(key.into(), value.into());
         self
@@ -178,7 +178,7 @@ impl VolumeResourceRequirementsBuilder {
         entries: impl IntoIterator<
             Item = (
                 impl Into<String>,
-                impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+                impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
             ),
         >,
     ) -> Self {
@@ -194,7 +194,7 @@ impl VolumeResourceRequirementsBuilder {
     pub fn request(
         mut self,
         key: impl Into<String>,
-        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
     ) -> Self {
         self.inner.requests.get_or_insert_default().insert(key.into(), value.into());
         self
