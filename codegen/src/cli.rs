@@ -173,13 +173,21 @@ pub struct GenerateArgs {
     /// subset of the type's (same shapes; the type's other properties optional).
     #[arg(long, conflicts_with = "no_dedup")]
     pub known_subset: bool,
-    /// Depend on kubeforge-runtime at this path instead of the one beside the generator. A
+    /// Generate the meta types (`ObjectMeta`, `ListMeta`, `Status`, …) into the crate instead
+    /// of using the companion crate kubeforge-meta's (the default, which crates generated
+    /// separately share). For an older release's meta types; a type an input defines
+    /// differently from the companion's is generated locally anyway.
+    #[arg(long)]
+    pub local_meta: bool,
+    /// Depend on kubeforge-runtime at this path instead of the one beside the generator, and
+    /// on kubeforge-meta beside it (`meta` in the same parent directory). A
     /// relative path is relative to the output directory (--out), as cargo reads it from the
     /// generated Cargo.toml; an absolute one is written relative to the output directory too,
     /// so the generated crate holds no absolute path.
     #[arg(long, conflicts_with = "runtime_version")]
     pub runtime_path: Option<PathBuf>,
-    /// Depend on kubeforge-runtime from a registry, with this version requirement.
+    /// Depend on kubeforge-runtime (and kubeforge-meta) from a registry, with this version
+    /// requirement.
     #[arg(long)]
     pub runtime_version: Option<String>,
 }
@@ -242,7 +250,8 @@ impl GenerateArgs {
             .docs(!self.no_docs)
             .unknown_fields(!self.drop_unknown_fields)
             .dedup(!self.no_dedup)
-            .known_subset(self.known_subset);
+            .known_subset(self.known_subset)
+            .companion_meta(!self.local_meta);
         if self.kube {
             config = config
                 .extern_type(

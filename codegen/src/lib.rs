@@ -54,6 +54,14 @@ pub fn fixups() -> impl Iterator<Item = (&'static str, &'static str)> {
     load::fixups::FIXUPS.iter().map(|f| (f.name, f.why))
 }
 
+/// The document of the built-in meta types (OpenAPI v3): what fills in the meta types an
+/// input references without defining them (CRDs reference `ObjectMeta`), and what `cargo
+/// xtask regen` generates the companion crate `kubeforge-meta` from (see
+/// [`Config::companion_meta`]).
+pub fn builtin_meta_document() -> &'static [u8] {
+    load::builtin_document()
+}
+
 /// How schema names map to module paths.
 ///
 /// A schema name is a dotted package path plus a type name
@@ -331,6 +339,24 @@ impl Config {
         self
     }
 
+    /// Whether the built-in meta types (`ObjectMeta`, `ListMeta`, `Status`, `LabelSelector`,
+    /// `OwnerReference`, `Scale`, … — the 21 that CRDs reference, besides the watch event)
+    /// come from the companion crate `kubeforge-meta` (on by default), so that crates
+    /// generated separately share them and a CRD's crate holds only its own types. The
+    /// generated code then names `::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta`
+    /// and so on, and the crate must depend on `kubeforge-meta` ([`package::write_crate`]
+    /// adds it; [`Output::uses_companion_meta`] says whether it is needed). A user's
+    /// [`Config::extern_type`] naming one of them wins. A type an input defines differently
+    /// (an older release's `ObjectMeta`) is generated here, with a note, and so is every meta
+    /// type referencing it; one an input defines alike is re-exported at its usual place.
+    /// The companion's types are generated with the default options (builders, docs,
+    /// unknown fields kept, `BTreeMap`). Off, every meta type is generated here, as before.
+    #[must_use]
+    pub fn companion_meta(mut self, enabled: bool) -> Self {
+        self.model.companion_meta = enabled;
+        self
+    }
+
     /// Whether operations become code (on by default): a request function and a response
     /// decoder per operation, the `routes` module with the route table and the path matcher,
     /// and each resource's endpoint table in its docs.
@@ -497,6 +523,10 @@ impl Config {
         if self.options.features {
             output.features = Some(model::features::compute(&api));
         }
+        output.uses_companion_meta = api.types.iter().any(|ty| {
+            matches!(&ty.kind, model::TypeKind::Extern(path)
+                if path.starts_with(&format!("{}::", model::externs::COMPANION)))
+        });
         output.warnings = warnings;
         output
             .warnings

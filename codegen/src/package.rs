@@ -18,6 +18,32 @@ pub enum RuntimeDependency {
     Version(String),
 }
 
+impl RuntimeDependency {
+    /// Where the companion crate `kubeforge-meta` (the meta types every generated crate
+    /// shares) is found, the same way: beside the runtime (`meta/` in the directory that
+    /// holds the runtime's, as in this repository), or the same version requirement (the
+    /// two are released together).
+    pub fn companion(&self) -> RuntimeDependency {
+        match self {
+            RuntimeDependency::Path(path) => {
+                RuntimeDependency::Path(path.parent().unwrap_or(Path::new("..")).join("meta"))
+            }
+            RuntimeDependency::Version(version) => RuntimeDependency::Version(version.clone()),
+        }
+    }
+
+    /// The value of this dependency in the manifest of a crate in `dir`: `{ path = "…" }`
+    /// relative to `dir`, or the version requirement.
+    fn manifest_value(&self, dir: &Path) -> String {
+        match self {
+            RuntimeDependency::Path(path) => {
+                format!("{{ path = {:?} }}", portable_path(&runtime_path(path, dir)))
+            }
+            RuntimeDependency::Version(version) => format!("{version:?}"),
+        }
+    }
+}
+
 impl Default for RuntimeDependency {
     /// The runtime crate beside this generator's source, which is what `cargo install --path
     /// codegen` and the workspace's own tools use.
@@ -39,18 +65,15 @@ pub struct CrateOptions {
     pub dev_dependencies: Vec<String>,
 }
 
-/// The `Cargo.toml` of a generated crate in `dir`. The runtime path is written relative to
-/// `dir`. The manifest declares an empty `[workspace]` (so that it builds where it is put)
+/// The `Cargo.toml` of a generated crate in `dir` for `output`. The runtime path is written
+/// relative to `dir`; so is the path of the companion crate `kubeforge-meta`, a dependency
+/// when the output uses its meta types (see [`RuntimeDependency::companion`]). The manifest declares an empty `[workspace]` (so that it builds where it is put)
 /// unless `dir` is a member of an enclosing workspace (see [`workspace_member`]). With
 /// features, every group is on by default (`all`); `default-features = false` plus the
 /// groups you need compiles only those.
-pub fn manifest(
-    options: &CrateOptions,
-    features: Option<&crate::model::features::Features>,
-    dir: &Path,
-) -> String {
+pub fn manifest(options: &CrateOptions, output: &Output, dir: &Path) -> String {
     let mut feature_section = String::new();
-    if let Some(features) = features {
+    if let Some(features) = output.features() {
         let quote_list = |names: &mut dyn Iterator<Item = &String>| {
             names
                 .map(|n| format!("{n:?}"))
@@ -69,11 +92,14 @@ pub fn manifest(
             ));
         }
     }
-    let runtime = match &options.runtime {
-        RuntimeDependency::Path(path) => {
-            format!("{{ path = {:?} }}", portable_path(&runtime_path(path, dir)))
-        }
-        RuntimeDependency::Version(version) => format!("{version:?}"),
+    let runtime = options.runtime.manifest_value(dir);
+    let meta = if output.uses_companion_meta() {
+        format!(
+            "kubeforge-meta = {}\n",
+            options.runtime.companion().manifest_value(dir)
+        )
+    } else {
+        String::new()
     };
     let workspace = if workspace_member(dir) {
         ""
@@ -90,7 +116,7 @@ edition = "2024"
 publish = false
 
 [dependencies]
-kubeforge-runtime = {runtime}
+{meta}kubeforge-runtime = {runtime}
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = "1"
 {dependencies}{dev_dependencies}
@@ -143,7 +169,7 @@ pub fn write_crate(
         }),
     )?;
     let manifest_path = dir.join("Cargo.toml");
-    let manifest = manifest(options, output.features(), dir);
+    let manifest = manifest(options, output, dir);
     write::clean_leftovers(&manifest_path)?;
     // Decided before `src/` is touched.
     let manifest_fate = write::fate(&manifest_path, manifest.as_bytes())?;

@@ -48,6 +48,8 @@ pub struct Output {
     pub(crate) notes: Vec<crate::diagnostics::Note>,
     /// The modules that hold served resources (paths below the root) and their kinds.
     pub(crate) resource_modules: BTreeMap<Vec<String>, Vec<String>>,
+    /// Whether the code names the companion crate `kubeforge-meta`.
+    pub(crate) uses_companion_meta: bool,
 }
 
 /// What [`Output::write`] did.
@@ -88,6 +90,12 @@ impl Output {
     /// The cargo features the output is gated by, if any.
     pub fn features(&self) -> Option<&crate::model::features::Features> {
         self.features.as_ref()
+    }
+
+    /// Whether the code uses meta types of the companion crate `kubeforge-meta`, so that
+    /// the crate holding it must depend on it ([`crate::package::manifest`] adds it).
+    pub fn uses_companion_meta(&self) -> bool {
+        self.uses_companion_meta
     }
 
     /// The warnings of the run: each definition a preferred document's replaced
@@ -683,6 +691,7 @@ pub(crate) fn render(tree: &Module, layout: Layout, generated_by: &str) -> Resul
         warnings: Vec::new(),
         notes: Vec::new(),
         resource_modules: BTreeMap::new(),
+        uses_companion_meta: false,
     })
 }
 

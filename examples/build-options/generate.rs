@@ -14,6 +14,9 @@ pub(crate) fn custom() -> kubeforge::Config {
         .root_path("crate::custom")
         .include_file("nested/custom.rs")
         .map_type("::std::collections::HashMap")
+        // The meta types generated here, so that the map type (`ObjectMeta`'s labels) and the
+        // field attribute (`ObjectMeta`'s generation) reach them too.
+        .companion_meta(false)
         .extern_type("io.k8s.api.core.v1.ObjectReference", "crate::ObjectRef")
         .derive(
             "com.github.openshift.api.image.v1.TagReferencePolicy",

@@ -8,7 +8,7 @@
 //! | `image.openshift.io/v1` | [`openshift::image::v1`] | [`ImageStream`](openshift::image::v1::ImageStream) |
 //! | `v1` | [`api::core::v1`] | [`Endpoints`](api::core::v1::Endpoints), [`Pod`](api::core::v1::Pod) |
 //!
-//! The meta types (`ObjectMeta`, `ListMeta`, `Status`, …) are in [`apimachinery::pkg::apis::meta::v1`]. Every endpoint is in the route table [`routes::ROUTES`], and [`routes::resolve`] matches a request's method and path to it.
+//! The meta types (`ObjectMeta`, `ListMeta`, `Status`, …) are those of the crate `kubeforge_meta`, which every crate kubeforge generates shares, re-exported in [`apimachinery::pkg::apis::meta::v1`]. Every endpoint is in the route table [`routes::ROUTES`], and [`routes::resolve`] matches a request's method and path to it.
 //!
 //! # Example
 //!

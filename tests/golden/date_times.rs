@@ -12,14 +12,7 @@ pub mod apimachinery {
         pub mod apis {
             pub mod meta {
                 pub mod v1 {
-                    mod time {
-                        /// Seconds precision.
-                        ///
-                        /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.Time`.
-                        pub type Time = ::kubeforge_runtime::Time;
-                    }
-
-                    pub use self::time::Time;
+                    pub use ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time;
                 }
             }
         }
@@ -38,9 +31,7 @@ pub mod io {
                 pub struct Condition {
                     pub last_transition_time: ::kubeforge_runtime::DateTime,
                     pub observed: Option<Vec<::kubeforge_runtime::DateTime>>,
-                    pub created: Option<
-                        crate::golden::date_times::apimachinery::pkg::apis::meta::v1::Time,
-                    >,
+                    pub created: Option<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
@@ -203,7 +194,7 @@ pub mod io {
                     /// Sets `created`.
                     pub fn created(
                         mut self,
-                        value: impl Into<crate::golden::date_times::apimachinery::pkg::apis::meta::v1::Time>,
+                        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
                     ) -> Self {
                         self.inner.created = Some(value.into());
                         self

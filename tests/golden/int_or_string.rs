@@ -11,14 +11,7 @@ pub mod apimachinery {
     pub mod pkg {
         pub mod util {
             pub mod intstr {
-                mod int_or_string {
-                    /// An int32 or a string.
-                    ///
-                    /// Schema: `io.k8s.apimachinery.pkg.util.intstr.IntOrString`.
-                    pub type IntOrString = ::kubeforge_runtime::IntOrString;
-                }
-
-                pub use self::int_or_string::IntOrString;
+                pub use ::kubeforge_meta::apimachinery::pkg::util::intstr::IntOrString;
             }
         }
     }
@@ -35,7 +28,7 @@ pub mod io {
                 #[derive(Clone, Debug, PartialEq, Eq)]
                 pub struct Port {
                     /// By reference.
-                    pub target: crate::golden::int_or_string::apimachinery::pkg::util::intstr::IntOrString,
+                    pub target: ::kubeforge_meta::apimachinery::pkg::util::intstr::IntOrString,
                     pub max_surge: Option<::kubeforge_runtime::IntOrString>,
                     pub max_unavailable: Option<::kubeforge_runtime::IntOrString>,
                     /// A boolean or a string: a typed union.
@@ -163,9 +156,7 @@ pub mod io {
                     /// - `target` (see [`target`](PortBuilder::target))
                     #[inline]
                     pub fn builder(
-                        target: impl Into<
-                            crate::golden::int_or_string::apimachinery::pkg::util::intstr::IntOrString,
-                        >,
+                        target: impl Into<::kubeforge_meta::apimachinery::pkg::util::intstr::IntOrString>,
                     ) -> PortBuilder {
                         PortBuilder {
                             inner: Self {
@@ -190,7 +181,7 @@ pub mod io {
                     /// By reference.
                     pub fn target(
                         mut self,
-                        value: impl Into<crate::golden::int_or_string::apimachinery::pkg::util::intstr::IntOrString>,
+                        value: impl Into<::kubeforge_meta::apimachinery::pkg::util::intstr::IntOrString>,
                     ) -> Self {
                         self.inner.target = value.into();
                         self

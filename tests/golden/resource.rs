@@ -529,14 +529,7 @@ pub mod apimachinery {
         }
 
         pub mod runtime {
-            mod raw_extension {
-                /// Any embedded object.
-                ///
-                /// Schema: `io.k8s.apimachinery.pkg.runtime.RawExtension`.
-                pub type RawExtension = ::serde_json::Value;
-            }
-
-            pub use self::raw_extension::RawExtension;
+            pub use ::kubeforge_meta::apimachinery::pkg::runtime::RawExtension;
         }
     }
 }

@@ -25,35 +25,14 @@ pub mod apimachinery {
         pub mod apis {
             pub mod meta {
                 pub mod v1 {
-                    mod micro_time {
-                        /// Microsecond precision.
-                        ///
-                        /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime`.
-                        pub type MicroTime = ::kubeforge_runtime::MicroTime;
-                    }
-
-                    pub use self::micro_time::MicroTime;
-                    mod time {
-                        /// Seconds precision.
-                        ///
-                        /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.Time`.
-                        pub type Time = ::kubeforge_runtime::Time;
-                    }
-
-                    pub use self::time::Time;
+                    pub use ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::MicroTime;
+                    pub use ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time;
                 }
             }
         }
 
         pub mod runtime {
-            mod raw_extension {
-                /// Any embedded object.
-                ///
-                /// Schema: `io.k8s.apimachinery.pkg.runtime.RawExtension`.
-                pub type RawExtension = ::serde_json::Value;
-            }
-
-            pub use self::raw_extension::RawExtension;
+            pub use ::kubeforge_meta::apimachinery::pkg::runtime::RawExtension;
         }
     }
 }
@@ -68,19 +47,15 @@ pub mod io {
                 /// Schema: `io.example.v1.Times`.
                 #[derive(Clone, Debug, PartialEq)]
                 pub struct Times {
-                    pub created: crate::golden::special_types::apimachinery::pkg::apis::meta::v1::Time,
-                    pub renewed: Option<
-                        crate::golden::special_types::apimachinery::pkg::apis::meta::v1::MicroTime,
-                    >,
+                    pub created: ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time,
+                    pub renewed: Option<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::MicroTime>,
                     /// A date-time without a named type keeps its text.
                     pub anonymous: Option<::kubeforge_runtime::DateTime>,
                     pub ratio: Option<::kubeforge_runtime::Number>,
                     pub capacity: Option<
                         crate::golden::special_types::apimachinery::pkg::api::resource::Quantity,
                     >,
-                    pub raw: Option<
-                        crate::golden::special_types::apimachinery::pkg::runtime::RawExtension,
-                    >,
+                    pub raw: Option<::kubeforge_meta::apimachinery::pkg::runtime::RawExtension>,
                     pub nullable_name: Option<Option<String>>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
@@ -233,9 +208,7 @@ pub mod io {
                     /// - `created` (see [`created`](TimesBuilder::created))
                     #[inline]
                     pub fn builder(
-                        created: impl Into<
-                            crate::golden::special_types::apimachinery::pkg::apis::meta::v1::Time,
-                        >,
+                        created: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
                     ) -> TimesBuilder {
                         TimesBuilder {
                             inner: Self {
@@ -263,7 +236,7 @@ pub mod io {
                     /// Sets `created`.
                     pub fn created(
                         mut self,
-                        value: impl Into<crate::golden::special_types::apimachinery::pkg::apis::meta::v1::Time>,
+                        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
                     ) -> Self {
                         self.inner.created = value.into();
                         self
@@ -272,7 +245,7 @@ pub mod io {
                     /// Sets `renewed`.
                     pub fn renewed(
                         mut self,
-                        value: impl Into<crate::golden::special_types::apimachinery::pkg::apis::meta::v1::MicroTime>,
+                        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::MicroTime>,
                     ) -> Self {
                         self.inner.renewed = Some(value.into());
                         self
@@ -302,7 +275,7 @@ pub mod io {
                     /// Sets `raw`.
                     pub fn raw(
                         mut self,
-                        value: impl Into<crate::golden::special_types::apimachinery::pkg::runtime::RawExtension>,
+                        value: impl Into<::kubeforge_meta::apimachinery::pkg::runtime::RawExtension>,
                     ) -> Self {
                         self.inner.raw = Some(value.into());
                         self

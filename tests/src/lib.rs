@@ -111,8 +111,9 @@ pub fn build_modules_as_crate(scratch: &Path, name: &str, modules: &[(String, St
     std::fs::write(src.join("lib.rs"), lib).expect("write lib");
     let manifest = format!(
         "[package]\nname = {name:?}\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [dependencies]\nkubeforge-runtime = {{ path = {:?} }}\nserde = {{ version = \"1\", features = [\"derive\"] }}\n\
-         serde_json = \"1\"\n\n[workspace]\n",
+         [dependencies]\nkubeforge-meta = {{ path = {:?} }}\nkubeforge-runtime = {{ path = {:?} }}\n\
+         serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n\n[workspace]\n",
+        workspace_root().join("meta").display().to_string(),
         workspace_root().join("runtime").display().to_string()
     );
     std::fs::write(dir.join("crate/Cargo.toml"), manifest).expect("write manifest");

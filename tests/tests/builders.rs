@@ -51,8 +51,13 @@ fn readme_example() -> Result<(ImageStream, Lease), Box<dyn std::error::Error>> 
 
     let renewed: MicroTime = "2024-05-01T12:00:00.25Z".parse()?;
     let lease = Lease::builder("scheduler", "kube-system")
-        // `metadata_with` edits the metadata the constructor filled in: name and namespace stay.
-        .metadata_with(|meta| meta.label("component", "kube-scheduler"))
+        // `metadata_with` edits the metadata the constructor filled in (the companion crate's
+        // `ObjectMeta`, through `&mut`): name and namespace stay.
+        .metadata_with(|meta| {
+            meta.labels
+                .get_or_insert_default()
+                .insert("component".into(), "kube-scheduler".into());
+        })
         .spec(
             LeaseSpec::builder()
                 .holder_identity("node-a_4f8e")
@@ -292,8 +297,16 @@ fn editing_nested_objects_keeps_what_is_there() {
     // `metadata_with` edits the metadata the constructor made, so the name stays; each call
     // continues from the last.
     let lease = Lease::builder("a", "b")
-        .metadata_with(|meta| meta.label("app", "web"))
-        .metadata_with(|meta| meta.annotation("note", "kept"))
+        .metadata_with(|meta| {
+            meta.labels
+                .get_or_insert_default()
+                .insert("app".into(), "web".into());
+        })
+        .metadata_with(|meta| {
+            meta.annotations
+                .get_or_insert_default()
+                .insert("note".into(), "kept".into());
+        })
         .spec(
             LeaseSpec::builder()
                 .holder_identity("x")
@@ -336,8 +349,13 @@ fn an_existing_object_gives_its_builder_back() {
     // This object came without apiVersion and kind (as list items do); its builder keeps
     // them absent, and every field it does not touch.
     let changed = Lease::from(
-        kubeforge_api::api::coordination::v1::LeaseBuilder::from(original.clone())
-            .metadata_with(|meta| meta.label("app", "web")),
+        kubeforge_api::api::coordination::v1::LeaseBuilder::from(original.clone()).metadata_with(
+            |meta| {
+                meta.labels
+                    .get_or_insert_default()
+                    .insert("app".into(), "web".into());
+            },
+        ),
     );
     assert_eq!(
         serde_json::to_value(&changed).expect("serializes"),

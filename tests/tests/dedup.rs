@@ -218,8 +218,17 @@ fn one_type_per_shape_named_by_the_shallowest_occurrence() {
         type_at(&api, "RelaySpec", &format!("{value_from}.secretKeyRef")).name,
         "SecretKeySelector"
     );
+    // A shape that is exactly Kubernetes' `LabelSelector` is the companion crate's.
+    assert!(
+        matches!(&type_at(&api, "RelaySpec", "selector").kind,
+            TypeKind::Extern(path) if path == "::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector"),
+        "{:?}",
+        type_at(&api, "RelaySpec", "selector").kind
+    );
+    // With local meta types, it is generated here, under Kubernetes' names.
+    let local = model_of_value(&golden_crd(), &[], |c| c.companion_meta(false));
     assert_eq!(
-        type_at(&api, "RelaySpec", "selector.matchExpressions").name,
+        type_at(&local, "RelaySpec", "selector.matchExpressions").name,
         "LabelSelectorRequirement"
     );
 }

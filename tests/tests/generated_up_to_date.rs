@@ -21,3 +21,23 @@ fn generated_crate_is_up_to_date() {
         report.diff
     );
 }
+
+/// The companion crate `meta/` (`kubeforge-meta`) likewise: exactly what `regen` makes of the
+/// built-in document.
+#[test]
+fn companion_crate_is_up_to_date() {
+    let root = workspace_root();
+    let output = xtask::meta_config(&root)
+        .generate()
+        .unwrap_or_else(|e| panic!("generation failed:\n{e}"));
+    let report = output
+        .check(root.join(xtask::META_OUTPUT_DIR))
+        .expect("meta/src readable");
+    assert!(
+        report.is_clean(),
+        "meta/ is stale ({} changed, {} stale). Run `cargo xtask regen` and commit the result.\n\n{}",
+        report.changed.len(),
+        report.stale.len(),
+        report.diff
+    );
+}

@@ -9,6 +9,32 @@ pub const SCHEMAS_DIR: &str = "schemas";
 /// The committed output directory, relative to the workspace root.
 pub const OUTPUT_DIR: &str = "generated/src";
 
+/// The document of the built-in meta types, relative to the workspace root: the source of
+/// the companion crate `kubeforge-meta` (`meta/`), the same document that fills in the meta
+/// types an input references without defining them.
+pub const META_SOURCE: &str = "codegen/src/load/builtin.json";
+
+/// The companion crate's committed output directory, relative to the workspace root.
+pub const META_OUTPUT_DIR: &str = "meta/src";
+
+/// The configuration that generates `meta/src`, the companion crate `kubeforge-meta`: the
+/// built-in meta types, generated as a crate would have them locally (default options, and
+/// no companion of their own).
+///
+/// Its source is the built-in document rather than `schemas/`: it is exactly what a CRD's
+/// crate used to copy, so the companion holds what every crate needs and nothing of one
+/// Kubernetes release's other groups, and it does not change when `schemas/` gains a group.
+/// `generated/` (from `schemas/`) uses the companion for every meta type whose definition
+/// there makes the same type (all of them, for the 1.36 documents; `regen --check` and the
+/// tests see it).
+pub fn meta_config(root: &Path) -> kubeforge::Config {
+    kubeforge::Config::new()
+        .generated_by("cargo xtask regen")
+        .crate_name("kubeforge-meta")
+        .companion_meta(false)
+        .input_named(root.join(META_SOURCE), META_SOURCE)
+}
+
 /// The configuration that generates `generated/src` from every `schemas/*.json`, in file
 /// name order, named by their paths relative to the workspace root.
 pub fn regen_config(root: &Path) -> Result<kubeforge::Config, String> {
@@ -118,9 +144,11 @@ pub fn known_shapes(root: &Path) -> Result<Option<String>, String> {
     if !swagger.is_file() {
         return Ok(None);
     }
+    // The shapes as the document defines them, the meta types' included.
     let api = kubeforge::Config::new()
         .input(&swagger)
         .dedup(false)
+        .companion_meta(false)
         .model()
         .map_err(|e| e.to_string())?;
     Ok(Some(kubeforge::model::known::table_text(&api)))

@@ -206,7 +206,13 @@ fn known_shapes(root: &Path, check: bool) -> Result<bool, String> {
 fn build_generated(root: &Path) -> ExitCode {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = std::process::Command::new(cargo)
-        .args(["build", "--package", "kubeforge-api"])
+        .args([
+            "build",
+            "--package",
+            "kubeforge-meta",
+            "--package",
+            "kubeforge-api",
+        ])
         .current_dir(root)
         .status();
     match status {
@@ -242,6 +248,19 @@ fn regen(root: &Path, check: bool) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // The companion crate first: the generated crate depends on it.
+    let meta = regen_one(
+        root,
+        &xtask::meta_config(root),
+        xtask::META_OUTPUT_DIR,
+        check,
+    );
+    let api = regen_one(root, &config, xtask::OUTPUT_DIR, check);
+    if meta == ExitCode::SUCCESS { api } else { meta }
+}
+
+/// Generates `config` into `out` (relative to `root`), or with `check` compares.
+fn regen_one(root: &Path, config: &kubeforge::Config, out: &str, check: bool) -> ExitCode {
     let output = match config.generate() {
         Ok(output) => output,
         Err(e) => {
@@ -249,17 +268,17 @@ fn regen(root: &Path, check: bool) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let out_dir = root.join(xtask::OUTPUT_DIR);
+    let out_dir = root.join(out);
     if check {
         match output.check(&out_dir) {
             Ok(report) if report.is_clean() => {
-                eprintln!("generated/ is up to date ({} files)", output.files().len());
+                eprintln!("{out} is up to date ({} files)", output.files().len());
                 ExitCode::SUCCESS
             }
             Ok(report) => {
                 print!("{}\n{}", diff::regen_summary(root), report.diff);
                 eprintln!(
-                    "generated/ is stale: {} changed, {} stale file(s). Run `cargo xtask regen` and commit the result.",
+                    "{out} is stale: {} changed, {} stale file(s). Run `cargo xtask regen` and commit the result.",
                     report.changed.len(),
                     report.stale.len()
                 );
@@ -274,7 +293,7 @@ fn regen(root: &Path, check: bool) -> ExitCode {
         match output.write(&out_dir) {
             Ok(report) => {
                 eprintln!(
-                    "generated/src: {} written, {} unchanged, {} removed",
+                    "{out}: {} written, {} unchanged, {} removed",
                     report.written.len(),
                     report.unchanged.len(),
                     report.removed.len()

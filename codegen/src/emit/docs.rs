@@ -259,16 +259,32 @@ pub(crate) fn crate_docs(
             );
         }
     }
-    let object_meta = api.types.iter().find(|ty| {
-        ty.schema_name == "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-            && !matches!(ty.kind, crate::model::TypeKind::Extern(_))
-    });
-    if let Some(meta) = object_meta {
-        let _ = write!(
-            out,
-            "\nThe meta types (`ObjectMeta`, `ListMeta`, `Status`, …) are in [`{}`].",
-            module_path(&meta.module)
-        );
+    let object_meta = api
+        .types
+        .iter()
+        .enumerate()
+        .find(|(_, ty)| ty.schema_name == "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+    match object_meta {
+        Some((_, meta)) if !matches!(meta.kind, crate::model::TypeKind::Extern(_)) => {
+            let _ = write!(
+                out,
+                "\nThe meta types (`ObjectMeta`, `ListMeta`, `Status`, …) are in [`{}`].",
+                module_path(&meta.module)
+            );
+        }
+        Some((index, meta)) if matches!(&meta.kind, crate::model::TypeKind::Extern(path) if path.starts_with(crate::model::externs::COMPANION)) =>
+        {
+            let _ = write!(
+                out,
+                "\nThe meta types (`ObjectMeta`, `ListMeta`, `Status`, …) are those of the crate `kubeforge_meta`, which every crate kubeforge generates shares{}.",
+                if api.reexports.contains(&crate::model::TypeId(index)) {
+                    format!(", re-exported in [`{}`]", module_path(&meta.module))
+                } else {
+                    String::new()
+                }
+            );
+        }
+        _ => {}
     }
     if routes && !api.operations.is_empty() {
         out.push_str(

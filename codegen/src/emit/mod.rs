@@ -253,6 +253,20 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
     }
     for (index, ty) in api.types.iter().enumerate() {
         if let TypeKind::Extern(_) = ty.kind {
+            if api.reexports.contains(&TypeId(index)) {
+                // A companion type the inputs define: still named at its place.
+                let path = type_path(&context, TypeId(index));
+                let name = ident(&ty.name);
+                let module = ty.module.iter().fold(&mut tree, |m, name| {
+                    m.children.entry(name.clone()).or_default()
+                });
+                let rename = (!ty
+                    .kind
+                    .extern_path()
+                    .is_some_and(|p| p.ends_with(&format!("::{}", ty.name))))
+                .then(|| quote::quote!(as #name));
+                module.items.extend(quote::quote!(pub use #path #rename;));
+            }
             continue;
         }
         let parts = types::type_item(&context, TypeId(index));

@@ -130,6 +130,7 @@ pub(crate) fn merge(documents: Vec<Document>, prefer: &[PathBuf]) -> Result<RawA
     let mut api = diagnostics.finish(api)?;
     super::fixups::apply(&mut api)?;
     fill_from_builtin(&mut api);
+    api.builtin = builtin_matches(&api);
     Ok(api)
 }
 
@@ -414,18 +415,49 @@ fn fill_from_builtin(api: &mut RawApi) {
     if wanted.is_empty() {
         return;
     }
-    let builtin: indexmap::IndexMap<String, super::RawSchema> = super::builtin()
+    let builtin: indexmap::IndexMap<&str, &RawSchema> = super::builtin()
         .schemas
-        .into_iter()
-        .map(|s| (s.name.clone(), s))
+        .iter()
+        .map(|s| (s.name.as_str(), s))
         .collect();
     while let Some(name) = wanted.pop() {
         if api.schemas.contains_key(&name) {
             continue;
         }
-        if let Some(schema) = builtin.get(&name) {
+        if let Some(schema) = builtin.get(name.as_str()) {
             super::select::collect_refs(&schema.value, &mut wanted);
-            api.schemas.insert(name, schema.clone());
+            api.schemas.insert(name, (*schema).clone());
         }
     }
+}
+
+/// How the merged input defines each built-in meta type: alike (the same model, as two
+/// documents' copies merge), differently (with the first differing pointer), or not at all
+/// (filled in from the built-in document, or absent).
+fn builtin_matches(api: &RawApi) -> super::BuiltinMatches {
+    let mut matches = super::BuiltinMatches::default();
+    for builtin in &super::builtin().schemas {
+        let mut refs = Vec::new();
+        super::select::collect_refs(&builtin.value, &mut refs);
+        refs.sort();
+        refs.dedup();
+        matches.refs.insert(builtin.name.clone(), refs);
+        let Some(input) = api.schemas.get(&builtin.name) else {
+            continue;
+        };
+        if input.origin.file == Path::new(super::BUILTIN_FILE) {
+            continue;
+        }
+        match same_model(builtin, input) {
+            Ok(_) => {
+                matches.alike.insert(builtin.name.clone());
+            }
+            Err(pointer) => {
+                matches
+                    .differs
+                    .insert(builtin.name.clone(), (input.origin.clone(), pointer));
+            }
+        }
+    }
+    matches
 }

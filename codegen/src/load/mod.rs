@@ -21,7 +21,9 @@ pub mod schema;
 mod select;
 mod swagger;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -100,6 +102,25 @@ pub struct RawApi {
     pub warnings: Vec<Diagnostic>,
     /// What loading skipped, in input order.
     pub notes: Vec<Note>,
+    /// How the inputs define the built-in meta types.
+    pub builtin: BuiltinMatches,
+}
+
+/// How the inputs define each built-in meta type ([`builtin`]): what the model needs to
+/// decide which of them come from the companion crate `kubeforge-meta`, which is generated
+/// from the built-in definitions (`model/externs.rs`).
+#[derive(Clone, Debug, Default)]
+pub struct BuiltinMatches {
+    /// What each built-in definition references, by built-in name: every built-in name is
+    /// a key.
+    pub refs: BTreeMap<String, Vec<String>>,
+    /// The built-in names an input defines so that they make the same type as the built-in
+    /// definition (`merge::same_model`).
+    pub alike: BTreeSet<String>,
+    /// The built-in names an input defines differently (an older release's `ObjectMeta`
+    /// with `initializers`): the input's definition and the first differing JSON pointer,
+    /// relative to the definition.
+    pub differs: BTreeMap<String, (Origin, String)>,
 }
 
 /// A named schema, typed: what the model reads.
@@ -124,6 +145,8 @@ pub struct LoadedApi {
     pub resources: Vec<RawResource>,
     /// What loading skipped, in input order.
     pub notes: Vec<Note>,
+    /// How the inputs define the built-in meta types.
+    pub builtin: BuiltinMatches,
 }
 
 /// Types every schema and operation of the merged (and selected) input, reporting each
@@ -155,6 +178,7 @@ pub(crate) fn typed(raw: RawApi) -> (LoadedApi, Option<Error>) {
         operations,
         resources: raw.resources,
         notes: raw.notes,
+        builtin: raw.builtin,
     };
     (loaded, diagnostics.finish(()).err())
 }
@@ -580,22 +604,31 @@ fn detect(value: &Value, origin: &Origin) -> Result<DocumentKind, Box<Diagnostic
     )))
 }
 
+/// The name the built-in meta types' document has in origins and headers.
+pub const BUILTIN_FILE: &str = "<kubeforge built-in meta types>";
+
 /// The built-in meta types (`ObjectMeta`, `ListMeta`, `Status`, `WatchEvent`, …, and
 /// `autoscaling/v1.Scale`), for inputs that reference them without defining them, as CRDs do.
-pub(crate) fn builtin() -> Document {
-    const BUILTIN: &str = include_str!("builtin.json");
-    // The file is part of this crate and tested to load; an error here is a build defect.
-    load_bytes(
-        BUILTIN.as_bytes(),
-        Path::new("<kubeforge built-in meta types>"),
-    )
-    .unwrap_or(Document {
-        kind: DocumentKind::OpenApiV3,
-        schemas: Vec::new(),
-        operations: Vec::new(),
-        resources: Vec::new(),
-        notes: Vec::new(),
+/// The companion crate `kubeforge-meta` is generated from the same document
+/// ([`builtin_document`]). Parsed once per process.
+pub(crate) fn builtin() -> &'static Document {
+    static BUILTIN: OnceLock<Document> = OnceLock::new();
+    BUILTIN.get_or_init(|| {
+        // The file is part of this crate and tested to load; an error here is a build defect.
+        load_bytes(builtin_document(), Path::new(BUILTIN_FILE)).unwrap_or(Document {
+            kind: DocumentKind::OpenApiV3,
+            schemas: Vec::new(),
+            operations: Vec::new(),
+            resources: Vec::new(),
+            notes: Vec::new(),
+        })
     })
+}
+
+/// The text of the built-in meta types' document (OpenAPI v3), from which `cargo xtask
+/// regen` generates the companion crate `kubeforge-meta`.
+pub fn builtin_document() -> &'static [u8] {
+    include_bytes!("builtin.json")
 }
 
 /// The schema name a `$ref` names (see [`schema::SchemaRef::parse`], the one place

@@ -180,5 +180,6 @@ pub(crate) fn select(
         resources,
         warnings: raw.warnings,
         notes: raw.notes,
+        builtin: raw.builtin,
     })
 }

@@ -25,17 +25,35 @@
 //!   (Attribute and derive patterns that match nothing stay errors: there the user asked for
 //!   something in the output that would silently be missing.)
 //!
+//! The companion crate `kubeforge-meta` holds the built-in meta types (`ObjectMeta`,
+//! `ListMeta`, `Status`, …; `load::builtin`), generated from the same document by `cargo
+//! xtask regen`. Unless [`super::Options::companion_meta`] is off, each of them is mapped
+//! here to its path there, by the same rule as a user's mapping, with these differences:
+//!
+//! - a user's mapping that names the type wins, however unspecific (`--kube` maps the
+//!   `meta/v1` package to k8s-openapi's), and an unused companion mapping is no note;
+//! - a type the inputs define differently from the built-in definition (Kubernetes 1.9's
+//!   `ObjectMeta` has `initializers`) stays generated here, and so does every built-in type
+//!   that references such a one, however indirectly (a companion `ObjectMeta` holding the
+//!   companion's `OwnerReference` would lose the input's other one); a note names each;
+//! - since the companion's types are exactly what would be generated here, they keep what
+//!   the model knows of them (`Eq`, `Default`), and one the inputs define (alike) is
+//!   re-exported at its place ([`super::ApiSet::reexports`]), so
+//!   `crate::apimachinery::pkg::apis::meta::v1::ObjectMeta` still names it;
+//! - the watch event stays generated, as for any wildcard.
+//!
 //! An extern type becomes [`TypeKind::Extern`]: it has no fields the generator knows, so it
 //! breaks cycles, is assumed to implement only what serde needs plus `Clone`, `Debug`,
 //! `PartialEq` and `Default` (structs holding one derive no `Eq`), gets no builder, and is
 //! no resource of this API (its operations, resource and list impls belong to the crate
 //! that defines it).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::{TypeDef, TypeId, TypeKind};
 use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Note, Origin};
+use crate::load::BuiltinMatches;
 use crate::pattern::Pattern;
 
 /// One mapping from schema names to a Rust path (see the module docs for the rule).
@@ -99,11 +117,97 @@ fn parse(index: usize, rule: &ExternType) -> Result<Rule<'_>, Box<Diagnostic>> {
     })
 }
 
-/// Turns every type that a mapping names into [`TypeKind::Extern`]; returns a note for each
-/// mapping that matches nothing.
-pub(super) fn apply(types: &mut [TypeDef], externs: &[ExternType]) -> Result<Vec<Note>, Error> {
-    if externs.is_empty() {
-        return Ok(Vec::new());
+/// The Rust path of the companion crate of the built-in meta types, `kubeforge-meta`.
+pub const COMPANION: &str = "::kubeforge_meta";
+
+/// The companion crate's mappings for these inputs (see the module docs): every built-in
+/// meta type but the watch event, by its exact schema name, to its path in `kubeforge-meta`
+/// (placed by the default module rules, as `cargo xtask regen` generates it), except those
+/// the inputs define differently and those referencing them; a note for each of these.
+pub(super) fn companion(builtin: &BuiltinMatches) -> (Vec<ExternType>, Vec<Note>) {
+    // Local: the differing ones, then whatever references a local one, to a fixed point.
+    let mut local: BTreeMap<&str, String> = builtin
+        .differs
+        .iter()
+        .map(|(name, (origin, pointer))| {
+            (
+                name.as_str(),
+                format!(
+                    "the inputs define it differently from the built-in definition that `kubeforge-meta` holds (first at {}{pointer})",
+                    origin
+                ),
+            )
+        })
+        .collect();
+    loop {
+        let more: Vec<(&str, String)> = builtin
+            .refs
+            .iter()
+            .filter(|(name, _)| !local.contains_key(name.as_str()))
+            .filter_map(|(name, refs)| {
+                let local_ref = refs.iter().find(|r| local.contains_key(r.as_str()))?;
+                Some((
+                    name.as_str(),
+                    format!("it references `{local_ref}`, which is generated here"),
+                ))
+            })
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        local.extend(more);
+    }
+    let rules = crate::ModuleRules::default();
+    let mut externs = Vec::new();
+    for name in builtin.refs.keys() {
+        if local.contains_key(name.as_str())
+            || super::wellknown::lookup(name) == Some(super::wellknown::WellKnown::WatchEvent)
+        {
+            continue;
+        }
+        let (modules, base) = rules.place(name);
+        externs.push(ExternType {
+            schema: name.clone(),
+            path: format!("{COMPANION}::{}::{base}", modules.join("::")),
+        });
+    }
+    let notes = local
+        .into_iter()
+        .map(|(name, why)| {
+            Note::new(
+                &config_origin(),
+                format!("`{name}` is generated here, not taken from `kubeforge-meta`: {why}"),
+            )
+        })
+        .collect();
+    (externs, notes)
+}
+
+/// What [`apply`] did besides changing kinds: notes for unused mappings, and the companion
+/// types the inputs define (re-exported at their place).
+pub(super) struct Applied {
+    pub notes: Vec<Note>,
+    pub reexports: BTreeSet<TypeId>,
+}
+
+/// Turns every type that a mapping names into [`TypeKind::Extern`]: `externs` (the user's)
+/// first; `companion` (from [`companion`]) only for types no user mapping names. Returns a
+/// note for each user mapping that matches nothing.
+///
+/// A user's extern type is assumed to derive neither `Eq` nor `Default`; a companion type
+/// keeps what `types` says of it (computed before, on its own shape).
+pub(super) fn apply(
+    types: &mut [TypeDef],
+    externs: &[ExternType],
+    companion: &[ExternType],
+    alike: &BTreeSet<String>,
+) -> Result<Applied, Error> {
+    let mut applied = Applied {
+        notes: Vec::new(),
+        reexports: BTreeSet::new(),
+    };
+    if externs.is_empty() && companion.is_empty() {
+        return Ok(applied);
     }
     let mut diagnostics = Diagnostics::default();
     let mut rules: Vec<Rule<'_>> = Vec::new();
@@ -113,21 +217,37 @@ pub(super) fn apply(types: &mut [TypeDef], externs: &[ExternType]) -> Result<Vec
             Err(d) => diagnostics.push(*d),
         }
     }
+    // Built by this module, so they parse; a failure would be a defect, reported as one.
+    let mut defaults: Vec<Rule<'_>> = Vec::new();
+    for (index, rule) in companion.iter().enumerate() {
+        match parse(index, rule) {
+            Ok(rule) => defaults.push(rule),
+            Err(d) => diagnostics.push(*d),
+        }
+    }
 
     let mut used: BTreeSet<usize> = BTreeSet::new();
-    let mut paths: Vec<(TypeId, String)> = Vec::new();
+    let mut paths: Vec<(TypeId, String, bool)> = Vec::new();
     for (i, ty) in types.iter().enumerate() {
         let target = ty.target();
-        let mut matching = rules
+        let mut all: Vec<(usize, &Rule<'_>)> = rules
             .iter()
             .enumerate()
             .filter(|(_, rule)| rule.pattern.matches(&target))
-            .peekable();
-        if matching.peek().is_none() {
-            continue;
+            .collect();
+        let from_companion = all.is_empty();
+        if from_companion {
+            all = defaults
+                .iter()
+                .enumerate()
+                .filter(|(_, rule)| rule.pattern.matches(&target))
+                .collect();
+            if all.is_empty() {
+                continue;
+            }
+        } else {
+            used.extend(all.iter().map(|(index, _)| *index));
         }
-        let mut all: Vec<(usize, &Rule<'_>)> = matching.collect();
-        used.extend(all.iter().map(|(index, _)| *index));
         // The most specific wins; of equals, the first given (a stable sort keeps order).
         all.sort_by_key(|(_, rule)| std::cmp::Reverse(rule.pattern.specificity()));
         let (_, rule) = all[0];
@@ -170,15 +290,14 @@ pub(super) fn apply(types: &mut [TypeDef], externs: &[ExternType]) -> Result<Vec
         } else {
             rule.path.to_owned()
         };
-        paths.push((TypeId(i), path));
+        paths.push((TypeId(i), path, from_companion));
     }
-    let mut notes = Vec::new();
     if rules.len() > used.len() {
         let targets: Vec<_> = types.iter().map(TypeDef::target).collect();
         for (index, rule) in rules.iter().enumerate() {
             if !used.contains(&index) {
                 let (absent, _) = rule.pattern.absent(&targets);
-                notes.push(Note::new(
+                applied.notes.push(Note::new(
                     &config_origin(),
                     format!(
                         "the extern type {:?} is unused: after selection, {absent}",
@@ -189,10 +308,19 @@ pub(super) fn apply(types: &mut [TypeDef], externs: &[ExternType]) -> Result<Vec
         }
     }
     let paths = diagnostics.finish(paths)?;
-    for (id, path) in paths {
-        types[id.0].kind = TypeKind::Extern(path);
+    for (id, path, from_companion) in paths {
+        let ty = &mut types[id.0];
+        if from_companion {
+            if alike.contains(&ty.schema_name) {
+                applied.reexports.insert(id);
+            }
+        } else {
+            ty.derive_eq = false;
+            ty.derive_default = false;
+        }
+        ty.kind = TypeKind::Extern(path);
     }
-    Ok(notes)
+    Ok(applied)
 }
 
 /// Whether `id` is extern.

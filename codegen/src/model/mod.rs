@@ -7,7 +7,7 @@
 pub mod builders;
 mod cycles;
 mod dedup;
-mod externs;
+pub(crate) mod externs;
 pub mod features;
 pub mod known;
 pub mod naming;
@@ -69,6 +69,9 @@ pub struct ApiSet {
     pub operations: Vec<operations::Operation>,
     /// What load and model skipped or left unused, for the user to read.
     pub notes: Vec<crate::diagnostics::Note>,
+    /// Extern types from the companion crate `kubeforge-meta` that the inputs define: each
+    /// is re-exported at its place (`pub use`), so the module tree still names it.
+    pub reexports: std::collections::BTreeSet<TypeId>,
 }
 
 impl ApiSet {
@@ -250,6 +253,16 @@ pub enum TypeKind {
     /// A type defined outside the generated code (`Config::extern_type`): nothing is
     /// generated for it, references use this Rust path (see `externs.rs`).
     Extern(String),
+}
+
+impl TypeKind {
+    /// The Rust path of an extern type.
+    pub fn extern_path(&self) -> Option<&str> {
+        match self {
+            TypeKind::Extern(path) => Some(path),
+            _ => None,
+        }
+    }
 }
 
 /// A struct field.
@@ -439,6 +452,10 @@ pub struct Options {
     /// inputs (same shapes, the type's other properties optional) becomes that type; off by
     /// default.
     pub known_subset: bool,
+    /// Whether the built-in meta types (`ObjectMeta`, `ListMeta`, `Status`, …) come from the
+    /// companion crate `kubeforge-meta` (on by default) instead of being generated here; see
+    /// `externs.rs`.
+    pub companion_meta: bool,
 }
 
 impl Default for Options {
@@ -447,6 +464,7 @@ impl Default for Options {
             unknown_fields: true,
             dedup: true,
             known_subset: false,
+            companion_meta: true,
         }
     }
 }
@@ -475,7 +493,17 @@ pub fn build_with_options(
     let mut types = schema::build_types(raw, rules, options)?;
     let mut notes = raw.notes.clone();
     notes.extend(dedup::apply(&mut types, raw.schemas.len(), options));
-    notes.extend(externs::apply(&mut types, externs)?);
+    let companion = if options.companion_meta {
+        let (companion, companion_notes) = externs::companion(&raw.builtin);
+        notes.extend(companion_notes);
+        // What the companion's types derive is what they would derive here.
+        schema::compute_derives(&mut types);
+        companion
+    } else {
+        Vec::new()
+    };
+    let applied = externs::apply(&mut types, externs, &companion, &raw.builtin.alike)?;
+    notes.extend(applied.notes);
     cycles::box_cycles(&mut types)?;
     schema::compute_derives(&mut types);
     let (mut resources, mut lists) = resources::find(raw, &types);
@@ -499,5 +527,6 @@ pub fn build_with_options(
         builders,
         operations,
         notes,
+        reexports: applied.reexports,
     })
 }

@@ -893,6 +893,7 @@ pub(super) fn compute_derives(types: &mut [TypeDef]) {
             TypeKind::Struct(fields) => fields
                 .iter()
                 .all(|f| !f.required || f.role != FieldRole::Plain),
+            TypeKind::Extern(_) => ty.derive_default,
             _ => false,
         };
     }
@@ -908,8 +909,10 @@ pub(super) fn compute_derives(types: &mut [TypeDef]) {
                 TypeKind::Alias(shape) => shape_is_eq(shape, &eq),
                 TypeKind::Union(variants) => variants.iter().all(|v| shape_is_eq(&v.shape, &eq)),
                 TypeKind::Enum(_) => true,
-                // Another crate's type promises no `Eq` (k8s-openapi's `ObjectMeta` has none).
-                TypeKind::WatchEvent { .. } | TypeKind::Extern(_) => false,
+                // Another crate's type promises no `Eq` (k8s-openapi's `ObjectMeta` has none);
+                // the companion crate's keeps what it was found to be (`externs::apply`).
+                TypeKind::Extern(_) => ty.derive_eq,
+                TypeKind::WatchEvent { .. } => false,
             };
             if !holds {
                 eq[i] = false;

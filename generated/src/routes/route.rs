@@ -298,7 +298,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             params::TIMEOUT_SECONDS,
         ],
         body: Some(::kubeforge_runtime::route::BodyInfo {
-            ty: "apimachinery::pkg::apis::meta::v1::DeleteOptions",
+            ty: "kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions",
             content_types: &["*/*"],
             required: false,
         }),
@@ -468,7 +468,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             params::PROPAGATION_POLICY,
         ],
         body: Some(::kubeforge_runtime::route::BodyInfo {
-            ty: "apimachinery::pkg::apis::meta::v1::DeleteOptions",
+            ty: "kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions",
             content_types: &["*/*"],
             required: false,
         }),
@@ -874,7 +874,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             params::TIMEOUT_SECONDS,
         ],
         body: Some(::kubeforge_runtime::route::BodyInfo {
-            ty: "apimachinery::pkg::apis::meta::v1::DeleteOptions",
+            ty: "kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions",
             content_types: &["*/*"],
             required: false,
         }),
@@ -1051,7 +1051,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             params::PROPAGATION_POLICY,
         ],
         body: Some(::kubeforge_runtime::route::BodyInfo {
-            ty: "apimachinery::pkg::apis::meta::v1::DeleteOptions",
+            ty: "kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions",
             content_types: &["*/*"],
             required: false,
         }),
@@ -1362,7 +1362,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             params::TIMEOUT_SECONDS,
         ],
         body: Some(::kubeforge_runtime::route::BodyInfo {
-            ty: "apimachinery::pkg::apis::meta::v1::DeleteOptions",
+            ty: "kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions",
             content_types: &["*/*"],
             required: false,
         }),
@@ -1539,7 +1539,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             params::PROPAGATION_POLICY,
         ],
         body: Some(::kubeforge_runtime::route::BodyInfo {
-            ty: "apimachinery::pkg::apis::meta::v1::DeleteOptions",
+            ty: "kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions",
             content_types: &["*/*"],
             required: false,
         }),
@@ -1847,7 +1847,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             params::TIMEOUT_SECONDS,
         ],
         body: Some(::kubeforge_runtime::route::BodyInfo {
-            ty: "apimachinery::pkg::apis::meta::v1::DeleteOptions",
+            ty: "kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions",
             content_types: &["*/*"],
             required: false,
         }),
@@ -2022,7 +2022,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             params::PROPAGATION_POLICY,
         ],
         body: Some(::kubeforge_runtime::route::BodyInfo {
-            ty: "apimachinery::pkg::apis::meta::v1::DeleteOptions",
+            ty: "kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions",
             content_types: &["*/*"],
             required: false,
         }),
@@ -2679,5 +2679,5 @@ mod params {
 /// The error of every response decoder: a `Status` from the server, an undeclared
 /// status with a body that is not one, or a body that is not the declared type.
 pub type ResponseError = ::kubeforge_runtime::ResponseError<
-    crate::apimachinery::pkg::apis::meta::v1::Status,
+    ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
 >;

@@ -10,7 +10,11 @@ pub fn objects() -> (serde_json::Value, serde_json::Value) {
     };
 
     let pod = Pod::builder("web", "shop")
-        .metadata_with(|meta| meta.label("app", "web"))
+        .metadata_with(|meta| {
+            meta.labels
+                .get_or_insert_default()
+                .insert("app".into(), "web".into());
+        })
         .spec(PodSpec::builder([Container::builder("app")
             .image("nginx:1.27")
             .args(["-g", "daemon off;"])

@@ -33,7 +33,9 @@ pub struct Lease {
     /// Always `Lease`: set on construction, checked when deserializing, and omitted when absent from the input.
     pub kind: ::kubeforge_runtime::Kind<Lease>,
     /// Standard object metadata.
-    pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    pub metadata: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    >,
     /// Desired lease state: holder, duration and renewal times.
     pub spec: Option<crate::api::coordination::v1::LeaseSpec>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -170,12 +172,11 @@ impl Lease {
     ) -> LeaseBuilder {
         LeaseBuilder {
             inner: Self {
-                metadata: Some(
-                    crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
-                        .name(name)
-                        .namespace(namespace)
-                        .build(),
-                ),
+                metadata: Some(::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                    name: Some(name.into()),
+                    namespace: Some(namespace.into()),
+                    ..::core::default::Default::default()
+                }),
                 ..Self::default()
             },
         }
@@ -193,7 +194,7 @@ impl LeaseBuilder {
     /// Standard object metadata.
     pub fn metadata(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     ) -> Self {
         self.inner.metadata = Some(value.into());
         self
@@ -201,16 +202,12 @@ impl LeaseBuilder {
 
     /// Standard object metadata.
     ///
-    /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
+    /// Edits `metadata` in place: `edit` receives a mutable reference to the current value, a default `ObjectMeta` when unset.
     pub fn metadata_with(
         mut self,
-        edit: impl FnOnce(crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+        edit: impl FnOnce(&mut ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta),
     ) -> Self {
-        let current = match self.inner.metadata.take() {
-            Some(value) => value.into(),
-            None => crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
-        };
-        self.inner.metadata = Some(edit(current).build());
+        edit(self.inner.metadata.get_or_insert_default());
         self
     }
 
@@ -326,7 +323,7 @@ impl Lease {
     #[must_use]
     pub fn watch_list_lease_for_all_namespaces_decoder(
         status: ::kubeforge_runtime::http::StatusCode,
-    ) -> ::kubeforge_runtime::WatchDecoder<Self, crate::apimachinery::pkg::apis::meta::v1::Status> {
+    ) -> ::kubeforge_runtime::WatchDecoder<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status> {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
@@ -363,7 +360,7 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
+        Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -382,7 +379,7 @@ impl Lease {
     #[inline]
     pub fn delete_collection_namespaced_lease(
         namespace: &str,
-        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
@@ -409,7 +406,7 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        ::kubeforge_runtime::StatusOr<crate::api::coordination::v1::LeaseList, crate::apimachinery::pkg::apis::meta::v1::Status>,
+        ::kubeforge_runtime::StatusOr<crate::api::coordination::v1::LeaseList, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -492,7 +489,7 @@ impl Lease {
     #[must_use]
     pub fn watch_list_namespaced_lease_decoder(
         status: ::kubeforge_runtime::http::StatusCode,
-    ) -> ::kubeforge_runtime::WatchDecoder<Self, crate::apimachinery::pkg::apis::meta::v1::Status> {
+    ) -> ::kubeforge_runtime::WatchDecoder<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status> {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
@@ -575,7 +572,7 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
+        Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -595,7 +592,7 @@ impl Lease {
     pub fn delete_namespaced_lease(
         namespace: &str,
         name: &str,
-        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
@@ -623,7 +620,7 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        ::kubeforge_runtime::StatusOr<Self, crate::apimachinery::pkg::apis::meta::v1::Status>,
+        ::kubeforge_runtime::StatusOr<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -811,7 +808,7 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
+        Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {

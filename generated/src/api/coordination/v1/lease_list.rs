@@ -17,7 +17,7 @@ pub struct LeaseList {
     /// Always `LeaseList`: set on construction, checked when deserializing, and omitted when absent from the input.
     pub kind: ::kubeforge_runtime::Kind<LeaseList>,
     /// Standard list metadata.
-    pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta>,
+    pub metadata: Option<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
@@ -196,7 +196,7 @@ impl LeaseListBuilder {
     /// Standard list metadata.
     pub fn metadata(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ListMeta>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta>,
     ) -> Self {
         self.inner.metadata = Some(value.into());
         self

@@ -7,7 +7,9 @@
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LeaseSpec {
     /// When the current holder acquired the lease.
-    pub acquire_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
+    pub acquire_time: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::MicroTime,
+    >,
     /// Identity of the current lease holder.
     pub holder_identity: Option<String>,
     /// Seconds candidates must wait after the last renewal before they may take the lease over.
@@ -17,7 +19,9 @@ pub struct LeaseSpec {
     /// Holder that the current holder should hand the lease over to; requires `strategy` to be set.
     pub preferred_holder: Option<String>,
     /// When the current holder last renewed the lease.
-    pub renew_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
+    pub renew_time: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::MicroTime,
+    >,
     /// Leader-election strategy used for coordinated leader election (alpha).
     pub strategy: Option<String>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -207,7 +211,7 @@ impl LeaseSpecBuilder {
     /// When the current holder acquired the lease.
     pub fn acquire_time(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::MicroTime>,
     ) -> Self {
         self.inner.acquire_time = Some(value.into());
         self
@@ -240,7 +244,7 @@ impl LeaseSpecBuilder {
     /// When the current holder last renewed the lease.
     pub fn renew_time(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::MicroTime>,
     ) -> Self {
         self.inner.renew_time = Some(value.into());
         self

@@ -7,7 +7,9 @@
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClusterTrustBundleProjection {
     /// Selects bundles by label; only used together with signerName.
-    pub label_selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    pub label_selector: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector,
+    >,
     /// Selects a single bundle by object name.
     pub name: Option<String>,
     /// When true, pod startup does not wait for the bundle to exist.
@@ -173,7 +175,7 @@ impl ClusterTrustBundleProjectionBuilder {
     /// Selects bundles by label; only used together with signerName.
     pub fn label_selector(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     ) -> Self {
         self.inner.label_selector = Some(value.into());
         self

@@ -7,7 +7,7 @@
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ContainerStateRunning {
     /// When the container was last (re)started.
-    pub started_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    pub started_at: Option<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
@@ -111,7 +111,7 @@ impl ContainerStateRunningBuilder {
     /// When the container was last (re)started.
     pub fn started_at(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
     ) -> Self {
         self.inner.started_at = Some(value.into());
         self

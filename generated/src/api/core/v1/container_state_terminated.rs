@@ -11,7 +11,7 @@ pub struct ContainerStateTerminated {
     /// Exit status of the last run.
     pub exit_code: i32,
     /// When the container last terminated.
-    pub finished_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    pub finished_at: Option<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
     /// Message about the last termination.
     pub message: Option<String>,
     /// Short reason for the last termination.
@@ -19,7 +19,7 @@ pub struct ContainerStateTerminated {
     /// Signal that ended the last run, if any.
     pub signal: Option<i32>,
     /// When the previous run started.
-    pub started_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    pub started_at: Option<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
@@ -211,7 +211,7 @@ impl ContainerStateTerminatedBuilder {
     /// When the container last terminated.
     pub fn finished_at(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
     ) -> Self {
         self.inner.finished_at = Some(value.into());
         self
@@ -238,7 +238,7 @@ impl ContainerStateTerminatedBuilder {
     /// When the previous run started.
     pub fn started_at(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
     ) -> Self {
         self.inner.started_at = Some(value.into());
         self

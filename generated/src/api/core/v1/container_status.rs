@@ -10,7 +10,7 @@ pub struct ContainerStatus {
     pub allocated_resources: Option<
         ::std::collections::BTreeMap<
             String,
-            crate::apimachinery::pkg::api::resource::Quantity,
+            ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// Health of the resources allocated to the container.
@@ -332,7 +332,7 @@ impl ContainerStatusBuilder {
     /// Replaces the whole map; [`allocated_resource`](Self::allocated_resource) inserts one entry.
     pub fn allocated_resources(
         mut self,
-        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<crate::apimachinery::pkg::api::resource::Quantity>)>,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>)>,
     ) -> Self {
         self.inner.allocated_resources = Some(
             entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
@@ -346,7 +346,7 @@ impl ContainerStatusBuilder {
     pub fn allocated_resource(
         mut self,
         key: impl Into<String>,
-        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
     ) -> Self {
         self.inner.allocated_resources.get_or_insert_default().insert(key.into(), value.into());
         self

@@ -9,7 +9,7 @@ pub struct EmptyDirVolumeSource {
     /// Backing storage medium: empty for node default or `Memory`.
     pub medium: Option<String>,
     /// Maximum amount of local storage the directory may use.
-    pub size_limit: Option<crate::apimachinery::pkg::api::resource::Quantity>,
+    pub size_limit: Option<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
@@ -130,7 +130,7 @@ impl EmptyDirVolumeSourceBuilder {
     /// Maximum amount of local storage the directory may use.
     pub fn size_limit(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
     ) -> Self {
         self.inner.size_limit = Some(value.into());
         self

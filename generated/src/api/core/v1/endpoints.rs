@@ -33,7 +33,9 @@ pub struct Endpoints {
     /// Always `Endpoints`: set on construction, checked when deserializing, and omitted when absent from the input.
     pub kind: ::kubeforge_runtime::Kind<Endpoints>,
     /// Standard object metadata.
-    pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    pub metadata: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    >,
     /// Groups of addresses and ports that make up the service.
     pub subsets: Option<Vec<crate::api::core::v1::EndpointSubset>>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -174,12 +176,11 @@ impl Endpoints {
     ) -> EndpointsBuilder {
         EndpointsBuilder {
             inner: Self {
-                metadata: Some(
-                    crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
-                        .name(name)
-                        .namespace(namespace)
-                        .build(),
-                ),
+                metadata: Some(::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                    name: Some(name.into()),
+                    namespace: Some(namespace.into()),
+                    ..::core::default::Default::default()
+                }),
                 ..Self::default()
             },
         }
@@ -197,7 +198,7 @@ impl EndpointsBuilder {
     /// Standard object metadata.
     pub fn metadata(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     ) -> Self {
         self.inner.metadata = Some(value.into());
         self
@@ -205,16 +206,12 @@ impl EndpointsBuilder {
 
     /// Standard object metadata.
     ///
-    /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
+    /// Edits `metadata` in place: `edit` receives a mutable reference to the current value, a default `ObjectMeta` when unset.
     pub fn metadata_with(
         mut self,
-        edit: impl FnOnce(crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+        edit: impl FnOnce(&mut ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta),
     ) -> Self {
-        let current = match self.inner.metadata.take() {
-            Some(value) => value.into(),
-            None => crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
-        };
-        self.inner.metadata = Some(edit(current).build());
+        edit(self.inner.metadata.get_or_insert_default());
         self
     }
 
@@ -339,7 +336,7 @@ impl Endpoints {
     #[must_use]
     pub fn watch_list_endpoints_for_all_namespaces_decoder(
         status: ::kubeforge_runtime::http::StatusCode,
-    ) -> ::kubeforge_runtime::WatchDecoder<Self, crate::apimachinery::pkg::apis::meta::v1::Status> {
+    ) -> ::kubeforge_runtime::WatchDecoder<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status> {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
@@ -374,7 +371,7 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
+        Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -393,7 +390,7 @@ impl Endpoints {
     #[inline]
     pub fn delete_collection_namespaced_endpoints(
         namespace: &str,
-        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
@@ -418,7 +415,7 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        ::kubeforge_runtime::StatusOr<crate::api::core::v1::EndpointsList, crate::apimachinery::pkg::apis::meta::v1::Status>,
+        ::kubeforge_runtime::StatusOr<crate::api::core::v1::EndpointsList, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -497,7 +494,7 @@ impl Endpoints {
     #[must_use]
     pub fn watch_list_namespaced_endpoints_decoder(
         status: ::kubeforge_runtime::http::StatusCode,
-    ) -> ::kubeforge_runtime::WatchDecoder<Self, crate::apimachinery::pkg::apis::meta::v1::Status> {
+    ) -> ::kubeforge_runtime::WatchDecoder<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status> {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
@@ -578,7 +575,7 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
+        Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -598,7 +595,7 @@ impl Endpoints {
     pub fn delete_namespaced_endpoints(
         namespace: &str,
         name: &str,
-        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
@@ -624,7 +621,7 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        ::kubeforge_runtime::StatusOr<Self, crate::apimachinery::pkg::apis::meta::v1::Status>,
+        ::kubeforge_runtime::StatusOr<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -806,7 +803,7 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
+        Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {

@@ -13,7 +13,7 @@ pub struct HTTPGetAction {
     /// Request path.
     pub path: Option<String>,
     /// Port name or number on the container.
-    pub port: crate::apimachinery::pkg::util::intstr::IntOrString,
+    pub port: ::kubeforge_meta::apimachinery::pkg::util::intstr::IntOrString,
     /// Scheme: HTTP or HTTPS; defaults to HTTP.
     pub scheme: Option<String>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -149,7 +149,7 @@ impl HTTPGetAction {
     /// - `port` (see [`port`](HTTPGetActionBuilder::port))
     #[inline]
     pub fn builder(
-        port: impl Into<crate::apimachinery::pkg::util::intstr::IntOrString>,
+        port: impl Into<::kubeforge_meta::apimachinery::pkg::util::intstr::IntOrString>,
     ) -> HTTPGetActionBuilder {
         HTTPGetActionBuilder {
             inner: Self {
@@ -206,7 +206,7 @@ impl HTTPGetActionBuilder {
     /// Port name or number on the container.
     pub fn port(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::util::intstr::IntOrString>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::util::intstr::IntOrString>,
     ) -> Self {
         self.inner.port = value.into();
         self

@@ -15,7 +15,9 @@ pub struct PersistentVolumeClaimSpec {
     /// Minimum storage resources the volume must have.
     pub resources: Option<crate::api::core::v1::VolumeResourceRequirements>,
     /// Label query over volumes to bind to.
-    pub selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    pub selector: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector,
+    >,
     /// StorageClass the claim requires.
     pub storage_class_name: Option<String>,
     /// VolumeAttributesClass to apply to the volume.
@@ -270,7 +272,7 @@ impl PersistentVolumeClaimSpecBuilder {
     /// Label query over volumes to bind to.
     pub fn selector(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     ) -> Self {
         self.inner.selector = Some(value.into());
         self

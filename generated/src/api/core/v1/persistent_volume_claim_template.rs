@@ -7,7 +7,9 @@
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PersistentVolumeClaimTemplate {
     /// Labels and annotations copied into the PVC.
-    pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    pub metadata: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    >,
     /// Spec copied unchanged into the PVC.
     pub spec: crate::api::core::v1::PersistentVolumeClaimSpec,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -131,7 +133,7 @@ impl PersistentVolumeClaimTemplateBuilder {
     /// Labels and annotations copied into the PVC.
     pub fn metadata(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     ) -> Self {
         self.inner.metadata = Some(value.into());
         self

@@ -40,7 +40,9 @@ pub struct Pod {
     /// Always `Pod`: set on construction, checked when deserializing, and omitted when absent from the input.
     pub kind: ::kubeforge_runtime::Kind<Pod>,
     /// Standard object metadata.
-    pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    pub metadata: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    >,
     /// Desired behaviour of the pod.
     pub spec: Option<crate::api::core::v1::PodSpec>,
     /// Most recently observed status of the pod; read-only.
@@ -195,12 +197,11 @@ impl Pod {
     pub fn builder(name: impl Into<String>, namespace: impl Into<String>) -> PodBuilder {
         PodBuilder {
             inner: Self {
-                metadata: Some(
-                    crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
-                        .name(name)
-                        .namespace(namespace)
-                        .build(),
-                ),
+                metadata: Some(::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                    name: Some(name.into()),
+                    namespace: Some(namespace.into()),
+                    ..::core::default::Default::default()
+                }),
                 ..Self::default()
             },
         }
@@ -218,7 +219,7 @@ impl PodBuilder {
     /// Standard object metadata.
     pub fn metadata(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     ) -> Self {
         self.inner.metadata = Some(value.into());
         self
@@ -226,16 +227,12 @@ impl PodBuilder {
 
     /// Standard object metadata.
     ///
-    /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
+    /// Edits `metadata` in place: `edit` receives a mutable reference to the current value, a default `ObjectMeta` when unset.
     pub fn metadata_with(
         mut self,
-        edit: impl FnOnce(crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+        edit: impl FnOnce(&mut ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta),
     ) -> Self {
-        let current = match self.inner.metadata.take() {
-            Some(value) => value.into(),
-            None => crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
-        };
-        self.inner.metadata = Some(edit(current).build());
+        edit(self.inner.metadata.get_or_insert_default());
         self
     }
 
@@ -360,7 +357,7 @@ impl Pod {
     #[must_use]
     pub fn watch_list_pod_for_all_namespaces_decoder(
         status: ::kubeforge_runtime::http::StatusCode,
-    ) -> ::kubeforge_runtime::WatchDecoder<Self, crate::apimachinery::pkg::apis::meta::v1::Status> {
+    ) -> ::kubeforge_runtime::WatchDecoder<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status> {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
@@ -395,7 +392,7 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
+        Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -414,7 +411,7 @@ impl Pod {
     #[inline]
     pub fn delete_collection_namespaced_pod(
         namespace: &str,
-        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteCollectionQueryWithoutSendInitialEvents,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
@@ -439,7 +436,7 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        ::kubeforge_runtime::StatusOr<crate::api::core::v1::PodList, crate::apimachinery::pkg::apis::meta::v1::Status>,
+        ::kubeforge_runtime::StatusOr<crate::api::core::v1::PodList, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -518,7 +515,7 @@ impl Pod {
     #[must_use]
     pub fn watch_list_namespaced_pod_decoder(
         status: ::kubeforge_runtime::http::StatusCode,
-    ) -> ::kubeforge_runtime::WatchDecoder<Self, crate::apimachinery::pkg::apis::meta::v1::Status> {
+    ) -> ::kubeforge_runtime::WatchDecoder<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status> {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
@@ -599,7 +596,7 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
+        Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -619,7 +616,7 @@ impl Pod {
     pub fn delete_namespaced_pod(
         namespace: &str,
         name: &str,
-        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
@@ -645,7 +642,7 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        ::kubeforge_runtime::StatusOr<Self, crate::apimachinery::pkg::apis::meta::v1::Status>,
+        ::kubeforge_runtime::StatusOr<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -827,7 +824,7 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
+        Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {

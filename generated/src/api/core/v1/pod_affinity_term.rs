@@ -7,14 +7,16 @@
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodAffinityTerm {
     /// Label query over the pods to match.
-    pub label_selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    pub label_selector: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector,
+    >,
     /// Incoming pod label keys added to the selector with `In`.
     pub match_label_keys: Option<Vec<String>>,
     /// Incoming pod label keys added to the selector with `NotIn`.
     pub mismatch_label_keys: Option<Vec<String>>,
     /// Label query over the namespaces to consider.
     pub namespace_selector: Option<
-        crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector,
     >,
     /// Static list of namespaces to consider.
     pub namespaces: Option<Vec<String>>,
@@ -204,7 +206,7 @@ impl PodAffinityTermBuilder {
     /// Label query over the pods to match.
     pub fn label_selector(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     ) -> Self {
         self.inner.label_selector = Some(value.into());
         self
@@ -248,7 +250,7 @@ impl PodAffinityTermBuilder {
     /// Label query over the namespaces to consider.
     pub fn namespace_selector(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     ) -> Self {
         self.inner.namespace_selector = Some(value.into());
         self

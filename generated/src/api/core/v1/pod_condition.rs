@@ -7,9 +7,13 @@
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodCondition {
     /// When the condition was last probed.
-    pub last_probe_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    pub last_probe_time: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time,
+    >,
     /// When the condition last changed status.
-    pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    pub last_transition_time: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time,
+    >,
     /// Human-readable details about the last transition.
     pub message: Option<String>,
     /// Pod `.metadata.generation` the condition is based on.
@@ -218,7 +222,7 @@ impl PodConditionBuilder {
     /// When the condition was last probed.
     pub fn last_probe_time(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
     ) -> Self {
         self.inner.last_probe_time = Some(value.into());
         self
@@ -227,7 +231,7 @@ impl PodConditionBuilder {
     /// When the condition last changed status.
     pub fn last_transition_time(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
     ) -> Self {
         self.inner.last_transition_time = Some(value.into());
         self

@@ -50,7 +50,7 @@ pub struct PodSpec {
     pub overhead: Option<
         ::std::collections::BTreeMap<
             String,
-            crate::apimachinery::pkg::api::resource::Quantity,
+            ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// Whether the pod may preempt lower-priority pods.
@@ -993,7 +993,7 @@ impl PodSpecBuilder {
     /// Replaces the whole map; [`insert_overhead`](Self::insert_overhead) inserts one entry.
     pub fn overhead(
         mut self,
-        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<crate::apimachinery::pkg::api::resource::Quantity>)>,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>)>,
     ) -> Self {
         self.inner.overhead = Some(
             entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
@@ -1007,7 +1007,7 @@ impl PodSpecBuilder {
     pub fn insert_overhead(
         mut self,
         key: impl Into<String>,
-        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
     ) -> Self {
         self.inner.overhead.get_or_insert_default().insert(key.into(), value.into());
         self

@@ -10,7 +10,7 @@ pub struct PodStatus {
     pub allocated_resources: Option<
         ::std::collections::BTreeMap<
             String,
-            crate::apimachinery::pkg::api::resource::Quantity,
+            ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// Current conditions of the pod.
@@ -54,7 +54,7 @@ pub struct PodStatus {
     /// Pod-level resources currently applied.
     pub resources: Option<crate::api::core::v1::ResourceRequirements>,
     /// When the kubelet acknowledged the pod.
-    pub start_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    pub start_time: Option<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
@@ -418,7 +418,7 @@ impl PodStatusBuilder {
     /// Replaces the whole map; [`allocated_resource`](Self::allocated_resource) inserts one entry.
     pub fn allocated_resources(
         mut self,
-        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<crate::apimachinery::pkg::api::resource::Quantity>)>,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>)>,
     ) -> Self {
         self.inner.allocated_resources = Some(
             entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
@@ -432,7 +432,7 @@ impl PodStatusBuilder {
     pub fn allocated_resource(
         mut self,
         key: impl Into<String>,
-        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
     ) -> Self {
         self.inner.allocated_resources.get_or_insert_default().insert(key.into(), value.into());
         self
@@ -658,7 +658,7 @@ impl PodStatusBuilder {
     /// When the kubelet acknowledged the pod.
     pub fn start_time(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
     ) -> Self {
         self.inner.start_time = Some(value.into());
         self

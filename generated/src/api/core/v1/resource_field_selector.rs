@@ -9,7 +9,7 @@ pub struct ResourceFieldSelector {
     /// Container name; required for volumes.
     pub container_name: Option<String>,
     /// Unit to express the value in; defaults to 1.
-    pub divisor: Option<crate::apimachinery::pkg::api::resource::Quantity>,
+    pub divisor: Option<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
     /// Resource to select, e.g. `limits.cpu`.
     pub resource: String,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -149,7 +149,7 @@ impl ResourceFieldSelectorBuilder {
     /// Unit to express the value in; defaults to 1.
     pub fn divisor(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
     ) -> Self {
         self.inner.divisor = Some(value.into());
         self

@@ -9,7 +9,7 @@ pub struct TCPSocketAction {
     /// Host to connect to; defaults to the pod IP.
     pub host: Option<String>,
     /// Port name or number on the container.
-    pub port: crate::apimachinery::pkg::util::intstr::IntOrString,
+    pub port: ::kubeforge_meta::apimachinery::pkg::util::intstr::IntOrString,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
@@ -108,7 +108,7 @@ impl TCPSocketAction {
     /// - `port` (see [`port`](TCPSocketActionBuilder::port))
     #[inline]
     pub fn builder(
-        port: impl Into<crate::apimachinery::pkg::util::intstr::IntOrString>,
+        port: impl Into<::kubeforge_meta::apimachinery::pkg::util::intstr::IntOrString>,
     ) -> TCPSocketActionBuilder {
         TCPSocketActionBuilder {
             inner: Self {
@@ -137,7 +137,7 @@ impl TCPSocketActionBuilder {
     /// Port name or number on the container.
     pub fn port(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::util::intstr::IntOrString>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::util::intstr::IntOrString>,
     ) -> Self {
         self.inner.port = value.into();
         self

@@ -7,7 +7,9 @@
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TopologySpreadConstraint {
     /// Selects the pods that are counted.
-    pub label_selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    pub label_selector: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector,
+    >,
     /// Incoming pod label keys added to the selector.
     pub match_label_keys: Option<Vec<String>>,
     /// Maximum allowed difference in matching pods between domains.
@@ -236,7 +238,7 @@ impl TopologySpreadConstraintBuilder {
     /// Selects the pods that are counted.
     pub fn label_selector(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     ) -> Self {
         self.inner.label_selector = Some(value.into());
         self

@@ -10,14 +10,14 @@ pub struct VolumeResourceRequirements {
     pub limits: Option<
         ::std::collections::BTreeMap<
             String,
-            crate::apimachinery::pkg::api::resource::Quantity,
+            ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// Minimum required resources.
     pub requests: Option<
         ::std::collections::BTreeMap<
             String,
-            crate::apimachinery::pkg::api::resource::Quantity,
+            ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -136,7 +136,7 @@ impl VolumeResourceRequirementsBuilder {
     /// Replaces the whole map; [`limit`](Self::limit) inserts one entry.
     pub fn limits(
         mut self,
-        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<crate::apimachinery::pkg::api::resource::Quantity>)>,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>)>,
     ) -> Self {
         self.inner.limits = Some(
             entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
@@ -150,7 +150,7 @@ impl VolumeResourceRequirementsBuilder {
     pub fn limit(
         mut self,
         key: impl Into<String>,
-        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
     ) -> Self {
         self.inner.limits.get_or_insert_default().insert(key.into(), value.into());
         self
@@ -161,7 +161,7 @@ impl VolumeResourceRequirementsBuilder {
     /// Replaces the whole map; [`request`](Self::request) inserts one entry.
     pub fn requests(
         mut self,
-        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<crate::apimachinery::pkg::api::resource::Quantity>)>,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>)>,
     ) -> Self {
         self.inner.requests = Some(
             entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
@@ -175,7 +175,7 @@ impl VolumeResourceRequirementsBuilder {
     pub fn request(
         mut self,
         key: impl Into<String>,
-        value: impl Into<crate::apimachinery::pkg::api::resource::Quantity>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
     ) -> Self {
         self.inner.requests.get_or_insert_default().insert(key.into(), value.into());
         self

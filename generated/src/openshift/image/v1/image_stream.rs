@@ -36,7 +36,9 @@ pub struct ImageStream {
     /// Always `ImageStream`: set on construction, checked when deserializing, and omitted when absent from the input.
     pub kind: ::kubeforge_runtime::Kind<ImageStream>,
     /// metadata 是标准对象的元数据。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata>
-    pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    pub metadata: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    >,
     /// ImageStreamSpec 代表 ImageStreams 的选项。
     pub spec: Option<crate::openshift::image::v1::ImageStreamSpec>,
     /// ImageStreamStatus 包含此镜像流状态的信息。
@@ -194,12 +196,11 @@ impl ImageStream {
     ) -> ImageStreamBuilder {
         ImageStreamBuilder {
             inner: Self {
-                metadata: Some(
-                    crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
-                        .name(name)
-                        .namespace(namespace)
-                        .build(),
-                ),
+                metadata: Some(::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                    name: Some(name.into()),
+                    namespace: Some(namespace.into()),
+                    ..::core::default::Default::default()
+                }),
                 ..Self::default()
             },
         }
@@ -217,7 +218,7 @@ impl ImageStreamBuilder {
     /// metadata 是标准对象的元数据。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata>
     pub fn metadata(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     ) -> Self {
         self.inner.metadata = Some(value.into());
         self
@@ -225,16 +226,12 @@ impl ImageStreamBuilder {
 
     /// metadata 是标准对象的元数据。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata>
     ///
-    /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
+    /// Edits `metadata` in place: `edit` receives a mutable reference to the current value, a default `ObjectMeta` when unset.
     pub fn metadata_with(
         mut self,
-        edit: impl FnOnce(crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+        edit: impl FnOnce(&mut ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta),
     ) -> Self {
-        let current = match self.inner.metadata.take() {
-            Some(value) => value.into(),
-            None => crate::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
-        };
-        self.inner.metadata = Some(edit(current).build());
+        edit(self.inner.metadata.get_or_insert_default());
         self
     }
 
@@ -362,7 +359,7 @@ impl ImageStream {
     #[must_use]
     pub fn watch_list_image_stream_for_all_namespaces_decoder(
         status: ::kubeforge_runtime::http::StatusCode,
-    ) -> ::kubeforge_runtime::WatchDecoder<Self, crate::apimachinery::pkg::apis::meta::v1::Status> {
+    ) -> ::kubeforge_runtime::WatchDecoder<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status> {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
@@ -399,7 +396,7 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
+        Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -418,7 +415,7 @@ impl ImageStream {
     #[inline]
     pub fn delete_collection_namespaced_image_stream(
         namespace: &str,
-        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteCollectionQueryWithoutSendInitialEvents,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
@@ -445,7 +442,7 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        ::kubeforge_runtime::StatusOr<crate::openshift::image::v1::ImageStreamList, crate::apimachinery::pkg::apis::meta::v1::Status>,
+        ::kubeforge_runtime::StatusOr<crate::openshift::image::v1::ImageStreamList, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -528,7 +525,7 @@ impl ImageStream {
     #[must_use]
     pub fn watch_list_namespaced_image_stream_decoder(
         status: ::kubeforge_runtime::http::StatusCode,
-    ) -> ::kubeforge_runtime::WatchDecoder<Self, crate::apimachinery::pkg::apis::meta::v1::Status> {
+    ) -> ::kubeforge_runtime::WatchDecoder<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status> {
         ::kubeforge_runtime::WatchDecoder::new(status)
     }
 
@@ -611,7 +608,7 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
+        Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -631,7 +628,7 @@ impl ImageStream {
     pub fn delete_namespaced_image_stream(
         namespace: &str,
         name: &str,
-        body: Option<&crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+        body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
@@ -659,7 +656,7 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        ::kubeforge_runtime::StatusOr<Self, crate::apimachinery::pkg::apis::meta::v1::Status>,
+        ::kubeforge_runtime::StatusOr<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {
@@ -847,7 +844,7 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<
-        Vec<::kubeforge_runtime::WatchEvent<Self, crate::apimachinery::pkg::apis::meta::v1::Status>>,
+        Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
         match status.as_u16() {

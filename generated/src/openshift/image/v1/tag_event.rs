@@ -7,7 +7,7 @@
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TagEvent {
     /// created 包含 TagEvent 创建的时间
-    pub created: crate::apimachinery::pkg::apis::meta::v1::Time,
+    pub created: ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time,
     /// dockerImageReference 是可用于拉取此镜像的字符串
     pub docker_image_reference: String,
     /// 生成是导致此标签的 spec 标签生成更新
@@ -140,7 +140,7 @@ impl TagEvent {
     /// - `image` (see [`image`](TagEventBuilder::image))
     #[inline]
     pub fn builder(
-        created: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+        created: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
         docker_image_reference: impl Into<String>,
         generation: impl Into<i64>,
         image: impl Into<String>,
@@ -168,7 +168,7 @@ impl TagEventBuilder {
     /// created 包含 TagEvent 创建的时间
     pub fn created(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
     ) -> Self {
         self.inner.created = value.into();
         self

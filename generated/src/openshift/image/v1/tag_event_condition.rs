@@ -9,7 +9,9 @@ pub struct TagEventCondition {
     /// 生成是此状态对应的 spec 标签生成
     pub generation: i64,
     /// lastTransitionTime 是条件从一个状态转换到另一个状态的时间。
-    pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    pub last_transition_time: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time,
+    >,
     /// 消息是最后一次转换的详细信息的人类可读描述,补充原因。
     pub message: Option<String>,
     /// reason 是条件最后一次转换的简短机器可读说明。
@@ -204,7 +206,7 @@ impl TagEventConditionBuilder {
     /// lastTransitionTime 是条件从一个状态转换到另一个状态的时间。
     pub fn last_transition_time(
         mut self,
-        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
     ) -> Self {
         self.inner.last_transition_time = Some(value.into());
         self

@@ -8,5 +8,5 @@
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent`.
 pub type WatchEvent<T> = ::kubeforge_runtime::WatchEvent<
     T,
-    crate::apimachinery::pkg::apis::meta::v1::Status,
+    ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
 >;
