@@ -524,8 +524,7 @@ impl Config {
             output.features = Some(model::features::compute(&api));
         }
         output.uses_companion_meta = api.types.iter().any(|ty| {
-            matches!(&ty.kind, model::TypeKind::Extern(path)
-                if path.starts_with(&format!("{}::", model::externs::COMPANION)))
+            matches!(&ty.kind, model::TypeKind::Extern(path) if model::externs::is_companion(path))
         });
         output.warnings = warnings;
         output

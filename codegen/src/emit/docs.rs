@@ -272,7 +272,7 @@ pub(crate) fn crate_docs(
                 module_path(&meta.module)
             );
         }
-        Some((index, meta)) if matches!(&meta.kind, crate::model::TypeKind::Extern(path) if path.starts_with(crate::model::externs::COMPANION)) =>
+        Some((index, meta)) if matches!(&meta.kind, crate::model::TypeKind::Extern(path) if crate::model::externs::is_companion(path)) =>
         {
             let _ = write!(
                 out,

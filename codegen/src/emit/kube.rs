@@ -31,12 +31,15 @@ fn metadata_field(api: &ApiSet, id: TypeId) -> Option<(usize, TypeId, bool)> {
         })
 }
 
-/// Every served resource must have a `metadata` of an extern type.
+/// Every served resource must have a `metadata` of an extern type the user mapped (the
+/// companion crate's `ObjectMeta` is no k8s-openapi type).
 pub(crate) fn check(api: &ApiSet) -> Result<(), Error> {
     for id in api.resources.keys() {
         let ty = api.get(*id);
-        let extern_meta = metadata_field(api, *id)
-            .is_some_and(|(_, meta, _)| matches!(api.get(meta).kind, TypeKind::Extern(_)));
+        let extern_meta = metadata_field(api, *id).is_some_and(|(_, meta, _)| {
+            matches!(&api.get(meta).kind, TypeKind::Extern(path)
+                if !crate::model::externs::is_companion(path))
+        });
         if !extern_meta {
             return Err(Diagnostic::new(
                 ErrorKind::Output,

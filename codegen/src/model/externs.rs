@@ -120,6 +120,12 @@ fn parse(index: usize, rule: &ExternType) -> Result<Rule<'_>, Box<Diagnostic>> {
 /// The Rust path of the companion crate of the built-in meta types, `kubeforge-meta`.
 pub const COMPANION: &str = "::kubeforge_meta";
 
+/// Whether an extern type's path is the companion crate's.
+pub(crate) fn is_companion(path: &str) -> bool {
+    path.strip_prefix(COMPANION)
+        .is_some_and(|rest| rest.starts_with("::"))
+}
+
 /// The companion crate's mappings for these inputs (see the module docs): every built-in
 /// meta type but the watch event, by its exact schema name, to its path in `kubeforge-meta`
 /// (placed by the default module rules, as `cargo xtask regen` generates it), except those
