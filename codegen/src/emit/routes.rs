@@ -295,7 +295,6 @@ fn signature(code: &mut Code, head: &str, params: &[&str], result: &str, argumen
             code.line(&format!("{argument},"));
         }
         code.close("> {");
-        return;
     }
 }
 

@@ -4,7 +4,8 @@
 //! - **generation**: the release `kubeforge` binary generating the whole of `swagger.json`
 //!   against serde_json parsing the same file into a `Value`, both as fresh processes;
 //! - **builds**: a clean `cargo build` (dev and release) of the generated crate against
-//!   k8s-openapi 0.29 with feature `v1_36`;
+//!   k8s-openapi 0.29 with feature `v1_36`, and dev builds of its parts (types only; types
+//!   and builders);
 //! - **serde**: 2,000 copies of the Pod, Deployment and Node fixtures in one JSON array,
 //!   deserialized and serialized with the generated types and with k8s-openapi's, against
 //!   `serde_json::from_slice::<IgnoredAny>`;
@@ -81,7 +82,7 @@ impl Section {
     fn seconds_per_run(self) -> f64 {
         match self {
             Section::Generation => 10.0,
-            Section::Builds => 120.0,
+            Section::Builds => 160.0,
             Section::Serde => 45.0,
             Section::Routes => 10.0,
             Section::Features => 50.0,

@@ -224,6 +224,34 @@ fn render_builds(w: &mut String, b: &Builds) -> Out {
         show_ratio(dev_ratio),
         verdict(dev_ratio <= TARGET_DEV_BUILD)
     );
+    let _ = writeln!(
+        w,
+        "What the parts cost, in the same run: the crate generated with `--no-builders \
+         --no-routes` (types only, as k8s-openapi's) and with `--no-routes` (types and \
+         builders), each built as above in the dev profile.\n\n\
+         | dev build | wall (s) | CPU (s) | ratio to k8s-openapi (wall) | ratio (CPU) |\n|---|---|---|---|---|"
+    );
+    let (pw, pc) = (stat("dev", &b.dev[1], wall)?, stat("dev", &b.dev[1], cpu)?);
+    for (label, usages) in [
+        ("kubeforge, types only", &b.parts[0]),
+        ("kubeforge, types and builders", &b.parts[1]),
+        (
+            "kubeforge, types, builders and routes (the default)",
+            &b.dev[0],
+        ),
+        ("k8s-openapi, types only", &b.dev[1]),
+    ] {
+        let (ow, oc) = (stat(label, usages, wall)?, stat(label, usages, cpu)?);
+        let _ = writeln!(
+            w,
+            "| {label} | {} | {} | {} | {} |",
+            ow.show(1),
+            oc.show(1),
+            show_ratio(ow.ratio(&pw)),
+            show_ratio(oc.ratio(&pc))
+        );
+    }
+    let _ = writeln!(w);
     Ok(())
 }
 

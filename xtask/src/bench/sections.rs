@@ -102,12 +102,15 @@ pub(crate) fn generation(paths: &Paths, effort: Effort) -> Result<Generation, St
 pub(crate) struct Builds {
     pub dev: [Vec<Usage>; 2],
     pub release: [Vec<Usage>; 2],
+    /// Dev builds of the parts (`setup::OURS_PARTS`): types only, types and builders.
+    pub parts: [Vec<Usage>; 2],
 }
 
 pub(crate) fn builds(paths: &Paths, effort: Effort) -> Result<Builds, String> {
     let mut result = Builds {
         dev: Default::default(),
         release: Default::default(),
+        parts: Default::default(),
     };
     let contenders = [
         (&paths.ours, OURS, "kubeforge"),
@@ -137,6 +140,22 @@ pub(crate) fn builds(paths: &Paths, effort: Effort) -> Result<Builds, String> {
                 };
                 by_profile[index].push(usage);
             }
+        }
+        for index in order(run, 0, 1) {
+            let (name, _) = setup::OURS_PARTS[index];
+            let usage = paths.harness.clean_build(
+                &paths.ours_parts[index],
+                name,
+                &paths.build_target,
+                &[],
+            )?;
+            eprintln!(
+                "bench: build run {}/{runs}: {name} dev {:.1}s wall, {:.1}s CPU",
+                run + 1,
+                usage.wall_s,
+                usage.cpu()
+            );
+            result.parts[index].push(usage);
         }
     }
     Ok(result)

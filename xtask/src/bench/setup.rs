@@ -60,6 +60,9 @@ pub(crate) struct Paths {
     pub ours_drop: PathBuf,
     /// The same with `--group-features`.
     pub ours_features: PathBuf,
+    /// The parts of b: the same with `--no-builders --no-routes` (types only), and with
+    /// `--no-routes` (types and builders).
+    pub ours_parts: [PathBuf; 2],
     /// k8s-openapi as a user builds it.
     pub peer: PathBuf,
     pub harness_dir: PathBuf,
@@ -76,6 +79,11 @@ pub(crate) struct Paths {
 pub(crate) const OURS: &str = "kube-api-gen";
 pub(crate) const OURS_DROP: &str = "kube-api-drop";
 pub(crate) const OURS_FEATURES: &str = "kube-api-features";
+/// The crates of b's parts, with their flags: types only, then types and builders.
+pub(crate) const OURS_PARTS: [(&str, &[&str]); 2] = [
+    ("kube-api-types", &["--no-builders", "--no-routes"]),
+    ("kube-api-no-routes", &["--no-routes"]),
+];
 
 /// Builds the generator, generates the crates, writes the peer and harness projects and
 /// builds what `sections` need.
@@ -98,6 +106,7 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
         ours: bench.join(OURS),
         ours_drop: bench.join(OURS_DROP),
         ours_features: bench.join(OURS_FEATURES),
+        ours_parts: OURS_PARTS.map(|(name, _)| bench.join(name)),
         peer: bench.join("peer-k8s-openapi"),
         harness_dir: bench.join("harness"),
         harness: Harness {
@@ -135,6 +144,11 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
             &["--group-features"][..],
         ));
     }
+    if has(Section::Builds) {
+        for ((name, flags), dir) in OURS_PARTS.iter().zip(&paths.ours_parts) {
+            crates.push((dir, name, flags));
+        }
+    }
     for (dir, name, flags) in crates {
         eprintln!(
             "bench: generating {name} from swagger.json {}",
@@ -152,6 +166,8 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
         &paths.ours,
         &paths.ours_drop,
         &paths.ours_features,
+        &paths.ours_parts[0],
+        &paths.ours_parts[1],
         &paths.peer,
         &paths.harness_dir,
     ] {
@@ -173,6 +189,8 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
                 (&paths.ours, &[][..]),
                 (&paths.ours, &["--release"][..]),
                 (&paths.peer, &["--release"][..]),
+                (&paths.ours_parts[0], &[][..]),
+                (&paths.ours_parts[1], &[][..]),
             ]);
         }
         if has(Section::Features) {
