@@ -13,8 +13,12 @@ fn schema() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas/image.openshift.io_v1.json")
 }
 
+/// With the meta types generated here (not the companion crate's), so that every pattern
+/// form has types of its own to name, meta's package included.
 fn config() -> Config {
-    Config::new().input_named(schema(), "schemas/image.openshift.io_v1.json")
+    Config::new()
+        .input_named(schema(), "schemas/image.openshift.io_v1.json")
+        .companion_meta(false)
 }
 
 /// Patterns of every form, each naming some but not all types of the input (the input has
