@@ -175,13 +175,15 @@ edition = "2024"
 publish = false
 
 [dependencies]
+kubeforge-meta = {{ path = {meta:?} }}
 kubeforge-runtime = {{ path = {runtime:?} }}
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = {{ version = "1", features = ["preserve_order"] }}
 
 [workspace]
 "#,
-        runtime = runtime.display().to_string()
+        runtime = runtime.display().to_string(),
+        meta = runtime.with_file_name("meta").display().to_string()
     )
 }
 
