@@ -3656,12 +3656,7 @@ pub mod routes {
                     scope: ::kubeforge_runtime::Scope::Namespaced,
                 }),
                 path_params: &["namespace"],
-                query: &[
-                    params::DRY_RUN,
-                    params::FIELD_MANAGER,
-                    params::FIELD_VALIDATION,
-                    params::PRETTY,
-                ],
+                query: &[params::DRY_RUN, params::FIELD_MANAGER, params::FIELD_VALIDATION, params::PRETTY],
                 body: Some(::kubeforge_runtime::route::BodyInfo {
                     ty: "io::example::v1::Workflow",
                     content_types: &["*/*"],
@@ -3878,12 +3873,7 @@ pub mod routes {
                     scope: ::kubeforge_runtime::Scope::Namespaced,
                 }),
                 path_params: &["namespace", "name"],
-                query: &[
-                    params::DRY_RUN,
-                    params::FIELD_MANAGER,
-                    params::FIELD_VALIDATION,
-                    params::PRETTY,
-                ],
+                query: &[params::DRY_RUN, params::FIELD_MANAGER, params::FIELD_VALIDATION, params::PRETTY],
                 body: Some(::kubeforge_runtime::route::BodyInfo {
                     ty: "io::example::v1::Workflow",
                     content_types: &["*/*"],
@@ -4144,12 +4134,7 @@ pub mod routes {
                     scope: ::kubeforge_runtime::Scope::Namespaced,
                 }),
                 path_params: &["namespace"],
-                query: &[
-                    params::DRY_RUN,
-                    params::FIELD_MANAGER,
-                    params::FIELD_VALIDATION,
-                    params::PRETTY,
-                ],
+                query: &[params::DRY_RUN, params::FIELD_MANAGER, params::FIELD_VALIDATION, params::PRETTY],
                 body: Some(::kubeforge_runtime::route::BodyInfo {
                     ty: "io::example::v1alpha1::Workflow",
                     content_types: &["*/*"],
@@ -4366,12 +4351,7 @@ pub mod routes {
                     scope: ::kubeforge_runtime::Scope::Namespaced,
                 }),
                 path_params: &["namespace", "name"],
-                query: &[
-                    params::DRY_RUN,
-                    params::FIELD_MANAGER,
-                    params::FIELD_VALIDATION,
-                    params::PRETTY,
-                ],
+                query: &[params::DRY_RUN, params::FIELD_MANAGER, params::FIELD_VALIDATION, params::PRETTY],
                 body: Some(::kubeforge_runtime::route::BodyInfo {
                     ty: "io::example::v1alpha1::Workflow",
                     content_types: &["*/*"],

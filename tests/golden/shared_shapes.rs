@@ -3845,12 +3845,7 @@ pub mod routes {
                     scope: ::kubeforge_runtime::Scope::Namespaced,
                 }),
                 path_params: &["namespace"],
-                query: &[
-                    params::DRY_RUN,
-                    params::FIELD_MANAGER,
-                    params::FIELD_VALIDATION,
-                    params::PRETTY,
-                ],
+                query: &[params::DRY_RUN, params::FIELD_MANAGER, params::FIELD_VALIDATION, params::PRETTY],
                 body: Some(::kubeforge_runtime::route::BodyInfo {
                     ty: "io::example::v1::Relay",
                     content_types: &["*/*"],
@@ -4067,12 +4062,7 @@ pub mod routes {
                     scope: ::kubeforge_runtime::Scope::Namespaced,
                 }),
                 path_params: &["namespace", "name"],
-                query: &[
-                    params::DRY_RUN,
-                    params::FIELD_MANAGER,
-                    params::FIELD_VALIDATION,
-                    params::PRETTY,
-                ],
+                query: &[params::DRY_RUN, params::FIELD_MANAGER, params::FIELD_VALIDATION, params::PRETTY],
                 body: Some(::kubeforge_runtime::route::BodyInfo {
                     ty: "io::example::v1::Relay",
                     content_types: &["*/*"],

@@ -186,12 +186,17 @@ fn kubernetes_swagger_builds_and_round_trips_every_fixture() {
         "apps needs core (PodTemplateSpec):\n{manifest}"
     );
 
-    // The dispatch table: (apiVersion, kind) → the generated type.
+    // The dispatch table: (apiVersion, kind) → the generated type, or the companion crate's
+    // (`autoscaling/v1` `Scale`), re-exported at the same path.
     let mut arms = String::new();
     for ty in &api.types {
-        let (Some(gvk), kubeforge::model::TypeKind::Struct(_)) = (&ty.gvk, &ty.kind) else {
+        let Some(gvk) = &ty.gvk else { continue };
+        if !matches!(
+            ty.kind,
+            kubeforge::model::TypeKind::Struct(_) | kubeforge::model::TypeKind::Extern(_)
+        ) {
             continue;
-        };
+        }
         let path = ty
             .module
             .iter()

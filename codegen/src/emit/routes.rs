@@ -15,7 +15,7 @@
 //! so rustc would otherwise compile every operation, and every serde impl its body and response
 //! reach, into the API crate; inline, only the operations a program calls are compiled, in it.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::docs::doc_lines;
@@ -1081,9 +1081,7 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
         .iter()
         .map(|op| doc_text(&format!("`{} {}`", op.method.as_str(), op.path.text)));
     let query_params = SharedQueryParams::new(api);
-    let entries = api.operations.iter().map(|op| route_info(context, op));
     let query_consts = query_params.constants(context);
-    let count = Literal::usize_unsuffixed(api.operations.len());
     let status = status_type(context);
     let route_tokens = quote! {
         /// Every operation of the API, one variant per `operationId`. [`resolve`](super::resolve)
@@ -1105,10 +1103,25 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
             }
         }
 
-        /// The route table: every operation of the API, with its method, path template,
-        /// action, resource, parameters, body and responses. Indexed by [`Route`].
-        pub static ROUTES: [#runtime::RouteInfo; #count] = [#(#entries),*];
-
+    };
+    // The table, the bulk of the file, as text.
+    let mut table = Code::new();
+    if context.docs {
+        table.docs([
+            "The route table: every operation of the API, with its method, path template,",
+            "action, resource, parameters, body and responses. Indexed by [`Route`].",
+        ]);
+    }
+    table.open(&format!(
+        "pub static ROUTES: [{}::RouteInfo; {}] = [",
+        context.runtime_text,
+        api.operations.len()
+    ));
+    for op in &api.operations {
+        route_info(&mut table, context, op);
+    }
+    table.close("];");
+    let rest_tokens = quote! {
         #query_consts
 
         /// The error of every response decoder: a `Status` from the server, an undeclared
@@ -1119,7 +1132,11 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
     module.files.insert(
         "route".to_owned(),
         File {
-            parts: super::Parts(vec![super::Part::Tokens(route_tokens)]),
+            parts: super::Parts(vec![
+                super::Part::Tokens(route_tokens),
+                super::Part::Text(table.finish()),
+                super::Part::Tokens(rest_tokens),
+            ]),
             exports: vec![
                 "ROUTES".to_owned(),
                 "ResponseError".to_owned(),
@@ -1203,10 +1220,9 @@ impl<'a> SharedQueryParams<'a> {
         Self { params }
     }
 
-    /// The path of the constant for `q`.
-    fn path(q: &QueryParam) -> TokenStream {
-        let name = ident(&q.constant);
-        quote!(params::#name)
+    /// The path of the constant for `q`, as text.
+    fn path(q: &QueryParam) -> String {
+        format!("params::{}", q.constant)
     }
 
     /// The `query` module.
@@ -1239,90 +1255,92 @@ impl<'a> SharedQueryParams<'a> {
     }
 }
 
-/// One `RouteInfo` literal.
-fn route_info(context: &Context<'_>, op: &Operation) -> TokenStream {
-    let runtime = &context.runtime;
-    let id = &op.id;
-    let method = ident(op.method.as_str());
-    let path = &op.path.text;
+/// One `RouteInfo` literal of the route table, as text.
+fn route_info(code: &mut Code, context: &Context<'_>, op: &Operation) {
+    let runtime = &context.runtime_text;
+    let quoted =
+        |items: &[String]| -> Vec<String> { items.iter().map(|i| str_literal(i)).collect() };
+    code.open(&format!("{runtime}::RouteInfo {{"));
+    code.line(&format!("operation_id: {},", str_literal(&op.id)));
+    code.line(&format!(
+        "method: {runtime}::http::Method::{},",
+        op.method.as_str()
+    ));
+    code.line(&format!("path: {},", str_literal(&op.path.text)));
     let action = match &op.action {
-        operations::Action::Other(text) => quote!(Other(#text)),
-        other => {
-            let variant = ident(other.variant());
-            quote!(#variant)
-        }
+        operations::Action::Other(text) => format!("Other({})", str_literal(text)),
+        other => other.variant().to_owned(),
     };
-    let resource = match &op.resource {
+    code.line(&format!("action: {runtime}::Action::{action},"));
+    match &op.resource {
         Some(r) => {
-            let (group, version, kind, plural) =
-                (&r.gvk.group, &r.gvk.version, &r.gvk.kind, &r.plural);
-            let subresource = match &r.subresource {
-                Some(sub) => quote!(Some(#sub)),
-                None => quote!(None),
-            };
+            code.open(&format!("resource: Some({runtime}::route::ResourceInfo {{"));
+            code.line(&format!("group: {},", str_literal(&r.gvk.group)));
+            code.line(&format!("version: {},", str_literal(&r.gvk.version)));
+            code.line(&format!("kind: {},", str_literal(&r.gvk.kind)));
+            code.line(&format!("plural: {},", str_literal(&r.plural)));
+            match &r.subresource {
+                Some(sub) => code.line(&format!("subresource: Some({}),", str_literal(sub))),
+                None => code.line("subresource: None,"),
+            }
             let scope = match r.scope {
-                Scope::Namespaced => quote!(Namespaced),
-                Scope::Cluster => quote!(Cluster),
+                Scope::Namespaced => "Namespaced",
+                Scope::Cluster => "Cluster",
             };
-            quote!(Some(#runtime::route::ResourceInfo {
-                group: #group,
-                version: #version,
-                kind: #kind,
-                plural: #plural,
-                subresource: #subresource,
-                scope: #runtime::Scope::#scope,
-            }))
+            code.line(&format!("scope: {runtime}::Scope::{scope},"));
+            code.close("}),");
         }
-        None => quote!(None),
-    };
-    let path_params = op.path_params.iter().map(|p| &p.name);
-    let query = op.query_params.iter().map(SharedQueryParams::path);
-    let body = match &op.body {
+        None => code.line("resource: None,"),
+    }
+    let path_params: Vec<String> = op.path_params.iter().map(|p| p.name.clone()).collect();
+    let path_params = quoted(&path_params);
+    let path_params: Vec<&str> = path_params.iter().map(String::as_str).collect();
+    code.list("path_params: &[", &path_params, "]", ",");
+    let query: Vec<String> = op
+        .query_params
+        .iter()
+        .map(SharedQueryParams::path)
+        .collect();
+    let query: Vec<&str> = query.iter().map(String::as_str).collect();
+    code.list("query: &[", &query, "]", ",");
+    match &op.body {
         Some(body) => {
             let ty = match body.kind {
                 BodyKind::Patch => "Patch".to_owned(),
                 BodyKind::Json => shape_display(context, &body.shape),
             };
-            let types = &body.content_types;
-            let required = body.required;
-            quote!(Some(#runtime::route::BodyInfo {
-                ty: #ty,
-                content_types: &[#(#types),*],
-                required: #required,
-            }))
+            code.open(&format!("body: Some({runtime}::route::BodyInfo {{"));
+            code.line(&format!("ty: {},", str_literal(&ty)));
+            let types = quoted(&body.content_types);
+            let types: Vec<&str> = types.iter().map(String::as_str).collect();
+            code.list("content_types: &[", &types, "]", ",");
+            code.line(&format!("required: {},", body.required));
+            code.close("}),");
         }
-        None => quote!(None),
-    };
-    let responses = op.responses.iter().map(|r| {
-        let status = Literal::u16_unsuffixed(r.status);
-        let description = &r.description;
-        let ty = match response_type_display(context, &r.body) {
-            Some(ty) => quote!(Some(#ty)),
-            None => quote!(None),
-        };
-        quote!(#runtime::route::ResponseInfo {
-            status: #status,
-            description: #description,
-            ty: #ty,
-        })
-    });
-    let deprecated = op.deprecated;
-    let description = op.description.as_deref().unwrap_or_default();
-    quote! {
-        #runtime::RouteInfo {
-            operation_id: #id,
-            method: #runtime::http::Method::#method,
-            path: #path,
-            action: #runtime::Action::#action,
-            resource: #resource,
-            path_params: &[#(#path_params),*],
-            query: &[#(#query),*],
-            body: #body,
-            responses: &[#(#responses),*],
-            deprecated: #deprecated,
-            description: #description,
-        }
+        None => code.line("body: None,"),
     }
+    if op.responses.is_empty() {
+        code.line("responses: &[],");
+    } else {
+        code.open("responses: &[");
+        for r in &op.responses {
+            code.open(&format!("{runtime}::route::ResponseInfo {{"));
+            code.line(&format!("status: {},", r.status));
+            code.line(&format!("description: {},", str_literal(&r.description)));
+            match response_type_display(context, &r.body) {
+                Some(ty) => code.line(&format!("ty: Some({}),", str_literal(&ty))),
+                None => code.line("ty: None,"),
+            }
+            code.close("},");
+        }
+        code.close("],");
+    }
+    code.line(&format!("deprecated: {},", op.deprecated));
+    code.line(&format!(
+        "description: {},",
+        str_literal(op.description.as_deref().unwrap_or_default())
+    ));
+    code.close("},");
 }
 
 /// Every name the model made for operations must be a valid identifier; `Ident::new` would

@@ -950,12 +950,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
-        query: &[
-            params::DRY_RUN,
-            params::FIELD_MANAGER,
-            params::FIELD_VALIDATION,
-            params::PRETTY,
-        ],
+        query: &[params::DRY_RUN, params::FIELD_MANAGER, params::FIELD_VALIDATION, params::PRETTY],
         body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "api::coordination::v1::Lease",
             content_types: &["*/*"],
@@ -1172,12 +1167,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
-        query: &[
-            params::DRY_RUN,
-            params::FIELD_MANAGER,
-            params::FIELD_VALIDATION,
-            params::PRETTY,
-        ],
+        query: &[params::DRY_RUN, params::FIELD_MANAGER, params::FIELD_VALIDATION, params::PRETTY],
         body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "api::coordination::v1::Lease",
             content_types: &["*/*"],
@@ -1438,12 +1428,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
-        query: &[
-            params::DRY_RUN,
-            params::FIELD_MANAGER,
-            params::FIELD_VALIDATION,
-            params::PRETTY,
-        ],
+        query: &[params::DRY_RUN, params::FIELD_MANAGER, params::FIELD_VALIDATION, params::PRETTY],
         body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "api::core::v1::Endpoints",
             content_types: &["*/*"],
@@ -1660,12 +1645,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
-        query: &[
-            params::DRY_RUN,
-            params::FIELD_MANAGER,
-            params::FIELD_VALIDATION,
-            params::PRETTY,
-        ],
+        query: &[params::DRY_RUN, params::FIELD_MANAGER, params::FIELD_VALIDATION, params::PRETTY],
         body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "api::core::v1::Endpoints",
             content_types: &["*/*"],
@@ -1922,12 +1902,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace"],
-        query: &[
-            params::DRY_RUN,
-            params::FIELD_MANAGER,
-            params::FIELD_VALIDATION,
-            params::PRETTY,
-        ],
+        query: &[params::DRY_RUN, params::FIELD_MANAGER, params::FIELD_VALIDATION, params::PRETTY],
         body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "api::core::v1::Pod",
             content_types: &["*/*"],
@@ -2143,12 +2118,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
-        query: &[
-            params::DRY_RUN,
-            params::FIELD_MANAGER,
-            params::FIELD_VALIDATION,
-            params::PRETTY,
-        ],
+        query: &[params::DRY_RUN, params::FIELD_MANAGER, params::FIELD_VALIDATION, params::PRETTY],
         body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "api::core::v1::Pod",
             content_types: &["*/*"],
@@ -2313,12 +2283,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
-        query: &[
-            params::DRY_RUN,
-            params::FIELD_MANAGER,
-            params::FIELD_VALIDATION,
-            params::PRETTY,
-        ],
+        query: &[params::DRY_RUN, params::FIELD_MANAGER, params::FIELD_VALIDATION, params::PRETTY],
         body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "api::core::v1::Pod",
             content_types: &["*/*"],
@@ -2482,12 +2447,7 @@ pub static ROUTES: [::kubeforge_runtime::RouteInfo; 54] = [
             scope: ::kubeforge_runtime::Scope::Namespaced,
         }),
         path_params: &["namespace", "name"],
-        query: &[
-            params::DRY_RUN,
-            params::FIELD_MANAGER,
-            params::FIELD_VALIDATION,
-            params::PRETTY,
-        ],
+        query: &[params::DRY_RUN, params::FIELD_MANAGER, params::FIELD_VALIDATION, params::PRETTY],
         body: Some(::kubeforge_runtime::route::BodyInfo {
             ty: "api::core::v1::Pod",
             content_types: &["*/*"],
