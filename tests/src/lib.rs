@@ -111,10 +111,8 @@ pub fn build_modules_as_crate(scratch: &Path, name: &str, modules: &[(String, St
     std::fs::write(src.join("lib.rs"), lib).expect("write lib");
     let manifest = format!(
         "[package]\nname = {name:?}\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [dependencies]\nkubeforge-meta = {{ path = {:?} }}\nkubeforge-runtime = {{ path = {:?} }}\n\
-         serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n\n[workspace]\n",
-        workspace_root().join("meta").display().to_string(),
-        workspace_root().join("runtime").display().to_string()
+         {}\n[workspace]\n",
+        generated_dependencies()
     );
     std::fs::write(dir.join("crate/Cargo.toml"), manifest).expect("write manifest");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -163,4 +161,15 @@ pub fn sorted_files(dir: &Path, extension: &str) -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
+}
+
+/// The `[dependencies]` table of a scratch crate holding generated code: the workspace's
+/// runtime and companion crate by path, serde and serde_json.
+pub fn generated_dependencies() -> String {
+    format!(
+        "[dependencies]\nkubeforge-meta = {{ path = {:?} }}\nkubeforge-runtime = {{ path = {:?} }}\n\
+         serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n",
+        workspace_root().join("meta").display().to_string(),
+        workspace_root().join("runtime").display().to_string()
+    )
 }

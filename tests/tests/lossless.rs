@@ -275,10 +275,8 @@ fn goldens_round_trip() {
     write_if_changed(&dir.join("src/lib.rs"), &lib);
     let manifest = format!(
         "[package]\nname = \"lossless-goldens\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [dependencies]\nkubeforge-meta = {{ path = {:?} }}\nkubeforge-runtime = {{ path = {:?} }}\n\
-         serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n\n[workspace]\n",
-        root.join("meta").display().to_string(),
-        root.join("runtime").display().to_string()
+         {}\n[workspace]\n",
+        kubeforge_tests::generated_dependencies()
     );
     write_if_changed(&dir.join("Cargo.toml"), &manifest);
     check("goldens", &dir, &parts);

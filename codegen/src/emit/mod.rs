@@ -192,20 +192,25 @@ impl Context<'_> {
     /// The `#[cfg(…)]` on `op`'s functions and response type, when they need more features
     /// than their module's (`Features::operations`).
     pub(crate) fn operation_cfg(&self, op: &Operation) -> Option<TokenStream> {
+        self.operation_cfg_text(op).map(|cfg| tokens_of(&cfg))
+    }
+
+    /// [`Context::operation_cfg`] as text: the one spelling of it.
+    pub(crate) fn operation_cfg_text(&self, op: &Operation) -> Option<String> {
         let needed = self.features.as_ref()?.operations.get(&op.id)?;
-        Some(cfg_attribute(needed))
+        Some(cfg_text(needed))
     }
 }
 
 /// `#[cfg(feature = "a")]`, or `#[cfg(all(feature = "a", feature = "b"))]`.
-pub(crate) fn cfg_attribute(features: &std::collections::BTreeSet<String>) -> TokenStream {
-    let mut iter = features.iter();
-    match (iter.next(), iter.next()) {
-        (Some(one), None) => quote::quote!(#[cfg(feature = #one)]),
-        _ => {
-            let all = features.iter();
-            quote::quote!(#[cfg(all(#(feature = #all),*))])
-        }
+fn cfg_text(features: &std::collections::BTreeSet<String>) -> String {
+    let features: Vec<String> = features
+        .iter()
+        .map(|f| format!("feature = {}", text::str_literal(f)))
+        .collect();
+    match features.as_slice() {
+        [one] => format!("#[cfg({one})]"),
+        all => format!("#[cfg(all({}))]", all.join(", ")),
     }
 }
 

@@ -111,19 +111,6 @@ fn local_type_text(context: &Context<'_>, shape: &Shape, local: &Local) -> Strin
     }
 }
 
-/// `#[cfg(…)]` of [`Context::operation_cfg`], as text.
-fn operation_cfg_text(context: &Context<'_>, op: &Operation) -> Option<String> {
-    let needed = context.features.as_ref()?.operations.get(&op.id)?;
-    let features: Vec<String> = needed
-        .iter()
-        .map(|f| format!("feature = {}", str_literal(f)))
-        .collect();
-    Some(match features.as_slice() {
-        [one] => format!("#[cfg({one})]"),
-        all => format!("#[cfg(all({}))]", all.join(", ")),
-    })
-}
-
 /// Doc lines the generator wrote itself (already markdown), when docs are on.
 fn write_docs(code: &mut Code, context: &Context<'_>, text: &str) {
     if context.docs {
@@ -192,7 +179,6 @@ fn operation_functions(
     });
 
     let (first, steps) = path_steps(op);
-    let mutable = !steps.is_empty() || !required_query.is_empty() || query_arg.is_some();
     let accept = match &op.accept {
         Some(accept) => format!("Some({})", str_literal(accept)),
         None => "None".to_owned(),
@@ -214,7 +200,7 @@ fn operation_functions(
     } else {
         format!("When {}.", failures.join(", or "))
     };
-    let cfg = operation_cfg_text(context, op);
+    let cfg = context.operation_cfg_text(op);
 
     if context.docs {
         let summary = escaped(op.description.as_deref().unwrap_or_default());
@@ -230,47 +216,28 @@ fn operation_functions(
             ),
         );
     }
-    if let Some(cfg) = &cfg {
-        code.line(cfg);
-    }
-    code.line("#[inline]");
-    let params: Vec<&str> = params.iter().map(String::as_str).collect();
-    let request = format!("{runtime}::http::Request<Vec<u8>>");
-    let error = format!("{runtime}::RequestError");
-    signature(
+    let accepted: Vec<&str> = accepted.iter().map(String::as_str).collect();
+    let steps: Vec<&str> = steps
+        .iter()
+        .chain(&required_query)
+        .chain(&query_arg)
+        .map(String::as_str)
+        .collect();
+    request_function(
         code,
-        &format!("pub fn {}(", op.names.function),
-        &params,
-        "Result<",
-        &[&request, &error],
+        context,
+        &RequestFunction {
+            name: &op.names.function,
+            cfg: cfg.as_deref(),
+            params: &params,
+            accepted: &accepted,
+            first,
+            steps: &steps,
+            method: op.method.as_str(),
+            accept: &accept,
+            body: &body,
+        },
     );
-    code.deeper();
-    if !accepted.is_empty() {
-        let accepted: Vec<&str> = accepted.iter().map(String::as_str).collect();
-        code.list("const ACCEPTED: &[&str] = &[", &accepted, "]", ";");
-    }
-    let binding = if mutable {
-        "let mut target"
-    } else {
-        "let target"
-    };
-    code.list(
-        &format!("{binding} = {runtime}::request::PathAndQuery::new("),
-        &[&str_literal(first)],
-        ")",
-        ";",
-    );
-    for step in steps.iter().chain(&required_query).chain(&query_arg) {
-        code.line(step);
-    }
-    let method = format!("{runtime}::http::Method::{}", op.method.as_str());
-    code.list(
-        &format!("{runtime}::request::build("),
-        &[&method, "target", &accept, &body],
-        ")",
-        "",
-    );
-    code.close("}");
     code.blank();
 
     decoder_function(code, context, op, owner, local, cfg.as_deref());
@@ -296,6 +263,66 @@ fn signature(code: &mut Code, head: &str, params: &[&str], result: &str, argumen
         }
         code.close("> {");
     }
+}
+
+/// What a request function is made of (its docs are written before it).
+struct RequestFunction<'a> {
+    name: &'a str,
+    cfg: Option<&'a str>,
+    params: &'a [String],
+    /// The patch types accepted, as string literals (a local `ACCEPTED` constant).
+    accepted: &'a [&'a str],
+    /// The path's first literal part, then the statements completing the target.
+    first: &'a str,
+    steps: &'a [&'a str],
+    method: &'a str,
+    accept: &'a str,
+    body: &'a str,
+}
+
+/// A request function: the one spelling both an operation's and its list's watch use.
+fn request_function(code: &mut Code, context: &Context<'_>, f: &RequestFunction<'_>) {
+    let runtime = &context.runtime_text;
+    if let Some(cfg) = f.cfg {
+        code.line(cfg);
+    }
+    code.line("#[inline]");
+    let params: Vec<&str> = f.params.iter().map(String::as_str).collect();
+    let request = format!("{runtime}::http::Request<Vec<u8>>");
+    let error = format!("{runtime}::RequestError");
+    signature(
+        code,
+        &format!("pub fn {}(", f.name),
+        &params,
+        "Result<",
+        &[&request, &error],
+    );
+    code.deeper();
+    if !f.accepted.is_empty() {
+        code.list("const ACCEPTED: &[&str] = &[", f.accepted, "]", ";");
+    }
+    let binding = if f.steps.is_empty() {
+        "let target"
+    } else {
+        "let mut target"
+    };
+    code.list(
+        &format!("{binding} = {runtime}::request::PathAndQuery::new("),
+        &[&str_literal(f.first)],
+        ")",
+        ";",
+    );
+    for step in f.steps {
+        code.line(step);
+    }
+    let method = format!("{runtime}::http::Method::{}", f.method);
+    code.list(
+        &format!("{runtime}::request::build("),
+        &[&method, "target", f.accept, f.body],
+        ")",
+        "",
+    );
+    code.close("}");
 }
 
 /// The path parameters' arguments.
@@ -379,46 +406,27 @@ fn watch_functions(
         ),
     );
     // The watch takes and returns what its list does: gated by the same features.
-    if let Some(cfg) = cfg {
-        code.line(cfg);
-    }
-    code.line("#[inline]");
-    let params: Vec<&str> = params.iter().map(String::as_str).collect();
-    let request = format!("{runtime}::http::Request<Vec<u8>>");
-    let error = format!("{runtime}::RequestError");
-    signature(
+    let steps: Vec<&str> = steps
+        .iter()
+        .map(String::as_str)
+        .chain(["target.push_query(\"watch\", &true);"])
+        .chain(query_arg.as_deref())
+        .collect();
+    request_function(
         code,
-        &format!("pub fn {}(", watch.function),
-        &params,
-        "Result<",
-        &[&request, &error],
+        context,
+        &RequestFunction {
+            name: &watch.function,
+            cfg,
+            params: &params,
+            accepted: &[],
+            first,
+            steps: &steps,
+            method: "GET",
+            accept: "Some(\"application/json\")",
+            body: "None",
+        },
     );
-    code.deeper();
-    code.list(
-        &format!("let mut target = {runtime}::request::PathAndQuery::new("),
-        &[&str_literal(first)],
-        ")",
-        ";",
-    );
-    for step in &steps {
-        code.line(step);
-    }
-    code.line("target.push_query(\"watch\", &true);");
-    if let Some(query_arg) = &query_arg {
-        code.line(query_arg);
-    }
-    code.list(
-        &format!("{runtime}::request::build("),
-        &[
-            &format!("{runtime}::http::Method::GET"),
-            "target",
-            "Some(\"application/json\")",
-            "None",
-        ],
-        ")",
-        "",
-    );
-    code.close("}");
     code.blank();
 
     write_docs(
