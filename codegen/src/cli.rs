@@ -190,6 +190,10 @@ pub struct GenerateArgs {
     /// requirement.
     #[arg(long)]
     pub runtime_version: Option<String>,
+    /// Write how long each stage took (load, model, emit, render, write; wall seconds) to
+    /// FILE as one JSON object, or to standard error with `-`.
+    #[arg(long, value_name = "FILE")]
+    pub timings: Option<PathBuf>,
 }
 
 /// Splits `PATTERN=VALUE` where the pattern ends (`Pattern::split_value`) and checks the
@@ -382,10 +386,21 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
         return usage("expected `--out DIR`".to_owned());
     };
     let result = config.generate().and_then(|output| {
-        write_crate(&output, out, &args.generate.crate_options()).map(|report| (output, report))
+        let start = std::time::Instant::now();
+        write_crate(&output, out, &args.generate.crate_options())
+            .map(|report| (output, report, start.elapsed()))
     });
     match result {
-        Ok((output, report)) => {
+        Ok((output, report, write)) => {
+            if let Some(file) = &args.generate.timings {
+                let json = output.timings().to_json(write);
+                if file.as_os_str() == "-" {
+                    eprintln!("{json}");
+                } else if let Err(e) = std::fs::write(file, format!("{json}\n")) {
+                    eprintln!("error: cannot write the timings to {}: {e}", file.display());
+                    return ExitCode::FAILURE;
+                }
+            }
             for warning in output.warnings() {
                 eprintln!("{}", render_one(warning, stdin.as_deref()));
             }

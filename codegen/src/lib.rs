@@ -36,15 +36,18 @@ mod load;
 pub mod model;
 pub mod package;
 mod pattern;
+mod timings;
 mod write;
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 pub use diagnostics::{Diagnostic, Error, ErrorKind, LineColumn, Note, Origin};
 pub use model::features::Features;
 pub use pattern::Pattern;
 #[doc(hidden)]
 pub use pattern::Selector;
+pub use timings::Timings;
 pub use write::{CheckReport, Layout, Output, WriteReport};
 
 /// The named fixups of known upstream document bugs (`load/fixups.rs`): each name and why the
@@ -517,9 +520,15 @@ impl Config {
     /// Runs load, model and emit, and renders every file in memory. Nothing is written:
     /// call [`Output::write`] or [`Output::check`] on the result.
     pub fn generate(&self) -> Result<Output, Error> {
-        let (api, warnings) = self.model_with_warnings()?;
+        let mut timings = Timings::default();
+        let (api, warnings) = self.model_with_warnings(&mut timings)?;
+        let start = Instant::now();
         let tree = emit::emit(&api, &self.options)?;
+        timings.emit = start.elapsed();
+        let start = Instant::now();
         let mut output = write::render(&tree, self.layout, &self.generated_by)?;
+        timings.render = start.elapsed();
+        output.timings = timings;
         if self.options.features {
             output.features = Some(model::features::compute(&api));
         }
@@ -548,20 +557,28 @@ impl Config {
 
     /// Runs load and model only, for inspecting the intermediate representation.
     pub fn model(&self) -> Result<model::ApiSet, Error> {
-        self.model_with_warnings().map(|(api, _)| api)
+        self.model_with_warnings(&mut Timings::default())
+            .map(|(api, _)| api)
     }
 
     /// The model and the warnings of loading, both with lines and columns.
-    fn model_with_warnings(&self) -> Result<(model::ApiSet, Vec<Diagnostic>), Error> {
+    fn model_with_warnings(
+        &self,
+        timings: &mut Timings,
+    ) -> Result<(model::ApiSet, Vec<Diagnostic>), Error> {
         // Read the inputs again to turn pointers into lines, only where there is something
         // to report.
         let read = |file: &Path| self.inputs.iter().find(|i| i.display == file)?.text();
-        let (api, mut warnings) = self.model_unlocated().map_err(|e| e.locate(read))?;
+        let (api, mut warnings) = self.model_unlocated(timings).map_err(|e| e.locate(read))?;
         diagnostics::locate_all(&mut warnings, read);
         Ok((api, warnings))
     }
 
-    fn model_unlocated(&self) -> Result<(model::ApiSet, Vec<Diagnostic>), Error> {
+    fn model_unlocated(
+        &self,
+        timings: &mut Timings,
+    ) -> Result<(model::ApiSet, Vec<Diagnostic>), Error> {
+        let start = Instant::now();
         let mut documents = Vec::with_capacity(self.inputs.len());
         let mut problems: Option<Error> = None;
         for input in &self.inputs {
@@ -601,10 +618,13 @@ impl Config {
         )?;
         let warnings = std::mem::take(&mut raw.warnings);
         let (loaded, load_errors) = load::typed(raw);
+        timings.load = start.elapsed();
+        let start = Instant::now();
         let api = Error::join_stages(
             load_errors,
             model::build_with_options(&loaded, &self.modules, &self.externs, self.model),
         )?;
+        timings.model = start.elapsed();
         Ok((api, warnings))
     }
 }

@@ -50,6 +50,8 @@ pub struct Output {
     pub(crate) resource_modules: BTreeMap<Vec<String>, Vec<String>>,
     /// Whether the code names the companion crate `kubeforge-meta`.
     pub(crate) uses_companion_meta: bool,
+    /// How long each stage took.
+    pub(crate) timings: crate::Timings,
 }
 
 /// What [`Output::write`] did.
@@ -87,6 +89,11 @@ impl CheckReport {
 }
 
 impl Output {
+    /// How long each stage of the generation took (wall time).
+    pub fn timings(&self) -> &crate::Timings {
+        &self.timings
+    }
+
     /// The cargo features the output is gated by, if any.
     pub fn features(&self) -> Option<&crate::model::features::Features> {
         self.features.as_ref()
@@ -692,6 +699,7 @@ pub(crate) fn render(tree: &Module, layout: Layout, generated_by: &str) -> Resul
         notes: Vec::new(),
         resource_modules: BTreeMap::new(),
         uses_companion_meta: false,
+        timings: crate::Timings::default(),
     })
 }
 

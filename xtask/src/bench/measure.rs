@@ -35,6 +35,33 @@ pub(crate) fn parse_report<T: DeserializeOwned>(what: &str, stdout: &str) -> Res
     })
 }
 
+/// What the generator's `--timings FILE` wrote: the wall seconds of each stage of one
+/// generation, parsed as strictly as the harness's reports.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Stages {
+    pub load_s: f64,
+    pub model_s: f64,
+    pub emit_s: f64,
+    pub render_s: f64,
+    pub write_s: f64,
+}
+
+impl Stages {
+    /// The stages by name, in order.
+    pub(crate) const NAMES: [&'static str; 5] = ["load", "model", "emit", "render", "write"];
+
+    pub(crate) fn get(&self, index: usize) -> f64 {
+        [
+            self.load_s,
+            self.model_s,
+            self.emit_s,
+            self.render_s,
+            self.write_s,
+        ][index]
+    }
+}
+
 /// The release harness binary of the throwaway project.
 pub(crate) struct Harness {
     pub bin: PathBuf,
@@ -76,6 +103,34 @@ impl Harness {
         full.push(path_str(program)?);
         full.extend(args);
         self.run(&full)
+    }
+
+    /// Runs the generator with `args` under `rusage`, with `--timings FILE`, and reads what
+    /// it wrote there.
+    pub(crate) fn generate(
+        &self,
+        generator: &Path,
+        args: &[&str],
+        timings: &Path,
+    ) -> Result<(Usage, Stages), String> {
+        let _ = std::fs::remove_file(timings);
+        let mut full = args.to_vec();
+        full.extend(["--timings", path_str(timings)?]);
+        let usage = self.rusage(generator, &full, None)?;
+        let text = std::fs::read_to_string(timings).map_err(|e| {
+            format!(
+                "the generator wrote no timings to {}: {e}",
+                timings.display()
+            )
+        })?;
+        let stages = serde_json::from_str(text.trim()).map_err(|e| {
+            format!(
+                "the generator's timings in {} are not what `Stages` expects: {e}\n  the file holds: {}",
+                timings.display(),
+                text.trim()
+            )
+        })?;
+        Ok((usage, stages))
     }
 
     /// A clean build of `package` in the project `dir`: `cargo clean -p`, then a measured
@@ -273,6 +328,23 @@ mod tests {
         )
         .unwrap();
         assert_eq!(routes.shapes, 20);
+    }
+
+    #[test]
+    fn the_generators_timings_parse_as_stages() {
+        // The generator's `--timings` JSON, from the function that writes it.
+        let timings = kubeforge::Timings {
+            load: std::time::Duration::from_millis(30),
+            model: std::time::Duration::from_millis(100),
+            ..Default::default()
+        };
+        let stages: Stages =
+            serde_json::from_str(&timings.to_json(std::time::Duration::from_millis(7))).unwrap();
+        assert_eq!(
+            (0..5).map(|i| stages.get(i)).collect::<Vec<_>>(),
+            [0.03, 0.1, 0.0, 0.0, 0.007]
+        );
+        assert!(serde_json::from_str::<Stages>(r#"{"load_s":1.0}"#).is_err());
     }
 
     #[test]

@@ -34,6 +34,7 @@ mod report;
 mod sections;
 mod setup;
 mod stats;
+mod targets;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

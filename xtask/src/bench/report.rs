@@ -14,11 +14,10 @@ use super::sections::{
 use super::setup::{EXTRA_CRDS, K8S_OPENAPI, KOPIUM, KUBE, Paths};
 use super::stats::{Stat, show_change, show_ratio};
 
-/// The targets of issue 17.
-const TARGET_GENERATION: f64 = 10.0;
-const TARGET_DEV_BUILD: f64 = 0.8;
-const TARGET_SERDE: f64 = 1.2;
-const TARGET_ROUTES: f64 = 1.5;
+use super::targets::{
+    DEV_BUILD as TARGET_DEV_BUILD, GENERATION as TARGET_GENERATION, ROUTES as TARGET_ROUTES,
+    SERDE as TARGET_SERDE,
+};
 
 /// Everything one run measured.
 #[derive(Default)]
@@ -65,11 +64,11 @@ fn stat(what: &str, runs: &[Usage], field: fn(&Usage) -> f64) -> Result<Stat, St
     Stat::field(what, runs, field)
 }
 
-fn wall(u: &Usage) -> f64 {
+pub(crate) fn wall(u: &Usage) -> f64 {
     u.wall_s
 }
 
-fn cpu(u: &Usage) -> f64 {
+pub(crate) fn cpu(u: &Usage) -> f64 {
     u.cpu()
 }
 
@@ -102,6 +101,7 @@ impl Report {
             let _ = writeln!(w, "**Partial report: only {}.**\n", names.join(", "));
         }
         machine(w, paths);
+        super::targets::render(w, self)?;
         if let Some(g) = &self.generation {
             render_generation(w, g)?;
         }

@@ -1,7 +1,7 @@
 //! Each comparison's measurement loop: which processes run, in what order, how often. The
 //! results are typed (the harness's `protocol` types) and go to `report` unchanged.
 
-use super::measure::{Output, Usage, order, path_str};
+use super::measure::{Output, Stages, Usage, order, path_str};
 use super::protocol;
 use super::setup::{self, CrdFile, OURS, OURS_DROP, OURS_FEATURES, Paths};
 
@@ -43,6 +43,8 @@ pub(crate) const UNKNOWN_FIELDS_FIXTURES: [(&str, &str); 2] = [FIXTURES[0], FIXT
 /// a. Generating the full API against the serde_json parse floor.
 pub(crate) struct Generation {
     pub ours: Vec<Usage>,
+    /// The generator's own split of each of `ours` into stages (`--timings`).
+    pub stages: Vec<Stages>,
     pub floor: Vec<Usage>,
     pub output: Output,
     pub bytes: u64,
@@ -51,7 +53,8 @@ pub(crate) struct Generation {
 pub(crate) fn generation(paths: &Paths, effort: Effort) -> Result<Generation, String> {
     let out = paths.bench.join("generation-output");
     let runs = effort.runs;
-    let (mut ours, mut floor) = (Vec::new(), Vec::new());
+    let timings = paths.bench.join("generation-timings.json");
+    let (mut ours, mut floor, mut stages) = (Vec::new(), Vec::new(), Vec::new());
     for run in 0..runs {
         for contender in order(run, true, false) {
             if contender {
@@ -63,7 +66,7 @@ pub(crate) fn generation(paths: &Paths, effort: Effort) -> Result<Generation, St
                     "--crate-name",
                     "generation-output",
                 ];
-                let usage = paths.harness.rusage(&paths.generator, &args, None)?;
+                let (usage, split) = paths.harness.generate(&paths.generator, &args, &timings)?;
                 eprintln!(
                     "bench: generation run {}/{runs}: kubeforge {:.2}s, {:.0} MiB",
                     run + 1,
@@ -71,6 +74,7 @@ pub(crate) fn generation(paths: &Paths, effort: Effort) -> Result<Generation, St
                     usage.maxrss_mib()
                 );
                 ours.push(usage);
+                stages.push(split);
             } else {
                 let usage = paths.harness.rusage(
                     &paths.harness.bin,
@@ -92,6 +96,7 @@ pub(crate) fn generation(paths: &Paths, effort: Effort) -> Result<Generation, St
         .len();
     Ok(Generation {
         ours,
+        stages,
         floor,
         output: Output::of_dir(&out.join("src"))?,
         bytes,
@@ -401,6 +406,8 @@ pub(crate) struct CrdRow {
     /// Generation, one per run; kopium's is the sum of its processes (one per CRD version),
     /// with the largest peak.
     pub generation: [Vec<Usage>; 2],
+    /// kubeforge's own split of each of its generations into stages (`--timings`).
+    pub stages: Vec<Stages>,
     pub output: [Output; 2],
     pub build: [Vec<Usage>; 2],
 }
@@ -425,11 +432,13 @@ fn combine(a: Usage, b: Usage) -> Usage {
 pub(crate) fn crds(paths: &Paths, effort: Effort) -> Result<Crds, String> {
     let mut rows = Vec::new();
     let scratch = paths.bench.join("crds/scratch");
+    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
     let runs = effort.runs;
     for file in &paths.crds.files {
         let crates = setup::crd_crates(paths, file);
         let mut generation: [Vec<Usage>; 2] = Default::default();
         let mut build: [Vec<Usage>; 2] = Default::default();
+        let mut stages = Vec::new();
         for run in 0..runs {
             for index in order(run, 0, 1) {
                 let usage = if index == 0 {
@@ -444,10 +453,12 @@ pub(crate) fn crds(paths: &Paths, effort: Effort) -> Result<Crds, String> {
                         "--runtime-path",
                         path_str(&paths.runtime)?,
                     ];
-                    paths.harness.rusage(&paths.generator, &args, None)?
+                    let timings = scratch.join("kubeforge-timings.json");
+                    let (usage, split) =
+                        paths.harness.generate(&paths.generator, &args, &timings)?;
+                    stages.push(split);
+                    usage
                 } else {
-                    std::fs::create_dir_all(&scratch)
-                        .map_err(|e| format!("{}: {e}", scratch.display()))?;
                     let out = scratch.join("kopium.rs");
                     let mut total: Option<Usage> = None;
                     for crd in &file.crds {
@@ -486,6 +497,7 @@ pub(crate) fn crds(paths: &Paths, effort: Effort) -> Result<Crds, String> {
         rows.push(CrdRow {
             file: file.clone(),
             generation,
+            stages,
             output,
             build,
         });
