@@ -11,14 +11,7 @@ pub mod apimachinery {
     pub mod pkg {
         pub mod api {
             pub mod resource {
-                mod quantity {
-                    /// A quantity.
-                    ///
-                    /// Schema: `io.k8s.apimachinery.pkg.api.resource.Quantity`.
-                    pub type Quantity = ::kubeforge_runtime::Quantity;
-                }
-
-                pub use self::quantity::Quantity;
+                pub use ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity;
             }
         }
     }
@@ -201,7 +194,7 @@ pub mod com {
                     pub limits: Option<
                         ::std::collections::BTreeMap<
                             String,
-                            crate::golden::builder_collections::apimachinery::pkg::api::resource::Quantity,
+                            ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity,
                         >,
                     >,
                     /// A list of lists.
@@ -565,7 +558,7 @@ pub mod com {
                     /// Replaces the whole map; [`limit`](Self::limit) inserts one entry.
                     pub fn limits(
                         mut self,
-                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<crate::golden::builder_collections::apimachinery::pkg::api::resource::Quantity>)>,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>)>,
                     ) -> Self {
                         self.inner.limits = Some(
                             entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
@@ -579,7 +572,7 @@ pub mod com {
                     pub fn limit(
                         mut self,
                         key: impl Into<String>,
-                        value: impl Into<crate::golden::builder_collections::apimachinery::pkg::api::resource::Quantity>,
+                        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
                     ) -> Self {
                         self.inner.limits.get_or_insert_default().insert(key.into(), value.into());
                         self

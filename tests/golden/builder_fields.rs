@@ -11,14 +11,7 @@ pub mod apimachinery {
     pub mod pkg {
         pub mod api {
             pub mod resource {
-                mod quantity {
-                    /// A quantity.
-                    ///
-                    /// Schema: `io.k8s.apimachinery.pkg.api.resource.Quantity`.
-                    pub type Quantity = ::kubeforge_runtime::Quantity;
-                }
-
-                pub use self::quantity::Quantity;
+                pub use ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity;
             }
         }
     }
@@ -190,9 +183,7 @@ pub mod com {
                         crate::golden::builder_fields::com::example::v1::PortAppProtocol,
                     >,
                     /// An optional quantity with a default.
-                    pub size: Option<
-                        crate::golden::builder_fields::apimachinery::pkg::api::resource::Quantity,
-                    >,
+                    pub size: Option<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
                     /// A flag whose setter may not start with `is_`, which Rust reserves for borrowing methods.
                     pub is_default: Option<bool>,
                     /// A field named like the builder's own `build()`.
@@ -503,7 +494,7 @@ pub mod com {
                     /// A new builder starts with the schema's default, `"1Gi"`.
                     pub fn size(
                         mut self,
-                        value: impl Into<crate::golden::builder_fields::apimachinery::pkg::api::resource::Quantity>,
+                        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
                     ) -> Self {
                         self.inner.size = Some(value.into());
                         self

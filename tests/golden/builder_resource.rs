@@ -12,333 +12,8 @@ pub mod apimachinery {
         pub mod apis {
             pub mod meta {
                 pub mod v1 {
-                    mod list_meta {
-                        /// List metadata.
-                        ///
-                        /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta`.
-                        #[derive(Clone, Debug, Default, PartialEq, Eq)]
-                        pub struct ListMeta {
-                            /// The continue token.
-                            pub continue_: Option<String>,
-                            /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
-                            pub unknown_fields: ::kubeforge_runtime::UnknownFields,
-                        }
-
-                        impl ::serde::Serialize for ListMeta {
-                            #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                                use ::serde::ser::SerializeMap as _;
-                                use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(0, &[self.continue_.is_some()]) + self.unknown_fields.len();
-                                let mut state = serializer.serialize_map(Some(len))?;
-                                serde_struct::optional_entry(&mut state, "continue", self.continue_.as_ref())?;
-                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
-                                state.end()
-                            }
-                        }
-
-                        impl<'de> ::serde::Deserialize<'de> for ListMeta {
-                            #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                                use ::kubeforge_runtime::serde_struct;
-
-                                struct ListMetaVisitor;
-
-                                #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                                enum ListMetaField {
-                                    continue_,
-                                }
-
-                                impl serde_struct::Fields for ListMetaVisitor {
-                                    const NAMES: &'static [&'static str] = &["continue"];
-
-                                    type Field = ListMetaField;
-
-                                    fn field(name: &str) -> Option<ListMetaField> {
-                                        match name {
-                                            "continue" => Some(ListMetaField::continue_),
-                                            _ => None,
-                                        }
-                                    }
-                                }
-
-                                impl<'de> ::serde::de::Visitor<'de> for ListMetaVisitor {
-                                    type Value = ListMeta;
-
-                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                        f.write_str("struct ListMeta")
-                                    }
-
-                                    fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                        self,
-                                        mut map: A,
-                                    ) -> Result<ListMeta, A::Error> {
-                                        let mut continue_ = None;
-                                        let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                        let mut key = String::new();
-                                        while let Some(field) = map.next_key_seed(
-                                            serde_struct::NamedKey::<Self>::new(&mut key),
-                                        )? {
-                                            match field {
-                                                Some(ListMetaField::continue_) => {
-                                                    serde_struct::value(&mut map, &mut continue_, "continue")
-                                                }
-                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                            }?;
-                                        }
-
-                                        Ok(ListMeta {
-                                            continue_: serde_struct::optional(continue_),
-                                            unknown_fields,
-                                        })
-                                    }
-                                }
-
-                                deserializer.deserialize_struct(
-                                    "ListMeta",
-                                    <ListMetaVisitor as serde_struct::Fields>::NAMES,
-                                    ListMetaVisitor,
-                                )
-                            }
-                        }
-
-                        impl ListMeta {
-                            /// The [`ListMetaBuilder`] of a new `ListMeta`.
-                            #[inline]
-                            pub fn builder() -> ListMetaBuilder {
-                                ListMetaBuilder {
-                                    inner: Self::default(),
-                                }
-                            }
-                        }
-
-                        /// Builds [`ListMeta`] values: start with [`ListMeta::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ListMeta` back into its builder.
-                        #[derive(Clone, Debug)]
-                        #[must_use = "a builder does nothing until `build()` is called"]
-                        pub struct ListMetaBuilder {
-                            inner: ListMeta,
-                        }
-
-                        impl ListMetaBuilder {
-                            /// The continue token.
-                            pub fn continue_(mut self, value: impl Into<String>) -> Self {
-                                self.inner.continue_ = Some(value.into());
-                                self
-                            }
-
-                            /// The finished `ListMeta`.
-                            #[inline]
-                            #[must_use]
-                            pub fn build(self) -> ListMeta {
-                                self.inner
-                            }
-                        }
-
-                        impl From<ListMeta> for ListMetaBuilder {
-                            #[inline]
-                            fn from(value: ListMeta) -> Self {
-                                Self { inner: value }
-                            }
-                        }
-
-                        impl From<ListMetaBuilder> for ListMeta {
-                            #[inline]
-                            fn from(builder: ListMetaBuilder) -> Self {
-                                builder.inner
-                            }
-                        }
-                    }
-
-                    pub use self::list_meta::{ListMeta, ListMetaBuilder};
-                    mod object_meta {
-                        /// Object metadata.
-                        ///
-                        /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`.
-                        #[derive(Clone, Debug, Default, PartialEq, Eq)]
-                        pub struct ObjectMeta {
-                            /// The object's name.
-                            pub name: Option<String>,
-                            /// The object's namespace.
-                            pub namespace: Option<String>,
-                            /// Labels.
-                            pub labels: Option<::std::collections::BTreeMap<String, String>>,
-                            /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
-                            pub unknown_fields: ::kubeforge_runtime::UnknownFields,
-                        }
-
-                        impl ::serde::Serialize for ObjectMeta {
-                            #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                                use ::serde::ser::SerializeMap as _;
-                                use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(0, &[
-                                    self.name.is_some(),
-                                    self.namespace.is_some(),
-                                    self.labels.is_some(),
-                                ]) + self.unknown_fields.len();
-                                let mut state = serializer.serialize_map(Some(len))?;
-                                serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-                                serde_struct::optional_entry(&mut state, "namespace", self.namespace.as_ref())?;
-                                serde_struct::optional_entry(&mut state, "labels", self.labels.as_ref())?;
-                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
-                                state.end()
-                            }
-                        }
-
-                        impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
-                            #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                                use ::kubeforge_runtime::serde_struct;
-
-                                struct ObjectMetaVisitor;
-
-                                #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                                enum ObjectMetaField {
-                                    name,
-                                    namespace,
-                                    labels,
-                                }
-
-                                impl serde_struct::Fields for ObjectMetaVisitor {
-                                    const NAMES: &'static [&'static str] = &["name", "namespace", "labels"];
-
-                                    type Field = ObjectMetaField;
-
-                                    fn field(name: &str) -> Option<ObjectMetaField> {
-                                        match name {
-                                            "name" => Some(ObjectMetaField::name),
-                                            "namespace" => Some(ObjectMetaField::namespace),
-                                            "labels" => Some(ObjectMetaField::labels),
-                                            _ => None,
-                                        }
-                                    }
-                                }
-
-                                impl<'de> ::serde::de::Visitor<'de> for ObjectMetaVisitor {
-                                    type Value = ObjectMeta;
-
-                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                        f.write_str("struct ObjectMeta")
-                                    }
-
-                                    fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                        self,
-                                        mut map: A,
-                                    ) -> Result<ObjectMeta, A::Error> {
-                                        let mut name = None;
-                                        let mut namespace = None;
-                                        let mut labels = None;
-                                        let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                        let mut key = String::new();
-                                        while let Some(field) = map.next_key_seed(
-                                            serde_struct::NamedKey::<Self>::new(&mut key),
-                                        )? {
-                                            match field {
-                                                Some(ObjectMetaField::name) => {
-                                                    serde_struct::value(&mut map, &mut name, "name")
-                                                }
-                                                Some(ObjectMetaField::namespace) => {
-                                                    serde_struct::value(&mut map, &mut namespace, "namespace")
-                                                }
-                                                Some(ObjectMetaField::labels) => {
-                                                    serde_struct::value(&mut map, &mut labels, "labels")
-                                                }
-                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                            }?;
-                                        }
-
-                                        Ok(ObjectMeta {
-                                            name: serde_struct::optional(name),
-                                            namespace: serde_struct::optional(namespace),
-                                            labels: serde_struct::optional(labels),
-                                            unknown_fields,
-                                        })
-                                    }
-                                }
-
-                                deserializer.deserialize_struct(
-                                    "ObjectMeta",
-                                    <ObjectMetaVisitor as serde_struct::Fields>::NAMES,
-                                    ObjectMetaVisitor,
-                                )
-                            }
-                        }
-
-                        impl ObjectMeta {
-                            /// The [`ObjectMetaBuilder`] of a new `ObjectMeta`.
-                            #[inline]
-                            pub fn builder() -> ObjectMetaBuilder {
-                                ObjectMetaBuilder {
-                                    inner: Self::default(),
-                                }
-                            }
-                        }
-
-                        /// Builds [`ObjectMeta`] values: start with [`ObjectMeta::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ObjectMeta` back into its builder.
-                        #[derive(Clone, Debug)]
-                        #[must_use = "a builder does nothing until `build()` is called"]
-                        pub struct ObjectMetaBuilder {
-                            inner: ObjectMeta,
-                        }
-
-                        impl ObjectMetaBuilder {
-                            /// The object's name.
-                            pub fn name(mut self, value: impl Into<String>) -> Self {
-                                self.inner.name = Some(value.into());
-                                self
-                            }
-
-                            /// The object's namespace.
-                            pub fn namespace(mut self, value: impl Into<String>) -> Self {
-                                self.inner.namespace = Some(value.into());
-                                self
-                            }
-
-                            /// Labels.
-                            ///
-                            /// Replaces the whole map; [`label`](Self::label) inserts one entry.
-                            pub fn labels(
-                                mut self,
-                                entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
-                            ) -> Self {
-                                self.inner.labels = Some(
-                                    entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
-                                );
-                                self
-                            }
-
-                            /// Labels.
-                            ///
-                            /// Inserts one entry into `labels`, replacing any value under the same key; [`labels`](Self::labels) replaces the whole map.
-                            pub fn label(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
-                                self.inner.labels.get_or_insert_default().insert(key.into(), value.into());
-                                self
-                            }
-
-                            /// The finished `ObjectMeta`.
-                            #[inline]
-                            #[must_use]
-                            pub fn build(self) -> ObjectMeta {
-                                self.inner
-                            }
-                        }
-
-                        impl From<ObjectMeta> for ObjectMetaBuilder {
-                            #[inline]
-                            fn from(value: ObjectMeta) -> Self {
-                                Self { inner: value }
-                            }
-                        }
-
-                        impl From<ObjectMetaBuilder> for ObjectMeta {
-                            #[inline]
-                            fn from(builder: ObjectMetaBuilder) -> Self {
-                                builder.inner
-                            }
-                        }
-                    }
-
-                    pub use self::object_meta::{ObjectMeta, ObjectMetaBuilder};
+                    pub use ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta;
+                    pub use ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta;
                 }
             }
         }
@@ -371,7 +46,7 @@ pub mod com {
                     pub kind: ::kubeforge_runtime::Kind<Gadget>,
                     /// Standard object metadata.
                     pub metadata: Option<
-                        crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+                        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
                     >,
                     /// What the gadget should be.
                     pub spec: crate::golden::builder_resource::com::example::v1::GadgetSpec,
@@ -515,12 +190,11 @@ pub mod com {
                             inner: Self {
                                 api_version: ::kubeforge_runtime::ApiVersion::present(),
                                 kind: ::kubeforge_runtime::Kind::present(),
-                                metadata: Some(
-                                    crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
-                                        .name(name)
-                                        .namespace(namespace)
-                                        .build(),
-                                ),
+                                metadata: Some(::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                                    name: Some(name.into()),
+                                    namespace: Some(namespace.into()),
+                                    ..::core::default::Default::default()
+                                }),
                                 spec: spec.into(),
                                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
@@ -539,7 +213,7 @@ pub mod com {
                     /// Standard object metadata.
                     pub fn metadata(
                         mut self,
-                        value: impl Into<crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+                        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
@@ -547,16 +221,12 @@ pub mod com {
 
                     /// Standard object metadata.
                     ///
-                    /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
+                    /// Edits `metadata` in place: `edit` receives a mutable reference to the current value, a default `ObjectMeta` when unset.
                     pub fn metadata_with(
                         mut self,
-                        edit: impl FnOnce(crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+                        edit: impl FnOnce(&mut ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta),
                     ) -> Self {
-                        let current = match self.inner.metadata.take() {
-                            Some(value) => value.into(),
-                            None => crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
-                        };
-                        self.inner.metadata = Some(edit(current).build());
+                        edit(self.inner.metadata.get_or_insert_default());
                         self
                     }
 
@@ -815,9 +485,7 @@ pub mod com {
                     pub items: Vec<crate::golden::builder_resource::com::example::v1::Gadget>,
                     /// Always `GadgetList`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub kind: ::kubeforge_runtime::Kind<GadgetList>,
-                    pub metadata: Option<
-                        crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ListMeta,
-                    >,
+                    pub metadata: Option<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
@@ -1001,7 +669,7 @@ pub mod com {
                     /// Sets `metadata`.
                     pub fn metadata(
                         mut self,
-                        value: impl Into<crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ListMeta>,
+                        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta>,
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
@@ -1047,7 +715,7 @@ pub mod com {
                     pub api_version: ::kubeforge_runtime::ApiVersion<Gizmo>,
                     /// Always `Gizmo`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub kind: ::kubeforge_runtime::Kind<Gizmo>,
-                    pub metadata: crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+                    pub metadata: ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
                     /// A required field that is also called `name`: the object's name keeps the argument `name`, this one gets `name_2`.
                     pub name: String,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -1185,9 +853,10 @@ pub mod com {
                             inner: Self {
                                 api_version: ::kubeforge_runtime::ApiVersion::present(),
                                 kind: ::kubeforge_runtime::Kind::present(),
-                                metadata: crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
-                                    .name(name)
-                                    .build(),
+                                metadata: ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                                    name: Some(name.into()),
+                                    ..::core::default::Default::default()
+                                },
                                 name: name_2.into(),
                                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
@@ -1206,7 +875,7 @@ pub mod com {
                     /// Sets `metadata`.
                     pub fn metadata(
                         mut self,
-                        value: impl Into<crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+                        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
                     ) -> Self {
                         self.inner.metadata = value.into();
                         self
@@ -1214,12 +883,12 @@ pub mod com {
 
                     /// Sets `metadata`.
                     ///
-                    /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value.
+                    /// Edits `metadata` in place: `edit` receives a mutable reference to the current value.
                     pub fn metadata_with(
                         mut self,
-                        edit: impl FnOnce(crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::golden::builder_resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+                        edit: impl FnOnce(&mut ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta),
                     ) -> Self {
-                        self.inner.metadata = edit(self.inner.metadata.into()).build();
+                        edit(&mut self.inner.metadata);
                         self
                     }
 

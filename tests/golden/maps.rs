@@ -11,14 +11,7 @@ pub mod apimachinery {
     pub mod pkg {
         pub mod api {
             pub mod resource {
-                mod quantity {
-                    /// A fixed-point number such as `100m` or `1Gi`.
-                    ///
-                    /// Schema: `io.k8s.apimachinery.pkg.api.resource.Quantity`.
-                    pub type Quantity = ::kubeforge_runtime::Quantity;
-                }
-
-                pub use self::quantity::Quantity;
+                pub use ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity;
             }
         }
     }
@@ -38,7 +31,7 @@ pub mod io {
                     pub limits: Option<
                         ::std::collections::BTreeMap<
                             String,
-                            crate::golden::maps::apimachinery::pkg::api::resource::Quantity,
+                            ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity,
                         >,
                     >,
                     pub groups: Option<::std::collections::BTreeMap<String, Vec<String>>>,
@@ -265,7 +258,7 @@ pub mod io {
                     /// Replaces the whole map; [`limit`](Self::limit) inserts one entry.
                     pub fn limits(
                         mut self,
-                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<crate::golden::maps::apimachinery::pkg::api::resource::Quantity>)>,
+                        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>)>,
                     ) -> Self {
                         self.inner.limits = Some(
                             entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
@@ -279,7 +272,7 @@ pub mod io {
                     pub fn limit(
                         mut self,
                         key: impl Into<String>,
-                        value: impl Into<crate::golden::maps::apimachinery::pkg::api::resource::Quantity>,
+                        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
                     ) -> Self {
                         self.inner.limits.get_or_insert_default().insert(key.into(), value.into());
                         self

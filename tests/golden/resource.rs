@@ -12,505 +12,9 @@ pub mod apimachinery {
         pub mod apis {
             pub mod meta {
                 pub mod v1 {
-                    mod list_meta {
-                        /// List metadata.
-                        ///
-                        /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta`.
-                        #[derive(Clone, Debug, Default, PartialEq, Eq)]
-                        pub struct ListMeta {
-                            pub continue_: Option<String>,
-                            pub resource_version: Option<String>,
-                            /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
-                            pub unknown_fields: ::kubeforge_runtime::UnknownFields,
-                        }
-
-                        impl ::serde::Serialize for ListMeta {
-                            #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                                use ::serde::ser::SerializeMap as _;
-                                use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(0, &[
-                                    self.continue_.is_some(),
-                                    self.resource_version.is_some(),
-                                ]) + self.unknown_fields.len();
-                                let mut state = serializer.serialize_map(Some(len))?;
-                                serde_struct::optional_entry(&mut state, "continue", self.continue_.as_ref())?;
-                                serde_struct::optional_entry(
-                                    &mut state,
-                                    "resourceVersion",
-                                    self.resource_version.as_ref(),
-                                )?;
-                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
-                                state.end()
-                            }
-                        }
-
-                        impl<'de> ::serde::Deserialize<'de> for ListMeta {
-                            #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                                use ::kubeforge_runtime::serde_struct;
-
-                                struct ListMetaVisitor;
-
-                                #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                                enum ListMetaField {
-                                    continue_,
-                                    resource_version,
-                                }
-
-                                impl serde_struct::Fields for ListMetaVisitor {
-                                    const NAMES: &'static [&'static str] = &["continue", "resourceVersion"];
-
-                                    type Field = ListMetaField;
-
-                                    fn field(name: &str) -> Option<ListMetaField> {
-                                        match name {
-                                            "continue" => Some(ListMetaField::continue_),
-                                            "resourceVersion" => Some(ListMetaField::resource_version),
-                                            _ => None,
-                                        }
-                                    }
-                                }
-
-                                impl<'de> ::serde::de::Visitor<'de> for ListMetaVisitor {
-                                    type Value = ListMeta;
-
-                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                        f.write_str("struct ListMeta")
-                                    }
-
-                                    fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                        self,
-                                        mut map: A,
-                                    ) -> Result<ListMeta, A::Error> {
-                                        let mut continue_ = None;
-                                        let mut resource_version = None;
-                                        let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                        let mut key = String::new();
-                                        while let Some(field) = map.next_key_seed(
-                                            serde_struct::NamedKey::<Self>::new(&mut key),
-                                        )? {
-                                            match field {
-                                                Some(ListMetaField::continue_) => {
-                                                    serde_struct::value(&mut map, &mut continue_, "continue")
-                                                }
-                                                Some(ListMetaField::resource_version) => {
-                                                    serde_struct::value(&mut map, &mut resource_version, "resourceVersion")
-                                                }
-                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                            }?;
-                                        }
-
-                                        Ok(ListMeta {
-                                            continue_: serde_struct::optional(continue_),
-                                            resource_version: serde_struct::optional(resource_version),
-                                            unknown_fields,
-                                        })
-                                    }
-                                }
-
-                                deserializer.deserialize_struct(
-                                    "ListMeta",
-                                    <ListMetaVisitor as serde_struct::Fields>::NAMES,
-                                    ListMetaVisitor,
-                                )
-                            }
-                        }
-
-                        impl ListMeta {
-                            /// The [`ListMetaBuilder`] of a new `ListMeta`.
-                            #[inline]
-                            pub fn builder() -> ListMetaBuilder {
-                                ListMetaBuilder {
-                                    inner: Self::default(),
-                                }
-                            }
-                        }
-
-                        /// Builds [`ListMeta`] values: start with [`ListMeta::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ListMeta` back into its builder.
-                        #[derive(Clone, Debug)]
-                        #[must_use = "a builder does nothing until `build()` is called"]
-                        pub struct ListMetaBuilder {
-                            inner: ListMeta,
-                        }
-
-                        impl ListMetaBuilder {
-                            /// Sets `continue_`.
-                            pub fn continue_(mut self, value: impl Into<String>) -> Self {
-                                self.inner.continue_ = Some(value.into());
-                                self
-                            }
-
-                            /// Sets `resource_version`.
-                            pub fn resource_version(mut self, value: impl Into<String>) -> Self {
-                                self.inner.resource_version = Some(value.into());
-                                self
-                            }
-
-                            /// The finished `ListMeta`.
-                            #[inline]
-                            #[must_use]
-                            pub fn build(self) -> ListMeta {
-                                self.inner
-                            }
-                        }
-
-                        impl From<ListMeta> for ListMetaBuilder {
-                            #[inline]
-                            fn from(value: ListMeta) -> Self {
-                                Self { inner: value }
-                            }
-                        }
-
-                        impl From<ListMetaBuilder> for ListMeta {
-                            #[inline]
-                            fn from(builder: ListMetaBuilder) -> Self {
-                                builder.inner
-                            }
-                        }
-                    }
-
-                    pub use self::list_meta::{ListMeta, ListMetaBuilder};
-                    mod object_meta {
-                        /// Object metadata.
-                        ///
-                        /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`.
-                        #[derive(Clone, Debug, Default, PartialEq, Eq)]
-                        pub struct ObjectMeta {
-                            pub name: Option<String>,
-                            pub namespace: Option<String>,
-                            /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
-                            pub unknown_fields: ::kubeforge_runtime::UnknownFields,
-                        }
-
-                        impl ::serde::Serialize for ObjectMeta {
-                            #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                                use ::serde::ser::SerializeMap as _;
-                                use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(0, &[
-                                    self.name.is_some(),
-                                    self.namespace.is_some(),
-                                ]) + self.unknown_fields.len();
-                                let mut state = serializer.serialize_map(Some(len))?;
-                                serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-                                serde_struct::optional_entry(&mut state, "namespace", self.namespace.as_ref())?;
-                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
-                                state.end()
-                            }
-                        }
-
-                        impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
-                            #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                                use ::kubeforge_runtime::serde_struct;
-
-                                struct ObjectMetaVisitor;
-
-                                #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                                enum ObjectMetaField {
-                                    name,
-                                    namespace,
-                                }
-
-                                impl serde_struct::Fields for ObjectMetaVisitor {
-                                    const NAMES: &'static [&'static str] = &["name", "namespace"];
-
-                                    type Field = ObjectMetaField;
-
-                                    fn field(name: &str) -> Option<ObjectMetaField> {
-                                        match name {
-                                            "name" => Some(ObjectMetaField::name),
-                                            "namespace" => Some(ObjectMetaField::namespace),
-                                            _ => None,
-                                        }
-                                    }
-                                }
-
-                                impl<'de> ::serde::de::Visitor<'de> for ObjectMetaVisitor {
-                                    type Value = ObjectMeta;
-
-                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                        f.write_str("struct ObjectMeta")
-                                    }
-
-                                    fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                        self,
-                                        mut map: A,
-                                    ) -> Result<ObjectMeta, A::Error> {
-                                        let mut name = None;
-                                        let mut namespace = None;
-                                        let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                        let mut key = String::new();
-                                        while let Some(field) = map.next_key_seed(
-                                            serde_struct::NamedKey::<Self>::new(&mut key),
-                                        )? {
-                                            match field {
-                                                Some(ObjectMetaField::name) => {
-                                                    serde_struct::value(&mut map, &mut name, "name")
-                                                }
-                                                Some(ObjectMetaField::namespace) => {
-                                                    serde_struct::value(&mut map, &mut namespace, "namespace")
-                                                }
-                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                            }?;
-                                        }
-
-                                        Ok(ObjectMeta {
-                                            name: serde_struct::optional(name),
-                                            namespace: serde_struct::optional(namespace),
-                                            unknown_fields,
-                                        })
-                                    }
-                                }
-
-                                deserializer.deserialize_struct(
-                                    "ObjectMeta",
-                                    <ObjectMetaVisitor as serde_struct::Fields>::NAMES,
-                                    ObjectMetaVisitor,
-                                )
-                            }
-                        }
-
-                        impl ObjectMeta {
-                            /// The [`ObjectMetaBuilder`] of a new `ObjectMeta`.
-                            #[inline]
-                            pub fn builder() -> ObjectMetaBuilder {
-                                ObjectMetaBuilder {
-                                    inner: Self::default(),
-                                }
-                            }
-                        }
-
-                        /// Builds [`ObjectMeta`] values: start with [`ObjectMeta::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ObjectMeta` back into its builder.
-                        #[derive(Clone, Debug)]
-                        #[must_use = "a builder does nothing until `build()` is called"]
-                        pub struct ObjectMetaBuilder {
-                            inner: ObjectMeta,
-                        }
-
-                        impl ObjectMetaBuilder {
-                            /// Sets `name`.
-                            pub fn name(mut self, value: impl Into<String>) -> Self {
-                                self.inner.name = Some(value.into());
-                                self
-                            }
-
-                            /// Sets `namespace`.
-                            pub fn namespace(mut self, value: impl Into<String>) -> Self {
-                                self.inner.namespace = Some(value.into());
-                                self
-                            }
-
-                            /// The finished `ObjectMeta`.
-                            #[inline]
-                            #[must_use]
-                            pub fn build(self) -> ObjectMeta {
-                                self.inner
-                            }
-                        }
-
-                        impl From<ObjectMeta> for ObjectMetaBuilder {
-                            #[inline]
-                            fn from(value: ObjectMeta) -> Self {
-                                Self { inner: value }
-                            }
-                        }
-
-                        impl From<ObjectMetaBuilder> for ObjectMeta {
-                            #[inline]
-                            fn from(builder: ObjectMetaBuilder) -> Self {
-                                builder.inner
-                            }
-                        }
-                    }
-
-                    pub use self::object_meta::{ObjectMeta, ObjectMetaBuilder};
-                    mod status {
-                        /// The body of an error response.
-                        ///
-                        /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.Status`.
-                        #[derive(Clone, Debug, Default, PartialEq, Eq)]
-                        pub struct Status {
-                            /// Always `v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-                            pub api_version: ::kubeforge_runtime::ApiVersion<Status>,
-                            /// Always `Status`: set on construction, checked when deserializing, and omitted when absent from the input.
-                            pub kind: ::kubeforge_runtime::Kind<Status>,
-                            pub message: Option<String>,
-                            pub code: Option<i32>,
-                            /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
-                            pub unknown_fields: ::kubeforge_runtime::UnknownFields,
-                        }
-
-                        impl ::serde::Serialize for Status {
-                            #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                                use ::serde::ser::SerializeMap as _;
-                                use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(0, &[
-                                    self.api_version.is_present(),
-                                    self.kind.is_present(),
-                                    self.message.is_some(),
-                                    self.code.is_some(),
-                                ]) + self.unknown_fields.len();
-                                let mut state = serializer.serialize_map(Some(len))?;
-                                serde_struct::entry_if(
-                                    &mut state,
-                                    "apiVersion",
-                                    &self.api_version,
-                                    self.api_version.is_present(),
-                                )?;
-                                serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-                                serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
-                                serde_struct::optional_entry(&mut state, "code", self.code.as_ref())?;
-                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
-                                state.end()
-                            }
-                        }
-
-                        impl<'de> ::serde::Deserialize<'de> for Status {
-                            #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                                use ::kubeforge_runtime::serde_struct;
-
-                                struct StatusVisitor;
-
-                                #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                                enum StatusField {
-                                    api_version,
-                                    kind,
-                                    message,
-                                    code,
-                                }
-
-                                impl serde_struct::Fields for StatusVisitor {
-                                    const NAMES: &'static [&'static str] = &["apiVersion", "kind", "message", "code"];
-
-                                    type Field = StatusField;
-
-                                    fn field(name: &str) -> Option<StatusField> {
-                                        match name {
-                                            "apiVersion" => Some(StatusField::api_version),
-                                            "kind" => Some(StatusField::kind),
-                                            "message" => Some(StatusField::message),
-                                            "code" => Some(StatusField::code),
-                                            _ => None,
-                                        }
-                                    }
-                                }
-
-                                impl<'de> ::serde::de::Visitor<'de> for StatusVisitor {
-                                    type Value = Status;
-
-                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                        f.write_str("struct Status")
-                                    }
-
-                                    fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                        self,
-                                        mut map: A,
-                                    ) -> Result<Status, A::Error> {
-                                        let mut api_version = None;
-                                        let mut kind = None;
-                                        let mut message = None;
-                                        let mut code = None;
-                                        let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                        let mut key = String::new();
-                                        while let Some(field) = map.next_key_seed(
-                                            serde_struct::NamedKey::<Self>::new(&mut key),
-                                        )? {
-                                            match field {
-                                                Some(StatusField::api_version) => {
-                                                    serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                                }
-                                                Some(StatusField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                                Some(StatusField::message) => {
-                                                    serde_struct::value(&mut map, &mut message, "message")
-                                                }
-                                                Some(StatusField::code) => serde_struct::value(&mut map, &mut code, "code"),
-                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                            }?;
-                                        }
-
-                                        Ok(Status {
-                                            api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                            kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                            message: serde_struct::optional(message),
-                                            code: serde_struct::optional(code),
-                                            unknown_fields,
-                                        })
-                                    }
-                                }
-
-                                deserializer.deserialize_struct(
-                                    "Status",
-                                    <StatusVisitor as serde_struct::Fields>::NAMES,
-                                    StatusVisitor,
-                                )
-                            }
-                        }
-
-                        impl ::kubeforge_runtime::TypeMeta for Status {
-                            const API_VERSION: &'static str = "v1";
-                            const GROUP: &'static str = "";
-                            const VERSION: &'static str = "v1";
-                            const KIND: &'static str = "Status";
-                        }
-
-                        impl Status {
-                            /// The [`StatusBuilder`] of a new `Status`, with `apiVersion` and `kind` set.
-                            #[inline]
-                            pub fn builder() -> StatusBuilder {
-                                StatusBuilder {
-                                    inner: Self::default(),
-                                }
-                            }
-                        }
-
-                        /// Builds [`Status`] values: start with [`Status::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Status` back into its builder.
-                        #[derive(Clone, Debug)]
-                        #[must_use = "a builder does nothing until `build()` is called"]
-                        pub struct StatusBuilder {
-                            inner: Status,
-                        }
-
-                        impl StatusBuilder {
-                            /// Sets `message`.
-                            pub fn message(mut self, value: impl Into<String>) -> Self {
-                                self.inner.message = Some(value.into());
-                                self
-                            }
-
-                            /// Sets `code`.
-                            pub fn code(mut self, value: impl Into<i32>) -> Self {
-                                self.inner.code = Some(value.into());
-                                self
-                            }
-
-                            /// The finished `Status`.
-                            #[inline]
-                            #[must_use]
-                            pub fn build(self) -> Status {
-                                self.inner
-                            }
-                        }
-
-                        impl From<Status> for StatusBuilder {
-                            #[inline]
-                            fn from(value: Status) -> Self {
-                                Self { inner: value }
-                            }
-                        }
-
-                        impl From<StatusBuilder> for Status {
-                            #[inline]
-                            fn from(builder: StatusBuilder) -> Self {
-                                builder.inner
-                            }
-                        }
-                    }
-
-                    pub use self::status::{Status, StatusBuilder};
+                    pub use ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta;
+                    pub use ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+                    pub use ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status;
                     mod watch_event {
                         /// One event of a watch stream.
                         ///
@@ -519,7 +23,7 @@ pub mod apimachinery {
                         /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent`.
                         pub type WatchEvent<T> = ::kubeforge_runtime::WatchEvent<
                             T,
-                            crate::golden::resource::apimachinery::pkg::apis::meta::v1::Status,
+                            ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
                         >;
                     }
 
@@ -557,7 +61,7 @@ pub mod com {
                     /// Always `Gadget`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub kind: ::kubeforge_runtime::Kind<Gadget>,
                     pub metadata: Option<
-                        crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+                        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
                     >,
                     pub spec: crate::golden::resource::com::example::v1::GadgetSpec,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -700,12 +204,11 @@ pub mod com {
                             inner: Self {
                                 api_version: ::kubeforge_runtime::ApiVersion::present(),
                                 kind: ::kubeforge_runtime::Kind::present(),
-                                metadata: Some(
-                                    crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
-                                        .name(name)
-                                        .namespace(namespace)
-                                        .build(),
-                                ),
+                                metadata: Some(::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                                    name: Some(name.into()),
+                                    namespace: Some(namespace.into()),
+                                    ..::core::default::Default::default()
+                                }),
                                 spec: spec.into(),
                                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
@@ -724,7 +227,7 @@ pub mod com {
                     /// Sets `metadata`.
                     pub fn metadata(
                         mut self,
-                        value: impl Into<crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+                        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
@@ -732,16 +235,12 @@ pub mod com {
 
                     /// Sets `metadata`.
                     ///
-                    /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
+                    /// Edits `metadata` in place: `edit` receives a mutable reference to the current value, a default `ObjectMeta` when unset.
                     pub fn metadata_with(
                         mut self,
-                        edit: impl FnOnce(crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+                        edit: impl FnOnce(&mut ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta),
                     ) -> Self {
-                        let current = match self.inner.metadata.take() {
-                            Some(value) => value.into(),
-                            None => crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
-                        };
-                        self.inner.metadata = Some(edit(current).build());
+                        edit(self.inner.metadata.get_or_insert_default());
                         self
                     }
 
@@ -1082,9 +581,7 @@ pub mod com {
                     pub items: Vec<crate::golden::resource::com::example::v1::Gadget>,
                     /// Always `GadgetList`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub kind: ::kubeforge_runtime::Kind<GadgetList>,
-                    pub metadata: Option<
-                        crate::golden::resource::apimachinery::pkg::apis::meta::v1::ListMeta,
-                    >,
+                    pub metadata: Option<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
@@ -1268,7 +765,7 @@ pub mod com {
                     /// Sets `metadata`.
                     pub fn metadata(
                         mut self,
-                        value: impl Into<crate::golden::resource::apimachinery::pkg::apis::meta::v1::ListMeta>,
+                        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta>,
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
@@ -1315,7 +812,7 @@ pub mod com {
                     /// Always `Gizmo`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub kind: ::kubeforge_runtime::Kind<Gizmo>,
                     pub metadata: Option<
-                        crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+                        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
                     >,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
@@ -1441,11 +938,10 @@ pub mod com {
                     pub fn builder(name: impl Into<String>) -> GizmoBuilder {
                         GizmoBuilder {
                             inner: Self {
-                                metadata: Some(
-                                    crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder()
-                                        .name(name)
-                                        .build(),
-                                ),
+                                metadata: Some(::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                                    name: Some(name.into()),
+                                    ..::core::default::Default::default()
+                                }),
                                 ..Self::default()
                             },
                         }
@@ -1463,7 +959,7 @@ pub mod com {
                     /// Sets `metadata`.
                     pub fn metadata(
                         mut self,
-                        value: impl Into<crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+                        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
@@ -1471,16 +967,12 @@ pub mod com {
 
                     /// Sets `metadata`.
                     ///
-                    /// Edits `metadata` in place: `edit` receives the `ObjectMetaBuilder` of the current value, or `ObjectMeta::builder()` when unset.
+                    /// Edits `metadata` in place: `edit` receives a mutable reference to the current value, a default `ObjectMeta` when unset.
                     pub fn metadata_with(
                         mut self,
-                        edit: impl FnOnce(crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder) -> crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMetaBuilder,
+                        edit: impl FnOnce(&mut ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta),
                     ) -> Self {
-                        let current = match self.inner.metadata.take() {
-                            Some(value) => value.into(),
-                            None => crate::golden::resource::apimachinery::pkg::apis::meta::v1::ObjectMeta::builder(),
-                        };
-                        self.inner.metadata = Some(edit(current).build());
+                        edit(self.inner.metadata.get_or_insert_default());
                         self
                     }
 
@@ -1960,7 +1452,7 @@ pub mod routes {
         /// The error of every response decoder: a `Status` from the server, an undeclared
         /// status with a body that is not one, or a body that is not the declared type.
         pub type ResponseError = ::kubeforge_runtime::ResponseError<
-            crate::golden::resource::apimachinery::pkg::apis::meta::v1::Status,
+            ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
         >;
     }
 

@@ -12,191 +12,7 @@ pub mod apimachinery {
         pub mod apis {
             pub mod meta {
                 pub mod v1 {
-                    mod status {
-                        /// The body of an error response.
-                        ///
-                        /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.Status`.
-                        #[derive(Clone, Debug, Default, PartialEq, Eq)]
-                        pub struct Status {
-                            /// Always `v1`: set on construction, checked when deserializing, and omitted when absent from the input.
-                            pub api_version: ::kubeforge_runtime::ApiVersion<Status>,
-                            /// Always `Status`: set on construction, checked when deserializing, and omitted when absent from the input.
-                            pub kind: ::kubeforge_runtime::Kind<Status>,
-                            pub message: Option<String>,
-                            pub code: Option<i32>,
-                            /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
-                            pub unknown_fields: ::kubeforge_runtime::UnknownFields,
-                        }
-
-                        impl ::serde::Serialize for Status {
-                            #[allow(clippy::too_many_lines)]
-                            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                                use ::serde::ser::SerializeMap as _;
-                                use ::kubeforge_runtime::serde_struct;
-                                let len = serde_struct::len(0, &[
-                                    self.api_version.is_present(),
-                                    self.kind.is_present(),
-                                    self.message.is_some(),
-                                    self.code.is_some(),
-                                ]) + self.unknown_fields.len();
-                                let mut state = serializer.serialize_map(Some(len))?;
-                                serde_struct::entry_if(
-                                    &mut state,
-                                    "apiVersion",
-                                    &self.api_version,
-                                    self.api_version.is_present(),
-                                )?;
-                                serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-                                serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
-                                serde_struct::optional_entry(&mut state, "code", self.code.as_ref())?;
-                                serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
-                                state.end()
-                            }
-                        }
-
-                        impl<'de> ::serde::Deserialize<'de> for Status {
-                            #[allow(clippy::too_many_lines)]
-                            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                                use ::kubeforge_runtime::serde_struct;
-
-                                struct StatusVisitor;
-
-                                #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                                enum StatusField {
-                                    api_version,
-                                    kind,
-                                    message,
-                                    code,
-                                }
-
-                                impl serde_struct::Fields for StatusVisitor {
-                                    const NAMES: &'static [&'static str] = &["apiVersion", "kind", "message", "code"];
-
-                                    type Field = StatusField;
-
-                                    fn field(name: &str) -> Option<StatusField> {
-                                        match name {
-                                            "apiVersion" => Some(StatusField::api_version),
-                                            "kind" => Some(StatusField::kind),
-                                            "message" => Some(StatusField::message),
-                                            "code" => Some(StatusField::code),
-                                            _ => None,
-                                        }
-                                    }
-                                }
-
-                                impl<'de> ::serde::de::Visitor<'de> for StatusVisitor {
-                                    type Value = Status;
-
-                                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                        f.write_str("struct Status")
-                                    }
-
-                                    fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                        self,
-                                        mut map: A,
-                                    ) -> Result<Status, A::Error> {
-                                        let mut api_version = None;
-                                        let mut kind = None;
-                                        let mut message = None;
-                                        let mut code = None;
-                                        let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                        let mut key = String::new();
-                                        while let Some(field) = map.next_key_seed(
-                                            serde_struct::NamedKey::<Self>::new(&mut key),
-                                        )? {
-                                            match field {
-                                                Some(StatusField::api_version) => {
-                                                    serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                                }
-                                                Some(StatusField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                                Some(StatusField::message) => {
-                                                    serde_struct::value(&mut map, &mut message, "message")
-                                                }
-                                                Some(StatusField::code) => serde_struct::value(&mut map, &mut code, "code"),
-                                                None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                            }?;
-                                        }
-
-                                        Ok(Status {
-                                            api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                            kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                            message: serde_struct::optional(message),
-                                            code: serde_struct::optional(code),
-                                            unknown_fields,
-                                        })
-                                    }
-                                }
-
-                                deserializer.deserialize_struct(
-                                    "Status",
-                                    <StatusVisitor as serde_struct::Fields>::NAMES,
-                                    StatusVisitor,
-                                )
-                            }
-                        }
-
-                        impl ::kubeforge_runtime::TypeMeta for Status {
-                            const API_VERSION: &'static str = "v1";
-                            const GROUP: &'static str = "";
-                            const VERSION: &'static str = "v1";
-                            const KIND: &'static str = "Status";
-                        }
-
-                        impl Status {
-                            /// The [`StatusBuilder`] of a new `Status`, with `apiVersion` and `kind` set.
-                            #[inline]
-                            pub fn builder() -> StatusBuilder {
-                                StatusBuilder {
-                                    inner: Self::default(),
-                                }
-                            }
-                        }
-
-                        /// Builds [`Status`] values: start with [`Status::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Status` back into its builder.
-                        #[derive(Clone, Debug)]
-                        #[must_use = "a builder does nothing until `build()` is called"]
-                        pub struct StatusBuilder {
-                            inner: Status,
-                        }
-
-                        impl StatusBuilder {
-                            /// Sets `message`.
-                            pub fn message(mut self, value: impl Into<String>) -> Self {
-                                self.inner.message = Some(value.into());
-                                self
-                            }
-
-                            /// Sets `code`.
-                            pub fn code(mut self, value: impl Into<i32>) -> Self {
-                                self.inner.code = Some(value.into());
-                                self
-                            }
-
-                            /// The finished `Status`.
-                            #[inline]
-                            #[must_use]
-                            pub fn build(self) -> Status {
-                                self.inner
-                            }
-                        }
-
-                        impl From<Status> for StatusBuilder {
-                            #[inline]
-                            fn from(value: Status) -> Self {
-                                Self { inner: value }
-                            }
-                        }
-
-                        impl From<StatusBuilder> for Status {
-                            #[inline]
-                            fn from(builder: StatusBuilder) -> Self {
-                                builder.inner
-                            }
-                        }
-                    }
-
-                    pub use self::status::{Status, StatusBuilder};
+                    pub use ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status;
                 }
             }
         }
@@ -450,7 +266,7 @@ pub mod com {
                     #[inline]
                     pub fn delete_widget(
                         name: &str,
-                        body: Option<&crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status>,
+                        body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
                         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
                             "/apis/example.com/v1/widgets/",
@@ -627,14 +443,14 @@ pub mod com {
                     Ok(
                         ::kubeforge_runtime::StatusOr<
                             Widget,
-                            crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status,
+                            ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
                         >,
                     ),
                     /// 202 Accepted.
                     Accepted(
                         ::kubeforge_runtime::StatusOr<
                             Widget,
-                            crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status,
+                            ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
                         >,
                     ),
                     /// 204 No Content.
@@ -1158,7 +974,7 @@ pub mod routes {
             )
         }
 
-        /// Decodes the response to [`get_api_versions`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`.
+        /// Decodes the response to [`get_api_versions`]: 200 OK → `kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status`.
         ///
         /// # Errors
         ///
@@ -1168,7 +984,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<
-            crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status,
+            ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
             crate::golden::route_table::routes::ResponseError,
         > {
             match status.as_u16() {
@@ -1195,7 +1011,7 @@ pub mod routes {
             )
         }
 
-        /// Decodes the response to [`get_example_com_api_group`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`.
+        /// Decodes the response to [`get_example_com_api_group`]: 200 OK → `kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status`.
         ///
         /// # Errors
         ///
@@ -1205,7 +1021,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<
-            crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status,
+            ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
             crate::golden::route_table::routes::ResponseError,
         > {
             match status.as_u16() {
@@ -1232,7 +1048,7 @@ pub mod routes {
             )
         }
 
-        /// Decodes the response to [`get_example_com_v1api_resources`]: 200 OK → `apimachinery::pkg::apis::meta::v1::Status`.
+        /// Decodes the response to [`get_example_com_v1api_resources`]: 200 OK → `kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status`.
         ///
         /// # Errors
         ///
@@ -1242,7 +1058,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<
-            crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status,
+            ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
             crate::golden::route_table::routes::ResponseError,
         > {
             match status.as_u16() {
@@ -1463,7 +1279,7 @@ pub mod routes {
                 path_params: &["name"],
                 query: &[],
                 body: Some(::kubeforge_runtime::route::BodyInfo {
-                    ty: "apimachinery::pkg::apis::meta::v1::Status",
+                    ty: "kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status",
                     content_types: &["*/*"],
                     required: false,
                 }),
@@ -1552,7 +1368,7 @@ pub mod routes {
                     ::kubeforge_runtime::route::ResponseInfo {
                         status: 200,
                         description: "OK",
-                        ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                        ty: Some("kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status"),
                     },
                 ],
                 deprecated: false,
@@ -1571,7 +1387,7 @@ pub mod routes {
                     ::kubeforge_runtime::route::ResponseInfo {
                         status: 200,
                         description: "OK",
-                        ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                        ty: Some("kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status"),
                     },
                 ],
                 deprecated: false,
@@ -1590,7 +1406,7 @@ pub mod routes {
                     ::kubeforge_runtime::route::ResponseInfo {
                         status: 200,
                         description: "OK",
-                        ty: Some("apimachinery::pkg::apis::meta::v1::Status"),
+                        ty: Some("kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status"),
                     },
                 ],
                 deprecated: false,
@@ -1681,7 +1497,7 @@ pub mod routes {
         /// The error of every response decoder: a `Status` from the server, an undeclared
         /// status with a body that is not one, or a body that is not the declared type.
         pub type ResponseError = ::kubeforge_runtime::ResponseError<
-            crate::golden::route_table::apimachinery::pkg::apis::meta::v1::Status,
+            ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
         >;
     }
 

@@ -11,14 +11,7 @@ pub mod apimachinery {
     pub mod pkg {
         pub mod api {
             pub mod resource {
-                mod quantity {
-                    /// A quantity.
-                    ///
-                    /// Schema: `io.k8s.apimachinery.pkg.api.resource.Quantity`.
-                    pub type Quantity = ::kubeforge_runtime::Quantity;
-                }
-
-                pub use self::quantity::Quantity;
+                pub use ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity;
             }
         }
 
@@ -52,9 +45,7 @@ pub mod io {
                     /// A date-time without a named type keeps its text.
                     pub anonymous: Option<::kubeforge_runtime::DateTime>,
                     pub ratio: Option<::kubeforge_runtime::Number>,
-                    pub capacity: Option<
-                        crate::golden::special_types::apimachinery::pkg::api::resource::Quantity,
-                    >,
+                    pub capacity: Option<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
                     pub raw: Option<::kubeforge_meta::apimachinery::pkg::runtime::RawExtension>,
                     pub nullable_name: Option<Option<String>>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -266,7 +257,7 @@ pub mod io {
                     /// Sets `capacity`.
                     pub fn capacity(
                         mut self,
-                        value: impl Into<crate::golden::special_types::apimachinery::pkg::api::resource::Quantity>,
+                        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
                     ) -> Self {
                         self.inner.capacity = Some(value.into());
                         self

@@ -373,3 +373,119 @@ mod tests {
     .expect("user lib");
     scale::cargo(&root, &["test", "--quiet", "--package", "user"]);
 }
+
+/// The two newest real releases both take every meta type from the companion: 1.36's
+/// definitions are the companion's, and 1.35's only lack 1.36's optional
+/// `ListMeta.shardInfo`, so a crate generated from either shares `ObjectMeta`, `ListMeta`
+/// and `Status` with every other crate, and says nothing about defining them differently.
+#[test]
+fn the_newest_releases_share_every_meta_type() {
+    let Some(corpus) = kubeforge_tests::corpus(
+        "companion_meta: releases",
+        &["kubernetes/swagger.json", "kubernetes/swagger-1.35.json"],
+    ) else {
+        return;
+    };
+    for document in ["swagger.json", "swagger-1.35.json"] {
+        let api = Config::new()
+            .input(corpus.join("kubernetes").join(document))
+            .model()
+            .expect("models");
+        let shard = (document == "swagger.json").then_some("ShardInfo");
+        for name in ["ObjectMeta", "ListMeta", "Status"]
+            .into_iter()
+            .chain(shard)
+        {
+            assert_eq!(
+                extern_path(&api, &format!("{META}.{name}")),
+                Some(format!("{COMPANION}::{name}").as_str()),
+                "{document}: {name}"
+            );
+        }
+        // Swagger 2.0 spells `Quantity` and `IntOrString` differently from the v3 documents
+        // the companion comes from; they are the runtime's types by name all the same.
+        for (package, name) in [("api.resource", "Quantity"), ("util.intstr", "IntOrString")] {
+            let schema = format!("io.k8s.apimachinery.pkg.{package}.{name}");
+            let path = format!(
+                "::kubeforge_meta::apimachinery::pkg::{}::{name}",
+                package.replace('.', "::")
+            );
+            assert_eq!(
+                extern_path(&api, &schema),
+                Some(path.as_str()),
+                "{document}"
+            );
+            // Still named at its place in the crate, as before the companion.
+            assert!(
+                api.reexports
+                    .iter()
+                    .any(|id| api.get(*id).schema_name == schema),
+                "{document}: {name} is re-exported"
+            );
+        }
+        let notes = notes(&api);
+        assert!(
+            !notes.contains("define it differently"),
+            "{document}: {notes}"
+        );
+    }
+}
+
+/// An input's `ListMeta` without `shardInfo` (1.35's) reads a list's metadata into the
+/// companion's type, and writes it back unchanged; a 1.36 server's `shardInfo` is a field.
+#[test]
+fn an_older_list_meta_round_trips_through_the_companions() {
+    let old =
+        serde_json::json!({"resourceVersion": "42", "continue": "abc", "remainingItemCount": 7});
+    let meta: kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta =
+        serde_json::from_value(old.clone()).expect("reads");
+    assert_eq!(serde_json::to_value(&meta).expect("writes"), old);
+    let new = serde_json::json!({"resourceVersion": "42", "shardInfo": {"selector": "shard=1"}});
+    let meta: kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta =
+        serde_json::from_value(new.clone()).expect("reads");
+    assert_eq!(
+        meta.shard_info.as_ref().map(|s| s.selector.as_str()),
+        Some("shard=1")
+    );
+    assert_eq!(serde_json::to_value(&meta).expect("writes"), new);
+}
+
+/// Lacking a field the companion requires is no subset: the companion's type could not read
+/// the input's objects, so the input's own definition stays.
+#[test]
+fn lacking_a_required_field_keeps_the_inputs_definition() {
+    let mut shard = builtin_definition(&format!("{META}.ShardInfo"));
+    shard["properties"] = serde_json::json!({"other": {"type": "string"}});
+    shard["required"] = serde_json::json!([]);
+    let mut narrow = builtin_definition(&format!("{META}.ShardInfo"));
+    narrow["properties"] = serde_json::json!({});
+    narrow.as_object_mut().expect("object").remove("required");
+    for (label, definition, local) in [("other fields", shard, true), ("no field", narrow, true)] {
+        let schemas = serde_json::json!({ format!("{META}.ShardInfo"): definition });
+        let api = Config::new()
+            .input_bytes("thing.json", crd("Thing"))
+            .input_bytes("shard.json", openapi(&schemas))
+            .model()
+            .expect("models");
+        assert_eq!(
+            extern_path(&api, &format!("{META}.ShardInfo")).is_none(),
+            local,
+            "{label}"
+        );
+    }
+    // Lacking only optional fields (`ListMeta` without `shardInfo` and `continue`) is one.
+    let mut list = builtin_definition(&format!("{META}.ListMeta"));
+    let properties = list["properties"].as_object_mut().expect("properties");
+    properties.remove("shardInfo");
+    properties.remove("continue");
+    let schemas = serde_json::json!({ format!("{META}.ListMeta"): list });
+    let api = Config::new()
+        .input_bytes("thing.json", crd("Thing"))
+        .input_bytes("list.json", openapi(&schemas))
+        .model()
+        .expect("models");
+    assert_eq!(
+        extern_path(&api, &format!("{META}.ListMeta")),
+        Some(format!("{COMPANION}::ListMeta").as_str())
+    );
+}

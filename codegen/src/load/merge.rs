@@ -431,6 +431,44 @@ fn fill_from_builtin(api: &mut RawApi) {
     }
 }
 
+/// The built-in definition without the properties `input` lacks, when all of those are
+/// optional: then an older release's definition (a `ListMeta` from before `shardInfo`)
+/// reads into the companion's type, whose extra fields stay `None` and are not written,
+/// so the input's objects round-trip through it unchanged. `None` when there is nothing to
+/// narrow or a lacking property is required.
+fn narrowed(builtin: &RawSchema, input: &RawSchema) -> Option<RawSchema> {
+    let known = |schema: &RawSchema| -> Option<Vec<String>> {
+        Some(
+            schema
+                .value
+                .get("properties")?
+                .as_object()?
+                .keys()
+                .cloned()
+                .collect(),
+        )
+    };
+    let (ours, theirs) = (known(builtin)?, known(input)?);
+    let lacking: Vec<&String> = ours.iter().filter(|k| !theirs.contains(k)).collect();
+    let required = |name: &str| {
+        builtin
+            .value
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|names| names.iter().any(|n| n == name))
+    };
+    if lacking.is_empty() || lacking.iter().any(|name| required(name)) {
+        return None;
+    }
+    let mut narrow = builtin.clone();
+    narrow
+        .value
+        .get_mut("properties")?
+        .as_object_mut()?
+        .retain(|name, _| theirs.contains(name));
+    Some(narrow)
+}
+
 /// How the merged input defines each built-in meta type: alike (the same model, as two
 /// documents' copies merge), differently (with the first differing pointer), or not at all
 /// (filled in from the built-in document, or absent).
@@ -448,7 +486,11 @@ fn builtin_matches(api: &RawApi) -> super::BuiltinMatches {
         if input.origin.file == Path::new(super::BUILTIN_FILE) {
             continue;
         }
-        match same_model(builtin, input) {
+        let covered = |pointer| match narrowed(builtin, input) {
+            Some(narrow) => same_model(&narrow, input).map_err(|_| pointer),
+            None => Err(pointer),
+        };
+        match same_model(builtin, input).or_else(covered) {
             Ok(_) => {
                 matches.alike.insert(builtin.name.clone());
             }

@@ -363,6 +363,12 @@ pub(crate) fn resolve<'a>(types: &'a [TypeDef], shape: &'a Shape) -> &'a Shape {
         match shape {
             Shape::Ref(id) => match &types[id.0].kind {
                 TypeKind::Alias(target) => shape = target,
+                // The companion's alias of a runtime type is still that type (a user's
+                // mapping, k8s-openapi's `Quantity`, is not).
+                TypeKind::Extern(path) if super::externs::is_companion(path) => {
+                    return super::wellknown::runtime_shape(&types[id.0].schema_name)
+                        .unwrap_or(shape);
+                }
                 _ => return shape,
             },
             _ => return shape,

@@ -35,11 +35,17 @@
 //! - a type the inputs define differently from the built-in definition (Kubernetes 1.9's
 //!   `ObjectMeta` has `initializers`) stays generated here, and so does every built-in type
 //!   that references such a one, however indirectly (a companion `ObjectMeta` holding the
-//!   companion's `OwnerReference` would lose the input's other one); a note names each;
+//!   companion's `OwnerReference` would lose the input's other one); a note names each.
+//!   An input that only lacks optional fields of the built-in definition (a release before
+//!   `ListMeta.shardInfo`) defines it alike: its objects read into the companion's type and
+//!   write back unchanged (`load::merge::narrowed`);
 //! - since the companion's types are exactly what would be generated here, they keep what
 //!   the model knows of them (`Eq`, `Default`), and one the inputs define (alike) is
 //!   re-exported at its place ([`super::ApiSet::reexports`]), so
 //!   `crate::apimachinery::pkg::apis::meta::v1::ObjectMeta` still names it;
+//! - the aliases of the runtime's types (`Quantity`, `IntOrString`, `Time`, `MicroTime`)
+//!   never differ, however an input defines them: their name makes them the runtime's type,
+//!   and the model still sees through them to it (`builders::resolve`);
 //! - the watch event stays generated, as for any wildcard.
 //!
 //! An extern type becomes [`TypeKind::Extern`]: it has no fields the generator knows, so it
@@ -124,6 +130,25 @@ pub const COMPANION: &str = "::kubeforge_meta";
 pub(crate) fn is_companion(path: &str) -> bool {
     path.strip_prefix(COMPANION)
         .is_some_and(|rest| rest.starts_with("::"))
+}
+
+/// How the inputs define the built-in meta types, as the model sees it: the aliases of the
+/// runtime's types (`Quantity`, `IntOrString`, `Time`) name the runtime's type by their
+/// schema name whatever an input's definition says (Swagger 2.0's `Quantity` is a plain
+/// string, the v3 documents' a `oneOf`), so one the inputs define is always alike.
+pub(super) fn builtin_as_modelled(builtin: &BuiltinMatches) -> BuiltinMatches {
+    let mut modelled = builtin.clone();
+    let runtime: Vec<String> = modelled
+        .differs
+        .keys()
+        .filter(|name| super::wellknown::runtime_shape(name).is_some())
+        .cloned()
+        .collect();
+    for name in runtime {
+        modelled.differs.remove(&name);
+        modelled.alike.insert(name);
+    }
+    modelled
 }
 
 /// The companion crate's mappings for these inputs (see the module docs): every built-in

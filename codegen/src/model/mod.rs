@@ -493,8 +493,9 @@ pub fn build_with_options(
     let mut types = schema::build_types(raw, rules, options)?;
     let mut notes = raw.notes.clone();
     notes.extend(dedup::apply(&mut types, raw.schemas.len(), options));
+    let builtin = externs::builtin_as_modelled(&raw.builtin);
     let companion = if options.companion_meta {
-        let (companion, companion_notes) = externs::companion(&raw.builtin);
+        let (companion, companion_notes) = externs::companion(&builtin);
         notes.extend(companion_notes);
         // What the companion's types derive is what they would derive here.
         schema::compute_derives(&mut types);
@@ -502,7 +503,7 @@ pub fn build_with_options(
     } else {
         Vec::new()
     };
-    let applied = externs::apply(&mut types, externs, &companion, &raw.builtin.alike)?;
+    let applied = externs::apply(&mut types, externs, &companion, &builtin.alike)?;
     notes.extend(applied.notes);
     cycles::box_cycles(&mut types)?;
     schema::compute_derives(&mut types);

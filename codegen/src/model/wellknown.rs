@@ -2,7 +2,7 @@
 //! special case with its reason; everything else is mapped by the general rules in
 //! `schema.rs`.
 
-use super::RuntimeType;
+use super::{RuntimeType, Shape};
 
 /// What a well-known schema becomes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +45,23 @@ const TABLE: &[(&str, WellKnown)] = &[
         WellKnown::WatchEvent,
     ),
 ];
+
+/// The runtime type `schema_name` names, as a shape that lives forever (for
+/// `builders::resolve`, which hands out borrowed shapes).
+pub(crate) fn runtime_shape(schema_name: &str) -> Option<&'static Shape> {
+    static SHAPES: [Shape; 4] = [
+        Shape::Runtime(RuntimeType::Time),
+        Shape::Runtime(RuntimeType::MicroTime),
+        Shape::Runtime(RuntimeType::Quantity),
+        Shape::Runtime(RuntimeType::IntOrString),
+    ];
+    match lookup(schema_name)? {
+        WellKnown::Runtime(runtime) => SHAPES
+            .iter()
+            .find(|shape| matches!(shape, Shape::Runtime(r) if *r == runtime)),
+        WellKnown::WatchEvent => None,
+    }
+}
 
 /// The special meaning of `schema_name`, if it has one.
 pub(crate) fn lookup(schema_name: &str) -> Option<WellKnown> {

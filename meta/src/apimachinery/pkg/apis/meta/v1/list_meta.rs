@@ -14,6 +14,8 @@ pub struct ListMeta {
     pub resource_version: Option<String>,
     /// Deprecated and no longer populated.
     pub self_link: Option<String>,
+    /// Set when the list is a shard of the collection, chosen by a shard selector on the request (alpha, Kubernetes 1.36).
+    pub shard_info: Option<crate::apimachinery::pkg::apis::meta::v1::ShardInfo>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
@@ -28,6 +30,7 @@ impl ::serde::Serialize for ListMeta {
             self.remaining_item_count.is_some(),
             self.resource_version.is_some(),
             self.self_link.is_some(),
+            self.shard_info.is_some(),
         ]) + self.unknown_fields.len();
         let mut state = serializer.serialize_map(Some(len))?;
         serde_struct::optional_entry(&mut state, "continue", self.continue_.as_ref())?;
@@ -42,6 +45,7 @@ impl ::serde::Serialize for ListMeta {
             self.resource_version.as_ref(),
         )?;
         serde_struct::optional_entry(&mut state, "selfLink", self.self_link.as_ref())?;
+        serde_struct::optional_entry(&mut state, "shardInfo", self.shard_info.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
         state.end()
     }
@@ -60,6 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
             remaining_item_count,
             resource_version,
             self_link,
+            shard_info,
         }
 
         impl serde_struct::Fields for ListMetaVisitor {
@@ -68,6 +73,7 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
                 "remainingItemCount",
                 "resourceVersion",
                 "selfLink",
+                "shardInfo",
             ];
 
             type Field = ListMetaField;
@@ -78,6 +84,7 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
                     "remainingItemCount" => Some(ListMetaField::remaining_item_count),
                     "resourceVersion" => Some(ListMetaField::resource_version),
                     "selfLink" => Some(ListMetaField::self_link),
+                    "shardInfo" => Some(ListMetaField::shard_info),
                     _ => None,
                 }
             }
@@ -98,6 +105,7 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
                 let mut remaining_item_count = None;
                 let mut resource_version = None;
                 let mut self_link = None;
+                let mut shard_info = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
                 while let Some(field) = map.next_key_seed(
@@ -120,6 +128,9 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
                         Some(ListMetaField::self_link) => {
                             serde_struct::value(&mut map, &mut self_link, "selfLink")
                         }
+                        Some(ListMetaField::shard_info) => {
+                            serde_struct::value(&mut map, &mut shard_info, "shardInfo")
+                        }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
@@ -129,6 +140,7 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
                     remaining_item_count: serde_struct::optional(remaining_item_count),
                     resource_version: serde_struct::optional(resource_version),
                     self_link: serde_struct::optional(self_link),
+                    shard_info: serde_struct::optional(shard_info),
                     unknown_fields,
                 })
             }
@@ -181,6 +193,15 @@ impl ListMetaBuilder {
     /// Deprecated and no longer populated.
     pub fn self_link(mut self, value: impl Into<String>) -> Self {
         self.inner.self_link = Some(value.into());
+        self
+    }
+
+    /// Set when the list is a shard of the collection, chosen by a shard selector on the request (alpha, Kubernetes 1.36).
+    pub fn shard_info(
+        mut self,
+        value: impl Into<crate::apimachinery::pkg::apis::meta::v1::ShardInfo>,
+    ) -> Self {
+        self.inner.shard_info = Some(value.into());
         self
     }
 

@@ -24,6 +24,8 @@ mod patch;
 pub use self::patch::Patch;
 mod preconditions;
 pub use self::preconditions::{Preconditions, PreconditionsBuilder};
+mod shard_info;
+pub use self::shard_info::{ShardInfo, ShardInfoBuilder};
 mod status;
 pub use self::status::{Status, StatusBuilder};
 mod status_cause;
