@@ -149,7 +149,13 @@ mod builder_resource {
     #[test]
     fn resources_take_their_name_and_namespace() {
         let gadget = Gadget::builder("g", "ns", GadgetSpec::builder(2))
-            .metadata_with(|m| m.label("app", "web"))
+            // The fixture's `ObjectMeta` is a subset of the companion's, so it is the
+            // companion's, edited through `&mut`.
+            .metadata_with(|m| {
+                m.labels
+                    .get_or_insert_default()
+                    .insert("app".into(), "web".into());
+            })
             .build();
         assert_eq!(
             to_json(&gadget),
