@@ -83,6 +83,10 @@ const CAUSES: &[(&str, &str)] = &[
     ),
     ("no-type", "the generator made no type for the schema"),
     (
+        "companion-marker",
+        "the input's `Status` has no `x-kubernetes-group-version-kind` (OpenShift's copy) but is the companion crate's, whose `apiVersion`/`kind` markers accept only `v1`/`Status`, what every server sends (as when the document is merged with Kubernetes' own)",
+    ),
+    (
         "envelope-keys",
         "keys beside a watch event's `type` and `object` (no Kubernetes release sends any) are ignored: the runtime's `WatchEvent` is an enum of the event kinds, with no place for them",
     ),
@@ -141,6 +145,8 @@ fn classify(message: &str, expected: &Value, back: Option<&Value>) -> BTreeSet<&
         causes.insert("integer-range");
     } else if message.contains("no type") || message.contains("made no type") {
         causes.insert("no-type");
+    } else if message.contains("invalid apiVersion \"") || message.contains("invalid kind \"") {
+        causes.insert("companion-marker");
     } else {
         causes.insert("refused");
     }
