@@ -1324,61 +1324,43 @@ pub mod routes {
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
         #[must_use]
-        #[allow(clippy::too_many_lines)]
+        #[allow(clippy::collapsible_if)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
             let rest = path;
-            let mut params = PathParams::new();
             if let Some(rest) = strip_segments(rest, "/apis/example.com/v1") {
                 if let Some(rest) = strip_segments(rest, "/gizmos") {
-                    if let Some((segment, rest)) = param_segment(rest) {
-                        params.push(segment);
+                    if let Some((param0, rest)) = param_segment(rest) {
                         if rest.is_empty() {
                             if *method == Method::GET {
-                                Resolution::Found {
+                                return Resolution::Found {
                                     route: Route::ReadExampleComV1Gizmo,
-                                    params: params.named(&["name"]),
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
+                                    params: PathParams::of(&["name"], &[param0]),
+                                };
                             }
-                        } else {
-                            Resolution::NotFound
+                            return Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET,
+                            };
                         }
-                    } else {
-                        Resolution::NotFound
                     }
                 } else if let Some(rest) = strip_segments(rest, "/namespaces") {
-                    if let Some((segment, rest)) = param_segment(rest) {
-                        params.push(segment);
+                    if let Some((param0, rest)) = param_segment(rest) {
                         if let Some(rest) = strip_segments(rest, "/gadgets") {
                             if rest.is_empty() {
                                 if *method == Method::GET {
-                                    Resolution::Found {
+                                    return Resolution::Found {
                                         route: Route::ListExampleComV1NamespacedGadget,
-                                        params: params.named(&["namespace"]),
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    }
+                                        params: PathParams::of(&["namespace"], &[param0]),
+                                    };
                                 }
-                            } else {
-                                Resolution::NotFound
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                };
                             }
-                        } else {
-                            Resolution::NotFound
                         }
-                    } else {
-                        Resolution::NotFound
                     }
-                } else {
-                    Resolution::NotFound
                 }
-            } else {
-                Resolution::NotFound
             }
+            Resolution::NotFound
         }
     }
 

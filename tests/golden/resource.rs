@@ -1755,87 +1755,73 @@ pub mod routes {
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
         #[must_use]
-        #[allow(clippy::too_many_lines)]
+        #[allow(clippy::collapsible_if)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
             let rest = path;
-            let mut params = PathParams::new();
             if let Some(rest) = strip_segments(rest, "/apis/example.com/v1") {
                 if let Some(rest) = strip_segments(rest, "/gizmos") {
                     if rest.is_empty() {
                         if *method == Method::GET {
-                            Resolution::Found {
+                            return Resolution::Found {
                                 route: Route::ListExampleComV1Gizmo,
-                                params,
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            }
+                                params: PathParams::new(),
+                            };
                         }
-                    } else {
-                        Resolution::NotFound
+                        return Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        };
                     }
                 } else if let Some(rest) = strip_segments(rest, "/namespaces") {
-                    if let Some((segment, rest)) = param_segment(rest) {
-                        params.push(segment);
+                    if let Some((param0, rest)) = param_segment(rest) {
                         if let Some(rest) = strip_segments(rest, "/gadgets") {
                             if rest.is_empty() {
                                 if *method == Method::GET {
-                                    Resolution::Found {
+                                    return Resolution::Found {
                                         route: Route::ListExampleComV1NamespacedGadget,
-                                        params: params.named(&["namespace"]),
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    }
+                                        params: PathParams::of(&["namespace"], &[param0]),
+                                    };
                                 }
-                            } else if let Some((segment, rest)) = param_segment(rest) {
-                                params.push(segment);
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                };
+                            }
+                            if let Some((param1, rest)) = param_segment(rest) {
                                 if rest.is_empty() {
                                     if *method == Method::GET {
-                                        Resolution::Found {
+                                        return Resolution::Found {
                                             route: Route::ReadExampleComV1NamespacedGadget,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        }
+                                            params: PathParams::of(
+                                                &["namespace", "name"],
+                                                &[param0, param1],
+                                            ),
+                                        };
                                     }
-                                } else if let Some(rest) = strip_segments(rest, "/status") {
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    };
+                                }
+                                if let Some(rest) = strip_segments(rest, "/status") {
                                     if rest.is_empty() {
                                         if *method == Method::GET {
-                                            Resolution::Found {
+                                            return Resolution::Found {
                                                 route: Route::ReadExampleComV1NamespacedGadgetStatus,
-                                                params: params.named(&["namespace", "name"]),
-                                            }
-                                        } else {
-                                            Resolution::MethodNotAllowed {
-                                                allowed: MethodSet::GET,
-                                            }
+                                                params: PathParams::of(
+                                                    &["namespace", "name"],
+                                                    &[param0, param1],
+                                                ),
+                                            };
                                         }
-                                    } else {
-                                        Resolution::NotFound
+                                        return Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET,
+                                        };
                                     }
-                                } else {
-                                    Resolution::NotFound
                                 }
-                            } else {
-                                Resolution::NotFound
                             }
-                        } else {
-                            Resolution::NotFound
                         }
-                    } else {
-                        Resolution::NotFound
                     }
-                } else {
-                    Resolution::NotFound
                 }
-            } else {
-                Resolution::NotFound
             }
+            Resolution::NotFound
         }
     }
 

@@ -931,210 +931,164 @@ pub mod routes {
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
         #[must_use]
+        #[allow(clippy::collapsible_if)]
         #[allow(clippy::too_many_lines)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
             let rest = path;
-            let mut params = PathParams::new();
             if let Some(rest) = strip_segments(rest, "/apis") {
                 if rest.is_empty() {
                     if *method == Method::GET {
-                        Resolution::Found {
+                        return Resolution::Found {
                             route: Route::GetApiVersions,
-                            params,
-                        }
-                    } else {
-                        Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        }
+                            params: PathParams::new(),
+                        };
                     }
-                } else if let Some(rest) = strip_segments(rest, "/") {
+                    return Resolution::MethodNotAllowed {
+                        allowed: MethodSet::GET,
+                    };
+                }
+                if let Some(rest) = strip_segments(rest, "/") {
                     if rest.is_empty() {
                         if *method == Method::GET {
-                            Resolution::Found {
+                            return Resolution::Found {
                                 route: Route::GetApiVersions,
-                                params,
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            }
+                                params: PathParams::new(),
+                            };
                         }
-                    } else {
-                        Resolution::NotFound
+                        return Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        };
                     }
                 } else if let Some(rest) = strip_segments(rest, "/example.com") {
                     if rest.is_empty() {
                         if *method == Method::GET {
-                            Resolution::Found {
+                            return Resolution::Found {
                                 route: Route::GetExampleComApiGroup,
-                                params,
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            }
+                                params: PathParams::new(),
+                            };
                         }
-                    } else if let Some(rest) = strip_segments(rest, "/") {
+                        return Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        };
+                    }
+                    if let Some(rest) = strip_segments(rest, "/") {
                         if rest.is_empty() {
                             if *method == Method::GET {
-                                Resolution::Found {
+                                return Resolution::Found {
                                     route: Route::GetExampleComApiGroup,
-                                    params,
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
+                                    params: PathParams::new(),
+                                };
                             }
-                        } else {
-                            Resolution::NotFound
+                            return Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET,
+                            };
                         }
                     } else if let Some(rest) = strip_segments(rest, "/v1") {
                         if rest.is_empty() {
                             if *method == Method::GET {
-                                Resolution::Found {
+                                return Resolution::Found {
                                     route: Route::GetExampleComV1apiResources,
-                                    params,
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
+                                    params: PathParams::new(),
+                                };
                             }
-                        } else if let Some(rest) = strip_segments(rest, "/") {
+                            return Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET,
+                            };
+                        }
+                        if let Some(rest) = strip_segments(rest, "/") {
                             if rest.is_empty() {
                                 if *method == Method::GET {
-                                    Resolution::Found {
+                                    return Resolution::Found {
                                         route: Route::GetExampleComV1apiResources,
-                                        params,
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    }
+                                        params: PathParams::new(),
+                                    };
                                 }
-                            } else {
-                                Resolution::NotFound
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                };
                             }
                         } else if let Some(rest) = strip_segments(rest, "/proxy/widgets") {
-                            if let Some((segment, rest)) = param_segment(rest) {
-                                params.push(segment);
+                            if let Some((param0, rest)) = param_segment(rest) {
                                 if rest.is_empty() {
                                     if *method == Method::GET {
-                                        Resolution::Found {
+                                        return Resolution::Found {
                                             route: Route::ProxyExampleComV1getWidget,
-                                            params: params.named(&["name"]),
-                                        }
-                                    } else if *method == Method::HEAD {
-                                        Resolution::Found {
-                                            route: Route::ProxyExampleComV1headWidget,
-                                            params: params.named(&["name"]),
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET.union(MethodSet::HEAD),
-                                        }
+                                            params: PathParams::of(&["name"], &[param0]),
+                                        };
                                     }
-                                } else {
-                                    Resolution::NotFound
+                                    if *method == Method::HEAD {
+                                        return Resolution::Found {
+                                            route: Route::ProxyExampleComV1headWidget,
+                                            params: PathParams::of(&["name"], &[param0]),
+                                        };
+                                    }
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET.union(MethodSet::HEAD),
+                                    };
                                 }
-                            } else {
-                                Resolution::NotFound
                             }
                         } else if let Some(rest) = strip_segments(rest, "/widgets") {
                             if rest.is_empty() {
                                 if *method == Method::GET {
-                                    Resolution::Found {
+                                    return Resolution::Found {
                                         route: Route::ListExampleComV1Widget,
-                                        params,
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    }
-                                }
-                            } else {
-                                {
-                                    let mark = params.mark();
-                                    let found = if let Some(rest) = strip_segments(
-                                        rest,
-                                        "/special/stats",
-                                    ) {
-                                        if rest.is_empty() {
-                                            if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::ReadExampleComV1WidgetStats,
-                                                    params,
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::GET,
-                                                }
-                                            }
-                                        } else {
-                                            Resolution::NotFound
-                                        }
-                                    } else {
-                                        Resolution::NotFound
+                                        params: PathParams::new(),
                                     };
-                                    if found.is_not_found() {
-                                        params.rewind(mark);
-                                        if let Some((segment, rest)) = param_segment(rest) {
-                                            params.push(segment);
-                                            if rest.is_empty() {
-                                                if *method == Method::DELETE {
-                                                    Resolution::Found {
-                                                        route: Route::DeleteExampleComV1Widget,
-                                                        params: params.named(&["name"]),
-                                                    }
-                                                } else if *method == Method::GET {
-                                                    Resolution::Found {
-                                                        route: Route::ReadExampleComV1Widget,
-                                                        params: params.named(&["name"]),
-                                                    }
-                                                } else {
-                                                    Resolution::MethodNotAllowed {
-                                                        allowed: MethodSet::DELETE.union(MethodSet::GET),
-                                                    }
-                                                }
-                                            } else if let Some(rest) = strip_segments(rest, "/exec") {
-                                                if rest.is_empty() {
-                                                    if *method == Method::POST {
-                                                        Resolution::Found {
-                                                            route: Route::ConnectExampleComV1WidgetExec,
-                                                            params: params.named(&["name"]),
-                                                        }
-                                                    } else {
-                                                        Resolution::MethodNotAllowed {
-                                                            allowed: MethodSet::POST,
-                                                        }
-                                                    }
-                                                } else {
-                                                    Resolution::NotFound
-                                                }
-                                            } else {
-                                                Resolution::NotFound
-                                            }
-                                        } else {
-                                            Resolution::NotFound
+                                }
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                };
+                            }
+                            if let Some(rest) = strip_segments(rest, "/special/stats") {
+                                if rest.is_empty() {
+                                    if *method == Method::GET {
+                                        return Resolution::Found {
+                                            route: Route::ReadExampleComV1WidgetStats,
+                                            params: PathParams::new(),
+                                        };
+                                    }
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    };
+                                }
+                            }
+                            if let Some((param0, rest)) = param_segment(rest) {
+                                if rest.is_empty() {
+                                    if *method == Method::DELETE {
+                                        return Resolution::Found {
+                                            route: Route::DeleteExampleComV1Widget,
+                                            params: PathParams::of(&["name"], &[param0]),
+                                        };
+                                    }
+                                    if *method == Method::GET {
+                                        return Resolution::Found {
+                                            route: Route::ReadExampleComV1Widget,
+                                            params: PathParams::of(&["name"], &[param0]),
+                                        };
+                                    }
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::DELETE.union(MethodSet::GET),
+                                    };
+                                }
+                                if let Some(rest) = strip_segments(rest, "/exec") {
+                                    if rest.is_empty() {
+                                        if *method == Method::POST {
+                                            return Resolution::Found {
+                                                route: Route::ConnectExampleComV1WidgetExec,
+                                                params: PathParams::of(&["name"], &[param0]),
+                                            };
                                         }
-                                    } else {
-                                        found
+                                        return Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::POST,
+                                        };
                                     }
                                 }
                             }
-                        } else {
-                            Resolution::NotFound
                         }
-                    } else {
-                        Resolution::NotFound
                     }
-                } else {
-                    Resolution::NotFound
                 }
-            } else {
-                Resolution::NotFound
             }
+            Resolution::NotFound
         }
     }
 

@@ -2653,161 +2653,148 @@ pub mod routes {
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
         #[must_use]
+        #[allow(clippy::collapsible_if)]
         #[allow(clippy::too_many_lines)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
             let rest = path;
-            let mut params = PathParams::new();
             if let Some(rest) = strip_segments(rest, "/apis/example.io/v1") {
                 if let Some(rest) = strip_segments(rest, "/namespaces") {
-                    if let Some((segment, rest)) = param_segment(rest) {
-                        params.push(segment);
+                    if let Some((param0, rest)) = param_segment(rest) {
                         if let Some(rest) = strip_segments(rest, "/relays") {
                             if rest.is_empty() {
                                 if *method == Method::DELETE {
-                                    Resolution::Found {
+                                    return Resolution::Found {
                                         route: Route::DeleteExampleIoV1CollectionNamespacedRelay,
-                                        params: params.named(&["namespace"]),
-                                    }
-                                } else if *method == Method::GET {
-                                    Resolution::Found {
-                                        route: Route::ListExampleIoV1NamespacedRelay,
-                                        params: params.named(&["namespace"]),
-                                    }
-                                } else if *method == Method::POST {
-                                    Resolution::Found {
-                                        route: Route::CreateExampleIoV1NamespacedRelay,
-                                        params: params.named(&["namespace"]),
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::DELETE
-                                            .union(MethodSet::GET)
-                                            .union(MethodSet::POST),
-                                    }
+                                        params: PathParams::of(&["namespace"], &[param0]),
+                                    };
                                 }
-                            } else if let Some((segment, rest)) = param_segment(rest) {
-                                params.push(segment);
+                                if *method == Method::GET {
+                                    return Resolution::Found {
+                                        route: Route::ListExampleIoV1NamespacedRelay,
+                                        params: PathParams::of(&["namespace"], &[param0]),
+                                    };
+                                }
+                                if *method == Method::POST {
+                                    return Resolution::Found {
+                                        route: Route::CreateExampleIoV1NamespacedRelay,
+                                        params: PathParams::of(&["namespace"], &[param0]),
+                                    };
+                                }
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::DELETE
+                                        .union(MethodSet::GET)
+                                        .union(MethodSet::POST),
+                                };
+                            }
+                            if let Some((param1, rest)) = param_segment(rest) {
                                 if rest.is_empty() {
                                     if *method == Method::DELETE {
-                                        Resolution::Found {
+                                        return Resolution::Found {
                                             route: Route::DeleteExampleIoV1NamespacedRelay,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ReadExampleIoV1NamespacedRelay,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else if *method == Method::PATCH {
-                                        Resolution::Found {
-                                            route: Route::PatchExampleIoV1NamespacedRelay,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else if *method == Method::PUT {
-                                        Resolution::Found {
-                                            route: Route::ReplaceExampleIoV1NamespacedRelay,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::DELETE
-                                                .union(MethodSet::GET)
-                                                .union(MethodSet::PATCH)
-                                                .union(MethodSet::PUT),
-                                        }
+                                            params: PathParams::of(
+                                                &["namespace", "name"],
+                                                &[param0, param1],
+                                            ),
+                                        };
                                     }
-                                } else {
-                                    Resolution::NotFound
+                                    if *method == Method::GET {
+                                        return Resolution::Found {
+                                            route: Route::ReadExampleIoV1NamespacedRelay,
+                                            params: PathParams::of(
+                                                &["namespace", "name"],
+                                                &[param0, param1],
+                                            ),
+                                        };
+                                    }
+                                    if *method == Method::PATCH {
+                                        return Resolution::Found {
+                                            route: Route::PatchExampleIoV1NamespacedRelay,
+                                            params: PathParams::of(
+                                                &["namespace", "name"],
+                                                &[param0, param1],
+                                            ),
+                                        };
+                                    }
+                                    if *method == Method::PUT {
+                                        return Resolution::Found {
+                                            route: Route::ReplaceExampleIoV1NamespacedRelay,
+                                            params: PathParams::of(
+                                                &["namespace", "name"],
+                                                &[param0, param1],
+                                            ),
+                                        };
+                                    }
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::DELETE
+                                            .union(MethodSet::GET)
+                                            .union(MethodSet::PATCH)
+                                            .union(MethodSet::PUT),
+                                    };
                                 }
-                            } else {
-                                Resolution::NotFound
                             }
-                        } else {
-                            Resolution::NotFound
                         }
-                    } else {
-                        Resolution::NotFound
                     }
                 } else if let Some(rest) = strip_segments(rest, "/relays") {
                     if rest.is_empty() {
                         if *method == Method::GET {
-                            Resolution::Found {
+                            return Resolution::Found {
                                 route: Route::ListExampleIoV1RelayForAllNamespaces,
-                                params,
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            }
+                                params: PathParams::new(),
+                            };
                         }
-                    } else {
-                        Resolution::NotFound
+                        return Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        };
                     }
                 } else if let Some(rest) = strip_segments(rest, "/watch") {
                     if let Some(rest) = strip_segments(rest, "/namespaces") {
-                        if let Some((segment, rest)) = param_segment(rest) {
-                            params.push(segment);
+                        if let Some((param0, rest)) = param_segment(rest) {
                             if let Some(rest) = strip_segments(rest, "/relays") {
                                 if rest.is_empty() {
                                     if *method == Method::GET {
-                                        Resolution::Found {
+                                        return Resolution::Found {
                                             route: Route::WatchExampleIoV1NamespacedRelayList,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        }
+                                            params: PathParams::of(&["namespace"], &[param0]),
+                                        };
                                     }
-                                } else if let Some((segment, rest)) = param_segment(rest) {
-                                    params.push(segment);
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    };
+                                }
+                                if let Some((param1, rest)) = param_segment(rest) {
                                     if rest.is_empty() {
                                         if *method == Method::GET {
-                                            Resolution::Found {
+                                            return Resolution::Found {
                                                 route: Route::WatchExampleIoV1NamespacedRelay,
-                                                params: params.named(&["namespace", "name"]),
-                                            }
-                                        } else {
-                                            Resolution::MethodNotAllowed {
-                                                allowed: MethodSet::GET,
-                                            }
+                                                params: PathParams::of(
+                                                    &["namespace", "name"],
+                                                    &[param0, param1],
+                                                ),
+                                            };
                                         }
-                                    } else {
-                                        Resolution::NotFound
+                                        return Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET,
+                                        };
                                     }
-                                } else {
-                                    Resolution::NotFound
                                 }
-                            } else {
-                                Resolution::NotFound
                             }
-                        } else {
-                            Resolution::NotFound
                         }
                     } else if let Some(rest) = strip_segments(rest, "/relays") {
                         if rest.is_empty() {
                             if *method == Method::GET {
-                                Resolution::Found {
+                                return Resolution::Found {
                                     route: Route::WatchExampleIoV1RelayListForAllNamespaces,
-                                    params,
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
+                                    params: PathParams::new(),
+                                };
                             }
-                        } else {
-                            Resolution::NotFound
+                            return Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET,
+                            };
                         }
-                    } else {
-                        Resolution::NotFound
                     }
-                } else {
-                    Resolution::NotFound
                 }
-            } else {
-                Resolution::NotFound
             }
+            Resolution::NotFound
         }
     }
 
