@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::builder_resource as crate_golden_builder_resource_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -112,32 +137,14 @@ pub mod apimachinery {
                             }
                         }
 
-                        /// Builds [`ListMeta`] values: start with [`ListMeta::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ListMeta` back into its builder.
-                        #[derive(Clone, Debug)]
-                        #[must_use = "a builder does nothing until `build()` is called"]
-                        pub struct ListMetaBuilder {
-                            inner: ListMeta,
-                        }
+                        /// Builds [`ListMeta`] values: start with [`ListMeta::builder`], chain the setters, finish with [`build`](crate::golden::builder_resource::Builder::build). `into()` turns an existing `ListMeta` back into its builder.
+                        pub type ListMetaBuilder = crate::golden::builder_resource::Builder<ListMeta>;
 
                         impl ListMetaBuilder {
                             /// The continue token.
                             pub fn continue_(mut self, value: impl Into<String>) -> Self {
                                 self.inner.continue_ = Some(value.into());
                                 self
-                            }
-
-                            /// The finished `ListMeta`.
-                            #[inline]
-                            #[must_use]
-                            pub fn build(self) -> ListMeta {
-                                self.inner
-                            }
-                        }
-
-                        impl From<ListMeta> for ListMetaBuilder {
-                            #[inline]
-                            fn from(value: ListMeta) -> Self {
-                                Self { inner: value }
                             }
                         }
 
@@ -274,12 +281,8 @@ pub mod apimachinery {
                             }
                         }
 
-                        /// Builds [`ObjectMeta`] values: start with [`ObjectMeta::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ObjectMeta` back into its builder.
-                        #[derive(Clone, Debug)]
-                        #[must_use = "a builder does nothing until `build()` is called"]
-                        pub struct ObjectMetaBuilder {
-                            inner: ObjectMeta,
-                        }
+                        /// Builds [`ObjectMeta`] values: start with [`ObjectMeta::builder`], chain the setters, finish with [`build`](crate::golden::builder_resource::Builder::build). `into()` turns an existing `ObjectMeta` back into its builder.
+                        pub type ObjectMetaBuilder = crate::golden::builder_resource::Builder<ObjectMeta>;
 
                         impl ObjectMetaBuilder {
                             /// The object's name.
@@ -313,20 +316,6 @@ pub mod apimachinery {
                             pub fn label(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
                                 self.inner.labels.get_or_insert_default().insert(key.into(), value.into());
                                 self
-                            }
-
-                            /// The finished `ObjectMeta`.
-                            #[inline]
-                            #[must_use]
-                            pub fn build(self) -> ObjectMeta {
-                                self.inner
-                            }
-                        }
-
-                        impl From<ObjectMeta> for ObjectMetaBuilder {
-                            #[inline]
-                            fn from(value: ObjectMeta) -> Self {
-                                Self { inner: value }
                             }
                         }
 
@@ -528,12 +517,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`Gadget`] values: start with [`Gadget::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Gadget` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct GadgetBuilder {
-                    inner: Gadget,
-                }
+                /// Builds [`Gadget`] values: start with [`Gadget::builder`], chain the setters, finish with [`build`](crate::golden::builder_resource::Builder::build). `into()` turns an existing `Gadget` back into its builder.
+                pub type GadgetBuilder = crate::golden::builder_resource::Builder<Gadget>;
 
                 impl GadgetBuilder {
                     /// Standard object metadata.
@@ -567,20 +552,6 @@ pub mod com {
                     ) -> Self {
                         self.inner.spec = value.into();
                         self
-                    }
-
-                    /// The finished `Gadget`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Gadget {
-                        self.inner
-                    }
-                }
-
-                impl From<Gadget> for GadgetBuilder {
-                    #[inline]
-                    fn from(value: Gadget) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -757,12 +728,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`GadgetSpec`] values: start with [`GadgetSpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `GadgetSpec` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct GadgetSpecBuilder {
-                    inner: GadgetSpec,
-                }
+                /// Builds [`GadgetSpec`] values: start with [`GadgetSpec::builder`], chain the setters, finish with [`build`](crate::golden::builder_resource::Builder::build). `into()` turns an existing `GadgetSpec` back into its builder.
+                pub type GadgetSpecBuilder = crate::golden::builder_resource::Builder<GadgetSpec>;
 
                 impl GadgetSpecBuilder {
                     /// How big.
@@ -777,20 +744,6 @@ pub mod com {
                     pub fn color(mut self, value: impl Into<String>) -> Self {
                         self.inner.color = Some(value.into());
                         self
-                    }
-
-                    /// The finished `GadgetSpec`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> GadgetSpec {
-                        self.inner
-                    }
-                }
-
-                impl From<GadgetSpec> for GadgetSpecBuilder {
-                    #[inline]
-                    fn from(value: GadgetSpec) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -968,12 +921,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`GadgetList`] values: start with [`GadgetList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `GadgetList` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct GadgetListBuilder {
-                    inner: GadgetList,
-                }
+                /// Builds [`GadgetList`] values: start with [`GadgetList::builder`], chain the setters, finish with [`build`](crate::golden::builder_resource::Builder::build). `into()` turns an existing `GadgetList` back into its builder.
+                pub type GadgetListBuilder = crate::golden::builder_resource::Builder<GadgetList>;
 
                 impl GadgetListBuilder {
                     /// The gadgets.
@@ -1005,20 +954,6 @@ pub mod com {
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
-                    }
-
-                    /// The finished `GadgetList`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> GadgetList {
-                        self.inner
-                    }
-                }
-
-                impl From<GadgetList> for GadgetListBuilder {
-                    #[inline]
-                    fn from(value: GadgetList) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1195,12 +1130,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`Gizmo`] values: start with [`Gizmo::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Gizmo` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct GizmoBuilder {
-                    inner: Gizmo,
-                }
+                /// Builds [`Gizmo`] values: start with [`Gizmo::builder`], chain the setters, finish with [`build`](crate::golden::builder_resource::Builder::build). `into()` turns an existing `Gizmo` back into its builder.
+                pub type GizmoBuilder = crate::golden::builder_resource::Builder<Gizmo>;
 
                 impl GizmoBuilder {
                     /// Sets `metadata`.
@@ -1227,20 +1158,6 @@ pub mod com {
                     pub fn name(mut self, value: impl Into<String>) -> Self {
                         self.inner.name = value.into();
                         self
-                    }
-
-                    /// The finished `Gizmo`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Gizmo {
-                        self.inner
-                    }
-                }
-
-                impl From<Gizmo> for GizmoBuilder {
-                    #[inline]
-                    fn from(value: Gizmo) -> Self {
-                        Self { inner: value }
                     }
                 }
 

@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::crd_preserve_unknown as crate_golden_crd_preserve_unknown_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -205,12 +230,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Workflow`] values: start with [`Workflow::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Workflow` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WorkflowBuilder {
-                    inner: Workflow,
-                }
+                /// Builds [`Workflow`] values: start with [`Workflow::builder`], chain the setters, finish with [`build`](crate::golden::crd_preserve_unknown::Builder::build). `into()` turns an existing `Workflow` back into its builder.
+                pub type WorkflowBuilder = crate::golden::crd_preserve_unknown::Builder<Workflow>;
 
                 impl WorkflowBuilder {
                     /// Sets `spec`.
@@ -246,20 +267,6 @@ pub mod io {
                     ) -> Self {
                         edit(self.inner.metadata.get_or_insert_default());
                         self
-                    }
-
-                    /// The finished `Workflow`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Workflow {
-                        self.inner
-                    }
-                }
-
-                impl From<Workflow> for WorkflowBuilder {
-                    #[inline]
-                    fn from(value: Workflow) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -945,32 +952,14 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`WorkflowSpec`] values: start with [`WorkflowSpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `WorkflowSpec` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WorkflowSpecBuilder {
-                    inner: WorkflowSpec,
-                }
+                /// Builds [`WorkflowSpec`] values: start with [`WorkflowSpec::builder`], chain the setters, finish with [`build`](crate::golden::crd_preserve_unknown::Builder::build). `into()` turns an existing `WorkflowSpec` back into its builder.
+                pub type WorkflowSpecBuilder = crate::golden::crd_preserve_unknown::Builder<WorkflowSpec>;
 
                 impl WorkflowSpecBuilder {
                     /// Sets `entrypoint`.
                     pub fn entrypoint(mut self, value: impl Into<String>) -> Self {
                         self.inner.entrypoint = Some(value.into());
                         self
-                    }
-
-                    /// The finished `WorkflowSpec`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> WorkflowSpec {
-                        self.inner
-                    }
-                }
-
-                impl From<WorkflowSpec> for WorkflowSpecBuilder {
-                    #[inline]
-                    fn from(value: WorkflowSpec) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1155,12 +1144,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`WorkflowList`] values: start with [`WorkflowList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `WorkflowList` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WorkflowListBuilder {
-                    inner: WorkflowList,
-                }
+                /// Builds [`WorkflowList`] values: start with [`WorkflowList::builder`], chain the setters, finish with [`build`](crate::golden::crd_preserve_unknown::Builder::build). `into()` turns an existing `WorkflowList` back into its builder.
+                pub type WorkflowListBuilder = crate::golden::crd_preserve_unknown::Builder<WorkflowList>;
 
                 impl WorkflowListBuilder {
                     /// The Workflow objects.
@@ -1192,20 +1177,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
-                    }
-
-                    /// The finished `WorkflowList`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> WorkflowList {
-                        self.inner
-                    }
-                }
-
-                impl From<WorkflowList> for WorkflowListBuilder {
-                    #[inline]
-                    fn from(value: WorkflowList) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1390,12 +1361,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Workflow`] values: start with [`Workflow::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Workflow` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WorkflowBuilder {
-                    inner: Workflow,
-                }
+                /// Builds [`Workflow`] values: start with [`Workflow::builder`], chain the setters, finish with [`build`](crate::golden::crd_preserve_unknown::Builder::build). `into()` turns an existing `Workflow` back into its builder.
+                pub type WorkflowBuilder = crate::golden::crd_preserve_unknown::Builder<Workflow>;
 
                 impl WorkflowBuilder {
                     /// Standard object metadata.
@@ -1416,20 +1383,6 @@ pub mod io {
                     ) -> Self {
                         edit(self.inner.metadata.get_or_insert_default());
                         self
-                    }
-
-                    /// The finished `Workflow`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Workflow {
-                        self.inner
-                    }
-                }
-
-                impl From<Workflow> for WorkflowBuilder {
-                    #[inline]
-                    fn from(value: Workflow) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -2191,12 +2144,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`WorkflowList`] values: start with [`WorkflowList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `WorkflowList` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WorkflowListBuilder {
-                    inner: WorkflowList,
-                }
+                /// Builds [`WorkflowList`] values: start with [`WorkflowList::builder`], chain the setters, finish with [`build`](crate::golden::crd_preserve_unknown::Builder::build). `into()` turns an existing `WorkflowList` back into its builder.
+                pub type WorkflowListBuilder = crate::golden::crd_preserve_unknown::Builder<WorkflowList>;
 
                 impl WorkflowListBuilder {
                     /// The Workflow objects.
@@ -2228,20 +2177,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
-                    }
-
-                    /// The finished `WorkflowList`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> WorkflowList {
-                        self.inner
-                    }
-                }
-
-                impl From<WorkflowList> for WorkflowListBuilder {
-                    #[inline]
-                    fn from(value: WorkflowList) -> Self {
-                        Self { inner: value }
                     }
                 }
 

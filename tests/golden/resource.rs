@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::resource as crate_golden_resource_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -127,12 +152,8 @@ pub mod apimachinery {
                             }
                         }
 
-                        /// Builds [`ListMeta`] values: start with [`ListMeta::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ListMeta` back into its builder.
-                        #[derive(Clone, Debug)]
-                        #[must_use = "a builder does nothing until `build()` is called"]
-                        pub struct ListMetaBuilder {
-                            inner: ListMeta,
-                        }
+                        /// Builds [`ListMeta`] values: start with [`ListMeta::builder`], chain the setters, finish with [`build`](crate::golden::resource::Builder::build). `into()` turns an existing `ListMeta` back into its builder.
+                        pub type ListMetaBuilder = crate::golden::resource::Builder<ListMeta>;
 
                         impl ListMetaBuilder {
                             /// Sets `continue_`.
@@ -145,20 +166,6 @@ pub mod apimachinery {
                             pub fn resource_version(mut self, value: impl Into<String>) -> Self {
                                 self.inner.resource_version = Some(value.into());
                                 self
-                            }
-
-                            /// The finished `ListMeta`.
-                            #[inline]
-                            #[must_use]
-                            pub fn build(self) -> ListMeta {
-                                self.inner
-                            }
-                        }
-
-                        impl From<ListMeta> for ListMetaBuilder {
-                            #[inline]
-                            fn from(value: ListMeta) -> Self {
-                                Self { inner: value }
                             }
                         }
 
@@ -282,12 +289,8 @@ pub mod apimachinery {
                             }
                         }
 
-                        /// Builds [`ObjectMeta`] values: start with [`ObjectMeta::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ObjectMeta` back into its builder.
-                        #[derive(Clone, Debug)]
-                        #[must_use = "a builder does nothing until `build()` is called"]
-                        pub struct ObjectMetaBuilder {
-                            inner: ObjectMeta,
-                        }
+                        /// Builds [`ObjectMeta`] values: start with [`ObjectMeta::builder`], chain the setters, finish with [`build`](crate::golden::resource::Builder::build). `into()` turns an existing `ObjectMeta` back into its builder.
+                        pub type ObjectMetaBuilder = crate::golden::resource::Builder<ObjectMeta>;
 
                         impl ObjectMetaBuilder {
                             /// Sets `name`.
@@ -300,20 +303,6 @@ pub mod apimachinery {
                             pub fn namespace(mut self, value: impl Into<String>) -> Self {
                                 self.inner.namespace = Some(value.into());
                                 self
-                            }
-
-                            /// The finished `ObjectMeta`.
-                            #[inline]
-                            #[must_use]
-                            pub fn build(self) -> ObjectMeta {
-                                self.inner
-                            }
-                        }
-
-                        impl From<ObjectMeta> for ObjectMetaBuilder {
-                            #[inline]
-                            fn from(value: ObjectMeta) -> Self {
-                                Self { inner: value }
                             }
                         }
 
@@ -467,12 +456,8 @@ pub mod apimachinery {
                             }
                         }
 
-                        /// Builds [`Status`] values: start with [`Status::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Status` back into its builder.
-                        #[derive(Clone, Debug)]
-                        #[must_use = "a builder does nothing until `build()` is called"]
-                        pub struct StatusBuilder {
-                            inner: Status,
-                        }
+                        /// Builds [`Status`] values: start with [`Status::builder`], chain the setters, finish with [`build`](crate::golden::resource::Builder::build). `into()` turns an existing `Status` back into its builder.
+                        pub type StatusBuilder = crate::golden::resource::Builder<Status>;
 
                         impl StatusBuilder {
                             /// Sets `message`.
@@ -485,20 +470,6 @@ pub mod apimachinery {
                             pub fn code(mut self, value: impl Into<i32>) -> Self {
                                 self.inner.code = Some(value.into());
                                 self
-                            }
-
-                            /// The finished `Status`.
-                            #[inline]
-                            #[must_use]
-                            pub fn build(self) -> Status {
-                                self.inner
-                            }
-                        }
-
-                        impl From<Status> for StatusBuilder {
-                            #[inline]
-                            fn from(value: Status) -> Self {
-                                Self { inner: value }
                             }
                         }
 
@@ -713,12 +684,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`Gadget`] values: start with [`Gadget::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Gadget` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct GadgetBuilder {
-                    inner: Gadget,
-                }
+                /// Builds [`Gadget`] values: start with [`Gadget::builder`], chain the setters, finish with [`build`](crate::golden::resource::Builder::build). `into()` turns an existing `Gadget` back into its builder.
+                pub type GadgetBuilder = crate::golden::resource::Builder<Gadget>;
 
                 impl GadgetBuilder {
                     /// Sets `metadata`.
@@ -752,20 +719,6 @@ pub mod com {
                     ) -> Self {
                         self.inner.spec = value.into();
                         self
-                    }
-
-                    /// The finished `Gadget`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Gadget {
-                        self.inner
-                    }
-                }
-
-                impl From<Gadget> for GadgetBuilder {
-                    #[inline]
-                    fn from(value: Gadget) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1025,12 +978,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`GadgetSpec`] values: start with [`GadgetSpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `GadgetSpec` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct GadgetSpecBuilder {
-                    inner: GadgetSpec,
-                }
+                /// Builds [`GadgetSpec`] values: start with [`GadgetSpec::builder`], chain the setters, finish with [`build`](crate::golden::resource::Builder::build). `into()` turns an existing `GadgetSpec` back into its builder.
+                pub type GadgetSpecBuilder = crate::golden::resource::Builder<GadgetSpec>;
 
                 impl GadgetSpecBuilder {
                     /// Sets `size`.
@@ -1045,20 +994,6 @@ pub mod com {
                     pub fn color(mut self, value: impl Into<String>) -> Self {
                         self.inner.color = Some(value.into());
                         self
-                    }
-
-                    /// The finished `GadgetSpec`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> GadgetSpec {
-                        self.inner
-                    }
-                }
-
-                impl From<GadgetSpec> for GadgetSpecBuilder {
-                    #[inline]
-                    fn from(value: GadgetSpec) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1235,12 +1170,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`GadgetList`] values: start with [`GadgetList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `GadgetList` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct GadgetListBuilder {
-                    inner: GadgetList,
-                }
+                /// Builds [`GadgetList`] values: start with [`GadgetList::builder`], chain the setters, finish with [`build`](crate::golden::resource::Builder::build). `into()` turns an existing `GadgetList` back into its builder.
+                pub type GadgetListBuilder = crate::golden::resource::Builder<GadgetList>;
 
                 impl GadgetListBuilder {
                     /// Sets `items`.
@@ -1272,20 +1203,6 @@ pub mod com {
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
-                    }
-
-                    /// The finished `GadgetList`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> GadgetList {
-                        self.inner
-                    }
-                }
-
-                impl From<GadgetList> for GadgetListBuilder {
-                    #[inline]
-                    fn from(value: GadgetList) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1452,12 +1369,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`Gizmo`] values: start with [`Gizmo::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Gizmo` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct GizmoBuilder {
-                    inner: Gizmo,
-                }
+                /// Builds [`Gizmo`] values: start with [`Gizmo::builder`], chain the setters, finish with [`build`](crate::golden::resource::Builder::build). `into()` turns an existing `Gizmo` back into its builder.
+                pub type GizmoBuilder = crate::golden::resource::Builder<Gizmo>;
 
                 impl GizmoBuilder {
                     /// Sets `metadata`.
@@ -1482,20 +1395,6 @@ pub mod com {
                         };
                         self.inner.metadata = Some(edit(current).build());
                         self
-                    }
-
-                    /// The finished `Gizmo`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Gizmo {
-                        self.inner
-                    }
-                }
-
-                impl From<Gizmo> for GizmoBuilder {
-                    #[inline]
-                    fn from(value: Gizmo) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1670,12 +1569,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`Options`] values: start with [`Options::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Options` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct OptionsBuilder {
-                    inner: Options,
-                }
+                /// Builds [`Options`] values: start with [`Options::builder`], chain the setters, finish with [`build`](crate::golden::resource::Builder::build). `into()` turns an existing `Options` back into its builder.
+                pub type OptionsBuilder = crate::golden::resource::Builder<Options>;
 
                 impl OptionsBuilder {
                     /// Sets `api_version`.
@@ -1704,20 +1599,6 @@ pub mod com {
                     pub fn push_dry_run(mut self, item: impl Into<String>) -> Self {
                         self.inner.dry_run.get_or_insert_default().push(item.into());
                         self
-                    }
-
-                    /// The finished `Options`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Options {
-                        self.inner
-                    }
-                }
-
-                impl From<Options> for OptionsBuilder {
-                    #[inline]
-                    fn from(value: Options) -> Self {
-                        Self { inner: value }
                     }
                 }
 

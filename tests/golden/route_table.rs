@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::route_table as crate_golden_route_table_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -153,12 +178,8 @@ pub mod apimachinery {
                             }
                         }
 
-                        /// Builds [`Status`] values: start with [`Status::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Status` back into its builder.
-                        #[derive(Clone, Debug)]
-                        #[must_use = "a builder does nothing until `build()` is called"]
-                        pub struct StatusBuilder {
-                            inner: Status,
-                        }
+                        /// Builds [`Status`] values: start with [`Status::builder`], chain the setters, finish with [`build`](crate::golden::route_table::Builder::build). `into()` turns an existing `Status` back into its builder.
+                        pub type StatusBuilder = crate::golden::route_table::Builder<Status>;
 
                         impl StatusBuilder {
                             /// Sets `message`.
@@ -171,20 +192,6 @@ pub mod apimachinery {
                             pub fn code(mut self, value: impl Into<i32>) -> Self {
                                 self.inner.code = Some(value.into());
                                 self
-                            }
-
-                            /// The finished `Status`.
-                            #[inline]
-                            #[must_use]
-                            pub fn build(self) -> Status {
-                                self.inner
-                            }
-                        }
-
-                        impl From<Status> for StatusBuilder {
-                            #[inline]
-                            fn from(value: Status) -> Self {
-                                Self { inner: value }
                             }
                         }
 
@@ -353,32 +360,14 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`Widget`] values: start with [`Widget::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Widget` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WidgetBuilder {
-                    inner: Widget,
-                }
+                /// Builds [`Widget`] values: start with [`Widget::builder`], chain the setters, finish with [`build`](crate::golden::route_table::Builder::build). `into()` turns an existing `Widget` back into its builder.
+                pub type WidgetBuilder = crate::golden::route_table::Builder<Widget>;
 
                 impl WidgetBuilder {
                     /// Sets `size`.
                     pub fn size(mut self, value: impl Into<i32>) -> Self {
                         self.inner.size = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Widget`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Widget {
-                        self.inner
-                    }
-                }
-
-                impl From<Widget> for WidgetBuilder {
-                    #[inline]
-                    fn from(value: Widget) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -852,12 +841,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`WidgetList`] values: start with [`WidgetList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `WidgetList` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WidgetListBuilder {
-                    inner: WidgetList,
-                }
+                /// Builds [`WidgetList`] values: start with [`WidgetList::builder`], chain the setters, finish with [`build`](crate::golden::route_table::Builder::build). `into()` turns an existing `WidgetList` back into its builder.
+                pub type WidgetListBuilder = crate::golden::route_table::Builder<WidgetList>;
 
                 impl WidgetListBuilder {
                     /// Sets `items`.
@@ -880,20 +865,6 @@ pub mod com {
                     ) -> Self {
                         self.inner.items.push(item.into());
                         self
-                    }
-
-                    /// The finished `WidgetList`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> WidgetList {
-                        self.inner
-                    }
-                }
-
-                impl From<WidgetList> for WidgetListBuilder {
-                    #[inline]
-                    fn from(value: WidgetList) -> Self {
-                        Self { inner: value }
                     }
                 }
 

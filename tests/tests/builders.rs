@@ -468,7 +468,11 @@ fn builders_can_be_turned_off() {
     };
     let with = generate(true);
     let without = generate(false);
-    assert!(with.contains("pub struct TagBuilder {") && with.contains("pub fn builder("));
+    assert!(
+        with.contains("pub type TagBuilder = crate::Builder<Tag>;")
+            && with.contains("pub fn builder(")
+    );
+    assert!(with.contains("pub struct Builder<T> {"));
     assert!(!without.contains("Builder") && !without.contains("pub fn builder("));
     // Turning builders off leaves the types: the same structs, minus the builders.
     let structs = |text: &str| {
