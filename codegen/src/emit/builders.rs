@@ -706,23 +706,21 @@ fn builder_path(context: &Context<'_>, id: TypeId) -> String {
 
 /// Every name the builders use must be a valid identifier (`Ident::new` panics otherwise).
 pub(crate) fn check_identifiers(api: &ApiSet) -> Result<(), Error> {
-    if !api.builders.is_empty() {
-        if let Some(ty) = api
-            .types
-            .iter()
-            .find(|ty| ty.module.is_empty() && ty.name == GENERIC)
-        {
-            return Err(Diagnostic::new(
-                ErrorKind::Output,
-                &ty.origin,
-                format!(
-                    "expected the root name `{GENERIC}` to be free for the generic builder, but `{}` is generated there",
-                    ty.schema_name
-                ),
-            )
-            .with_hint("turn builders off (`Config::builders(false)`), or rename the schema's package with `ModuleRules`")
-            .into());
-        }
+    let generic_taken = api
+        .types
+        .iter()
+        .find(|ty| ty.module.is_empty() && ty.name == GENERIC);
+    if let Some(ty) = generic_taken.filter(|_| !api.builders.is_empty()) {
+        return Err(Diagnostic::new(
+            ErrorKind::Output,
+            &ty.origin,
+            format!(
+                "expected the root name `{GENERIC}` to be free for the generic builder, but `{}` is generated there",
+                ty.schema_name
+            ),
+        )
+        .with_hint("turn builders off (`Config::builders(false)`), or rename the schema's package with `ModuleRules`")
+        .into());
     }
     let valid = |name: &str| syn::parse_str::<proc_macro2::Ident>(name).is_ok();
     for (id, builder) in &api.builders {
