@@ -45,6 +45,7 @@ pub(crate) fn generic_builder(context: &Context<'_>) -> TokenStream {
             /// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
         }
     });
+    let build_docs = context.docs.then(|| quote!(#[doc = " The finished value."]));
     let name = ident(GENERIC);
     quote! {
         #docs
@@ -55,7 +56,7 @@ pub(crate) fn generic_builder(context: &Context<'_>) -> TokenStream {
         }
 
         impl<T> #name<T> {
-            /// The finished value.
+            #build_docs
             #[inline]
             #[must_use]
             pub fn build(self) -> T {
