@@ -430,8 +430,7 @@ fn every_generated_struct_has_a_builder() {
         let expected = [
             format!("impl {name} {{"),
             format!(") -> {builder} {{"),
-            format!("pub struct {builder} {{"),
-            format!("impl From<{name}> for {builder} {{"),
+            format!("pub type {builder} = crate::Builder<{name}>;"),
             format!("impl From<{builder}> for {name} {{"),
         ];
         let absent: Vec<&String> = expected.iter().filter(|e| !text.contains(*e)).collect();
@@ -499,7 +498,13 @@ fn every_struct_in_generated_has_a_builder() {
             } else if path.extension().is_some_and(|e| e == "rs") {
                 let text = std::fs::read_to_string(&path).expect("readable");
                 for line in text.lines() {
-                    if let Some(rest) = line.trim_start().strip_prefix("pub struct ") {
+                    let line = line.trim_start();
+                    // Structs, and the builder aliases of the generic `Builder<T>`.
+                    let rest = line.strip_prefix("pub struct ").or_else(|| {
+                        line.strip_prefix("pub type ")
+                            .filter(|rest| rest.contains("Builder = "))
+                    });
+                    if let Some(rest) = rest {
                         let name: String = rest
                             .chars()
                             .take_while(|c| c.is_alphanumeric() || *c == '_')
