@@ -45,7 +45,9 @@ pub(crate) fn generic_builder(context: &Context<'_>) -> TokenStream {
             /// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
         }
     });
-    let build_docs = context.docs.then(|| quote!(#[doc = " The finished value."]));
+    let build_docs = context
+        .docs
+        .then(|| quote!(#[doc = " The finished value."]));
     let name = ident(GENERIC);
     quote! {
         #docs
