@@ -374,7 +374,8 @@ fn options_show_in_the_code() {
     assert!(before("pub struct ImageStream {").contains("#[non_exhaustive]"));
     assert!(!before("pub struct ImageStream {").contains("#[derive(Hash)]"));
     assert!(!before("pub struct ObjectReference {").contains("#[non_exhaustive]"));
-    assert!(!before("pub struct ImageStreamBuilder {").contains("#[non_exhaustive]"));
+    assert!(!before("pub type ImageStreamBuilder =").contains("#[non_exhaustive]"));
+    assert!(!before("pub struct Builder<T> {").contains("#[non_exhaustive]"));
     assert_eq!(text.matches("#[serde(alias = \"import\")]").count(), 1);
     let field = text.find("#[serde(alias = \"import\")]").unwrap();
     assert!(

@@ -166,6 +166,19 @@ impl<'p> PathParams<'p> {
         }
     }
 
+    /// The parameters `names` with their raw `values`, in template order; used by generated
+    /// matchers when a route is found. Values past [`MAX_PATH_PARAMS`] are dropped (the
+    /// generator refuses such templates).
+    #[inline]
+    #[must_use]
+    pub fn of(names: &'static [&'static str], values: &[&'p str]) -> Self {
+        let mut params = PathParams::new().named(names);
+        for value in values {
+            params.push(value);
+        }
+        params
+    }
+
     /// Records the next parameter value; used by generated matchers. The generator refuses
     /// templates with more than [`MAX_PATH_PARAMS`] parameters, so the array never overflows;
     /// values past it would be dropped.

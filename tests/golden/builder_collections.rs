@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::builder_collections as crate_golden_builder_collections_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -126,32 +151,14 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`Policy`] values: start with [`Policy::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Policy` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct PolicyBuilder {
-                    inner: Policy,
-                }
+                /// Builds [`Policy`] values: start with [`Policy::builder`], chain the setters, finish with [`build`](crate::golden::builder_collections::Builder::build). `into()` turns an existing `Policy` back into its builder.
+                pub type PolicyBuilder = crate::golden::builder_collections::Builder<Policy>;
 
                 impl PolicyBuilder {
                     /// The policy's name.
                     pub fn name(mut self, value: impl Into<String>) -> Self {
                         self.inner.name = value.into();
                         self
-                    }
-
-                    /// The finished `Policy`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Policy {
-                        self.inner
-                    }
-                }
-
-                impl From<Policy> for PolicyBuilder {
-                    #[inline]
-                    fn from(value: Policy) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -404,12 +411,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`Volume`] values: start with [`Volume::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Volume` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct VolumeBuilder {
-                    inner: Volume,
-                }
+                /// Builds [`Volume`] values: start with [`Volume::builder`], chain the setters, finish with [`build`](crate::golden::builder_collections::Builder::build). `into()` turns an existing `Volume` back into its builder.
+                pub type VolumeBuilder = crate::golden::builder_collections::Builder<Volume>;
 
                 impl VolumeBuilder {
                     /// A required list: the constructor takes any iterable.
@@ -592,20 +595,6 @@ pub mod com {
                     pub fn push_matrix(mut self, item: impl Into<Vec<i32>>) -> Self {
                         self.inner.matrix.get_or_insert_default().push(item.into());
                         self
-                    }
-
-                    /// The finished `Volume`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Volume {
-                        self.inner
-                    }
-                }
-
-                impl From<Volume> for VolumeBuilder {
-                    #[inline]
-                    fn from(value: Volume) -> Self {
-                        Self { inner: value }
                     }
                 }
 

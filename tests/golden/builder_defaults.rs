@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::builder_defaults as crate_golden_builder_defaults_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -122,12 +147,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Limits`] values: start with [`Limits::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Limits` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct LimitsBuilder {
-                    inner: Limits,
-                }
+                /// Builds [`Limits`] values: start with [`Limits::builder`], chain the setters, finish with [`build`](crate::golden::builder_defaults::Builder::build). `into()` turns an existing `Limits` back into its builder.
+                pub type LimitsBuilder = crate::golden::builder_defaults::Builder<Limits>;
 
                 impl LimitsBuilder {
                     /// Sets `cpu`.
@@ -140,20 +161,6 @@ pub mod io {
                     pub fn burst(mut self, value: impl Into<i32>) -> Self {
                         self.inner.burst = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Limits`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Limits {
-                        self.inner
-                    }
-                }
-
-                impl From<Limits> for LimitsBuilder {
-                    #[inline]
-                    fn from(value: Limits) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -510,12 +517,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Settings`] values: start with [`Settings::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Settings` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct SettingsBuilder {
-                    inner: Settings,
-                }
+                /// Builds [`Settings`] values: start with [`Settings::builder`], chain the setters, finish with [`build`](crate::golden::builder_defaults::Builder::build). `into()` turns an existing `Settings` back into its builder.
+                pub type SettingsBuilder = crate::golden::builder_defaults::Builder<Settings>;
 
                 impl SettingsBuilder {
                     /// Sets `mode`.
@@ -688,20 +691,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.incomplete = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Settings`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Settings {
-                        self.inner
-                    }
-                }
-
-                impl From<Settings> for SettingsBuilder {
-                    #[inline]
-                    fn from(value: Settings) -> Self {
-                        Self { inner: value }
                     }
                 }
 

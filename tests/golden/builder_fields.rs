@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::builder_fields as crate_golden_builder_fields_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -118,32 +143,14 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`Empty`] values: start with [`Empty::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Empty` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct EmptyBuilder {
-                    inner: Empty,
-                }
+                /// Builds [`Empty`] values: start with [`Empty::builder`], chain the setters, finish with [`build`](crate::golden::builder_fields::Builder::build). `into()` turns an existing `Empty` back into its builder.
+                pub type EmptyBuilder = crate::golden::builder_fields::Builder<Empty>;
 
                 impl EmptyBuilder {
                     /// Sets `note`.
                     pub fn note(mut self, value: impl Into<String>) -> Self {
                         self.inner.note = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Empty`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Empty {
-                        self.inner
-                    }
-                }
-
-                impl From<Empty> for EmptyBuilder {
-                    #[inline]
-                    fn from(value: Empty) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -411,12 +418,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`Port`] values: start with [`Port::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Port` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct PortBuilder {
-                    inner: Port,
-                }
+                /// Builds [`Port`] values: start with [`Port::builder`], chain the setters, finish with [`build`](crate::golden::builder_fields::Builder::build). `into()` turns an existing `Port` back into its builder.
+                pub type PortBuilder = crate::golden::builder_fields::Builder<Port>;
 
                 impl PortBuilder {
                     /// The port number; required, so the constructor takes it (its `0` default is Go's zero value and is not applied).
@@ -510,20 +513,6 @@ pub mod com {
                     pub fn set_build(mut self, value: impl Into<String>) -> Self {
                         self.inner.build = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Port`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Port {
-                        self.inner
-                    }
-                }
-
-                impl From<Port> for PortBuilder {
-                    #[inline]
-                    fn from(value: Port) -> Self {
-                        Self { inner: value }
                     }
                 }
 

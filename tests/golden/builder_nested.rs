@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::builder_nested as crate_golden_builder_nested_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod com {
     pub mod example {
@@ -123,12 +148,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`ImportPolicy`] values: start with [`ImportPolicy::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ImportPolicy` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct ImportPolicyBuilder {
-                    inner: ImportPolicy,
-                }
+                /// Builds [`ImportPolicy`] values: start with [`ImportPolicy::builder`], chain the setters, finish with [`build`](crate::golden::builder_nested::Builder::build). `into()` turns an existing `ImportPolicy` back into its builder.
+                pub type ImportPolicyBuilder = crate::golden::builder_nested::Builder<ImportPolicy>;
 
                 impl ImportPolicyBuilder {
                     /// Whether to import periodically.
@@ -141,20 +162,6 @@ pub mod com {
                     pub fn insecure(mut self, value: impl Into<bool>) -> Self {
                         self.inner.insecure = Some(value.into());
                         self
-                    }
-
-                    /// The finished `ImportPolicy`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> ImportPolicy {
-                        self.inner
-                    }
-                }
-
-                impl From<ImportPolicy> for ImportPolicyBuilder {
-                    #[inline]
-                    fn from(value: ImportPolicy) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -289,12 +296,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`Reference`] values: start with [`Reference::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Reference` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct ReferenceBuilder {
-                    inner: Reference,
-                }
+                /// Builds [`Reference`] values: start with [`Reference::builder`], chain the setters, finish with [`build`](crate::golden::builder_nested::Builder::build). `into()` turns an existing `Reference` back into its builder.
+                pub type ReferenceBuilder = crate::golden::builder_nested::Builder<Reference>;
 
                 impl ReferenceBuilder {
                     /// The referenced kind.
@@ -307,20 +310,6 @@ pub mod com {
                     pub fn name(mut self, value: impl Into<String>) -> Self {
                         self.inner.name = value.into();
                         self
-                    }
-
-                    /// The finished `Reference`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Reference {
-                        self.inner
-                    }
-                }
-
-                impl From<Reference> for ReferenceBuilder {
-                    #[inline]
-                    fn from(value: Reference) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -440,32 +429,14 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`ReferencePolicy`] values: start with [`ReferencePolicy::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ReferencePolicy` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct ReferencePolicyBuilder {
-                    inner: ReferencePolicy,
-                }
+                /// Builds [`ReferencePolicy`] values: start with [`ReferencePolicy::builder`], chain the setters, finish with [`build`](crate::golden::builder_nested::Builder::build). `into()` turns an existing `ReferencePolicy` back into its builder.
+                pub type ReferencePolicyBuilder = crate::golden::builder_nested::Builder<ReferencePolicy>;
 
                 impl ReferencePolicyBuilder {
                     /// `Source` or `Local`.
                     pub fn type_(mut self, value: impl Into<String>) -> Self {
                         self.inner.type_ = value.into();
                         self
-                    }
-
-                    /// The finished `ReferencePolicy`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> ReferencePolicy {
-                        self.inner
-                    }
-                }
-
-                impl From<ReferencePolicy> for ReferencePolicyBuilder {
-                    #[inline]
-                    fn from(value: ReferencePolicy) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -641,12 +612,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`Tag`] values: start with [`Tag::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Tag` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct TagBuilder {
-                    inner: Tag,
-                }
+                /// Builds [`Tag`] values: start with [`Tag::builder`], chain the setters, finish with [`build`](crate::golden::builder_nested::Builder::build). `into()` turns an existing `Tag` back into its builder.
+                pub type TagBuilder = crate::golden::builder_nested::Builder<Tag>;
 
                 impl TagBuilder {
                     /// The tag's name.
@@ -689,20 +656,6 @@ pub mod com {
                     ) -> Self {
                         self.inner.retry = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Tag`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Tag {
-                        self.inner
-                    }
-                }
-
-                impl From<Tag> for TagBuilder {
-                    #[inline]
-                    fn from(value: Tag) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -812,32 +765,14 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`TagRetry`] values: start with [`TagRetry::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `TagRetry` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct TagRetryBuilder {
-                    inner: TagRetry,
-                }
+                /// Builds [`TagRetry`] values: start with [`TagRetry::builder`], chain the setters, finish with [`build`](crate::golden::builder_nested::Builder::build). `into()` turns an existing `TagRetry` back into its builder.
+                pub type TagRetryBuilder = crate::golden::builder_nested::Builder<TagRetry>;
 
                 impl TagRetryBuilder {
                     /// How often to retry.
                     pub fn limit(mut self, value: impl Into<i32>) -> Self {
                         self.inner.limit = Some(value.into());
                         self
-                    }
-
-                    /// The finished `TagRetry`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> TagRetry {
-                        self.inner
-                    }
-                }
-
-                impl From<TagRetry> for TagRetryBuilder {
-                    #[inline]
-                    fn from(value: TagRetry) -> Self {
-                        Self { inner: value }
                     }
                 }
 

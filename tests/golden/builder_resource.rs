@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::builder_resource as crate_golden_builder_resource_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -202,12 +227,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`Gadget`] values: start with [`Gadget::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Gadget` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct GadgetBuilder {
-                    inner: Gadget,
-                }
+                /// Builds [`Gadget`] values: start with [`Gadget::builder`], chain the setters, finish with [`build`](crate::golden::builder_resource::Builder::build). `into()` turns an existing `Gadget` back into its builder.
+                pub type GadgetBuilder = crate::golden::builder_resource::Builder<Gadget>;
 
                 impl GadgetBuilder {
                     /// Standard object metadata.
@@ -237,20 +258,6 @@ pub mod com {
                     ) -> Self {
                         self.inner.spec = value.into();
                         self
-                    }
-
-                    /// The finished `Gadget`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Gadget {
-                        self.inner
-                    }
-                }
-
-                impl From<Gadget> for GadgetBuilder {
-                    #[inline]
-                    fn from(value: Gadget) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -427,12 +434,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`GadgetSpec`] values: start with [`GadgetSpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `GadgetSpec` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct GadgetSpecBuilder {
-                    inner: GadgetSpec,
-                }
+                /// Builds [`GadgetSpec`] values: start with [`GadgetSpec::builder`], chain the setters, finish with [`build`](crate::golden::builder_resource::Builder::build). `into()` turns an existing `GadgetSpec` back into its builder.
+                pub type GadgetSpecBuilder = crate::golden::builder_resource::Builder<GadgetSpec>;
 
                 impl GadgetSpecBuilder {
                     /// How big.
@@ -447,20 +450,6 @@ pub mod com {
                     pub fn color(mut self, value: impl Into<String>) -> Self {
                         self.inner.color = Some(value.into());
                         self
-                    }
-
-                    /// The finished `GadgetSpec`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> GadgetSpec {
-                        self.inner
-                    }
-                }
-
-                impl From<GadgetSpec> for GadgetSpecBuilder {
-                    #[inline]
-                    fn from(value: GadgetSpec) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -636,12 +625,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`GadgetList`] values: start with [`GadgetList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `GadgetList` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct GadgetListBuilder {
-                    inner: GadgetList,
-                }
+                /// Builds [`GadgetList`] values: start with [`GadgetList::builder`], chain the setters, finish with [`build`](crate::golden::builder_resource::Builder::build). `into()` turns an existing `GadgetList` back into its builder.
+                pub type GadgetListBuilder = crate::golden::builder_resource::Builder<GadgetList>;
 
                 impl GadgetListBuilder {
                     /// The gadgets.
@@ -673,20 +658,6 @@ pub mod com {
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
-                    }
-
-                    /// The finished `GadgetList`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> GadgetList {
-                        self.inner
-                    }
-                }
-
-                impl From<GadgetList> for GadgetListBuilder {
-                    #[inline]
-                    fn from(value: GadgetList) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -864,12 +835,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`Gizmo`] values: start with [`Gizmo::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Gizmo` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct GizmoBuilder {
-                    inner: Gizmo,
-                }
+                /// Builds [`Gizmo`] values: start with [`Gizmo::builder`], chain the setters, finish with [`build`](crate::golden::builder_resource::Builder::build). `into()` turns an existing `Gizmo` back into its builder.
+                pub type GizmoBuilder = crate::golden::builder_resource::Builder<Gizmo>;
 
                 impl GizmoBuilder {
                     /// Sets `metadata`.
@@ -896,20 +863,6 @@ pub mod com {
                     pub fn name(mut self, value: impl Into<String>) -> Self {
                         self.inner.name = value.into();
                         self
-                    }
-
-                    /// The finished `Gizmo`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Gizmo {
-                        self.inner
-                    }
-                }
-
-                impl From<Gizmo> for GizmoBuilder {
-                    #[inline]
-                    fn from(value: Gizmo) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -993,61 +946,43 @@ pub mod routes {
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
         #[must_use]
-        #[allow(clippy::too_many_lines)]
+        #[allow(clippy::collapsible_if)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
             let rest = path;
-            let mut params = PathParams::new();
             if let Some(rest) = strip_segments(rest, "/apis/example.com/v1") {
                 if let Some(rest) = strip_segments(rest, "/gizmos") {
-                    if let Some((segment, rest)) = param_segment(rest) {
-                        params.push(segment);
+                    if let Some((param0, rest)) = param_segment(rest) {
                         if rest.is_empty() {
                             if *method == Method::GET {
-                                Resolution::Found {
+                                return Resolution::Found {
                                     route: Route::ReadExampleComV1Gizmo,
-                                    params: params.named(&["name"]),
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
+                                    params: PathParams::of(&["name"], &[param0]),
+                                };
                             }
-                        } else {
-                            Resolution::NotFound
+                            return Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET,
+                            };
                         }
-                    } else {
-                        Resolution::NotFound
                     }
                 } else if let Some(rest) = strip_segments(rest, "/namespaces") {
-                    if let Some((segment, rest)) = param_segment(rest) {
-                        params.push(segment);
+                    if let Some((param0, rest)) = param_segment(rest) {
                         if let Some(rest) = strip_segments(rest, "/gadgets") {
                             if rest.is_empty() {
                                 if *method == Method::GET {
-                                    Resolution::Found {
+                                    return Resolution::Found {
                                         route: Route::ListExampleComV1NamespacedGadget,
-                                        params: params.named(&["namespace"]),
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    }
+                                        params: PathParams::of(&["namespace"], &[param0]),
+                                    };
                                 }
-                            } else {
-                                Resolution::NotFound
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                };
                             }
-                        } else {
-                            Resolution::NotFound
                         }
-                    } else {
-                        Resolution::NotFound
                     }
-                } else {
-                    Resolution::NotFound
                 }
-            } else {
-                Resolution::NotFound
             }
+            Resolution::NotFound
         }
     }
 

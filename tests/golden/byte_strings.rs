@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::byte_strings as crate_golden_byte_strings_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -154,12 +179,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Secretish`] values: start with [`Secretish::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Secretish` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct SecretishBuilder {
-                    inner: Secretish,
-                }
+                /// Builds [`Secretish`] values: start with [`Secretish::builder`], chain the setters, finish with [`build`](crate::golden::byte_strings::Builder::build). `into()` turns an existing `Secretish` back into its builder.
+                pub type SecretishBuilder = crate::golden::byte_strings::Builder<Secretish>;
 
                 impl SecretishBuilder {
                     /// Sets `checksum`.
@@ -231,20 +252,6 @@ pub mod io {
                     pub fn insert_string_data(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
                         self.inner.string_data.get_or_insert_default().insert(key.into(), value.into());
                         self
-                    }
-
-                    /// The finished `Secretish`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Secretish {
-                        self.inner
-                    }
-                }
-
-                impl From<Secretish> for SecretishBuilder {
-                    #[inline]
-                    fn from(value: Secretish) -> Self {
-                        Self { inner: value }
                     }
                 }
 

@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::combined_schemas as crate_golden_combined_schemas_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -120,12 +145,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Base`] values: start with [`Base::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Base` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct BaseBuilder {
-                    inner: Base,
-                }
+                /// Builds [`Base`] values: start with [`Base::builder`], chain the setters, finish with [`build`](crate::golden::combined_schemas::Builder::build). `into()` turns an existing `Base` back into its builder.
+                pub type BaseBuilder = crate::golden::combined_schemas::Builder<Base>;
 
                 impl BaseBuilder {
                     /// Sets `name`.
@@ -138,20 +159,6 @@ pub mod io {
                     pub fn size(mut self, value: impl Into<i32>) -> Self {
                         self.inner.size = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Base`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Base {
-                        self.inner
-                    }
-                }
-
-                impl From<Base> for BaseBuilder {
-                    #[inline]
-                    fn from(value: Base) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -381,12 +388,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Holder`] values: start with [`Holder::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Holder` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct HolderBuilder {
-                    inner: Holder,
-                }
+                /// Builds [`Holder`] values: start with [`Holder::builder`], chain the setters, finish with [`build`](crate::golden::combined_schemas::Builder::build). `into()` turns an existing `Holder` back into its builder.
+                pub type HolderBuilder = crate::golden::combined_schemas::Builder<Holder>;
 
                 impl HolderBuilder {
                     /// `$ref` with sibling properties: the referenced properties and these.
@@ -470,20 +473,6 @@ pub mod io {
                     pub fn ambiguous(mut self, value: impl Into<::serde_json::Value>) -> Self {
                         self.inner.ambiguous = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Holder`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Holder {
-                        self.inner
-                    }
-                }
-
-                impl From<Holder> for HolderBuilder {
-                    #[inline]
-                    fn from(value: Holder) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -622,12 +611,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`HolderExtended`] values: start with [`HolderExtended::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `HolderExtended` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct HolderExtendedBuilder {
-                    inner: HolderExtended,
-                }
+                /// Builds [`HolderExtended`] values: start with [`HolderExtended::builder`], chain the setters, finish with [`build`](crate::golden::combined_schemas::Builder::build). `into()` turns an existing `HolderExtended` back into its builder.
+                pub type HolderExtendedBuilder = crate::golden::combined_schemas::Builder<HolderExtended>;
 
                 impl HolderExtendedBuilder {
                     /// Sets `name`.
@@ -646,20 +631,6 @@ pub mod io {
                     pub fn more(mut self, value: impl Into<bool>) -> Self {
                         self.inner.more = Some(value.into());
                         self
-                    }
-
-                    /// The finished `HolderExtended`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> HolderExtended {
-                        self.inner
-                    }
-                }
-
-                impl From<HolderExtended> for HolderExtendedBuilder {
-                    #[inline]
-                    fn from(value: HolderExtended) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -790,12 +761,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`HolderEither`] values: start with [`HolderEither::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `HolderEither` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct HolderEitherBuilder {
-                    inner: HolderEither,
-                }
+                /// Builds [`HolderEither`] values: start with [`HolderEither::builder`], chain the setters, finish with [`build`](crate::golden::combined_schemas::Builder::build). `into()` turns an existing `HolderEither` back into its builder.
+                pub type HolderEitherBuilder = crate::golden::combined_schemas::Builder<HolderEither>;
 
                 impl HolderEitherBuilder {
                     /// Sets `name`.
@@ -814,20 +781,6 @@ pub mod io {
                     pub fn url(mut self, value: impl Into<String>) -> Self {
                         self.inner.url = Some(value.into());
                         self
-                    }
-
-                    /// The finished `HolderEither`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> HolderEither {
-                        self.inner
-                    }
-                }
-
-                impl From<HolderEither> for HolderEitherBuilder {
-                    #[inline]
-                    fn from(value: HolderEither) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -944,12 +897,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`HolderExclusive`] values: start with [`HolderExclusive::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `HolderExclusive` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct HolderExclusiveBuilder {
-                    inner: HolderExclusive,
-                }
+                /// Builds [`HolderExclusive`] values: start with [`HolderExclusive::builder`], chain the setters, finish with [`build`](crate::golden::combined_schemas::Builder::build). `into()` turns an existing `HolderExclusive` back into its builder.
+                pub type HolderExclusiveBuilder = crate::golden::combined_schemas::Builder<HolderExclusive>;
 
                 impl HolderExclusiveBuilder {
                     /// Sets `a`.
@@ -962,20 +911,6 @@ pub mod io {
                     pub fn b(mut self, value: impl Into<String>) -> Self {
                         self.inner.b = Some(value.into());
                         self
-                    }
-
-                    /// The finished `HolderExclusive`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> HolderExclusive {
-                        self.inner
-                    }
-                }
-
-                impl From<HolderExclusive> for HolderExclusiveBuilder {
-                    #[inline]
-                    fn from(value: HolderExclusive) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1134,32 +1069,14 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`HolderMixedObject`] values: start with [`HolderMixedObject::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `HolderMixedObject` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct HolderMixedObjectBuilder {
-                    inner: HolderMixedObject,
-                }
+                /// Builds [`HolderMixedObject`] values: start with [`HolderMixedObject::builder`], chain the setters, finish with [`build`](crate::golden::combined_schemas::Builder::build). `into()` turns an existing `HolderMixedObject` back into its builder.
+                pub type HolderMixedObjectBuilder = crate::golden::combined_schemas::Builder<HolderMixedObject>;
 
                 impl HolderMixedObjectBuilder {
                     /// Sets `x`.
                     pub fn x(mut self, value: impl Into<String>) -> Self {
                         self.inner.x = Some(value.into());
                         self
-                    }
-
-                    /// The finished `HolderMixedObject`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> HolderMixedObject {
-                        self.inner
-                    }
-                }
-
-                impl From<HolderMixedObject> for HolderMixedObjectBuilder {
-                    #[inline]
-                    fn from(value: HolderMixedObject) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1273,32 +1190,14 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`HolderRefined`] values: start with [`HolderRefined::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `HolderRefined` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct HolderRefinedBuilder {
-                    inner: HolderRefined,
-                }
+                /// Builds [`HolderRefined`] values: start with [`HolderRefined::builder`], chain the setters, finish with [`build`](crate::golden::combined_schemas::Builder::build). `into()` turns an existing `HolderRefined` back into its builder.
+                pub type HolderRefinedBuilder = crate::golden::combined_schemas::Builder<HolderRefined>;
 
                 impl HolderRefinedBuilder {
                     /// Sets `url`.
                     pub fn url(mut self, value: impl Into<String>) -> Self {
                         self.inner.url = value.into();
                         self
-                    }
-
-                    /// The finished `HolderRefined`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> HolderRefined {
-                        self.inner
-                    }
-                }
-
-                impl From<HolderRefined> for HolderRefinedBuilder {
-                    #[inline]
-                    fn from(value: HolderRefined) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1551,12 +1450,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Merged`] values: start with [`Merged::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Merged` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct MergedBuilder {
-                    inner: Merged,
-                }
+                /// Builds [`Merged`] values: start with [`Merged::builder`], chain the setters, finish with [`build`](crate::golden::combined_schemas::Builder::build). `into()` turns an existing `Merged` back into its builder.
+                pub type MergedBuilder = crate::golden::combined_schemas::Builder<Merged>;
 
                 impl MergedBuilder {
                     /// Sets `name`.
@@ -1575,20 +1470,6 @@ pub mod io {
                     pub fn extra(mut self, value: impl Into<String>) -> Self {
                         self.inner.extra = value.into();
                         self
-                    }
-
-                    /// The finished `Merged`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Merged {
-                        self.inner
-                    }
-                }
-
-                impl From<Merged> for MergedBuilder {
-                    #[inline]
-                    fn from(value: Merged) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1696,32 +1577,14 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Other`] values: start with [`Other::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Other` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct OtherBuilder {
-                    inner: Other,
-                }
+                /// Builds [`Other`] values: start with [`Other::builder`], chain the setters, finish with [`build`](crate::golden::combined_schemas::Builder::build). `into()` turns an existing `Other` back into its builder.
+                pub type OtherBuilder = crate::golden::combined_schemas::Builder<Other>;
 
                 impl OtherBuilder {
                     /// Sets `url`.
                     pub fn url(mut self, value: impl Into<String>) -> Self {
                         self.inner.url = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Other`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Other {
-                        self.inner
-                    }
-                }
-
-                impl From<Other> for OtherBuilder {
-                    #[inline]
-                    fn from(value: Other) -> Self {
-                        Self { inner: value }
                     }
                 }
 

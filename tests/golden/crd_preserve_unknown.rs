@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::crd_preserve_unknown as crate_golden_crd_preserve_unknown_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -205,12 +230,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Workflow`] values: start with [`Workflow::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Workflow` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WorkflowBuilder {
-                    inner: Workflow,
-                }
+                /// Builds [`Workflow`] values: start with [`Workflow::builder`], chain the setters, finish with [`build`](crate::golden::crd_preserve_unknown::Builder::build). `into()` turns an existing `Workflow` back into its builder.
+                pub type WorkflowBuilder = crate::golden::crd_preserve_unknown::Builder<Workflow>;
 
                 impl WorkflowBuilder {
                     /// Sets `spec`.
@@ -246,20 +267,6 @@ pub mod io {
                     ) -> Self {
                         edit(self.inner.metadata.get_or_insert_default());
                         self
-                    }
-
-                    /// The finished `Workflow`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Workflow {
-                        self.inner
-                    }
-                }
-
-                impl From<Workflow> for WorkflowBuilder {
-                    #[inline]
-                    fn from(value: Workflow) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -945,32 +952,14 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`WorkflowSpec`] values: start with [`WorkflowSpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `WorkflowSpec` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WorkflowSpecBuilder {
-                    inner: WorkflowSpec,
-                }
+                /// Builds [`WorkflowSpec`] values: start with [`WorkflowSpec::builder`], chain the setters, finish with [`build`](crate::golden::crd_preserve_unknown::Builder::build). `into()` turns an existing `WorkflowSpec` back into its builder.
+                pub type WorkflowSpecBuilder = crate::golden::crd_preserve_unknown::Builder<WorkflowSpec>;
 
                 impl WorkflowSpecBuilder {
                     /// Sets `entrypoint`.
                     pub fn entrypoint(mut self, value: impl Into<String>) -> Self {
                         self.inner.entrypoint = Some(value.into());
                         self
-                    }
-
-                    /// The finished `WorkflowSpec`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> WorkflowSpec {
-                        self.inner
-                    }
-                }
-
-                impl From<WorkflowSpec> for WorkflowSpecBuilder {
-                    #[inline]
-                    fn from(value: WorkflowSpec) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1155,12 +1144,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`WorkflowList`] values: start with [`WorkflowList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `WorkflowList` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WorkflowListBuilder {
-                    inner: WorkflowList,
-                }
+                /// Builds [`WorkflowList`] values: start with [`WorkflowList::builder`], chain the setters, finish with [`build`](crate::golden::crd_preserve_unknown::Builder::build). `into()` turns an existing `WorkflowList` back into its builder.
+                pub type WorkflowListBuilder = crate::golden::crd_preserve_unknown::Builder<WorkflowList>;
 
                 impl WorkflowListBuilder {
                     /// The Workflow objects.
@@ -1192,20 +1177,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
-                    }
-
-                    /// The finished `WorkflowList`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> WorkflowList {
-                        self.inner
-                    }
-                }
-
-                impl From<WorkflowList> for WorkflowListBuilder {
-                    #[inline]
-                    fn from(value: WorkflowList) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1390,12 +1361,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Workflow`] values: start with [`Workflow::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Workflow` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WorkflowBuilder {
-                    inner: Workflow,
-                }
+                /// Builds [`Workflow`] values: start with [`Workflow::builder`], chain the setters, finish with [`build`](crate::golden::crd_preserve_unknown::Builder::build). `into()` turns an existing `Workflow` back into its builder.
+                pub type WorkflowBuilder = crate::golden::crd_preserve_unknown::Builder<Workflow>;
 
                 impl WorkflowBuilder {
                     /// Standard object metadata.
@@ -1416,20 +1383,6 @@ pub mod io {
                     ) -> Self {
                         edit(self.inner.metadata.get_or_insert_default());
                         self
-                    }
-
-                    /// The finished `Workflow`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Workflow {
-                        self.inner
-                    }
-                }
-
-                impl From<Workflow> for WorkflowBuilder {
-                    #[inline]
-                    fn from(value: Workflow) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -2191,12 +2144,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`WorkflowList`] values: start with [`WorkflowList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `WorkflowList` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WorkflowListBuilder {
-                    inner: WorkflowList,
-                }
+                /// Builds [`WorkflowList`] values: start with [`WorkflowList::builder`], chain the setters, finish with [`build`](crate::golden::crd_preserve_unknown::Builder::build). `into()` turns an existing `WorkflowList` back into its builder.
+                pub type WorkflowListBuilder = crate::golden::crd_preserve_unknown::Builder<WorkflowList>;
 
                 impl WorkflowListBuilder {
                     /// The Workflow objects.
@@ -2228,20 +2177,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
-                    }
-
-                    /// The finished `WorkflowList`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> WorkflowList {
-                        self.inner
-                    }
-                }
-
-                impl From<WorkflowList> for WorkflowListBuilder {
-                    #[inline]
-                    fn from(value: WorkflowList) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -2279,313 +2214,287 @@ pub mod routes {
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
         #[must_use]
+        #[allow(clippy::collapsible_if)]
         #[allow(clippy::too_many_lines)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
             let rest = path;
-            let mut params = PathParams::new();
             if let Some(rest) = strip_segments(rest, "/apis/example.io") {
                 if let Some(rest) = strip_segments(rest, "/v1") {
                     if let Some(rest) = strip_segments(rest, "/namespaces") {
-                        if let Some((segment, rest)) = param_segment(rest) {
-                            params.push(segment);
+                        if let Some((param0, rest)) = param_segment(rest) {
                             if let Some(rest) = strip_segments(rest, "/workflows") {
                                 if rest.is_empty() {
                                     if *method == Method::DELETE {
-                                        Resolution::Found {
+                                        return Resolution::Found {
                                             route: Route::DeleteExampleIoV1CollectionNamespacedWorkflow,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ListExampleIoV1NamespacedWorkflow,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else if *method == Method::POST {
-                                        Resolution::Found {
-                                            route: Route::CreateExampleIoV1NamespacedWorkflow,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::DELETE
-                                                .union(MethodSet::GET)
-                                                .union(MethodSet::POST),
-                                        }
+                                            params: PathParams::of(&["namespace"], &[param0]),
+                                        };
                                     }
-                                } else if let Some((segment, rest)) = param_segment(rest) {
-                                    params.push(segment);
+                                    if *method == Method::GET {
+                                        return Resolution::Found {
+                                            route: Route::ListExampleIoV1NamespacedWorkflow,
+                                            params: PathParams::of(&["namespace"], &[param0]),
+                                        };
+                                    }
+                                    if *method == Method::POST {
+                                        return Resolution::Found {
+                                            route: Route::CreateExampleIoV1NamespacedWorkflow,
+                                            params: PathParams::of(&["namespace"], &[param0]),
+                                        };
+                                    }
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::DELETE
+                                            .union(MethodSet::GET)
+                                            .union(MethodSet::POST),
+                                    };
+                                }
+                                if let Some((param1, rest)) = param_segment(rest) {
                                     if rest.is_empty() {
                                         if *method == Method::DELETE {
-                                            Resolution::Found {
+                                            return Resolution::Found {
                                                 route: Route::DeleteExampleIoV1NamespacedWorkflow,
-                                                params: params.named(&["namespace", "name"]),
-                                            }
-                                        } else if *method == Method::GET {
-                                            Resolution::Found {
-                                                route: Route::ReadExampleIoV1NamespacedWorkflow,
-                                                params: params.named(&["namespace", "name"]),
-                                            }
-                                        } else if *method == Method::PATCH {
-                                            Resolution::Found {
-                                                route: Route::PatchExampleIoV1NamespacedWorkflow,
-                                                params: params.named(&["namespace", "name"]),
-                                            }
-                                        } else if *method == Method::PUT {
-                                            Resolution::Found {
-                                                route: Route::ReplaceExampleIoV1NamespacedWorkflow,
-                                                params: params.named(&["namespace", "name"]),
-                                            }
-                                        } else {
-                                            Resolution::MethodNotAllowed {
-                                                allowed: MethodSet::DELETE
-                                                    .union(MethodSet::GET)
-                                                    .union(MethodSet::PATCH)
-                                                    .union(MethodSet::PUT),
-                                            }
+                                                params: PathParams::of(
+                                                    &["namespace", "name"],
+                                                    &[param0, param1],
+                                                ),
+                                            };
                                         }
-                                    } else {
-                                        Resolution::NotFound
+                                        if *method == Method::GET {
+                                            return Resolution::Found {
+                                                route: Route::ReadExampleIoV1NamespacedWorkflow,
+                                                params: PathParams::of(
+                                                    &["namespace", "name"],
+                                                    &[param0, param1],
+                                                ),
+                                            };
+                                        }
+                                        if *method == Method::PATCH {
+                                            return Resolution::Found {
+                                                route: Route::PatchExampleIoV1NamespacedWorkflow,
+                                                params: PathParams::of(
+                                                    &["namespace", "name"],
+                                                    &[param0, param1],
+                                                ),
+                                            };
+                                        }
+                                        if *method == Method::PUT {
+                                            return Resolution::Found {
+                                                route: Route::ReplaceExampleIoV1NamespacedWorkflow,
+                                                params: PathParams::of(
+                                                    &["namespace", "name"],
+                                                    &[param0, param1],
+                                                ),
+                                            };
+                                        }
+                                        return Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::DELETE
+                                                .union(MethodSet::GET)
+                                                .union(MethodSet::PATCH)
+                                                .union(MethodSet::PUT),
+                                        };
                                     }
-                                } else {
-                                    Resolution::NotFound
                                 }
-                            } else {
-                                Resolution::NotFound
                             }
-                        } else {
-                            Resolution::NotFound
                         }
                     } else if let Some(rest) = strip_segments(rest, "/watch") {
                         if let Some(rest) = strip_segments(rest, "/namespaces") {
-                            if let Some((segment, rest)) = param_segment(rest) {
-                                params.push(segment);
+                            if let Some((param0, rest)) = param_segment(rest) {
                                 if let Some(rest) = strip_segments(rest, "/workflows") {
                                     if rest.is_empty() {
                                         if *method == Method::GET {
-                                            Resolution::Found {
+                                            return Resolution::Found {
                                                 route: Route::WatchExampleIoV1NamespacedWorkflowList,
-                                                params: params.named(&["namespace"]),
-                                            }
-                                        } else {
-                                            Resolution::MethodNotAllowed {
-                                                allowed: MethodSet::GET,
-                                            }
+                                                params: PathParams::of(&["namespace"], &[param0]),
+                                            };
                                         }
-                                    } else if let Some((segment, rest)) = param_segment(rest) {
-                                        params.push(segment);
+                                        return Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET,
+                                        };
+                                    }
+                                    if let Some((param1, rest)) = param_segment(rest) {
                                         if rest.is_empty() {
                                             if *method == Method::GET {
-                                                Resolution::Found {
+                                                return Resolution::Found {
                                                     route: Route::WatchExampleIoV1NamespacedWorkflow,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::GET,
-                                                }
+                                                    params: PathParams::of(
+                                                        &["namespace", "name"],
+                                                        &[param0, param1],
+                                                    ),
+                                                };
                                             }
-                                        } else {
-                                            Resolution::NotFound
+                                            return Resolution::MethodNotAllowed {
+                                                allowed: MethodSet::GET,
+                                            };
                                         }
-                                    } else {
-                                        Resolution::NotFound
                                     }
-                                } else {
-                                    Resolution::NotFound
                                 }
-                            } else {
-                                Resolution::NotFound
                             }
                         } else if let Some(rest) = strip_segments(rest, "/workflows") {
                             if rest.is_empty() {
                                 if *method == Method::GET {
-                                    Resolution::Found {
+                                    return Resolution::Found {
                                         route: Route::WatchExampleIoV1WorkflowListForAllNamespaces,
-                                        params,
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    }
+                                        params: PathParams::new(),
+                                    };
                                 }
-                            } else {
-                                Resolution::NotFound
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                };
                             }
-                        } else {
-                            Resolution::NotFound
                         }
                     } else if let Some(rest) = strip_segments(rest, "/workflows") {
                         if rest.is_empty() {
                             if *method == Method::GET {
-                                Resolution::Found {
+                                return Resolution::Found {
                                     route: Route::ListExampleIoV1WorkflowForAllNamespaces,
-                                    params,
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
+                                    params: PathParams::new(),
+                                };
                             }
-                        } else {
-                            Resolution::NotFound
+                            return Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET,
+                            };
                         }
-                    } else {
-                        Resolution::NotFound
                     }
                 } else if let Some(rest) = strip_segments(rest, "/v1alpha1") {
                     if let Some(rest) = strip_segments(rest, "/namespaces") {
-                        if let Some((segment, rest)) = param_segment(rest) {
-                            params.push(segment);
+                        if let Some((param0, rest)) = param_segment(rest) {
                             if let Some(rest) = strip_segments(rest, "/workflows") {
                                 if rest.is_empty() {
                                     if *method == Method::DELETE {
-                                        Resolution::Found {
-                                            route: Route::DeleteExampleIoV1alpha1CollectionNamespacedWorkflow,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ListExampleIoV1alpha1NamespacedWorkflow,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else if *method == Method::POST {
-                                        Resolution::Found {
-                                            route: Route::CreateExampleIoV1alpha1NamespacedWorkflow,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::DELETE
-                                                .union(MethodSet::GET)
-                                                .union(MethodSet::POST),
-                                        }
+                                        return Resolution::Found {
+                                            route:
+                                                Route::DeleteExampleIoV1alpha1CollectionNamespacedWorkflow,
+                                            params: PathParams::of(&["namespace"], &[param0]),
+                                        };
                                     }
-                                } else if let Some((segment, rest)) = param_segment(rest) {
-                                    params.push(segment);
+                                    if *method == Method::GET {
+                                        return Resolution::Found {
+                                            route: Route::ListExampleIoV1alpha1NamespacedWorkflow,
+                                            params: PathParams::of(&["namespace"], &[param0]),
+                                        };
+                                    }
+                                    if *method == Method::POST {
+                                        return Resolution::Found {
+                                            route: Route::CreateExampleIoV1alpha1NamespacedWorkflow,
+                                            params: PathParams::of(&["namespace"], &[param0]),
+                                        };
+                                    }
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::DELETE
+                                            .union(MethodSet::GET)
+                                            .union(MethodSet::POST),
+                                    };
+                                }
+                                if let Some((param1, rest)) = param_segment(rest) {
                                     if rest.is_empty() {
                                         if *method == Method::DELETE {
-                                            Resolution::Found {
+                                            return Resolution::Found {
                                                 route: Route::DeleteExampleIoV1alpha1NamespacedWorkflow,
-                                                params: params.named(&["namespace", "name"]),
-                                            }
-                                        } else if *method == Method::GET {
-                                            Resolution::Found {
-                                                route: Route::ReadExampleIoV1alpha1NamespacedWorkflow,
-                                                params: params.named(&["namespace", "name"]),
-                                            }
-                                        } else if *method == Method::PATCH {
-                                            Resolution::Found {
-                                                route: Route::PatchExampleIoV1alpha1NamespacedWorkflow,
-                                                params: params.named(&["namespace", "name"]),
-                                            }
-                                        } else if *method == Method::PUT {
-                                            Resolution::Found {
-                                                route: Route::ReplaceExampleIoV1alpha1NamespacedWorkflow,
-                                                params: params.named(&["namespace", "name"]),
-                                            }
-                                        } else {
-                                            Resolution::MethodNotAllowed {
-                                                allowed: MethodSet::DELETE
-                                                    .union(MethodSet::GET)
-                                                    .union(MethodSet::PATCH)
-                                                    .union(MethodSet::PUT),
-                                            }
+                                                params: PathParams::of(
+                                                    &["namespace", "name"],
+                                                    &[param0, param1],
+                                                ),
+                                            };
                                         }
-                                    } else {
-                                        Resolution::NotFound
+                                        if *method == Method::GET {
+                                            return Resolution::Found {
+                                                route: Route::ReadExampleIoV1alpha1NamespacedWorkflow,
+                                                params: PathParams::of(
+                                                    &["namespace", "name"],
+                                                    &[param0, param1],
+                                                ),
+                                            };
+                                        }
+                                        if *method == Method::PATCH {
+                                            return Resolution::Found {
+                                                route: Route::PatchExampleIoV1alpha1NamespacedWorkflow,
+                                                params: PathParams::of(
+                                                    &["namespace", "name"],
+                                                    &[param0, param1],
+                                                ),
+                                            };
+                                        }
+                                        if *method == Method::PUT {
+                                            return Resolution::Found {
+                                                route: Route::ReplaceExampleIoV1alpha1NamespacedWorkflow,
+                                                params: PathParams::of(
+                                                    &["namespace", "name"],
+                                                    &[param0, param1],
+                                                ),
+                                            };
+                                        }
+                                        return Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::DELETE
+                                                .union(MethodSet::GET)
+                                                .union(MethodSet::PATCH)
+                                                .union(MethodSet::PUT),
+                                        };
                                     }
-                                } else {
-                                    Resolution::NotFound
                                 }
-                            } else {
-                                Resolution::NotFound
                             }
-                        } else {
-                            Resolution::NotFound
                         }
                     } else if let Some(rest) = strip_segments(rest, "/watch") {
                         if let Some(rest) = strip_segments(rest, "/namespaces") {
-                            if let Some((segment, rest)) = param_segment(rest) {
-                                params.push(segment);
+                            if let Some((param0, rest)) = param_segment(rest) {
                                 if let Some(rest) = strip_segments(rest, "/workflows") {
                                     if rest.is_empty() {
                                         if *method == Method::GET {
-                                            Resolution::Found {
+                                            return Resolution::Found {
                                                 route: Route::WatchExampleIoV1alpha1NamespacedWorkflowList,
-                                                params: params.named(&["namespace"]),
-                                            }
-                                        } else {
-                                            Resolution::MethodNotAllowed {
-                                                allowed: MethodSet::GET,
-                                            }
+                                                params: PathParams::of(&["namespace"], &[param0]),
+                                            };
                                         }
-                                    } else if let Some((segment, rest)) = param_segment(rest) {
-                                        params.push(segment);
+                                        return Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET,
+                                        };
+                                    }
+                                    if let Some((param1, rest)) = param_segment(rest) {
                                         if rest.is_empty() {
                                             if *method == Method::GET {
-                                                Resolution::Found {
+                                                return Resolution::Found {
                                                     route: Route::WatchExampleIoV1alpha1NamespacedWorkflow,
-                                                    params: params.named(&["namespace", "name"]),
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::GET,
-                                                }
+                                                    params: PathParams::of(
+                                                        &["namespace", "name"],
+                                                        &[param0, param1],
+                                                    ),
+                                                };
                                             }
-                                        } else {
-                                            Resolution::NotFound
+                                            return Resolution::MethodNotAllowed {
+                                                allowed: MethodSet::GET,
+                                            };
                                         }
-                                    } else {
-                                        Resolution::NotFound
                                     }
-                                } else {
-                                    Resolution::NotFound
                                 }
-                            } else {
-                                Resolution::NotFound
                             }
                         } else if let Some(rest) = strip_segments(rest, "/workflows") {
                             if rest.is_empty() {
                                 if *method == Method::GET {
-                                    Resolution::Found {
+                                    return Resolution::Found {
                                         route: Route::WatchExampleIoV1alpha1WorkflowListForAllNamespaces,
-                                        params,
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    }
+                                        params: PathParams::new(),
+                                    };
                                 }
-                            } else {
-                                Resolution::NotFound
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                };
                             }
-                        } else {
-                            Resolution::NotFound
                         }
                     } else if let Some(rest) = strip_segments(rest, "/workflows") {
                         if rest.is_empty() {
                             if *method == Method::GET {
-                                Resolution::Found {
+                                return Resolution::Found {
                                     route: Route::ListExampleIoV1alpha1WorkflowForAllNamespaces,
-                                    params,
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
+                                    params: PathParams::new(),
+                                };
                             }
-                        } else {
-                            Resolution::NotFound
+                            return Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET,
+                            };
                         }
-                    } else {
-                        Resolution::NotFound
                     }
-                } else {
-                    Resolution::NotFound
                 }
-            } else {
-                Resolution::NotFound
             }
+            Resolution::NotFound
         }
     }
 

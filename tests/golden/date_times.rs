@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::date_times as crate_golden_date_times_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -158,12 +183,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Condition`] values: start with [`Condition::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Condition` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct ConditionBuilder {
-                    inner: Condition,
-                }
+                /// Builds [`Condition`] values: start with [`Condition::builder`], chain the setters, finish with [`build`](crate::golden::date_times::Builder::build). `into()` turns an existing `Condition` back into its builder.
+                pub type ConditionBuilder = crate::golden::date_times::Builder<Condition>;
 
                 impl ConditionBuilder {
                     /// Sets `last_transition_time`.
@@ -198,20 +219,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.created = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Condition`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Condition {
-                        self.inner
-                    }
-                }
-
-                impl From<Condition> for ConditionBuilder {
-                    #[inline]
-                    fn from(value: Condition) -> Self {
-                        Self { inner: value }
                     }
                 }
 

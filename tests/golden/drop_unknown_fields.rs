@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::drop_unknown_fields as crate_golden_drop_unknown_fields_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -99,32 +124,14 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Plain`] values: start with [`Plain::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Plain` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct PlainBuilder {
-                    inner: Plain,
-                }
+                /// Builds [`Plain`] values: start with [`Plain::builder`], chain the setters, finish with [`build`](crate::golden::drop_unknown_fields::Builder::build). `into()` turns an existing `Plain` back into its builder.
+                pub type PlainBuilder = crate::golden::drop_unknown_fields::Builder<Plain>;
 
                 impl PlainBuilder {
                     /// Sets `name`.
                     pub fn name(mut self, value: impl Into<String>) -> Self {
                         self.inner.name = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Plain`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Plain {
-                        self.inner
-                    }
-                }
-
-                impl From<Plain> for PlainBuilder {
-                    #[inline]
-                    fn from(value: Plain) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -234,32 +241,14 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Values`] values: start with [`Values::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Values` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct ValuesBuilder {
-                    inner: Values,
-                }
+                /// Builds [`Values`] values: start with [`Values::builder`], chain the setters, finish with [`build`](crate::golden::drop_unknown_fields::Builder::build). `into()` turns an existing `Values` back into its builder.
+                pub type ValuesBuilder = crate::golden::drop_unknown_fields::Builder<Values>;
 
                 impl ValuesBuilder {
                     /// Sets `name`.
                     pub fn name(mut self, value: impl Into<String>) -> Self {
                         self.inner.name = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Values`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Values {
-                        self.inner
-                    }
-                }
-
-                impl From<Values> for ValuesBuilder {
-                    #[inline]
-                    fn from(value: Values) -> Self {
-                        Self { inner: value }
                     }
                 }
 

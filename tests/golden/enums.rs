@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::enums as crate_golden_enums_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -233,12 +258,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Policy`] values: start with [`Policy::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Policy` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct PolicyBuilder {
-                    inner: Policy,
-                }
+                /// Builds [`Policy`] values: start with [`Policy::builder`], chain the setters, finish with [`build`](crate::golden::enums::Builder::build). `into()` turns an existing `Policy` back into its builder.
+                pub type PolicyBuilder = crate::golden::enums::Builder<Policy>;
 
                 impl PolicyBuilder {
                     /// How to restart.
@@ -291,20 +312,6 @@ pub mod io {
                     pub fn count(mut self, value: impl Into<i64>) -> Self {
                         self.inner.count = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Policy`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Policy {
-                        self.inner
-                    }
-                }
-
-                impl From<Policy> for PolicyBuilder {
-                    #[inline]
-                    fn from(value: Policy) -> Self {
-                        Self { inner: value }
                     }
                 }
 

@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::extra_keys as crate_golden_extra_keys_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -116,32 +141,14 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Annotated`] values: start with [`Annotated::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Annotated` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct AnnotatedBuilder {
-                    inner: Annotated,
-                }
+                /// Builds [`Annotated`] values: start with [`Annotated::builder`], chain the setters, finish with [`build`](crate::golden::extra_keys::Builder::build). `into()` turns an existing `Annotated` back into its builder.
+                pub type AnnotatedBuilder = crate::golden::extra_keys::Builder<Annotated>;
 
                 impl AnnotatedBuilder {
                     /// Sets `name`.
                     pub fn name(mut self, value: impl Into<String>) -> Self {
                         self.inner.name = value.into();
                         self
-                    }
-
-                    /// The finished `Annotated`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Annotated {
-                        self.inner
-                    }
-                }
-
-                impl From<Annotated> for AnnotatedBuilder {
-                    #[inline]
-                    fn from(value: Annotated) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -275,12 +282,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Clash`] values: start with [`Clash::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Clash` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct ClashBuilder {
-                    inner: Clash,
-                }
+                /// Builds [`Clash`] values: start with [`Clash::builder`], chain the setters, finish with [`build`](crate::golden::extra_keys::Builder::build). `into()` turns an existing `Clash` back into its builder.
+                pub type ClashBuilder = crate::golden::extra_keys::Builder<Clash>;
 
                 impl ClashBuilder {
                     /// Sets `additional_properties`.
@@ -293,20 +296,6 @@ pub mod io {
                     pub fn unknown_fields(mut self, value: impl Into<String>) -> Self {
                         self.inner.unknown_fields = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Clash`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Clash {
-                        self.inner
-                    }
-                }
-
-                impl From<Clash> for ClashBuilder {
-                    #[inline]
-                    fn from(value: Clash) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -416,32 +405,14 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Open`] values: start with [`Open::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Open` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct OpenBuilder {
-                    inner: Open,
-                }
+                /// Builds [`Open`] values: start with [`Open::builder`], chain the setters, finish with [`build`](crate::golden::extra_keys::Builder::build). `into()` turns an existing `Open` back into its builder.
+                pub type OpenBuilder = crate::golden::extra_keys::Builder<Open>;
 
                 impl OpenBuilder {
                     /// Sets `name`.
                     pub fn name(mut self, value: impl Into<String>) -> Self {
                         self.inner.name = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Open`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Open {
-                        self.inner
-                    }
-                }
-
-                impl From<Open> for OpenBuilder {
-                    #[inline]
-                    fn from(value: Open) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -553,32 +524,14 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Patterned`] values: start with [`Patterned::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Patterned` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct PatternedBuilder {
-                    inner: Patterned,
-                }
+                /// Builds [`Patterned`] values: start with [`Patterned::builder`], chain the setters, finish with [`build`](crate::golden::extra_keys::Builder::build). `into()` turns an existing `Patterned` back into its builder.
+                pub type PatternedBuilder = crate::golden::extra_keys::Builder<Patterned>;
 
                 impl PatternedBuilder {
                     /// Sets `name`.
                     pub fn name(mut self, value: impl Into<String>) -> Self {
                         self.inner.name = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Patterned`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Patterned {
-                        self.inner
-                    }
-                }
-
-                impl From<Patterned> for PatternedBuilder {
-                    #[inline]
-                    fn from(value: Patterned) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -690,32 +643,14 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`PatternedLoose`] values: start with [`PatternedLoose::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PatternedLoose` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct PatternedLooseBuilder {
-                    inner: PatternedLoose,
-                }
+                /// Builds [`PatternedLoose`] values: start with [`PatternedLoose::builder`], chain the setters, finish with [`build`](crate::golden::extra_keys::Builder::build). `into()` turns an existing `PatternedLoose` back into its builder.
+                pub type PatternedLooseBuilder = crate::golden::extra_keys::Builder<PatternedLoose>;
 
                 impl PatternedLooseBuilder {
                     /// Sets `name`.
                     pub fn name(mut self, value: impl Into<String>) -> Self {
                         self.inner.name = Some(value.into());
                         self
-                    }
-
-                    /// The finished `PatternedLoose`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> PatternedLoose {
-                        self.inner
-                    }
-                }
-
-                impl From<PatternedLoose> for PatternedLooseBuilder {
-                    #[inline]
-                    fn from(value: PatternedLoose) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -839,12 +774,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Release`] values: start with [`Release::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Release` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct ReleaseBuilder {
-                    inner: Release,
-                }
+                /// Builds [`Release`] values: start with [`Release::builder`], chain the setters, finish with [`build`](crate::golden::extra_keys::Builder::build). `into()` turns an existing `Release` back into its builder.
+                pub type ReleaseBuilder = crate::golden::extra_keys::Builder<Release>;
 
                 impl ReleaseBuilder {
                     /// Sets `chart`.
@@ -860,20 +791,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.values = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Release`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Release {
-                        self.inner
-                    }
-                }
-
-                impl From<Release> for ReleaseBuilder {
-                    #[inline]
-                    fn from(value: Release) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -980,32 +897,14 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`ReleaseValues`] values: start with [`ReleaseValues::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ReleaseValues` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct ReleaseValuesBuilder {
-                    inner: ReleaseValues,
-                }
+                /// Builds [`ReleaseValues`] values: start with [`ReleaseValues::builder`], chain the setters, finish with [`build`](crate::golden::extra_keys::Builder::build). `into()` turns an existing `ReleaseValues` back into its builder.
+                pub type ReleaseValuesBuilder = crate::golden::extra_keys::Builder<ReleaseValues>;
 
                 impl ReleaseValuesBuilder {
                     /// Sets `replica_count`.
                     pub fn replica_count(mut self, value: impl Into<i64>) -> Self {
                         self.inner.replica_count = Some(value.into());
                         self
-                    }
-
-                    /// The finished `ReleaseValues`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> ReleaseValues {
-                        self.inner
-                    }
-                }
-
-                impl From<ReleaseValues> for ReleaseValuesBuilder {
-                    #[inline]
-                    fn from(value: ReleaseValues) -> Self {
-                        Self { inner: value }
                     }
                 }
 

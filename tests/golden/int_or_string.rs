@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::int_or_string as crate_golden_int_or_string_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -170,12 +195,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Port`] values: start with [`Port::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Port` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct PortBuilder {
-                    inner: Port,
-                }
+                /// Builds [`Port`] values: start with [`Port::builder`], chain the setters, finish with [`build`](crate::golden::int_or_string::Builder::build). `into()` turns an existing `Port` back into its builder.
+                pub type PortBuilder = crate::golden::int_or_string::Builder<Port>;
 
                 impl PortBuilder {
                     /// By reference.
@@ -206,20 +227,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.either = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Port`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Port {
-                        self.inner
-                    }
-                }
-
-                impl From<Port> for PortBuilder {
-                    #[inline]
-                    fn from(value: Port) -> Self {
-                        Self { inner: value }
                     }
                 }
 

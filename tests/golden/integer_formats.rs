@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::integer_formats as crate_golden_integer_formats_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -180,12 +205,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Counters`] values: start with [`Counters::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Counters` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct CountersBuilder {
-                    inner: Counters,
-                }
+                /// Builds [`Counters`] values: start with [`Counters::builder`], chain the setters, finish with [`build`](crate::golden::integer_formats::Builder::build). `into()` turns an existing `Counters` back into its builder.
+                pub type CountersBuilder = crate::golden::integer_formats::Builder<Counters>;
 
                 impl CountersBuilder {
                     /// Sets `bytes`.
@@ -232,20 +253,6 @@ pub mod io {
                     pub fn size(mut self, item: impl Into<u64>) -> Self {
                         self.inner.sizes.get_or_insert_default().push(item.into());
                         self
-                    }
-
-                    /// The finished `Counters`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Counters {
-                        self.inner
-                    }
-                }
-
-                impl From<Counters> for CountersBuilder {
-                    #[inline]
-                    fn from(value: Counters) -> Self {
-                        Self { inner: value }
                     }
                 }
 

@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::keywords as crate_golden_keywords_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -110,32 +135,14 @@ pub mod io {
                         }
                     }
 
-                    /// Builds [`Option_`] values: start with [`Option_::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Option_` back into its builder.
-                    #[derive(Clone, Debug)]
-                    #[must_use = "a builder does nothing until `build()` is called"]
-                    pub struct OptionBuilder {
-                        inner: Option_,
-                    }
+                    /// Builds [`Option_`] values: start with [`Option_::builder`], chain the setters, finish with [`build`](crate::golden::keywords::Builder::build). `into()` turns an existing `Option_` back into its builder.
+                    pub type OptionBuilder = crate::golden::keywords::Builder<Option_>;
 
                     impl OptionBuilder {
                         /// Sets `value`.
                         pub fn value(mut self, value: impl Into<String>) -> Self {
                             self.inner.value = Some(value.into());
                             self
-                        }
-
-                        /// The finished `Option_`.
-                        #[inline]
-                        #[must_use]
-                        pub fn build(self) -> Option_ {
-                            self.inner
-                        }
-                    }
-
-                    impl From<Option_> for OptionBuilder {
-                        #[inline]
-                        fn from(value: Option_) -> Self {
-                            Self { inner: value }
                         }
                     }
 
@@ -437,12 +444,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Keywords`] values: start with [`Keywords::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Keywords` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct KeywordsBuilder {
-                    inner: Keywords,
-                }
+                /// Builds [`Keywords`] values: start with [`Keywords::builder`], chain the setters, finish with [`build`](crate::golden::keywords::Builder::build). `into()` turns an existing `Keywords` back into its builder.
+                pub type KeywordsBuilder = crate::golden::keywords::Builder<Keywords>;
 
                 impl KeywordsBuilder {
                     /// A JSON reference.
@@ -537,20 +540,6 @@ pub mod io {
                     pub fn x_kubernetes_list_type(mut self, value: impl Into<String>) -> Self {
                         self.inner.x_kubernetes_list_type = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Keywords`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Keywords {
-                        self.inner
-                    }
-                }
-
-                impl From<Keywords> for KeywordsBuilder {
-                    #[inline]
-                    fn from(value: Keywords) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -660,32 +649,14 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Type`] values: start with [`Type::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Type` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct TypeBuilder {
-                    inner: Type,
-                }
+                /// Builds [`Type`] values: start with [`Type::builder`], chain the setters, finish with [`build`](crate::golden::keywords::Builder::build). `into()` turns an existing `Type` back into its builder.
+                pub type TypeBuilder = crate::golden::keywords::Builder<Type>;
 
                 impl TypeBuilder {
                     /// Sets `self_`.
                     pub fn self_(mut self, value: impl Into<String>) -> Self {
                         self.inner.self_ = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Type`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Type {
-                        self.inner
-                    }
-                }
-
-                impl From<Type> for TypeBuilder {
-                    #[inline]
-                    fn from(value: Type) -> Self {
-                        Self { inner: value }
                     }
                 }
 

@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::maps as crate_golden_maps_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -226,12 +251,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Maps`] values: start with [`Maps::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Maps` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct MapsBuilder {
-                    inner: Maps,
-                }
+                /// Builds [`Maps`] values: start with [`Maps::builder`], chain the setters, finish with [`build`](crate::golden::maps::Builder::build). `into()` turns an existing `Maps` back into its builder.
+                pub type MapsBuilder = crate::golden::maps::Builder<Maps>;
 
                 impl MapsBuilder {
                     /// Sets `labels`.
@@ -365,20 +386,6 @@ pub mod io {
                     pub fn untyped(mut self, value: impl Into<::serde_json::Value>) -> Self {
                         self.inner.untyped = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Maps`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Maps {
-                        self.inner
-                    }
-                }
-
-                impl From<Maps> for MapsBuilder {
-                    #[inline]
-                    fn from(value: Maps) -> Self {
-                        Self { inner: value }
                     }
                 }
 

@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::name_collisions as crate_golden_name_collisions_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -138,12 +163,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Widget`] values: start with [`Widget::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Widget` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WidgetBuilder {
-                    inner: Widget,
-                }
+                /// Builds [`Widget`] values: start with [`Widget::builder`], chain the setters, finish with [`build`](crate::golden::name_collisions::Builder::build). `into()` turns an existing `Widget` back into its builder.
+                pub type WidgetBuilder = crate::golden::name_collisions::Builder<Widget>;
 
                 impl WidgetBuilder {
                     /// Nested anonymous object whose name collides with a named schema.
@@ -171,20 +192,6 @@ pub mod io {
                     pub fn name_2(mut self, value: impl Into<String>) -> Self {
                         self.inner.name_2 = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Widget`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Widget {
-                        self.inner
-                    }
-                }
-
-                impl From<Widget> for WidgetBuilder {
-                    #[inline]
-                    fn from(value: Widget) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -293,32 +300,14 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`WidgetSpec2`] values: start with [`WidgetSpec2::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `WidgetSpec2` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WidgetSpec2Builder {
-                    inner: WidgetSpec2,
-                }
+                /// Builds [`WidgetSpec2`] values: start with [`WidgetSpec2::builder`], chain the setters, finish with [`build`](crate::golden::name_collisions::Builder::build). `into()` turns an existing `WidgetSpec2` back into its builder.
+                pub type WidgetSpec2Builder = crate::golden::name_collisions::Builder<WidgetSpec2>;
 
                 impl WidgetSpec2Builder {
                     /// Sets `size`.
                     pub fn size(mut self, value: impl Into<i64>) -> Self {
                         self.inner.size = Some(value.into());
                         self
-                    }
-
-                    /// The finished `WidgetSpec2`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> WidgetSpec2 {
-                        self.inner
-                    }
-                }
-
-                impl From<WidgetSpec2> for WidgetSpec2Builder {
-                    #[inline]
-                    fn from(value: WidgetSpec2) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -432,12 +421,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Widget2`] values: start with [`Widget2::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Widget2` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct Widget2Builder {
-                    inner: Widget2,
-                }
+                /// Builds [`Widget2`] values: start with [`Widget2::builder`], chain the setters, finish with [`build`](crate::golden::name_collisions::Builder::build). `into()` turns an existing `Widget2` back into its builder.
+                pub type Widget2Builder = crate::golden::name_collisions::Builder<Widget2>;
 
                 impl Widget2Builder {
                     /// Sets `other`.
@@ -447,20 +432,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.other = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Widget2`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Widget2 {
-                        self.inner
-                    }
-                }
-
-                impl From<Widget2> for Widget2Builder {
-                    #[inline]
-                    fn from(value: Widget2) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -572,32 +543,14 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`WidgetSpec`] values: start with [`WidgetSpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `WidgetSpec` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WidgetSpecBuilder {
-                    inner: WidgetSpec,
-                }
+                /// Builds [`WidgetSpec`] values: start with [`WidgetSpec::builder`], chain the setters, finish with [`build`](crate::golden::name_collisions::Builder::build). `into()` turns an existing `WidgetSpec` back into its builder.
+                pub type WidgetSpecBuilder = crate::golden::name_collisions::Builder<WidgetSpec>;
 
                 impl WidgetSpecBuilder {
                     /// Sets `replicas`.
                     pub fn replicas(mut self, value: impl Into<i32>) -> Self {
                         self.inner.replicas = Some(value.into());
                         self
-                    }
-
-                    /// The finished `WidgetSpec`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> WidgetSpec {
-                        self.inner
-                    }
-                }
-
-                impl From<WidgetSpec> for WidgetSpecBuilder {
-                    #[inline]
-                    fn from(value: WidgetSpec) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -710,12 +663,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Widget`] values: start with [`Widget::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Widget` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WidgetBuilder {
-                    inner: Widget,
-                }
+                /// Builds [`Widget`] values: start with [`Widget::builder`], chain the setters, finish with [`build`](crate::golden::name_collisions::Builder::build). `into()` turns an existing `Widget` back into its builder.
+                pub type WidgetBuilder = crate::golden::name_collisions::Builder<Widget>;
 
                 impl WidgetBuilder {
                     /// Sets `v1`.
@@ -725,20 +674,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.v1 = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Widget`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Widget {
-                        self.inner
-                    }
-                }
-
-                impl From<Widget> for WidgetBuilder {
-                    #[inline]
-                    fn from(value: Widget) -> Self {
-                        Self { inner: value }
                     }
                 }
 

@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::nullable as crate_golden_nullable_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -115,12 +140,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Child`] values: start with [`Child::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Child` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct ChildBuilder {
-                    inner: Child,
-                }
+                /// Builds [`Child`] values: start with [`Child::builder`], chain the setters, finish with [`build`](crate::golden::nullable::Builder::build). `into()` turns an existing `Child` back into its builder.
+                pub type ChildBuilder = crate::golden::nullable::Builder<Child>;
 
                 impl ChildBuilder {
                     /// Sets `a`.
@@ -136,20 +157,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.next = Some(Box::new(value.into()));
                         self
-                    }
-
-                    /// The finished `Child`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Child {
-                        self.inner
-                    }
-                }
-
-                impl From<Child> for ChildBuilder {
-                    #[inline]
-                    fn from(value: Child) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -385,12 +392,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Nullables`] values: start with [`Nullables::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Nullables` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct NullablesBuilder {
-                    inner: Nullables,
-                }
+                /// Builds [`Nullables`] values: start with [`Nullables::builder`], chain the setters, finish with [`build`](crate::golden::nullable::Builder::build). `into()` turns an existing `Nullables` back into its builder.
+                pub type NullablesBuilder = crate::golden::nullable::Builder<Nullables>;
 
                 impl NullablesBuilder {
                     /// Required and nullable: `Option<String>`, always written.
@@ -485,20 +488,6 @@ pub mod io {
                     pub fn plain(mut self, value: impl Into<String>) -> Self {
                         self.inner.plain = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Nullables`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Nullables {
-                        self.inner
-                    }
-                }
-
-                impl From<Nullables> for NullablesBuilder {
-                    #[inline]
-                    fn from(value: Nullables) -> Self {
-                        Self { inner: value }
                     }
                 }
 

@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::numbers as crate_golden_numbers_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -152,12 +177,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Weights`] values: start with [`Weights::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Weights` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WeightsBuilder {
-                    inner: Weights,
-                }
+                /// Builds [`Weights`] values: start with [`Weights::builder`], chain the setters, finish with [`build`](crate::golden::numbers::Builder::build). `into()` turns an existing `Weights` back into its builder.
+                pub type WeightsBuilder = crate::golden::numbers::Builder<Weights>;
 
                 impl WeightsBuilder {
                     /// Sets `factor`.
@@ -214,20 +235,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.limits.get_or_insert_default().insert(key.into(), value.into());
                         self
-                    }
-
-                    /// The finished `Weights`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Weights {
-                        self.inner
-                    }
-                }
-
-                impl From<Weights> for WeightsBuilder {
-                    #[inline]
-                    fn from(value: Weights) -> Self {
-                        Self { inner: value }
                     }
                 }
 

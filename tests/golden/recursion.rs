@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::recursion as crate_golden_recursion_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -117,32 +142,14 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Even`] values: start with [`Even::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Even` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct EvenBuilder {
-                    inner: Even,
-                }
+                /// Builds [`Even`] values: start with [`Even::builder`], chain the setters, finish with [`build`](crate::golden::recursion::Builder::build). `into()` turns an existing `Even` back into its builder.
+                pub type EvenBuilder = crate::golden::recursion::Builder<Even>;
 
                 impl EvenBuilder {
                     /// The odd half.
                     pub fn odd(mut self, value: impl Into<crate::golden::recursion::io::example::v1::Odd>) -> Self {
                         self.inner.odd = Box::new(value.into());
                         self
-                    }
-
-                    /// The finished `Even`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Even {
-                        self.inner
-                    }
-                }
-
-                impl From<Even> for EvenBuilder {
-                    #[inline]
-                    fn from(value: Even) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -252,32 +259,14 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Leaf`] values: start with [`Leaf::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Leaf` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct LeafBuilder {
-                    inner: Leaf,
-                }
+                /// Builds [`Leaf`] values: start with [`Leaf::builder`], chain the setters, finish with [`build`](crate::golden::recursion::Builder::build). `into()` turns an existing `Leaf` back into its builder.
+                pub type LeafBuilder = crate::golden::recursion::Builder<Leaf>;
 
                 impl LeafBuilder {
                     /// Sets `name`.
                     pub fn name(mut self, value: impl Into<String>) -> Self {
                         self.inner.name = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Leaf`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Leaf {
-                        self.inner
-                    }
-                }
-
-                impl From<Leaf> for LeafBuilder {
-                    #[inline]
-                    fn from(value: Leaf) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -424,12 +413,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Node`] values: start with [`Node::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Node` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct NodeBuilder {
-                    inner: Node,
-                }
+                /// Builds [`Node`] values: start with [`Node::builder`], chain the setters, finish with [`build`](crate::golden::recursion::Builder::build). `into()` turns an existing `Node` back into its builder.
+                pub type NodeBuilder = crate::golden::recursion::Builder<Node>;
 
                 impl NodeBuilder {
                     /// Sets `children`.
@@ -492,20 +477,6 @@ pub mod io {
                     pub fn value(mut self, value: impl Into<String>) -> Self {
                         self.inner.value = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Node`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Node {
-                        self.inner
-                    }
-                }
-
-                impl From<Node> for NodeBuilder {
-                    #[inline]
-                    fn from(value: Node) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -625,12 +596,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Odd`] values: start with [`Odd::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Odd` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct OddBuilder {
-                    inner: Odd,
-                }
+                /// Builds [`Odd`] values: start with [`Odd::builder`], chain the setters, finish with [`build`](crate::golden::recursion::Builder::build). `into()` turns an existing `Odd` back into its builder.
+                pub type OddBuilder = crate::golden::recursion::Builder<Odd>;
 
                 impl OddBuilder {
                     /// Sets `even`.
@@ -649,20 +616,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.leaf = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Odd`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Odd {
-                        self.inner
-                    }
-                }
-
-                impl From<Odd> for OddBuilder {
-                    #[inline]
-                    fn from(value: Odd) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -799,12 +752,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Props`] values: start with [`Props::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Props` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct PropsBuilder {
-                    inner: Props,
-                }
+                /// Builds [`Props`] values: start with [`Props::builder`], chain the setters, finish with [`build`](crate::golden::recursion::Builder::build). `into()` turns an existing `Props` back into its builder.
+                pub type PropsBuilder = crate::golden::recursion::Builder<Props>;
 
                 impl PropsBuilder {
                     /// Sets `not`.
@@ -848,20 +797,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.properties.get_or_insert_default().insert(key.into(), value.into());
                         self
-                    }
-
-                    /// The finished `Props`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Props {
-                        self.inner
-                    }
-                }
-
-                impl From<Props> for PropsBuilder {
-                    #[inline]
-                    fn from(value: Props) -> Self {
-                        Self { inner: value }
                     }
                 }
 

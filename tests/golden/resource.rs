@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::resource as crate_golden_resource_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -216,12 +241,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`Gadget`] values: start with [`Gadget::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Gadget` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct GadgetBuilder {
-                    inner: Gadget,
-                }
+                /// Builds [`Gadget`] values: start with [`Gadget::builder`], chain the setters, finish with [`build`](crate::golden::resource::Builder::build). `into()` turns an existing `Gadget` back into its builder.
+                pub type GadgetBuilder = crate::golden::resource::Builder<Gadget>;
 
                 impl GadgetBuilder {
                     /// Sets `metadata`.
@@ -251,20 +272,6 @@ pub mod com {
                     ) -> Self {
                         self.inner.spec = value.into();
                         self
-                    }
-
-                    /// The finished `Gadget`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Gadget {
-                        self.inner
-                    }
-                }
-
-                impl From<Gadget> for GadgetBuilder {
-                    #[inline]
-                    fn from(value: Gadget) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -524,12 +531,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`GadgetSpec`] values: start with [`GadgetSpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `GadgetSpec` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct GadgetSpecBuilder {
-                    inner: GadgetSpec,
-                }
+                /// Builds [`GadgetSpec`] values: start with [`GadgetSpec::builder`], chain the setters, finish with [`build`](crate::golden::resource::Builder::build). `into()` turns an existing `GadgetSpec` back into its builder.
+                pub type GadgetSpecBuilder = crate::golden::resource::Builder<GadgetSpec>;
 
                 impl GadgetSpecBuilder {
                     /// Sets `size`.
@@ -544,20 +547,6 @@ pub mod com {
                     pub fn color(mut self, value: impl Into<String>) -> Self {
                         self.inner.color = Some(value.into());
                         self
-                    }
-
-                    /// The finished `GadgetSpec`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> GadgetSpec {
-                        self.inner
-                    }
-                }
-
-                impl From<GadgetSpec> for GadgetSpecBuilder {
-                    #[inline]
-                    fn from(value: GadgetSpec) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -732,12 +721,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`GadgetList`] values: start with [`GadgetList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `GadgetList` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct GadgetListBuilder {
-                    inner: GadgetList,
-                }
+                /// Builds [`GadgetList`] values: start with [`GadgetList::builder`], chain the setters, finish with [`build`](crate::golden::resource::Builder::build). `into()` turns an existing `GadgetList` back into its builder.
+                pub type GadgetListBuilder = crate::golden::resource::Builder<GadgetList>;
 
                 impl GadgetListBuilder {
                     /// Sets `items`.
@@ -769,20 +754,6 @@ pub mod com {
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
-                    }
-
-                    /// The finished `GadgetList`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> GadgetList {
-                        self.inner
-                    }
-                }
-
-                impl From<GadgetList> for GadgetListBuilder {
-                    #[inline]
-                    fn from(value: GadgetList) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -948,12 +919,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`Gizmo`] values: start with [`Gizmo::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Gizmo` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct GizmoBuilder {
-                    inner: Gizmo,
-                }
+                /// Builds [`Gizmo`] values: start with [`Gizmo::builder`], chain the setters, finish with [`build`](crate::golden::resource::Builder::build). `into()` turns an existing `Gizmo` back into its builder.
+                pub type GizmoBuilder = crate::golden::resource::Builder<Gizmo>;
 
                 impl GizmoBuilder {
                     /// Sets `metadata`.
@@ -974,20 +941,6 @@ pub mod com {
                     ) -> Self {
                         edit(self.inner.metadata.get_or_insert_default());
                         self
-                    }
-
-                    /// The finished `Gizmo`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Gizmo {
-                        self.inner
-                    }
-                }
-
-                impl From<Gizmo> for GizmoBuilder {
-                    #[inline]
-                    fn from(value: Gizmo) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1162,12 +1115,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`Options`] values: start with [`Options::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Options` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct OptionsBuilder {
-                    inner: Options,
-                }
+                /// Builds [`Options`] values: start with [`Options::builder`], chain the setters, finish with [`build`](crate::golden::resource::Builder::build). `into()` turns an existing `Options` back into its builder.
+                pub type OptionsBuilder = crate::golden::resource::Builder<Options>;
 
                 impl OptionsBuilder {
                     /// Sets `api_version`.
@@ -1196,20 +1145,6 @@ pub mod com {
                     pub fn push_dry_run(mut self, item: impl Into<String>) -> Self {
                         self.inner.dry_run.get_or_insert_default().push(item.into());
                         self
-                    }
-
-                    /// The finished `Options`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Options {
-                        self.inner
-                    }
-                }
-
-                impl From<Options> for OptionsBuilder {
-                    #[inline]
-                    fn from(value: Options) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1247,87 +1182,73 @@ pub mod routes {
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
         #[must_use]
-        #[allow(clippy::too_many_lines)]
+        #[allow(clippy::collapsible_if)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
             let rest = path;
-            let mut params = PathParams::new();
             if let Some(rest) = strip_segments(rest, "/apis/example.com/v1") {
                 if let Some(rest) = strip_segments(rest, "/gizmos") {
                     if rest.is_empty() {
                         if *method == Method::GET {
-                            Resolution::Found {
+                            return Resolution::Found {
                                 route: Route::ListExampleComV1Gizmo,
-                                params,
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            }
+                                params: PathParams::new(),
+                            };
                         }
-                    } else {
-                        Resolution::NotFound
+                        return Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        };
                     }
                 } else if let Some(rest) = strip_segments(rest, "/namespaces") {
-                    if let Some((segment, rest)) = param_segment(rest) {
-                        params.push(segment);
+                    if let Some((param0, rest)) = param_segment(rest) {
                         if let Some(rest) = strip_segments(rest, "/gadgets") {
                             if rest.is_empty() {
                                 if *method == Method::GET {
-                                    Resolution::Found {
+                                    return Resolution::Found {
                                         route: Route::ListExampleComV1NamespacedGadget,
-                                        params: params.named(&["namespace"]),
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    }
+                                        params: PathParams::of(&["namespace"], &[param0]),
+                                    };
                                 }
-                            } else if let Some((segment, rest)) = param_segment(rest) {
-                                params.push(segment);
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                };
+                            }
+                            if let Some((param1, rest)) = param_segment(rest) {
                                 if rest.is_empty() {
                                     if *method == Method::GET {
-                                        Resolution::Found {
+                                        return Resolution::Found {
                                             route: Route::ReadExampleComV1NamespacedGadget,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        }
+                                            params: PathParams::of(
+                                                &["namespace", "name"],
+                                                &[param0, param1],
+                                            ),
+                                        };
                                     }
-                                } else if let Some(rest) = strip_segments(rest, "/status") {
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    };
+                                }
+                                if let Some(rest) = strip_segments(rest, "/status") {
                                     if rest.is_empty() {
                                         if *method == Method::GET {
-                                            Resolution::Found {
+                                            return Resolution::Found {
                                                 route: Route::ReadExampleComV1NamespacedGadgetStatus,
-                                                params: params.named(&["namespace", "name"]),
-                                            }
-                                        } else {
-                                            Resolution::MethodNotAllowed {
-                                                allowed: MethodSet::GET,
-                                            }
+                                                params: PathParams::of(
+                                                    &["namespace", "name"],
+                                                    &[param0, param1],
+                                                ),
+                                            };
                                         }
-                                    } else {
-                                        Resolution::NotFound
+                                        return Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET,
+                                        };
                                     }
-                                } else {
-                                    Resolution::NotFound
                                 }
-                            } else {
-                                Resolution::NotFound
                             }
-                        } else {
-                            Resolution::NotFound
                         }
-                    } else {
-                        Resolution::NotFound
                     }
-                } else {
-                    Resolution::NotFound
                 }
-            } else {
-                Resolution::NotFound
             }
+            Resolution::NotFound
         }
     }
 

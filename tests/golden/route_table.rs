@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::route_table as crate_golden_route_table_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -169,32 +194,14 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`Widget`] values: start with [`Widget::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Widget` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WidgetBuilder {
-                    inner: Widget,
-                }
+                /// Builds [`Widget`] values: start with [`Widget::builder`], chain the setters, finish with [`build`](crate::golden::route_table::Builder::build). `into()` turns an existing `Widget` back into its builder.
+                pub type WidgetBuilder = crate::golden::route_table::Builder<Widget>;
 
                 impl WidgetBuilder {
                     /// Sets `size`.
                     pub fn size(mut self, value: impl Into<i32>) -> Self {
                         self.inner.size = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Widget`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Widget {
-                        self.inner
-                    }
-                }
-
-                impl From<Widget> for WidgetBuilder {
-                    #[inline]
-                    fn from(value: Widget) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -668,12 +675,8 @@ pub mod com {
                     }
                 }
 
-                /// Builds [`WidgetList`] values: start with [`WidgetList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `WidgetList` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct WidgetListBuilder {
-                    inner: WidgetList,
-                }
+                /// Builds [`WidgetList`] values: start with [`WidgetList::builder`], chain the setters, finish with [`build`](crate::golden::route_table::Builder::build). `into()` turns an existing `WidgetList` back into its builder.
+                pub type WidgetListBuilder = crate::golden::route_table::Builder<WidgetList>;
 
                 impl WidgetListBuilder {
                     /// Sets `items`.
@@ -696,20 +699,6 @@ pub mod com {
                     ) -> Self {
                         self.inner.items.push(item.into());
                         self
-                    }
-
-                    /// The finished `WidgetList`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> WidgetList {
-                        self.inner
-                    }
-                }
-
-                impl From<WidgetList> for WidgetListBuilder {
-                    #[inline]
-                    fn from(value: WidgetList) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -747,210 +736,164 @@ pub mod routes {
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
         #[must_use]
+        #[allow(clippy::collapsible_if)]
         #[allow(clippy::too_many_lines)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
             let rest = path;
-            let mut params = PathParams::new();
             if let Some(rest) = strip_segments(rest, "/apis") {
                 if rest.is_empty() {
                     if *method == Method::GET {
-                        Resolution::Found {
+                        return Resolution::Found {
                             route: Route::GetApiVersions,
-                            params,
-                        }
-                    } else {
-                        Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        }
+                            params: PathParams::new(),
+                        };
                     }
-                } else if let Some(rest) = strip_segments(rest, "/") {
+                    return Resolution::MethodNotAllowed {
+                        allowed: MethodSet::GET,
+                    };
+                }
+                if let Some(rest) = strip_segments(rest, "/") {
                     if rest.is_empty() {
                         if *method == Method::GET {
-                            Resolution::Found {
+                            return Resolution::Found {
                                 route: Route::GetApiVersions,
-                                params,
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            }
+                                params: PathParams::new(),
+                            };
                         }
-                    } else {
-                        Resolution::NotFound
+                        return Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        };
                     }
                 } else if let Some(rest) = strip_segments(rest, "/example.com") {
                     if rest.is_empty() {
                         if *method == Method::GET {
-                            Resolution::Found {
+                            return Resolution::Found {
                                 route: Route::GetExampleComApiGroup,
-                                params,
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            }
+                                params: PathParams::new(),
+                            };
                         }
-                    } else if let Some(rest) = strip_segments(rest, "/") {
+                        return Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        };
+                    }
+                    if let Some(rest) = strip_segments(rest, "/") {
                         if rest.is_empty() {
                             if *method == Method::GET {
-                                Resolution::Found {
+                                return Resolution::Found {
                                     route: Route::GetExampleComApiGroup,
-                                    params,
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
+                                    params: PathParams::new(),
+                                };
                             }
-                        } else {
-                            Resolution::NotFound
+                            return Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET,
+                            };
                         }
                     } else if let Some(rest) = strip_segments(rest, "/v1") {
                         if rest.is_empty() {
                             if *method == Method::GET {
-                                Resolution::Found {
+                                return Resolution::Found {
                                     route: Route::GetExampleComV1apiResources,
-                                    params,
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
+                                    params: PathParams::new(),
+                                };
                             }
-                        } else if let Some(rest) = strip_segments(rest, "/") {
+                            return Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET,
+                            };
+                        }
+                        if let Some(rest) = strip_segments(rest, "/") {
                             if rest.is_empty() {
                                 if *method == Method::GET {
-                                    Resolution::Found {
+                                    return Resolution::Found {
                                         route: Route::GetExampleComV1apiResources,
-                                        params,
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    }
+                                        params: PathParams::new(),
+                                    };
                                 }
-                            } else {
-                                Resolution::NotFound
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                };
                             }
                         } else if let Some(rest) = strip_segments(rest, "/proxy/widgets") {
-                            if let Some((segment, rest)) = param_segment(rest) {
-                                params.push(segment);
+                            if let Some((param0, rest)) = param_segment(rest) {
                                 if rest.is_empty() {
                                     if *method == Method::GET {
-                                        Resolution::Found {
+                                        return Resolution::Found {
                                             route: Route::ProxyExampleComV1getWidget,
-                                            params: params.named(&["name"]),
-                                        }
-                                    } else if *method == Method::HEAD {
-                                        Resolution::Found {
-                                            route: Route::ProxyExampleComV1headWidget,
-                                            params: params.named(&["name"]),
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET.union(MethodSet::HEAD),
-                                        }
+                                            params: PathParams::of(&["name"], &[param0]),
+                                        };
                                     }
-                                } else {
-                                    Resolution::NotFound
+                                    if *method == Method::HEAD {
+                                        return Resolution::Found {
+                                            route: Route::ProxyExampleComV1headWidget,
+                                            params: PathParams::of(&["name"], &[param0]),
+                                        };
+                                    }
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET.union(MethodSet::HEAD),
+                                    };
                                 }
-                            } else {
-                                Resolution::NotFound
                             }
                         } else if let Some(rest) = strip_segments(rest, "/widgets") {
                             if rest.is_empty() {
                                 if *method == Method::GET {
-                                    Resolution::Found {
+                                    return Resolution::Found {
                                         route: Route::ListExampleComV1Widget,
-                                        params,
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    }
-                                }
-                            } else {
-                                {
-                                    let mark = params.mark();
-                                    let found = if let Some(rest) = strip_segments(
-                                        rest,
-                                        "/special/stats",
-                                    ) {
-                                        if rest.is_empty() {
-                                            if *method == Method::GET {
-                                                Resolution::Found {
-                                                    route: Route::ReadExampleComV1WidgetStats,
-                                                    params,
-                                                }
-                                            } else {
-                                                Resolution::MethodNotAllowed {
-                                                    allowed: MethodSet::GET,
-                                                }
-                                            }
-                                        } else {
-                                            Resolution::NotFound
-                                        }
-                                    } else {
-                                        Resolution::NotFound
+                                        params: PathParams::new(),
                                     };
-                                    if found.is_not_found() {
-                                        params.rewind(mark);
-                                        if let Some((segment, rest)) = param_segment(rest) {
-                                            params.push(segment);
-                                            if rest.is_empty() {
-                                                if *method == Method::DELETE {
-                                                    Resolution::Found {
-                                                        route: Route::DeleteExampleComV1Widget,
-                                                        params: params.named(&["name"]),
-                                                    }
-                                                } else if *method == Method::GET {
-                                                    Resolution::Found {
-                                                        route: Route::ReadExampleComV1Widget,
-                                                        params: params.named(&["name"]),
-                                                    }
-                                                } else {
-                                                    Resolution::MethodNotAllowed {
-                                                        allowed: MethodSet::DELETE.union(MethodSet::GET),
-                                                    }
-                                                }
-                                            } else if let Some(rest) = strip_segments(rest, "/exec") {
-                                                if rest.is_empty() {
-                                                    if *method == Method::POST {
-                                                        Resolution::Found {
-                                                            route: Route::ConnectExampleComV1WidgetExec,
-                                                            params: params.named(&["name"]),
-                                                        }
-                                                    } else {
-                                                        Resolution::MethodNotAllowed {
-                                                            allowed: MethodSet::POST,
-                                                        }
-                                                    }
-                                                } else {
-                                                    Resolution::NotFound
-                                                }
-                                            } else {
-                                                Resolution::NotFound
-                                            }
-                                        } else {
-                                            Resolution::NotFound
+                                }
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                };
+                            }
+                            if let Some(rest) = strip_segments(rest, "/special/stats") {
+                                if rest.is_empty() {
+                                    if *method == Method::GET {
+                                        return Resolution::Found {
+                                            route: Route::ReadExampleComV1WidgetStats,
+                                            params: PathParams::new(),
+                                        };
+                                    }
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    };
+                                }
+                            }
+                            if let Some((param0, rest)) = param_segment(rest) {
+                                if rest.is_empty() {
+                                    if *method == Method::DELETE {
+                                        return Resolution::Found {
+                                            route: Route::DeleteExampleComV1Widget,
+                                            params: PathParams::of(&["name"], &[param0]),
+                                        };
+                                    }
+                                    if *method == Method::GET {
+                                        return Resolution::Found {
+                                            route: Route::ReadExampleComV1Widget,
+                                            params: PathParams::of(&["name"], &[param0]),
+                                        };
+                                    }
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::DELETE.union(MethodSet::GET),
+                                    };
+                                }
+                                if let Some(rest) = strip_segments(rest, "/exec") {
+                                    if rest.is_empty() {
+                                        if *method == Method::POST {
+                                            return Resolution::Found {
+                                                route: Route::ConnectExampleComV1WidgetExec,
+                                                params: PathParams::of(&["name"], &[param0]),
+                                            };
                                         }
-                                    } else {
-                                        found
+                                        return Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::POST,
+                                        };
                                     }
                                 }
                             }
-                        } else {
-                            Resolution::NotFound
                         }
-                    } else {
-                        Resolution::NotFound
                     }
-                } else {
-                    Resolution::NotFound
                 }
-            } else {
-                Resolution::NotFound
             }
+            Resolution::NotFound
         }
     }
 

@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::shared_shapes as crate_golden_shared_shapes_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -201,12 +226,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Relay`] values: start with [`Relay::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Relay` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct RelayBuilder {
-                    inner: Relay,
-                }
+                /// Builds [`Relay`] values: start with [`Relay::builder`], chain the setters, finish with [`build`](crate::golden::shared_shapes::Builder::build). `into()` turns an existing `Relay` back into its builder.
+                pub type RelayBuilder = crate::golden::shared_shapes::Builder<Relay>;
 
                 impl RelayBuilder {
                     /// Sets `spec`.
@@ -245,20 +266,6 @@ pub mod io {
                     ) -> Self {
                         edit(self.inner.metadata.get_or_insert_default());
                         self
-                    }
-
-                    /// The finished `Relay`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Relay {
-                        self.inner
-                    }
-                }
-
-                impl From<Relay> for RelayBuilder {
-                    #[inline]
-                    fn from(value: Relay) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -997,12 +1004,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`RelaySpec`] values: start with [`RelaySpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `RelaySpec` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct RelaySpecBuilder {
-                    inner: RelaySpec,
-                }
+                /// Builds [`RelaySpec`] values: start with [`RelaySpec::builder`], chain the setters, finish with [`build`](crate::golden::shared_shapes::Builder::build). `into()` turns an existing `RelaySpec` back into its builder.
+                pub type RelaySpecBuilder = crate::golden::shared_shapes::Builder<RelaySpec>;
 
                 impl RelaySpecBuilder {
                     /// Where traffic goes first.
@@ -1074,20 +1077,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.stages.get_or_insert_default().push(item.into());
                         self
-                    }
-
-                    /// The finished `RelaySpec`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> RelaySpec {
-                        self.inner
-                    }
-                }
-
-                impl From<RelaySpec> for RelaySpecBuilder {
-                    #[inline]
-                    fn from(value: RelaySpec) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1242,12 +1231,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`RelaySpecBackup`] values: start with [`RelaySpecBackup::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `RelaySpecBackup` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct RelaySpecBackupBuilder {
-                    inner: RelaySpecBackup,
-                }
+                /// Builds [`RelaySpecBackup`] values: start with [`RelaySpecBackup::builder`], chain the setters, finish with [`build`](crate::golden::shared_shapes::Builder::build). `into()` turns an existing `RelaySpecBackup` back into its builder.
+                pub type RelaySpecBackupBuilder = crate::golden::shared_shapes::Builder<RelaySpecBackup>;
 
                 impl RelaySpecBackupBuilder {
                     /// The host name.
@@ -1271,20 +1256,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.protocol = Some(value.into());
                         self
-                    }
-
-                    /// The finished `RelaySpecBackup`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> RelaySpecBackup {
-                        self.inner
-                    }
-                }
-
-                impl From<RelaySpecBackup> for RelaySpecBackupBuilder {
-                    #[inline]
-                    fn from(value: RelaySpecBackup) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1477,12 +1448,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`RelaySpecEnv`] values: start with [`RelaySpecEnv::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `RelaySpecEnv` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct RelaySpecEnvBuilder {
-                    inner: RelaySpecEnv,
-                }
+                /// Builds [`RelaySpecEnv`] values: start with [`RelaySpecEnv::builder`], chain the setters, finish with [`build`](crate::golden::shared_shapes::Builder::build). `into()` turns an existing `RelaySpecEnv` back into its builder.
+                pub type RelaySpecEnvBuilder = crate::golden::shared_shapes::Builder<RelaySpecEnv>;
 
                 impl RelaySpecEnvBuilder {
                     /// Sets `name`.
@@ -1498,20 +1465,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.value_from = Some(value.into());
                         self
-                    }
-
-                    /// The finished `RelaySpecEnv`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> RelaySpecEnv {
-                        self.inner
-                    }
-                }
-
-                impl From<RelaySpecEnv> for RelaySpecEnvBuilder {
-                    #[inline]
-                    fn from(value: RelaySpecEnv) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1648,12 +1601,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`RelaySpecEnvValueFrom`] values: start with [`RelaySpecEnvValueFrom::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `RelaySpecEnvValueFrom` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct RelaySpecEnvValueFromBuilder {
-                    inner: RelaySpecEnvValueFrom,
-                }
+                /// Builds [`RelaySpecEnvValueFrom`] values: start with [`RelaySpecEnvValueFrom::builder`], chain the setters, finish with [`build`](crate::golden::shared_shapes::Builder::build). `into()` turns an existing `RelaySpecEnvValueFrom` back into its builder.
+                pub type RelaySpecEnvValueFromBuilder = crate::golden::shared_shapes::Builder<RelaySpecEnvValueFrom>;
 
                 impl RelaySpecEnvValueFromBuilder {
                     /// Selects a key of a ConfigMap.
@@ -1672,20 +1621,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.secret_key_ref = Some(value.into());
                         self
-                    }
-
-                    /// The finished `RelaySpecEnvValueFrom`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> RelaySpecEnvValueFrom {
-                        self.inner
-                    }
-                }
-
-                impl From<RelaySpecEnvValueFrom> for RelaySpecEnvValueFromBuilder {
-                    #[inline]
-                    fn from(value: RelaySpecEnvValueFrom) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -1833,12 +1768,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`ConfigMapKeySelector`] values: start with [`ConfigMapKeySelector::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ConfigMapKeySelector` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct ConfigMapKeySelectorBuilder {
-                    inner: ConfigMapKeySelector,
-                }
+                /// Builds [`ConfigMapKeySelector`] values: start with [`ConfigMapKeySelector::builder`], chain the setters, finish with [`build`](crate::golden::shared_shapes::Builder::build). `into()` turns an existing `ConfigMapKeySelector` back into its builder.
+                pub type ConfigMapKeySelectorBuilder = crate::golden::shared_shapes::Builder<ConfigMapKeySelector>;
 
                 impl ConfigMapKeySelectorBuilder {
                     /// The key to select.
@@ -1857,20 +1788,6 @@ pub mod io {
                     pub fn optional(mut self, value: impl Into<bool>) -> Self {
                         self.inner.optional = Some(value.into());
                         self
-                    }
-
-                    /// The finished `ConfigMapKeySelector`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> ConfigMapKeySelector {
-                        self.inner
-                    }
-                }
-
-                impl From<ConfigMapKeySelector> for ConfigMapKeySelectorBuilder {
-                    #[inline]
-                    fn from(value: ConfigMapKeySelector) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -2018,12 +1935,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`SecretKeySelector`] values: start with [`SecretKeySelector::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `SecretKeySelector` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct SecretKeySelectorBuilder {
-                    inner: SecretKeySelector,
-                }
+                /// Builds [`SecretKeySelector`] values: start with [`SecretKeySelector::builder`], chain the setters, finish with [`build`](crate::golden::shared_shapes::Builder::build). `into()` turns an existing `SecretKeySelector` back into its builder.
+                pub type SecretKeySelectorBuilder = crate::golden::shared_shapes::Builder<SecretKeySelector>;
 
                 impl SecretKeySelectorBuilder {
                     /// The key to select.
@@ -2042,20 +1955,6 @@ pub mod io {
                     pub fn optional(mut self, value: impl Into<bool>) -> Self {
                         self.inner.optional = Some(value.into());
                         self
-                    }
-
-                    /// The finished `SecretKeySelector`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> SecretKeySelector {
-                        self.inner
-                    }
-                }
-
-                impl From<SecretKeySelector> for SecretKeySelectorBuilder {
-                    #[inline]
-                    fn from(value: SecretKeySelector) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -2185,12 +2084,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`RelaySpecStages`] values: start with [`RelaySpecStages::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `RelaySpecStages` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct RelaySpecStagesBuilder {
-                    inner: RelaySpecStages,
-                }
+                /// Builds [`RelaySpecStages`] values: start with [`RelaySpecStages::builder`], chain the setters, finish with [`build`](crate::golden::shared_shapes::Builder::build). `into()` turns an existing `RelaySpecStages` back into its builder.
+                pub type RelaySpecStagesBuilder = crate::golden::shared_shapes::Builder<RelaySpecStages>;
 
                 impl RelaySpecStagesBuilder {
                     /// Sets `name`.
@@ -2228,20 +2123,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.env.get_or_insert_default().push(item.into());
                         self
-                    }
-
-                    /// The finished `RelaySpecStages`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> RelaySpecStages {
-                        self.inner
-                    }
-                }
-
-                impl From<RelaySpecStages> for RelaySpecStagesBuilder {
-                    #[inline]
-                    fn from(value: RelaySpecStages) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -2349,12 +2230,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`RelayStatus`] values: start with [`RelayStatus::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `RelayStatus` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct RelayStatusBuilder {
-                    inner: RelayStatus,
-                }
+                /// Builds [`RelayStatus`] values: start with [`RelayStatus::builder`], chain the setters, finish with [`build`](crate::golden::shared_shapes::Builder::build). `into()` turns an existing `RelayStatus` back into its builder.
+                pub type RelayStatusBuilder = crate::golden::shared_shapes::Builder<RelayStatus>;
 
                 impl RelayStatusBuilder {
                     /// The endpoint in use.
@@ -2364,20 +2241,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.active = Some(value.into());
                         self
-                    }
-
-                    /// The finished `RelayStatus`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> RelayStatus {
-                        self.inner
-                    }
-                }
-
-                impl From<RelayStatus> for RelayStatusBuilder {
-                    #[inline]
-                    fn from(value: RelayStatus) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -2565,12 +2428,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`RelayList`] values: start with [`RelayList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `RelayList` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct RelayListBuilder {
-                    inner: RelayList,
-                }
+                /// Builds [`RelayList`] values: start with [`RelayList::builder`], chain the setters, finish with [`build`](crate::golden::shared_shapes::Builder::build). `into()` turns an existing `RelayList` back into its builder.
+                pub type RelayListBuilder = crate::golden::shared_shapes::Builder<RelayList>;
 
                 impl RelayListBuilder {
                     /// The Relay objects.
@@ -2602,20 +2461,6 @@ pub mod io {
                     ) -> Self {
                         self.inner.metadata = Some(value.into());
                         self
-                    }
-
-                    /// The finished `RelayList`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> RelayList {
-                        self.inner
-                    }
-                }
-
-                impl From<RelayList> for RelayListBuilder {
-                    #[inline]
-                    fn from(value: RelayList) -> Self {
-                        Self { inner: value }
                     }
                 }
 
@@ -2653,161 +2498,148 @@ pub mod routes {
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
         #[must_use]
+        #[allow(clippy::collapsible_if)]
         #[allow(clippy::too_many_lines)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
             let rest = path;
-            let mut params = PathParams::new();
             if let Some(rest) = strip_segments(rest, "/apis/example.io/v1") {
                 if let Some(rest) = strip_segments(rest, "/namespaces") {
-                    if let Some((segment, rest)) = param_segment(rest) {
-                        params.push(segment);
+                    if let Some((param0, rest)) = param_segment(rest) {
                         if let Some(rest) = strip_segments(rest, "/relays") {
                             if rest.is_empty() {
                                 if *method == Method::DELETE {
-                                    Resolution::Found {
+                                    return Resolution::Found {
                                         route: Route::DeleteExampleIoV1CollectionNamespacedRelay,
-                                        params: params.named(&["namespace"]),
-                                    }
-                                } else if *method == Method::GET {
-                                    Resolution::Found {
-                                        route: Route::ListExampleIoV1NamespacedRelay,
-                                        params: params.named(&["namespace"]),
-                                    }
-                                } else if *method == Method::POST {
-                                    Resolution::Found {
-                                        route: Route::CreateExampleIoV1NamespacedRelay,
-                                        params: params.named(&["namespace"]),
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::DELETE
-                                            .union(MethodSet::GET)
-                                            .union(MethodSet::POST),
-                                    }
+                                        params: PathParams::of(&["namespace"], &[param0]),
+                                    };
                                 }
-                            } else if let Some((segment, rest)) = param_segment(rest) {
-                                params.push(segment);
+                                if *method == Method::GET {
+                                    return Resolution::Found {
+                                        route: Route::ListExampleIoV1NamespacedRelay,
+                                        params: PathParams::of(&["namespace"], &[param0]),
+                                    };
+                                }
+                                if *method == Method::POST {
+                                    return Resolution::Found {
+                                        route: Route::CreateExampleIoV1NamespacedRelay,
+                                        params: PathParams::of(&["namespace"], &[param0]),
+                                    };
+                                }
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::DELETE
+                                        .union(MethodSet::GET)
+                                        .union(MethodSet::POST),
+                                };
+                            }
+                            if let Some((param1, rest)) = param_segment(rest) {
                                 if rest.is_empty() {
                                     if *method == Method::DELETE {
-                                        Resolution::Found {
+                                        return Resolution::Found {
                                             route: Route::DeleteExampleIoV1NamespacedRelay,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ReadExampleIoV1NamespacedRelay,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else if *method == Method::PATCH {
-                                        Resolution::Found {
-                                            route: Route::PatchExampleIoV1NamespacedRelay,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else if *method == Method::PUT {
-                                        Resolution::Found {
-                                            route: Route::ReplaceExampleIoV1NamespacedRelay,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::DELETE
-                                                .union(MethodSet::GET)
-                                                .union(MethodSet::PATCH)
-                                                .union(MethodSet::PUT),
-                                        }
+                                            params: PathParams::of(
+                                                &["namespace", "name"],
+                                                &[param0, param1],
+                                            ),
+                                        };
                                     }
-                                } else {
-                                    Resolution::NotFound
+                                    if *method == Method::GET {
+                                        return Resolution::Found {
+                                            route: Route::ReadExampleIoV1NamespacedRelay,
+                                            params: PathParams::of(
+                                                &["namespace", "name"],
+                                                &[param0, param1],
+                                            ),
+                                        };
+                                    }
+                                    if *method == Method::PATCH {
+                                        return Resolution::Found {
+                                            route: Route::PatchExampleIoV1NamespacedRelay,
+                                            params: PathParams::of(
+                                                &["namespace", "name"],
+                                                &[param0, param1],
+                                            ),
+                                        };
+                                    }
+                                    if *method == Method::PUT {
+                                        return Resolution::Found {
+                                            route: Route::ReplaceExampleIoV1NamespacedRelay,
+                                            params: PathParams::of(
+                                                &["namespace", "name"],
+                                                &[param0, param1],
+                                            ),
+                                        };
+                                    }
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::DELETE
+                                            .union(MethodSet::GET)
+                                            .union(MethodSet::PATCH)
+                                            .union(MethodSet::PUT),
+                                    };
                                 }
-                            } else {
-                                Resolution::NotFound
                             }
-                        } else {
-                            Resolution::NotFound
                         }
-                    } else {
-                        Resolution::NotFound
                     }
                 } else if let Some(rest) = strip_segments(rest, "/relays") {
                     if rest.is_empty() {
                         if *method == Method::GET {
-                            Resolution::Found {
+                            return Resolution::Found {
                                 route: Route::ListExampleIoV1RelayForAllNamespaces,
-                                params,
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            }
+                                params: PathParams::new(),
+                            };
                         }
-                    } else {
-                        Resolution::NotFound
+                        return Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        };
                     }
                 } else if let Some(rest) = strip_segments(rest, "/watch") {
                     if let Some(rest) = strip_segments(rest, "/namespaces") {
-                        if let Some((segment, rest)) = param_segment(rest) {
-                            params.push(segment);
+                        if let Some((param0, rest)) = param_segment(rest) {
                             if let Some(rest) = strip_segments(rest, "/relays") {
                                 if rest.is_empty() {
                                     if *method == Method::GET {
-                                        Resolution::Found {
+                                        return Resolution::Found {
                                             route: Route::WatchExampleIoV1NamespacedRelayList,
-                                            params: params.named(&["namespace"]),
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        }
+                                            params: PathParams::of(&["namespace"], &[param0]),
+                                        };
                                     }
-                                } else if let Some((segment, rest)) = param_segment(rest) {
-                                    params.push(segment);
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    };
+                                }
+                                if let Some((param1, rest)) = param_segment(rest) {
                                     if rest.is_empty() {
                                         if *method == Method::GET {
-                                            Resolution::Found {
+                                            return Resolution::Found {
                                                 route: Route::WatchExampleIoV1NamespacedRelay,
-                                                params: params.named(&["namespace", "name"]),
-                                            }
-                                        } else {
-                                            Resolution::MethodNotAllowed {
-                                                allowed: MethodSet::GET,
-                                            }
+                                                params: PathParams::of(
+                                                    &["namespace", "name"],
+                                                    &[param0, param1],
+                                                ),
+                                            };
                                         }
-                                    } else {
-                                        Resolution::NotFound
+                                        return Resolution::MethodNotAllowed {
+                                            allowed: MethodSet::GET,
+                                        };
                                     }
-                                } else {
-                                    Resolution::NotFound
                                 }
-                            } else {
-                                Resolution::NotFound
                             }
-                        } else {
-                            Resolution::NotFound
                         }
                     } else if let Some(rest) = strip_segments(rest, "/relays") {
                         if rest.is_empty() {
                             if *method == Method::GET {
-                                Resolution::Found {
+                                return Resolution::Found {
                                     route: Route::WatchExampleIoV1RelayListForAllNamespaces,
-                                    params,
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
+                                    params: PathParams::new(),
+                                };
                             }
-                        } else {
-                            Resolution::NotFound
+                            return Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET,
+                            };
                         }
-                    } else {
-                        Resolution::NotFound
                     }
-                } else {
-                    Resolution::NotFound
                 }
-            } else {
-                Resolution::NotFound
             }
+            Resolution::NotFound
         }
     }
 

@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::special_types as crate_golden_special_types_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -216,12 +241,8 @@ pub mod io {
                     }
                 }
 
-                /// Builds [`Times`] values: start with [`Times::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Times` back into its builder.
-                #[derive(Clone, Debug)]
-                #[must_use = "a builder does nothing until `build()` is called"]
-                pub struct TimesBuilder {
-                    inner: Times,
-                }
+                /// Builds [`Times`] values: start with [`Times::builder`], chain the setters, finish with [`build`](crate::golden::special_types::Builder::build). `into()` turns an existing `Times` back into its builder.
+                pub type TimesBuilder = crate::golden::special_types::Builder<Times>;
 
                 impl TimesBuilder {
                     /// Sets `created`.
@@ -276,20 +297,6 @@ pub mod io {
                     pub fn nullable_name(mut self, value: impl Into<Option<String>>) -> Self {
                         self.inner.nullable_name = Some(value.into());
                         self
-                    }
-
-                    /// The finished `Times`.
-                    #[inline]
-                    #[must_use]
-                    pub fn build(self) -> Times {
-                        self.inner
-                    }
-                }
-
-                impl From<Times> for TimesBuilder {
-                    #[inline]
-                    fn from(value: Times) -> Self {
-                        Self { inner: value }
                     }
                 }
 

@@ -6,6 +6,31 @@ const _: () = {
     use crate::golden::unicode_docs as crate_golden_unicode_docs_must_be_the_module_that_includes_this_code__see_root_path;
 };
 
+/// Builds values of the generated struct `T`: start with `T::builder`, chain the
+/// setters (each struct's builder alias, `TBuilder`, lists them), finish
+/// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct Builder<T> {
+    inner: T,
+}
+
+impl<T> Builder<T> {
+    /// The finished value.
+    #[inline]
+    #[must_use]
+    pub fn build(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> From<T> for Builder<T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        Self { inner: value }
+    }
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod com {
     pub mod example {
@@ -185,12 +210,8 @@ pub mod com {
                         }
                     }
 
-                    /// Builds [`Lease`] values: start with [`Lease::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Lease` back into its builder.
-                    #[derive(Clone, Debug)]
-                    #[must_use = "a builder does nothing until `build()` is called"]
-                    pub struct LeaseBuilder {
-                        inner: Lease,
-                    }
+                    /// Builds [`Lease`] values: start with [`Lease::builder`], chain the setters, finish with [`build`](crate::golden::unicode_docs::Builder::build). `into()` turns an existing `Lease` back into its builder.
+                    pub type LeaseBuilder = crate::golden::unicode_docs::Builder<Lease>;
 
                     impl LeaseBuilder {
                         /// holderIdentity 包含当前租期的所有者的身份。
@@ -235,20 +256,6 @@ pub mod com {
                         pub fn heading(mut self, value: impl Into<String>) -> Self {
                             self.inner.heading = Some(value.into());
                             self
-                        }
-
-                        /// The finished `Lease`.
-                        #[inline]
-                        #[must_use]
-                        pub fn build(self) -> Lease {
-                            self.inner
-                        }
-                    }
-
-                    impl From<Lease> for LeaseBuilder {
-                        #[inline]
-                        fn from(value: Lease) -> Self {
-                            Self { inner: value }
                         }
                     }
 

@@ -27,301 +27,218 @@ pub mod routes {
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
         #[must_use]
+        #[allow(clippy::collapsible_if)]
         #[allow(clippy::too_many_lines)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
             let rest = path;
-            let mut params = PathParams::new();
             if let Some(rest) = strip_segments(rest, "/apis/example.com/v1/widgets") {
-                {
-                    let mark = params.mark();
-                    let found = match rest.as_bytes().get(1) {
-                        Some(b'a') => {
-                            if let Some(rest) = strip_segments(rest, "/archive/stats") {
-                                if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ReadExampleComV1ArchiveStats,
-                                            params,
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        }
-                                    }
-                                } else {
-                                    Resolution::NotFound
-                                }
-                            } else {
-                                Resolution::NotFound
-                            }
-                        }
-
-                        Some(b'h') => {
-                            if let Some(rest) = strip_segments(rest, "/history/stats") {
-                                if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ReadExampleComV1HistoryStats,
-                                            params,
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        }
-                                    }
-                                } else {
-                                    Resolution::NotFound
-                                }
-                            } else {
-                                Resolution::NotFound
-                            }
-                        }
-
-                        Some(b'm') => {
-                            if let Some(rest) = strip_segments(rest, "/metrics/stats") {
-                                if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ReadExampleComV1MetricsStats,
-                                            params,
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        }
-                                    }
-                                } else {
-                                    Resolution::NotFound
-                                }
-                            } else {
-                                Resolution::NotFound
-                            }
-                        }
-
-                        Some(b'p') => {
-                            if let Some(rest) = strip_segments(rest, "/pending/stats") {
-                                if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ReadExampleComV1PendingStats,
-                                            params,
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        }
-                                    }
-                                } else {
-                                    Resolution::NotFound
-                                }
-                            } else {
-                                Resolution::NotFound
-                            }
-                        }
-
-                        Some(b's') => {
-                            if let Some(rest) = strip_segments(rest, "/special/stats") {
-                                if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ReadExampleComV1SpecialStats,
-                                            params,
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        }
-                                    }
-                                } else {
-                                    Resolution::NotFound
-                                }
-                            } else if let Some(rest) = strip_segments(rest, "/summary/stats") {
-                                if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ReadExampleComV1SummaryStats,
-                                            params,
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        }
-                                    }
-                                } else {
-                                    Resolution::NotFound
-                                }
-                            } else {
-                                Resolution::NotFound
-                            }
-                        }
-
-                        _ => Resolution::NotFound,
-                    };
-                    if found.is_not_found() {
-                        params.rewind(mark);
-                        if let Some((segment, rest)) = param_segment(rest) {
-                            params.push(segment);
+                match rest.as_bytes().get(1) {
+                    Some(b'a') => {
+                        if let Some(rest) = strip_segments(rest, "/archive/stats") {
                             if rest.is_empty() {
                                 if *method == Method::GET {
-                                    Resolution::Found {
-                                        route: Route::ReadExampleComV1Widget,
-                                        params: params.named(&["name"]),
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    }
+                                    return Resolution::Found {
+                                        route: Route::ReadExampleComV1ArchiveStats,
+                                        params: PathParams::new(),
+                                    };
                                 }
-                            } else {
-                                match rest.as_bytes().get(1) {
-                                    Some(b'a') => {
-                                        if let Some(rest) = strip_segments(rest, "/audit") {
-                                            if rest.is_empty() {
-                                                if *method == Method::GET {
-                                                    Resolution::Found {
-                                                        route: Route::ReadExampleComV1WidgetAudit,
-                                                        params: params.named(&["name"]),
-                                                    }
-                                                } else {
-                                                    Resolution::MethodNotAllowed {
-                                                        allowed: MethodSet::GET,
-                                                    }
-                                                }
-                                            } else {
-                                                Resolution::NotFound
-                                            }
-                                        } else {
-                                            Resolution::NotFound
-                                        }
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                };
+                            }
+                        }
+                    }
+                    Some(b'h') => {
+                        if let Some(rest) = strip_segments(rest, "/history/stats") {
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    return Resolution::Found {
+                                        route: Route::ReadExampleComV1HistoryStats,
+                                        params: PathParams::new(),
+                                    };
+                                }
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                };
+                            }
+                        }
+                    }
+                    Some(b'm') => {
+                        if let Some(rest) = strip_segments(rest, "/metrics/stats") {
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    return Resolution::Found {
+                                        route: Route::ReadExampleComV1MetricsStats,
+                                        params: PathParams::new(),
+                                    };
+                                }
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                };
+                            }
+                        }
+                    }
+                    Some(b'p') => {
+                        if let Some(rest) = strip_segments(rest, "/pending/stats") {
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    return Resolution::Found {
+                                        route: Route::ReadExampleComV1PendingStats,
+                                        params: PathParams::new(),
+                                    };
+                                }
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                };
+                            }
+                        }
+                    }
+                    Some(b's') => {
+                        if let Some(rest) = strip_segments(rest, "/special/stats") {
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    return Resolution::Found {
+                                        route: Route::ReadExampleComV1SpecialStats,
+                                        params: PathParams::new(),
+                                    };
+                                }
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                };
+                            }
+                        } else if let Some(rest) = strip_segments(rest, "/summary/stats") {
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    return Resolution::Found {
+                                        route: Route::ReadExampleComV1SummaryStats,
+                                        params: PathParams::new(),
+                                    };
+                                }
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                };
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                if let Some((param0, rest)) = param_segment(rest) {
+                    if rest.is_empty() {
+                        if *method == Method::GET {
+                            return Resolution::Found {
+                                route: Route::ReadExampleComV1Widget,
+                                params: PathParams::of(&["name"], &[param0]),
+                            };
+                        }
+                        return Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        };
+                    }
+                    match rest.as_bytes().get(1) {
+                        Some(b'a') => {
+                            if let Some(rest) = strip_segments(rest, "/audit") {
+                                if rest.is_empty() {
+                                    if *method == Method::GET {
+                                        return Resolution::Found {
+                                            route: Route::ReadExampleComV1WidgetAudit,
+                                            params: PathParams::of(&["name"], &[param0]),
+                                        };
                                     }
-
-                                    Some(b'b') => {
-                                        if let Some(rest) = strip_segments(rest, "/bind") {
-                                            if rest.is_empty() {
-                                                if *method == Method::GET {
-                                                    Resolution::Found {
-                                                        route: Route::ReadExampleComV1WidgetBind,
-                                                        params: params.named(&["name"]),
-                                                    }
-                                                } else {
-                                                    Resolution::MethodNotAllowed {
-                                                        allowed: MethodSet::GET,
-                                                    }
-                                                }
-                                            } else {
-                                                Resolution::NotFound
-                                            }
-                                        } else {
-                                            Resolution::NotFound
-                                        }
-                                    }
-
-                                    Some(b'e') => {
-                                        if let Some(rest) = strip_segments(rest, "/evict") {
-                                            if rest.is_empty() {
-                                                if *method == Method::GET {
-                                                    Resolution::Found {
-                                                        route: Route::ReadExampleComV1WidgetEvict,
-                                                        params: params.named(&["name"]),
-                                                    }
-                                                } else {
-                                                    Resolution::MethodNotAllowed {
-                                                        allowed: MethodSet::GET,
-                                                    }
-                                                }
-                                            } else {
-                                                Resolution::NotFound
-                                            }
-                                        } else if let Some(rest) = strip_segments(rest, "/exec") {
-                                            if rest.is_empty() {
-                                                if *method == Method::GET {
-                                                    Resolution::Found {
-                                                        route: Route::ReadExampleComV1WidgetExec,
-                                                        params: params.named(&["name"]),
-                                                    }
-                                                } else {
-                                                    Resolution::MethodNotAllowed {
-                                                        allowed: MethodSet::GET,
-                                                    }
-                                                }
-                                            } else {
-                                                Resolution::NotFound
-                                            }
-                                        } else {
-                                            Resolution::NotFound
-                                        }
-                                    }
-
-                                    Some(b'l') => {
-                                        if let Some(rest) = strip_segments(rest, "/logs") {
-                                            if rest.is_empty() {
-                                                if *method == Method::GET {
-                                                    Resolution::Found {
-                                                        route: Route::ReadExampleComV1WidgetLogs,
-                                                        params: params.named(&["name"]),
-                                                    }
-                                                } else {
-                                                    Resolution::MethodNotAllowed {
-                                                        allowed: MethodSet::GET,
-                                                    }
-                                                }
-                                            } else {
-                                                Resolution::NotFound
-                                            }
-                                        } else {
-                                            Resolution::NotFound
-                                        }
-                                    }
-
-                                    Some(b's') => {
-                                        if let Some(rest) = strip_segments(rest, "/scale") {
-                                            if rest.is_empty() {
-                                                if *method == Method::GET {
-                                                    Resolution::Found {
-                                                        route: Route::ReadExampleComV1WidgetScale,
-                                                        params: params.named(&["name"]),
-                                                    }
-                                                } else {
-                                                    Resolution::MethodNotAllowed {
-                                                        allowed: MethodSet::GET,
-                                                    }
-                                                }
-                                            } else {
-                                                Resolution::NotFound
-                                            }
-                                        } else if let Some(rest) = strip_segments(rest, "/status") {
-                                            if rest.is_empty() {
-                                                if *method == Method::GET {
-                                                    Resolution::Found {
-                                                        route: Route::ReadExampleComV1WidgetStatus,
-                                                        params: params.named(&["name"]),
-                                                    }
-                                                } else {
-                                                    Resolution::MethodNotAllowed {
-                                                        allowed: MethodSet::GET,
-                                                    }
-                                                }
-                                            } else {
-                                                Resolution::NotFound
-                                            }
-                                        } else {
-                                            Resolution::NotFound
-                                        }
-                                    }
-
-                                    _ => Resolution::NotFound,
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    };
                                 }
                             }
-                        } else {
-                            Resolution::NotFound
                         }
-                    } else {
-                        found
+                        Some(b'b') => {
+                            if let Some(rest) = strip_segments(rest, "/bind") {
+                                if rest.is_empty() {
+                                    if *method == Method::GET {
+                                        return Resolution::Found {
+                                            route: Route::ReadExampleComV1WidgetBind,
+                                            params: PathParams::of(&["name"], &[param0]),
+                                        };
+                                    }
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    };
+                                }
+                            }
+                        }
+                        Some(b'e') => {
+                            if let Some(rest) = strip_segments(rest, "/evict") {
+                                if rest.is_empty() {
+                                    if *method == Method::GET {
+                                        return Resolution::Found {
+                                            route: Route::ReadExampleComV1WidgetEvict,
+                                            params: PathParams::of(&["name"], &[param0]),
+                                        };
+                                    }
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    };
+                                }
+                            } else if let Some(rest) = strip_segments(rest, "/exec") {
+                                if rest.is_empty() {
+                                    if *method == Method::GET {
+                                        return Resolution::Found {
+                                            route: Route::ReadExampleComV1WidgetExec,
+                                            params: PathParams::of(&["name"], &[param0]),
+                                        };
+                                    }
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    };
+                                }
+                            }
+                        }
+                        Some(b'l') => {
+                            if let Some(rest) = strip_segments(rest, "/logs") {
+                                if rest.is_empty() {
+                                    if *method == Method::GET {
+                                        return Resolution::Found {
+                                            route: Route::ReadExampleComV1WidgetLogs,
+                                            params: PathParams::of(&["name"], &[param0]),
+                                        };
+                                    }
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    };
+                                }
+                            }
+                        }
+                        Some(b's') => {
+                            if let Some(rest) = strip_segments(rest, "/scale") {
+                                if rest.is_empty() {
+                                    if *method == Method::GET {
+                                        return Resolution::Found {
+                                            route: Route::ReadExampleComV1WidgetScale,
+                                            params: PathParams::of(&["name"], &[param0]),
+                                        };
+                                    }
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    };
+                                }
+                            } else if let Some(rest) = strip_segments(rest, "/status") {
+                                if rest.is_empty() {
+                                    if *method == Method::GET {
+                                        return Resolution::Found {
+                                            route: Route::ReadExampleComV1WidgetStatus,
+                                            params: PathParams::of(&["name"], &[param0]),
+                                        };
+                                    }
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    };
+                                }
+                            }
+                        }
+                        _ => {}
                     }
                 }
-            } else {
-                Resolution::NotFound
             }
+            Resolution::NotFound
         }
     }
 

@@ -25,6 +25,56 @@ use crate::model::{ApiSet, Field, FieldRole, RuntimeType, Shape, TypeDef, TypeId
 /// More constructor arguments than this trip `clippy::too_many_arguments`.
 const MAX_ARGUMENTS: usize = 7;
 
+/// The name of the one generic builder type at the generated crate's root, which every
+/// builder is an alias of.
+const GENERIC: &str = "Builder";
+
+/// The generic builder at the root, once: the derives, `build` and `From<T>`, which every
+/// builder shares, are checked and compiled once instead of once per struct. Each struct's
+/// builder is an alias (`pub type LeaseBuilder = crate::Builder<Lease>;`) with an inherent
+/// impl of its setters; rustdoc shows them on the alias. The field is private to the root
+/// module, so every generated module can reach it and nothing outside can.
+pub(crate) fn generic_builder(context: &Context<'_>) -> TokenStream {
+    if context.api.builders.is_empty() {
+        return TokenStream::new();
+    }
+    let docs = context.docs.then(|| {
+        quote! {
+            /// Builds values of the generated struct `T`: start with `T::builder`, chain the
+            /// setters (each struct's builder alias, `TBuilder`, lists them), finish
+            /// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
+        }
+    });
+    let build_docs = context
+        .docs
+        .then(|| quote!(#[doc = " The finished value."]));
+    let name = ident(GENERIC);
+    quote! {
+        #docs
+        #[derive(Clone, Debug)]
+        #[must_use = "a builder does nothing until `build()` is called"]
+        pub struct #name<T> {
+            inner: T,
+        }
+
+        impl<T> #name<T> {
+            #build_docs
+            #[inline]
+            #[must_use]
+            pub fn build(self) -> T {
+                self.inner
+            }
+        }
+
+        impl<T> From<T> for #name<T> {
+            #[inline]
+            fn from(value: T) -> Self {
+                Self { inner: value }
+            }
+        }
+    }
+}
+
 /// The constructor, the builder type and its impls for the struct `id`; nothing for other
 /// types. The constructor (docs, defaults, attributes) is tokens; the builder type, its
 /// methods and the `From` impls, which are regular and most of the lines, are text.
@@ -46,18 +96,24 @@ fn builder_text(context: &Context<'_>, ty: &TypeDef, fields: &[Field], plan: &Bu
     if context.docs {
         code.docs([format!(
             "Builds [`{name}`] values: start with [`{name}::builder`], chain the setters, finish \
-             with [`build`](Self::build). `into()` turns an existing `{name}` back into its builder."
+             with [`build`]({}::{GENERIC}::build). `into()` turns an existing `{name}` back into \
+             its builder.",
+            context.root_text
         )
         .as_str()]);
     }
-    code.line("#[derive(Clone, Debug)]");
-    code.line("#[must_use = \"a builder does nothing until `build()` is called\"]");
-    code.open(&format!("pub struct {builder} {{"));
-    code.line(&format!("inner: {name},"));
-    code.close("}");
+    code.line(&format!(
+        "pub type {builder} = {}::{GENERIC}<{name}>;",
+        context.root_text
+    ));
     code.blank();
-    code.open(&format!("impl {builder} {{"));
-    for method in &plan.methods {
+    if !plan.methods.is_empty() {
+        code.open(&format!("impl {builder} {{"));
+    }
+    for (index, method) in plan.methods.iter().enumerate() {
+        if index > 0 {
+            code.blank();
+        }
         let field = &fields[method.field];
         if context.docs {
             let lines = method_doc_lines(context, plan, field, method.field, method.kind);
@@ -76,25 +132,11 @@ fn builder_text(context: &Context<'_>, ty: &TypeDef, fields: &[Field], plan: &Bu
         method_body(&mut code, context, field, method.kind);
         code.line("self");
         code.close("}");
+    }
+    if !plan.methods.is_empty() {
+        code.close("}");
         code.blank();
     }
-    if context.docs {
-        code.docs([format!("The finished `{name}`.").as_str()]);
-    }
-    code.line("#[inline]");
-    code.line("#[must_use]");
-    code.open(&format!("pub fn build(self) -> {name} {{"));
-    code.line("self.inner");
-    code.close("}");
-    code.close("}");
-    code.blank();
-    code.open(&format!("impl From<{name}> for {builder} {{"));
-    code.line("#[inline]");
-    code.open(&format!("fn from(value: {name}) -> Self {{"));
-    code.line("Self { inner: value }");
-    code.close("}");
-    code.close("}");
-    code.blank();
     code.open(&format!("impl From<{builder}> for {name} {{"));
     code.line("#[inline]");
     code.open(&format!("fn from(builder: {builder}) -> Self {{"));
@@ -667,6 +709,22 @@ fn builder_path(context: &Context<'_>, id: TypeId) -> String {
 
 /// Every name the builders use must be a valid identifier (`Ident::new` panics otherwise).
 pub(crate) fn check_identifiers(api: &ApiSet) -> Result<(), Error> {
+    let generic_taken = api
+        .types
+        .iter()
+        .find(|ty| ty.module.is_empty() && ty.name == GENERIC);
+    if let Some(ty) = generic_taken.filter(|_| !api.builders.is_empty()) {
+        return Err(Diagnostic::new(
+            ErrorKind::Output,
+            &ty.origin,
+            format!(
+                "expected the root name `{GENERIC}` to be free for the generic builder, but `{}` is generated there",
+                ty.schema_name
+            ),
+        )
+        .with_hint("turn builders off (`Config::builders(false)`), or rename the schema's package with `ModuleRules`")
+        .into());
+    }
     let valid = |name: &str| syn::parse_str::<proc_macro2::Ident>(name).is_ok();
     for (id, builder) in &api.builders {
         let names = std::iter::once(&builder.name)

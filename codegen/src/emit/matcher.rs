@@ -1,29 +1,34 @@
-//! The route matcher: a decision tree over the path, written out as code. The tree is a trie
-//! of every operation's path template. The generated code walks the path with a cursor, the
-//! rest of the path (empty, or starting at a `/`), and never splits it into segments first:
+//! The route matcher: a decision tree over the path, written out as code (text, in its final
+//! shape: it is the largest regular part of the routes). The tree is a trie of every
+//! operation's path template. The generated code walks the path with a cursor, the rest of
+//! the path (empty, or starting at a `/`), and never splits it into segments first:
 //!
 //! - a run of static segments with one way on (`/api/v1`, `/namespaces`) is one prefix
 //!   comparison against the path, followed by a check that a whole segment ended there;
 //! - where many static segments branch, the first byte after the `/` picks the few that can
 //!   match before any is compared;
 //! - a parameter is the segment up to the next `/`, found with the check for `?` and `#` in
-//!   the same pass.
+//!   the same pass, and kept in a local (`param0`, `param1`, …) until a leaf names them.
 //!
-//! Where a node has both static children and a parameter, the static branch is tried first
-//! and the parameter branch only when the static one finds no path (static segments beat
-//! parameters, and a path that only the parameter route serves still resolves). Leaves
-//! compare the method, so a known path with an unknown method is `MethodNotAllowed` rather
-//! than `NotFound`.
+//! The code is statements: a branch that finds a route (or a known path with another method)
+//! returns; one that finds nothing falls through to what comes after it. Where a node has
+//! both static children and a parameter, the static branch comes first and the parameter
+//! branch after it, so static segments beat parameters, and a path that only the parameter
+//! route serves still resolves. Leaves compare the method, so a known path with an unknown
+//! method is `MethodNotAllowed` rather than `NotFound`.
 //!
-//! The generated code borrows slices of the path and keeps parameters in a fixed array: a
-//! miss, or a hit, allocates nothing.
+//! A subtree that serves many operations is its own private function, named after its path
+//! prefix (`resolve_apis_apps_v1`), which takes the parameters found before it: one function
+//! of 15,000 lines costs the compiler far more than the same lines in small functions.
+//!
+//! The generated code borrows slices of the path: a miss, or a hit, allocates nothing.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
-use super::{Context, ident};
+use super::Context;
+use super::text::{Code, WIDTH, str_literal};
+use crate::model::naming::matcher_function_name;
 use crate::model::operations::{Method, Operation, Segment};
 
 #[derive(Default)]
@@ -54,12 +59,11 @@ impl<'a> Node<'a> {
         }
     }
 
-    fn has_statics(&self) -> bool {
-        !self.statics.is_empty() || self.param.as_ref().is_some_and(|param| param.has_statics())
-    }
-
-    fn has_params(&self) -> bool {
-        self.param.is_some() || self.statics.values().any(Node::has_params)
+    /// The number of `(method, path)` pairs served in this subtree.
+    fn size(&self) -> usize {
+        self.leaf.len()
+            + self.statics.values().map(Node::size).sum::<usize>()
+            + self.param.as_ref().map_or(0, |param| param.size())
     }
 }
 
@@ -67,8 +71,36 @@ impl<'a> Node<'a> {
 /// any child is compared (below it, comparing each in turn costs less than the dispatch).
 const BYTE_DISPATCH_FROM: usize = 5;
 
-/// The `resolve` function.
-pub(crate) fn matcher(context: &Context<'_>) -> TokenStream {
+/// The `(method, path)` pairs a subtree serves from which on it is its own function.
+const FUNCTION_FROM: usize = 24;
+
+/// A subtree to be written as its own function.
+struct Function<'n, 'a> {
+    name: String,
+    /// The path prefix the subtree is under, parameters written `{}`.
+    prefix: String,
+    node: &'n Node<'a>,
+    /// The parameters found before it, passed as `param0`, `param1`, ….
+    params: usize,
+}
+
+/// What the functions written so far use from the runtime.
+#[derive(Default)]
+struct Uses {
+    strip_segments: bool,
+    param_segment: bool,
+    path_params: bool,
+}
+
+struct Writer<'n, 'a> {
+    /// Functions still to write, in the order they were found.
+    pending: Vec<Function<'n, 'a>>,
+    names: BTreeSet<String>,
+    uses: Uses,
+}
+
+/// The `resolve` function and the functions it calls.
+pub(crate) fn matcher(context: &Context<'_>) -> String {
     let mut root = Node::default();
     for op in &context.api.operations {
         root.insert(&op.path.segments(), op, op.method);
@@ -76,145 +108,293 @@ pub(crate) fn matcher(context: &Context<'_>) -> TokenStream {
             root.insert(&op.path.segments_slash_toggled(), op, op.method);
         }
     }
-    let runtime = &context.runtime;
-    let body = node(&root);
-    let (params, param_helpers) = if root.has_params() {
-        (
-            quote!(let mut params = PathParams::new();),
-            quote!(use #runtime::route::param_segment;),
-        )
-    } else {
-        (quote!(let params = PathParams::new();), TokenStream::new())
+    let mut writer = Writer {
+        pending: Vec::new(),
+        names: BTreeSet::from(["resolve".to_owned()]),
+        uses: Uses::default(),
     };
-    let static_helpers = root
-        .has_statics()
-        .then(|| quote!(use #runtime::route::strip_segments;));
-    quote! {
-        use #runtime::http::Method;
-        #param_helpers
-        #static_helpers
-        use #runtime::{MethodSet, PathParams, Resolution};
-
-        use super::Route;
-
-        /// Resolves a request's method and path to a route and its path parameters.
-        ///
-        /// `path` is the path without the query string, as `uri.path()` gives it. Matching
-        /// is exact and case-sensitive; static segments beat parameters; a parameter is one
-        /// non-empty segment, kept percent-encoded (an encoded `/` stays inside it; decode
-        /// with `PathParams::decoded`). The discovery paths (`/api`, `/apis`, a group's, a
-        /// group-version's) match with and without their trailing slash, as the API server
-        /// serves them; elsewhere a trailing slash, an empty segment, a `.` or `..`
-        /// parameter, or a `?` or `#` in the path never match. A known path with another
-        /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
-        /// nothing.
-        #[must_use]
-        #[allow(clippy::too_many_lines)]
-        pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
-            let rest = path;
-            #params
-            #body
-        }
+    let mut items = Code::new();
+    if context.docs {
+        items.docs([
+            "Resolves a request's method and path to a route and its path parameters.",
+            "",
+            "`path` is the path without the query string, as `uri.path()` gives it. Matching",
+            "is exact and case-sensitive; static segments beat parameters; a parameter is one",
+            "non-empty segment, kept percent-encoded (an encoded `/` stays inside it; decode",
+            "with `PathParams::decoded`). The discovery paths (`/api`, `/apis`, a group's, a",
+            "group-version's) match with and without their trailing slash, as the API server",
+            "serves them; elsewhere a trailing slash, an empty segment, a `.` or `..`",
+            "parameter, or a `?` or `#` in the path never match. A known path with another",
+            "method gives `MethodNotAllowed` with the methods it serves. Resolving allocates",
+            "nothing.",
+        ]);
     }
-}
-
-fn not_found() -> TokenStream {
-    quote!(Resolution::NotFound)
-}
-
-/// The expression that resolves the rest of the path, `rest` (empty, or starting at a
-/// `/`), at `node`.
-fn node(node: &Node<'_>) -> TokenStream {
-    let children = match &node.param {
-        None => statics(node),
-        Some(param) if node.statics.is_empty() => param_child(param),
-        Some(param) => {
-            // Static segments first; the parameter when they find no path.
-            let statics = statics(node);
-            let param = param_child(param);
-            quote! {{
-                let mark = params.mark();
-                let found = #statics;
-                if found.is_not_found() {
-                    params.rewind(mark);
-                    #param
-                } else {
-                    found
-                }
-            }}
-        }
-    };
-    if node.leaf.is_empty() {
-        children
-    } else if node.statics.is_empty() && node.param.is_none() {
-        let leaf = leaf(node);
-        let not_found = not_found();
-        quote! {
-            if rest.is_empty() {
-                #leaf
-            } else {
-                #not_found
-            }
-        }
-    } else {
-        let leaf = leaf(node);
-        let otherwise = else_branch(children);
-        quote! {
-            if rest.is_empty() {
-                #leaf
-            } else #otherwise
-        }
-    }
-}
-
-/// What follows an `else`: an `if` expression as it is (`else if`), anything else in a block.
-fn else_branch(expression: TokenStream) -> TokenStream {
-    let is_if = matches!(
-        expression.clone().into_iter().next(),
-        Some(proc_macro2::TokenTree::Ident(word)) if word == "if"
+    items.line("#[must_use]");
+    let mut body = Code::new();
+    body.deeper();
+    body.line("let rest = path;");
+    writer.node(&mut body, &root, "", 0, false);
+    body.line("Resolution::NotFound");
+    function_text(
+        &mut items,
+        "pub fn resolve<'p>(",
+        &["method: &Method", "path: &'p str"],
+        &body.finish(),
     );
-    if is_if {
-        expression
-    } else {
-        quote!({ #expression })
+    let mut next = 0;
+    while let Some(function) = writer.pending.get(next) {
+        let (name, prefix, node, params) = (
+            function.name.clone(),
+            function.prefix.clone(),
+            function.node,
+            function.params,
+        );
+        next += 1;
+        items.blank();
+        if context.docs {
+            items.docs([format!("[`resolve`] for the paths under `{prefix}`.").as_str()]);
+        }
+        let mut body = Code::new();
+        body.deeper();
+        writer.node(&mut body, node, &prefix, params, false);
+        body.line("Resolution::NotFound");
+        let mut arguments = vec!["method: &Method".to_owned(), "rest: &'p str".to_owned()];
+        arguments.extend((0..params).map(|i| format!("param{i}: &'p str")));
+        let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
+        function_text(
+            &mut items,
+            &format!("fn {name}<'p>("),
+            &arguments,
+            &body.finish(),
+        );
     }
+
+    let runtime = &context.runtime_text;
+    let mut out = Code::new();
+    out.line(&format!("use {runtime}::http::Method;"));
+    if writer.uses.param_segment {
+        out.line(&format!("use {runtime}::route::param_segment;"));
+    }
+    if writer.uses.strip_segments {
+        out.line(&format!("use {runtime}::route::strip_segments;"));
+    }
+    if writer.uses.path_params {
+        out.line(&format!(
+            "use {runtime}::{{MethodSet, PathParams, Resolution}};"
+        ));
+    } else {
+        out.line(&format!("use {runtime}::{{MethodSet, Resolution}};"));
+    }
+    out.line("use super::Route;");
+    out.blank();
+    let mut text = out.finish();
+    text.push_str(&items.finish());
+    text
 }
 
-/// The expression that resolves `rest` against the static children of `node`: each one a
-/// prefix (a run of static segments with one way on), compared whole; at a wide node, only
-/// those whose first byte matches.
-fn statics(node: &Node<'_>) -> TokenStream {
-    let runs: Vec<(String, &Node<'_>)> = node
-        .statics
-        .iter()
-        .map(|(text, child)| run(text, child))
-        .collect();
-    if runs.len() < BYTE_DISPATCH_FROM {
-        return chain(&runs);
+/// A function with its signature and lint allowances; `body` is written one level deep.
+fn function_text(code: &mut Code, head: &str, arguments: &[&str], body: &str) {
+    // Nested `if let`s cannot be collapsed in crates of editions before 2024.
+    code.line("#[allow(clippy::collapsible_if)]");
+    if body.lines().count() > 90 {
+        code.line("#[allow(clippy::too_many_lines)]");
     }
-    // By the first byte after the `/`; the empty segment has none (its run is `/`, or `//…`).
-    let mut by_byte: BTreeMap<Option<u8>, Vec<(String, &Node<'_>)>> = BTreeMap::new();
-    for (prefix, child) in runs {
-        let first = prefix.as_bytes().get(1).copied().filter(|b| *b != b'/');
-        by_byte.entry(first).or_default().push((prefix, child));
-    }
-    let not_found = not_found();
-    let arms = by_byte.iter().map(|(byte, runs)| {
-        let pattern = match byte {
-            Some(byte) => {
-                let byte = proc_macro2::Literal::byte_character(*byte);
-                quote!(Some(#byte))
-            }
-            None => quote!(None | Some(b'/')),
-        };
-        let chain = chain(runs);
-        quote!(#pattern => #chain,)
-    });
-    quote! {
-        match rest.as_bytes().get(1) {
-            #(#arms)*
-            _ => #not_found,
+    code.list(head, arguments, ") -> Resolution<'p, Route> {", "");
+    code.raw(body);
+    code.line("}");
+}
+
+impl<'n, 'a> Writer<'n, 'a> {
+    /// The statements that resolve `rest` at `node`, under `prefix`, after `params`
+    /// parameters: each that finds a route returns, and they fall through when none does.
+    /// `fallback`: whether something after them is tried when they find nothing.
+    fn node(
+        &mut self,
+        code: &mut Code,
+        node: &'n Node<'a>,
+        prefix: &str,
+        params: usize,
+        fallback: bool,
+    ) {
+        if !node.leaf.is_empty() {
+            code.open("if rest.is_empty() {");
+            self.leaf(code, node, params);
+            code.close("}");
         }
+        let fallback = fallback || node.param.is_some();
+        self.statics(code, node, prefix, params, fallback);
+        if let Some(param) = &node.param {
+            self.uses.param_segment = true;
+            code.open(&format!(
+                "if let Some((param{params}, rest)) = param_segment(rest) {{"
+            ));
+            self.child(code, param, &format!("{prefix}/{{}}"), params + 1, fallback);
+            code.close("}");
+        }
+    }
+
+    /// The statements for the static children of `node`: each one a prefix (a run of static
+    /// segments with one way on), compared whole; at a wide node, only those whose first
+    /// byte matches.
+    fn statics(
+        &mut self,
+        code: &mut Code,
+        node: &'n Node<'a>,
+        prefix: &str,
+        params: usize,
+        fallback: bool,
+    ) {
+        let runs: Vec<(String, &'n Node<'a>)> = node
+            .statics
+            .iter()
+            .map(|(text, child)| run(text, child))
+            .collect();
+        if runs.is_empty() {
+            return;
+        }
+        if runs.len() < BYTE_DISPATCH_FROM {
+            self.chain(code, &runs, prefix, params, fallback);
+            return;
+        }
+        // By the first byte after the `/`; the empty segment has none (its run is `/`, or
+        // `//…`).
+        let mut by_byte: BTreeMap<Option<u8>, Vec<(String, &'n Node<'a>)>> = BTreeMap::new();
+        for (run, child) in runs {
+            let first = run.as_bytes().get(1).copied().filter(|b| *b != b'/');
+            by_byte.entry(first).or_default().push((run, child));
+        }
+        code.open("match rest.as_bytes().get(1) {");
+        for (byte, runs) in &by_byte {
+            let pattern = match byte {
+                Some(byte) => format!("Some({})", proc_macro2::Literal::byte_character(*byte)),
+                None => "None | Some(b'/')".to_owned(),
+            };
+            code.open(&format!("{pattern} => {{"));
+            self.chain(code, runs, prefix, params, fallback);
+            code.close("}");
+        }
+        code.line("_ => {}");
+        code.close("}");
+    }
+
+    /// Each prefix tried in turn; at most one can match, since each ends at a whole segment
+    /// and the first segments differ.
+    fn chain(
+        &mut self,
+        code: &mut Code,
+        runs: &[(String, &'n Node<'a>)],
+        prefix: &str,
+        params: usize,
+        fallback: bool,
+    ) {
+        self.uses.strip_segments = true;
+        for (index, (run, child)) in runs.iter().enumerate() {
+            let literal = str_literal(run);
+            let head = if index == 0 {
+                "if let Some(rest) = strip_segments("
+            } else {
+                code.shallower();
+                "} else if let Some(rest) = strip_segments("
+            };
+            code.list(head, &["rest", &literal], ") {", "");
+            code.deeper();
+            self.child(code, child, &format!("{prefix}{run}"), params, fallback);
+        }
+        code.close("}");
+    }
+
+    /// The statements that resolve `rest` at `child`, under `prefix`: the child's own, or a
+    /// call of its function when it serves many operations.
+    fn child(
+        &mut self,
+        code: &mut Code,
+        child: &'n Node<'a>,
+        prefix: &str,
+        params: usize,
+        fallback: bool,
+    ) {
+        if child.size() < FUNCTION_FROM {
+            self.node(code, child, prefix, params, fallback);
+            return;
+        }
+        let mut name = matcher_function_name(prefix, false);
+        if self.names.contains(&name) {
+            name = matcher_function_name(prefix, true);
+        }
+        self.names.insert(name.clone());
+        let mut arguments = vec!["method".to_owned(), "rest".to_owned()];
+        arguments.extend((0..params).map(|i| format!("param{i}")));
+        let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
+        if fallback {
+            code.list(&format!("let found = {name}("), &arguments, ")", ";");
+            code.open("if !found.is_not_found() {");
+            code.line("return found;");
+            code.close("}");
+        } else {
+            code.list(&format!("return {name}("), &arguments, ")", ";");
+        }
+        self.pending.push(Function {
+            name,
+            prefix: prefix.to_owned(),
+            node: child,
+            params,
+        });
+    }
+
+    /// The method dispatch at the end of a path, after `params` parameters.
+    fn leaf(&mut self, code: &mut Code, node: &Node<'_>, params: usize) {
+        let mut allowed: Vec<String> = Vec::new();
+        for (method, op) in &node.leaf {
+            code.open(&format!("if *method == Method::{method} {{"));
+            self.uses.path_params = true;
+            code.open("return Resolution::Found {");
+            let route = format!("Route::{},", op.names.variant);
+            if code.indent_width() + "route: ".len() + route.len() <= WIDTH {
+                code.line(&format!("route: {route}"));
+            } else {
+                code.open("route:");
+                code.line(&route);
+                code.shallower();
+            }
+            if op.path_params.is_empty() {
+                code.line("params: PathParams::new(),");
+            } else {
+                let names: Vec<String> = op
+                    .path_params
+                    .iter()
+                    .map(|p| str_literal(&p.name))
+                    .collect();
+                let values: Vec<String> = (0..params).map(|i| format!("param{i}")).collect();
+                let names = format!("&[{}]", names.join(", "));
+                let values = format!("&[{}]", values.join(", "));
+                code.list("params: PathParams::of(", &[&names, &values], ")", ",");
+            }
+            code.close("};");
+            code.close("}");
+            allowed.push(format!("MethodSet::{method}"));
+        }
+        code.open("return Resolution::MethodNotAllowed {");
+        let mut set = String::new();
+        for (i, method) in allowed.iter().enumerate() {
+            if i == 0 {
+                set.push_str(method);
+            } else {
+                let _ = write!(set, ".union({method})");
+            }
+        }
+        // rustfmt's `chain_width`: a longer chain gets one call per line.
+        if set.len() <= 60 && code.indent_width() + "allowed: ,".len() + set.len() <= WIDTH {
+            code.line(&format!("allowed: {set},"));
+        } else {
+            code.line(&format!("allowed: {}", allowed[0]));
+            code.deeper();
+            for (i, method) in allowed.iter().enumerate().skip(1) {
+                let comma = if i + 1 == allowed.len() { "," } else { "" };
+                code.line(&format!(".union({method}){comma}"));
+            }
+            code.shallower();
+        }
+        code.close("};");
     }
 }
 
@@ -231,73 +411,4 @@ fn run<'n, 'a>(text: &str, mut child: &'n Node<'a>) -> (String, &'n Node<'a>) {
         child = grandchild;
     }
     (prefix, child)
-}
-
-/// Each prefix tried in turn; at most one can match, since each ends at a whole segment
-/// and the first segments differ.
-fn chain(runs: &[(String, &Node<'_>)]) -> TokenStream {
-    let mut expression = not_found();
-    for (prefix, child) in runs.iter().rev() {
-        let child = node(child);
-        let otherwise = else_branch(expression);
-        expression = quote! {
-            if let Some(rest) = strip_segments(rest, #prefix) {
-                #child
-            } else #otherwise
-        };
-    }
-    expression
-}
-
-/// The expression that takes the parameter segment at the start of `rest` and resolves the
-/// rest at `param`.
-fn param_child(param: &Node<'_>) -> TokenStream {
-    let child = node(param);
-    let not_found = not_found();
-    quote! {
-        if let Some((segment, rest)) = param_segment(rest) {
-            params.push(segment);
-            #child
-        } else {
-            #not_found
-        }
-    }
-}
-
-/// The method dispatch at the end of a path.
-fn leaf(node: &Node<'_>) -> TokenStream {
-    if node.leaf.is_empty() {
-        return not_found();
-    }
-    let mut allowed: Option<TokenStream> = None;
-    let mut branches = Vec::new();
-    for (method, op) in &node.leaf {
-        let method = ident(method);
-        let variant = ident(&op.names.variant);
-        let names = op.path_params.iter().map(|p| &p.name);
-        let params = if op.path_params.is_empty() {
-            quote!(params,)
-        } else {
-            quote!(params: params.named(&[#(#names),*]),)
-        };
-        branches.push(quote! {
-            if *method == Method::#method {
-                Resolution::Found {
-                    route: Route::#variant,
-                    #params
-                }
-            }
-        });
-        allowed = Some(match allowed {
-            None => quote!(MethodSet::#method),
-            Some(set) => quote!(#set.union(MethodSet::#method)),
-        });
-    }
-    quote! {
-        #(#branches)else* else {
-            Resolution::MethodNotAllowed {
-                allowed: #allowed,
-            }
-        }
-    }
 }

@@ -339,6 +339,9 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
         ));
     }
     tree.items = root_path_check(&context.root, &options.root_path);
+    if options.builders {
+        tree.items.extend(builders::generic_builder(&context));
+    }
     if options.docs {
         // Descriptions are the API's prose, not Rust docs: clippy's pedantic
         // `doc_markdown` would have every CamelCase word of them in backticks (7,316 times

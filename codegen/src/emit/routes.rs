@@ -1157,7 +1157,7 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
     module.files.insert(
         "matcher".to_owned(),
         File {
-            parts: super::Parts(vec![super::Part::Tokens(super::matcher::matcher(context))]),
+            parts: super::Parts(vec![super::Part::Text(super::matcher::matcher(context))]),
             exports: vec!["resolve".to_owned()],
             source: source.clone(),
             export_cfgs: std::collections::BTreeMap::new(),

@@ -72,6 +72,17 @@ impl Code {
         self.level += 1;
     }
 
+    /// Indents what follows one level less (before a line that closes one block and opens
+    /// another, such as `} else if … {`).
+    pub(crate) fn shallower(&mut self) {
+        self.level = self.level.saturating_sub(1);
+    }
+
+    /// Text already indented and ending with a newline, as it is.
+    pub(crate) fn raw(&mut self, text: &str) {
+        self.text.push_str(text);
+    }
+
     /// A line that closes a block (`}`), one level less indented.
     pub(crate) fn close(&mut self, line: &str) {
         self.level = self.level.saturating_sub(1);

@@ -19,680 +19,661 @@ use super::Route;
 /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
 /// nothing.
 #[must_use]
-#[allow(clippy::too_many_lines)]
+#[allow(clippy::collapsible_if)]
 pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
     let rest = path;
-    let mut params = PathParams::new();
     if let Some(rest) = strip_segments(rest, "/api/v1") {
+        return resolve_api_v1(method, rest);
+    } else if let Some(rest) = strip_segments(rest, "/apis") {
+        return resolve_apis(method, rest);
+    }
+    Resolution::NotFound
+}
+
+/// [`resolve`] for the paths under `/api/v1`.
+#[allow(clippy::collapsible_if)]
+#[allow(clippy::too_many_lines)]
+fn resolve_api_v1<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
+    if let Some(rest) = strip_segments(rest, "/endpoints") {
+        if rest.is_empty() {
+            if *method == Method::GET {
+                return Resolution::Found {
+                    route: Route::ListCoreV1EndpointsForAllNamespaces,
+                    params: PathParams::new(),
+                };
+            }
+            return Resolution::MethodNotAllowed {
+                allowed: MethodSet::GET,
+            };
+        }
+    } else if let Some(rest) = strip_segments(rest, "/namespaces") {
+        if let Some((param0, rest)) = param_segment(rest) {
+            if let Some(rest) = strip_segments(rest, "/endpoints") {
+                if rest.is_empty() {
+                    if *method == Method::DELETE {
+                        return Resolution::Found {
+                            route: Route::DeleteCoreV1CollectionNamespacedEndpoints,
+                            params: PathParams::of(&["namespace"], &[param0]),
+                        };
+                    }
+                    if *method == Method::GET {
+                        return Resolution::Found {
+                            route: Route::ListCoreV1NamespacedEndpoints,
+                            params: PathParams::of(&["namespace"], &[param0]),
+                        };
+                    }
+                    if *method == Method::POST {
+                        return Resolution::Found {
+                            route: Route::CreateCoreV1NamespacedEndpoints,
+                            params: PathParams::of(&["namespace"], &[param0]),
+                        };
+                    }
+                    return Resolution::MethodNotAllowed {
+                        allowed: MethodSet::DELETE
+                            .union(MethodSet::GET)
+                            .union(MethodSet::POST),
+                    };
+                }
+                if let Some((param1, rest)) = param_segment(rest) {
+                    if rest.is_empty() {
+                        if *method == Method::DELETE {
+                            return Resolution::Found {
+                                route: Route::DeleteCoreV1NamespacedEndpoints,
+                                params: PathParams::of(&["namespace", "name"], &[param0, param1]),
+                            };
+                        }
+                        if *method == Method::GET {
+                            return Resolution::Found {
+                                route: Route::ReadCoreV1NamespacedEndpoints,
+                                params: PathParams::of(&["namespace", "name"], &[param0, param1]),
+                            };
+                        }
+                        if *method == Method::PATCH {
+                            return Resolution::Found {
+                                route: Route::PatchCoreV1NamespacedEndpoints,
+                                params: PathParams::of(&["namespace", "name"], &[param0, param1]),
+                            };
+                        }
+                        if *method == Method::PUT {
+                            return Resolution::Found {
+                                route: Route::ReplaceCoreV1NamespacedEndpoints,
+                                params: PathParams::of(&["namespace", "name"], &[param0, param1]),
+                            };
+                        }
+                        return Resolution::MethodNotAllowed {
+                            allowed: MethodSet::DELETE
+                                .union(MethodSet::GET)
+                                .union(MethodSet::PATCH)
+                                .union(MethodSet::PUT),
+                        };
+                    }
+                }
+            } else if let Some(rest) = strip_segments(rest, "/pods") {
+                if rest.is_empty() {
+                    if *method == Method::DELETE {
+                        return Resolution::Found {
+                            route: Route::DeleteCoreV1CollectionNamespacedPod,
+                            params: PathParams::of(&["namespace"], &[param0]),
+                        };
+                    }
+                    if *method == Method::GET {
+                        return Resolution::Found {
+                            route: Route::ListCoreV1NamespacedPod,
+                            params: PathParams::of(&["namespace"], &[param0]),
+                        };
+                    }
+                    if *method == Method::POST {
+                        return Resolution::Found {
+                            route: Route::CreateCoreV1NamespacedPod,
+                            params: PathParams::of(&["namespace"], &[param0]),
+                        };
+                    }
+                    return Resolution::MethodNotAllowed {
+                        allowed: MethodSet::DELETE
+                            .union(MethodSet::GET)
+                            .union(MethodSet::POST),
+                    };
+                }
+                if let Some((param1, rest)) = param_segment(rest) {
+                    if rest.is_empty() {
+                        if *method == Method::DELETE {
+                            return Resolution::Found {
+                                route: Route::DeleteCoreV1NamespacedPod,
+                                params: PathParams::of(&["namespace", "name"], &[param0, param1]),
+                            };
+                        }
+                        if *method == Method::GET {
+                            return Resolution::Found {
+                                route: Route::ReadCoreV1NamespacedPod,
+                                params: PathParams::of(&["namespace", "name"], &[param0, param1]),
+                            };
+                        }
+                        if *method == Method::PATCH {
+                            return Resolution::Found {
+                                route: Route::PatchCoreV1NamespacedPod,
+                                params: PathParams::of(&["namespace", "name"], &[param0, param1]),
+                            };
+                        }
+                        if *method == Method::PUT {
+                            return Resolution::Found {
+                                route: Route::ReplaceCoreV1NamespacedPod,
+                                params: PathParams::of(&["namespace", "name"], &[param0, param1]),
+                            };
+                        }
+                        return Resolution::MethodNotAllowed {
+                            allowed: MethodSet::DELETE
+                                .union(MethodSet::GET)
+                                .union(MethodSet::PATCH)
+                                .union(MethodSet::PUT),
+                        };
+                    }
+                    if let Some(rest) = strip_segments(rest, "/ephemeralcontainers") {
+                        if rest.is_empty() {
+                            if *method == Method::GET {
+                                return Resolution::Found {
+                                    route: Route::ReadCoreV1NamespacedPodEphemeralcontainers,
+                                    params: PathParams::of(
+                                        &["namespace", "name"],
+                                        &[param0, param1],
+                                    ),
+                                };
+                            }
+                            if *method == Method::PATCH {
+                                return Resolution::Found {
+                                    route: Route::PatchCoreV1NamespacedPodEphemeralcontainers,
+                                    params: PathParams::of(
+                                        &["namespace", "name"],
+                                        &[param0, param1],
+                                    ),
+                                };
+                            }
+                            if *method == Method::PUT {
+                                return Resolution::Found {
+                                    route: Route::ReplaceCoreV1NamespacedPodEphemeralcontainers,
+                                    params: PathParams::of(
+                                        &["namespace", "name"],
+                                        &[param0, param1],
+                                    ),
+                                };
+                            }
+                            return Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET
+                                    .union(MethodSet::PATCH)
+                                    .union(MethodSet::PUT),
+                            };
+                        }
+                    } else if let Some(rest) = strip_segments(rest, "/log") {
+                        if rest.is_empty() {
+                            if *method == Method::GET {
+                                return Resolution::Found {
+                                    route: Route::ReadCoreV1NamespacedPodLog,
+                                    params: PathParams::of(
+                                        &["namespace", "name"],
+                                        &[param0, param1],
+                                    ),
+                                };
+                            }
+                            return Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET,
+                            };
+                        }
+                    } else if let Some(rest) = strip_segments(rest, "/status") {
+                        if rest.is_empty() {
+                            if *method == Method::GET {
+                                return Resolution::Found {
+                                    route: Route::ReadCoreV1NamespacedPodStatus,
+                                    params: PathParams::of(
+                                        &["namespace", "name"],
+                                        &[param0, param1],
+                                    ),
+                                };
+                            }
+                            if *method == Method::PATCH {
+                                return Resolution::Found {
+                                    route: Route::PatchCoreV1NamespacedPodStatus,
+                                    params: PathParams::of(
+                                        &["namespace", "name"],
+                                        &[param0, param1],
+                                    ),
+                                };
+                            }
+                            if *method == Method::PUT {
+                                return Resolution::Found {
+                                    route: Route::ReplaceCoreV1NamespacedPodStatus,
+                                    params: PathParams::of(
+                                        &["namespace", "name"],
+                                        &[param0, param1],
+                                    ),
+                                };
+                            }
+                            return Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET
+                                    .union(MethodSet::PATCH)
+                                    .union(MethodSet::PUT),
+                            };
+                        }
+                    }
+                }
+            }
+        }
+    } else if let Some(rest) = strip_segments(rest, "/pods") {
+        if rest.is_empty() {
+            if *method == Method::GET {
+                return Resolution::Found {
+                    route: Route::ListCoreV1PodForAllNamespaces,
+                    params: PathParams::new(),
+                };
+            }
+            return Resolution::MethodNotAllowed {
+                allowed: MethodSet::GET,
+            };
+        }
+    } else if let Some(rest) = strip_segments(rest, "/watch") {
         if let Some(rest) = strip_segments(rest, "/endpoints") {
             if rest.is_empty() {
                 if *method == Method::GET {
-                    Resolution::Found {
-                        route: Route::ListCoreV1EndpointsForAllNamespaces,
-                        params,
-                    }
-                } else {
-                    Resolution::MethodNotAllowed {
-                        allowed: MethodSet::GET,
-                    }
+                    return Resolution::Found {
+                        route: Route::WatchCoreV1EndpointsListForAllNamespaces,
+                        params: PathParams::new(),
+                    };
                 }
-            } else {
-                Resolution::NotFound
+                return Resolution::MethodNotAllowed {
+                    allowed: MethodSet::GET,
+                };
             }
         } else if let Some(rest) = strip_segments(rest, "/namespaces") {
-            if let Some((segment, rest)) = param_segment(rest) {
-                params.push(segment);
+            if let Some((param0, rest)) = param_segment(rest) {
                 if let Some(rest) = strip_segments(rest, "/endpoints") {
                     if rest.is_empty() {
-                        if *method == Method::DELETE {
-                            Resolution::Found {
-                                route: Route::DeleteCoreV1CollectionNamespacedEndpoints,
-                                params: params.named(&["namespace"]),
-                            }
-                        } else if *method == Method::GET {
-                            Resolution::Found {
-                                route: Route::ListCoreV1NamespacedEndpoints,
-                                params: params.named(&["namespace"]),
-                            }
-                        } else if *method == Method::POST {
-                            Resolution::Found {
-                                route: Route::CreateCoreV1NamespacedEndpoints,
-                                params: params.named(&["namespace"]),
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
-                                allowed: MethodSet::DELETE
-                                    .union(MethodSet::GET)
-                                    .union(MethodSet::POST),
-                            }
+                        if *method == Method::GET {
+                            return Resolution::Found {
+                                route: Route::WatchCoreV1NamespacedEndpointsList,
+                                params: PathParams::of(&["namespace"], &[param0]),
+                            };
                         }
-                    } else if let Some((segment, rest)) = param_segment(rest) {
-                        params.push(segment);
+                        return Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        };
+                    }
+                    if let Some((param1, rest)) = param_segment(rest) {
                         if rest.is_empty() {
-                            if *method == Method::DELETE {
-                                Resolution::Found {
-                                    route: Route::DeleteCoreV1NamespacedEndpoints,
-                                    params: params.named(&["namespace", "name"]),
-                                }
-                            } else if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::ReadCoreV1NamespacedEndpoints,
-                                    params: params.named(&["namespace", "name"]),
-                                }
-                            } else if *method == Method::PATCH {
-                                Resolution::Found {
-                                    route: Route::PatchCoreV1NamespacedEndpoints,
-                                    params: params.named(&["namespace", "name"]),
-                                }
-                            } else if *method == Method::PUT {
-                                Resolution::Found {
-                                    route: Route::ReplaceCoreV1NamespacedEndpoints,
-                                    params: params.named(&["namespace", "name"]),
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::DELETE
-                                        .union(MethodSet::GET)
-                                        .union(MethodSet::PATCH)
-                                        .union(MethodSet::PUT),
-                                }
+                            if *method == Method::GET {
+                                return Resolution::Found {
+                                    route: Route::WatchCoreV1NamespacedEndpoints,
+                                    params: PathParams::of(
+                                        &["namespace", "name"],
+                                        &[param0, param1],
+                                    ),
+                                };
                             }
-                        } else {
-                            Resolution::NotFound
+                            return Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET,
+                            };
                         }
-                    } else {
-                        Resolution::NotFound
                     }
                 } else if let Some(rest) = strip_segments(rest, "/pods") {
                     if rest.is_empty() {
-                        if *method == Method::DELETE {
-                            Resolution::Found {
-                                route: Route::DeleteCoreV1CollectionNamespacedPod,
-                                params: params.named(&["namespace"]),
-                            }
-                        } else if *method == Method::GET {
-                            Resolution::Found {
-                                route: Route::ListCoreV1NamespacedPod,
-                                params: params.named(&["namespace"]),
-                            }
-                        } else if *method == Method::POST {
-                            Resolution::Found {
-                                route: Route::CreateCoreV1NamespacedPod,
-                                params: params.named(&["namespace"]),
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
-                                allowed: MethodSet::DELETE
-                                    .union(MethodSet::GET)
-                                    .union(MethodSet::POST),
-                            }
+                        if *method == Method::GET {
+                            return Resolution::Found {
+                                route: Route::WatchCoreV1NamespacedPodList,
+                                params: PathParams::of(&["namespace"], &[param0]),
+                            };
                         }
-                    } else if let Some((segment, rest)) = param_segment(rest) {
-                        params.push(segment);
-                        if rest.is_empty() {
-                            if *method == Method::DELETE {
-                                Resolution::Found {
-                                    route: Route::DeleteCoreV1NamespacedPod,
-                                    params: params.named(&["namespace", "name"]),
-                                }
-                            } else if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::ReadCoreV1NamespacedPod,
-                                    params: params.named(&["namespace", "name"]),
-                                }
-                            } else if *method == Method::PATCH {
-                                Resolution::Found {
-                                    route: Route::PatchCoreV1NamespacedPod,
-                                    params: params.named(&["namespace", "name"]),
-                                }
-                            } else if *method == Method::PUT {
-                                Resolution::Found {
-                                    route: Route::ReplaceCoreV1NamespacedPod,
-                                    params: params.named(&["namespace", "name"]),
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::DELETE
-                                        .union(MethodSet::GET)
-                                        .union(MethodSet::PATCH)
-                                        .union(MethodSet::PUT),
-                                }
-                            }
-                        } else if let Some(rest) = strip_segments(
-                            rest,
-                            "/ephemeralcontainers",
-                        ) {
-                            if rest.is_empty() {
-                                if *method == Method::GET {
-                                    Resolution::Found {
-                                        route: Route::ReadCoreV1NamespacedPodEphemeralcontainers,
-                                        params: params.named(&["namespace", "name"]),
-                                    }
-                                } else if *method == Method::PATCH {
-                                    Resolution::Found {
-                                        route: Route::PatchCoreV1NamespacedPodEphemeralcontainers,
-                                        params: params.named(&["namespace", "name"]),
-                                    }
-                                } else if *method == Method::PUT {
-                                    Resolution::Found {
-                                        route: Route::ReplaceCoreV1NamespacedPodEphemeralcontainers,
-                                        params: params.named(&["namespace", "name"]),
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET
-                                            .union(MethodSet::PATCH)
-                                            .union(MethodSet::PUT),
-                                    }
-                                }
-                            } else {
-                                Resolution::NotFound
-                            }
-                        } else if let Some(rest) = strip_segments(rest, "/log") {
-                            if rest.is_empty() {
-                                if *method == Method::GET {
-                                    Resolution::Found {
-                                        route: Route::ReadCoreV1NamespacedPodLog,
-                                        params: params.named(&["namespace", "name"]),
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    }
-                                }
-                            } else {
-                                Resolution::NotFound
-                            }
-                        } else if let Some(rest) = strip_segments(rest, "/status") {
-                            if rest.is_empty() {
-                                if *method == Method::GET {
-                                    Resolution::Found {
-                                        route: Route::ReadCoreV1NamespacedPodStatus,
-                                        params: params.named(&["namespace", "name"]),
-                                    }
-                                } else if *method == Method::PATCH {
-                                    Resolution::Found {
-                                        route: Route::PatchCoreV1NamespacedPodStatus,
-                                        params: params.named(&["namespace", "name"]),
-                                    }
-                                } else if *method == Method::PUT {
-                                    Resolution::Found {
-                                        route: Route::ReplaceCoreV1NamespacedPodStatus,
-                                        params: params.named(&["namespace", "name"]),
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET
-                                            .union(MethodSet::PATCH)
-                                            .union(MethodSet::PUT),
-                                    }
-                                }
-                            } else {
-                                Resolution::NotFound
-                            }
-                        } else {
-                            Resolution::NotFound
-                        }
-                    } else {
-                        Resolution::NotFound
+                        return Resolution::MethodNotAllowed {
+                            allowed: MethodSet::GET,
+                        };
                     }
-                } else {
-                    Resolution::NotFound
+                    if let Some((param1, rest)) = param_segment(rest) {
+                        if rest.is_empty() {
+                            if *method == Method::GET {
+                                return Resolution::Found {
+                                    route: Route::WatchCoreV1NamespacedPod,
+                                    params: PathParams::of(
+                                        &["namespace", "name"],
+                                        &[param0, param1],
+                                    ),
+                                };
+                            }
+                            return Resolution::MethodNotAllowed {
+                                allowed: MethodSet::GET,
+                            };
+                        }
+                    }
                 }
-            } else {
-                Resolution::NotFound
             }
         } else if let Some(rest) = strip_segments(rest, "/pods") {
             if rest.is_empty() {
                 if *method == Method::GET {
-                    Resolution::Found {
-                        route: Route::ListCoreV1PodForAllNamespaces,
-                        params,
+                    return Resolution::Found {
+                        route: Route::WatchCoreV1PodListForAllNamespaces,
+                        params: PathParams::new(),
+                    };
+                }
+                return Resolution::MethodNotAllowed {
+                    allowed: MethodSet::GET,
+                };
+            }
+        }
+    }
+    Resolution::NotFound
+}
+
+/// [`resolve`] for the paths under `/apis`.
+#[allow(clippy::collapsible_if)]
+#[allow(clippy::too_many_lines)]
+fn resolve_apis<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
+    if let Some(rest) = strip_segments(rest, "/coordination.k8s.io/v1") {
+        if let Some(rest) = strip_segments(rest, "/leases") {
+            if rest.is_empty() {
+                if *method == Method::GET {
+                    return Resolution::Found {
+                        route: Route::ListCoordinationV1LeaseForAllNamespaces,
+                        params: PathParams::new(),
+                    };
+                }
+                return Resolution::MethodNotAllowed {
+                    allowed: MethodSet::GET,
+                };
+            }
+        } else if let Some(rest) = strip_segments(rest, "/namespaces") {
+            if let Some((param0, rest)) = param_segment(rest) {
+                if let Some(rest) = strip_segments(rest, "/leases") {
+                    if rest.is_empty() {
+                        if *method == Method::DELETE {
+                            return Resolution::Found {
+                                route: Route::DeleteCoordinationV1CollectionNamespacedLease,
+                                params: PathParams::of(&["namespace"], &[param0]),
+                            };
+                        }
+                        if *method == Method::GET {
+                            return Resolution::Found {
+                                route: Route::ListCoordinationV1NamespacedLease,
+                                params: PathParams::of(&["namespace"], &[param0]),
+                            };
+                        }
+                        if *method == Method::POST {
+                            return Resolution::Found {
+                                route: Route::CreateCoordinationV1NamespacedLease,
+                                params: PathParams::of(&["namespace"], &[param0]),
+                            };
+                        }
+                        return Resolution::MethodNotAllowed {
+                            allowed: MethodSet::DELETE
+                                .union(MethodSet::GET)
+                                .union(MethodSet::POST),
+                        };
                     }
-                } else {
-                    Resolution::MethodNotAllowed {
-                        allowed: MethodSet::GET,
+                    if let Some((param1, rest)) = param_segment(rest) {
+                        if rest.is_empty() {
+                            if *method == Method::DELETE {
+                                return Resolution::Found {
+                                    route: Route::DeleteCoordinationV1NamespacedLease,
+                                    params: PathParams::of(
+                                        &["namespace", "name"],
+                                        &[param0, param1],
+                                    ),
+                                };
+                            }
+                            if *method == Method::GET {
+                                return Resolution::Found {
+                                    route: Route::ReadCoordinationV1NamespacedLease,
+                                    params: PathParams::of(
+                                        &["namespace", "name"],
+                                        &[param0, param1],
+                                    ),
+                                };
+                            }
+                            if *method == Method::PATCH {
+                                return Resolution::Found {
+                                    route: Route::PatchCoordinationV1NamespacedLease,
+                                    params: PathParams::of(
+                                        &["namespace", "name"],
+                                        &[param0, param1],
+                                    ),
+                                };
+                            }
+                            if *method == Method::PUT {
+                                return Resolution::Found {
+                                    route: Route::ReplaceCoordinationV1NamespacedLease,
+                                    params: PathParams::of(
+                                        &["namespace", "name"],
+                                        &[param0, param1],
+                                    ),
+                                };
+                            }
+                            return Resolution::MethodNotAllowed {
+                                allowed: MethodSet::DELETE
+                                    .union(MethodSet::GET)
+                                    .union(MethodSet::PATCH)
+                                    .union(MethodSet::PUT),
+                            };
+                        }
                     }
                 }
-            } else {
-                Resolution::NotFound
             }
         } else if let Some(rest) = strip_segments(rest, "/watch") {
-            if let Some(rest) = strip_segments(rest, "/endpoints") {
-                if rest.is_empty() {
-                    if *method == Method::GET {
-                        Resolution::Found {
-                            route: Route::WatchCoreV1EndpointsListForAllNamespaces,
-                            params,
-                        }
-                    } else {
-                        Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        }
-                    }
-                } else {
-                    Resolution::NotFound
-                }
-            } else if let Some(rest) = strip_segments(rest, "/namespaces") {
-                if let Some((segment, rest)) = param_segment(rest) {
-                    params.push(segment);
-                    if let Some(rest) = strip_segments(rest, "/endpoints") {
-                        if rest.is_empty() {
-                            if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::WatchCoreV1NamespacedEndpointsList,
-                                    params: params.named(&["namespace"]),
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
-                            }
-                        } else if let Some((segment, rest)) = param_segment(rest) {
-                            params.push(segment);
-                            if rest.is_empty() {
-                                if *method == Method::GET {
-                                    Resolution::Found {
-                                        route: Route::WatchCoreV1NamespacedEndpoints,
-                                        params: params.named(&["namespace", "name"]),
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    }
-                                }
-                            } else {
-                                Resolution::NotFound
-                            }
-                        } else {
-                            Resolution::NotFound
-                        }
-                    } else if let Some(rest) = strip_segments(rest, "/pods") {
-                        if rest.is_empty() {
-                            if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::WatchCoreV1NamespacedPodList,
-                                    params: params.named(&["namespace"]),
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                }
-                            }
-                        } else if let Some((segment, rest)) = param_segment(rest) {
-                            params.push(segment);
-                            if rest.is_empty() {
-                                if *method == Method::GET {
-                                    Resolution::Found {
-                                        route: Route::WatchCoreV1NamespacedPod,
-                                        params: params.named(&["namespace", "name"]),
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    }
-                                }
-                            } else {
-                                Resolution::NotFound
-                            }
-                        } else {
-                            Resolution::NotFound
-                        }
-                    } else {
-                        Resolution::NotFound
-                    }
-                } else {
-                    Resolution::NotFound
-                }
-            } else if let Some(rest) = strip_segments(rest, "/pods") {
-                if rest.is_empty() {
-                    if *method == Method::GET {
-                        Resolution::Found {
-                            route: Route::WatchCoreV1PodListForAllNamespaces,
-                            params,
-                        }
-                    } else {
-                        Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        }
-                    }
-                } else {
-                    Resolution::NotFound
-                }
-            } else {
-                Resolution::NotFound
-            }
-        } else {
-            Resolution::NotFound
-        }
-    } else if let Some(rest) = strip_segments(rest, "/apis") {
-        if let Some(rest) = strip_segments(rest, "/coordination.k8s.io/v1") {
             if let Some(rest) = strip_segments(rest, "/leases") {
                 if rest.is_empty() {
                     if *method == Method::GET {
-                        Resolution::Found {
-                            route: Route::ListCoordinationV1LeaseForAllNamespaces,
-                            params,
-                        }
-                    } else {
-                        Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        }
+                        return Resolution::Found {
+                            route: Route::WatchCoordinationV1LeaseListForAllNamespaces,
+                            params: PathParams::new(),
+                        };
                     }
-                } else {
-                    Resolution::NotFound
+                    return Resolution::MethodNotAllowed {
+                        allowed: MethodSet::GET,
+                    };
                 }
             } else if let Some(rest) = strip_segments(rest, "/namespaces") {
-                if let Some((segment, rest)) = param_segment(rest) {
-                    params.push(segment);
+                if let Some((param0, rest)) = param_segment(rest) {
                     if let Some(rest) = strip_segments(rest, "/leases") {
                         if rest.is_empty() {
-                            if *method == Method::DELETE {
-                                Resolution::Found {
-                                    route: Route::DeleteCoordinationV1CollectionNamespacedLease,
-                                    params: params.named(&["namespace"]),
-                                }
-                            } else if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::ListCoordinationV1NamespacedLease,
-                                    params: params.named(&["namespace"]),
-                                }
-                            } else if *method == Method::POST {
-                                Resolution::Found {
-                                    route: Route::CreateCoordinationV1NamespacedLease,
-                                    params: params.named(&["namespace"]),
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::DELETE
-                                        .union(MethodSet::GET)
-                                        .union(MethodSet::POST),
-                                }
+                            if *method == Method::GET {
+                                return Resolution::Found {
+                                    route: Route::WatchCoordinationV1NamespacedLeaseList,
+                                    params: PathParams::of(&["namespace"], &[param0]),
+                                };
                             }
-                        } else if let Some((segment, rest)) = param_segment(rest) {
-                            params.push(segment);
-                            if rest.is_empty() {
-                                if *method == Method::DELETE {
-                                    Resolution::Found {
-                                        route: Route::DeleteCoordinationV1NamespacedLease,
-                                        params: params.named(&["namespace", "name"]),
-                                    }
-                                } else if *method == Method::GET {
-                                    Resolution::Found {
-                                        route: Route::ReadCoordinationV1NamespacedLease,
-                                        params: params.named(&["namespace", "name"]),
-                                    }
-                                } else if *method == Method::PATCH {
-                                    Resolution::Found {
-                                        route: Route::PatchCoordinationV1NamespacedLease,
-                                        params: params.named(&["namespace", "name"]),
-                                    }
-                                } else if *method == Method::PUT {
-                                    Resolution::Found {
-                                        route: Route::ReplaceCoordinationV1NamespacedLease,
-                                        params: params.named(&["namespace", "name"]),
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::DELETE
-                                            .union(MethodSet::GET)
-                                            .union(MethodSet::PATCH)
-                                            .union(MethodSet::PUT),
-                                    }
-                                }
-                            } else {
-                                Resolution::NotFound
-                            }
-                        } else {
-                            Resolution::NotFound
-                        }
-                    } else {
-                        Resolution::NotFound
-                    }
-                } else {
-                    Resolution::NotFound
-                }
-            } else if let Some(rest) = strip_segments(rest, "/watch") {
-                if let Some(rest) = strip_segments(rest, "/leases") {
-                    if rest.is_empty() {
-                        if *method == Method::GET {
-                            Resolution::Found {
-                                route: Route::WatchCoordinationV1LeaseListForAllNamespaces,
-                                params,
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
+                            return Resolution::MethodNotAllowed {
                                 allowed: MethodSet::GET,
-                            }
+                            };
                         }
-                    } else {
-                        Resolution::NotFound
-                    }
-                } else if let Some(rest) = strip_segments(rest, "/namespaces") {
-                    if let Some((segment, rest)) = param_segment(rest) {
-                        params.push(segment);
-                        if let Some(rest) = strip_segments(rest, "/leases") {
+                        if let Some((param1, rest)) = param_segment(rest) {
                             if rest.is_empty() {
                                 if *method == Method::GET {
-                                    Resolution::Found {
-                                        route: Route::WatchCoordinationV1NamespacedLeaseList,
-                                        params: params.named(&["namespace"]),
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    }
+                                    return Resolution::Found {
+                                        route: Route::WatchCoordinationV1NamespacedLease,
+                                        params: PathParams::of(
+                                            &["namespace", "name"],
+                                            &[param0, param1],
+                                        ),
+                                    };
                                 }
-                            } else if let Some((segment, rest)) = param_segment(rest) {
-                                params.push(segment);
-                                if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::WatchCoordinationV1NamespacedLease,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        }
-                                    }
-                                } else {
-                                    Resolution::NotFound
-                                }
-                            } else {
-                                Resolution::NotFound
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                };
                             }
-                        } else {
-                            Resolution::NotFound
                         }
-                    } else {
-                        Resolution::NotFound
                     }
-                } else {
-                    Resolution::NotFound
                 }
-            } else {
-                Resolution::NotFound
             }
-        } else if let Some(rest) = strip_segments(rest, "/image.openshift.io/v1") {
+        }
+    } else if let Some(rest) = strip_segments(rest, "/image.openshift.io/v1") {
+        if let Some(rest) = strip_segments(rest, "/imagestreams") {
+            if rest.is_empty() {
+                if *method == Method::GET {
+                    return Resolution::Found {
+                        route: Route::ListImageOpenshiftIoV1ImageStreamForAllNamespaces,
+                        params: PathParams::new(),
+                    };
+                }
+                return Resolution::MethodNotAllowed {
+                    allowed: MethodSet::GET,
+                };
+            }
+        } else if let Some(rest) = strip_segments(rest, "/namespaces") {
+            if let Some((param0, rest)) = param_segment(rest) {
+                if let Some(rest) = strip_segments(rest, "/imagestreams") {
+                    if rest.is_empty() {
+                        if *method == Method::DELETE {
+                            return Resolution::Found {
+                                route:
+                                    Route::DeleteImageOpenshiftIoV1CollectionNamespacedImageStream,
+                                params: PathParams::of(&["namespace"], &[param0]),
+                            };
+                        }
+                        if *method == Method::GET {
+                            return Resolution::Found {
+                                route: Route::ListImageOpenshiftIoV1NamespacedImageStream,
+                                params: PathParams::of(&["namespace"], &[param0]),
+                            };
+                        }
+                        if *method == Method::POST {
+                            return Resolution::Found {
+                                route: Route::CreateImageOpenshiftIoV1NamespacedImageStream,
+                                params: PathParams::of(&["namespace"], &[param0]),
+                            };
+                        }
+                        return Resolution::MethodNotAllowed {
+                            allowed: MethodSet::DELETE
+                                .union(MethodSet::GET)
+                                .union(MethodSet::POST),
+                        };
+                    }
+                    if let Some((param1, rest)) = param_segment(rest) {
+                        if rest.is_empty() {
+                            if *method == Method::DELETE {
+                                return Resolution::Found {
+                                    route: Route::DeleteImageOpenshiftIoV1NamespacedImageStream,
+                                    params: PathParams::of(
+                                        &["namespace", "name"],
+                                        &[param0, param1],
+                                    ),
+                                };
+                            }
+                            if *method == Method::GET {
+                                return Resolution::Found {
+                                    route: Route::ReadImageOpenshiftIoV1NamespacedImageStream,
+                                    params: PathParams::of(
+                                        &["namespace", "name"],
+                                        &[param0, param1],
+                                    ),
+                                };
+                            }
+                            if *method == Method::PATCH {
+                                return Resolution::Found {
+                                    route: Route::PatchImageOpenshiftIoV1NamespacedImageStream,
+                                    params: PathParams::of(
+                                        &["namespace", "name"],
+                                        &[param0, param1],
+                                    ),
+                                };
+                            }
+                            if *method == Method::PUT {
+                                return Resolution::Found {
+                                    route: Route::ReplaceImageOpenshiftIoV1NamespacedImageStream,
+                                    params: PathParams::of(
+                                        &["namespace", "name"],
+                                        &[param0, param1],
+                                    ),
+                                };
+                            }
+                            return Resolution::MethodNotAllowed {
+                                allowed: MethodSet::DELETE
+                                    .union(MethodSet::GET)
+                                    .union(MethodSet::PATCH)
+                                    .union(MethodSet::PUT),
+                            };
+                        }
+                        if let Some(rest) = strip_segments(rest, "/status") {
+                            if rest.is_empty() {
+                                if *method == Method::GET {
+                                    return Resolution::Found {
+                                        route:
+                                            Route::ReadImageOpenshiftIoV1NamespacedImageStreamStatus,
+                                        params: PathParams::of(
+                                            &["namespace", "name"],
+                                            &[param0, param1],
+                                        ),
+                                    };
+                                }
+                                if *method == Method::PATCH {
+                                    return Resolution::Found {
+                                        route:
+                                            Route::PatchImageOpenshiftIoV1NamespacedImageStreamStatus,
+                                        params: PathParams::of(
+                                            &["namespace", "name"],
+                                            &[param0, param1],
+                                        ),
+                                    };
+                                }
+                                if *method == Method::PUT {
+                                    return Resolution::Found {
+                                        route:
+                                            Route::ReplaceImageOpenshiftIoV1NamespacedImageStreamStatus,
+                                        params: PathParams::of(
+                                            &["namespace", "name"],
+                                            &[param0, param1],
+                                        ),
+                                    };
+                                }
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET
+                                        .union(MethodSet::PATCH)
+                                        .union(MethodSet::PUT),
+                                };
+                            }
+                        }
+                    }
+                }
+            }
+        } else if let Some(rest) = strip_segments(rest, "/watch") {
             if let Some(rest) = strip_segments(rest, "/imagestreams") {
                 if rest.is_empty() {
                     if *method == Method::GET {
-                        Resolution::Found {
-                            route: Route::ListImageOpenshiftIoV1ImageStreamForAllNamespaces,
-                            params,
-                        }
-                    } else {
-                        Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        }
+                        return Resolution::Found {
+                            route: Route::WatchImageOpenshiftIoV1ImageStreamListForAllNamespaces,
+                            params: PathParams::new(),
+                        };
                     }
-                } else {
-                    Resolution::NotFound
+                    return Resolution::MethodNotAllowed {
+                        allowed: MethodSet::GET,
+                    };
                 }
             } else if let Some(rest) = strip_segments(rest, "/namespaces") {
-                if let Some((segment, rest)) = param_segment(rest) {
-                    params.push(segment);
+                if let Some((param0, rest)) = param_segment(rest) {
                     if let Some(rest) = strip_segments(rest, "/imagestreams") {
                         if rest.is_empty() {
-                            if *method == Method::DELETE {
-                                Resolution::Found {
-                                    route: Route::DeleteImageOpenshiftIoV1CollectionNamespacedImageStream,
-                                    params: params.named(&["namespace"]),
-                                }
-                            } else if *method == Method::GET {
-                                Resolution::Found {
-                                    route: Route::ListImageOpenshiftIoV1NamespacedImageStream,
-                                    params: params.named(&["namespace"]),
-                                }
-                            } else if *method == Method::POST {
-                                Resolution::Found {
-                                    route: Route::CreateImageOpenshiftIoV1NamespacedImageStream,
-                                    params: params.named(&["namespace"]),
-                                }
-                            } else {
-                                Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::DELETE
-                                        .union(MethodSet::GET)
-                                        .union(MethodSet::POST),
-                                }
+                            if *method == Method::GET {
+                                return Resolution::Found {
+                                    route: Route::WatchImageOpenshiftIoV1NamespacedImageStreamList,
+                                    params: PathParams::of(&["namespace"], &[param0]),
+                                };
                             }
-                        } else if let Some((segment, rest)) = param_segment(rest) {
-                            params.push(segment);
-                            if rest.is_empty() {
-                                if *method == Method::DELETE {
-                                    Resolution::Found {
-                                        route: Route::DeleteImageOpenshiftIoV1NamespacedImageStream,
-                                        params: params.named(&["namespace", "name"]),
-                                    }
-                                } else if *method == Method::GET {
-                                    Resolution::Found {
-                                        route: Route::ReadImageOpenshiftIoV1NamespacedImageStream,
-                                        params: params.named(&["namespace", "name"]),
-                                    }
-                                } else if *method == Method::PATCH {
-                                    Resolution::Found {
-                                        route: Route::PatchImageOpenshiftIoV1NamespacedImageStream,
-                                        params: params.named(&["namespace", "name"]),
-                                    }
-                                } else if *method == Method::PUT {
-                                    Resolution::Found {
-                                        route: Route::ReplaceImageOpenshiftIoV1NamespacedImageStream,
-                                        params: params.named(&["namespace", "name"]),
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::DELETE
-                                            .union(MethodSet::GET)
-                                            .union(MethodSet::PATCH)
-                                            .union(MethodSet::PUT),
-                                    }
-                                }
-                            } else if let Some(rest) = strip_segments(rest, "/status") {
-                                if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::ReadImageOpenshiftIoV1NamespacedImageStreamStatus,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else if *method == Method::PATCH {
-                                        Resolution::Found {
-                                            route: Route::PatchImageOpenshiftIoV1NamespacedImageStreamStatus,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else if *method == Method::PUT {
-                                        Resolution::Found {
-                                            route: Route::ReplaceImageOpenshiftIoV1NamespacedImageStreamStatus,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET
-                                                .union(MethodSet::PATCH)
-                                                .union(MethodSet::PUT),
-                                        }
-                                    }
-                                } else {
-                                    Resolution::NotFound
-                                }
-                            } else {
-                                Resolution::NotFound
-                            }
-                        } else {
-                            Resolution::NotFound
-                        }
-                    } else {
-                        Resolution::NotFound
-                    }
-                } else {
-                    Resolution::NotFound
-                }
-            } else if let Some(rest) = strip_segments(rest, "/watch") {
-                if let Some(rest) = strip_segments(rest, "/imagestreams") {
-                    if rest.is_empty() {
-                        if *method == Method::GET {
-                            Resolution::Found {
-                                route: Route::WatchImageOpenshiftIoV1ImageStreamListForAllNamespaces,
-                                params,
-                            }
-                        } else {
-                            Resolution::MethodNotAllowed {
+                            return Resolution::MethodNotAllowed {
                                 allowed: MethodSet::GET,
-                            }
+                            };
                         }
-                    } else {
-                        Resolution::NotFound
-                    }
-                } else if let Some(rest) = strip_segments(rest, "/namespaces") {
-                    if let Some((segment, rest)) = param_segment(rest) {
-                        params.push(segment);
-                        if let Some(rest) = strip_segments(rest, "/imagestreams") {
+                        if let Some((param1, rest)) = param_segment(rest) {
                             if rest.is_empty() {
                                 if *method == Method::GET {
-                                    Resolution::Found {
-                                        route: Route::WatchImageOpenshiftIoV1NamespacedImageStreamList,
-                                        params: params.named(&["namespace"]),
-                                    }
-                                } else {
-                                    Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    }
+                                    return Resolution::Found {
+                                        route: Route::WatchImageOpenshiftIoV1NamespacedImageStream,
+                                        params: PathParams::of(
+                                            &["namespace", "name"],
+                                            &[param0, param1],
+                                        ),
+                                    };
                                 }
-                            } else if let Some((segment, rest)) = param_segment(rest) {
-                                params.push(segment);
-                                if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        Resolution::Found {
-                                            route: Route::WatchImageOpenshiftIoV1NamespacedImageStream,
-                                            params: params.named(&["namespace", "name"]),
-                                        }
-                                    } else {
-                                        Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        }
-                                    }
-                                } else {
-                                    Resolution::NotFound
-                                }
-                            } else {
-                                Resolution::NotFound
+                                return Resolution::MethodNotAllowed {
+                                    allowed: MethodSet::GET,
+                                };
                             }
-                        } else {
-                            Resolution::NotFound
                         }
-                    } else {
-                        Resolution::NotFound
                     }
-                } else {
-                    Resolution::NotFound
                 }
-            } else {
-                Resolution::NotFound
             }
-        } else {
-            Resolution::NotFound
         }
-    } else {
-        Resolution::NotFound
     }
+    Resolution::NotFound
 }

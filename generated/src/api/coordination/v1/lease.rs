@@ -183,12 +183,8 @@ impl Lease {
     }
 }
 
-/// Builds [`Lease`] values: start with [`Lease::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Lease` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct LeaseBuilder {
-    inner: Lease,
-}
+/// Builds [`Lease`] values: start with [`Lease::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `Lease` back into its builder.
+pub type LeaseBuilder = crate::Builder<Lease>;
 
 impl LeaseBuilder {
     /// Standard object metadata.
@@ -215,20 +211,6 @@ impl LeaseBuilder {
     pub fn spec(mut self, value: impl Into<crate::api::coordination::v1::LeaseSpec>) -> Self {
         self.inner.spec = Some(value.into());
         self
-    }
-
-    /// The finished `Lease`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> Lease {
-        self.inner
-    }
-}
-
-impl From<Lease> for LeaseBuilder {
-    #[inline]
-    fn from(value: Lease) -> Self {
-        Self { inner: value }
     }
 }
 

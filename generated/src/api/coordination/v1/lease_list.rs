@@ -166,12 +166,8 @@ impl LeaseList {
     }
 }
 
-/// Builds [`LeaseList`] values: start with [`LeaseList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `LeaseList` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct LeaseListBuilder {
-    inner: LeaseList,
-}
+/// Builds [`LeaseList`] values: start with [`LeaseList::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `LeaseList` back into its builder.
+pub type LeaseListBuilder = crate::Builder<LeaseList>;
 
 impl LeaseListBuilder {
     /// The Leases in this list.
@@ -200,20 +196,6 @@ impl LeaseListBuilder {
     ) -> Self {
         self.inner.metadata = Some(value.into());
         self
-    }
-
-    /// The finished `LeaseList`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> LeaseList {
-        self.inner
-    }
-}
-
-impl From<LeaseList> for LeaseListBuilder {
-    #[inline]
-    fn from(value: LeaseList) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -200,12 +200,8 @@ impl LeaseSpec {
     }
 }
 
-/// Builds [`LeaseSpec`] values: start with [`LeaseSpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `LeaseSpec` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct LeaseSpecBuilder {
-    inner: LeaseSpec,
-}
+/// Builds [`LeaseSpec`] values: start with [`LeaseSpec::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `LeaseSpec` back into its builder.
+pub type LeaseSpecBuilder = crate::Builder<LeaseSpec>;
 
 impl LeaseSpecBuilder {
     /// When the current holder acquired the lease.
@@ -254,20 +250,6 @@ impl LeaseSpecBuilder {
     pub fn strategy(mut self, value: impl Into<String>) -> Self {
         self.inner.strategy = Some(value.into());
         self
-    }
-
-    /// The finished `LeaseSpec`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> LeaseSpec {
-        self.inner
-    }
-}
-
-impl From<LeaseSpec> for LeaseSpecBuilder {
-    #[inline]
-    fn from(value: LeaseSpec) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -132,12 +132,8 @@ impl Affinity {
     }
 }
 
-/// Builds [`Affinity`] values: start with [`Affinity::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Affinity` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct AffinityBuilder {
-    inner: Affinity,
-}
+/// Builds [`Affinity`] values: start with [`Affinity::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `Affinity` back into its builder.
+pub type AffinityBuilder = crate::Builder<Affinity>;
 
 impl AffinityBuilder {
     /// Node affinity rules for the pod.
@@ -159,20 +155,6 @@ impl AffinityBuilder {
     ) -> Self {
         self.inner.pod_anti_affinity = Some(value.into());
         self
-    }
-
-    /// The finished `Affinity`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> Affinity {
-        self.inner
-    }
-}
-
-impl From<Affinity> for AffinityBuilder {
-    #[inline]
-    fn from(value: Affinity) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -128,12 +128,8 @@ impl AppArmorProfile {
     }
 }
 
-/// Builds [`AppArmorProfile`] values: start with [`AppArmorProfile::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `AppArmorProfile` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct AppArmorProfileBuilder {
-    inner: AppArmorProfile,
-}
+/// Builds [`AppArmorProfile`] values: start with [`AppArmorProfile::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `AppArmorProfile` back into its builder.
+pub type AppArmorProfileBuilder = crate::Builder<AppArmorProfile>;
 
 impl AppArmorProfileBuilder {
     /// Name of a profile preloaded on the node; required only when type is `Localhost`.
@@ -146,20 +142,6 @@ impl AppArmorProfileBuilder {
     pub fn type_(mut self, value: impl Into<String>) -> Self {
         self.inner.type_ = value.into();
         self
-    }
-
-    /// The finished `AppArmorProfile`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> AppArmorProfile {
-        self.inner
-    }
-}
-
-impl From<AppArmorProfile> for AppArmorProfileBuilder {
-    #[inline]
-    fn from(value: AppArmorProfile) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -146,12 +146,8 @@ impl AWSElasticBlockStoreVolumeSource {
     }
 }
 
-/// Builds [`AWSElasticBlockStoreVolumeSource`] values: start with [`AWSElasticBlockStoreVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `AWSElasticBlockStoreVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct AWSElasticBlockStoreVolumeSourceBuilder {
-    inner: AWSElasticBlockStoreVolumeSource,
-}
+/// Builds [`AWSElasticBlockStoreVolumeSource`] values: start with [`AWSElasticBlockStoreVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `AWSElasticBlockStoreVolumeSource` back into its builder.
+pub type AWSElasticBlockStoreVolumeSourceBuilder = crate::Builder<AWSElasticBlockStoreVolumeSource>;
 
 impl AWSElasticBlockStoreVolumeSourceBuilder {
     /// Filesystem type to mount, e.g. `ext4`; defaults to ext4.
@@ -176,20 +172,6 @@ impl AWSElasticBlockStoreVolumeSourceBuilder {
     pub fn volume_id(mut self, value: impl Into<String>) -> Self {
         self.inner.volume_id = value.into();
         self
-    }
-
-    /// The finished `AWSElasticBlockStoreVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> AWSElasticBlockStoreVolumeSource {
-        self.inner
-    }
-}
-
-impl From<AWSElasticBlockStoreVolumeSource> for AWSElasticBlockStoreVolumeSourceBuilder {
-    #[inline]
-    fn from(value: AWSElasticBlockStoreVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -180,12 +180,8 @@ impl AzureDiskVolumeSource {
     }
 }
 
-/// Builds [`AzureDiskVolumeSource`] values: start with [`AzureDiskVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `AzureDiskVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct AzureDiskVolumeSourceBuilder {
-    inner: AzureDiskVolumeSource,
-}
+/// Builds [`AzureDiskVolumeSource`] values: start with [`AzureDiskVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `AzureDiskVolumeSource` back into its builder.
+pub type AzureDiskVolumeSourceBuilder = crate::Builder<AzureDiskVolumeSource>;
 
 impl AzureDiskVolumeSourceBuilder {
     /// Host caching mode: None, ReadOnly or ReadWrite.
@@ -228,20 +224,6 @@ impl AzureDiskVolumeSourceBuilder {
     pub fn read_only(mut self, value: impl Into<bool>) -> Self {
         self.inner.read_only = Some(value.into());
         self
-    }
-
-    /// The finished `AzureDiskVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> AzureDiskVolumeSource {
-        self.inner
-    }
-}
-
-impl From<AzureDiskVolumeSource> for AzureDiskVolumeSourceBuilder {
-    #[inline]
-    fn from(value: AzureDiskVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

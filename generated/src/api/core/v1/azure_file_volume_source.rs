@@ -133,12 +133,8 @@ impl AzureFileVolumeSource {
     }
 }
 
-/// Builds [`AzureFileVolumeSource`] values: start with [`AzureFileVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `AzureFileVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct AzureFileVolumeSourceBuilder {
-    inner: AzureFileVolumeSource,
-}
+/// Builds [`AzureFileVolumeSource`] values: start with [`AzureFileVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `AzureFileVolumeSource` back into its builder.
+pub type AzureFileVolumeSourceBuilder = crate::Builder<AzureFileVolumeSource>;
 
 impl AzureFileVolumeSourceBuilder {
     /// Forces the mount to be read-only when true.
@@ -157,20 +153,6 @@ impl AzureFileVolumeSourceBuilder {
     pub fn share_name(mut self, value: impl Into<String>) -> Self {
         self.inner.share_name = value.into();
         self
-    }
-
-    /// The finished `AzureFileVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> AzureFileVolumeSource {
-        self.inner
-    }
-}
-
-impl From<AzureFileVolumeSource> for AzureFileVolumeSourceBuilder {
-    #[inline]
-    fn from(value: AzureFileVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -113,12 +113,8 @@ impl Capabilities {
     }
 }
 
-/// Builds [`Capabilities`] values: start with [`Capabilities::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Capabilities` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct CapabilitiesBuilder {
-    inner: Capabilities,
-}
+/// Builds [`Capabilities`] values: start with [`Capabilities::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `Capabilities` back into its builder.
+pub type CapabilitiesBuilder = crate::Builder<Capabilities>;
 
 impl CapabilitiesBuilder {
     /// Capabilities to add.
@@ -151,20 +147,6 @@ impl CapabilitiesBuilder {
     pub fn push_drop(mut self, item: impl Into<String>) -> Self {
         self.inner.drop.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `Capabilities`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> Capabilities {
-        self.inner
-    }
-}
-
-impl From<Capabilities> for CapabilitiesBuilder {
-    #[inline]
-    fn from(value: Capabilities) -> Self {
-        Self { inner: value }
     }
 }
 

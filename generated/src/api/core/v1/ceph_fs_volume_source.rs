@@ -177,12 +177,8 @@ impl CephFSVolumeSource {
     }
 }
 
-/// Builds [`CephFSVolumeSource`] values: start with [`CephFSVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `CephFSVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct CephFSVolumeSourceBuilder {
-    inner: CephFSVolumeSource,
-}
+/// Builds [`CephFSVolumeSource`] values: start with [`CephFSVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `CephFSVolumeSource` back into its builder.
+pub type CephFSVolumeSourceBuilder = crate::Builder<CephFSVolumeSource>;
 
 impl CephFSVolumeSourceBuilder {
     /// Ceph monitor addresses.
@@ -232,20 +228,6 @@ impl CephFSVolumeSourceBuilder {
     pub fn user(mut self, value: impl Into<String>) -> Self {
         self.inner.user = Some(value.into());
         self
-    }
-
-    /// The finished `CephFSVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> CephFSVolumeSource {
-        self.inner
-    }
-}
-
-impl From<CephFSVolumeSource> for CephFSVolumeSourceBuilder {
-    #[inline]
-    fn from(value: CephFSVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -144,12 +144,8 @@ impl CinderVolumeSource {
     }
 }
 
-/// Builds [`CinderVolumeSource`] values: start with [`CinderVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `CinderVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct CinderVolumeSourceBuilder {
-    inner: CinderVolumeSource,
-}
+/// Builds [`CinderVolumeSource`] values: start with [`CinderVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `CinderVolumeSource` back into its builder.
+pub type CinderVolumeSourceBuilder = crate::Builder<CinderVolumeSource>;
 
 impl CinderVolumeSourceBuilder {
     /// Filesystem type to mount; defaults to ext4.
@@ -177,20 +173,6 @@ impl CinderVolumeSourceBuilder {
     pub fn volume_id(mut self, value: impl Into<String>) -> Self {
         self.inner.volume_id = value.into();
         self
-    }
-
-    /// The finished `CinderVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> CinderVolumeSource {
-        self.inner
-    }
-}
-
-impl From<CinderVolumeSource> for CinderVolumeSourceBuilder {
-    #[inline]
-    fn from(value: CinderVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

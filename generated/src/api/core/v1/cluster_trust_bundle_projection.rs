@@ -164,12 +164,8 @@ impl ClusterTrustBundleProjection {
     }
 }
 
-/// Builds [`ClusterTrustBundleProjection`] values: start with [`ClusterTrustBundleProjection::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ClusterTrustBundleProjection` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ClusterTrustBundleProjectionBuilder {
-    inner: ClusterTrustBundleProjection,
-}
+/// Builds [`ClusterTrustBundleProjection`] values: start with [`ClusterTrustBundleProjection::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ClusterTrustBundleProjection` back into its builder.
+pub type ClusterTrustBundleProjectionBuilder = crate::Builder<ClusterTrustBundleProjection>;
 
 impl ClusterTrustBundleProjectionBuilder {
     /// Selects bundles by label; only used together with signerName.
@@ -203,20 +199,6 @@ impl ClusterTrustBundleProjectionBuilder {
     pub fn signer_name(mut self, value: impl Into<String>) -> Self {
         self.inner.signer_name = Some(value.into());
         self
-    }
-
-    /// The finished `ClusterTrustBundleProjection`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ClusterTrustBundleProjection {
-        self.inner
-    }
-}
-
-impl From<ClusterTrustBundleProjection> for ClusterTrustBundleProjectionBuilder {
-    #[inline]
-    fn from(value: ClusterTrustBundleProjection) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -113,12 +113,8 @@ impl ConfigMapEnvSource {
     }
 }
 
-/// Builds [`ConfigMapEnvSource`] values: start with [`ConfigMapEnvSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ConfigMapEnvSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ConfigMapEnvSourceBuilder {
-    inner: ConfigMapEnvSource,
-}
+/// Builds [`ConfigMapEnvSource`] values: start with [`ConfigMapEnvSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ConfigMapEnvSource` back into its builder.
+pub type ConfigMapEnvSourceBuilder = crate::Builder<ConfigMapEnvSource>;
 
 impl ConfigMapEnvSourceBuilder {
     /// Name of the ConfigMap.
@@ -131,20 +127,6 @@ impl ConfigMapEnvSourceBuilder {
     pub fn optional(mut self, value: impl Into<bool>) -> Self {
         self.inner.optional = Some(value.into());
         self
-    }
-
-    /// The finished `ConfigMapEnvSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ConfigMapEnvSource {
-        self.inner
-    }
-}
-
-impl From<ConfigMapEnvSource> for ConfigMapEnvSourceBuilder {
-    #[inline]
-    fn from(value: ConfigMapEnvSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -132,12 +132,8 @@ impl ConfigMapKeySelector {
     }
 }
 
-/// Builds [`ConfigMapKeySelector`] values: start with [`ConfigMapKeySelector::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ConfigMapKeySelector` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ConfigMapKeySelectorBuilder {
-    inner: ConfigMapKeySelector,
-}
+/// Builds [`ConfigMapKeySelector`] values: start with [`ConfigMapKeySelector::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ConfigMapKeySelector` back into its builder.
+pub type ConfigMapKeySelectorBuilder = crate::Builder<ConfigMapKeySelector>;
 
 impl ConfigMapKeySelectorBuilder {
     /// The key to read.
@@ -156,20 +152,6 @@ impl ConfigMapKeySelectorBuilder {
     pub fn optional(mut self, value: impl Into<bool>) -> Self {
         self.inner.optional = Some(value.into());
         self
-    }
-
-    /// The finished `ConfigMapKeySelector`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ConfigMapKeySelector {
-        self.inner
-    }
-}
-
-impl From<ConfigMapKeySelector> for ConfigMapKeySelectorBuilder {
-    #[inline]
-    fn from(value: ConfigMapKeySelector) -> Self {
-        Self { inner: value }
     }
 }
 

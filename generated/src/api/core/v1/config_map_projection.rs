@@ -124,12 +124,8 @@ impl ConfigMapProjection {
     }
 }
 
-/// Builds [`ConfigMapProjection`] values: start with [`ConfigMapProjection::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ConfigMapProjection` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ConfigMapProjectionBuilder {
-    inner: ConfigMapProjection,
-}
+/// Builds [`ConfigMapProjection`] values: start with [`ConfigMapProjection::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ConfigMapProjection` back into its builder.
+pub type ConfigMapProjectionBuilder = crate::Builder<ConfigMapProjection>;
 
 impl ConfigMapProjectionBuilder {
     /// Explicit key-to-path mappings; when empty every key becomes a file.
@@ -161,20 +157,6 @@ impl ConfigMapProjectionBuilder {
     pub fn optional(mut self, value: impl Into<bool>) -> Self {
         self.inner.optional = Some(value.into());
         self
-    }
-
-    /// The finished `ConfigMapProjection`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ConfigMapProjection {
-        self.inner
-    }
-}
-
-impl From<ConfigMapProjection> for ConfigMapProjectionBuilder {
-    #[inline]
-    fn from(value: ConfigMapProjection) -> Self {
-        Self { inner: value }
     }
 }
 

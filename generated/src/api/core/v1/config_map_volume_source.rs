@@ -135,12 +135,8 @@ impl ConfigMapVolumeSource {
     }
 }
 
-/// Builds [`ConfigMapVolumeSource`] values: start with [`ConfigMapVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ConfigMapVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ConfigMapVolumeSourceBuilder {
-    inner: ConfigMapVolumeSource,
-}
+/// Builds [`ConfigMapVolumeSource`] values: start with [`ConfigMapVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ConfigMapVolumeSource` back into its builder.
+pub type ConfigMapVolumeSourceBuilder = crate::Builder<ConfigMapVolumeSource>;
 
 impl ConfigMapVolumeSourceBuilder {
     /// Default permission bits for created files, e.g. 0644.
@@ -178,20 +174,6 @@ impl ConfigMapVolumeSourceBuilder {
     pub fn optional(mut self, value: impl Into<bool>) -> Self {
         self.inner.optional = Some(value.into());
         self
-    }
-
-    /// The finished `ConfigMapVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ConfigMapVolumeSource {
-        self.inner
-    }
-}
-
-impl From<ConfigMapVolumeSource> for ConfigMapVolumeSourceBuilder {
-    #[inline]
-    fn from(value: ConfigMapVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -450,12 +450,8 @@ impl Container {
     }
 }
 
-/// Builds [`Container`] values: start with [`Container::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Container` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ContainerBuilder {
-    inner: Container,
-}
+/// Builds [`Container`] values: start with [`Container::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `Container` back into its builder.
+pub type ContainerBuilder = crate::Builder<Container>;
 
 impl ContainerBuilder {
     /// Arguments to the entrypoint; `$(VAR_NAME)` references are expanded.
@@ -729,20 +725,6 @@ impl ContainerBuilder {
     pub fn working_dir(mut self, value: impl Into<String>) -> Self {
         self.inner.working_dir = Some(value.into());
         self
-    }
-
-    /// The finished `Container`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> Container {
-        self.inner
-    }
-}
-
-impl From<Container> for ContainerBuilder {
-    #[inline]
-    fn from(value: Container) -> Self {
-        Self { inner: value }
     }
 }
 

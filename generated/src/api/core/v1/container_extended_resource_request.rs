@@ -139,12 +139,8 @@ impl ContainerExtendedResourceRequest {
     }
 }
 
-/// Builds [`ContainerExtendedResourceRequest`] values: start with [`ContainerExtendedResourceRequest::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerExtendedResourceRequest` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ContainerExtendedResourceRequestBuilder {
-    inner: ContainerExtendedResourceRequest,
-}
+/// Builds [`ContainerExtendedResourceRequest`] values: start with [`ContainerExtendedResourceRequest::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ContainerExtendedResourceRequest` back into its builder.
+pub type ContainerExtendedResourceRequestBuilder = crate::Builder<ContainerExtendedResourceRequest>;
 
 impl ContainerExtendedResourceRequestBuilder {
     /// Container that requests the resource.
@@ -163,20 +159,6 @@ impl ContainerExtendedResourceRequestBuilder {
     pub fn resource_name(mut self, value: impl Into<String>) -> Self {
         self.inner.resource_name = value.into();
         self
-    }
-
-    /// The finished `ContainerExtendedResourceRequest`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ContainerExtendedResourceRequest {
-        self.inner
-    }
-}
-
-impl From<ContainerExtendedResourceRequest> for ContainerExtendedResourceRequestBuilder {
-    #[inline]
-    fn from(value: ContainerExtendedResourceRequest) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -164,12 +164,8 @@ impl ContainerPort {
     }
 }
 
-/// Builds [`ContainerPort`] values: start with [`ContainerPort::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerPort` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ContainerPortBuilder {
-    inner: ContainerPort,
-}
+/// Builds [`ContainerPort`] values: start with [`ContainerPort::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ContainerPort` back into its builder.
+pub type ContainerPortBuilder = crate::Builder<ContainerPort>;
 
 impl ContainerPortBuilder {
     /// Port number on the pod IP, between 1 and 65535.
@@ -202,20 +198,6 @@ impl ContainerPortBuilder {
     pub fn protocol(mut self, value: impl Into<String>) -> Self {
         self.inner.protocol = Some(value.into());
         self
-    }
-
-    /// The finished `ContainerPort`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ContainerPort {
-        self.inner
-    }
-}
-
-impl From<ContainerPort> for ContainerPortBuilder {
-    #[inline]
-    fn from(value: ContainerPort) -> Self {
-        Self { inner: value }
     }
 }
 

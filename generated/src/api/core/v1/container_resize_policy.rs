@@ -122,12 +122,8 @@ impl ContainerResizePolicy {
     }
 }
 
-/// Builds [`ContainerResizePolicy`] values: start with [`ContainerResizePolicy::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerResizePolicy` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ContainerResizePolicyBuilder {
-    inner: ContainerResizePolicy,
-}
+/// Builds [`ContainerResizePolicy`] values: start with [`ContainerResizePolicy::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ContainerResizePolicy` back into its builder.
+pub type ContainerResizePolicyBuilder = crate::Builder<ContainerResizePolicy>;
 
 impl ContainerResizePolicyBuilder {
     /// Resource the policy applies to: cpu or memory.
@@ -140,20 +136,6 @@ impl ContainerResizePolicyBuilder {
     pub fn restart_policy(mut self, value: impl Into<String>) -> Self {
         self.inner.restart_policy = value.into();
         self
-    }
-
-    /// The finished `ContainerResizePolicy`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ContainerResizePolicy {
-        self.inner
-    }
-}
-
-impl From<ContainerResizePolicy> for ContainerResizePolicyBuilder {
-    #[inline]
-    fn from(value: ContainerResizePolicy) -> Self {
-        Self { inner: value }
     }
 }
 

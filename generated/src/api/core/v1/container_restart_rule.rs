@@ -118,12 +118,8 @@ impl ContainerRestartRule {
     }
 }
 
-/// Builds [`ContainerRestartRule`] values: start with [`ContainerRestartRule::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerRestartRule` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ContainerRestartRuleBuilder {
-    inner: ContainerRestartRule,
-}
+/// Builds [`ContainerRestartRule`] values: start with [`ContainerRestartRule::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ContainerRestartRule` back into its builder.
+pub type ContainerRestartRuleBuilder = crate::Builder<ContainerRestartRule>;
 
 impl ContainerRestartRuleBuilder {
     /// Action to take when the rule matches; only `Restart` is allowed.
@@ -139,20 +135,6 @@ impl ContainerRestartRuleBuilder {
     ) -> Self {
         self.inner.exit_codes = Some(value.into());
         self
-    }
-
-    /// The finished `ContainerRestartRule`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ContainerRestartRule {
-        self.inner
-    }
-}
-
-impl From<ContainerRestartRule> for ContainerRestartRuleBuilder {
-    #[inline]
-    fn from(value: ContainerRestartRule) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -120,12 +120,8 @@ impl ContainerRestartRuleOnExitCodes {
     }
 }
 
-/// Builds [`ContainerRestartRuleOnExitCodes`] values: start with [`ContainerRestartRuleOnExitCodes::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerRestartRuleOnExitCodes` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ContainerRestartRuleOnExitCodesBuilder {
-    inner: ContainerRestartRuleOnExitCodes,
-}
+/// Builds [`ContainerRestartRuleOnExitCodes`] values: start with [`ContainerRestartRuleOnExitCodes::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ContainerRestartRuleOnExitCodes` back into its builder.
+pub type ContainerRestartRuleOnExitCodesBuilder = crate::Builder<ContainerRestartRuleOnExitCodes>;
 
 impl ContainerRestartRuleOnExitCodesBuilder {
     /// How exit codes are compared with values: In or NotIn.
@@ -148,20 +144,6 @@ impl ContainerRestartRuleOnExitCodesBuilder {
     pub fn value(mut self, item: impl Into<i32>) -> Self {
         self.inner.values.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `ContainerRestartRuleOnExitCodes`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ContainerRestartRuleOnExitCodes {
-        self.inner
-    }
-}
-
-impl From<ContainerRestartRuleOnExitCodes> for ContainerRestartRuleOnExitCodesBuilder {
-    #[inline]
-    fn from(value: ContainerRestartRuleOnExitCodes) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -124,12 +124,8 @@ impl ContainerState {
     }
 }
 
-/// Builds [`ContainerState`] values: start with [`ContainerState::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerState` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ContainerStateBuilder {
-    inner: ContainerState,
-}
+/// Builds [`ContainerState`] values: start with [`ContainerState::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ContainerState` back into its builder.
+pub type ContainerStateBuilder = crate::Builder<ContainerState>;
 
 impl ContainerStateBuilder {
     /// Set while the container is running.
@@ -157,20 +153,6 @@ impl ContainerStateBuilder {
     ) -> Self {
         self.inner.waiting = Some(value.into());
         self
-    }
-
-    /// The finished `ContainerState`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ContainerState {
-        self.inner
-    }
-}
-
-impl From<ContainerState> for ContainerStateBuilder {
-    #[inline]
-    fn from(value: ContainerState) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -100,12 +100,8 @@ impl ContainerStateRunning {
     }
 }
 
-/// Builds [`ContainerStateRunning`] values: start with [`ContainerStateRunning::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerStateRunning` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ContainerStateRunningBuilder {
-    inner: ContainerStateRunning,
-}
+/// Builds [`ContainerStateRunning`] values: start with [`ContainerStateRunning::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ContainerStateRunning` back into its builder.
+pub type ContainerStateRunningBuilder = crate::Builder<ContainerStateRunning>;
 
 impl ContainerStateRunningBuilder {
     /// When the container was last (re)started.
@@ -115,20 +111,6 @@ impl ContainerStateRunningBuilder {
     ) -> Self {
         self.inner.started_at = Some(value.into());
         self
-    }
-
-    /// The finished `ContainerStateRunning`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ContainerStateRunning {
-        self.inner
-    }
-}
-
-impl From<ContainerStateRunning> for ContainerStateRunningBuilder {
-    #[inline]
-    fn from(value: ContainerStateRunning) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -188,12 +188,8 @@ impl ContainerStateTerminated {
     }
 }
 
-/// Builds [`ContainerStateTerminated`] values: start with [`ContainerStateTerminated::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerStateTerminated` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ContainerStateTerminatedBuilder {
-    inner: ContainerStateTerminated,
-}
+/// Builds [`ContainerStateTerminated`] values: start with [`ContainerStateTerminated::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ContainerStateTerminated` back into its builder.
+pub type ContainerStateTerminatedBuilder = crate::Builder<ContainerStateTerminated>;
 
 impl ContainerStateTerminatedBuilder {
     /// Container ID in the form \<type\>://\<container_id\>.
@@ -242,20 +238,6 @@ impl ContainerStateTerminatedBuilder {
     ) -> Self {
         self.inner.started_at = Some(value.into());
         self
-    }
-
-    /// The finished `ContainerStateTerminated`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ContainerStateTerminated {
-        self.inner
-    }
-}
-
-impl From<ContainerStateTerminated> for ContainerStateTerminatedBuilder {
-    #[inline]
-    fn from(value: ContainerStateTerminated) -> Self {
-        Self { inner: value }
     }
 }
 

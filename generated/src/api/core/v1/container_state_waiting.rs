@@ -113,12 +113,8 @@ impl ContainerStateWaiting {
     }
 }
 
-/// Builds [`ContainerStateWaiting`] values: start with [`ContainerStateWaiting::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerStateWaiting` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ContainerStateWaitingBuilder {
-    inner: ContainerStateWaiting,
-}
+/// Builds [`ContainerStateWaiting`] values: start with [`ContainerStateWaiting::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ContainerStateWaiting` back into its builder.
+pub type ContainerStateWaitingBuilder = crate::Builder<ContainerStateWaiting>;
 
 impl ContainerStateWaitingBuilder {
     /// Message explaining why the container is waiting.
@@ -131,20 +127,6 @@ impl ContainerStateWaitingBuilder {
     pub fn reason(mut self, value: impl Into<String>) -> Self {
         self.inner.reason = Some(value.into());
         self
-    }
-
-    /// The finished `ContainerStateWaiting`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ContainerStateWaiting {
-        self.inner
-    }
-}
-
-impl From<ContainerStateWaiting> for ContainerStateWaitingBuilder {
-    #[inline]
-    fn from(value: ContainerStateWaiting) -> Self {
-        Self { inner: value }
     }
 }
 

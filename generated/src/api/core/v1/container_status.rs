@@ -319,12 +319,8 @@ impl ContainerStatus {
     }
 }
 
-/// Builds [`ContainerStatus`] values: start with [`ContainerStatus::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerStatus` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ContainerStatusBuilder {
-    inner: ContainerStatus,
-}
+/// Builds [`ContainerStatus`] values: start with [`ContainerStatus::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ContainerStatus` back into its builder.
+pub type ContainerStatusBuilder = crate::Builder<ContainerStatus>;
 
 impl ContainerStatusBuilder {
     /// Resources the node has allocated to the container.
@@ -469,20 +465,6 @@ impl ContainerStatusBuilder {
     ) -> Self {
         self.inner.volume_mounts.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `ContainerStatus`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ContainerStatus {
-        self.inner
-    }
-}
-
-impl From<ContainerStatus> for ContainerStatusBuilder {
-    #[inline]
-    fn from(value: ContainerStatus) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -100,32 +100,14 @@ impl ContainerUser {
     }
 }
 
-/// Builds [`ContainerUser`] values: start with [`ContainerUser::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ContainerUser` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ContainerUserBuilder {
-    inner: ContainerUser,
-}
+/// Builds [`ContainerUser`] values: start with [`ContainerUser::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ContainerUser` back into its builder.
+pub type ContainerUserBuilder = crate::Builder<ContainerUser>;
 
 impl ContainerUserBuilder {
     /// Linux user identity details.
     pub fn linux(mut self, value: impl Into<crate::api::core::v1::LinuxContainerUser>) -> Self {
         self.inner.linux = Some(value.into());
         self
-    }
-
-    /// The finished `ContainerUser`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ContainerUser {
-        self.inner
-    }
-}
-
-impl From<ContainerUser> for ContainerUserBuilder {
-    #[inline]
-    fn from(value: ContainerUser) -> Self {
-        Self { inner: value }
     }
 }
 

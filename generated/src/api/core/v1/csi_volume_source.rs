@@ -178,12 +178,8 @@ impl CSIVolumeSource {
     }
 }
 
-/// Builds [`CSIVolumeSource`] values: start with [`CSIVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `CSIVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct CSIVolumeSourceBuilder {
-    inner: CSIVolumeSource,
-}
+/// Builds [`CSIVolumeSource`] values: start with [`CSIVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `CSIVolumeSource` back into its builder.
+pub type CSIVolumeSourceBuilder = crate::Builder<CSIVolumeSource>;
 
 impl CSIVolumeSourceBuilder {
     /// Name of the CSI driver serving this volume.
@@ -232,20 +228,6 @@ impl CSIVolumeSourceBuilder {
     pub fn volume_attribute(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.inner.volume_attributes.get_or_insert_default().insert(key.into(), value.into());
         self
-    }
-
-    /// The finished `CSIVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> CSIVolumeSource {
-        self.inner
-    }
-}
-
-impl From<CSIVolumeSource> for CSIVolumeSourceBuilder {
-    #[inline]
-    fn from(value: CSIVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

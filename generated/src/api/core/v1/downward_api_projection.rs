@@ -100,12 +100,8 @@ impl DownwardAPIProjection {
     }
 }
 
-/// Builds [`DownwardAPIProjection`] values: start with [`DownwardAPIProjection::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `DownwardAPIProjection` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct DownwardAPIProjectionBuilder {
-    inner: DownwardAPIProjection,
-}
+/// Builds [`DownwardAPIProjection`] values: start with [`DownwardAPIProjection::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `DownwardAPIProjection` back into its builder.
+pub type DownwardAPIProjectionBuilder = crate::Builder<DownwardAPIProjection>;
 
 impl DownwardAPIProjectionBuilder {
     /// Files to create from pod fields or container resources.
@@ -125,20 +121,6 @@ impl DownwardAPIProjectionBuilder {
     pub fn item(mut self, item: impl Into<crate::api::core::v1::DownwardAPIVolumeFile>) -> Self {
         self.inner.items.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `DownwardAPIProjection`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> DownwardAPIProjection {
-        self.inner
-    }
-}
-
-impl From<DownwardAPIProjection> for DownwardAPIProjectionBuilder {
-    #[inline]
-    fn from(value: DownwardAPIProjection) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -157,12 +157,8 @@ impl DownwardAPIVolumeFile {
     }
 }
 
-/// Builds [`DownwardAPIVolumeFile`] values: start with [`DownwardAPIVolumeFile::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `DownwardAPIVolumeFile` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct DownwardAPIVolumeFileBuilder {
-    inner: DownwardAPIVolumeFile,
-}
+/// Builds [`DownwardAPIVolumeFile`] values: start with [`DownwardAPIVolumeFile::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `DownwardAPIVolumeFile` back into its builder.
+pub type DownwardAPIVolumeFileBuilder = crate::Builder<DownwardAPIVolumeFile>;
 
 impl DownwardAPIVolumeFileBuilder {
     /// Pod field to expose: annotations, labels, name, namespace or uid.
@@ -193,20 +189,6 @@ impl DownwardAPIVolumeFileBuilder {
     ) -> Self {
         self.inner.resource_field_ref = Some(value.into());
         self
-    }
-
-    /// The finished `DownwardAPIVolumeFile`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> DownwardAPIVolumeFile {
-        self.inner
-    }
-}
-
-impl From<DownwardAPIVolumeFile> for DownwardAPIVolumeFileBuilder {
-    #[inline]
-    fn from(value: DownwardAPIVolumeFile) -> Self {
-        Self { inner: value }
     }
 }
 

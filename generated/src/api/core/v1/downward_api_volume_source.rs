@@ -113,12 +113,8 @@ impl DownwardAPIVolumeSource {
     }
 }
 
-/// Builds [`DownwardAPIVolumeSource`] values: start with [`DownwardAPIVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `DownwardAPIVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct DownwardAPIVolumeSourceBuilder {
-    inner: DownwardAPIVolumeSource,
-}
+/// Builds [`DownwardAPIVolumeSource`] values: start with [`DownwardAPIVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `DownwardAPIVolumeSource` back into its builder.
+pub type DownwardAPIVolumeSourceBuilder = crate::Builder<DownwardAPIVolumeSource>;
 
 impl DownwardAPIVolumeSourceBuilder {
     /// Default permission bits for created files.
@@ -144,20 +140,6 @@ impl DownwardAPIVolumeSourceBuilder {
     pub fn item(mut self, item: impl Into<crate::api::core::v1::DownwardAPIVolumeFile>) -> Self {
         self.inner.items.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `DownwardAPIVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> DownwardAPIVolumeSource {
-        self.inner
-    }
-}
-
-impl From<DownwardAPIVolumeSource> for DownwardAPIVolumeSourceBuilder {
-    #[inline]
-    fn from(value: DownwardAPIVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

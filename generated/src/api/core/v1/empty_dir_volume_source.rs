@@ -113,12 +113,8 @@ impl EmptyDirVolumeSource {
     }
 }
 
-/// Builds [`EmptyDirVolumeSource`] values: start with [`EmptyDirVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EmptyDirVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct EmptyDirVolumeSourceBuilder {
-    inner: EmptyDirVolumeSource,
-}
+/// Builds [`EmptyDirVolumeSource`] values: start with [`EmptyDirVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `EmptyDirVolumeSource` back into its builder.
+pub type EmptyDirVolumeSourceBuilder = crate::Builder<EmptyDirVolumeSource>;
 
 impl EmptyDirVolumeSourceBuilder {
     /// Backing storage medium: empty for node default or `Memory`.
@@ -134,20 +130,6 @@ impl EmptyDirVolumeSourceBuilder {
     ) -> Self {
         self.inner.size_limit = Some(value.into());
         self
-    }
-
-    /// The finished `EmptyDirVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> EmptyDirVolumeSource {
-        self.inner
-    }
-}
-
-impl From<EmptyDirVolumeSource> for EmptyDirVolumeSourceBuilder {
-    #[inline]
-    fn from(value: EmptyDirVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

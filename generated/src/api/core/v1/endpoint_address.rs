@@ -144,12 +144,8 @@ impl EndpointAddress {
     }
 }
 
-/// Builds [`EndpointAddress`] values: start with [`EndpointAddress::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EndpointAddress` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct EndpointAddressBuilder {
-    inner: EndpointAddress,
-}
+/// Builds [`EndpointAddress`] values: start with [`EndpointAddress::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `EndpointAddress` back into its builder.
+pub type EndpointAddressBuilder = crate::Builder<EndpointAddress>;
 
 impl EndpointAddressBuilder {
     /// Hostname of the endpoint.
@@ -174,20 +170,6 @@ impl EndpointAddressBuilder {
     pub fn target_ref(mut self, value: impl Into<crate::api::core::v1::ObjectReference>) -> Self {
         self.inner.target_ref = Some(value.into());
         self
-    }
-
-    /// The finished `EndpointAddress`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> EndpointAddress {
-        self.inner
-    }
-}
-
-impl From<EndpointAddress> for EndpointAddressBuilder {
-    #[inline]
-    fn from(value: EndpointAddress) -> Self {
-        Self { inner: value }
     }
 }
 

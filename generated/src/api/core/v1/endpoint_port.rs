@@ -144,12 +144,8 @@ impl EndpointPort {
     }
 }
 
-/// Builds [`EndpointPort`] values: start with [`EndpointPort::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EndpointPort` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct EndpointPortBuilder {
-    inner: EndpointPort,
-}
+/// Builds [`EndpointPort`] values: start with [`EndpointPort::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `EndpointPort` back into its builder.
+pub type EndpointPortBuilder = crate::Builder<EndpointPort>;
 
 impl EndpointPortBuilder {
     /// Application protocol hint, e.g. `http` or `kubernetes.io/h2c`.
@@ -174,20 +170,6 @@ impl EndpointPortBuilder {
     pub fn protocol(mut self, value: impl Into<String>) -> Self {
         self.inner.protocol = Some(value.into());
         self
-    }
-
-    /// The finished `EndpointPort`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> EndpointPort {
-        self.inner
-    }
-}
-
-impl From<EndpointPort> for EndpointPortBuilder {
-    #[inline]
-    fn from(value: EndpointPort) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -132,12 +132,8 @@ impl EndpointSubset {
     }
 }
 
-/// Builds [`EndpointSubset`] values: start with [`EndpointSubset::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EndpointSubset` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct EndpointSubsetBuilder {
-    inner: EndpointSubset,
-}
+/// Builds [`EndpointSubset`] values: start with [`EndpointSubset::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `EndpointSubset` back into its builder.
+pub type EndpointSubsetBuilder = crate::Builder<EndpointSubset>;
 
 impl EndpointSubsetBuilder {
     /// Addresses that are ready to receive traffic.
@@ -198,20 +194,6 @@ impl EndpointSubsetBuilder {
     pub fn port(mut self, item: impl Into<crate::api::core::v1::EndpointPort>) -> Self {
         self.inner.ports.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `EndpointSubset`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> EndpointSubset {
-        self.inner
-    }
-}
-
-impl From<EndpointSubset> for EndpointSubsetBuilder {
-    #[inline]
-    fn from(value: EndpointSubset) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -187,12 +187,8 @@ impl Endpoints {
     }
 }
 
-/// Builds [`Endpoints`] values: start with [`Endpoints::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Endpoints` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct EndpointsBuilder {
-    inner: Endpoints,
-}
+/// Builds [`Endpoints`] values: start with [`Endpoints::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `Endpoints` back into its builder.
+pub type EndpointsBuilder = crate::Builder<Endpoints>;
 
 impl EndpointsBuilder {
     /// Standard object metadata.
@@ -232,20 +228,6 @@ impl EndpointsBuilder {
     pub fn subset(mut self, item: impl Into<crate::api::core::v1::EndpointSubset>) -> Self {
         self.inner.subsets.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `Endpoints`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> Endpoints {
-        self.inner
-    }
-}
-
-impl From<Endpoints> for EndpointsBuilder {
-    #[inline]
-    fn from(value: Endpoints) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -166,12 +166,8 @@ impl EndpointsList {
     }
 }
 
-/// Builds [`EndpointsList`] values: start with [`EndpointsList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EndpointsList` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct EndpointsListBuilder {
-    inner: EndpointsList,
-}
+/// Builds [`EndpointsList`] values: start with [`EndpointsList::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `EndpointsList` back into its builder.
+pub type EndpointsListBuilder = crate::Builder<EndpointsList>;
 
 impl EndpointsListBuilder {
     /// The Endpoints in this list.
@@ -200,20 +196,6 @@ impl EndpointsListBuilder {
     ) -> Self {
         self.inner.metadata = Some(value.into());
         self
-    }
-
-    /// The finished `EndpointsList`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> EndpointsList {
-        self.inner
-    }
-}
-
-impl From<EndpointsList> for EndpointsListBuilder {
-    #[inline]
-    fn from(value: EndpointsList) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -124,12 +124,8 @@ impl EnvFromSource {
     }
 }
 
-/// Builds [`EnvFromSource`] values: start with [`EnvFromSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EnvFromSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct EnvFromSourceBuilder {
-    inner: EnvFromSource,
-}
+/// Builds [`EnvFromSource`] values: start with [`EnvFromSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `EnvFromSource` back into its builder.
+pub type EnvFromSourceBuilder = crate::Builder<EnvFromSource>;
 
 impl EnvFromSourceBuilder {
     /// ConfigMap to import.
@@ -151,20 +147,6 @@ impl EnvFromSourceBuilder {
     pub fn secret_ref(mut self, value: impl Into<crate::api::core::v1::SecretEnvSource>) -> Self {
         self.inner.secret_ref = Some(value.into());
         self
-    }
-
-    /// The finished `EnvFromSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> EnvFromSource {
-        self.inner
-    }
-}
-
-impl From<EnvFromSource> for EnvFromSourceBuilder {
-    #[inline]
-    fn from(value: EnvFromSource) -> Self {
-        Self { inner: value }
     }
 }
 

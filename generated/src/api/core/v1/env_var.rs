@@ -130,12 +130,8 @@ impl EnvVar {
     }
 }
 
-/// Builds [`EnvVar`] values: start with [`EnvVar::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EnvVar` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct EnvVarBuilder {
-    inner: EnvVar,
-}
+/// Builds [`EnvVar`] values: start with [`EnvVar::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `EnvVar` back into its builder.
+pub type EnvVarBuilder = crate::Builder<EnvVar>;
 
 impl EnvVarBuilder {
     /// Variable name.
@@ -154,20 +150,6 @@ impl EnvVarBuilder {
     pub fn value_from(mut self, value: impl Into<crate::api::core::v1::EnvVarSource>) -> Self {
         self.inner.value_from = Some(value.into());
         self
-    }
-
-    /// The finished `EnvVar`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> EnvVar {
-        self.inner
-    }
-}
-
-impl From<EnvVar> for EnvVarBuilder {
-    #[inline]
-    fn from(value: EnvVar) -> Self {
-        Self { inner: value }
     }
 }
 

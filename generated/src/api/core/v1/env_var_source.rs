@@ -168,12 +168,8 @@ impl EnvVarSource {
     }
 }
 
-/// Builds [`EnvVarSource`] values: start with [`EnvVarSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EnvVarSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct EnvVarSourceBuilder {
-    inner: EnvVarSource,
-}
+/// Builds [`EnvVarSource`] values: start with [`EnvVarSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `EnvVarSource` back into its builder.
+pub type EnvVarSourceBuilder = crate::Builder<EnvVarSource>;
 
 impl EnvVarSourceBuilder {
     /// A key of a ConfigMap.
@@ -216,20 +212,6 @@ impl EnvVarSourceBuilder {
     ) -> Self {
         self.inner.secret_key_ref = Some(value.into());
         self
-    }
-
-    /// The finished `EnvVarSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> EnvVarSource {
-        self.inner
-    }
-}
-
-impl From<EnvVarSource> for EnvVarSourceBuilder {
-    #[inline]
-    fn from(value: EnvVarSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -475,12 +475,8 @@ impl EphemeralContainer {
     }
 }
 
-/// Builds [`EphemeralContainer`] values: start with [`EphemeralContainer::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EphemeralContainer` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct EphemeralContainerBuilder {
-    inner: EphemeralContainer,
-}
+/// Builds [`EphemeralContainer`] values: start with [`EphemeralContainer::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `EphemeralContainer` back into its builder.
+pub type EphemeralContainerBuilder = crate::Builder<EphemeralContainer>;
 
 impl EphemeralContainerBuilder {
     /// Arguments to the entrypoint; `$(VAR_NAME)` references are expanded.
@@ -760,20 +756,6 @@ impl EphemeralContainerBuilder {
     pub fn working_dir(mut self, value: impl Into<String>) -> Self {
         self.inner.working_dir = Some(value.into());
         self
-    }
-
-    /// The finished `EphemeralContainer`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> EphemeralContainer {
-        self.inner
-    }
-}
-
-impl From<EphemeralContainer> for EphemeralContainerBuilder {
-    #[inline]
-    fn from(value: EphemeralContainer) -> Self {
-        Self { inner: value }
     }
 }
 

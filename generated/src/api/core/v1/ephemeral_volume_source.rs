@@ -112,12 +112,8 @@ impl EphemeralVolumeSource {
     }
 }
 
-/// Builds [`EphemeralVolumeSource`] values: start with [`EphemeralVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `EphemeralVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct EphemeralVolumeSourceBuilder {
-    inner: EphemeralVolumeSource,
-}
+/// Builds [`EphemeralVolumeSource`] values: start with [`EphemeralVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `EphemeralVolumeSource` back into its builder.
+pub type EphemeralVolumeSourceBuilder = crate::Builder<EphemeralVolumeSource>;
 
 impl EphemeralVolumeSourceBuilder {
     /// Template for the PVC, which is named `<pod name>-<volume name>`.
@@ -127,20 +123,6 @@ impl EphemeralVolumeSourceBuilder {
     ) -> Self {
         self.inner.volume_claim_template = Some(value.into());
         self
-    }
-
-    /// The finished `EphemeralVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> EphemeralVolumeSource {
-        self.inner
-    }
-}
-
-impl From<EphemeralVolumeSource> for EphemeralVolumeSourceBuilder {
-    #[inline]
-    fn from(value: EphemeralVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

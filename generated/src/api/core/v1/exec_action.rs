@@ -100,12 +100,8 @@ impl ExecAction {
     }
 }
 
-/// Builds [`ExecAction`] values: start with [`ExecAction::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ExecAction` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ExecActionBuilder {
-    inner: ExecAction,
-}
+/// Builds [`ExecAction`] values: start with [`ExecAction::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ExecAction` back into its builder.
+pub type ExecActionBuilder = crate::Builder<ExecAction>;
 
 impl ExecActionBuilder {
     /// Command line to execute, without a shell.
@@ -122,20 +118,6 @@ impl ExecActionBuilder {
     pub fn push_command(mut self, item: impl Into<String>) -> Self {
         self.inner.command.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `ExecAction`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ExecAction {
-        self.inner
-    }
-}
-
-impl From<ExecAction> for ExecActionBuilder {
-    #[inline]
-    fn from(value: ExecAction) -> Self {
-        Self { inner: value }
     }
 }
 

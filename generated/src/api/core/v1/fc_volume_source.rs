@@ -152,12 +152,8 @@ impl FCVolumeSource {
     }
 }
 
-/// Builds [`FCVolumeSource`] values: start with [`FCVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `FCVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct FCVolumeSourceBuilder {
-    inner: FCVolumeSource,
-}
+/// Builds [`FCVolumeSource`] values: start with [`FCVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `FCVolumeSource` back into its builder.
+pub type FCVolumeSourceBuilder = crate::Builder<FCVolumeSource>;
 
 impl FCVolumeSourceBuilder {
     /// Filesystem type to mount; defaults to ext4.
@@ -208,20 +204,6 @@ impl FCVolumeSourceBuilder {
     pub fn wwid(mut self, item: impl Into<String>) -> Self {
         self.inner.wwids.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `FCVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> FCVolumeSource {
-        self.inner
-    }
-}
-
-impl From<FCVolumeSource> for FCVolumeSourceBuilder {
-    #[inline]
-    fn from(value: FCVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

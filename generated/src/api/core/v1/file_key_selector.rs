@@ -146,12 +146,8 @@ impl FileKeySelector {
     }
 }
 
-/// Builds [`FileKeySelector`] values: start with [`FileKeySelector::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `FileKeySelector` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct FileKeySelectorBuilder {
-    inner: FileKeySelector,
-}
+/// Builds [`FileKeySelector`] values: start with [`FileKeySelector::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `FileKeySelector` back into its builder.
+pub type FileKeySelectorBuilder = crate::Builder<FileKeySelector>;
 
 impl FileKeySelectorBuilder {
     /// Key to read from the env file.
@@ -176,20 +172,6 @@ impl FileKeySelectorBuilder {
     pub fn volume_name(mut self, value: impl Into<String>) -> Self {
         self.inner.volume_name = value.into();
         self
-    }
-
-    /// The finished `FileKeySelector`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> FileKeySelector {
-        self.inner
-    }
-}
-
-impl From<FileKeySelector> for FileKeySelectorBuilder {
-    #[inline]
-    fn from(value: FileKeySelector) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -162,12 +162,8 @@ impl FlexVolumeSource {
     }
 }
 
-/// Builds [`FlexVolumeSource`] values: start with [`FlexVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `FlexVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct FlexVolumeSourceBuilder {
-    inner: FlexVolumeSource,
-}
+/// Builds [`FlexVolumeSource`] values: start with [`FlexVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `FlexVolumeSource` back into its builder.
+pub type FlexVolumeSourceBuilder = crate::Builder<FlexVolumeSource>;
 
 impl FlexVolumeSourceBuilder {
     /// Name of the driver.
@@ -216,20 +212,6 @@ impl FlexVolumeSourceBuilder {
     ) -> Self {
         self.inner.secret_ref = Some(value.into());
         self
-    }
-
-    /// The finished `FlexVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> FlexVolumeSource {
-        self.inner
-    }
-}
-
-impl From<FlexVolumeSource> for FlexVolumeSourceBuilder {
-    #[inline]
-    fn from(value: FlexVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -113,12 +113,8 @@ impl FlockerVolumeSource {
     }
 }
 
-/// Builds [`FlockerVolumeSource`] values: start with [`FlockerVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `FlockerVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct FlockerVolumeSourceBuilder {
-    inner: FlockerVolumeSource,
-}
+/// Builds [`FlockerVolumeSource`] values: start with [`FlockerVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `FlockerVolumeSource` back into its builder.
+pub type FlockerVolumeSourceBuilder = crate::Builder<FlockerVolumeSource>;
 
 impl FlockerVolumeSourceBuilder {
     /// Dataset name (deprecated).
@@ -131,20 +127,6 @@ impl FlockerVolumeSourceBuilder {
     pub fn dataset_uuid(mut self, value: impl Into<String>) -> Self {
         self.inner.dataset_uuid = Some(value.into());
         self
-    }
-
-    /// The finished `FlockerVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> FlockerVolumeSource {
-        self.inner
-    }
-}
-
-impl From<FlockerVolumeSource> for FlockerVolumeSourceBuilder {
-    #[inline]
-    fn from(value: FlockerVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

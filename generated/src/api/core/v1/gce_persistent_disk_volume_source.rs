@@ -144,12 +144,8 @@ impl GCEPersistentDiskVolumeSource {
     }
 }
 
-/// Builds [`GCEPersistentDiskVolumeSource`] values: start with [`GCEPersistentDiskVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `GCEPersistentDiskVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct GCEPersistentDiskVolumeSourceBuilder {
-    inner: GCEPersistentDiskVolumeSource,
-}
+/// Builds [`GCEPersistentDiskVolumeSource`] values: start with [`GCEPersistentDiskVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `GCEPersistentDiskVolumeSource` back into its builder.
+pub type GCEPersistentDiskVolumeSourceBuilder = crate::Builder<GCEPersistentDiskVolumeSource>;
 
 impl GCEPersistentDiskVolumeSourceBuilder {
     /// Filesystem type to mount; defaults to ext4.
@@ -174,20 +170,6 @@ impl GCEPersistentDiskVolumeSourceBuilder {
     pub fn read_only(mut self, value: impl Into<bool>) -> Self {
         self.inner.read_only = Some(value.into());
         self
-    }
-
-    /// The finished `GCEPersistentDiskVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> GCEPersistentDiskVolumeSource {
-        self.inner
-    }
-}
-
-impl From<GCEPersistentDiskVolumeSource> for GCEPersistentDiskVolumeSourceBuilder {
-    #[inline]
-    fn from(value: GCEPersistentDiskVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

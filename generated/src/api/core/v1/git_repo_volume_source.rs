@@ -132,12 +132,8 @@ impl GitRepoVolumeSource {
     }
 }
 
-/// Builds [`GitRepoVolumeSource`] values: start with [`GitRepoVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `GitRepoVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct GitRepoVolumeSourceBuilder {
-    inner: GitRepoVolumeSource,
-}
+/// Builds [`GitRepoVolumeSource`] values: start with [`GitRepoVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `GitRepoVolumeSource` back into its builder.
+pub type GitRepoVolumeSourceBuilder = crate::Builder<GitRepoVolumeSource>;
 
 impl GitRepoVolumeSourceBuilder {
     /// Target directory name; `.` uses the volume root.
@@ -156,20 +152,6 @@ impl GitRepoVolumeSourceBuilder {
     pub fn revision(mut self, value: impl Into<String>) -> Self {
         self.inner.revision = Some(value.into());
         self
-    }
-
-    /// The finished `GitRepoVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> GitRepoVolumeSource {
-        self.inner
-    }
-}
-
-impl From<GitRepoVolumeSource> for GitRepoVolumeSourceBuilder {
-    #[inline]
-    fn from(value: GitRepoVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -133,12 +133,8 @@ impl GlusterfsVolumeSource {
     }
 }
 
-/// Builds [`GlusterfsVolumeSource`] values: start with [`GlusterfsVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `GlusterfsVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct GlusterfsVolumeSourceBuilder {
-    inner: GlusterfsVolumeSource,
-}
+/// Builds [`GlusterfsVolumeSource`] values: start with [`GlusterfsVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `GlusterfsVolumeSource` back into its builder.
+pub type GlusterfsVolumeSourceBuilder = crate::Builder<GlusterfsVolumeSource>;
 
 impl GlusterfsVolumeSourceBuilder {
     /// Name of the endpoints describing the Glusterfs topology.
@@ -157,20 +153,6 @@ impl GlusterfsVolumeSourceBuilder {
     pub fn read_only(mut self, value: impl Into<bool>) -> Self {
         self.inner.read_only = Some(value.into());
         self
-    }
-
-    /// The finished `GlusterfsVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> GlusterfsVolumeSource {
-        self.inner
-    }
-}
-
-impl From<GlusterfsVolumeSource> for GlusterfsVolumeSourceBuilder {
-    #[inline]
-    fn from(value: GlusterfsVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -118,12 +118,8 @@ impl GRPCAction {
     }
 }
 
-/// Builds [`GRPCAction`] values: start with [`GRPCAction::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `GRPCAction` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct GRPCActionBuilder {
-    inner: GRPCAction,
-}
+/// Builds [`GRPCAction`] values: start with [`GRPCAction::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `GRPCAction` back into its builder.
+pub type GRPCActionBuilder = crate::Builder<GRPCAction>;
 
 impl GRPCActionBuilder {
     /// Port number of the gRPC service.
@@ -136,20 +132,6 @@ impl GRPCActionBuilder {
     pub fn service(mut self, value: impl Into<String>) -> Self {
         self.inner.service = Some(value.into());
         self
-    }
-
-    /// The finished `GRPCAction`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> GRPCAction {
-        self.inner
-    }
-}
-
-impl From<GRPCAction> for GRPCActionBuilder {
-    #[inline]
-    fn from(value: GRPCAction) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -116,12 +116,8 @@ impl HostAlias {
     }
 }
 
-/// Builds [`HostAlias`] values: start with [`HostAlias::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `HostAlias` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct HostAliasBuilder {
-    inner: HostAlias,
-}
+/// Builds [`HostAlias`] values: start with [`HostAlias::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `HostAlias` back into its builder.
+pub type HostAliasBuilder = crate::Builder<HostAlias>;
 
 impl HostAliasBuilder {
     /// Hostnames for the IP address.
@@ -144,20 +140,6 @@ impl HostAliasBuilder {
     pub fn ip(mut self, value: impl Into<String>) -> Self {
         self.inner.ip = value.into();
         self
-    }
-
-    /// The finished `HostAlias`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> HostAlias {
-        self.inner
-    }
-}
-
-impl From<HostAlias> for HostAliasBuilder {
-    #[inline]
-    fn from(value: HostAlias) -> Self {
-        Self { inner: value }
     }
 }
 

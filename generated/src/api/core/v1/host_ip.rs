@@ -105,32 +105,14 @@ impl HostIP {
     }
 }
 
-/// Builds [`HostIP`] values: start with [`HostIP::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `HostIP` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct HostIPBuilder {
-    inner: HostIP,
-}
+/// Builds [`HostIP`] values: start with [`HostIP::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `HostIP` back into its builder.
+pub type HostIPBuilder = crate::Builder<HostIP>;
 
 impl HostIPBuilder {
     /// The IP address.
     pub fn ip(mut self, value: impl Into<String>) -> Self {
         self.inner.ip = value.into();
         self
-    }
-
-    /// The finished `HostIP`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> HostIP {
-        self.inner
-    }
-}
-
-impl From<HostIP> for HostIPBuilder {
-    #[inline]
-    fn from(value: HostIP) -> Self {
-        Self { inner: value }
     }
 }
 

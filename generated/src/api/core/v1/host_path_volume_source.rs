@@ -118,12 +118,8 @@ impl HostPathVolumeSource {
     }
 }
 
-/// Builds [`HostPathVolumeSource`] values: start with [`HostPathVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `HostPathVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct HostPathVolumeSourceBuilder {
-    inner: HostPathVolumeSource,
-}
+/// Builds [`HostPathVolumeSource`] values: start with [`HostPathVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `HostPathVolumeSource` back into its builder.
+pub type HostPathVolumeSourceBuilder = crate::Builder<HostPathVolumeSource>;
 
 impl HostPathVolumeSourceBuilder {
     /// Path on the host.
@@ -136,20 +132,6 @@ impl HostPathVolumeSourceBuilder {
     pub fn type_(mut self, value: impl Into<String>) -> Self {
         self.inner.type_ = Some(value.into());
         self
-    }
-
-    /// The finished `HostPathVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> HostPathVolumeSource {
-        self.inner
-    }
-}
-
-impl From<HostPathVolumeSource> for HostPathVolumeSourceBuilder {
-    #[inline]
-    fn from(value: HostPathVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -164,12 +164,8 @@ impl HTTPGetAction {
     }
 }
 
-/// Builds [`HTTPGetAction`] values: start with [`HTTPGetAction::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `HTTPGetAction` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct HTTPGetActionBuilder {
-    inner: HTTPGetAction,
-}
+/// Builds [`HTTPGetAction`] values: start with [`HTTPGetAction::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `HTTPGetAction` back into its builder.
+pub type HTTPGetActionBuilder = crate::Builder<HTTPGetAction>;
 
 impl HTTPGetActionBuilder {
     /// Host to connect to; defaults to the pod IP.
@@ -216,20 +212,6 @@ impl HTTPGetActionBuilder {
     pub fn scheme(mut self, value: impl Into<String>) -> Self {
         self.inner.scheme = Some(value.into());
         self
-    }
-
-    /// The finished `HTTPGetAction`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> HTTPGetAction {
-        self.inner
-    }
-}
-
-impl From<HTTPGetAction> for HTTPGetActionBuilder {
-    #[inline]
-    fn from(value: HTTPGetAction) -> Self {
-        Self { inner: value }
     }
 }
 

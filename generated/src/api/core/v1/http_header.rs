@@ -122,12 +122,8 @@ impl HTTPHeader {
     }
 }
 
-/// Builds [`HTTPHeader`] values: start with [`HTTPHeader::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `HTTPHeader` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct HTTPHeaderBuilder {
-    inner: HTTPHeader,
-}
+/// Builds [`HTTPHeader`] values: start with [`HTTPHeader::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `HTTPHeader` back into its builder.
+pub type HTTPHeaderBuilder = crate::Builder<HTTPHeader>;
 
 impl HTTPHeaderBuilder {
     /// Header name.
@@ -140,20 +136,6 @@ impl HTTPHeaderBuilder {
     pub fn value(mut self, value: impl Into<String>) -> Self {
         self.inner.value = value.into();
         self
-    }
-
-    /// The finished `HTTPHeader`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> HTTPHeader {
-        self.inner
-    }
-}
-
-impl From<HTTPHeader> for HTTPHeaderBuilder {
-    #[inline]
-    fn from(value: HTTPHeader) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -113,12 +113,8 @@ impl ImageVolumeSource {
     }
 }
 
-/// Builds [`ImageVolumeSource`] values: start with [`ImageVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ImageVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ImageVolumeSourceBuilder {
-    inner: ImageVolumeSource,
-}
+/// Builds [`ImageVolumeSource`] values: start with [`ImageVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ImageVolumeSource` back into its builder.
+pub type ImageVolumeSourceBuilder = crate::Builder<ImageVolumeSource>;
 
 impl ImageVolumeSourceBuilder {
     /// When to pull: Always, Never or IfNotPresent.
@@ -131,20 +127,6 @@ impl ImageVolumeSourceBuilder {
     pub fn reference(mut self, value: impl Into<String>) -> Self {
         self.inner.reference = Some(value.into());
         self
-    }
-
-    /// The finished `ImageVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ImageVolumeSource {
-        self.inner
-    }
-}
-
-impl From<ImageVolumeSource> for ImageVolumeSourceBuilder {
-    #[inline]
-    fn from(value: ImageVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -258,12 +258,8 @@ impl ISCSIVolumeSource {
     }
 }
 
-/// Builds [`ISCSIVolumeSource`] values: start with [`ISCSIVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ISCSIVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ISCSIVolumeSourceBuilder {
-    inner: ISCSIVolumeSource,
-}
+/// Builds [`ISCSIVolumeSource`] values: start with [`ISCSIVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ISCSIVolumeSource` back into its builder.
+pub type ISCSIVolumeSourceBuilder = crate::Builder<ISCSIVolumeSource>;
 
 impl ISCSIVolumeSourceBuilder {
     /// Enables CHAP authentication for discovery.
@@ -345,20 +341,6 @@ impl ISCSIVolumeSourceBuilder {
     pub fn target_portal(mut self, value: impl Into<String>) -> Self {
         self.inner.target_portal = value.into();
         self
-    }
-
-    /// The finished `ISCSIVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ISCSIVolumeSource {
-        self.inner
-    }
-}
-
-impl From<ISCSIVolumeSource> for ISCSIVolumeSourceBuilder {
-    #[inline]
-    fn from(value: ISCSIVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -128,12 +128,8 @@ impl KeyToPath {
     }
 }
 
-/// Builds [`KeyToPath`] values: start with [`KeyToPath::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `KeyToPath` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct KeyToPathBuilder {
-    inner: KeyToPath,
-}
+/// Builds [`KeyToPath`] values: start with [`KeyToPath::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `KeyToPath` back into its builder.
+pub type KeyToPathBuilder = crate::Builder<KeyToPath>;
 
 impl KeyToPathBuilder {
     /// Key to project.
@@ -152,20 +148,6 @@ impl KeyToPathBuilder {
     pub fn path(mut self, value: impl Into<String>) -> Self {
         self.inner.path = value.into();
         self
-    }
-
-    /// The finished `KeyToPath`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> KeyToPath {
-        self.inner
-    }
-}
-
-impl From<KeyToPath> for KeyToPathBuilder {
-    #[inline]
-    fn from(value: KeyToPath) -> Self {
-        Self { inner: value }
     }
 }
 

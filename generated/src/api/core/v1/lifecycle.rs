@@ -124,12 +124,8 @@ impl Lifecycle {
     }
 }
 
-/// Builds [`Lifecycle`] values: start with [`Lifecycle::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Lifecycle` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct LifecycleBuilder {
-    inner: Lifecycle,
-}
+/// Builds [`Lifecycle`] values: start with [`Lifecycle::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `Lifecycle` back into its builder.
+pub type LifecycleBuilder = crate::Builder<Lifecycle>;
 
 impl LifecycleBuilder {
     /// Handler run right after the container is created.
@@ -148,20 +144,6 @@ impl LifecycleBuilder {
     pub fn stop_signal(mut self, value: impl Into<String>) -> Self {
         self.inner.stop_signal = Some(value.into());
         self
-    }
-
-    /// The finished `Lifecycle`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> Lifecycle {
-        self.inner
-    }
-}
-
-impl From<Lifecycle> for LifecycleBuilder {
-    #[inline]
-    fn from(value: Lifecycle) -> Self {
-        Self { inner: value }
     }
 }
 

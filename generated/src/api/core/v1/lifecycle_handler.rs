@@ -135,12 +135,8 @@ impl LifecycleHandler {
     }
 }
 
-/// Builds [`LifecycleHandler`] values: start with [`LifecycleHandler::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `LifecycleHandler` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct LifecycleHandlerBuilder {
-    inner: LifecycleHandler,
-}
+/// Builds [`LifecycleHandler`] values: start with [`LifecycleHandler::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `LifecycleHandler` back into its builder.
+pub type LifecycleHandlerBuilder = crate::Builder<LifecycleHandler>;
 
 impl LifecycleHandlerBuilder {
     /// Command to run in the container.
@@ -165,20 +161,6 @@ impl LifecycleHandlerBuilder {
     pub fn tcp_socket(mut self, value: impl Into<crate::api::core::v1::TCPSocketAction>) -> Self {
         self.inner.tcp_socket = Some(value.into());
         self
-    }
-
-    /// The finished `LifecycleHandler`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> LifecycleHandler {
-        self.inner
-    }
-}
-
-impl From<LifecycleHandler> for LifecycleHandlerBuilder {
-    #[inline]
-    fn from(value: LifecycleHandler) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -143,12 +143,8 @@ impl LinuxContainerUser {
     }
 }
 
-/// Builds [`LinuxContainerUser`] values: start with [`LinuxContainerUser::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `LinuxContainerUser` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct LinuxContainerUserBuilder {
-    inner: LinuxContainerUser,
-}
+/// Builds [`LinuxContainerUser`] values: start with [`LinuxContainerUser::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `LinuxContainerUser` back into its builder.
+pub type LinuxContainerUserBuilder = crate::Builder<LinuxContainerUser>;
 
 impl LinuxContainerUserBuilder {
     /// Primary group ID.
@@ -177,20 +173,6 @@ impl LinuxContainerUserBuilder {
     pub fn uid(mut self, value: impl Into<i64>) -> Self {
         self.inner.uid = value.into();
         self
-    }
-
-    /// The finished `LinuxContainerUser`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> LinuxContainerUser {
-        self.inner
-    }
-}
-
-impl From<LinuxContainerUser> for LinuxContainerUserBuilder {
-    #[inline]
-    fn from(value: LinuxContainerUser) -> Self {
-        Self { inner: value }
     }
 }
 

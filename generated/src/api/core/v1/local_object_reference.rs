@@ -100,32 +100,14 @@ impl LocalObjectReference {
     }
 }
 
-/// Builds [`LocalObjectReference`] values: start with [`LocalObjectReference::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `LocalObjectReference` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct LocalObjectReferenceBuilder {
-    inner: LocalObjectReference,
-}
+/// Builds [`LocalObjectReference`] values: start with [`LocalObjectReference::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `LocalObjectReference` back into its builder.
+pub type LocalObjectReferenceBuilder = crate::Builder<LocalObjectReference>;
 
 impl LocalObjectReferenceBuilder {
     /// Name of the referenced object.
     pub fn name(mut self, value: impl Into<String>) -> Self {
         self.inner.name = Some(value.into());
         self
-    }
-
-    /// The finished `LocalObjectReference`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> LocalObjectReference {
-        self.inner
-    }
-}
-
-impl From<LocalObjectReference> for LocalObjectReferenceBuilder {
-    #[inline]
-    fn from(value: LocalObjectReference) -> Self {
-        Self { inner: value }
     }
 }
 

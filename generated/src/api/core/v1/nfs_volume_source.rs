@@ -133,12 +133,8 @@ impl NFSVolumeSource {
     }
 }
 
-/// Builds [`NFSVolumeSource`] values: start with [`NFSVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `NFSVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct NFSVolumeSourceBuilder {
-    inner: NFSVolumeSource,
-}
+/// Builds [`NFSVolumeSource`] values: start with [`NFSVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `NFSVolumeSource` back into its builder.
+pub type NFSVolumeSourceBuilder = crate::Builder<NFSVolumeSource>;
 
 impl NFSVolumeSourceBuilder {
     /// Exported path on the server.
@@ -157,20 +153,6 @@ impl NFSVolumeSourceBuilder {
     pub fn server(mut self, value: impl Into<String>) -> Self {
         self.inner.server = value.into();
         self
-    }
-
-    /// The finished `NFSVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> NFSVolumeSource {
-        self.inner
-    }
-}
-
-impl From<NFSVolumeSource> for NFSVolumeSourceBuilder {
-    #[inline]
-    fn from(value: NFSVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -136,12 +136,8 @@ impl NodeAffinity {
     }
 }
 
-/// Builds [`NodeAffinity`] values: start with [`NodeAffinity::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `NodeAffinity` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct NodeAffinityBuilder {
-    inner: NodeAffinity,
-}
+/// Builds [`NodeAffinity`] values: start with [`NodeAffinity::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `NodeAffinity` back into its builder.
+pub type NodeAffinityBuilder = crate::Builder<NodeAffinity>;
 
 impl NodeAffinityBuilder {
     /// Weighted node preferences the scheduler tries to honour.
@@ -175,20 +171,6 @@ impl NodeAffinityBuilder {
     ) -> Self {
         self.inner.required_during_scheduling_ignored_during_execution = Some(value.into());
         self
-    }
-
-    /// The finished `NodeAffinity`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> NodeAffinity {
-        self.inner
-    }
-}
-
-impl From<NodeAffinity> for NodeAffinityBuilder {
-    #[inline]
-    fn from(value: NodeAffinity) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -118,12 +118,8 @@ impl NodeSelector {
     }
 }
 
-/// Builds [`NodeSelector`] values: start with [`NodeSelector::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `NodeSelector` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct NodeSelectorBuilder {
-    inner: NodeSelector,
-}
+/// Builds [`NodeSelector`] values: start with [`NodeSelector::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `NodeSelector` back into its builder.
+pub type NodeSelectorBuilder = crate::Builder<NodeSelector>;
 
 impl NodeSelectorBuilder {
     /// The terms; a node matching any of them matches.
@@ -146,20 +142,6 @@ impl NodeSelectorBuilder {
     ) -> Self {
         self.inner.node_selector_terms.push(item.into());
         self
-    }
-
-    /// The finished `NodeSelector`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> NodeSelector {
-        self.inner
-    }
-}
-
-impl From<NodeSelector> for NodeSelectorBuilder {
-    #[inline]
-    fn from(value: NodeSelector) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -133,12 +133,8 @@ impl NodeSelectorRequirement {
     }
 }
 
-/// Builds [`NodeSelectorRequirement`] values: start with [`NodeSelectorRequirement::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `NodeSelectorRequirement` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct NodeSelectorRequirementBuilder {
-    inner: NodeSelectorRequirement,
-}
+/// Builds [`NodeSelectorRequirement`] values: start with [`NodeSelectorRequirement::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `NodeSelectorRequirement` back into its builder.
+pub type NodeSelectorRequirementBuilder = crate::Builder<NodeSelectorRequirement>;
 
 impl NodeSelectorRequirementBuilder {
     /// Label or field key.
@@ -167,20 +163,6 @@ impl NodeSelectorRequirementBuilder {
     pub fn value(mut self, item: impl Into<String>) -> Self {
         self.inner.values.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `NodeSelectorRequirement`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> NodeSelectorRequirement {
-        self.inner
-    }
-}
-
-impl From<NodeSelectorRequirement> for NodeSelectorRequirementBuilder {
-    #[inline]
-    fn from(value: NodeSelectorRequirement) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -121,12 +121,8 @@ impl NodeSelectorTerm {
     }
 }
 
-/// Builds [`NodeSelectorTerm`] values: start with [`NodeSelectorTerm::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `NodeSelectorTerm` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct NodeSelectorTermBuilder {
-    inner: NodeSelectorTerm,
-}
+/// Builds [`NodeSelectorTerm`] values: start with [`NodeSelectorTerm::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `NodeSelectorTerm` back into its builder.
+pub type NodeSelectorTermBuilder = crate::Builder<NodeSelectorTerm>;
 
 impl NodeSelectorTermBuilder {
     /// Requirements on node labels.
@@ -171,20 +167,6 @@ impl NodeSelectorTermBuilder {
     ) -> Self {
         self.inner.match_fields.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `NodeSelectorTerm`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> NodeSelectorTerm {
-        self.inner
-    }
-}
-
-impl From<NodeSelectorTerm> for NodeSelectorTermBuilder {
-    #[inline]
-    fn from(value: NodeSelectorTerm) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -118,12 +118,8 @@ impl ObjectFieldSelector {
     }
 }
 
-/// Builds [`ObjectFieldSelector`] values: start with [`ObjectFieldSelector::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ObjectFieldSelector` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ObjectFieldSelectorBuilder {
-    inner: ObjectFieldSelector,
-}
+/// Builds [`ObjectFieldSelector`] values: start with [`ObjectFieldSelector::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ObjectFieldSelector` back into its builder.
+pub type ObjectFieldSelectorBuilder = crate::Builder<ObjectFieldSelector>;
 
 impl ObjectFieldSelectorBuilder {
     /// API version the field path refers to; defaults to `v1`.
@@ -136,20 +132,6 @@ impl ObjectFieldSelectorBuilder {
     pub fn field_path(mut self, value: impl Into<String>) -> Self {
         self.inner.field_path = value.into();
         self
-    }
-
-    /// The finished `ObjectFieldSelector`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ObjectFieldSelector {
-        self.inner
-    }
-}
-
-impl From<ObjectFieldSelector> for ObjectFieldSelectorBuilder {
-    #[inline]
-    fn from(value: ObjectFieldSelector) -> Self {
-        Self { inner: value }
     }
 }
 

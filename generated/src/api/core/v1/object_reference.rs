@@ -180,12 +180,8 @@ impl ObjectReference {
     }
 }
 
-/// Builds [`ObjectReference`] values: start with [`ObjectReference::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ObjectReference` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ObjectReferenceBuilder {
-    inner: ObjectReference,
-}
+/// Builds [`ObjectReference`] values: start with [`ObjectReference::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ObjectReference` back into its builder.
+pub type ObjectReferenceBuilder = crate::Builder<ObjectReference>;
 
 impl ObjectReferenceBuilder {
     /// API version of the referenced object.
@@ -228,20 +224,6 @@ impl ObjectReferenceBuilder {
     pub fn uid(mut self, value: impl Into<String>) -> Self {
         self.inner.uid = Some(value.into());
         self
-    }
-
-    /// The finished `ObjectReference`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ObjectReference {
-        self.inner
-    }
-}
-
-impl From<ObjectReference> for ObjectReferenceBuilder {
-    #[inline]
-    fn from(value: ObjectReference) -> Self {
-        Self { inner: value }
     }
 }
 

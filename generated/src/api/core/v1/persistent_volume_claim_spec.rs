@@ -218,12 +218,8 @@ impl PersistentVolumeClaimSpec {
     }
 }
 
-/// Builds [`PersistentVolumeClaimSpec`] values: start with [`PersistentVolumeClaimSpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PersistentVolumeClaimSpec` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PersistentVolumeClaimSpecBuilder {
-    inner: PersistentVolumeClaimSpec,
-}
+/// Builds [`PersistentVolumeClaimSpec`] values: start with [`PersistentVolumeClaimSpec::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PersistentVolumeClaimSpec` back into its builder.
+pub type PersistentVolumeClaimSpecBuilder = crate::Builder<PersistentVolumeClaimSpec>;
 
 impl PersistentVolumeClaimSpecBuilder {
     /// Access modes the volume must support, e.g. ReadWriteOnce.
@@ -300,20 +296,6 @@ impl PersistentVolumeClaimSpecBuilder {
     pub fn volume_name(mut self, value: impl Into<String>) -> Self {
         self.inner.volume_name = Some(value.into());
         self
-    }
-
-    /// The finished `PersistentVolumeClaimSpec`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PersistentVolumeClaimSpec {
-        self.inner
-    }
-}
-
-impl From<PersistentVolumeClaimSpec> for PersistentVolumeClaimSpecBuilder {
-    #[inline]
-    fn from(value: PersistentVolumeClaimSpec) -> Self {
-        Self { inner: value }
     }
 }
 

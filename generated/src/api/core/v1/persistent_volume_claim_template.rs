@@ -122,12 +122,8 @@ impl PersistentVolumeClaimTemplate {
     }
 }
 
-/// Builds [`PersistentVolumeClaimTemplate`] values: start with [`PersistentVolumeClaimTemplate::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PersistentVolumeClaimTemplate` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PersistentVolumeClaimTemplateBuilder {
-    inner: PersistentVolumeClaimTemplate,
-}
+/// Builds [`PersistentVolumeClaimTemplate`] values: start with [`PersistentVolumeClaimTemplate::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PersistentVolumeClaimTemplate` back into its builder.
+pub type PersistentVolumeClaimTemplateBuilder = crate::Builder<PersistentVolumeClaimTemplate>;
 
 impl PersistentVolumeClaimTemplateBuilder {
     /// Labels and annotations copied into the PVC.
@@ -146,20 +142,6 @@ impl PersistentVolumeClaimTemplateBuilder {
     ) -> Self {
         self.inner.spec = value.into();
         self
-    }
-
-    /// The finished `PersistentVolumeClaimTemplate`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PersistentVolumeClaimTemplate {
-        self.inner
-    }
-}
-
-impl From<PersistentVolumeClaimTemplate> for PersistentVolumeClaimTemplateBuilder {
-    #[inline]
-    fn from(value: PersistentVolumeClaimTemplate) -> Self {
-        Self { inner: value }
     }
 }
 

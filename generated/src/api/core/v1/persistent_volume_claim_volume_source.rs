@@ -120,12 +120,8 @@ impl PersistentVolumeClaimVolumeSource {
     }
 }
 
-/// Builds [`PersistentVolumeClaimVolumeSource`] values: start with [`PersistentVolumeClaimVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PersistentVolumeClaimVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PersistentVolumeClaimVolumeSourceBuilder {
-    inner: PersistentVolumeClaimVolumeSource,
-}
+/// Builds [`PersistentVolumeClaimVolumeSource`] values: start with [`PersistentVolumeClaimVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PersistentVolumeClaimVolumeSource` back into its builder.
+pub type PersistentVolumeClaimVolumeSourceBuilder = crate::Builder<PersistentVolumeClaimVolumeSource>;
 
 impl PersistentVolumeClaimVolumeSourceBuilder {
     /// Name of the PersistentVolumeClaim.
@@ -138,20 +134,6 @@ impl PersistentVolumeClaimVolumeSourceBuilder {
     pub fn read_only(mut self, value: impl Into<bool>) -> Self {
         self.inner.read_only = Some(value.into());
         self
-    }
-
-    /// The finished `PersistentVolumeClaimVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PersistentVolumeClaimVolumeSource {
-        self.inner
-    }
-}
-
-impl From<PersistentVolumeClaimVolumeSource> for PersistentVolumeClaimVolumeSourceBuilder {
-    #[inline]
-    fn from(value: PersistentVolumeClaimVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -118,12 +118,8 @@ impl PhotonPersistentDiskVolumeSource {
     }
 }
 
-/// Builds [`PhotonPersistentDiskVolumeSource`] values: start with [`PhotonPersistentDiskVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PhotonPersistentDiskVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PhotonPersistentDiskVolumeSourceBuilder {
-    inner: PhotonPersistentDiskVolumeSource,
-}
+/// Builds [`PhotonPersistentDiskVolumeSource`] values: start with [`PhotonPersistentDiskVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PhotonPersistentDiskVolumeSource` back into its builder.
+pub type PhotonPersistentDiskVolumeSourceBuilder = crate::Builder<PhotonPersistentDiskVolumeSource>;
 
 impl PhotonPersistentDiskVolumeSourceBuilder {
     /// Filesystem type to mount; defaults to ext4.
@@ -136,20 +132,6 @@ impl PhotonPersistentDiskVolumeSourceBuilder {
     pub fn pd_id(mut self, value: impl Into<String>) -> Self {
         self.inner.pd_id = value.into();
         self
-    }
-
-    /// The finished `PhotonPersistentDiskVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PhotonPersistentDiskVolumeSource {
-        self.inner
-    }
-}
-
-impl From<PhotonPersistentDiskVolumeSource> for PhotonPersistentDiskVolumeSourceBuilder {
-    #[inline]
-    fn from(value: PhotonPersistentDiskVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -208,12 +208,8 @@ impl Pod {
     }
 }
 
-/// Builds [`Pod`] values: start with [`Pod::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Pod` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodBuilder {
-    inner: Pod,
-}
+/// Builds [`Pod`] values: start with [`Pod::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `Pod` back into its builder.
+pub type PodBuilder = crate::Builder<Pod>;
 
 impl PodBuilder {
     /// Standard object metadata.
@@ -246,20 +242,6 @@ impl PodBuilder {
     pub fn status(mut self, value: impl Into<crate::api::core::v1::PodStatus>) -> Self {
         self.inner.status = Some(value.into());
         self
-    }
-
-    /// The finished `Pod`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> Pod {
-        self.inner
-    }
-}
-
-impl From<Pod> for PodBuilder {
-    #[inline]
-    fn from(value: Pod) -> Self {
-        Self { inner: value }
     }
 }
 

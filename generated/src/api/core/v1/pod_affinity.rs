@@ -136,12 +136,8 @@ impl PodAffinity {
     }
 }
 
-/// Builds [`PodAffinity`] values: start with [`PodAffinity::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodAffinity` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodAffinityBuilder {
-    inner: PodAffinity,
-}
+/// Builds [`PodAffinity`] values: start with [`PodAffinity::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PodAffinity` back into its builder.
+pub type PodAffinityBuilder = crate::Builder<PodAffinity>;
 
 impl PodAffinityBuilder {
     /// Weighted co-location preferences.
@@ -190,20 +186,6 @@ impl PodAffinityBuilder {
     ) -> Self {
         self.inner.required_during_scheduling_ignored_during_execution.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `PodAffinity`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PodAffinity {
-        self.inner
-    }
-}
-
-impl From<PodAffinity> for PodAffinityBuilder {
-    #[inline]
-    fn from(value: PodAffinity) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -195,12 +195,8 @@ impl PodAffinityTerm {
     }
 }
 
-/// Builds [`PodAffinityTerm`] values: start with [`PodAffinityTerm::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodAffinityTerm` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodAffinityTermBuilder {
-    inner: PodAffinityTerm,
-}
+/// Builds [`PodAffinityTerm`] values: start with [`PodAffinityTerm::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PodAffinityTerm` back into its builder.
+pub type PodAffinityTermBuilder = crate::Builder<PodAffinityTerm>;
 
 impl PodAffinityTermBuilder {
     /// Label query over the pods to match.
@@ -276,20 +272,6 @@ impl PodAffinityTermBuilder {
     pub fn topology_key(mut self, value: impl Into<String>) -> Self {
         self.inner.topology_key = value.into();
         self
-    }
-
-    /// The finished `PodAffinityTerm`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PodAffinityTerm {
-        self.inner
-    }
-}
-
-impl From<PodAffinityTerm> for PodAffinityTermBuilder {
-    #[inline]
-    fn from(value: PodAffinityTerm) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -136,12 +136,8 @@ impl PodAntiAffinity {
     }
 }
 
-/// Builds [`PodAntiAffinity`] values: start with [`PodAntiAffinity::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodAntiAffinity` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodAntiAffinityBuilder {
-    inner: PodAntiAffinity,
-}
+/// Builds [`PodAntiAffinity`] values: start with [`PodAntiAffinity::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PodAntiAffinity` back into its builder.
+pub type PodAntiAffinityBuilder = crate::Builder<PodAntiAffinity>;
 
 impl PodAntiAffinityBuilder {
     /// Weighted anti-affinity preferences.
@@ -190,20 +186,6 @@ impl PodAntiAffinityBuilder {
     ) -> Self {
         self.inner.required_during_scheduling_ignored_during_execution.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `PodAntiAffinity`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PodAntiAffinity {
-        self.inner
-    }
-}
-
-impl From<PodAntiAffinity> for PodAntiAffinityBuilder {
-    #[inline]
-    fn from(value: PodAntiAffinity) -> Self {
-        Self { inner: value }
     }
 }
 

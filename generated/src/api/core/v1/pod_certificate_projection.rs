@@ -219,12 +219,8 @@ impl PodCertificateProjection {
     }
 }
 
-/// Builds [`PodCertificateProjection`] values: start with [`PodCertificateProjection::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodCertificateProjection` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodCertificateProjectionBuilder {
-    inner: PodCertificateProjection,
-}
+/// Builds [`PodCertificateProjection`] values: start with [`PodCertificateProjection::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PodCertificateProjection` back into its builder.
+pub type PodCertificateProjectionBuilder = crate::Builder<PodCertificateProjection>;
 
 impl PodCertificateProjectionBuilder {
     /// Path for the certificate chain file.
@@ -282,20 +278,6 @@ impl PodCertificateProjectionBuilder {
     pub fn user_annotation(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.inner.user_annotations.get_or_insert_default().insert(key.into(), value.into());
         self
-    }
-
-    /// The finished `PodCertificateProjection`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PodCertificateProjection {
-        self.inner
-    }
-}
-
-impl From<PodCertificateProjection> for PodCertificateProjectionBuilder {
-    #[inline]
-    fn from(value: PodCertificateProjection) -> Self {
-        Self { inner: value }
     }
 }
 

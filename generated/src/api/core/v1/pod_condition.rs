@@ -211,12 +211,8 @@ impl PodCondition {
     }
 }
 
-/// Builds [`PodCondition`] values: start with [`PodCondition::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodCondition` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodConditionBuilder {
-    inner: PodCondition,
-}
+/// Builds [`PodCondition`] values: start with [`PodCondition::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PodCondition` back into its builder.
+pub type PodConditionBuilder = crate::Builder<PodCondition>;
 
 impl PodConditionBuilder {
     /// When the condition was last probed.
@@ -265,20 +261,6 @@ impl PodConditionBuilder {
     pub fn type_(mut self, value: impl Into<String>) -> Self {
         self.inner.type_ = value.into();
         self
-    }
-
-    /// The finished `PodCondition`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PodCondition {
-        self.inner
-    }
-}
-
-impl From<PodCondition> for PodConditionBuilder {
-    #[inline]
-    fn from(value: PodCondition) -> Self {
-        Self { inner: value }
     }
 }
 

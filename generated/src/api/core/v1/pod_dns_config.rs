@@ -124,12 +124,8 @@ impl PodDNSConfig {
     }
 }
 
-/// Builds [`PodDNSConfig`] values: start with [`PodDNSConfig::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodDNSConfig` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodDNSConfigBuilder {
-    inner: PodDNSConfig,
-}
+/// Builds [`PodDNSConfig`] values: start with [`PodDNSConfig::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PodDNSConfig` back into its builder.
+pub type PodDNSConfigBuilder = crate::Builder<PodDNSConfig>;
 
 impl PodDNSConfigBuilder {
     /// Additional DNS server IP addresses.
@@ -181,20 +177,6 @@ impl PodDNSConfigBuilder {
     pub fn search(mut self, item: impl Into<String>) -> Self {
         self.inner.searches.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `PodDNSConfig`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PodDNSConfig {
-        self.inner
-    }
-}
-
-impl From<PodDNSConfig> for PodDNSConfigBuilder {
-    #[inline]
-    fn from(value: PodDNSConfig) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -113,12 +113,8 @@ impl PodDNSConfigOption {
     }
 }
 
-/// Builds [`PodDNSConfigOption`] values: start with [`PodDNSConfigOption::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodDNSConfigOption` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodDNSConfigOptionBuilder {
-    inner: PodDNSConfigOption,
-}
+/// Builds [`PodDNSConfigOption`] values: start with [`PodDNSConfigOption::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PodDNSConfigOption` back into its builder.
+pub type PodDNSConfigOptionBuilder = crate::Builder<PodDNSConfigOption>;
 
 impl PodDNSConfigOptionBuilder {
     /// Option name.
@@ -131,20 +127,6 @@ impl PodDNSConfigOptionBuilder {
     pub fn value(mut self, value: impl Into<String>) -> Self {
         self.inner.value = Some(value.into());
         self
-    }
-
-    /// The finished `PodDNSConfigOption`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PodDNSConfigOption {
-        self.inner
-    }
-}
-
-impl From<PodDNSConfigOption> for PodDNSConfigOptionBuilder {
-    #[inline]
-    fn from(value: PodDNSConfigOption) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -128,12 +128,8 @@ impl PodExtendedResourceClaimStatus {
     }
 }
 
-/// Builds [`PodExtendedResourceClaimStatus`] values: start with [`PodExtendedResourceClaimStatus::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodExtendedResourceClaimStatus` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodExtendedResourceClaimStatusBuilder {
-    inner: PodExtendedResourceClaimStatus,
-}
+/// Builds [`PodExtendedResourceClaimStatus`] values: start with [`PodExtendedResourceClaimStatus::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PodExtendedResourceClaimStatus` back into its builder.
+pub type PodExtendedResourceClaimStatusBuilder = crate::Builder<PodExtendedResourceClaimStatus>;
 
 impl PodExtendedResourceClaimStatusBuilder {
     /// Mappings from container extended resources to device requests.
@@ -162,20 +158,6 @@ impl PodExtendedResourceClaimStatusBuilder {
     pub fn resource_claim_name(mut self, value: impl Into<String>) -> Self {
         self.inner.resource_claim_name = value.into();
         self
-    }
-
-    /// The finished `PodExtendedResourceClaimStatus`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PodExtendedResourceClaimStatus {
-        self.inner
-    }
-}
-
-impl From<PodExtendedResourceClaimStatus> for PodExtendedResourceClaimStatusBuilder {
-    #[inline]
-    fn from(value: PodExtendedResourceClaimStatus) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -105,32 +105,14 @@ impl PodIP {
     }
 }
 
-/// Builds [`PodIP`] values: start with [`PodIP::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodIP` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodIPBuilder {
-    inner: PodIP,
-}
+/// Builds [`PodIP`] values: start with [`PodIP::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PodIP` back into its builder.
+pub type PodIPBuilder = crate::Builder<PodIP>;
 
 impl PodIPBuilder {
     /// The IP address.
     pub fn ip(mut self, value: impl Into<String>) -> Self {
         self.inner.ip = value.into();
         self
-    }
-
-    /// The finished `PodIP`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PodIP {
-        self.inner
-    }
-}
-
-impl From<PodIP> for PodIPBuilder {
-    #[inline]
-    fn from(value: PodIP) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -166,12 +166,8 @@ impl PodList {
     }
 }
 
-/// Builds [`PodList`] values: start with [`PodList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodList` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodListBuilder {
-    inner: PodList,
-}
+/// Builds [`PodList`] values: start with [`PodList::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PodList` back into its builder.
+pub type PodListBuilder = crate::Builder<PodList>;
 
 impl PodListBuilder {
     /// The Pods in this list.
@@ -200,20 +196,6 @@ impl PodListBuilder {
     ) -> Self {
         self.inner.metadata = Some(value.into());
         self
-    }
-
-    /// The finished `PodList`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PodList {
-        self.inner
-    }
-}
-
-impl From<PodList> for PodListBuilder {
-    #[inline]
-    fn from(value: PodList) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -105,32 +105,14 @@ impl PodOS {
     }
 }
 
-/// Builds [`PodOS`] values: start with [`PodOS::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodOS` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodOSBuilder {
-    inner: PodOS,
-}
+/// Builds [`PodOS`] values: start with [`PodOS::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PodOS` back into its builder.
+pub type PodOSBuilder = crate::Builder<PodOS>;
 
 impl PodOSBuilder {
     /// OS name: `linux` or `windows`.
     pub fn name(mut self, value: impl Into<String>) -> Self {
         self.inner.name = value.into();
         self
-    }
-
-    /// The finished `PodOS`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PodOS {
-        self.inner
-    }
-}
-
-impl From<PodOS> for PodOSBuilder {
-    #[inline]
-    fn from(value: PodOS) -> Self {
-        Self { inner: value }
     }
 }
 

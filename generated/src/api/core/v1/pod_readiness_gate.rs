@@ -107,32 +107,14 @@ impl PodReadinessGate {
     }
 }
 
-/// Builds [`PodReadinessGate`] values: start with [`PodReadinessGate::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodReadinessGate` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodReadinessGateBuilder {
-    inner: PodReadinessGate,
-}
+/// Builds [`PodReadinessGate`] values: start with [`PodReadinessGate::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PodReadinessGate` back into its builder.
+pub type PodReadinessGateBuilder = crate::Builder<PodReadinessGate>;
 
 impl PodReadinessGateBuilder {
     /// Pod condition type that must be True.
     pub fn condition_type(mut self, value: impl Into<String>) -> Self {
         self.inner.condition_type = value.into();
         self
-    }
-
-    /// The finished `PodReadinessGate`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PodReadinessGate {
-        self.inner
-    }
-}
-
-impl From<PodReadinessGate> for PodReadinessGateBuilder {
-    #[inline]
-    fn from(value: PodReadinessGate) -> Self {
-        Self { inner: value }
     }
 }
 

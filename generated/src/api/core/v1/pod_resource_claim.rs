@@ -152,12 +152,8 @@ impl PodResourceClaim {
     }
 }
 
-/// Builds [`PodResourceClaim`] values: start with [`PodResourceClaim::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodResourceClaim` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodResourceClaimBuilder {
-    inner: PodResourceClaim,
-}
+/// Builds [`PodResourceClaim`] values: start with [`PodResourceClaim::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PodResourceClaim` back into its builder.
+pub type PodResourceClaimBuilder = crate::Builder<PodResourceClaim>;
 
 impl PodResourceClaimBuilder {
     /// Name of the claim inside the pod.
@@ -176,20 +172,6 @@ impl PodResourceClaimBuilder {
     pub fn resource_claim_template_name(mut self, value: impl Into<String>) -> Self {
         self.inner.resource_claim_template_name = Some(value.into());
         self
-    }
-
-    /// The finished `PodResourceClaim`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PodResourceClaim {
-        self.inner
-    }
-}
-
-impl From<PodResourceClaim> for PodResourceClaimBuilder {
-    #[inline]
-    fn from(value: PodResourceClaim) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -128,12 +128,8 @@ impl PodResourceClaimStatus {
     }
 }
 
-/// Builds [`PodResourceClaimStatus`] values: start with [`PodResourceClaimStatus::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodResourceClaimStatus` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodResourceClaimStatusBuilder {
-    inner: PodResourceClaimStatus,
-}
+/// Builds [`PodResourceClaimStatus`] values: start with [`PodResourceClaimStatus::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PodResourceClaimStatus` back into its builder.
+pub type PodResourceClaimStatusBuilder = crate::Builder<PodResourceClaimStatus>;
 
 impl PodResourceClaimStatusBuilder {
     /// Name of the matching entry in `spec.resourceClaims`.
@@ -146,20 +142,6 @@ impl PodResourceClaimStatusBuilder {
     pub fn resource_claim_name(mut self, value: impl Into<String>) -> Self {
         self.inner.resource_claim_name = Some(value.into());
         self
-    }
-
-    /// The finished `PodResourceClaimStatus`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PodResourceClaimStatus {
-        self.inner
-    }
-}
-
-impl From<PodResourceClaimStatus> for PodResourceClaimStatusBuilder {
-    #[inline]
-    fn from(value: PodResourceClaimStatus) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -107,32 +107,14 @@ impl PodSchedulingGate {
     }
 }
 
-/// Builds [`PodSchedulingGate`] values: start with [`PodSchedulingGate::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodSchedulingGate` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodSchedulingGateBuilder {
-    inner: PodSchedulingGate,
-}
+/// Builds [`PodSchedulingGate`] values: start with [`PodSchedulingGate::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PodSchedulingGate` back into its builder.
+pub type PodSchedulingGateBuilder = crate::Builder<PodSchedulingGate>;
 
 impl PodSchedulingGateBuilder {
     /// Unique name of the gate.
     pub fn name(mut self, value: impl Into<String>) -> Self {
         self.inner.name = value.into();
         self
-    }
-
-    /// The finished `PodSchedulingGate`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PodSchedulingGate {
-        self.inner
-    }
-}
-
-impl From<PodSchedulingGate> for PodSchedulingGateBuilder {
-    #[inline]
-    fn from(value: PodSchedulingGate) -> Self {
-        Self { inner: value }
     }
 }
 

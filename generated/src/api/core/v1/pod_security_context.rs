@@ -284,12 +284,8 @@ impl PodSecurityContext {
     }
 }
 
-/// Builds [`PodSecurityContext`] values: start with [`PodSecurityContext::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodSecurityContext` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodSecurityContextBuilder {
-    inner: PodSecurityContext,
-}
+/// Builds [`PodSecurityContext`] values: start with [`PodSecurityContext::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PodSecurityContext` back into its builder.
+pub type PodSecurityContextBuilder = crate::Builder<PodSecurityContext>;
 
 impl PodSecurityContextBuilder {
     /// AppArmor profile for the pod's containers.
@@ -403,20 +399,6 @@ impl PodSecurityContextBuilder {
     ) -> Self {
         self.inner.windows_options = Some(value.into());
         self
-    }
-
-    /// The finished `PodSecurityContext`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PodSecurityContext {
-        self.inner
-    }
-}
-
-impl From<PodSecurityContext> for PodSecurityContextBuilder {
-    #[inline]
-    fn from(value: PodSecurityContext) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -770,12 +770,8 @@ impl PodSpec {
     }
 }
 
-/// Builds [`PodSpec`] values: start with [`PodSpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodSpec` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodSpecBuilder {
-    inner: PodSpec,
-}
+/// Builds [`PodSpec`] values: start with [`PodSpec::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PodSpec` back into its builder.
+pub type PodSpecBuilder = crate::Builder<PodSpec>;
 
 impl PodSpecBuilder {
     /// Seconds the pod may run before it is marked failed.
@@ -1236,20 +1232,6 @@ impl PodSpecBuilder {
     ) -> Self {
         self.inner.workload_ref = Some(value.into());
         self
-    }
-
-    /// The finished `PodSpec`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PodSpec {
-        self.inner
-    }
-}
-
-impl From<PodSpec> for PodSpecBuilder {
-    #[inline]
-    fn from(value: PodSpec) -> Self {
-        Self { inner: value }
     }
 }
 

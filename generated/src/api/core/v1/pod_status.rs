@@ -405,12 +405,8 @@ impl PodStatus {
     }
 }
 
-/// Builds [`PodStatus`] values: start with [`PodStatus::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PodStatus` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PodStatusBuilder {
-    inner: PodStatus,
-}
+/// Builds [`PodStatus`] values: start with [`PodStatus::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PodStatus` back into its builder.
+pub type PodStatusBuilder = crate::Builder<PodStatus>;
 
 impl PodStatusBuilder {
     /// Total resources allocated to the pod by the node.
@@ -662,20 +658,6 @@ impl PodStatusBuilder {
     ) -> Self {
         self.inner.start_time = Some(value.into());
         self
-    }
-
-    /// The finished `PodStatus`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PodStatus {
-        self.inner
-    }
-}
-
-impl From<PodStatus> for PodStatusBuilder {
-    #[inline]
-    fn from(value: PodStatus) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -132,12 +132,8 @@ impl PortworxVolumeSource {
     }
 }
 
-/// Builds [`PortworxVolumeSource`] values: start with [`PortworxVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PortworxVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PortworxVolumeSourceBuilder {
-    inner: PortworxVolumeSource,
-}
+/// Builds [`PortworxVolumeSource`] values: start with [`PortworxVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PortworxVolumeSource` back into its builder.
+pub type PortworxVolumeSourceBuilder = crate::Builder<PortworxVolumeSource>;
 
 impl PortworxVolumeSourceBuilder {
     /// Filesystem type to mount; defaults to ext4.
@@ -156,20 +152,6 @@ impl PortworxVolumeSourceBuilder {
     pub fn volume_id(mut self, value: impl Into<String>) -> Self {
         self.inner.volume_id = value.into();
         self
-    }
-
-    /// The finished `PortworxVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PortworxVolumeSource {
-        self.inner
-    }
-}
-
-impl From<PortworxVolumeSource> for PortworxVolumeSourceBuilder {
-    #[inline]
-    fn from(value: PortworxVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

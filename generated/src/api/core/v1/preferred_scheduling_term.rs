@@ -122,12 +122,8 @@ impl PreferredSchedulingTerm {
     }
 }
 
-/// Builds [`PreferredSchedulingTerm`] values: start with [`PreferredSchedulingTerm::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `PreferredSchedulingTerm` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PreferredSchedulingTermBuilder {
-    inner: PreferredSchedulingTerm,
-}
+/// Builds [`PreferredSchedulingTerm`] values: start with [`PreferredSchedulingTerm::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `PreferredSchedulingTerm` back into its builder.
+pub type PreferredSchedulingTermBuilder = crate::Builder<PreferredSchedulingTerm>;
 
 impl PreferredSchedulingTermBuilder {
     /// Node selector term.
@@ -140,20 +136,6 @@ impl PreferredSchedulingTermBuilder {
     pub fn weight(mut self, value: impl Into<i32>) -> Self {
         self.inner.weight = value.into();
         self
-    }
-
-    /// The finished `PreferredSchedulingTerm`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> PreferredSchedulingTerm {
-        self.inner
-    }
-}
-
-impl From<PreferredSchedulingTerm> for PreferredSchedulingTermBuilder {
-    #[inline]
-    fn from(value: PreferredSchedulingTerm) -> Self {
-        Self { inner: value }
     }
 }
 

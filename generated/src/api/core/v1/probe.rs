@@ -240,12 +240,8 @@ impl Probe {
     }
 }
 
-/// Builds [`Probe`] values: start with [`Probe::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Probe` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ProbeBuilder {
-    inner: Probe,
-}
+/// Builds [`Probe`] values: start with [`Probe::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `Probe` back into its builder.
+pub type ProbeBuilder = crate::Builder<Probe>;
 
 impl ProbeBuilder {
     /// Command to run in the container.
@@ -306,20 +302,6 @@ impl ProbeBuilder {
     pub fn timeout_seconds(mut self, value: impl Into<i32>) -> Self {
         self.inner.timeout_seconds = Some(value.into());
         self
-    }
-
-    /// The finished `Probe`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> Probe {
-        self.inner
-    }
-}
-
-impl From<Probe> for ProbeBuilder {
-    #[inline]
-    fn from(value: Probe) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -113,12 +113,8 @@ impl ProjectedVolumeSource {
     }
 }
 
-/// Builds [`ProjectedVolumeSource`] values: start with [`ProjectedVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ProjectedVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ProjectedVolumeSourceBuilder {
-    inner: ProjectedVolumeSource,
-}
+/// Builds [`ProjectedVolumeSource`] values: start with [`ProjectedVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ProjectedVolumeSource` back into its builder.
+pub type ProjectedVolumeSourceBuilder = crate::Builder<ProjectedVolumeSource>;
 
 impl ProjectedVolumeSourceBuilder {
     /// Default permission bits for created files.
@@ -144,20 +140,6 @@ impl ProjectedVolumeSourceBuilder {
     pub fn source(mut self, item: impl Into<crate::api::core::v1::VolumeProjection>) -> Self {
         self.inner.sources.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `ProjectedVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ProjectedVolumeSource {
-        self.inner
-    }
-}
-
-impl From<ProjectedVolumeSource> for ProjectedVolumeSourceBuilder {
-    #[inline]
-    fn from(value: ProjectedVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -178,12 +178,8 @@ impl QuobyteVolumeSource {
     }
 }
 
-/// Builds [`QuobyteVolumeSource`] values: start with [`QuobyteVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `QuobyteVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct QuobyteVolumeSourceBuilder {
-    inner: QuobyteVolumeSource,
-}
+/// Builds [`QuobyteVolumeSource`] values: start with [`QuobyteVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `QuobyteVolumeSource` back into its builder.
+pub type QuobyteVolumeSourceBuilder = crate::Builder<QuobyteVolumeSource>;
 
 impl QuobyteVolumeSourceBuilder {
     /// Group to map volume access to.
@@ -220,20 +216,6 @@ impl QuobyteVolumeSourceBuilder {
     pub fn volume(mut self, value: impl Into<String>) -> Self {
         self.inner.volume = value.into();
         self
-    }
-
-    /// The finished `QuobyteVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> QuobyteVolumeSource {
-        self.inner
-    }
-}
-
-impl From<QuobyteVolumeSource> for QuobyteVolumeSourceBuilder {
-    #[inline]
-    fn from(value: QuobyteVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

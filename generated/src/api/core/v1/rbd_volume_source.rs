@@ -206,12 +206,8 @@ impl RBDVolumeSource {
     }
 }
 
-/// Builds [`RBDVolumeSource`] values: start with [`RBDVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `RBDVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct RBDVolumeSourceBuilder {
-    inner: RBDVolumeSource,
-}
+/// Builds [`RBDVolumeSource`] values: start with [`RBDVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `RBDVolumeSource` back into its builder.
+pub type RBDVolumeSourceBuilder = crate::Builder<RBDVolumeSource>;
 
 impl RBDVolumeSourceBuilder {
     /// Filesystem type to mount; defaults to ext4.
@@ -279,20 +275,6 @@ impl RBDVolumeSourceBuilder {
     pub fn user(mut self, value: impl Into<String>) -> Self {
         self.inner.user = Some(value.into());
         self
-    }
-
-    /// The finished `RBDVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> RBDVolumeSource {
-        self.inner
-    }
-}
-
-impl From<RBDVolumeSource> for RBDVolumeSourceBuilder {
-    #[inline]
-    fn from(value: RBDVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -118,12 +118,8 @@ impl ResourceClaim {
     }
 }
 
-/// Builds [`ResourceClaim`] values: start with [`ResourceClaim::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ResourceClaim` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ResourceClaimBuilder {
-    inner: ResourceClaim,
-}
+/// Builds [`ResourceClaim`] values: start with [`ResourceClaim::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ResourceClaim` back into its builder.
+pub type ResourceClaimBuilder = crate::Builder<ResourceClaim>;
 
 impl ResourceClaimBuilder {
     /// Name of the entry in `spec.resourceClaims`.
@@ -136,20 +132,6 @@ impl ResourceClaimBuilder {
     pub fn request(mut self, value: impl Into<String>) -> Self {
         self.inner.request = Some(value.into());
         self
-    }
-
-    /// The finished `ResourceClaim`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ResourceClaim {
-        self.inner
-    }
-}
-
-impl From<ResourceClaim> for ResourceClaimBuilder {
-    #[inline]
-    fn from(value: ResourceClaim) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -132,12 +132,8 @@ impl ResourceFieldSelector {
     }
 }
 
-/// Builds [`ResourceFieldSelector`] values: start with [`ResourceFieldSelector::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ResourceFieldSelector` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ResourceFieldSelectorBuilder {
-    inner: ResourceFieldSelector,
-}
+/// Builds [`ResourceFieldSelector`] values: start with [`ResourceFieldSelector::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ResourceFieldSelector` back into its builder.
+pub type ResourceFieldSelectorBuilder = crate::Builder<ResourceFieldSelector>;
 
 impl ResourceFieldSelectorBuilder {
     /// Container name; required for volumes.
@@ -159,20 +155,6 @@ impl ResourceFieldSelectorBuilder {
     pub fn resource(mut self, value: impl Into<String>) -> Self {
         self.inner.resource = value.into();
         self
-    }
-
-    /// The finished `ResourceFieldSelector`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ResourceFieldSelector {
-        self.inner
-    }
-}
-
-impl From<ResourceFieldSelector> for ResourceFieldSelectorBuilder {
-    #[inline]
-    fn from(value: ResourceFieldSelector) -> Self {
-        Self { inner: value }
     }
 }
 

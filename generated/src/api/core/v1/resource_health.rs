@@ -118,12 +118,8 @@ impl ResourceHealth {
     }
 }
 
-/// Builds [`ResourceHealth`] values: start with [`ResourceHealth::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ResourceHealth` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ResourceHealthBuilder {
-    inner: ResourceHealth,
-}
+/// Builds [`ResourceHealth`] values: start with [`ResourceHealth::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ResourceHealth` back into its builder.
+pub type ResourceHealthBuilder = crate::Builder<ResourceHealth>;
 
 impl ResourceHealthBuilder {
     /// Health: Healthy, Unhealthy or Unknown.
@@ -136,20 +132,6 @@ impl ResourceHealthBuilder {
     pub fn resource_id(mut self, value: impl Into<String>) -> Self {
         self.inner.resource_id = value.into();
         self
-    }
-
-    /// The finished `ResourceHealth`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ResourceHealth {
-        self.inner
-    }
-}
-
-impl From<ResourceHealth> for ResourceHealthBuilder {
-    #[inline]
-    fn from(value: ResourceHealth) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -134,12 +134,8 @@ impl ResourceRequirements {
     }
 }
 
-/// Builds [`ResourceRequirements`] values: start with [`ResourceRequirements::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ResourceRequirements` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ResourceRequirementsBuilder {
-    inner: ResourceRequirements,
-}
+/// Builds [`ResourceRequirements`] values: start with [`ResourceRequirements::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ResourceRequirements` back into its builder.
+pub type ResourceRequirementsBuilder = crate::Builder<ResourceRequirements>;
 
 impl ResourceRequirementsBuilder {
     /// Pod resource claims used by the container.
@@ -209,20 +205,6 @@ impl ResourceRequirementsBuilder {
     ) -> Self {
         self.inner.requests.get_or_insert_default().insert(key.into(), value.into());
         self
-    }
-
-    /// The finished `ResourceRequirements`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ResourceRequirements {
-        self.inner
-    }
-}
-
-impl From<ResourceRequirements> for ResourceRequirementsBuilder {
-    #[inline]
-    fn from(value: ResourceRequirements) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -118,12 +118,8 @@ impl ResourceStatus {
     }
 }
 
-/// Builds [`ResourceStatus`] values: start with [`ResourceStatus::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ResourceStatus` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ResourceStatusBuilder {
-    inner: ResourceStatus,
-}
+/// Builds [`ResourceStatus`] values: start with [`ResourceStatus::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ResourceStatus` back into its builder.
+pub type ResourceStatusBuilder = crate::Builder<ResourceStatus>;
 
 impl ResourceStatusBuilder {
     /// Resource name; for DRA resources it has the form claim:\<claim_name\>/\<request\>.
@@ -149,20 +145,6 @@ impl ResourceStatusBuilder {
     pub fn resource(mut self, item: impl Into<crate::api::core::v1::ResourceHealth>) -> Self {
         self.inner.resources.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `ResourceStatus`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ResourceStatus {
-        self.inner
-    }
-}
-
-impl From<ResourceStatus> for ResourceStatusBuilder {
-    #[inline]
-    fn from(value: ResourceStatus) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -241,12 +241,8 @@ impl ScaleIOVolumeSource {
     }
 }
 
-/// Builds [`ScaleIOVolumeSource`] values: start with [`ScaleIOVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ScaleIOVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ScaleIOVolumeSourceBuilder {
-    inner: ScaleIOVolumeSource,
-}
+/// Builds [`ScaleIOVolumeSource`] values: start with [`ScaleIOVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ScaleIOVolumeSource` back into its builder.
+pub type ScaleIOVolumeSourceBuilder = crate::Builder<ScaleIOVolumeSource>;
 
 impl ScaleIOVolumeSourceBuilder {
     /// Filesystem type to mount; defaults to xfs.
@@ -314,20 +310,6 @@ impl ScaleIOVolumeSourceBuilder {
     pub fn volume_name(mut self, value: impl Into<String>) -> Self {
         self.inner.volume_name = Some(value.into());
         self
-    }
-
-    /// The finished `ScaleIOVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ScaleIOVolumeSource {
-        self.inner
-    }
-}
-
-impl From<ScaleIOVolumeSource> for ScaleIOVolumeSourceBuilder {
-    #[inline]
-    fn from(value: ScaleIOVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -135,12 +135,8 @@ impl SELinuxOptions {
     }
 }
 
-/// Builds [`SELinuxOptions`] values: start with [`SELinuxOptions::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `SELinuxOptions` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct SELinuxOptionsBuilder {
-    inner: SELinuxOptions,
-}
+/// Builds [`SELinuxOptions`] values: start with [`SELinuxOptions::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `SELinuxOptions` back into its builder.
+pub type SELinuxOptionsBuilder = crate::Builder<SELinuxOptions>;
 
 impl SELinuxOptionsBuilder {
     /// SELinux level label.
@@ -165,20 +161,6 @@ impl SELinuxOptionsBuilder {
     pub fn user(mut self, value: impl Into<String>) -> Self {
         self.inner.user = Some(value.into());
         self
-    }
-
-    /// The finished `SELinuxOptions`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> SELinuxOptions {
-        self.inner
-    }
-}
-
-impl From<SELinuxOptions> for SELinuxOptionsBuilder {
-    #[inline]
-    fn from(value: SELinuxOptions) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -128,12 +128,8 @@ impl SeccompProfile {
     }
 }
 
-/// Builds [`SeccompProfile`] values: start with [`SeccompProfile::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `SeccompProfile` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct SeccompProfileBuilder {
-    inner: SeccompProfile,
-}
+/// Builds [`SeccompProfile`] values: start with [`SeccompProfile::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `SeccompProfile` back into its builder.
+pub type SeccompProfileBuilder = crate::Builder<SeccompProfile>;
 
 impl SeccompProfileBuilder {
     /// Profile file path on the node; required only when type is `Localhost`.
@@ -146,20 +142,6 @@ impl SeccompProfileBuilder {
     pub fn type_(mut self, value: impl Into<String>) -> Self {
         self.inner.type_ = value.into();
         self
-    }
-
-    /// The finished `SeccompProfile`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> SeccompProfile {
-        self.inner
-    }
-}
-
-impl From<SeccompProfile> for SeccompProfileBuilder {
-    #[inline]
-    fn from(value: SeccompProfile) -> Self {
-        Self { inner: value }
     }
 }
 

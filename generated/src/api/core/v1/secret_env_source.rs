@@ -113,12 +113,8 @@ impl SecretEnvSource {
     }
 }
 
-/// Builds [`SecretEnvSource`] values: start with [`SecretEnvSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `SecretEnvSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct SecretEnvSourceBuilder {
-    inner: SecretEnvSource,
-}
+/// Builds [`SecretEnvSource`] values: start with [`SecretEnvSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `SecretEnvSource` back into its builder.
+pub type SecretEnvSourceBuilder = crate::Builder<SecretEnvSource>;
 
 impl SecretEnvSourceBuilder {
     /// Name of the Secret.
@@ -131,20 +127,6 @@ impl SecretEnvSourceBuilder {
     pub fn optional(mut self, value: impl Into<bool>) -> Self {
         self.inner.optional = Some(value.into());
         self
-    }
-
-    /// The finished `SecretEnvSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> SecretEnvSource {
-        self.inner
-    }
-}
-
-impl From<SecretEnvSource> for SecretEnvSourceBuilder {
-    #[inline]
-    fn from(value: SecretEnvSource) -> Self {
-        Self { inner: value }
     }
 }
 

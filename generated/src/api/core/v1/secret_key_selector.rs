@@ -132,12 +132,8 @@ impl SecretKeySelector {
     }
 }
 
-/// Builds [`SecretKeySelector`] values: start with [`SecretKeySelector::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `SecretKeySelector` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct SecretKeySelectorBuilder {
-    inner: SecretKeySelector,
-}
+/// Builds [`SecretKeySelector`] values: start with [`SecretKeySelector::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `SecretKeySelector` back into its builder.
+pub type SecretKeySelectorBuilder = crate::Builder<SecretKeySelector>;
 
 impl SecretKeySelectorBuilder {
     /// The key to read.
@@ -156,20 +152,6 @@ impl SecretKeySelectorBuilder {
     pub fn optional(mut self, value: impl Into<bool>) -> Self {
         self.inner.optional = Some(value.into());
         self
-    }
-
-    /// The finished `SecretKeySelector`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> SecretKeySelector {
-        self.inner
-    }
-}
-
-impl From<SecretKeySelector> for SecretKeySelectorBuilder {
-    #[inline]
-    fn from(value: SecretKeySelector) -> Self {
-        Self { inner: value }
     }
 }
 

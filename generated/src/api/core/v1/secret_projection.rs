@@ -124,12 +124,8 @@ impl SecretProjection {
     }
 }
 
-/// Builds [`SecretProjection`] values: start with [`SecretProjection::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `SecretProjection` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct SecretProjectionBuilder {
-    inner: SecretProjection,
-}
+/// Builds [`SecretProjection`] values: start with [`SecretProjection::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `SecretProjection` back into its builder.
+pub type SecretProjectionBuilder = crate::Builder<SecretProjection>;
 
 impl SecretProjectionBuilder {
     /// Explicit key-to-path mappings; when empty every key becomes a file.
@@ -161,20 +157,6 @@ impl SecretProjectionBuilder {
     pub fn optional(mut self, value: impl Into<bool>) -> Self {
         self.inner.optional = Some(value.into());
         self
-    }
-
-    /// The finished `SecretProjection`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> SecretProjection {
-        self.inner
-    }
-}
-
-impl From<SecretProjection> for SecretProjectionBuilder {
-    #[inline]
-    fn from(value: SecretProjection) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -140,12 +140,8 @@ impl SecretVolumeSource {
     }
 }
 
-/// Builds [`SecretVolumeSource`] values: start with [`SecretVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `SecretVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct SecretVolumeSourceBuilder {
-    inner: SecretVolumeSource,
-}
+/// Builds [`SecretVolumeSource`] values: start with [`SecretVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `SecretVolumeSource` back into its builder.
+pub type SecretVolumeSourceBuilder = crate::Builder<SecretVolumeSource>;
 
 impl SecretVolumeSourceBuilder {
     /// Default permission bits for created files.
@@ -183,20 +179,6 @@ impl SecretVolumeSourceBuilder {
     pub fn secret_name(mut self, value: impl Into<String>) -> Self {
         self.inner.secret_name = Some(value.into());
         self
-    }
-
-    /// The finished `SecretVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> SecretVolumeSource {
-        self.inner
-    }
-}
-
-impl From<SecretVolumeSource> for SecretVolumeSourceBuilder {
-    #[inline]
-    fn from(value: SecretVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

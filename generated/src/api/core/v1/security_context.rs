@@ -256,12 +256,8 @@ impl SecurityContext {
     }
 }
 
-/// Builds [`SecurityContext`] values: start with [`SecurityContext::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `SecurityContext` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct SecurityContextBuilder {
-    inner: SecurityContext,
-}
+/// Builds [`SecurityContext`] values: start with [`SecurityContext::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `SecurityContext` back into its builder.
+pub type SecurityContextBuilder = crate::Builder<SecurityContext>;
 
 impl SecurityContextBuilder {
     /// Whether a process may gain more privileges than its parent.
@@ -346,20 +342,6 @@ impl SecurityContextBuilder {
     ) -> Self {
         self.inner.windows_options = Some(value.into());
         self
-    }
-
-    /// The finished `SecurityContext`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> SecurityContext {
-        self.inner
-    }
-}
-
-impl From<SecurityContext> for SecurityContextBuilder {
-    #[inline]
-    fn from(value: SecurityContext) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -140,12 +140,8 @@ impl ServiceAccountTokenProjection {
     }
 }
 
-/// Builds [`ServiceAccountTokenProjection`] values: start with [`ServiceAccountTokenProjection::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ServiceAccountTokenProjection` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ServiceAccountTokenProjectionBuilder {
-    inner: ServiceAccountTokenProjection,
-}
+/// Builds [`ServiceAccountTokenProjection`] values: start with [`ServiceAccountTokenProjection::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ServiceAccountTokenProjection` back into its builder.
+pub type ServiceAccountTokenProjectionBuilder = crate::Builder<ServiceAccountTokenProjection>;
 
 impl ServiceAccountTokenProjectionBuilder {
     /// Intended audience of the token.
@@ -164,20 +160,6 @@ impl ServiceAccountTokenProjectionBuilder {
     pub fn path(mut self, value: impl Into<String>) -> Self {
         self.inner.path = value.into();
         self
-    }
-
-    /// The finished `ServiceAccountTokenProjection`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ServiceAccountTokenProjection {
-        self.inner
-    }
-}
-
-impl From<ServiceAccountTokenProjection> for ServiceAccountTokenProjectionBuilder {
-    #[inline]
-    fn from(value: ServiceAccountTokenProjection) -> Self {
-        Self { inner: value }
     }
 }
 

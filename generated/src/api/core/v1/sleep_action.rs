@@ -107,32 +107,14 @@ impl SleepAction {
     }
 }
 
-/// Builds [`SleepAction`] values: start with [`SleepAction::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `SleepAction` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct SleepActionBuilder {
-    inner: SleepAction,
-}
+/// Builds [`SleepAction`] values: start with [`SleepAction::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `SleepAction` back into its builder.
+pub type SleepActionBuilder = crate::Builder<SleepAction>;
 
 impl SleepActionBuilder {
     /// Number of seconds to sleep.
     pub fn seconds(mut self, value: impl Into<i64>) -> Self {
         self.inner.seconds = value.into();
         self
-    }
-
-    /// The finished `SleepAction`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> SleepAction {
-        self.inner
-    }
-}
-
-impl From<SleepAction> for SleepActionBuilder {
-    #[inline]
-    fn from(value: SleepAction) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -156,12 +156,8 @@ impl StorageOSVolumeSource {
     }
 }
 
-/// Builds [`StorageOSVolumeSource`] values: start with [`StorageOSVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `StorageOSVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct StorageOSVolumeSourceBuilder {
-    inner: StorageOSVolumeSource,
-}
+/// Builds [`StorageOSVolumeSource`] values: start with [`StorageOSVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `StorageOSVolumeSource` back into its builder.
+pub type StorageOSVolumeSourceBuilder = crate::Builder<StorageOSVolumeSource>;
 
 impl StorageOSVolumeSourceBuilder {
     /// Filesystem type to mount; defaults to ext4.
@@ -195,20 +191,6 @@ impl StorageOSVolumeSourceBuilder {
     pub fn volume_namespace(mut self, value: impl Into<String>) -> Self {
         self.inner.volume_namespace = Some(value.into());
         self
-    }
-
-    /// The finished `StorageOSVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> StorageOSVolumeSource {
-        self.inner
-    }
-}
-
-impl From<StorageOSVolumeSource> for StorageOSVolumeSourceBuilder {
-    #[inline]
-    fn from(value: StorageOSVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

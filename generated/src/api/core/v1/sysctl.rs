@@ -117,12 +117,8 @@ impl Sysctl {
     }
 }
 
-/// Builds [`Sysctl`] values: start with [`Sysctl::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Sysctl` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct SysctlBuilder {
-    inner: Sysctl,
-}
+/// Builds [`Sysctl`] values: start with [`Sysctl::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `Sysctl` back into its builder.
+pub type SysctlBuilder = crate::Builder<Sysctl>;
 
 impl SysctlBuilder {
     /// Parameter name.
@@ -135,20 +131,6 @@ impl SysctlBuilder {
     pub fn value(mut self, value: impl Into<String>) -> Self {
         self.inner.value = value.into();
         self
-    }
-
-    /// The finished `Sysctl`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> Sysctl {
-        self.inner
-    }
-}
-
-impl From<Sysctl> for SysctlBuilder {
-    #[inline]
-    fn from(value: Sysctl) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -120,12 +120,8 @@ impl TCPSocketAction {
     }
 }
 
-/// Builds [`TCPSocketAction`] values: start with [`TCPSocketAction::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `TCPSocketAction` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct TCPSocketActionBuilder {
-    inner: TCPSocketAction,
-}
+/// Builds [`TCPSocketAction`] values: start with [`TCPSocketAction::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `TCPSocketAction` back into its builder.
+pub type TCPSocketActionBuilder = crate::Builder<TCPSocketAction>;
 
 impl TCPSocketActionBuilder {
     /// Host to connect to; defaults to the pod IP.
@@ -141,20 +137,6 @@ impl TCPSocketActionBuilder {
     ) -> Self {
         self.inner.port = value.into();
         self
-    }
-
-    /// The finished `TCPSocketAction`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> TCPSocketAction {
-        self.inner
-    }
-}
-
-impl From<TCPSocketAction> for TCPSocketActionBuilder {
-    #[inline]
-    fn from(value: TCPSocketAction) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -160,12 +160,8 @@ impl Toleration {
     }
 }
 
-/// Builds [`Toleration`] values: start with [`Toleration::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Toleration` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct TolerationBuilder {
-    inner: Toleration,
-}
+/// Builds [`Toleration`] values: start with [`Toleration::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `Toleration` back into its builder.
+pub type TolerationBuilder = crate::Builder<Toleration>;
 
 impl TolerationBuilder {
     /// Taint effect to match; empty matches all.
@@ -196,20 +192,6 @@ impl TolerationBuilder {
     pub fn value(mut self, value: impl Into<String>) -> Self {
         self.inner.value = Some(value.into());
         self
-    }
-
-    /// The finished `Toleration`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> Toleration {
-        self.inner
-    }
-}
-
-impl From<Toleration> for TolerationBuilder {
-    #[inline]
-    fn from(value: Toleration) -> Self {
-        Self { inner: value }
     }
 }
 

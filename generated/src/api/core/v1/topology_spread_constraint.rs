@@ -227,12 +227,8 @@ impl TopologySpreadConstraint {
     }
 }
 
-/// Builds [`TopologySpreadConstraint`] values: start with [`TopologySpreadConstraint::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `TopologySpreadConstraint` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct TopologySpreadConstraintBuilder {
-    inner: TopologySpreadConstraint,
-}
+/// Builds [`TopologySpreadConstraint`] values: start with [`TopologySpreadConstraint::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `TopologySpreadConstraint` back into its builder.
+pub type TopologySpreadConstraintBuilder = crate::Builder<TopologySpreadConstraint>;
 
 impl TopologySpreadConstraintBuilder {
     /// Selects the pods that are counted.
@@ -294,20 +290,6 @@ impl TopologySpreadConstraintBuilder {
     pub fn when_unsatisfiable(mut self, value: impl Into<String>) -> Self {
         self.inner.when_unsatisfiable = value.into();
         self
-    }
-
-    /// The finished `TopologySpreadConstraint`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> TopologySpreadConstraint {
-        self.inner
-    }
-}
-
-impl From<TopologySpreadConstraint> for TopologySpreadConstraintBuilder {
-    #[inline]
-    fn from(value: TopologySpreadConstraint) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -133,12 +133,8 @@ impl TypedLocalObjectReference {
     }
 }
 
-/// Builds [`TypedLocalObjectReference`] values: start with [`TypedLocalObjectReference::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `TypedLocalObjectReference` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct TypedLocalObjectReferenceBuilder {
-    inner: TypedLocalObjectReference,
-}
+/// Builds [`TypedLocalObjectReference`] values: start with [`TypedLocalObjectReference::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `TypedLocalObjectReference` back into its builder.
+pub type TypedLocalObjectReferenceBuilder = crate::Builder<TypedLocalObjectReference>;
 
 impl TypedLocalObjectReferenceBuilder {
     /// API group of the object; empty means the core group.
@@ -157,20 +153,6 @@ impl TypedLocalObjectReferenceBuilder {
     pub fn name(mut self, value: impl Into<String>) -> Self {
         self.inner.name = value.into();
         self
-    }
-
-    /// The finished `TypedLocalObjectReference`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> TypedLocalObjectReference {
-        self.inner
-    }
-}
-
-impl From<TypedLocalObjectReference> for TypedLocalObjectReferenceBuilder {
-    #[inline]
-    fn from(value: TypedLocalObjectReference) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -147,12 +147,8 @@ impl TypedObjectReference {
     }
 }
 
-/// Builds [`TypedObjectReference`] values: start with [`TypedObjectReference::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `TypedObjectReference` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct TypedObjectReferenceBuilder {
-    inner: TypedObjectReference,
-}
+/// Builds [`TypedObjectReference`] values: start with [`TypedObjectReference::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `TypedObjectReference` back into its builder.
+pub type TypedObjectReferenceBuilder = crate::Builder<TypedObjectReference>;
 
 impl TypedObjectReferenceBuilder {
     /// API group of the object; empty means the core group.
@@ -177,20 +173,6 @@ impl TypedObjectReferenceBuilder {
     pub fn namespace(mut self, value: impl Into<String>) -> Self {
         self.inner.namespace = Some(value.into());
         self
-    }
-
-    /// The finished `TypedObjectReference`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> TypedObjectReference {
-        self.inner
-    }
-}
-
-impl From<TypedObjectReference> for TypedObjectReferenceBuilder {
-    #[inline]
-    fn from(value: TypedObjectReference) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -528,12 +528,8 @@ impl Volume {
     }
 }
 
-/// Builds [`Volume`] values: start with [`Volume::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Volume` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct VolumeBuilder {
-    inner: Volume,
-}
+/// Builds [`Volume`] values: start with [`Volume::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `Volume` back into its builder.
+pub type VolumeBuilder = crate::Builder<Volume>;
 
 impl VolumeBuilder {
     /// AWS EBS disk (deprecated).
@@ -768,20 +764,6 @@ impl VolumeBuilder {
     ) -> Self {
         self.inner.vsphere_volume = Some(value.into());
         self
-    }
-
-    /// The finished `Volume`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> Volume {
-        self.inner
-    }
-}
-
-impl From<Volume> for VolumeBuilder {
-    #[inline]
-    fn from(value: Volume) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -122,12 +122,8 @@ impl VolumeDevice {
     }
 }
 
-/// Builds [`VolumeDevice`] values: start with [`VolumeDevice::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `VolumeDevice` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct VolumeDeviceBuilder {
-    inner: VolumeDevice,
-}
+/// Builds [`VolumeDevice`] values: start with [`VolumeDevice::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `VolumeDevice` back into its builder.
+pub type VolumeDeviceBuilder = crate::Builder<VolumeDevice>;
 
 impl VolumeDeviceBuilder {
     /// Path inside the container for the device.
@@ -140,20 +136,6 @@ impl VolumeDeviceBuilder {
     pub fn name(mut self, value: impl Into<String>) -> Self {
         self.inner.name = value.into();
         self
-    }
-
-    /// The finished `VolumeDevice`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> VolumeDevice {
-        self.inner
-    }
-}
-
-impl From<VolumeDevice> for VolumeDeviceBuilder {
-    #[inline]
-    fn from(value: VolumeDevice) -> Self {
-        Self { inner: value }
     }
 }
 

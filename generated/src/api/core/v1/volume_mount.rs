@@ -207,12 +207,8 @@ impl VolumeMount {
     }
 }
 
-/// Builds [`VolumeMount`] values: start with [`VolumeMount::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `VolumeMount` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct VolumeMountBuilder {
-    inner: VolumeMount,
-}
+/// Builds [`VolumeMount`] values: start with [`VolumeMount::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `VolumeMount` back into its builder.
+pub type VolumeMountBuilder = crate::Builder<VolumeMount>;
 
 impl VolumeMountBuilder {
     /// Path in the container; must not contain `:`.
@@ -255,20 +251,6 @@ impl VolumeMountBuilder {
     pub fn sub_path_expr(mut self, value: impl Into<String>) -> Self {
         self.inner.sub_path_expr = Some(value.into());
         self
-    }
-
-    /// The finished `VolumeMount`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> VolumeMount {
-        self.inner
-    }
-}
-
-impl From<VolumeMount> for VolumeMountBuilder {
-    #[inline]
-    fn from(value: VolumeMount) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -160,12 +160,8 @@ impl VolumeMountStatus {
     }
 }
 
-/// Builds [`VolumeMountStatus`] values: start with [`VolumeMountStatus::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `VolumeMountStatus` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct VolumeMountStatusBuilder {
-    inner: VolumeMountStatus,
-}
+/// Builds [`VolumeMountStatus`] values: start with [`VolumeMountStatus::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `VolumeMountStatus` back into its builder.
+pub type VolumeMountStatusBuilder = crate::Builder<VolumeMountStatus>;
 
 impl VolumeMountStatusBuilder {
     /// Mount path of the original mount.
@@ -190,20 +186,6 @@ impl VolumeMountStatusBuilder {
     pub fn recursive_read_only(mut self, value: impl Into<String>) -> Self {
         self.inner.recursive_read_only = Some(value.into());
         self
-    }
-
-    /// The finished `VolumeMountStatus`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> VolumeMountStatus {
-        self.inner
-    }
-}
-
-impl From<VolumeMountStatus> for VolumeMountStatusBuilder {
-    #[inline]
-    fn from(value: VolumeMountStatus) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -182,12 +182,8 @@ impl VolumeProjection {
     }
 }
 
-/// Builds [`VolumeProjection`] values: start with [`VolumeProjection::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `VolumeProjection` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct VolumeProjectionBuilder {
-    inner: VolumeProjection,
-}
+/// Builds [`VolumeProjection`] values: start with [`VolumeProjection::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `VolumeProjection` back into its builder.
+pub type VolumeProjectionBuilder = crate::Builder<VolumeProjection>;
 
 impl VolumeProjectionBuilder {
     /// ClusterTrustBundle contents, e.g. their `.spec.trustBundle`.
@@ -239,20 +235,6 @@ impl VolumeProjectionBuilder {
     ) -> Self {
         self.inner.service_account_token = Some(value.into());
         self
-    }
-
-    /// The finished `VolumeProjection`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> VolumeProjection {
-        self.inner
-    }
-}
-
-impl From<VolumeProjection> for VolumeProjectionBuilder {
-    #[inline]
-    fn from(value: VolumeProjection) -> Self {
-        Self { inner: value }
     }
 }
 

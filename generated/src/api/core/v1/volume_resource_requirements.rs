@@ -123,12 +123,8 @@ impl VolumeResourceRequirements {
     }
 }
 
-/// Builds [`VolumeResourceRequirements`] values: start with [`VolumeResourceRequirements::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `VolumeResourceRequirements` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct VolumeResourceRequirementsBuilder {
-    inner: VolumeResourceRequirements,
-}
+/// Builds [`VolumeResourceRequirements`] values: start with [`VolumeResourceRequirements::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `VolumeResourceRequirements` back into its builder.
+pub type VolumeResourceRequirementsBuilder = crate::Builder<VolumeResourceRequirements>;
 
 impl VolumeResourceRequirementsBuilder {
     /// Maximum allowed resources.
@@ -179,20 +175,6 @@ impl VolumeResourceRequirementsBuilder {
     ) -> Self {
         self.inner.requests.get_or_insert_default().insert(key.into(), value.into());
         self
-    }
-
-    /// The finished `VolumeResourceRequirements`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> VolumeResourceRequirements {
-        self.inner
-    }
-}
-
-impl From<VolumeResourceRequirements> for VolumeResourceRequirementsBuilder {
-    #[inline]
-    fn from(value: VolumeResourceRequirements) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -163,12 +163,8 @@ impl VsphereVirtualDiskVolumeSource {
     }
 }
 
-/// Builds [`VsphereVirtualDiskVolumeSource`] values: start with [`VsphereVirtualDiskVolumeSource::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `VsphereVirtualDiskVolumeSource` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct VsphereVirtualDiskVolumeSourceBuilder {
-    inner: VsphereVirtualDiskVolumeSource,
-}
+/// Builds [`VsphereVirtualDiskVolumeSource`] values: start with [`VsphereVirtualDiskVolumeSource::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `VsphereVirtualDiskVolumeSource` back into its builder.
+pub type VsphereVirtualDiskVolumeSourceBuilder = crate::Builder<VsphereVirtualDiskVolumeSource>;
 
 impl VsphereVirtualDiskVolumeSourceBuilder {
     /// Filesystem type to mount; defaults to ext4.
@@ -193,20 +189,6 @@ impl VsphereVirtualDiskVolumeSourceBuilder {
     pub fn volume_path(mut self, value: impl Into<String>) -> Self {
         self.inner.volume_path = value.into();
         self
-    }
-
-    /// The finished `VsphereVirtualDiskVolumeSource`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> VsphereVirtualDiskVolumeSource {
-        self.inner
-    }
-}
-
-impl From<VsphereVirtualDiskVolumeSource> for VsphereVirtualDiskVolumeSourceBuilder {
-    #[inline]
-    fn from(value: VsphereVirtualDiskVolumeSource) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -122,12 +122,8 @@ impl WeightedPodAffinityTerm {
     }
 }
 
-/// Builds [`WeightedPodAffinityTerm`] values: start with [`WeightedPodAffinityTerm::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `WeightedPodAffinityTerm` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct WeightedPodAffinityTermBuilder {
-    inner: WeightedPodAffinityTerm,
-}
+/// Builds [`WeightedPodAffinityTerm`] values: start with [`WeightedPodAffinityTerm::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `WeightedPodAffinityTerm` back into its builder.
+pub type WeightedPodAffinityTermBuilder = crate::Builder<WeightedPodAffinityTerm>;
 
 impl WeightedPodAffinityTermBuilder {
     /// The affinity term.
@@ -143,20 +139,6 @@ impl WeightedPodAffinityTermBuilder {
     pub fn weight(mut self, value: impl Into<i32>) -> Self {
         self.inner.weight = value.into();
         self
-    }
-
-    /// The finished `WeightedPodAffinityTerm`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> WeightedPodAffinityTerm {
-        self.inner
-    }
-}
-
-impl From<WeightedPodAffinityTerm> for WeightedPodAffinityTermBuilder {
-    #[inline]
-    fn from(value: WeightedPodAffinityTerm) -> Self {
-        Self { inner: value }
     }
 }
 

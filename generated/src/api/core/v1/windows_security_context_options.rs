@@ -156,12 +156,8 @@ impl WindowsSecurityContextOptions {
     }
 }
 
-/// Builds [`WindowsSecurityContextOptions`] values: start with [`WindowsSecurityContextOptions::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `WindowsSecurityContextOptions` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct WindowsSecurityContextOptionsBuilder {
-    inner: WindowsSecurityContextOptions,
-}
+/// Builds [`WindowsSecurityContextOptions`] values: start with [`WindowsSecurityContextOptions::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `WindowsSecurityContextOptions` back into its builder.
+pub type WindowsSecurityContextOptionsBuilder = crate::Builder<WindowsSecurityContextOptions>;
 
 impl WindowsSecurityContextOptionsBuilder {
     /// Inlined GMSA credential spec.
@@ -186,20 +182,6 @@ impl WindowsSecurityContextOptionsBuilder {
     pub fn run_as_user_name(mut self, value: impl Into<String>) -> Self {
         self.inner.run_as_user_name = Some(value.into());
         self
-    }
-
-    /// The finished `WindowsSecurityContextOptions`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> WindowsSecurityContextOptions {
-        self.inner
-    }
-}
-
-impl From<WindowsSecurityContextOptions> for WindowsSecurityContextOptionsBuilder {
-    #[inline]
-    fn from(value: WindowsSecurityContextOptions) -> Self {
-        Self { inner: value }
     }
 }
 

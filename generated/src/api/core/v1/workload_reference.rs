@@ -143,12 +143,8 @@ impl WorkloadReference {
     }
 }
 
-/// Builds [`WorkloadReference`] values: start with [`WorkloadReference::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `WorkloadReference` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct WorkloadReferenceBuilder {
-    inner: WorkloadReference,
-}
+/// Builds [`WorkloadReference`] values: start with [`WorkloadReference::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `WorkloadReference` back into its builder.
+pub type WorkloadReferenceBuilder = crate::Builder<WorkloadReference>;
 
 impl WorkloadReferenceBuilder {
     /// Name of the Workload in the pod's namespace.
@@ -167,20 +163,6 @@ impl WorkloadReferenceBuilder {
     pub fn pod_group_replica_key(mut self, value: impl Into<String>) -> Self {
         self.inner.pod_group_replica_key = Some(value.into());
         self
-    }
-
-    /// The finished `WorkloadReference`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> WorkloadReference {
-        self.inner
-    }
-}
-
-impl From<WorkloadReference> for WorkloadReferenceBuilder {
-    #[inline]
-    fn from(value: WorkloadReference) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -107,32 +107,14 @@ impl ImageLookupPolicy {
     }
 }
 
-/// Builds [`ImageLookupPolicy`] values: start with [`ImageLookupPolicy::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ImageLookupPolicy` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ImageLookupPolicyBuilder {
-    inner: ImageLookupPolicy,
-}
+/// Builds [`ImageLookupPolicy`] values: start with [`ImageLookupPolicy::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ImageLookupPolicy` back into its builder.
+pub type ImageLookupPolicyBuilder = crate::Builder<ImageLookupPolicy>;
 
 impl ImageLookupPolicyBuilder {
     /// 每当与此镜像流匹配时,local 会将这个命名空间中的对象上的 docker 短镜像引用(如 "mysql" 或 "php:latest")更改为镜像 ID,而不是到达远程 registry。如果找到,该名称将完全限定到镜像 ID。标签的 referencePolicy 会考虑替换的值。仅在当前命名空间中工作。
     pub fn local(mut self, value: impl Into<bool>) -> Self {
         self.inner.local = value.into();
         self
-    }
-
-    /// The finished `ImageLookupPolicy`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ImageLookupPolicy {
-        self.inner
-    }
-}
-
-impl From<ImageLookupPolicy> for ImageLookupPolicyBuilder {
-    #[inline]
-    fn from(value: ImageLookupPolicy) -> Self {
-        Self { inner: value }
     }
 }
 

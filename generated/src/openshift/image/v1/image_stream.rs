@@ -207,12 +207,8 @@ impl ImageStream {
     }
 }
 
-/// Builds [`ImageStream`] values: start with [`ImageStream::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ImageStream` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ImageStreamBuilder {
-    inner: ImageStream,
-}
+/// Builds [`ImageStream`] values: start with [`ImageStream::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ImageStream` back into its builder.
+pub type ImageStreamBuilder = crate::Builder<ImageStream>;
 
 impl ImageStreamBuilder {
     /// metadata 是标准对象的元数据。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata>
@@ -248,20 +244,6 @@ impl ImageStreamBuilder {
     ) -> Self {
         self.inner.status = Some(value.into());
         self
-    }
-
-    /// The finished `ImageStream`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ImageStream {
-        self.inner
-    }
-}
-
-impl From<ImageStream> for ImageStreamBuilder {
-    #[inline]
-    fn from(value: ImageStream) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -168,12 +168,8 @@ impl ImageStreamList {
     }
 }
 
-/// Builds [`ImageStreamList`] values: start with [`ImageStreamList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ImageStreamList` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ImageStreamListBuilder {
-    inner: ImageStreamList,
-}
+/// Builds [`ImageStreamList`] values: start with [`ImageStreamList::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ImageStreamList` back into its builder.
+pub type ImageStreamListBuilder = crate::Builder<ImageStreamList>;
 
 impl ImageStreamListBuilder {
     /// items 是镜像流的列表。
@@ -202,20 +198,6 @@ impl ImageStreamListBuilder {
     ) -> Self {
         self.inner.metadata = Some(value.into());
         self
-    }
-
-    /// The finished `ImageStreamList`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ImageStreamList {
-        self.inner
-    }
-}
-
-impl From<ImageStreamList> for ImageStreamListBuilder {
-    #[inline]
-    fn from(value: ImageStreamList) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -136,12 +136,8 @@ impl ImageStreamSpec {
     }
 }
 
-/// Builds [`ImageStreamSpec`] values: start with [`ImageStreamSpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ImageStreamSpec` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ImageStreamSpecBuilder {
-    inner: ImageStreamSpec,
-}
+/// Builds [`ImageStreamSpec`] values: start with [`ImageStreamSpec::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ImageStreamSpec` back into its builder.
+pub type ImageStreamSpecBuilder = crate::Builder<ImageStreamSpec>;
 
 impl ImageStreamSpecBuilder {
     /// dockerImageRepository 是可选的,如果指定此流由这个服务器上的容器存储库支持:从 v3.7 开始已弃用,并将在以后的发行版本中删除。通过 spec.tags.from 引用来指定每个标签中要导入的标签的源。
@@ -176,20 +172,6 @@ impl ImageStreamSpecBuilder {
     pub fn tag(mut self, item: impl Into<crate::openshift::image::v1::TagReference>) -> Self {
         self.inner.tags.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `ImageStreamSpec`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ImageStreamSpec {
-        self.inner
-    }
-}
-
-impl From<ImageStreamSpec> for ImageStreamSpecBuilder {
-    #[inline]
-    fn from(value: ImageStreamSpec) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -144,12 +144,8 @@ impl ImageStreamStatus {
     }
 }
 
-/// Builds [`ImageStreamStatus`] values: start with [`ImageStreamStatus::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ImageStreamStatus` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ImageStreamStatusBuilder {
-    inner: ImageStreamStatus,
-}
+/// Builds [`ImageStreamStatus`] values: start with [`ImageStreamStatus::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ImageStreamStatus` back into its builder.
+pub type ImageStreamStatusBuilder = crate::Builder<ImageStreamStatus>;
 
 impl ImageStreamStatusBuilder {
     /// dockerImageRepository 代表此流可在其访问的有效位置。可以为空,直到服务器确定存储库所在的位置
@@ -181,20 +177,6 @@ impl ImageStreamStatusBuilder {
     pub fn tag(mut self, item: impl Into<crate::openshift::image::v1::NamedTagEventList>) -> Self {
         self.inner.tags.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `ImageStreamStatus`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ImageStreamStatus {
-        self.inner
-    }
-}
-
-impl From<ImageStreamStatus> for ImageStreamStatusBuilder {
-    #[inline]
-    fn from(value: ImageStreamStatus) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -135,12 +135,8 @@ impl NamedTagEventList {
     }
 }
 
-/// Builds [`NamedTagEventList`] values: start with [`NamedTagEventList::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `NamedTagEventList` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct NamedTagEventListBuilder {
-    inner: NamedTagEventList,
-}
+/// Builds [`NamedTagEventList`] values: start with [`NamedTagEventList::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `NamedTagEventList` back into its builder.
+pub type NamedTagEventListBuilder = crate::Builder<NamedTagEventList>;
 
 impl NamedTagEventListBuilder {
     /// conditions 是应用到标签事件列表的条件数组。
@@ -188,20 +184,6 @@ impl NamedTagEventListBuilder {
     pub fn tag(mut self, value: impl Into<String>) -> Self {
         self.inner.tag = value.into();
         self
-    }
-
-    /// The finished `NamedTagEventList`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> NamedTagEventList {
-        self.inner
-    }
-}
-
-impl From<NamedTagEventList> for NamedTagEventListBuilder {
-    #[inline]
-    fn from(value: NamedTagEventList) -> Self {
-        Self { inner: value }
     }
 }
 

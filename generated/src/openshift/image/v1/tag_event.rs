@@ -157,12 +157,8 @@ impl TagEvent {
     }
 }
 
-/// Builds [`TagEvent`] values: start with [`TagEvent::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `TagEvent` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct TagEventBuilder {
-    inner: TagEvent,
-}
+/// Builds [`TagEvent`] values: start with [`TagEvent::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `TagEvent` back into its builder.
+pub type TagEventBuilder = crate::Builder<TagEvent>;
 
 impl TagEventBuilder {
     /// created 包含 TagEvent 创建的时间
@@ -190,20 +186,6 @@ impl TagEventBuilder {
     pub fn image(mut self, value: impl Into<String>) -> Self {
         self.inner.image = value.into();
         self
-    }
-
-    /// The finished `TagEvent`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> TagEvent {
-        self.inner
-    }
-}
-
-impl From<TagEvent> for TagEventBuilder {
-    #[inline]
-    fn from(value: TagEvent) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -189,12 +189,8 @@ impl TagEventCondition {
     }
 }
 
-/// Builds [`TagEventCondition`] values: start with [`TagEventCondition::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `TagEventCondition` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct TagEventConditionBuilder {
-    inner: TagEventCondition,
-}
+/// Builds [`TagEventCondition`] values: start with [`TagEventCondition::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `TagEventCondition` back into its builder.
+pub type TagEventConditionBuilder = crate::Builder<TagEventCondition>;
 
 impl TagEventConditionBuilder {
     /// 生成是此状态对应的 spec 标签生成
@@ -234,20 +230,6 @@ impl TagEventConditionBuilder {
     pub fn type_(mut self, value: impl Into<String>) -> Self {
         self.inner.type_ = value.into();
         self
-    }
-
-    /// The finished `TagEventCondition`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> TagEventCondition {
-        self.inner
-    }
-}
-
-impl From<TagEventCondition> for TagEventConditionBuilder {
-    #[inline]
-    fn from(value: TagEventCondition) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -124,12 +124,8 @@ impl TagImportPolicy {
     }
 }
 
-/// Builds [`TagImportPolicy`] values: start with [`TagImportPolicy::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `TagImportPolicy` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct TagImportPolicyBuilder {
-    inner: TagImportPolicy,
-}
+/// Builds [`TagImportPolicy`] values: start with [`TagImportPolicy::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `TagImportPolicy` back into its builder.
+pub type TagImportPolicyBuilder = crate::Builder<TagImportPolicy>;
 
 impl TagImportPolicyBuilder {
     /// importMode 描述如何导入镜像清单。
@@ -148,20 +144,6 @@ impl TagImportPolicyBuilder {
     pub fn scheduled(mut self, value: impl Into<bool>) -> Self {
         self.inner.scheduled = Some(value.into());
         self
-    }
-
-    /// The finished `TagImportPolicy`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> TagImportPolicy {
-        self.inner
-    }
-}
-
-impl From<TagImportPolicy> for TagImportPolicyBuilder {
-    #[inline]
-    fn from(value: TagImportPolicy) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -192,12 +192,8 @@ impl TagReference {
     }
 }
 
-/// Builds [`TagReference`] values: start with [`TagReference::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `TagReference` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct TagReferenceBuilder {
-    inner: TagReference,
-}
+/// Builds [`TagReference`] values: start with [`TagReference::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `TagReference` back into its builder.
+pub type TagReferenceBuilder = crate::Builder<TagReference>;
 
 impl TagReferenceBuilder {
     /// 可选;如果指定,则应用于通过 ImageStreamTags 检索的镜像的注解。
@@ -261,20 +257,6 @@ impl TagReferenceBuilder {
     ) -> Self {
         self.inner.reference_policy = Some(value.into());
         self
-    }
-
-    /// The finished `TagReference`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> TagReference {
-        self.inner
-    }
-}
-
-impl From<TagReference> for TagReferenceBuilder {
-    #[inline]
-    fn from(value: TagReference) -> Self {
-        Self { inner: value }
     }
 }
 

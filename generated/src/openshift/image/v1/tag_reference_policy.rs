@@ -107,32 +107,14 @@ impl TagReferencePolicy {
     }
 }
 
-/// Builds [`TagReferencePolicy`] values: start with [`TagReferencePolicy::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `TagReferencePolicy` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct TagReferencePolicyBuilder {
-    inner: TagReferencePolicy,
-}
+/// Builds [`TagReferencePolicy`] values: start with [`TagReferencePolicy::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `TagReferencePolicy` back into its builder.
+pub type TagReferencePolicyBuilder = crate::Builder<TagReferencePolicy>;
 
 impl TagReferencePolicyBuilder {
     /// Type 决定在部署配置触发器或新构建中使用镜像流标签时,应该如何转换镜像拉取规格。默认值为 `Source`,表示使用镜像的原始位置(如果已导入);也可以设置为 `Local`,表示拉取规格指向集成的容器镜像 registry。
     pub fn type_(mut self, value: impl Into<String>) -> Self {
         self.inner.type_ = value.into();
         self
-    }
-
-    /// The finished `TagReferencePolicy`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> TagReferencePolicy {
-        self.inner
-    }
-}
-
-impl From<TagReferencePolicy> for TagReferencePolicyBuilder {
-    #[inline]
-    fn from(value: TagReferencePolicy) -> Self {
-        Self { inner: value }
     }
 }
 

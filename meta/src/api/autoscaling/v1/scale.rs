@@ -164,12 +164,8 @@ impl Scale {
     }
 }
 
-/// Builds [`Scale`] values: start with [`Scale::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Scale` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ScaleBuilder {
-    inner: Scale,
-}
+/// Builds [`Scale`] values: start with [`Scale::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `Scale` back into its builder.
+pub type ScaleBuilder = crate::Builder<Scale>;
 
 impl ScaleBuilder {
     /// Standard object metadata.
@@ -191,20 +187,6 @@ impl ScaleBuilder {
     pub fn status(mut self, value: impl Into<crate::api::autoscaling::v1::ScaleStatus>) -> Self {
         self.inner.status = Some(value.into());
         self
-    }
-
-    /// The finished `Scale`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> Scale {
-        self.inner
-    }
-}
-
-impl From<Scale> for ScaleBuilder {
-    #[inline]
-    fn from(value: Scale) -> Self {
-        Self { inner: value }
     }
 }
 

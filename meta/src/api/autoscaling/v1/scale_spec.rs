@@ -100,32 +100,14 @@ impl ScaleSpec {
     }
 }
 
-/// Builds [`ScaleSpec`] values: start with [`ScaleSpec::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ScaleSpec` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ScaleSpecBuilder {
-    inner: ScaleSpec,
-}
+/// Builds [`ScaleSpec`] values: start with [`ScaleSpec::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ScaleSpec` back into its builder.
+pub type ScaleSpecBuilder = crate::Builder<ScaleSpec>;
 
 impl ScaleSpecBuilder {
     /// Desired number of instances of the scaled object.
     pub fn replicas(mut self, value: impl Into<i32>) -> Self {
         self.inner.replicas = Some(value.into());
         self
-    }
-
-    /// The finished `ScaleSpec`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ScaleSpec {
-        self.inner
-    }
-}
-
-impl From<ScaleSpec> for ScaleSpecBuilder {
-    #[inline]
-    fn from(value: ScaleSpec) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -118,12 +118,8 @@ impl ScaleStatus {
     }
 }
 
-/// Builds [`ScaleStatus`] values: start with [`ScaleStatus::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ScaleStatus` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ScaleStatusBuilder {
-    inner: ScaleStatus,
-}
+/// Builds [`ScaleStatus`] values: start with [`ScaleStatus::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ScaleStatus` back into its builder.
+pub type ScaleStatusBuilder = crate::Builder<ScaleStatus>;
 
 impl ScaleStatusBuilder {
     /// Actual number of observed instances of the scaled object.
@@ -136,20 +132,6 @@ impl ScaleStatusBuilder {
     pub fn selector(mut self, value: impl Into<String>) -> Self {
         self.inner.selector = Some(value.into());
         self
-    }
-
-    /// The finished `ScaleStatus`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ScaleStatus {
-        self.inner
-    }
-}
-
-impl From<ScaleStatus> for ScaleStatusBuilder {
-    #[inline]
-    fn from(value: ScaleStatus) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -220,12 +220,8 @@ impl DeleteOptions {
     }
 }
 
-/// Builds [`DeleteOptions`] values: start with [`DeleteOptions::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `DeleteOptions` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct DeleteOptionsBuilder {
-    inner: DeleteOptions,
-}
+/// Builds [`DeleteOptions`] values: start with [`DeleteOptions::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `DeleteOptions` back into its builder.
+pub type DeleteOptionsBuilder = crate::Builder<DeleteOptions>;
 
 impl DeleteOptionsBuilder {
     /// Versioned schema of this object representation, e.g. `v1`.
@@ -290,20 +286,6 @@ impl DeleteOptionsBuilder {
     pub fn propagation_policy(mut self, value: impl Into<String>) -> Self {
         self.inner.propagation_policy = Some(value.into());
         self
-    }
-
-    /// The finished `DeleteOptions`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> DeleteOptions {
-        self.inner
-    }
-}
-
-impl From<DeleteOptions> for DeleteOptionsBuilder {
-    #[inline]
-    fn from(value: DeleteOptions) -> Self {
-        Self { inner: value }
     }
 }
 

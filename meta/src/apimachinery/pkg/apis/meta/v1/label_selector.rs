@@ -123,12 +123,8 @@ impl LabelSelector {
     }
 }
 
-/// Builds [`LabelSelector`] values: start with [`LabelSelector::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `LabelSelector` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct LabelSelectorBuilder {
-    inner: LabelSelector,
-}
+/// Builds [`LabelSelector`] values: start with [`LabelSelector::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `LabelSelector` back into its builder.
+pub type LabelSelectorBuilder = crate::Builder<LabelSelector>;
 
 impl LabelSelectorBuilder {
     /// Label requirements.
@@ -172,20 +168,6 @@ impl LabelSelectorBuilder {
     pub fn match_label(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.inner.match_labels.get_or_insert_default().insert(key.into(), value.into());
         self
-    }
-
-    /// The finished `LabelSelector`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> LabelSelector {
-        self.inner
-    }
-}
-
-impl From<LabelSelector> for LabelSelectorBuilder {
-    #[inline]
-    fn from(value: LabelSelector) -> Self {
-        Self { inner: value }
     }
 }
 

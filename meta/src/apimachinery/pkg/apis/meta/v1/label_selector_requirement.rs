@@ -133,12 +133,8 @@ impl LabelSelectorRequirement {
     }
 }
 
-/// Builds [`LabelSelectorRequirement`] values: start with [`LabelSelectorRequirement::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `LabelSelectorRequirement` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct LabelSelectorRequirementBuilder {
-    inner: LabelSelectorRequirement,
-}
+/// Builds [`LabelSelectorRequirement`] values: start with [`LabelSelectorRequirement::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `LabelSelectorRequirement` back into its builder.
+pub type LabelSelectorRequirementBuilder = crate::Builder<LabelSelectorRequirement>;
 
 impl LabelSelectorRequirementBuilder {
     /// Label key.
@@ -167,20 +163,6 @@ impl LabelSelectorRequirementBuilder {
     pub fn value(mut self, item: impl Into<String>) -> Self {
         self.inner.values.get_or_insert_default().push(item.into());
         self
-    }
-
-    /// The finished `LabelSelectorRequirement`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> LabelSelectorRequirement {
-        self.inner
-    }
-}
-
-impl From<LabelSelectorRequirement> for LabelSelectorRequirementBuilder {
-    #[inline]
-    fn from(value: LabelSelectorRequirement) -> Self {
-        Self { inner: value }
     }
 }
 

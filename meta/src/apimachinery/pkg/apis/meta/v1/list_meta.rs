@@ -164,12 +164,8 @@ impl ListMeta {
     }
 }
 
-/// Builds [`ListMeta`] values: start with [`ListMeta::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ListMeta` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ListMetaBuilder {
-    inner: ListMeta,
-}
+/// Builds [`ListMeta`] values: start with [`ListMeta::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ListMeta` back into its builder.
+pub type ListMetaBuilder = crate::Builder<ListMeta>;
 
 impl ListMetaBuilder {
     /// Token to fetch the next chunk when a limit was set.
@@ -203,20 +199,6 @@ impl ListMetaBuilder {
     ) -> Self {
         self.inner.shard_info = Some(value.into());
         self
-    }
-
-    /// The finished `ListMeta`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ListMeta {
-        self.inner
-    }
-}
-
-impl From<ListMeta> for ListMetaBuilder {
-    #[inline]
-    fn from(value: ListMeta) -> Self {
-        Self { inner: value }
     }
 }
 

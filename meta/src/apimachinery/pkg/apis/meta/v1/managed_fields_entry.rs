@@ -176,12 +176,8 @@ impl ManagedFieldsEntry {
     }
 }
 
-/// Builds [`ManagedFieldsEntry`] values: start with [`ManagedFieldsEntry::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ManagedFieldsEntry` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ManagedFieldsEntryBuilder {
-    inner: ManagedFieldsEntry,
-}
+/// Builds [`ManagedFieldsEntry`] values: start with [`ManagedFieldsEntry::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ManagedFieldsEntry` back into its builder.
+pub type ManagedFieldsEntryBuilder = crate::Builder<ManagedFieldsEntry>;
 
 impl ManagedFieldsEntryBuilder {
     /// API version of the object the field set refers to.
@@ -230,20 +226,6 @@ impl ManagedFieldsEntryBuilder {
     ) -> Self {
         self.inner.time = Some(value.into());
         self
-    }
-
-    /// The finished `ManagedFieldsEntry`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ManagedFieldsEntry {
-        self.inner
-    }
-}
-
-impl From<ManagedFieldsEntry> for ManagedFieldsEntryBuilder {
-    #[inline]
-    fn from(value: ManagedFieldsEntry) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -308,12 +308,8 @@ impl ObjectMeta {
     }
 }
 
-/// Builds [`ObjectMeta`] values: start with [`ObjectMeta::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ObjectMeta` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ObjectMetaBuilder {
-    inner: ObjectMeta,
-}
+/// Builds [`ObjectMeta`] values: start with [`ObjectMeta::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ObjectMeta` back into its builder.
+pub type ObjectMetaBuilder = crate::Builder<ObjectMeta>;
 
 impl ObjectMetaBuilder {
     /// Unqueryable key-value metadata set by tools.
@@ -482,20 +478,6 @@ impl ObjectMetaBuilder {
     pub fn uid(mut self, value: impl Into<String>) -> Self {
         self.inner.uid = Some(value.into());
         self
-    }
-
-    /// The finished `ObjectMeta`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ObjectMeta {
-        self.inner
-    }
-}
-
-impl From<ObjectMeta> for ObjectMetaBuilder {
-    #[inline]
-    fn from(value: ObjectMeta) -> Self {
-        Self { inner: value }
     }
 }
 

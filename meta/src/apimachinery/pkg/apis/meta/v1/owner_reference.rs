@@ -188,12 +188,8 @@ impl OwnerReference {
     }
 }
 
-/// Builds [`OwnerReference`] values: start with [`OwnerReference::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `OwnerReference` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct OwnerReferenceBuilder {
-    inner: OwnerReference,
-}
+/// Builds [`OwnerReference`] values: start with [`OwnerReference::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `OwnerReference` back into its builder.
+pub type OwnerReferenceBuilder = crate::Builder<OwnerReference>;
 
 impl OwnerReferenceBuilder {
     /// API version of the owner.
@@ -230,20 +226,6 @@ impl OwnerReferenceBuilder {
     pub fn uid(mut self, value: impl Into<String>) -> Self {
         self.inner.uid = value.into();
         self
-    }
-
-    /// The finished `OwnerReference`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> OwnerReference {
-        self.inner
-    }
-}
-
-impl From<OwnerReference> for OwnerReferenceBuilder {
-    #[inline]
-    fn from(value: OwnerReference) -> Self {
-        Self { inner: value }
     }
 }
 

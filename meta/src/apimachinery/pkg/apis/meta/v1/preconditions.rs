@@ -117,12 +117,8 @@ impl Preconditions {
     }
 }
 
-/// Builds [`Preconditions`] values: start with [`Preconditions::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Preconditions` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct PreconditionsBuilder {
-    inner: Preconditions,
-}
+/// Builds [`Preconditions`] values: start with [`Preconditions::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `Preconditions` back into its builder.
+pub type PreconditionsBuilder = crate::Builder<Preconditions>;
 
 impl PreconditionsBuilder {
     /// Required resource version.
@@ -135,20 +131,6 @@ impl PreconditionsBuilder {
     pub fn uid(mut self, value: impl Into<String>) -> Self {
         self.inner.uid = Some(value.into());
         self
-    }
-
-    /// The finished `Preconditions`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> Preconditions {
-        self.inner
-    }
-}
-
-impl From<Preconditions> for PreconditionsBuilder {
-    #[inline]
-    fn from(value: Preconditions) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -107,32 +107,14 @@ impl ShardInfo {
     }
 }
 
-/// Builds [`ShardInfo`] values: start with [`ShardInfo::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `ShardInfo` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct ShardInfoBuilder {
-    inner: ShardInfo,
-}
+/// Builds [`ShardInfo`] values: start with [`ShardInfo::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `ShardInfo` back into its builder.
+pub type ShardInfoBuilder = crate::Builder<ShardInfo>;
 
 impl ShardInfoBuilder {
     /// The shard selector of the request, echoed back.
     pub fn selector(mut self, value: impl Into<String>) -> Self {
         self.inner.selector = value.into();
         self
-    }
-
-    /// The finished `ShardInfo`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> ShardInfo {
-        self.inner
-    }
-}
-
-impl From<ShardInfo> for ShardInfoBuilder {
-    #[inline]
-    fn from(value: ShardInfo) -> Self {
-        Self { inner: value }
     }
 }
 

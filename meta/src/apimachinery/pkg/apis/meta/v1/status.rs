@@ -200,12 +200,8 @@ impl Status {
     }
 }
 
-/// Builds [`Status`] values: start with [`Status::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `Status` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct StatusBuilder {
-    inner: Status,
-}
+/// Builds [`Status`] values: start with [`Status::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `Status` back into its builder.
+pub type StatusBuilder = crate::Builder<Status>;
 
 impl StatusBuilder {
     /// Suggested HTTP status code.
@@ -248,20 +244,6 @@ impl StatusBuilder {
     pub fn status(mut self, value: impl Into<String>) -> Self {
         self.inner.status = Some(value.into());
         self
-    }
-
-    /// The finished `Status`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> Status {
-        self.inner
-    }
-}
-
-impl From<Status> for StatusBuilder {
-    #[inline]
-    fn from(value: Status) -> Self {
-        Self { inner: value }
     }
 }
 

@@ -124,12 +124,8 @@ impl StatusCause {
     }
 }
 
-/// Builds [`StatusCause`] values: start with [`StatusCause::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `StatusCause` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct StatusCauseBuilder {
-    inner: StatusCause,
-}
+/// Builds [`StatusCause`] values: start with [`StatusCause::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `StatusCause` back into its builder.
+pub type StatusCauseBuilder = crate::Builder<StatusCause>;
 
 impl StatusCauseBuilder {
     /// Field that caused the error, e.g. `spec.containers[0].image`.
@@ -148,20 +144,6 @@ impl StatusCauseBuilder {
     pub fn reason(mut self, value: impl Into<String>) -> Self {
         self.inner.reason = Some(value.into());
         self
-    }
-
-    /// The finished `StatusCause`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> StatusCause {
-        self.inner
-    }
-}
-
-impl From<StatusCause> for StatusCauseBuilder {
-    #[inline]
-    fn from(value: StatusCause) -> Self {
-        Self { inner: value }
     }
 }
 

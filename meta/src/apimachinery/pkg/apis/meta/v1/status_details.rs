@@ -172,12 +172,8 @@ impl StatusDetails {
     }
 }
 
-/// Builds [`StatusDetails`] values: start with [`StatusDetails::builder`], chain the setters, finish with [`build`](Self::build). `into()` turns an existing `StatusDetails` back into its builder.
-#[derive(Clone, Debug)]
-#[must_use = "a builder does nothing until `build()` is called"]
-pub struct StatusDetailsBuilder {
-    inner: StatusDetails,
-}
+/// Builds [`StatusDetails`] values: start with [`StatusDetails::builder`], chain the setters, finish with [`build`](crate::Builder::build). `into()` turns an existing `StatusDetails` back into its builder.
+pub type StatusDetailsBuilder = crate::Builder<StatusDetails>;
 
 impl StatusDetailsBuilder {
     /// Individual causes of the failure.
@@ -230,20 +226,6 @@ impl StatusDetailsBuilder {
     pub fn uid(mut self, value: impl Into<String>) -> Self {
         self.inner.uid = Some(value.into());
         self
-    }
-
-    /// The finished `StatusDetails`.
-    #[inline]
-    #[must_use]
-    pub fn build(self) -> StatusDetails {
-        self.inner
-    }
-}
-
-impl From<StatusDetails> for StatusDetailsBuilder {
-    #[inline]
-    fn from(value: StatusDetails) -> Self {
-        Self { inner: value }
     }
 }
 
