@@ -8,11 +8,6 @@ use quote::quote;
 
 use crate::model::{ApiSet, TypeDef};
 
-/// `#[doc = "…"]` attributes for `text`, one per line, so prettyplease prints `///` lines.
-pub(crate) fn doc_attrs(text: &str) -> TokenStream {
-    raw_doc_attrs(doc_lines(text).iter().map(String::as_str))
-}
-
 /// `#[doc]` attributes for lines that are already markdown (prose the generator writes
 /// itself), one per line, without escaping.
 pub(crate) fn raw_doc_attrs<'a>(lines: impl IntoIterator<Item = &'a str>) -> TokenStream {

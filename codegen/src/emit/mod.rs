@@ -182,8 +182,8 @@ pub(crate) struct Context<'a> {
     pub map: TokenStream,
     /// User attributes on types and fields.
     pub attributes: attributes::Attributes,
-    /// The path of k8s-openapi, when its traits are implemented.
-    pub k8s_openapi: Option<TokenStream>,
+    /// The path of k8s-openapi, when its traits are implemented, as text.
+    pub k8s_openapi_text: Option<String>,
     /// The cargo features, when the output is gated by them.
     pub features: Option<Features>,
 }
@@ -231,8 +231,8 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
         routes: options.routes,
         map,
         attributes: attributes::Attributes::resolve(api, options)?,
-        k8s_openapi: match &options.k8s_openapi {
-            Some(path) => Some(parse_path(path, "k8s_openapi")?),
+        k8s_openapi_text: match &options.k8s_openapi {
+            Some(path) => Some(text::path_text(&parse_path(path, "k8s_openapi")?)),
             None => None,
         },
         features: options
@@ -374,6 +374,9 @@ fn root_path_check(root: &TokenStream, root_path: &str) -> TokenStream {
     }
 }
 
+/// The inner attribute of a file generated without docs.
+const ALLOW_UNDOCUMENTED: &str = "#![allow(missing_docs, clippy::missing_errors_doc)]";
+
 /// Removes every `#[doc = …]` attribute (`Config::docs(false)`): descriptions, endpoint
 /// tables and builder docs alike. `#[doc(hidden)]` and other `doc(…)` forms stay.
 fn strip_docs(module: &mut Module) {
@@ -418,12 +421,15 @@ fn strip_docs(module: &mut Module) {
                 text @ Part::Text(_) => text,
             });
         // Asked for no docs, so lints that demand them do not apply (`# Errors` sections
-        // are docs too). An inner attribute works in a file and in an inline module alike.
+        // are docs too). An inner attribute works in a file and in an inline module alike;
+        // it starts the first part, so no blank line follows it.
+        let mut parts: Vec<Part> = parts.collect();
+        match parts.first_mut() {
+            Some(Part::Text(text)) => text.insert_str(0, &format!("{ALLOW_UNDOCUMENTED}\n")),
+            _ => parts.insert(0, Part::Tokens(tokens_of(ALLOW_UNDOCUMENTED))),
+        }
         let mut stripped = Parts::default();
-        stripped.tokens(quote::quote! {
-            #![allow(missing_docs, clippy::missing_errors_doc)]
-        });
-        stripped.extend(Parts(parts.collect()));
+        stripped.extend(Parts(parts));
         file.parts = stripped;
     }
     for child in module.children.values_mut() {
@@ -504,16 +510,15 @@ pub(crate) fn tokens_of(text: &str) -> TokenStream {
 }
 
 /// The Rust type of a struct's field for its extra keys (`FieldRole::Extra`) whose values
-/// have this shape.
-pub(crate) fn extra_type(context: &Context<'_>, shape: &Shape) -> TokenStream {
-    use quote::quote;
-    let runtime = &context.runtime;
+/// have this shape, as text.
+pub(crate) fn extra_text(context: &Context<'_>, shape: &Shape) -> String {
     match shape {
-        Shape::Json => quote!(#runtime::UnknownFields),
-        _ => {
-            let inner = shape_type(context, shape);
-            quote!(#runtime::ExtraFields<#inner>)
-        }
+        Shape::Json => format!("{}::UnknownFields", context.runtime_text),
+        _ => format!(
+            "{}::ExtraFields<{}>",
+            context.runtime_text,
+            shape_text(context, shape)
+        ),
     }
 }
 
