@@ -1,4 +1,5 @@
-//! Stage 3, emit: the model → token streams, grouped into a module tree of files. Emit
+//! Stage 3, emit: the model → parts (formatted text, or token streams for the rest),
+//! grouped into a module tree of files, each type on a worker thread (`emit_types`). Emit
 //! makes no decisions the model could make; it only spells them in Rust.
 
 mod attributes;
