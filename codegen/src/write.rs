@@ -726,6 +726,7 @@ impl<'a> Job<'a> {
             .iter()
             .map(|part| match part {
                 Part::Tokens(tokens) => SourcePart::Tokens(tokens.to_string()),
+                Part::Source(source) => SourcePart::Tokens(source.clone()),
                 Part::Text(text) => SourcePart::Text(text),
             })
             .collect();
@@ -845,6 +846,7 @@ fn format_parts(parts: &Parts) -> Result<String, Error> {
         }
         match part {
             Part::Tokens(tokens) => out.push_str(&format_tokens(tokens.clone())?),
+            Part::Source(source) => out.push_str(&format_source(source)?),
             Part::Text(text) => out.push_str(text),
         }
     }

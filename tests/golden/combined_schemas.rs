@@ -955,18 +955,14 @@ pub mod io {
                             ::serde_json::Value::String(_) => {
                                 ::serde_json::from_value(value).map(Self::String)
                             }
-
                             ::serde_json::Value::Object(_) => {
                                 ::serde_json::from_value(value).map(Self::Object)
                             }
-
                             other => {
                                 let found = ::kubeforge_runtime::serde_struct::json_type(&other);
-                                return Err(
-                                    <D::Error as ::serde::de::Error>::custom(
-                                        format_args!("expected string or object, found {found}"),
-                                    ),
-                                );
+                                return Err(<D::Error as ::serde::de::Error>::custom(format_args!(
+                                    "expected string or object, found {found}",
+                                )));
                             }
                         };
                         read.map_err(<D::Error as ::serde::de::Error>::custom)
@@ -1242,18 +1238,14 @@ pub mod io {
                             ::serde_json::Value::String(_) => {
                                 ::serde_json::from_value(value).map(Self::String)
                             }
-
                             ::serde_json::Value::Array(_) => {
                                 ::serde_json::from_value(value).map(Self::Array)
                             }
-
                             other => {
                                 let found = ::kubeforge_runtime::serde_struct::json_type(&other);
-                                return Err(
-                                    <D::Error as ::serde::de::Error>::custom(
-                                        format_args!("expected string or array, found {found}"),
-                                    ),
-                                );
+                                return Err(<D::Error as ::serde::de::Error>::custom(format_args!(
+                                    "expected string or array, found {found}",
+                                )));
                             }
                         };
                         read.map_err(<D::Error as ::serde::de::Error>::custom)
@@ -1295,24 +1287,17 @@ pub mod io {
                             ::serde_json::Value::Number(_) => {
                                 ::serde_json::from_value(value).map(Self::Number)
                             }
-
                             ::serde_json::Value::Bool(_) => {
                                 ::serde_json::from_value(value).map(Self::Boolean)
                             }
-
                             ::serde_json::Value::Object(_) => {
                                 ::serde_json::from_value(value).map(Self::Object)
                             }
-
                             other => {
                                 let found = ::kubeforge_runtime::serde_struct::json_type(&other);
-                                return Err(
-                                    <D::Error as ::serde::de::Error>::custom(
-                                        format_args!(
-                                            "expected number or boolean or object, found {found}"
-                                        ),
-                                    ),
-                                );
+                                return Err(<D::Error as ::serde::de::Error>::custom(format_args!(
+                                    "expected number or boolean or object, found {found}",
+                                )));
                             }
                         };
                         read.map_err(<D::Error as ::serde::de::Error>::custom)

@@ -271,18 +271,14 @@ pub mod io {
                             ::serde_json::Value::Bool(_) => {
                                 ::serde_json::from_value(value).map(Self::Boolean)
                             }
-
                             ::serde_json::Value::String(_) => {
                                 ::serde_json::from_value(value).map(Self::String)
                             }
-
                             other => {
                                 let found = ::kubeforge_runtime::serde_struct::json_type(&other);
-                                return Err(
-                                    <D::Error as ::serde::de::Error>::custom(
-                                        format_args!("expected boolean or string, found {found}"),
-                                    ),
-                                );
+                                return Err(<D::Error as ::serde::de::Error>::custom(format_args!(
+                                    "expected boolean or string, found {found}",
+                                )));
                             }
                         };
                         read.map_err(<D::Error as ::serde::de::Error>::custom)

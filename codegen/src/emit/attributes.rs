@@ -9,11 +9,9 @@
 //! nothing is an error (`error[empty-selection]`) naming the near matches, as is an
 //! attribute that does not parse.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use proc_macro2::TokenStream;
-use quote::quote;
 use syn::parse::Parser as _;
 
 use super::{Options, TypeAttribute};
@@ -21,11 +19,59 @@ use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Origin};
 use crate::model::{ApiSet, TypeDef, TypeId, TypeKind};
 use crate::pattern::Pattern;
 
-/// The resolved attributes: for each type, and for each field of a struct (by index).
+/// The resolved attributes: for each type, and for each field of a struct (by index), as
+/// formatted lines at indentation zero ([`spell`]).
 #[derive(Default)]
 pub(crate) struct Attributes {
-    types: BTreeMap<TypeId, TokenStream>,
-    fields: BTreeMap<(TypeId, usize), TokenStream>,
+    types: BTreeMap<TypeId, String>,
+    fields: BTreeMap<(TypeId, usize), String>,
+    /// The structs that have a `#[serde(…)]` attribute, on themselves or a field.
+    serde: BTreeSet<TypeId>,
+}
+
+/// Where an attribute goes: on an item, or on a struct's field.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    Item,
+    Field,
+}
+
+/// The one spelling of attributes as text: formatted by prettyplease as it formats them on
+/// an item or a field (so a long attribute wraps as it always has), as lines at
+/// indentation zero, each ending with a newline.
+pub(crate) fn spell(attributes: &[syn::Attribute], place: Place) -> String {
+    let file: syn::File = match place {
+        Place::Item => syn::parse_quote!(#(#attributes)* struct S;),
+        Place::Field => syn::parse_quote!(struct S { #(#attributes)* f: () }),
+    };
+    let printed = prettyplease::unparse(&file);
+    let mut out = String::new();
+    for line in printed.lines() {
+        let line = match place {
+            Place::Item if line == "struct S;" => break,
+            Place::Item => line,
+            Place::Field if line == "struct S {" => continue,
+            Place::Field if line == "    f: ()," => break,
+            Place::Field => line.strip_prefix("    ").unwrap_or(line),
+        };
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// An attribute the generator writes (`#[derive(…)]`, `#[serde(…)]`) as text: on one line
+/// when it fits at indentation `indent` by prettyplease's measure, as prettyplease prints
+/// it then, and otherwise formatted by [`spell`].
+pub(crate) fn spell_text(text: &str, indent: usize, place: Place) -> String {
+    if super::text::fits_at(indent, text.len()) {
+        return format!("{text}\n");
+    }
+    match syn::Attribute::parse_outer.parse_str(text) {
+        Ok(attributes) => spell(&attributes, place),
+        // Made of checked names and literals; never reached.
+        Err(_) => format!("{text}\n"),
+    }
 }
 
 fn config_error(message: String, hint: &str) -> Diagnostic {
@@ -37,9 +83,9 @@ fn config_error(message: String, hint: &str) -> Diagnostic {
     .with_hint(hint)
 }
 
-fn parse_attribute(text: &str, diagnostics: &mut Diagnostics) -> Option<TokenStream> {
+fn parse_attribute(text: &str, diagnostics: &mut Diagnostics) -> Option<Vec<syn::Attribute>> {
     let problem = match syn::Attribute::parse_outer.parse_str(text) {
-        Ok(attributes) if !attributes.is_empty() => return Some(quote!(#(#attributes)*)),
+        Ok(attributes) if !attributes.is_empty() => return Some(attributes),
         Ok(_) => String::new(),
         Err(e) => format!(": {e}"),
     };
@@ -88,6 +134,8 @@ impl Attributes {
             let Some(attribute) = parse_attribute(&text, &mut diagnostics) else {
                 continue;
             };
+            let is_serde = has_serde(&attribute);
+            let attribute = spell(&attribute, Place::Item);
             let Some(pattern) = parse_pattern(pattern_text, &mut diagnostics) else {
                 continue;
             };
@@ -100,11 +148,10 @@ impl Attributes {
                 if derive.is_some_and(|path| ty.elides_derive(path)) {
                     continue;
                 }
-                attributes
-                    .types
-                    .entry(id)
-                    .or_default()
-                    .extend(attribute.clone());
+                attributes.types.entry(id).or_default().push_str(&attribute);
+                if is_serde {
+                    attributes.serde.insert(id);
+                }
             }
             if !any {
                 diagnostics.push(pattern.miss(
@@ -118,6 +165,8 @@ impl Attributes {
             let Some(attribute) = parse_attribute(attribute, &mut diagnostics) else {
                 continue;
             };
+            let is_serde = has_serde(&attribute);
+            let attribute = spell(&attribute, Place::Field);
             let Some(pattern) = parse_pattern(pattern_text, &mut diagnostics) else {
                 continue;
             };
@@ -138,7 +187,10 @@ impl Attributes {
                             .fields
                             .entry((id, index))
                             .or_default()
-                            .extend(attribute.clone());
+                            .push_str(&attribute);
+                        if is_serde {
+                            attributes.serde.insert(id);
+                        }
                     }
                 }
             }
@@ -158,27 +210,22 @@ impl Attributes {
     /// Whether the user gave the struct `id` or one of its fields a `#[serde(…)]` attribute,
     /// which only serde's derive reads.
     pub(crate) fn has_serde(&self, id: TypeId) -> bool {
-        let is_serde = |tokens: &TokenStream| {
-            syn::Attribute::parse_outer
-                .parse2(tokens.clone())
-                .is_ok_and(|attributes| attributes.iter().any(|a| a.path().is_ident("serde")))
-        };
-        self.types.get(&id).is_some_and(is_serde)
-            || self
-                .fields
-                .range((id, 0)..=(id, usize::MAX))
-                .any(|(_, tokens)| is_serde(tokens))
+        self.serde.contains(&id)
     }
 
-    /// The attributes of the type `id`.
-    pub(crate) fn of_type(&self, id: TypeId) -> Option<&TokenStream> {
-        self.types.get(&id)
+    /// The attributes of the type `id`, as lines at indentation zero.
+    pub(crate) fn of_type(&self, id: TypeId) -> &str {
+        self.types.get(&id).map_or("", String::as_str)
     }
 
-    /// The attributes of field `index` of the struct `id`.
-    pub(crate) fn of_field(&self, id: TypeId, index: usize) -> Option<&TokenStream> {
-        self.fields.get(&(id, index))
+    /// The attributes of field `index` of the struct `id`, as lines at indentation zero.
+    pub(crate) fn of_field(&self, id: TypeId, index: usize) -> &str {
+        self.fields.get(&(id, index)).map_or("", String::as_str)
     }
+}
+
+fn has_serde(attributes: &[syn::Attribute]) -> bool {
+    attributes.iter().any(|a| a.path().is_ident("serde"))
 }
 
 fn no_field(pattern: &Pattern, field: &str) -> Diagnostic {

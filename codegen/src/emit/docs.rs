@@ -8,11 +8,6 @@ use quote::quote;
 
 use crate::model::{ApiSet, TypeDef};
 
-/// `#[doc = "…"]` attributes for `text`, one per line, so prettyplease prints `///` lines.
-pub(crate) fn doc_attrs(text: &str) -> TokenStream {
-    raw_doc_attrs(doc_lines(text).iter().map(String::as_str))
-}
-
 /// `#[doc]` attributes for lines that are already markdown (prose the generator writes
 /// itself), one per line, without escaping.
 pub(crate) fn raw_doc_attrs<'a>(lines: impl IntoIterator<Item = &'a str>) -> TokenStream {
@@ -103,6 +98,19 @@ fn list_marker(line: &str) -> Option<usize> {
 /// Escapes one line, which has no leading white space (so it can never be an indented
 /// code block).
 fn escape_line(line: &str) -> String {
+    // Most lines have no URL: looking for one at every letter was most of the escaping.
+    let may_have_url = line.contains("://");
+    // Nor anything to escape (`#` and `~` only matter first, so this is conservative).
+    if !may_have_url
+        && !line.bytes().any(|b| {
+            matches!(
+                b,
+                b'`' | b'\\' | b'[' | b']' | b'<' | b'>' | b'&' | b'#' | b'~'
+            )
+        })
+    {
+        return line.to_owned();
+    }
     let mut out = String::with_capacity(line.len() + 8);
     let chars: Vec<char> = line.chars().collect();
     let mut i = 0;
@@ -125,7 +133,7 @@ fn escape_line(line: &str) -> String {
             i += run;
             continue;
         }
-        if let Some(len) = url_at(&chars, i) {
+        if may_have_url && let Some(len) = url_at(&chars, i) {
             out.push('<');
             out.extend(&chars[i..i + len]);
             out.push('>');
@@ -340,6 +348,12 @@ mod tests {
         );
         assert_eq!(one("# not a heading"), "\\# not a heading");
         assert_eq!(one("snake_case and a & b"), "snake_case and a & b");
+        // One character to escape and nothing else (no fast path may skip it).
+        assert_eq!(one("a < b"), "a \\< b");
+        assert_eq!(one("a > b"), "a \\> b");
+        assert_eq!(one("only ] and a\\b"), "only \\] and a\\\\b");
+        assert_eq!(one("~~~"), "\\~~~");
+        assert_eq!(one("x &amp; y"), "x \\&amp; y");
         assert_eq!(one("&lt; is an entity"), "\\&lt; is an entity");
         assert_eq!(one("regex ^[a-z]\\.$"), "regex ^\\[a-z\\]\\\\.$");
         assert_eq!(

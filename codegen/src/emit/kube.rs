@@ -8,10 +8,8 @@
 //! `metadata_mut` fills it in. The metadata type must be extern, k8s-openapi's `ObjectMeta`;
 //! that is checked before anything is emitted.
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
-use super::{Context, ident, type_path};
+use super::text::{Code, str_literal};
+use super::{Context, type_path_text};
 use crate::diagnostics::{Diagnostic, Error, ErrorKind};
 use crate::model::{ApiSet, FieldRole, Scope, Shape, TypeId, TypeKind};
 
@@ -59,82 +57,95 @@ pub(crate) fn check(api: &ApiSet) -> Result<(), Error> {
 }
 
 /// `k8s_openapi::Resource`, `ListableResource` (when the API has its list kind) and
-/// `Metadata` for the resource `id`; nothing for other types.
-pub(crate) fn impls(context: &Context<'_>, id: TypeId) -> TokenStream {
-    let (Some(k8s), Some(resource)) = (&context.k8s_openapi, context.api.resources.get(&id)) else {
-        return TokenStream::new();
+/// `Metadata` for the resource `id`, as formatted text (`text.rs`); nothing for other types.
+pub(crate) fn impls(context: &Context<'_>, id: TypeId) -> String {
+    let (Some(k8s), Some(resource)) = (&context.k8s_openapi_text, context.api.resources.get(&id))
+    else {
+        return String::new();
     };
     let Some((field, meta, required)) = metadata_field(context.api, id) else {
-        return TokenStream::new();
+        return String::new();
     };
-    let name = ident(&context.api.get(id).name);
-    let gvk = &resource.gvk;
-    let api_version = gvk.api_version();
-    let (group, version, kind) = (&gvk.group, &gvk.version, &gvk.kind);
-    let plural = &resource.plural;
-    let scope = match resource.scope {
-        Scope::Namespaced => quote!(#k8s::NamespaceResourceScope),
-        Scope::Cluster => quote!(#k8s::ClusterResourceScope),
-    };
-    let meta_type = type_path(context, meta);
     let TypeKind::Struct(fields) = &context.api.get(id).kind else {
-        return TokenStream::new();
+        return String::new();
     };
-    let field = ident(&fields[field].rust_name);
-    let accessors = if required {
-        quote! {
-            fn metadata(&self) -> &Self::Ty {
-                &self.#field
-            }
-
-            fn metadata_mut(&mut self) -> &mut Self::Ty {
-                &mut self.#field
-            }
-        }
-    } else {
-        quote! {
-            /// The object's metadata; an object without any reads as empty metadata.
-            fn metadata(&self) -> &Self::Ty {
-                static EMPTY: ::std::sync::OnceLock<#meta_type> = ::std::sync::OnceLock::new();
-                self.#field.as_ref().unwrap_or_else(|| EMPTY.get_or_init(Default::default))
-            }
-
-            /// The object's metadata, filled in with empty metadata first when it has none.
-            fn metadata_mut(&mut self) -> &mut Self::Ty {
-                self.#field.get_or_insert_with(Default::default)
-            }
-        }
+    let name = &context.api.get(id).name;
+    let gvk = &resource.gvk;
+    let scope = match resource.scope {
+        Scope::Namespaced => "NamespaceResourceScope",
+        Scope::Cluster => "ClusterResourceScope",
     };
-    let listable = context
+    let meta_type = type_path_text(context, meta);
+    let field = &fields[field].rust_name;
+    let mut code = Code::new();
+    code.open_impl(&format!("impl {k8s}::Resource"), name);
+    for (constant, value) in [
+        ("API_VERSION", gvk.api_version().as_str()),
+        ("GROUP", gvk.group.as_str()),
+        ("KIND", gvk.kind.as_str()),
+        ("VERSION", gvk.version.as_str()),
+        ("URL_PATH_SEGMENT", resource.plural.as_str()),
+    ] {
+        code.line(&format!(
+            "const {constant}: &'static str = {};",
+            str_literal(value)
+        ));
+    }
+    code.line(&format!("type Scope = {k8s}::{scope};"));
+    code.close("}");
+    let list_kind = context
         .api
         .lists
         .iter()
         .find(|(_, item)| **item == id)
-        .and_then(|(list, _)| context.api.get(*list).gvk.as_ref())
-        .map(|list| {
-            let list_kind = &list.kind;
-            quote! {
-                impl #k8s::ListableResource for #name {
-                    const LIST_KIND: &'static str = #list_kind;
-                }
-            }
-        });
-    quote! {
-        impl #k8s::Resource for #name {
-            const API_VERSION: &'static str = #api_version;
-            const GROUP: &'static str = #group;
-            const KIND: &'static str = #kind;
-            const VERSION: &'static str = #version;
-            const URL_PATH_SEGMENT: &'static str = #plural;
-            type Scope = #scope;
-        }
-
-        #listable
-
-        impl #k8s::Metadata for #name {
-            type Ty = #meta_type;
-
-            #accessors
-        }
+        .and_then(|(list, _)| context.api.get(*list).gvk.as_ref());
+    if let Some(list) = list_kind {
+        code.blank();
+        code.open_impl(&format!("impl {k8s}::ListableResource"), name);
+        code.line(&format!(
+            "const LIST_KIND: &'static str = {};",
+            str_literal(&list.kind)
+        ));
+        code.close("}");
     }
+    code.blank();
+    code.open_impl(&format!("impl {k8s}::Metadata"), name);
+    code.typed("type Ty = ", &meta_type, ";");
+    code.blank();
+    if required {
+        code.open("fn metadata(&self) -> &Self::Ty {");
+        code.line(&format!("&self.{field}"));
+        code.close("}");
+        code.blank();
+        code.open("fn metadata_mut(&mut self) -> &mut Self::Ty {");
+        code.line(&format!("&mut self.{field}"));
+        code.close("}");
+    } else {
+        if context.docs {
+            code.docs(["The object's metadata; an object without any reads as empty metadata."]);
+        }
+        code.open("fn metadata(&self) -> &Self::Ty {");
+        code.typed(
+            "static EMPTY: ",
+            &format!("::std::sync::OnceLock<{meta_type}>"),
+            " = ::std::sync::OnceLock::new();",
+        );
+        code.line(&format!(
+            "self.{field}.as_ref().unwrap_or_else(|| EMPTY.get_or_init(Default::default))"
+        ));
+        code.close("}");
+        code.blank();
+        if context.docs {
+            code.docs([
+                "The object's metadata, filled in with empty metadata first when it has none.",
+            ]);
+        }
+        code.open("fn metadata_mut(&mut self) -> &mut Self::Ty {");
+        code.line(&format!(
+            "self.{field}.get_or_insert_with(Default::default)"
+        ));
+        code.close("}");
+    }
+    code.close("}");
+    code.finish()
 }

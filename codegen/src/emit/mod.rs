@@ -1,4 +1,5 @@
-//! Stage 3, emit: the model → token streams, grouped into a module tree of files. Emit
+//! Stage 3, emit: the model → parts (formatted text, or token streams for the rest),
+//! grouped into a module tree of files, each type on a worker thread (`emit_types`). Emit
 //! makes no decisions the model could make; it only spells them in Rust.
 
 mod attributes;
@@ -109,6 +110,9 @@ pub enum Part {
     Tokens(TokenStream),
     /// Items as formatted text at indentation zero, ending with a newline.
     Text(String),
+    /// Items as the source text of tokens (a token run that was emitted on a worker
+    /// thread, `emit_types`), which `write` parses and formats like `Tokens`.
+    Source(String),
 }
 
 /// A sequence of parts in output order; adjacent token parts are merged, so they are
@@ -135,14 +139,60 @@ impl Parts {
         }
     }
 
+    /// Appends token source text; adjacent runs are merged, as `tokens` merges streams.
+    fn source(&mut self, source: String) {
+        if source.is_empty() {
+            return;
+        }
+        match self.0.last_mut() {
+            Some(Part::Source(last)) => {
+                last.push(' ');
+                last.push_str(&source);
+            }
+            _ => self.0.push(Part::Source(source)),
+        }
+    }
+
     /// Appends all of `other`.
     pub fn extend(&mut self, other: Parts) {
         for part in other.0 {
             match part {
                 Part::Tokens(tokens) => self.tokens(tokens),
                 Part::Text(text) => self.text(text),
+                Part::Source(source) => self.source(source),
             }
         }
+    }
+}
+
+/// A [`Part`] that can cross threads: token runs as their source text.
+enum SentPart {
+    Source(String),
+    Text(String),
+}
+
+impl SentPart {
+    fn of(parts: Parts) -> Vec<SentPart> {
+        parts
+            .0
+            .into_iter()
+            .map(|part| match part {
+                Part::Tokens(tokens) => SentPart::Source(tokens.to_string()),
+                Part::Source(source) => SentPart::Source(source),
+                Part::Text(text) => SentPart::Text(text),
+            })
+            .collect()
+    }
+
+    fn into_parts(sent: Vec<SentPart>) -> Parts {
+        let mut parts = Parts::default();
+        for part in sent {
+            match part {
+                SentPart::Source(source) => parts.source(source),
+                SentPart::Text(text) => parts.text(text),
+            }
+        }
+        parts
     }
 }
 
@@ -181,11 +231,11 @@ pub(crate) struct Context<'a> {
     /// The map type's path.
     pub map: TokenStream,
     /// User attributes on types and fields.
-    pub attributes: attributes::Attributes,
-    /// The path of k8s-openapi, when its traits are implemented.
-    pub k8s_openapi: Option<TokenStream>,
+    pub attributes: &'a attributes::Attributes,
+    /// The path of k8s-openapi, when its traits are implemented, as text.
+    pub k8s_openapi_text: Option<String>,
     /// The cargo features, when the output is gated by them.
-    pub features: Option<Features>,
+    pub features: Option<&'a Features>,
 }
 
 impl Context<'_> {
@@ -214,31 +264,136 @@ fn cfg_text(features: &std::collections::BTreeSet<String>) -> String {
     }
 }
 
+impl<'a> Context<'a> {
+    /// The context for emitting `api` with `options`. Each thread builds its own: token
+    /// streams cannot cross threads.
+    fn new(
+        api: &'a ApiSet,
+        options: &Options,
+        attributes: &'a attributes::Attributes,
+        features: Option<&'a Features>,
+    ) -> Result<Self, Error> {
+        let root = parse_path(&options.root_path, "root_path")?;
+        let runtime = parse_path(&options.runtime_path, "runtime_path")?;
+        let map = parse_path(&options.map_type, "map_type")?;
+        Ok(Context {
+            api,
+            root_text: text::path_text(&root),
+            runtime_text: text::path_text(&runtime),
+            map_text: text::path_text(&map),
+            root,
+            runtime,
+            docs: options.docs,
+            builders: options.builders,
+            routes: options.routes,
+            map,
+            attributes,
+            k8s_openapi_text: match &options.k8s_openapi {
+                Some(path) => Some(text::path_text(&parse_path(path, "k8s_openapi")?)),
+                None => None,
+            },
+            features,
+        })
+    }
+}
+
+/// What one type adds to its file: its items, the names it exports, and the cfg of each
+/// export that has one.
+struct Emitted {
+    parts: Vec<SentPart>,
+    exports: Vec<String>,
+    export_cfgs: Vec<(String, String)>,
+}
+
+/// Emits the items of every generated type of `api` on `threads` threads, each type on its
+/// own: the result, in type order, does not depend on the number of threads or their
+/// timing. `None` for extern types.
+fn emit_types(
+    api: &ApiSet,
+    options: &Options,
+    attributes: &attributes::Attributes,
+    features: Option<&Features>,
+    threads: usize,
+) -> Result<Vec<Option<Emitted>>, Error> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let work = || -> Result<Vec<(usize, Emitted)>, Error> {
+        let context = Context::new(api, options, attributes, features)?;
+        let mut done = Vec::new();
+        loop {
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            let Some(ty) = api.types.get(index) else {
+                break;
+            };
+            if let TypeKind::Extern(_) = ty.kind {
+                continue;
+            }
+            done.push((index, emit_type(&context, TypeId(index))));
+        }
+        Ok(done)
+    };
+    let threads = threads.clamp(1, api.types.len().max(1));
+    let mut results: Vec<Result<Vec<(usize, Emitted)>, Error>> = Vec::new();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        results.push(work());
+        for handle in handles {
+            // A worker that panicked is a generator bug; its types are emitted again below.
+            if let Ok(result) = handle.join() {
+                results.push(result);
+            }
+        }
+    });
+    let mut emitted: Vec<Option<Emitted>> = (0..api.types.len()).map(|_| None).collect();
+    for result in results {
+        for (index, item) in result? {
+            emitted[index] = Some(item);
+        }
+    }
+    let context = Context::new(api, options, attributes, features)?;
+    for (index, ty) in api.types.iter().enumerate() {
+        if emitted[index].is_none() && !matches!(ty.kind, TypeKind::Extern(_)) {
+            emitted[index] = Some(emit_type(&context, TypeId(index)));
+        }
+    }
+    Ok(emitted)
+}
+
+/// The items of the generated type `id`, its exports and their cfgs.
+fn emit_type(context: &Context<'_>, id: TypeId) -> Emitted {
+    let api = context.api;
+    let mut parts = types::type_item(context, id);
+    let mut exports = vec![api.get(id).name.clone()];
+    let mut export_cfgs = Vec::new();
+    if let Some(builder) = api.builders.get(&id).filter(|_| context.builders) {
+        exports.push(builder.name.clone());
+    }
+    if context.routes {
+        let (route_parts, route_exports) = routes::resource_items(context, id);
+        parts.extend(route_parts);
+        exports.extend(route_exports);
+        for op in api.operations_of(id) {
+            if let (Some(cfg), Some(response)) =
+                (context.operation_cfg_text(op), &op.names.response)
+            {
+                export_cfgs.push((response.clone(), cfg));
+            }
+        }
+    }
+    Emitted {
+        parts: SentPart::of(parts),
+        exports,
+        export_cfgs,
+    }
+}
+
 /// Emits every type of `api` into a module tree.
 pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
-    let root = parse_path(&options.root_path, "root_path")?;
-    let runtime = parse_path(&options.runtime_path, "runtime_path")?;
-    let map = parse_path(&options.map_type, "map_type")?;
-    let context = Context {
-        api,
-        root_text: text::path_text(&root),
-        runtime_text: text::path_text(&runtime),
-        map_text: text::path_text(&map),
-        root,
-        runtime,
-        docs: options.docs,
-        builders: options.builders,
-        routes: options.routes,
-        map,
-        attributes: attributes::Attributes::resolve(api, options)?,
-        k8s_openapi: match &options.k8s_openapi {
-            Some(path) => Some(parse_path(path, "k8s_openapi")?),
-            None => None,
-        },
-        features: options
-            .features
-            .then(|| crate::model::features::compute(api)),
-    };
+    let attributes = attributes::Attributes::resolve(api, options)?;
+    let features = options
+        .features
+        .then(|| crate::model::features::compute(api));
+    let context = Context::new(api, options, &attributes, features.as_ref())?;
     check_identifiers(api)?;
     if options.k8s_openapi.is_some() {
         kube::check(api)?;
@@ -256,6 +411,8 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
             module.feature = Some(feature);
         }
     }
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let mut emitted = emit_types(api, options, &attributes, features.as_ref(), threads)?;
     for (index, ty) in api.types.iter().enumerate() {
         if let TypeKind::Extern(_) = ty.kind {
             if api.reexports.contains(&TypeId(index)) {
@@ -274,7 +431,9 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
             }
             continue;
         }
-        let parts = types::type_item(&context, TypeId(index));
+        let Some(item) = emitted[index].take() else {
+            continue;
+        };
         let module = ty.module.iter().fold(&mut tree, |m, name| {
             m.children.entry(name.clone()).or_default()
         });
@@ -284,25 +443,10 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
             source: ty.origin.clone(),
             export_cfgs: BTreeMap::new(),
         });
-        file.parts.extend(parts);
-        file.exports.push(ty.name.clone());
-        if let Some(builder) = api
-            .builders
-            .get(&TypeId(index))
-            .filter(|_| options.builders)
-        {
-            file.exports.push(builder.name.clone());
-        }
-        if options.routes {
-            let (parts, exports) = routes::resource_items(&context, TypeId(index));
-            file.parts.extend(parts);
-            file.exports.extend(exports);
-            for op in api.operations_of(TypeId(index)) {
-                if let (Some(cfg), Some(response)) = (context.operation_cfg(op), &op.names.response)
-                {
-                    file.export_cfgs.insert(response.clone(), cfg);
-                }
-            }
+        file.parts.extend(SentPart::into_parts(item.parts));
+        file.exports.extend(item.exports);
+        for (name, cfg) in item.export_cfgs {
+            file.export_cfgs.insert(name, tokens_of(&cfg));
         }
     }
     if options.routes {
@@ -377,6 +521,9 @@ fn root_path_check(root: &TokenStream, root_path: &str) -> TokenStream {
     }
 }
 
+/// The inner attribute of a file generated without docs.
+const ALLOW_UNDOCUMENTED: &str = "#![allow(missing_docs, clippy::missing_errors_doc)]";
+
 /// Removes every `#[doc = …]` attribute (`Config::docs(false)`): descriptions, endpoint
 /// tables and builder docs alike. `#[doc(hidden)]` and other `doc(…)` forms stay.
 fn strip_docs(module: &mut Module) {
@@ -418,15 +565,19 @@ fn strip_docs(module: &mut Module) {
             .into_iter()
             .map(|part| match part {
                 Part::Tokens(tokens) => Part::Tokens(strip(tokens)),
+                Part::Source(source) => Part::Tokens(strip(tokens_of(&source))),
                 text @ Part::Text(_) => text,
             });
         // Asked for no docs, so lints that demand them do not apply (`# Errors` sections
-        // are docs too). An inner attribute works in a file and in an inline module alike.
+        // are docs too). An inner attribute works in a file and in an inline module alike;
+        // it starts the first part, so no blank line follows it.
+        let mut parts: Vec<Part> = parts.collect();
+        match parts.first_mut() {
+            Some(Part::Text(text)) => text.insert_str(0, &format!("{ALLOW_UNDOCUMENTED}\n")),
+            _ => parts.insert(0, Part::Tokens(tokens_of(ALLOW_UNDOCUMENTED))),
+        }
         let mut stripped = Parts::default();
-        stripped.tokens(quote::quote! {
-            #![allow(missing_docs, clippy::missing_errors_doc)]
-        });
-        stripped.extend(Parts(parts.collect()));
+        stripped.extend(Parts(parts));
         file.parts = stripped;
     }
     for child in module.children.values_mut() {
@@ -507,16 +658,15 @@ pub(crate) fn tokens_of(text: &str) -> TokenStream {
 }
 
 /// The Rust type of a struct's field for its extra keys (`FieldRole::Extra`) whose values
-/// have this shape.
-pub(crate) fn extra_type(context: &Context<'_>, shape: &Shape) -> TokenStream {
-    use quote::quote;
-    let runtime = &context.runtime;
+/// have this shape, as text.
+pub(crate) fn extra_text(context: &Context<'_>, shape: &Shape) -> String {
     match shape {
-        Shape::Json => quote!(#runtime::UnknownFields),
-        _ => {
-            let inner = shape_type(context, shape);
-            quote!(#runtime::ExtraFields<#inner>)
-        }
+        Shape::Json => format!("{}::UnknownFields", context.runtime_text),
+        _ => format!(
+            "{}::ExtraFields<{}>",
+            context.runtime_text,
+            shape_text(context, shape)
+        ),
     }
 }
 
@@ -564,4 +714,67 @@ fn check_identifiers(api: &ApiSet) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{SentPart, emit_types};
+
+    /// The items of each type, spelled out for comparison.
+    fn spelled(api: &crate::model::ApiSet, options: &super::Options, threads: usize) -> String {
+        let attributes = super::attributes::Attributes::resolve(api, options).expect("resolves");
+        let features = crate::model::features::compute(api);
+        let emitted =
+            emit_types(api, options, &attributes, Some(&features), threads).expect("it emits");
+        let mut out = String::new();
+        for (index, item) in emitted.iter().enumerate() {
+            let Some(item) = item else { continue };
+            out.push_str(&format!(
+                "== {index} {:?} {:?}\n",
+                item.exports, item.export_cfgs
+            ));
+            for part in &item.parts {
+                match part {
+                    SentPart::Source(source) => out.push_str(&format!("tokens: {source}\n")),
+                    SentPart::Text(text) => out.push_str(text),
+                }
+            }
+        }
+        out
+    }
+
+    /// Types emitted on several threads come out exactly as on one, in type order.
+    #[test]
+    fn emitting_on_threads_is_deterministic() {
+        use std::io::Write as _;
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+        let documents = [
+            "kubernetes/v3/apis__apps__v1_openapi.json",
+            "crds/cert-manager-Certificate.yaml",
+        ];
+        let paths: Vec<_> = documents.iter().map(|d| corpus.join(d)).collect();
+        if let Some(missing) = paths.iter().find(|p| !p.exists()) {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "corpus file {} is missing",
+                missing.display()
+            );
+            let _ = std::io::stderr()
+                .write_all(format!("SKIPPED: {} is missing\n", missing.display()).as_bytes());
+            return;
+        }
+        let config = paths
+            .iter()
+            .fold(crate::Config::new(), |config, path| config.input(path))
+            .features(true);
+        let api = config.model().expect("the corpus documents model");
+        let one = spelled(&api, &config.options, 1);
+        assert!(one.contains("tokens: "), "some parts are still tokens");
+        for threads in [2, 3, 8] {
+            assert!(
+                one == spelled(&api, &config.options, threads),
+                "{threads} threads"
+            );
+        }
+    }
 }

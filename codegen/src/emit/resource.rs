@@ -1,52 +1,64 @@
 //! The runtime's resource traits for types with a fixed group-version-kind.
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
-use super::{Context, ident, type_path};
+use super::text::{Code, str_literal};
+use super::{Context, type_path_text};
 use crate::model::{Scope, TypeId};
 
 /// `TypeMeta` for every type with one GVK, `Resource` for served kinds, `ListResource`
-/// for list kinds.
-pub(crate) fn impls(context: &Context<'_>, id: TypeId) -> TokenStream {
+/// for list kinds, as formatted text (`text.rs`).
+pub(crate) fn impls(context: &Context<'_>, id: TypeId) -> String {
     let ty = context.api.get(id);
     let Some(gvk) = &ty.gvk else {
-        return TokenStream::new();
+        return String::new();
     };
-    let runtime = &context.runtime;
-    let name = ident(&ty.name);
-    let api_version = gvk.api_version();
-    let (group, version, kind) = (&gvk.group, &gvk.version, &gvk.kind);
-    let mut tokens = quote! {
-        impl #runtime::TypeMeta for #name {
-            const API_VERSION: &'static str = #api_version;
-            const GROUP: &'static str = #group;
-            const VERSION: &'static str = #version;
-            const KIND: &'static str = #kind;
-        }
-    };
+    let runtime = &context.runtime_text;
+    let name = &ty.name;
+    let mut code = Code::new();
+    code.open_impl(&format!("impl {runtime}::TypeMeta"), name);
+    for (constant, value) in [
+        ("API_VERSION", gvk.api_version().as_str()),
+        ("GROUP", gvk.group.as_str()),
+        ("VERSION", gvk.version.as_str()),
+        ("KIND", gvk.kind.as_str()),
+    ] {
+        code.line(&format!(
+            "const {constant}: &'static str = {};",
+            str_literal(value)
+        ));
+    }
+    code.close("}");
     if let Some(resource) = context.api.resources.get(&id) {
-        let plural = &resource.plural;
         let scope = match resource.scope {
-            Scope::Namespaced => quote!(Namespaced),
-            Scope::Cluster => quote!(Cluster),
+            Scope::Namespaced => "Namespaced",
+            Scope::Cluster => "Cluster",
         };
-        let subresources = &resource.subresources;
-        tokens.extend(quote! {
-            impl #runtime::Resource for #name {
-                const PLURAL: &'static str = #plural;
-                const SCOPE: #runtime::Scope = #runtime::Scope::#scope;
-                const SUBRESOURCES: &'static [&'static str] = &[#(#subresources),*];
-            }
-        });
+        code.blank();
+        code.open_impl(&format!("impl {runtime}::Resource"), name);
+        code.line(&format!(
+            "const PLURAL: &'static str = {};",
+            str_literal(&resource.plural)
+        ));
+        code.line(&format!(
+            "const SCOPE: {runtime}::Scope = {runtime}::Scope::{scope};"
+        ));
+        let subresources: Vec<String> = resource
+            .subresources
+            .iter()
+            .map(|s| str_literal(s))
+            .collect();
+        let subresources: Vec<&str> = subresources.iter().map(String::as_str).collect();
+        code.array(
+            "const SUBRESOURCES: &'static [&'static str] = &[",
+            &subresources,
+            "];",
+        );
+        code.close("}");
     }
     if let Some(item) = context.api.lists.get(&id) {
-        let item = type_path(context, *item);
-        tokens.extend(quote! {
-            impl #runtime::ListResource for #name {
-                type Item = #item;
-            }
-        });
+        code.blank();
+        code.open_impl(&format!("impl {runtime}::ListResource"), name);
+        code.typed("type Item = ", &type_path_text(context, *item), ";");
+        code.close("}");
     }
-    tokens
+    code.finish()
 }

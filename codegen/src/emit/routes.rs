@@ -859,11 +859,11 @@ fn response_type_display(context: &Context<'_>, body: &ResponseBody) -> Option<S
 }
 
 /// The endpoint table shown in a resource's docs, like the reference pages: method, path,
-/// what it does, query parameters, and the Rust function.
-pub(crate) fn endpoint_docs(context: &Context<'_>, id: TypeId) -> TokenStream {
+/// what it does, query parameters, and the Rust function: doc lines, already markdown.
+pub(crate) fn endpoint_docs(context: &Context<'_>, id: TypeId) -> Vec<String> {
     let operations: Vec<&Operation> = context.api.operations_of(id).collect();
     if operations.is_empty() {
-        return TokenStream::new();
+        return Vec::new();
     }
     let described = context
         .api
@@ -933,7 +933,7 @@ pub(crate) fn endpoint_docs(context: &Context<'_>, id: TypeId) -> TokenStream {
     if !described {
         lines.remove(0);
     }
-    super::docs::raw_doc_attrs(lines.iter().map(String::as_str))
+    lines
 }
 
 /// A struct of optional query parameters, with its `QueryParams` impl and builder.

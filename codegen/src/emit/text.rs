@@ -12,9 +12,14 @@
 
 use std::fmt::Write as _;
 
-/// The column a line should not pass (prettyplease's margin, so text and token parts
-/// wrap alike).
+/// The column a line of the serde impls and builders should not pass.
 pub(crate) const WIDTH: usize = 100;
+
+/// prettyplease's margin, and the least room it leaves a deeply indented line: the items
+/// prettyplease formatted before they were text (type definitions, resource impls) keep
+/// its line breaks ([`Code::fits`]).
+const MARGIN: usize = 89;
+const MIN_SPACE: usize = 60;
 
 /// A text part being written: the text, and the current indentation level.
 #[derive(Debug, Default)]
@@ -45,6 +50,12 @@ impl Code {
         for _ in 0..self.level {
             self.text.push_str("    ");
         }
+    }
+
+    /// Whether `len` more characters fit on a line at the current indentation, by
+    /// prettyplease's measure.
+    fn fits(&self, len: usize) -> bool {
+        fits_at(self.indent_width(), len)
     }
 
     /// One line at the current indentation.
@@ -110,6 +121,144 @@ impl Code {
         }
     }
 
+    /// Lines already formatted at indentation zero (an attribute, `attributes.rs`), each
+    /// at the current indentation.
+    pub(crate) fn lines(&mut self, text: &str) {
+        for line in text.lines() {
+            if line.is_empty() {
+                self.blank();
+            } else {
+                self.line(line);
+            }
+        }
+    }
+
+    /// `prefix` + the type `ty` + `suffix` (a field `pub name: T,`, an alias
+    /// `pub type A = T;`), broken at the type's generic arguments as prettyplease breaks
+    /// them: on one line when it fits in [`WIDTH`], otherwise `Head<` with each argument
+    /// on its own line followed by a comma, each broken the same way, and `>` + `suffix`.
+    /// `ty` is a type as `shape_text` spells it.
+    pub(crate) fn typed(&mut self, prefix: &str, ty: &str, suffix: &str) {
+        self.typed_counting(prefix, ty, suffix, suffix.len());
+    }
+
+    /// [`Code::typed`], where `counted` of the suffix counts for the fit: the comma after
+    /// the last argument is not text to prettyplease but the break that follows it.
+    fn typed_counting(&mut self, prefix: &str, ty: &str, suffix: &str, counted: usize) {
+        let split = generic_arguments(ty);
+        if split.is_none() || self.fits(prefix.len() + ty.len() + counted) {
+            // A path without arguments has no place to break.
+            self.line_with(|out| {
+                out.push_str(prefix);
+                out.push_str(ty);
+                out.push_str(suffix);
+            });
+            return;
+        }
+        let Some((head, args)) = split else { return };
+        self.line_with(|out| {
+            out.push_str(prefix);
+            out.push_str(head);
+            out.push('<');
+        });
+        self.level += 1;
+        for (index, arg) in args.iter().enumerate() {
+            let last = index + 1 == args.len();
+            self.typed_counting("", arg, ",", if last { 0 } else { 1 });
+        }
+        self.level -= 1;
+        self.line_with(|out| {
+            out.push('>');
+            out.push_str(suffix);
+        });
+    }
+
+    /// `{head} for {name} {` for a trait impl's `head` (`impl ::serde::Serialize`), opening
+    /// a block: on one line when it fits, otherwise with `for {name} {` on a line of its
+    /// own, as prettyplease writes long impl headers.
+    pub(crate) fn open_impl(&mut self, head: &str, name: &str) {
+        if self.fits(head.len() + 5 + name.len() + 2) {
+            self.open(&format!("{head} for {name} {{"));
+        } else {
+            self.line(head);
+            self.open(&format!("for {name} {{"));
+        }
+    }
+
+    /// [`Code::list`] broken where prettyplease breaks it (at its margin, not [`WIDTH`]),
+    /// for the items it formatted before they were text.
+    pub(crate) fn list_at_margin(&mut self, head: &str, items: &[&str], close: &str, tail: &str) {
+        let len = head.len()
+            + close.len()
+            + tail.len()
+            + items.iter().map(|i| i.len()).sum::<usize>()
+            + items.len().saturating_sub(1) * 2;
+        if items.is_empty() || self.fits(len) {
+            self.line_with(|out| {
+                out.push_str(head);
+                out.push_str(&items.join(", "));
+                out.push_str(close);
+                out.push_str(tail);
+            });
+        } else {
+            self.open(head);
+            for item in items {
+                self.line_with(|out| {
+                    out.push_str(item);
+                    out.push(',');
+                });
+            }
+            self.level = self.level.saturating_sub(1);
+            self.line_with(|out| {
+                out.push_str(close);
+                out.push_str(tail);
+            });
+        }
+    }
+
+    /// An array `head` + items + `close` (`const A: &[&str] = &[`, `];`): `&[]` when
+    /// empty, on one line when it has one item that fits, and otherwise one item per line,
+    /// as prettyplease writes them.
+    pub(crate) fn array(&mut self, head: &str, items: &[&str], close: &str) {
+        let len = head.len()
+            + close.len()
+            + items.iter().map(|i| i.len()).sum::<usize>()
+            + items.len().saturating_sub(1) * 2;
+        if items.is_empty() || self.fits(len) {
+            self.line_with(|out| {
+                out.push_str(head);
+                out.push_str(&items.join(", "));
+                out.push_str(close);
+            });
+        } else {
+            self.open(head);
+            for item in items {
+                self.line_with(|out| {
+                    out.push_str(item);
+                    out.push(',');
+                });
+            }
+            self.close(close);
+        }
+    }
+
+    /// A match arm `pattern => expression,` on one line when it fits, otherwise with the
+    /// expression in a block (as prettyplease writes arms).
+    pub(crate) fn arm_expr(&mut self, pattern: &str, expression: &str) {
+        if self.fits(pattern.len() + 4 + expression.len() + 1) {
+            self.line_with(|out| {
+                out.push_str(pattern);
+                out.push_str(" => ");
+                out.push_str(expression);
+                out.push(',');
+            });
+        } else {
+            self.open(&format!("{pattern} => {{"));
+            self.line(expression);
+            self.close("}");
+        }
+    }
+
     /// A match arm `pattern => head(a, b)close,` on one line when it fits, otherwise as a
     /// block whose one expression is a [`Code::list`].
     pub(crate) fn arm(&mut self, pattern: &str, head: &str, items: &[&str], close: &str) {
@@ -172,6 +321,36 @@ impl Code {
             self.text.push('\n');
         }
     }
+}
+
+/// Whether a line of `len` characters at indentation `indent` fits by prettyplease's
+/// measure.
+pub(crate) fn fits_at(indent: usize, len: usize) -> bool {
+    len <= MARGIN.saturating_sub(indent).max(MIN_SPACE)
+}
+
+/// A type's last generic arguments split at their top-level commas: `("a::B", ["C", "D<E, F>"])`
+/// for `a::B<C, D<E, F>>`; `None` for a type that does not end in generic arguments.
+fn generic_arguments(ty: &str) -> Option<(&str, Vec<&str>)> {
+    let inner = ty.strip_suffix('>')?;
+    let open = inner.find('<')?;
+    let (head, rest) = (&inner[..open], &inner[open + 1..]);
+    let mut args = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    for (index, c) in rest.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.checked_sub(1)?,
+            ',' if depth == 0 => {
+                args.push(rest[start..index].trim());
+                start = index + 1;
+            }
+            _ => {}
+        }
+    }
+    (depth == 0).then_some(())?;
+    args.push(rest[start..].trim());
+    Some((head, args))
 }
 
 /// Appends `value` as a Rust string literal, spelled exactly as
@@ -281,6 +460,62 @@ mod tests {
             code.finish(),
             format!("f(a, b);\ng(\n    {long},\n    {long},\n)?;\n")
         );
+    }
+
+    /// prettyplease's spelling of `items` (the format text parts keep).
+    fn prettyplease(items: &str) -> String {
+        prettyplease::unparse(&syn::parse_file(items).expect("valid items"))
+    }
+
+    /// Fields, aliases and arrays come out as prettyplease prints them, at every length
+    /// around the margin.
+    #[test]
+    fn types_and_arrays_break_as_prettyplease_breaks_them() {
+        for length in 1..120 {
+            let name = "x".repeat(length);
+            let long = format!("::a::B{}", "c".repeat(length));
+            for ty in [
+                format!("crate::{name}"),
+                format!("Option<crate::{name}>"),
+                format!("Option<Box<crate::{name}>>"),
+                format!("Option<::std::collections::BTreeMap<String, {long}>>"),
+                format!("Vec<::std::collections::BTreeMap<String, Vec<{long}>>>"),
+                format!("{long}<T, crate::{name}>"),
+            ] {
+                let mut code = Code::new();
+                code.open("pub struct S {");
+                code.typed("pub field: ", &ty, ",");
+                code.close("}");
+                code.typed(&format!("pub type A{length} = "), &ty, ";");
+                let ours = code.finish();
+                assert_eq!(ours, prettyplease(&ours), "{ty}");
+            }
+            let mut code = Code::new();
+            code.open_impl("impl<'de> ::serde::Deserialize<'de>", &format!("N{name}"));
+            code.open("fn f(&self) -> &str {");
+            code.open("match self {");
+            code.arm_expr(&format!("Self::{name}"), &format!("\"{name}\""));
+            code.arm_expr(&format!("\"{name}\""), &format!("Self::{name}"));
+            code.close("}");
+            code.close("}");
+            code.close("}");
+            let ours = code.finish();
+            assert_eq!(ours, prettyplease(&ours), "{name}");
+            let items: Vec<String> = (0..length % 7)
+                .map(|i| format!("\"{}{i}\"", "s".repeat(length / 3)))
+                .collect();
+            let items: Vec<&str> = items.iter().map(String::as_str).collect();
+            let mut code = Code::new();
+            code.open("impl T for S {");
+            code.array(
+                "const SUBRESOURCES: &'static [&'static str] = &[",
+                &items,
+                "];",
+            );
+            code.close("}");
+            let ours = code.finish();
+            assert_eq!(ours, prettyplease(&ours), "{items:?}");
+        }
     }
 
     /// Every text part of a real generation is valid Rust on its own (the compile tests

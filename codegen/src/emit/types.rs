@@ -1,68 +1,85 @@
-//! Types → items: structs with serde attributes, forward-compatible string enums, aliases.
+//! Types → items: structs, forward-compatible string enums, unions, aliases, written as
+//! formatted text (`text.rs`) in the shape prettyplease gave them.
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
-use super::docs::{doc_attrs, paragraphs};
+use super::attributes::{Place, spell_text};
+use super::docs::{doc_lines, paragraphs};
+use super::text::{Code, str_literal};
 use super::{
-    Context, Parts, builders, extra_type, ident, kube, resource, routes, serde_impls, shape_type,
-    type_path,
+    Context, Parts, builders, extra_text, kube, resource, routes, serde_impls, shape_text,
+    type_path_text,
 };
 use crate::model::{Field, FieldRole, Shape, TypeDef, TypeId, TypeKind, UnionVariant, Variant};
 
-/// The item (and its impls) for the type `id`: tokens for the type definitions and the
-/// irregular impls, formatted text for the bulky regular ones (serde impls, builders).
+/// The item (and its impls) for the type `id`, as formatted text, with the builder's
+/// token parts.
 pub(crate) fn type_item(context: &Context<'_>, id: TypeId) -> Parts {
     let ty = context.api.get(id);
     let mut parts = Parts::default();
     if let TypeKind::Struct(fields) = &ty.kind {
         parts.extend(struct_item(context, id, ty, fields));
-        parts.tokens(resource::impls(context, id));
-        parts.tokens(kube::impls(context, id));
+        parts.text(resource::impls(context, id));
+        parts.text(kube::impls(context, id));
         if context.builders {
             parts.extend(builders::builder_items(context, id));
         }
     } else {
-        parts.tokens(other_item(context, id, ty));
+        parts.text(other_item(context, id, ty));
     }
     parts
 }
 
+/// Doc comment lines for `text` (escaped, `docs::doc_lines`), unless docs are off.
+fn docs(code: &mut Code, context: &Context<'_>, text: &str) {
+    if context.docs {
+        code.docs(doc_lines(text).iter().map(String::as_str));
+    }
+}
+
+/// `#[derive(…)]` of `derives`, then the user's attributes of the type `id`.
+fn derive_and_attributes(code: &mut Code, context: &Context<'_>, id: TypeId, derives: &[&str]) {
+    let derive = format!("#[derive({})]", derives.join(", "));
+    code.lines(&spell_text(&derive, code.indent_width(), Place::Item));
+    code.lines(context.attributes.of_type(id));
+}
+
 /// The item of a type that is no struct.
-fn other_item(context: &Context<'_>, id: TypeId, ty: &TypeDef) -> TokenStream {
+fn other_item(context: &Context<'_>, id: TypeId, ty: &TypeDef) -> String {
+    let mut code = Code::new();
     match &ty.kind {
-        // Structs are `struct_item`'s.
-        TypeKind::Struct(_) => TokenStream::new(),
-        TypeKind::Enum(variants) => enum_item(context, id, ty, variants),
-        TypeKind::Union(variants) => union_item(context, id, ty, variants),
+        // Structs are `struct_item`'s; extern types are defined elsewhere, and `emit`
+        // never asks for them.
+        TypeKind::Struct(_) | TypeKind::Extern(_) => {}
+        TypeKind::Enum(variants) => enum_item(&mut code, context, id, ty, variants),
+        TypeKind::Union(variants) => union_item(&mut code, context, id, ty, variants),
         TypeKind::Alias(shape) => {
-            let docs = doc_attrs(&type_docs(ty, ""));
-            let name = ident(&ty.name);
-            let target = shape_type(context, shape);
-            quote! {
-                #docs
-                pub type #name = #target;
-            }
+            docs(&mut code, context, &type_docs(ty, ""));
+            code.typed(
+                &format!("pub type {} = ", ty.name),
+                &shape_text(context, shape),
+                ";",
+            );
         }
         TypeKind::WatchEvent { status } => {
-            let docs = doc_attrs(&type_docs(
-                ty,
-                "`T` is the type of the watched object; error events carry a `Status`.",
-            ));
-            let name = ident(&ty.name);
-            let runtime = &context.runtime;
+            docs(
+                &mut code,
+                context,
+                &type_docs(
+                    ty,
+                    "`T` is the type of the watched object; error events carry a `Status`.",
+                ),
+            );
             let status = match status {
-                Some(status) => type_path(context, *status),
-                None => quote!(::serde_json::Value),
+                Some(status) => type_path_text(context, *status),
+                None => "::serde_json::Value".to_owned(),
             };
-            quote! {
-                #docs
-                pub type #name<T> = #runtime::WatchEvent<T, #status>;
-            }
+            code.typed(
+                &format!("pub type {}<T> = ", ty.name),
+                &format!("{}::WatchEvent<T, {status}>", context.runtime_text),
+                ";",
+            );
         }
-        // Defined elsewhere; `emit` never asks for it.
-        TypeKind::Extern(_) => TokenStream::new(),
     }
+    code.finish()
 }
 
 /// A type's docs: its description, `extra`, and one line naming the schema it comes from.
@@ -75,65 +92,60 @@ fn type_docs(ty: &TypeDef, extra: &str) -> String {
 }
 
 fn struct_item(context: &Context<'_>, id: TypeId, ty: &TypeDef, fields: &[Field]) -> Parts {
-    let mut docs = doc_attrs(&type_docs(ty, ""));
-    if context.routes {
-        docs.extend(routes::endpoint_docs(context, id));
+    let mut code = Code::new();
+    if context.docs {
+        let mut lines = doc_lines(&type_docs(ty, ""));
+        if context.routes {
+            lines.extend(routes::endpoint_docs(context, id));
+        }
+        code.docs(lines.iter().map(String::as_str));
     }
-    let name = ident(&ty.name);
-    let mut derives: Vec<TokenStream> = ty
-        .derives()
-        .into_iter()
-        .map(|d| {
-            let d = ident(d);
-            quote!(#d)
-        })
-        .collect();
+    let mut derives = ty.derives();
     // Serde impls are written out (see `serde_impls`) unless the user's attributes need the
     // derive to read them.
     let derive_serde = context.attributes.has_serde(id);
     if derive_serde {
-        derives.push(quote!(::serde::Deserialize));
-        derives.push(quote!(::serde::Serialize));
+        derives.extend(["::serde::Deserialize", "::serde::Serialize"]);
     }
-    let field_items = fields.iter().enumerate().map(|(index, field)| {
-        field_tokens(
-            context,
-            ty,
-            field,
-            derive_serde,
-            context.attributes.of_field(id, index),
-        )
-    });
-    let attributes = context.attributes.of_type(id);
-    let mut parts = Parts::default();
-    parts.tokens(quote! {
-        #docs
-        #[derive(#(#derives),*)]
-        #attributes
-        pub struct #name {
-            #(#field_items)*
+    derive_and_attributes(&mut code, context, id, &derives);
+    if fields.is_empty() {
+        code.line(&format!("pub struct {} {{}}", ty.name));
+    } else {
+        code.open(&format!("pub struct {} {{", ty.name));
+        for (index, field) in fields.iter().enumerate() {
+            field_text(
+                &mut code,
+                context,
+                ty,
+                field,
+                derive_serde,
+                context.attributes.of_field(id, index),
+            );
         }
-    });
+        code.close("}");
+    }
+    let mut parts = Parts::default();
+    parts.text(code.finish());
     if !derive_serde {
         parts.text(serde_impls::impls(context, ty, fields));
     }
     parts
 }
 
-fn field_tokens(
+fn field_text(
+    code: &mut Code,
     context: &Context<'_>,
     ty: &TypeDef,
     field: &Field,
     derive_serde: bool,
-    attributes: Option<&TokenStream>,
-) -> TokenStream {
-    let name = ident(&field.rust_name);
-    let json = &field.json_name;
-    let rename = (field.rust_name != field.json_name && field.role != FieldRole::Extra)
-        .then(|| quote!(rename = #json));
-    let runtime = &context.runtime;
-    let owner = ident(&ty.name);
-    let (rust_type, extra, note) = match field.role {
+    attributes: &str,
+) {
+    let mut serde_args: Vec<String> = Vec::new();
+    if field.rust_name != field.json_name && field.role != FieldRole::Extra {
+        serde_args.push(format!("rename = {}", str_literal(&field.json_name)));
+    }
+    let runtime = &context.runtime_text;
+    let (rust_type, note) = match field.role {
         FieldRole::ApiVersion | FieldRole::Kind => {
             let (marker, constant) = match field.role {
                 FieldRole::ApiVersion => (
@@ -142,195 +154,248 @@ fn field_tokens(
                 ),
                 _ => ("Kind", ty.gvk.as_ref().map(|g| g.kind.clone())),
             };
-            let marker_ident = ident(marker);
-            let runtime_text = &context.runtime_text;
-            let absent = format!("{runtime_text}::{marker}::absent");
-            let is_absent = format!("{runtime_text}::{marker}::is_absent");
+            let absent = str_literal(&format!("{runtime}::{marker}::absent"));
+            let is_absent = str_literal(&format!("{runtime}::{marker}::is_absent"));
+            serde_args.push(format!("default = {absent}"));
+            serde_args.push(format!("skip_serializing_if = {is_absent}"));
             let note = format!(
                 "Always `{}`: set on construction, checked when deserializing, and omitted when absent from the input.",
                 constant.unwrap_or_default()
             );
-            (
-                quote!(#runtime::#marker_ident<#owner>),
-                Some(quote!(default = #absent, skip_serializing_if = #is_absent)),
-                Some(note),
-            )
+            (format!("{runtime}::{marker}<{}>", ty.name), Some(note))
         }
-        FieldRole::Extra => (
-            extra_type(context, &field.shape),
-            Some(quote!(flatten)),
-            None,
-        ),
+        FieldRole::Extra => {
+            serde_args.push("flatten".to_owned());
+            (extra_text(context, &field.shape), None)
+        }
         FieldRole::Plain => {
-            let mut inner = shape_type(context, &field.shape);
+            let mut inner = shape_text(context, &field.shape);
             if field.boxed {
-                inner = quote!(Box<#inner>);
+                inner = format!("Box<{inner}>");
             }
             if field.required {
-                (inner, None, None)
+                (inner, None)
             } else {
-                (
-                    quote!(Option<#inner>),
-                    Some(quote!(skip_serializing_if = "Option::is_none")),
-                    None,
-                )
+                serde_args.push("skip_serializing_if = \"Option::is_none\"".to_owned());
+                (format!("Option<{inner}>"), None)
             }
         }
     };
-    let docs = doc_attrs(&paragraphs([
-        field.description.as_deref().unwrap_or_default(),
-        note.as_deref().unwrap_or_default(),
-    ]));
-    let serde_args: Vec<TokenStream> = rename.into_iter().chain(extra).collect();
-    let serde =
-        (derive_serde && !serde_args.is_empty()).then(|| quote!(#[serde(#(#serde_args),*)]));
-    quote! {
-        #docs
-        #serde
-        #attributes
-        pub #name: #rust_type,
+    docs(
+        code,
+        context,
+        &paragraphs([
+            field.description.as_deref().unwrap_or_default(),
+            note.as_deref().unwrap_or_default(),
+        ]),
+    );
+    if derive_serde && !serde_args.is_empty() {
+        let serde = format!("#[serde({})]", serde_args.join(", "));
+        code.lines(&spell_text(&serde, code.indent_width(), Place::Field));
     }
+    code.lines(attributes);
+    code.typed(&format!("pub {}: ", field.rust_name), &rust_type, ",");
 }
 
-fn enum_item(context: &Context<'_>, id: TypeId, ty: &TypeDef, variants: &[Variant]) -> TokenStream {
-    let runtime = &context.runtime;
-    let docs = doc_attrs(&type_docs(ty, ""));
-    let name = ident(&ty.name);
-    let idents: Vec<_> = variants.iter().map(|v| ident(&v.rust_name)).collect();
-    let values: Vec<&str> = variants.iter().map(|v| v.value.as_str()).collect();
-    let variant_docs = values.iter().map(|value| {
-        let doc = format!(" `{value:?}`");
-        quote!(#[doc = #doc])
-    });
-    let attributes = context.attributes.of_type(id);
-    let derives = ty.derives().into_iter().map(ident);
-    quote! {
-        #docs
-        #[derive(#(#derives),*)]
-        #attributes
-        pub enum #name {
-            #(#variant_docs #idents,)*
-            /// A value this version of the API does not know, kept as received so that
-            /// a newer server never breaks an older client.
-            Other(String),
+fn enum_item(
+    code: &mut Code,
+    context: &Context<'_>,
+    id: TypeId,
+    ty: &TypeDef,
+    variants: &[Variant],
+) {
+    let name = &ty.name;
+    docs(code, context, &type_docs(ty, ""));
+    derive_and_attributes(code, context, id, &ty.derives());
+    code.open(&format!("pub enum {name} {{"));
+    for variant in variants {
+        if context.docs {
+            code.docs([format!("`{:?}`", variant.value).as_str()]);
         }
-
-        impl #name {
-            /// The value as it is on the wire.
-            #[must_use]
-            pub fn as_str(&self) -> &str {
-                match self {
-                    #(Self::#idents => #values,)*
-                    Self::Other(value) => value,
-                }
-            }
-        }
-
-        impl From<&str> for #name {
-            fn from(value: &str) -> Self {
-                match value {
-                    #(#values => Self::#idents,)*
-                    other => Self::Other(other.to_owned()),
-                }
-            }
-        }
-
-        impl ::std::fmt::Display for #name {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl ::serde::Serialize for #name {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serializer.serialize_str(self.as_str())
-            }
-        }
-
-        impl<'de> ::serde::Deserialize<'de> for #name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                #runtime::string_enum::deserialize(deserializer)
-            }
-        }
+        code.line(&format!("{},", variant.rust_name));
     }
+    if context.docs {
+        code.docs([
+            "A value this version of the API does not know, kept as received so that",
+            "a newer server never breaks an older client.",
+        ]);
+    }
+    code.line("Other(String),");
+    code.close("}");
+    code.blank();
+    code.open(&format!("impl {name} {{"));
+    if context.docs {
+        code.docs(["The value as it is on the wire."]);
+    }
+    code.line("#[must_use]");
+    code.open("pub fn as_str(&self) -> &str {");
+    code.open("match self {");
+    for variant in variants {
+        code.arm_expr(
+            &format!("Self::{}", variant.rust_name),
+            &str_literal(&variant.value),
+        );
+    }
+    code.line("Self::Other(value) => value,");
+    code.close("}");
+    code.close("}");
+    code.close("}");
+    code.blank();
+    code.open_impl("impl From<&str>", name);
+    code.open("fn from(value: &str) -> Self {");
+    code.open("match value {");
+    for variant in variants {
+        code.arm_expr(
+            &str_literal(&variant.value),
+            &format!("Self::{}", variant.rust_name),
+        );
+    }
+    code.line("other => Self::Other(other.to_owned()),");
+    code.close("}");
+    code.close("}");
+    code.close("}");
+    code.blank();
+    code.open_impl("impl ::std::fmt::Display", name);
+    code.open("fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {");
+    code.line("f.write_str(self.as_str())");
+    code.close("}");
+    code.close("}");
+    code.blank();
+    serialize_head(code, name);
+    code.line("serializer.serialize_str(self.as_str())");
+    code.close("}");
+    code.close("}");
+    code.blank();
+    deserialize_head(code, name);
+    code.line(&format!(
+        "{}::string_enum::deserialize(deserializer)",
+        context.runtime_text
+    ));
+    code.close("}");
+    code.close("}");
+}
+
+/// `impl ::serde::Serialize for {name} {` and the `serialize` signature, opening its body.
+fn serialize_head(code: &mut Code, name: &str) {
+    code.open_impl("impl ::serde::Serialize", name);
+    code.list_at_margin(
+        "fn serialize<S: ::serde::Serializer>(",
+        &["&self", "serializer: S"],
+        ")",
+        " -> Result<S::Ok, S::Error> {",
+    );
+    code.deeper();
+}
+
+/// `impl<'de> ::serde::Deserialize<'de> for {name} {` and the `deserialize` signature,
+/// opening its body.
+fn deserialize_head(code: &mut Code, name: &str) {
+    code.open_impl("impl<'de> ::serde::Deserialize<'de>", name);
+    code.list_at_margin(
+        "fn deserialize<D: ::serde::Deserializer<'de>>(",
+        &["deserializer: D"],
+        ")",
+        " -> Result<Self, D::Error> {",
+    );
+    code.deeper();
 }
 
 /// A `oneOf`/`anyOf` whose branches a value's JSON type tells apart: one variant per JSON
 /// type. Read through a `serde_json::Value` (whose JSON type picks the variant), written as
 /// the variant's value.
 fn union_item(
+    code: &mut Code,
     context: &Context<'_>,
     id: TypeId,
     ty: &TypeDef,
     variants: &[UnionVariant],
-) -> TokenStream {
-    let docs = doc_attrs(&paragraphs([
-        ty.description.as_deref().unwrap_or_default(),
-        "One of several JSON types; the type of a value picks its variant.",
-    ]));
-    let name = ident(&ty.name);
-    let derives = ty.derives().into_iter().map(ident);
-    let attributes = context.attributes.of_type(id);
-    let idents: Vec<_> = variants.iter().map(|v| ident(&v.rust_name)).collect();
-    let types = variants.iter().map(|variant| {
-        let inner = shape_type(context, &variant.shape);
+) {
+    let name = &ty.name;
+    docs(
+        code,
+        context,
+        &paragraphs([
+            ty.description.as_deref().unwrap_or_default(),
+            "One of several JSON types; the type of a value picks its variant.",
+        ]),
+    );
+    derive_and_attributes(code, context, id, &ty.derives());
+    code.open(&format!("pub enum {name} {{"));
+    for variant in variants {
+        let inner = shape_text(context, &variant.shape);
         // A struct or union may contain this union again; the box keeps the size finite.
-        match &variant.shape {
+        let inner = match &variant.shape {
             Shape::Ref(target)
                 if matches!(
                     context.api.get(*target).kind,
                     TypeKind::Struct(_) | TypeKind::Union(_)
                 ) =>
             {
-                quote!(Box<#inner>)
+                format!("Box<{inner}>")
             }
             _ => inner,
+        };
+        if context.docs {
+            code.docs([format!("A JSON {}.", variant.json_type).as_str()]);
         }
-    });
-    let variant_docs = variants.iter().map(|v| {
-        let doc = format!(" A JSON {}.", v.json_type);
-        quote!(#[doc = #doc])
-    });
-    let patterns = variants.iter().map(|v| match v.json_type {
-        "string" => quote!(::serde_json::Value::String(_)),
-        "boolean" => quote!(::serde_json::Value::Bool(_)),
-        "array" => quote!(::serde_json::Value::Array(_)),
-        "object" => quote!(::serde_json::Value::Object(_)),
-        "integer" => quote!(::serde_json::Value::Number(ref n) if !n.is_f64()),
-        _ => quote!(::serde_json::Value::Number(_)),
-    });
-    let runtime = &context.runtime;
-    let expecting: Vec<String> = variants.iter().map(|v| v.json_type.to_owned()).collect();
+        code.typed(&format!("{}(", variant.rust_name), &inner, "),");
+    }
+    code.close("}");
+    code.blank();
+    serialize_head(code, name);
+    code.open("match self {");
+    for variant in variants {
+        code.arm_expr(
+            &format!("Self::{}(value)", variant.rust_name),
+            "::serde::Serialize::serialize(value, serializer)",
+        );
+    }
+    code.close("}");
+    code.close("}");
+    code.close("}");
+    code.blank();
+    deserialize_head(code, name);
+    code.list_at_margin(
+        "let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(",
+        &["deserializer"],
+        ")",
+        "?;",
+    );
+    code.open("let read = match value {");
+    for variant in variants {
+        let pattern = match variant.json_type {
+            "string" => "::serde_json::Value::String(_)",
+            "boolean" => "::serde_json::Value::Bool(_)",
+            "array" => "::serde_json::Value::Array(_)",
+            "object" => "::serde_json::Value::Object(_)",
+            "integer" => "::serde_json::Value::Number(ref n) if !n.is_f64()",
+            _ => "::serde_json::Value::Number(_)",
+        };
+        code.arm_expr(
+            pattern,
+            &format!(
+                "::serde_json::from_value(value).map(Self::{})",
+                variant.rust_name
+            ),
+        );
+    }
+    let expecting: Vec<&str> = variants.iter().map(|v| v.json_type).collect();
     // `{found}` inline: generated code passes pedantic clippy (`uninlined_format_args`).
     let expecting = format!("expected {}, found {{found}}", expecting.join(" or "));
-    quote! {
-        #docs
-        #[derive(#(#derives),*)]
-        #attributes
-        pub enum #name {
-            #(#variant_docs #idents(#types),)*
-        }
-
-        impl ::serde::Serialize for #name {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                match self {
-                    #(Self::#idents(value) => ::serde::Serialize::serialize(value, serializer),)*
-                }
-            }
-        }
-
-        impl<'de> ::serde::Deserialize<'de> for #name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
-                let read = match value {
-                    #(#patterns => ::serde_json::from_value(value).map(Self::#idents),)*
-                    other => {
-                        let found = #runtime::serde_struct::json_type(&other);
-                        return Err(<D::Error as ::serde::de::Error>::custom(format_args!(#expecting)));
-                    }
-                };
-                read.map_err(<D::Error as ::serde::de::Error>::custom)
-            }
-        }
-    }
+    code.open("other => {");
+    code.line(&format!(
+        "let found = {}::serde_struct::json_type(&other);",
+        context.runtime_text
+    ));
+    code.list(
+        "return Err(<D::Error as ::serde::de::Error>::custom(format_args!(",
+        &[&str_literal(&expecting)],
+        ")))",
+        ";",
+    );
+    code.close("}");
+    code.close("};");
+    code.line("read.map_err(<D::Error as ::serde::de::Error>::custom)");
+    code.close("}");
+    code.close("}");
 }
