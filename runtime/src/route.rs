@@ -179,7 +179,8 @@ impl<'p> PathParams<'p> {
         params
     }
 
-    /// Records the next parameter value; used by generated matchers. The generator refuses
+    /// Records the next parameter value (matchers generated before [`of`](Self::of) use it,
+    /// and so can a hand-written one). The generator refuses
     /// templates with more than [`MAX_PATH_PARAMS`] parameters, so the array never overflows;
     /// values past it would be dropped.
     pub fn push(&mut self, value: &'p str) {
@@ -189,20 +190,20 @@ impl<'p> PathParams<'p> {
         }
     }
 
-    /// How many values are recorded; used by generated matchers, with
-    /// [`rewind`](Self::rewind), to try another branch.
+    /// How many values are recorded; with [`rewind`](Self::rewind), a matcher that records
+    /// as it goes tries another branch (generated ones keep values in locals instead).
     #[must_use]
     pub fn mark(&self) -> usize {
         self.len
     }
 
-    /// Forgets the values recorded after `mark`; used by generated matchers.
+    /// Forgets the values recorded after `mark` (see [`mark`](Self::mark)).
     pub fn rewind(&mut self, mark: usize) {
         self.len = self.len.min(mark);
     }
 
-    /// Names the recorded values with the route's parameter names; used by generated
-    /// matchers when a route is found.
+    /// Names the recorded values with the route's parameter names, when a matcher that
+    /// records as it goes finds a route (generated ones use [`of`](Self::of)).
     #[must_use]
     pub fn named(mut self, names: &'static [&'static str]) -> Self {
         self.names = names;

@@ -599,7 +599,14 @@ pub(crate) fn type_path(context: &Context<'_>, id: TypeId) -> TokenStream {
 pub(crate) fn type_path_text(context: &Context<'_>, id: TypeId) -> String {
     let ty = context.api.get(id);
     if let TypeKind::Extern(path) = &ty.kind {
-        // Checked to be a path when the model was built.
+        // Checked to be a path when the model was built; one of plain segments (all the
+        // companion's, and nearly every user's) is spelled as it is.
+        if path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':')
+        {
+            return path.clone();
+        }
         return syn::parse_str::<syn::Path>(path)
             .map(|path| text::path_text(&quote::quote!(#path)))
             .unwrap_or_default();
@@ -687,7 +694,7 @@ fn parse_path(path: &str, option: &str) -> Result<TokenStream, Error> {
 /// Every name the model made must be a valid, non-keyword identifier; `Ident::new` would
 /// panic otherwise, and the generator never panics.
 fn check_identifiers(api: &ApiSet) -> Result<(), Error> {
-    let valid = |name: &str| syn::parse_str::<Ident>(name).is_ok();
+    let valid = crate::model::naming::is_identifier;
     let bad = |ty: &TypeDef, name: &str| {
         Error::from(Diagnostic::new(
             ErrorKind::Output,

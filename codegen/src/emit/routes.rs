@@ -1354,7 +1354,7 @@ fn route_info(code: &mut Code, context: &Context<'_>, op: &Operation) {
 /// Every name the model made for operations must be a valid identifier; `Ident::new` would
 /// panic otherwise, and the generator never panics.
 pub(crate) fn check_identifiers(api: &crate::model::ApiSet) -> Result<(), crate::Error> {
-    let valid = |name: &str| syn::parse_str::<proc_macro2::Ident>(name).is_ok();
+    let valid = crate::model::naming::is_identifier;
     for op in &api.operations {
         let names = &op.names;
         let all = [&names.variant, &names.function, &names.decoder]

@@ -37,6 +37,19 @@ fn is_keyword(name: &str) -> bool {
     KEYWORDS.contains(&name)
 }
 
+/// Whether `name` is a plain identifier as this module makes them: ASCII letters, digits
+/// and `_`, not starting with a digit, not `_` alone, not a keyword. The check the emitters
+/// run over every name before writing it (cheaper than asking `syn`).
+pub(crate) fn is_identifier(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic() || first == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && name != "_"
+        && !is_keyword(name)
+}
+
 /// Splits `name` into words for case conversion: non-identifier characters separate words,
 /// and an upper-case run followed by a lone `s` (an acronym's plural) keeps the `s`.
 fn prepare(name: &str) -> String {
@@ -523,6 +536,30 @@ impl Namespace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn identifiers_are_what_this_module_makes() {
+        for name in ["type_", "_0", "Pod", "pod_ips", "V1", "x"] {
+            assert!(is_identifier(name), "{name}");
+        }
+        for name in [
+            "", "_", "0a", "type", "self", "Self", "a-b", "r#type", "é", "a b",
+        ] {
+            assert!(!is_identifier(name), "{name}");
+        }
+        // Everything the name functions make passes.
+        for json in [
+            "type",
+            "$ref",
+            "x-kubernetes-list-type",
+            "0day",
+            "podIPs",
+            "µm",
+            "中",
+        ] {
+            assert!(is_identifier(&snake_name(json)), "{json}");
+        }
+    }
 
     #[test]
     fn field_names() {
