@@ -220,26 +220,7 @@ impl Code {
     /// empty, on one line when it has one item that fits, and otherwise one item per line,
     /// as prettyplease writes them.
     pub(crate) fn array(&mut self, head: &str, items: &[&str], close: &str) {
-        let len = head.len()
-            + close.len()
-            + items.iter().map(|i| i.len()).sum::<usize>()
-            + items.len().saturating_sub(1) * 2;
-        if items.is_empty() || self.fits(len) {
-            self.line_with(|out| {
-                out.push_str(head);
-                out.push_str(&items.join(", "));
-                out.push_str(close);
-            });
-        } else {
-            self.open(head);
-            for item in items {
-                self.line_with(|out| {
-                    out.push_str(item);
-                    out.push(',');
-                });
-            }
-            self.close(close);
-        }
+        self.list_at_margin(head, items, close, "");
     }
 
     /// A match arm `pattern => expression,` on one line when it fits, otherwise with the
