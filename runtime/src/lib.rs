@@ -88,6 +88,7 @@ mod resource;
 pub mod response;
 mod rfc3339;
 pub mod route;
+pub mod schema;
 pub mod serde_struct;
 pub mod string_enum;
 mod time;
