@@ -87,6 +87,18 @@ pub fn corpus_in(dir: &Path, test: &str, needed: &[&str], ci: bool) -> Option<Pa
     None
 }
 
+/// Real projects' CRDs with their own valid and invalid objects and the errors a real API
+/// server gives: `$KUBEFORGE_VALIDATION` if set, otherwise `../shared/validation` beside the
+/// workspace; missing files are handled as in [`corpus`].
+#[track_caller]
+pub fn validation_data(test: &str, needed: &[&str]) -> Option<PathBuf> {
+    let dir = std::env::var_os("KUBEFORGE_VALIDATION").map_or_else(
+        || workspace_root().join("../shared/validation"),
+        PathBuf::from,
+    );
+    corpus_in(&dir, test, needed, in_ci())
+}
+
 /// `../shared/corpus` beside the workspace (or `$KUBEFORGE_CORPUS`), for a test that names
 /// the files it needs itself; see [`corpus`].
 #[track_caller]

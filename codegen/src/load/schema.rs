@@ -6,19 +6,24 @@
 //! What the schema's *values* are stays JSON: `default`, `enum` values, `example` are data
 //! the model copies or checks, not structure.
 //!
-//! Keys the model does not interpret (validation keywords such as `pattern`, `minimum`,
-//! `maxLength`; `title`, `example`, `externalDocs`; extensions such as
-//! `x-kubernetes-list-type`, `x-kubernetes-map-type`, `x-kubernetes-validations`,
-//! `x-kubernetes-embedded-resource`) are kept as written in [`Schema::unread`]: the model
-//! never reads them by key, but two definitions of one property that differ in them are
-//! different definitions ([`Schema::same_definition`]). Nothing is dropped.
+//! The keywords that say more than shape are typed here too: the validation keywords
+//! ([`Constraints`], `not`), the merge semantics (`x-kubernetes-list-type`,
+//! `x-kubernetes-list-map-keys`, `x-kubernetes-map-type`), the CEL rules
+//! (`x-kubernetes-validations`) and `x-kubernetes-embedded-resource`; the model turns them
+//! into the one form every consumer reads (`kubeforge_runtime::schema::Node`).
+//!
+//! Keys the model does not interpret (`title`, `example`, `externalDocs`, other extensions)
+//! are kept as written in [`Schema::unread`]: the model never reads them by key, but two
+//! definitions of one property that differ in them are different definitions
+//! ([`Schema::same_definition`]). Nothing is dropped.
 //!
 //! Where a nested schema is has no field of its own: its JSON pointer is its parent's plus
 //! the keyword path (`properties/<name>`, `items`, `allOf/0`), and the model derives it the
 //! same way, so the typed form compares equal wherever it is written.
 
 use indexmap::IndexMap;
-use serde_json::{Map, Value};
+use kubeforge_runtime::schema::{ElementType, ListType, Rule};
+use serde_json::{Map, Number, Value};
 
 use super::json_type;
 use crate::diagnostics::{Diagnostic, Diagnostics, ErrorKind, Origin};
@@ -74,8 +79,53 @@ pub struct Schema {
     pub patch_merge_key: Option<String>,
     /// `x-kubernetes-group-version-kind` (one object or a list).
     pub gvks: Vec<Gvk>,
+    /// The validation keywords (`pattern`, `minimum`, `maxItems`, …).
+    pub constraints: Constraints,
+    /// `not`.
+    pub not: Option<Box<Schema>>,
+    /// `x-kubernetes-list-type`.
+    pub list_type: Option<ListType>,
+    /// `x-kubernetes-list-map-keys`, in order.
+    pub list_map_keys: Vec<String>,
+    /// `x-kubernetes-map-type` (of a map, or of a struct).
+    pub map_type: Option<ElementType>,
+    /// `x-kubernetes-validations`, in order.
+    pub validations: Vec<Rule>,
+    /// `x-kubernetes-embedded-resource: true`.
+    pub embedded_resource: bool,
     /// Every other key, as written (see the module docs).
     pub unread: Map<String, Value>,
+}
+
+/// The validation keywords of one schema, typed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Constraints {
+    /// `pattern`.
+    pub pattern: Option<String>,
+    /// `minLength`.
+    pub min_length: Option<u64>,
+    /// `maxLength`.
+    pub max_length: Option<u64>,
+    /// `minimum`.
+    pub minimum: Option<Number>,
+    /// `exclusiveMinimum` (OpenAPI v3's boolean form).
+    pub exclusive_minimum: bool,
+    /// `maximum`.
+    pub maximum: Option<Number>,
+    /// `exclusiveMaximum` (OpenAPI v3's boolean form).
+    pub exclusive_maximum: bool,
+    /// `multipleOf`.
+    pub multiple_of: Option<Number>,
+    /// `minItems`.
+    pub min_items: Option<u64>,
+    /// `maxItems`.
+    pub max_items: Option<u64>,
+    /// `uniqueItems`.
+    pub unique_items: bool,
+    /// `minProperties`.
+    pub min_properties: Option<u64>,
+    /// `maxProperties`.
+    pub max_properties: Option<u64>,
 }
 
 /// A reference to a named schema (`#/components/schemas/<name>`, or Swagger's
@@ -309,7 +359,7 @@ impl<'v> Reader<'_, 'v> {
                     self.named_schemas(value, depth, "an object of property schemas");
             }
             "required" => {
-                if let Some(required) = self.required(value) {
+                if let Some(required) = self.strings(value, "property name") {
                     schema.required = required;
                 }
             }
@@ -358,6 +408,60 @@ impl<'v> Reader<'_, 'v> {
                 if let Some(gvks) = self.gvks(value) {
                     schema.gvks = gvks;
                 }
+            }
+            "pattern" => schema.constraints.pattern = self.string(key, value),
+            "minLength" => schema.constraints.min_length = self.count(key, value),
+            "maxLength" => schema.constraints.max_length = self.count(key, value),
+            "minItems" => schema.constraints.min_items = self.count(key, value),
+            "maxItems" => schema.constraints.max_items = self.count(key, value),
+            "minProperties" => schema.constraints.min_properties = self.count(key, value),
+            "maxProperties" => schema.constraints.max_properties = self.count(key, value),
+            "minimum" => schema.constraints.minimum = self.number(key, value),
+            "maximum" => schema.constraints.maximum = self.number(key, value),
+            "multipleOf" => schema.constraints.multiple_of = self.number(key, value),
+            "exclusiveMinimum" => {
+                schema.constraints.exclusive_minimum = self.boolean(key, value).unwrap_or(false);
+            }
+            "exclusiveMaximum" => {
+                schema.constraints.exclusive_maximum = self.boolean(key, value).unwrap_or(false);
+            }
+            "uniqueItems" => {
+                schema.constraints.unique_items = self.boolean(key, value).unwrap_or(false);
+            }
+            "not" => schema.not = self.schema(value, depth + 1).map(Box::new),
+            "x-kubernetes-list-type" => {
+                schema.list_type = self.choice(
+                    key,
+                    value,
+                    &[
+                        ("atomic", ListType::Atomic),
+                        ("set", ListType::Set),
+                        ("map", ListType::Map),
+                    ],
+                );
+            }
+            "x-kubernetes-map-type" => {
+                schema.map_type = self.choice(
+                    key,
+                    value,
+                    &[
+                        ("granular", ElementType::Granular),
+                        ("atomic", ElementType::Atomic),
+                    ],
+                );
+            }
+            "x-kubernetes-list-map-keys" => {
+                if let Some(keys) = self.strings(value, "property name") {
+                    schema.list_map_keys = keys;
+                }
+            }
+            "x-kubernetes-validations" => {
+                if let Some(rules) = self.rules(value) {
+                    schema.validations = rules;
+                }
+            }
+            "x-kubernetes-embedded-resource" => {
+                schema.embedded_resource = self.boolean(key, value).unwrap_or(false);
             }
             _ => {
                 schema.unread.insert(key.to_owned(), value.clone());
@@ -477,20 +581,18 @@ impl<'v> Reader<'_, 'v> {
         Some(schemas)
     }
 
-    fn required(&mut self, value: &Value) -> Option<Vec<String>> {
+    /// `required`, `x-kubernetes-list-map-keys`: a list of names (`null` reads as empty).
+    fn strings(&mut self, value: &Value, what: &str) -> Option<Vec<String>> {
         match value {
             Value::Null => Some(Vec::new()),
             Value::Array(list) => {
                 let mut names = Vec::with_capacity(list.len());
-                for (i, item) in list.iter().enumerate() {
-                    match item.as_str() {
+                for (i, entry) in list.iter().enumerate() {
+                    match entry.as_str() {
                         Some(name) => names.push(name.to_owned()),
                         None => {
                             self.at(Segment::Index(i), |r| {
-                                r.invalid(format!(
-                                    "expected a property name, found {}",
-                                    json_type(item)
-                                ));
+                                r.invalid(format!("expected a {what}, found {}", json_type(entry)));
                             });
                             return None;
                         }
@@ -500,12 +602,156 @@ impl<'v> Reader<'_, 'v> {
             }
             other => {
                 self.invalid(format!(
-                    "expected an array of property names, found {}",
+                    "expected an array of {what}s, found {}",
                     json_type(other)
                 ));
                 None
             }
         }
+    }
+
+    /// A count (`minLength`, `maxItems`, …): a non-negative integer; a float without a
+    /// fraction (`1.0`, as some generators write) is that integer.
+    fn count(&mut self, key: &str, value: &Value) -> Option<u64> {
+        let count = value.as_u64().or_else(|| {
+            value
+                .as_f64()
+                .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 9.0e15)
+                .map(|f| f as u64)
+        });
+        if count.is_none() {
+            self.invalid(format!(
+                "expected `{key}` to be a non-negative integer, found {}",
+                json_type(value)
+            ));
+        }
+        count
+    }
+
+    fn number(&mut self, key: &str, value: &Value) -> Option<Number> {
+        match value {
+            Value::Number(number) => Some(number.clone()),
+            other => {
+                self.invalid(format!(
+                    "expected `{key}` to be a number, found {}",
+                    json_type(other)
+                ));
+                None
+            }
+        }
+    }
+
+    fn boolean(&mut self, key: &str, value: &Value) -> Option<bool> {
+        match value {
+            Value::Bool(flag) => Some(*flag),
+            other => {
+                self.invalid(format!(
+                    "expected `{key}` to be a boolean, found {}",
+                    json_type(other)
+                ));
+                None
+            }
+        }
+    }
+
+    /// One of a fixed set of strings (`x-kubernetes-list-type: set`).
+    fn choice<T: Copy>(&mut self, key: &str, value: &Value, choices: &[(&str, T)]) -> Option<T> {
+        let found = value
+            .as_str()
+            .and_then(|text| choices.iter().find(|(name, _)| *name == text))
+            .map(|(_, choice)| *choice);
+        if found.is_none() {
+            let names: Vec<String> = choices.iter().map(|(n, _)| format!("{n:?}")).collect();
+            self.invalid(format!(
+                "expected `{key}` to be one of {}, found {value}",
+                names.join(", ")
+            ));
+        }
+        found
+    }
+
+    /// `x-kubernetes-validations`: a list of `{rule, message?, messageExpression?,
+    /// fieldPath?, reason?, optionalOldSelf?}`.
+    fn rules(&mut self, value: &'v Value) -> Option<Vec<Rule>> {
+        let Value::Array(list) = value else {
+            self.invalid(format!(
+                "expected an array of validation rules, found {}",
+                json_type(value)
+            ));
+            return None;
+        };
+        let mut rules = Vec::with_capacity(list.len());
+        for (i, item) in list.iter().enumerate() {
+            let rule = self.at(Segment::Index(i), |r| r.rule(item))?;
+            rules.push(rule);
+        }
+        Some(rules)
+    }
+
+    fn rule(&mut self, value: &'v Value) -> Option<Rule> {
+        let Value::Object(object) = value else {
+            self.invalid(format!(
+                "expected a validation rule object, found {}",
+                json_type(value)
+            ));
+            return None;
+        };
+        let Some(Value::String(text)) = object.get("rule") else {
+            self.invalid("expected a validation rule with a string `rule`".to_owned());
+            return None;
+        };
+        let mut rule = Rule {
+            rule: text.clone(),
+            ..Rule::default()
+        };
+        for (key, value) in object {
+            let ok = match (key.as_str(), value) {
+                ("rule", _) => true,
+                ("message", Value::String(text)) => {
+                    rule.message = Some(text.clone());
+                    true
+                }
+                ("messageExpression", Value::String(text)) => {
+                    rule.message_expression = Some(text.clone());
+                    true
+                }
+                ("fieldPath", Value::String(text)) => {
+                    rule.field_path = Some(text.clone());
+                    true
+                }
+                ("reason", Value::String(text)) => {
+                    rule.reason = Some(text.clone());
+                    true
+                }
+                ("optionalOldSelf", Value::Bool(flag)) => {
+                    rule.optional_old_self = *flag;
+                    true
+                }
+                // Unknown keys of a newer release are kept out of the rule, not refused.
+                ("message" | "messageExpression" | "fieldPath" | "reason", Value::Null)
+                | ("optionalOldSelf", Value::Null) => true,
+                (
+                    "message" | "messageExpression" | "fieldPath" | "reason" | "optionalOldSelf",
+                    _,
+                ) => false,
+                _ => true,
+            };
+            if !ok {
+                self.at(Segment::Key(key), |r| {
+                    r.invalid(format!(
+                        "expected `{key}` to be a {}, found {}",
+                        if key == "optionalOldSelf" {
+                            "boolean"
+                        } else {
+                            "string"
+                        },
+                        json_type(value)
+                    ));
+                });
+                return None;
+            }
+        }
+        Some(rule)
     }
 
     fn additional(&mut self, value: &'v Value, depth: usize) -> Option<AdditionalProperties> {
@@ -675,8 +921,83 @@ mod tests {
         let b =
             read(json!({"type": "string", "maxLength": 3, "title": "B", "default": "x"})).unwrap();
         let c = read(json!({"type": "string", "maxLength": 4})).unwrap();
-        assert_eq!(a.unread.get("maxLength"), Some(&json!(3)));
+        assert_eq!(a.constraints.max_length, Some(3));
+        assert!(a.unread.get("maxLength").is_none());
+        assert_eq!(a.unread.get("title"), Some(&json!("A")));
         assert!(a.same_definition(&b));
         assert!(!a.same_definition(&c));
+    }
+
+    #[test]
+    fn semantics_beyond_shape_are_typed() {
+        let schema = read(json!({
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 4.0,
+            "uniqueItems": true,
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-list-map-keys": ["name", "protocol"],
+            "x-kubernetes-validations": [
+                {"rule": "self.size() > 0", "message": "empty", "fieldPath": ".x", "optionalOldSelf": true},
+                {"rule": "true", "reason": "FieldValueForbidden", "messageExpression": "'m'"}
+            ],
+            "items": {"type": "integer", "minimum": -1, "exclusiveMaximum": true, "maximum": 2.5, "multipleOf": 0.5},
+            "not": {"required": ["a"]},
+            "x-kubernetes-embedded-resource": true,
+            "x-kubernetes-map-type": "atomic",
+        }))
+        .unwrap();
+        assert_eq!(schema.constraints.min_items, Some(1));
+        assert_eq!(schema.constraints.max_items, Some(4));
+        assert!(schema.constraints.unique_items);
+        assert_eq!(schema.list_type, Some(ListType::Map));
+        assert_eq!(schema.list_map_keys, ["name", "protocol"]);
+        assert_eq!(schema.map_type, Some(ElementType::Atomic));
+        assert!(schema.embedded_resource);
+        assert_eq!(schema.validations.len(), 2);
+        assert_eq!(schema.validations[0].message.as_deref(), Some("empty"));
+        assert_eq!(schema.validations[0].field_path.as_deref(), Some(".x"));
+        assert!(schema.validations[0].optional_old_self);
+        assert_eq!(
+            schema.validations[1].reason.as_deref(),
+            Some("FieldValueForbidden")
+        );
+        assert_eq!(
+            schema.validations[1].message_expression.as_deref(),
+            Some("'m'")
+        );
+        let items = schema.items.as_deref().unwrap();
+        assert_eq!(items.constraints.minimum, Some((-1).into()));
+        assert!(items.constraints.exclusive_maximum);
+        assert_eq!(
+            items
+                .constraints
+                .multiple_of
+                .as_ref()
+                .and_then(Number::as_f64),
+            Some(0.5)
+        );
+        assert_eq!(schema.not.as_deref().unwrap().required, ["a"]);
+        assert!(schema.unread.is_empty(), "{:?}", schema.unread);
+
+        let e = read(json!({
+            "maxLength": -1,
+            "minimum": "3",
+            "x-kubernetes-list-type": "bag",
+            "x-kubernetes-validations": [{"message": "no rule"}],
+            "uniqueItems": "yes",
+        }))
+        .unwrap_err();
+        let at: Vec<&str> = e.iter().map(|(_, at, _)| at.as_str()).collect();
+        assert_eq!(
+            at,
+            [
+                "/maxLength",
+                "/minimum",
+                "/x-kubernetes-list-type",
+                "/x-kubernetes-validations/0",
+                "/uniqueItems"
+            ]
+        );
     }
 }

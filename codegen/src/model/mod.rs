@@ -14,6 +14,7 @@ pub mod naming;
 pub mod operations;
 mod resources;
 mod schema;
+pub mod semantics;
 mod wellknown;
 
 use std::collections::BTreeMap;
@@ -72,6 +73,9 @@ pub struct ApiSet {
     /// Extern types from the companion crate `kubeforge-meta` that the inputs define: each
     /// is re-exported at its place (`pub use`), so the module tree still names it.
     pub reexports: std::collections::BTreeSet<TypeId>,
+    /// Where each type's schema semantics are (constraints, CEL rules, defaults, merge
+    /// semantics; see `semantics.rs`): every type made from a schema has an entry.
+    pub semantics: BTreeMap<TypeId, semantics::Semantics>,
 }
 
 impl ApiSet {
@@ -504,6 +508,7 @@ pub fn build_with_options(
         Vec::new()
     };
     let applied = externs::apply(&mut types, externs, &companion, &builtin.alike)?;
+    let semantics = semantics::build(raw, &types);
     notes.extend(applied.notes);
     cycles::box_cycles(&mut types)?;
     schema::compute_derives(&mut types);
@@ -529,5 +534,6 @@ pub fn build_with_options(
         operations,
         notes,
         reexports: applied.reexports,
+        semantics,
     })
 }

@@ -1,0 +1,282 @@
+//! Schema semantics beyond shape, decided once: every named schema becomes one
+//! [`Node`] (the runtime's normalized form of constraints, CEL rules, defaults and merge
+//! semantics), and every type knows where its node is. Emit writes the nodes into generated
+//! code (`Validate`, apply types); the in-memory server builds its validation, defaulting,
+//! pruning and structured merge from the same nodes. Nothing else reads these keywords.
+//!
+//! The node follows the *schema*, not the Rust shape: `allOf` branches stay branches, a
+//! `$ref` stays a reference (to the named type's node, by [`TypeId`]), whatever struct the
+//! model merged them into. So a resource's node says exactly what its schema says.
+//!
+//! A nested (anonymous) type's node is the part of its named type's node at the type's
+//! place ([`Semantics::Within`]), so nested types never repeat their parents' nodes. Where
+//! the node does not mirror that place (`patternProperties`, which structural schemas do not
+//! allow), the nested type gets a node of its own.
+//!
+//! The well-known runtime types take the node of what the API server accepts, not of how a
+//! document spells them: a `Quantity` is a string or a number (Swagger 2.0 says `string`,
+//! but `cpu: 2` is valid), an `IntOrString` an integer or a string.
+
+use std::collections::BTreeMap;
+
+use kubeforge_runtime::schema::{Additional, JsonType, Node};
+
+use super::wellknown::{self, WellKnown};
+use super::{RuntimeType, TypeDef, TypeId};
+use crate::load::LoadedApi;
+use crate::load::schema::{AdditionalProperties, Schema, Type};
+
+/// Where a type's node is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Semantics {
+    /// The node of a named schema (or of a nested one the parent's node does not mirror).
+    /// Its `$ref` indexes are [`TypeId`]s.
+    Root(Node),
+    /// The node at `path` (keys as in the node's JSON form: `properties`, `spec`, `items`,
+    /// `additionalProperties`, `allOf`, `0`, …) below the node of the named type `root`.
+    Within {
+        /// The named type whose node holds this one.
+        root: TypeId,
+        /// The keys from that node down to this one.
+        path: Vec<String>,
+    },
+}
+
+/// Every type's semantics, by id. `named` is how many named types come first in `types`.
+pub(super) fn build(raw: &LoadedApi, types: &[TypeDef]) -> BTreeMap<TypeId, Semantics> {
+    let ids: BTreeMap<&str, TypeId> = types
+        .iter()
+        .enumerate()
+        .filter(|(_, ty)| raw.schemas.contains_key(&ty.schema_name))
+        .filter(|(_, ty)| {
+            raw.schemas
+                .get(&ty.schema_name)
+                .is_some_and(|s| s.origin == ty.origin)
+        })
+        .map(|(i, ty)| (ty.schema_name.as_str(), TypeId(i)))
+        .collect();
+    let reference = |name: &str| ids.get(name).map(|id| id.0);
+    let mut semantics = BTreeMap::new();
+    let mut roots: Vec<(&crate::diagnostics::Origin, TypeId, &Schema)> = Vec::new();
+    for (name, &id) in &ids {
+        let schema = &raw.schemas[*name];
+        semantics.insert(
+            id,
+            Semantics::Root(named_node(name, &schema.schema, &reference)),
+        );
+        roots.push((&schema.origin, id, &schema.schema));
+    }
+    // Longest pointer first, so a nested type finds the innermost named schema holding it.
+    roots.sort_by(|a, b| b.0.pointer.len().cmp(&a.0.pointer.len()));
+    for (index, ty) in types.iter().enumerate() {
+        let id = TypeId(index);
+        if semantics.contains_key(&id) {
+            continue;
+        }
+        let found = roots.iter().find_map(|(origin, root, schema)| {
+            let rest = ty.origin.pointer.strip_prefix(origin.pointer.as_str())?;
+            (origin.file == ty.origin.file && (rest.is_empty() || rest.starts_with('/')))
+                .then(|| (*root, *schema, segments(rest)))
+        });
+        let Some((root, schema, path)) = found else {
+            continue;
+        };
+        let Some(Semantics::Root(root_node)) = semantics.get(&root) else {
+            continue;
+        };
+        if node_at(root_node, &path).is_some() {
+            semantics.insert(id, Semantics::Within { root, path });
+        } else if let Some(schema) = schema_at(schema, &path) {
+            semantics.insert(id, Semantics::Root(node(schema, &reference)));
+        }
+    }
+    semantics
+}
+
+/// The node of the named schema `name`: the well-known runtime types by what they accept.
+fn named_node(name: &str, schema: &Schema, reference: &impl Fn(&str) -> Option<usize>) -> Node {
+    match wellknown::lookup(name) {
+        Some(WellKnown::Runtime(RuntimeType::Quantity)) => Node {
+            any_of: vec![
+                Node {
+                    ty: Some(JsonType::String),
+                    ..Node::default()
+                },
+                Node {
+                    ty: Some(JsonType::Number),
+                    ..Node::default()
+                },
+            ],
+            ..Node::default()
+        },
+        Some(WellKnown::Runtime(RuntimeType::IntOrString)) => Node {
+            int_or_string: true,
+            ..Node::default()
+        },
+        _ => node(schema, reference),
+    }
+}
+
+/// The node of `schema`; `reference` gives the index of a named schema.
+pub(crate) fn node(schema: &Schema, reference: &impl Fn(&str) -> Option<usize>) -> Node {
+    let nodes = |list: &Option<Vec<Schema>>| -> Vec<Node> {
+        list.iter()
+            .flatten()
+            .map(|branch| node(branch, reference))
+            .collect()
+    };
+    let int_or_string = schema.int_or_string || schema.format.as_deref() == Some("int-or-string");
+    let c = &schema.constraints;
+    Node {
+        reference: schema.reference.as_ref().and_then(|r| reference(&r.name)),
+        // An int-or-string admits both, whatever `type` says (Swagger 2.0 writes `string`).
+        ty: if int_or_string {
+            None
+        } else {
+            schema.ty.map(json_type)
+        },
+        nullable: schema.nullable,
+        int_or_string,
+        format: schema
+            .format
+            .clone()
+            .filter(|format| format != "int-or-string"),
+        enum_values: schema
+            .enum_values
+            .as_ref()
+            .map(|values| values.iter().filter(|v| !v.is_null()).cloned().collect()),
+        pattern: c.pattern.clone(),
+        min_length: c.min_length,
+        max_length: c.max_length,
+        minimum: c.minimum.clone(),
+        exclusive_minimum: c.exclusive_minimum,
+        maximum: c.maximum.clone(),
+        exclusive_maximum: c.exclusive_maximum,
+        multiple_of: c.multiple_of.clone(),
+        min_items: c.min_items,
+        max_items: c.max_items,
+        unique_items: c.unique_items,
+        min_properties: c.min_properties,
+        max_properties: c.max_properties,
+        required: schema.required.clone(),
+        properties: schema
+            .properties
+            .iter()
+            .flatten()
+            .map(|(name, property)| (name.clone(), node(property, reference)))
+            .collect(),
+        additional_properties: schema.additional_properties.as_ref().map(|extra| {
+            Box::new(match extra {
+                AdditionalProperties::Forbidden => Additional::Allowed(false),
+                AdditionalProperties::Any => Additional::Allowed(true),
+                AdditionalProperties::Schema(schema) => Additional::Schema(node(schema, reference)),
+            })
+        }),
+        items: schema
+            .items
+            .as_ref()
+            .map(|items| Box::new(node(items, reference))),
+        all_of: nodes(&schema.all_of),
+        one_of: nodes(&schema.one_of),
+        any_of: nodes(&schema.any_of),
+        not: schema
+            .not
+            .as_ref()
+            .map(|not| Box::new(node(not, reference))),
+        preserve_unknown_fields: schema.preserve_unknown_fields,
+        embedded_resource: schema.embedded_resource,
+        list_type: schema.list_type,
+        list_map_keys: schema.list_map_keys.clone(),
+        map_type: schema.map_type,
+        struct_type: None,
+        patch_strategy: schema.patch_strategies.clone(),
+        patch_merge_key: schema.patch_merge_key.clone(),
+        rules: schema.validations.clone(),
+        default: schema.default.clone(),
+    }
+}
+
+fn json_type(ty: Type) -> JsonType {
+    match ty {
+        Type::String => JsonType::String,
+        Type::Integer => JsonType::Integer,
+        Type::Number => JsonType::Number,
+        Type::Boolean => JsonType::Boolean,
+        Type::Array => JsonType::Array,
+        Type::Object => JsonType::Object,
+    }
+}
+
+/// The segments of a JSON pointer, escapes undone (`~1` is `/`, `~0` is `~`).
+fn segments(pointer: &str) -> Vec<String> {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect()
+}
+
+/// The node at `path` below `node`, through the keys of its JSON form.
+pub fn node_at<'n>(mut node: &'n Node, path: &[String]) -> Option<&'n Node> {
+    let mut rest = path;
+    while let [key, tail @ ..] = rest {
+        let (next, tail) = match key.as_str() {
+            "items" => (node.items.as_deref()?, tail),
+            "not" => (node.not.as_deref()?, tail),
+            "additionalProperties" => match node.additional_properties.as_deref()? {
+                Additional::Schema(inner) => (inner, tail),
+                Additional::Allowed(_) => return None,
+            },
+            "properties" => {
+                let (name, tail) = tail.split_first()?;
+                (node.properties.get(name)?, tail)
+            }
+            "allOf" | "oneOf" | "anyOf" => {
+                let (index, tail) = tail.split_first()?;
+                let list = match key.as_str() {
+                    "allOf" => &node.all_of,
+                    "oneOf" => &node.one_of,
+                    _ => &node.any_of,
+                };
+                (list.get(index.parse::<usize>().ok()?)?, tail)
+            }
+            _ => return None,
+        };
+        node = next;
+        rest = tail;
+    }
+    Some(node)
+}
+
+/// The schema at `path` below `schema`, through the keys of its JSON form.
+fn schema_at<'s>(mut schema: &'s Schema, path: &[String]) -> Option<&'s Schema> {
+    let mut rest = path;
+    while let [key, tail @ ..] = rest {
+        let (next, tail) = match key.as_str() {
+            "items" => (schema.items.as_deref()?, tail),
+            "not" => (schema.not.as_deref()?, tail),
+            "additionalProperties" => match schema.additional_properties.as_ref()? {
+                AdditionalProperties::Schema(inner) => (&**inner, tail),
+                _ => return None,
+            },
+            "properties" | "patternProperties" => {
+                let (name, tail) = tail.split_first()?;
+                let map = if key == "properties" {
+                    schema.properties.as_ref()?
+                } else {
+                    schema.pattern_properties.as_ref()?
+                };
+                (map.get(name)?, tail)
+            }
+            "allOf" | "oneOf" | "anyOf" => {
+                let (index, tail) = tail.split_first()?;
+                let list = schema.combinator(key)?;
+                (list.get(index.parse::<usize>().ok()?)?, tail)
+            }
+            _ => return None,
+        };
+        schema = next;
+        rest = tail;
+    }
+    Some(schema)
+}
