@@ -55,7 +55,7 @@ fn check_places(api: &ApiSet) -> BTreeMap<TypeId, &Node> {
         });
         match semantics {
             Semantics::Root(node) => {
-                roots.insert(id, node);
+                roots.insert(id, &**node);
             }
             Semantics::Within { root, path } => {
                 let Some(Semantics::Root(root_node)) = api.semantics.get(root) else {

@@ -31,7 +31,7 @@ use crate::load::schema::{AdditionalProperties, Schema, Type};
 pub enum Semantics {
     /// The node of a named schema (or of a nested one the parent's node does not mirror).
     /// Its `$ref` indexes are [`TypeId`]s.
-    Root(Node),
+    Root(Box<Node>),
     /// The node at `path` (keys as in the node's JSON form: `properties`, `spec`, `items`,
     /// `additionalProperties`, `allOf`, `0`, …) below the node of the named type `root`.
     Within {
@@ -62,12 +62,12 @@ pub(super) fn build(raw: &LoadedApi, types: &[TypeDef]) -> BTreeMap<TypeId, Sema
         let schema = &raw.schemas[*name];
         semantics.insert(
             id,
-            Semantics::Root(named_node(name, &schema.schema, &reference)),
+            Semantics::Root(Box::new(named_node(name, &schema.schema, &reference))),
         );
         roots.push((&schema.origin, id, &schema.schema));
     }
     // Longest pointer first, so a nested type finds the innermost named schema holding it.
-    roots.sort_by(|a, b| b.0.pointer.len().cmp(&a.0.pointer.len()));
+    roots.sort_by_key(|(origin, _, _)| std::cmp::Reverse(origin.pointer.len()));
     for (index, ty) in types.iter().enumerate() {
         let id = TypeId(index);
         if semantics.contains_key(&id) {
@@ -87,7 +87,7 @@ pub(super) fn build(raw: &LoadedApi, types: &[TypeDef]) -> BTreeMap<TypeId, Sema
         if node_at(root_node, &path).is_some() {
             semantics.insert(id, Semantics::Within { root, path });
         } else if let Some(schema) = schema_at(schema, &path) {
-            semantics.insert(id, Semantics::Root(node(schema, &reference)));
+            semantics.insert(id, Semantics::Root(Box::new(node(schema, &reference))));
         }
     }
     semantics

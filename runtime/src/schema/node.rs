@@ -173,6 +173,8 @@ impl JsonType {
 /// `additionalProperties`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+// Always behind the `Box` of `Node::additional_properties`: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Additional {
     /// `true` or `false`: any other key, or none.
     Allowed(bool),
